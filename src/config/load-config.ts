@@ -1,0 +1,152 @@
+import { type ConfigEnv, ConfigSchema } from './config-schema.js';
+
+export type IdentityKeyChoice = ConfigEnv['POS_PRICE_LIST_KEY'];
+
+export interface SandboxConfig {
+  readonly units: number;
+  readonly articles: number;
+  readonly seed: number;
+  readonly salesPerMinute: number;
+  readonly port: number;
+  readonly apiKey: string;
+  readonly webhookUrl: string | undefined;
+}
+
+export interface Config {
+  readonly pos: {
+    /** `undefined` means: start the built-in sandbox and use its URL. */
+    readonly baseUrl: string | undefined;
+    readonly apiKey: string | undefined;
+    readonly exportPathPrefix: string;
+    readonly unitIdentifier: 'localId' | 'code';
+    readonly stockExportType: string;
+    readonly stockColumns: Readonly<Record<string, string>>;
+    readonly priceListKey: IdentityKeyChoice;
+    readonly stockKey: IdentityKeyChoice;
+    readonly pageSize: number;
+    readonly timeoutMs: number;
+    readonly maxRetries: number;
+    readonly concurrency: number;
+    readonly maxPages: number;
+  };
+  readonly webhook: { readonly apiKeys: readonly string[] };
+  readonly http: { readonly host: string; readonly port: number; readonly publicBaseUrl: string | undefined };
+  readonly store: { readonly url: string };
+  readonly sync: {
+    readonly catalogCron: string;
+    readonly stockCron: string;
+    readonly timezone: string;
+    readonly maxShrink: number;
+    readonly unknownStockAvailability: 'in_stock' | 'out_of_stock';
+  };
+  readonly feed: {
+    readonly currency: string;
+    readonly productUrl: string | undefined;
+    readonly imageUrl: string | undefined;
+    readonly brand: string | undefined;
+    readonly primaryUnit: string | undefined;
+    readonly unitStoreCodes: Readonly<Record<string, string>>;
+    readonly token: string | undefined;
+  };
+  readonly admin: { readonly token: string | undefined };
+  readonly logLevel: ConfigEnv['LOG_LEVEL'];
+  readonly sandbox: SandboxConfig;
+}
+
+/** Thrown with every configuration problem at once; `problems` holds one line per problem. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  readonly problems: readonly string[];
+
+  constructor(problems: readonly string[]) {
+    super(`Invalid configuration:\n${problems.map((line) => `  ${line}`).join('\n')}`);
+    this.problems = problems;
+  }
+}
+
+function withoutEmptyValues(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const cleaned: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) {
+    if (value !== undefined && value.trim() !== '') cleaned[key] = value.trim();
+  }
+  return cleaned;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object') {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/**
+ * Parses the environment once. Unknown variables are ignored (the process environment holds many);
+ * every problem with a known one is reported, one line each, naming the variable.
+ */
+export function loadConfig(env: Readonly<Record<string, string | undefined>>): Config {
+  const parsed = ConfigSchema.safeParse(withoutEmptyValues(env));
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => {
+      const name = issue.path.map(String).join('.') || 'configuration';
+      const message = issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : issue.message;
+      return `${name}: ${message}`;
+    });
+    throw new ConfigError(problems);
+  }
+  const e = parsed.data;
+  const webhookKeys = [e.WEBHOOK_API_KEY ?? e.POS_API_KEY ?? (e.POS_BASE_URL === undefined ? e.SANDBOX_API_KEY : undefined)];
+  if (e.WEBHOOK_API_KEY_PREVIOUS !== undefined) webhookKeys.push(e.WEBHOOK_API_KEY_PREVIOUS);
+  return deepFreeze({
+    pos: {
+      baseUrl: e.POS_BASE_URL?.replace(/\/+$/, ''),
+      apiKey: e.POS_API_KEY,
+      exportPathPrefix: e.POS_EXPORT_PATH_PREFIX,
+      unitIdentifier: e.POS_UNIT_IDENTIFIER,
+      stockExportType: e.POS_STOCK_EXPORT_TYPE,
+      stockColumns: e.POS_STOCK_COLUMNS,
+      priceListKey: e.POS_PRICE_LIST_KEY,
+      stockKey: e.POS_STOCK_KEY,
+      pageSize: e.POS_PAGE_SIZE,
+      timeoutMs: e.POS_TIMEOUT_MS,
+      maxRetries: e.POS_MAX_RETRIES,
+      concurrency: e.POS_CONCURRENCY,
+      maxPages: e.POS_MAX_PAGES,
+    },
+    webhook: { apiKeys: webhookKeys.filter((key): key is string => key !== undefined) },
+    http: { host: e.HOST, port: e.PORT, publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/+$/, '') },
+    store: { url: e.STORE_URL },
+    sync: {
+      catalogCron: e.CATALOG_SYNC_CRON,
+      stockCron: e.STOCK_SYNC_CRON,
+      timezone: e.SYNC_TIMEZONE,
+      maxShrink: e.SYNC_MAX_SHRINK,
+      unknownStockAvailability: e.UNKNOWN_STOCK_AVAILABILITY,
+    },
+    feed: {
+      currency: e.FEED_CURRENCY,
+      productUrl: e.FEED_PRODUCT_URL,
+      imageUrl: e.FEED_IMAGE_URL,
+      brand: e.FEED_BRAND,
+      primaryUnit: e.FEED_PRIMARY_UNIT,
+      unitStoreCodes: e.UNIT_STORE_CODES,
+      token: e.FEED_TOKEN,
+    },
+    admin: { token: e.ADMIN_TOKEN },
+    logLevel: e.LOG_LEVEL,
+    sandbox: {
+      units: e.SANDBOX_UNITS,
+      articles: e.SANDBOX_ARTICLES,
+      seed: e.SANDBOX_SEED,
+      salesPerMinute: e.SANDBOX_SALES_PER_MINUTE,
+      port: e.SANDBOX_PORT,
+      apiKey: e.SANDBOX_API_KEY,
+      webhookUrl: e.SANDBOX_WEBHOOK_URL,
+    },
+  } satisfies Config);
+}
+
+/** A valid configuration for tests: in-memory store, quiet logs, any free port; override what matters. */
+export function createTestConfig(env: Readonly<Record<string, string | undefined>> = {}): Config {
+  return loadConfig({ STORE_URL: 'memory://', LOG_LEVEL: 'silent', PORT: '0', HOST: '127.0.0.1', ...env });
+}

@@ -1,0 +1,22 @@
+import { defineConfig } from 'vitest/config';
+
+// Three projects (see docs/decisions/0001-project-layout.md): `vitest --project unit` is the fast loop.
+export default defineConfig({
+  test: {
+    root: `${import.meta.dirname}/..`,
+    projects: [
+      {
+        extends: true,
+        test: { name: 'unit', include: ['test/unit/**/*.test.ts'], environment: 'node' },
+      },
+      {
+        extends: true,
+        test: { name: 'integration', include: ['test/integration/**/*.test.ts'], environment: 'node', testTimeout: 30_000 },
+      },
+      {
+        extends: true,
+        test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], environment: 'node', testTimeout: 60_000, hookTimeout: 60_000 },
+      },
+    ],
+  },
+});
