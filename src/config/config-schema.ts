@@ -57,112 +57,106 @@ const KeyValueMap = z
     return map;
   });
 
-export const ConfigSchema = z
-  .object({
-    POS_BASE_URL: z.url().optional().describe('Base URL of the POS interface; unset starts the built-in sandbox POS'),
-    POS_API_KEY: z.string().min(1).optional().describe('Sent as x-api-key on every POS call (required with POS_BASE_URL)'),
-    POS_EXPORT_PATH_PREFIX: z
-      .string()
-      .regex(/^(\/[A-Za-z0-9._~-]+)*$/, 'must be empty or a path such as /ext (no trailing slash)')
-      .default('')
-      .describe('Prefix of the export/import paths (interface 4.5-4.9), e.g. /ext'),
-    POS_UNIT_IDENTIFIER: z
-      .enum(['localId', 'code'])
-      .default('localId')
-      .describe('Which unit field goes into {identifier} of per-unit paths'),
-    POS_STOCK_EXPORT_TYPE: z
-      .string()
-      .regex(/^[A-Za-z0-9_-]+$/, 'must be a plain path segment such as csv')
-      .default('csv')
-      .describe('The {type} of the stock export'),
-    POS_STOCK_COLUMNS: KeyValueMap.describe(
-      'Override of the stock export header mapping, e.g. code=Kód,quantity=Množství (fields: code, quantity, unit, ean, plu, name)',
+export const ConfigSchema = z.object({
+  POS_BASE_URL: z.url().optional().describe('Base URL of the POS interface; unset starts the built-in sandbox POS'),
+  POS_API_KEY: z.string().min(1).optional().describe('Sent as x-api-key on every POS call (required with POS_BASE_URL)'),
+  POS_EXPORT_PATH_PREFIX: z
+    .string()
+    .regex(/^(\/[A-Za-z0-9._~-]+)*$/, 'must be empty or a path such as /ext (no trailing slash)')
+    .default('')
+    .describe('Prefix of the export/import paths (interface 4.5-4.9), e.g. /ext'),
+  POS_UNIT_IDENTIFIER: z
+    .enum(['localId', 'code'])
+    .default('localId')
+    .describe('Which unit field goes into {identifier} of per-unit paths'),
+  POS_STOCK_EXPORT_TYPE: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/, 'must be a plain path segment such as csv')
+    .default('csv')
+    .describe('The {type} of the stock export'),
+  POS_STOCK_COLUMNS: KeyValueMap.describe(
+    'Override of the stock export header mapping, e.g. code=Kód,quantity=Množství (fields: code, quantity, unit, ean, plu, name)',
+  ),
+  POS_PRICE_LIST_KEY: z
+    .enum(IDENTITY_KEYS)
+    .default('auto')
+    .describe('Which article field the price-list XML CODE matches: auto (best match) or a fixed key'),
+  POS_STOCK_KEY: z
+    .enum(IDENTITY_KEYS)
+    .default('auto')
+    .describe('Which article field the stock export code matches: auto (best match) or a fixed key'),
+  POS_PAGE_SIZE: int(500, 1, 10_000, 'Page size asked of the POS list operations (the POS may cap it)'),
+  POS_TIMEOUT_MS: int(30_000, 100, 600_000, 'Timeout of one POS request in milliseconds'),
+  POS_MAX_RETRIES: int(3, 0, 10, 'Retries of a failed POS request (network errors, timeouts, 429, 5xx)'),
+  POS_CONCURRENCY: int(4, 1, 32, 'Parallel POS requests (pages, per-unit exports)'),
+  POS_MAX_PAGES: int(10_000, 1, 1_000_000, 'Hard limit of pages read from one list before the sync fails'),
+  WEBHOOK_API_KEY: z.string().min(1).optional().describe('The x-api-key the POS sends with webhooks (default: POS_API_KEY)'),
+  WEBHOOK_API_KEY_PREVIOUS: z.string().min(1).optional().describe('A second accepted webhook key while rotating keys'),
+  HOST: z.string().min(1).default('0.0.0.0').describe('Address the HTTP server listens on'),
+  PORT: int(3000, 0, 65_535, 'Port the HTTP server listens on (0: any free port)'),
+  PUBLIC_BASE_URL: z
+    .url()
+    .optional()
+    .describe('Public base URL of this service, used in printed and listed feed URLs (default: http://localhost:PORT)'),
+  STORE_URL: z
+    .string()
+    .regex(/^(sqlite:\/\/.+|redis(s)?:\/\/.+|memory:\/\/)$/, 'must be sqlite://PATH, redis://HOST:PORT or memory://')
+    .default('sqlite://data/catalog.sqlite')
+    .describe('keyv store: sqlite://PATH (embedded), redis://... (shared by several instances), memory:// (tests)'),
+  CATALOG_SYNC_CRON: cron('*/15 * * * *', 'Full sync: units, price lists, articles, stock'),
+  STOCK_SYNC_CRON: cron('*/5 * * * *', 'Stock sync: stock exports merged onto the current catalog'),
+  SYNC_TIMEZONE: z
+    .string()
+    .default('UTC')
+    .refine(isTimeZone, 'is not an IANA time zone')
+    .describe('Time zone of the cron expressions'),
+  SYNC_MAX_SHRINK: z.coerce
+    .number()
+    .min(0)
+    .max(1)
+    .default(0.5)
+    .describe('Largest share of items a sync may remove before it refuses to publish (0-1)'),
+  UNKNOWN_STOCK_AVAILABILITY: z
+    .enum(AVAILABILITIES)
+    .default('out_of_stock')
+    .describe('Availability of a stock item whose stock is unknown'),
+  FEED_CURRENCY: z
+    .string()
+    .regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as CZK')
+    .default('CZK')
+    .describe('Currency of all prices'),
+  FEED_PRODUCT_URL: z
+    .string()
+    .optional()
+    .describe(
+      'Template of product links with placeholders {id}, {ean}, {plu}, {code} (default in sandbox mode: the sandbox pages)',
     ),
-    POS_PRICE_LIST_KEY: z
-      .enum(IDENTITY_KEYS)
-      .default('auto')
-      .describe('Which article field the price-list XML CODE matches: auto (best match) or a fixed key'),
-    POS_STOCK_KEY: z
-      .enum(IDENTITY_KEYS)
-      .default('auto')
-      .describe('Which article field the stock export code matches: auto (best match) or a fixed key'),
-    POS_PAGE_SIZE: int(500, 1, 10_000, 'Page size asked of the POS list operations (the POS may cap it)'),
-    POS_TIMEOUT_MS: int(30_000, 100, 600_000, 'Timeout of one POS request in milliseconds'),
-    POS_MAX_RETRIES: int(3, 0, 10, 'Retries of a failed POS request (network errors, timeouts, 429, 5xx)'),
-    POS_CONCURRENCY: int(4, 1, 32, 'Parallel POS requests (pages, per-unit exports)'),
-    POS_MAX_PAGES: int(10_000, 1, 1_000_000, 'Hard limit of pages read from one list before the sync fails'),
-    WEBHOOK_API_KEY: z.string().min(1).optional().describe('The x-api-key the POS sends with webhooks (default: POS_API_KEY)'),
-    WEBHOOK_API_KEY_PREVIOUS: z.string().min(1).optional().describe('A second accepted webhook key while rotating keys'),
-    HOST: z.string().min(1).default('0.0.0.0').describe('Address the HTTP server listens on'),
-    PORT: int(3000, 0, 65_535, 'Port the HTTP server listens on (0: any free port)'),
-    PUBLIC_BASE_URL: z
-      .url()
-      .optional()
-      .describe('Public base URL of this service, used in printed and listed feed URLs (default: http://localhost:PORT)'),
-    STORE_URL: z
-      .string()
-      .regex(/^(sqlite:\/\/.+|redis(s)?:\/\/.+|memory:\/\/)$/, 'must be sqlite://PATH, redis://HOST:PORT or memory://')
-      .default('sqlite://data/catalog.sqlite')
-      .describe('keyv store: sqlite://PATH (embedded), redis://... (shared by several instances), memory:// (tests)'),
-    CATALOG_SYNC_CRON: cron('*/15 * * * *', 'Full sync: units, price lists, articles, stock'),
-    STOCK_SYNC_CRON: cron('*/5 * * * *', 'Stock sync: stock exports merged onto the current catalog'),
-    SYNC_TIMEZONE: z
-      .string()
-      .default('UTC')
-      .refine(isTimeZone, 'is not an IANA time zone')
-      .describe('Time zone of the cron expressions'),
-    SYNC_MAX_SHRINK: z.coerce
-      .number()
-      .min(0)
-      .max(1)
-      .default(0.5)
-      .describe('Largest share of items a sync may remove before it refuses to publish (0-1)'),
-    UNKNOWN_STOCK_AVAILABILITY: z
-      .enum(AVAILABILITIES)
-      .default('out_of_stock')
-      .describe('Availability of a stock item whose stock is unknown'),
-    FEED_CURRENCY: z
-      .string()
-      .regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as CZK')
-      .default('CZK')
-      .describe('Currency of all prices'),
-    FEED_PRODUCT_URL: z
-      .string()
-      .optional()
-      .describe(
-        'Template of product links with placeholders {id}, {ean}, {plu}, {code} (default in sandbox mode: the sandbox pages)',
-      ),
-    FEED_IMAGE_URL: z.string().optional().describe('Template of image links, same placeholders as FEED_PRODUCT_URL'),
-    FEED_BRAND: z.string().optional().describe('Brand for channels that require one'),
-    FEED_PRIMARY_UNIT: z
-      .string()
-      .optional()
-      .describe('Unit code whose prices the aggregate "all" view shows (default: the first unit of the unit list)'),
-    UNIT_STORE_CODES: KeyValueMap.describe('Map from POS unit code to channel store code, e.g. U1=praha-1,U2=brno'),
-    FEED_TOKEN: optionalSecret('When set, every feed URL requires ?token=... or Authorization: Bearer ...'),
-    ADMIN_TOKEN: optionalSecret('Enables the admin endpoints (Authorization: Bearer ...)'),
-    LOG_LEVEL: z.enum(LOG_LEVELS).default('info').describe('pino log level'),
-    SANDBOX_UNITS: int(3, 1, 50, 'Sandbox: number of units'),
-    SANDBOX_ARTICLES: int(500, 1, 1_000_000, 'Sandbox: number of articles'),
-    SANDBOX_SEED: int(42, 0, 2_147_483_647, 'Sandbox: seed of the generated demo data'),
-    SANDBOX_SALES_PER_MINUTE: z.coerce
-      .number()
-      .min(0)
-      .max(6_000)
-      .default(6)
-      .describe('Sandbox: simulated sales per minute (0 turns them off)'),
-    SANDBOX_PORT: int(4010, 0, 65_535, 'Sandbox: port of `npm run sandbox` (in-process sandbox uses any free port)'),
-    SANDBOX_API_KEY: z.string().min(1).default('sandbox-key').describe('Sandbox: the API key it requires and sends'),
-    SANDBOX_WEBHOOK_URL: z
-      .url()
-      .optional()
-      .describe("Sandbox: receiver of its webhooks (default in-process: this bridge's /webhooks/pos)"),
-  })
-  .superRefine((env, ctx) => {
-    if (env.POS_BASE_URL !== undefined && env.POS_API_KEY === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['POS_API_KEY'], message: 'is required when POS_BASE_URL is set' });
-    }
-  });
+  FEED_IMAGE_URL: z.string().optional().describe('Template of image links, same placeholders as FEED_PRODUCT_URL'),
+  FEED_BRAND: z.string().optional().describe('Brand for channels that require one'),
+  FEED_PRIMARY_UNIT: z
+    .string()
+    .optional()
+    .describe('Unit code whose prices the aggregate "all" view shows (default: the first unit of the unit list)'),
+  UNIT_STORE_CODES: KeyValueMap.describe('Map from POS unit code to channel store code, e.g. U1=praha-1,U2=brno'),
+  FEED_TOKEN: optionalSecret('When set, every feed URL requires ?token=... or Authorization: Bearer ...'),
+  ADMIN_TOKEN: optionalSecret('Enables the admin endpoints (Authorization: Bearer ...)'),
+  LOG_LEVEL: z.enum(LOG_LEVELS).default('info').describe('pino log level'),
+  SANDBOX_UNITS: int(3, 1, 50, 'Sandbox: number of units'),
+  SANDBOX_ARTICLES: int(500, 1, 1_000_000, 'Sandbox: number of articles'),
+  SANDBOX_SEED: int(42, 0, 2_147_483_647, 'Sandbox: seed of the generated demo data'),
+  SANDBOX_SALES_PER_MINUTE: z.coerce
+    .number()
+    .min(0)
+    .max(6_000)
+    .default(6)
+    .describe('Sandbox: simulated sales per minute (0 turns them off)'),
+  SANDBOX_PORT: int(4010, 0, 65_535, 'Sandbox: port of `npm run sandbox` (in-process sandbox uses any free port)'),
+  SANDBOX_API_KEY: z.string().min(1).default('sandbox-key').describe('Sandbox: the API key it requires and sends'),
+  SANDBOX_WEBHOOK_URL: z
+    .url()
+    .optional()
+    .describe("Sandbox: receiver of its webhooks (default in-process: this bridge's /webhooks/pos)"),
+});
 
 export type ConfigEnv = z.infer<typeof ConfigSchema>;
 

@@ -1,4 +1,4 @@
-import { type ConfigEnv, ConfigSchema } from './config-schema.js';
+import { CONFIG_VARIABLES, type ConfigEnv, ConfigSchema } from './config-schema.js';
 
 export type IdentityKeyChoice = ConfigEnv['POS_PRICE_LIST_KEY'];
 
@@ -72,6 +72,42 @@ function withoutEmptyValues(env: Readonly<Record<string, string | undefined>>): 
   return cleaned;
 }
 
+const OWN_PREFIXES = ['POS_', 'FEED_', 'SANDBOX_', 'SYNC_', 'WEBHOOK_', 'CATALOG_SYNC', 'STOCK_SYNC', 'ADMIN_', 'UNIT_STORE'];
+const KNOWN = new Set<string>(CONFIG_VARIABLES);
+
+/** A misspelt setting would otherwise fall back to its default without a word. */
+function unknownSettings(values: Readonly<Record<string, string>>): string[] {
+  const problems: string[] = [];
+  for (const name of Object.keys(values)) {
+    if (KNOWN.has(name) || !OWN_PREFIXES.some((prefix) => name.startsWith(prefix))) continue;
+    const closest = closestKnown(name);
+    problems.push(`${name}: is not a known setting${closest ? ` (did you mean ${closest}?)` : ''}`);
+  }
+  return problems;
+}
+
+function closestKnown(name: string): string | undefined {
+  let best: { name: string; distance: number } | undefined;
+  for (const known of KNOWN) {
+    const distance = editDistance(name, known);
+    if (distance <= 3 && (best === undefined || distance < best.distance)) best = { name: known, distance };
+  }
+  return best?.name;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
+      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
+}
+
 function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object') {
     for (const inner of Object.values(value)) deepFreeze(inner);
@@ -85,15 +121,21 @@ function deepFreeze<T>(value: T): T {
  * every problem with a known one is reported, one line each, naming the variable.
  */
 export function loadConfig(env: Readonly<Record<string, string | undefined>>): Config {
-  const parsed = ConfigSchema.safeParse(withoutEmptyValues(env));
+  const values = withoutEmptyValues(env);
+  const parsed = ConfigSchema.safeParse(values);
+  const problems = unknownSettings(values);
+  // Checked outside the schema so that it is reported together with every other problem.
+  if (values['POS_BASE_URL'] !== undefined && values['POS_API_KEY'] === undefined) {
+    problems.push('POS_API_KEY: is required when POS_BASE_URL is set');
+  }
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => {
+    for (const issue of parsed.error.issues) {
       const name = issue.path.map(String).join('.') || 'configuration';
       const message = issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : issue.message;
-      return `${name}: ${message}`;
-    });
-    throw new ConfigError(problems);
+      problems.push(`${name}: ${message}`);
+    }
   }
+  if (problems.length > 0 || !parsed.success) throw new ConfigError(problems);
   const e = parsed.data;
   const webhookKeys = [e.WEBHOOK_API_KEY ?? e.POS_API_KEY ?? (e.POS_BASE_URL === undefined ? e.SANDBOX_API_KEY : undefined)];
   if (e.WEBHOOK_API_KEY_PREVIOUS !== undefined) webhookKeys.push(e.WEBHOOK_API_KEY_PREVIOUS);

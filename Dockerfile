@@ -1,0 +1,38 @@
+# syntax=docker/dockerfile:1
+# Small non-root image running the same start as `npm start` (SPEC §2). Node: the current LTS.
+ARG NODE_IMAGE=node:24-bookworm-slim
+
+# Production dependencies only; sqlite3 is a native module, so the toolchain lives in this stage.
+FROM ${NODE_IMAGE} AS deps
+WORKDIR /app
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund
+
+# TypeScript build.
+FROM deps AS build
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json ./
+COPY src ./src
+RUN npm run build
+
+FROM ${NODE_IMAGE}
+ENV NODE_ENV=production \
+    TZ=UTC \
+    HOST=0.0.0.0 \
+    PORT=3000 \
+    STORE_URL=sqlite:///data/catalog.sqlite
+WORKDIR /app
+COPY --chown=node:node package.json ./
+COPY --from=deps --chown=node:node /app/node_modules ./node_modules
+COPY --from=build --chown=node:node /app/dist ./dist
+COPY --chown=node:node templates ./templates
+RUN mkdir -p /data && chown node:node /data
+USER node
+VOLUME ["/data"]
+EXPOSE 3000
+HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+CMD ["node", "--enable-source-maps", "dist/main.js"]

@@ -1,0 +1,47 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import KeyvRedis from '@keyv/redis';
+import KeyvSqlite from '@keyv/sqlite';
+import { Keyv } from 'keyv';
+
+export type StoreKind = 'sqlite' | 'redis' | 'memory';
+
+export interface OpenedKeyv {
+  readonly keyv: Keyv;
+  readonly kind: StoreKind;
+  /** Where the data lives, without credentials (for logs and the status page). */
+  readonly location: string;
+}
+
+/**
+ * Opens the keyv store named by STORE_URL. `throwOnErrors` makes a failing backend reject the call;
+ * by default keyv only emits an "error" event and reads come back empty, which would look like
+ * "no catalog" instead of "store down".
+ */
+export function openKeyv(storeUrl: string, namespace = 'catalog-bridge'): OpenedKeyv {
+  if (storeUrl === 'memory://') {
+    return { keyv: new Keyv({ namespace, throwOnErrors: true }), kind: 'memory', location: 'memory' };
+  }
+  if (storeUrl.startsWith('sqlite://')) {
+    const path = resolve(storeUrl.slice('sqlite://'.length));
+    mkdirSync(dirname(path), { recursive: true });
+    const store = new KeyvSqlite({ uri: `sqlite://${path}`, busyTimeout: 10_000 });
+    return { keyv: new Keyv({ store, namespace, throwOnErrors: true }), kind: 'sqlite', location: path };
+  }
+  if (storeUrl.startsWith('redis://') || storeUrl.startsWith('rediss://')) {
+    const store = new KeyvRedis(storeUrl, { throwOnConnectError: true, throwOnErrors: true });
+    return { keyv: new Keyv({ store, namespace, throwOnErrors: true }), kind: 'redis', location: withoutCredentials(storeUrl) };
+  }
+  throw new Error(`Unsupported STORE_URL scheme: ${withoutCredentials(storeUrl)}`);
+}
+
+function withoutCredentials(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.username = '';
+    parsed.password = '';
+    return parsed.toString();
+  } catch {
+    return url.replace(/\/\/[^@/]*@/, '//');
+  }
+}

@@ -1,0 +1,55 @@
+import { config as loadDotenv } from 'dotenv';
+import { createLogger } from './adapters/logger/create-logger.js';
+import { ConfigError, loadConfig } from './config/load-config.js';
+
+/** Process entry: the only place that reads process.env and handles signals. */
+async function main(): Promise<void> {
+  loadDotenv({ quiet: true });
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig(process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`catalog-bridge: invalid configuration\n${error.problems.map((p) => `  ${p}`).join('\n')}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const logger = createLogger(config.logLevel);
+  // Imported only once the configuration is valid, so a bad setting fails fast without loading the app.
+  const { startApp } = await import('./app.js');
+  const app = await startApp(config, { logger });
+  const base = config.http.publicBaseUrl ?? app.url;
+  const lines = [
+    `catalog-bridge is listening on ${base}`,
+    app.sandbox
+      ? `  POS: built-in sandbox at ${app.posUrl} (x-api-key: ${config.sandbox.apiKey}); set POS_BASE_URL to use a real POS`
+      : `  POS: ${app.posUrl}`,
+    `  health: ${base}/healthz   readiness: ${base}/readyz`,
+    '  feeds: not available yet; the catalog sync is not part of this build',
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+
+  let stopping = false;
+  async function shutdown(signal: NodeJS.Signals): Promise<void> {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    try {
+      await app.stop();
+      process.exit(0);
+    } catch (error) {
+      logger.error({ err: error }, 'shutdown failed');
+      process.exit(1);
+    }
+  }
+  process.on('SIGINT', (signal) => void shutdown(signal));
+  process.on('SIGTERM', (signal) => void shutdown(signal));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(
+    `catalog-bridge: failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
+  process.exit(1);
+});

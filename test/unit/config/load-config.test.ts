@@ -1,0 +1,145 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { CONFIG_VARIABLES } from '../../../src/config/config-schema.js';
+import { ConfigError, loadConfig } from '../../../src/config/load-config.js';
+import { renderEnvExample } from '../../../src/config/render-env-example.js';
+
+function problemsOf(env: Record<string, string>): readonly string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('config/load-config', () => {
+  it('gives the documented defaults for an empty environment (sandbox mode)', () => {
+    const config = loadConfig({});
+
+    expect(config.pos.baseUrl).toBeUndefined();
+    expect(config.pos.unitIdentifier).toBe('localId');
+    expect(config.pos.stockExportType).toBe('csv');
+    expect(config.pos.exportPathPrefix).toBe('');
+    expect(config.http).toEqual({ host: '0.0.0.0', port: 3000, publicBaseUrl: undefined });
+    expect(config.store.url).toBe('sqlite://data/catalog.sqlite');
+    expect(config.sync.catalogCron).toBe('*/15 * * * *');
+    expect(config.sync.stockCron).toBe('*/5 * * * *');
+    expect(config.sync.timezone).toBe('UTC');
+    expect(config.sync.maxShrink).toBe(0.5);
+    expect(config.sync.unknownStockAvailability).toBe('out_of_stock');
+    expect(config.feed.currency).toBe('CZK');
+    expect(config.feed.token).toBeUndefined();
+    expect(config.logLevel).toBe('info');
+    // In sandbox mode the webhook key is the sandbox's own key.
+    expect(config.webhook.apiKeys).toEqual([config.sandbox.apiKey]);
+  });
+
+  it('reads a real POS configuration', () => {
+    const config = loadConfig({
+      POS_BASE_URL: 'https://api.example.test/ext/',
+      POS_API_KEY: 'k-123',
+      POS_EXPORT_PATH_PREFIX: '/ext',
+      POS_UNIT_IDENTIFIER: 'code',
+      POS_PAGE_SIZE: '200',
+      WEBHOOK_API_KEY_PREVIOUS: 'old-key',
+      UNIT_STORE_CODES: 'U1=praha-1, U2 = brno',
+      POS_STOCK_COLUMNS: 'code=Kód,quantity=Množství',
+    });
+
+    expect(config.pos.baseUrl).toBe('https://api.example.test/ext');
+    expect(config.pos.pageSize).toBe(200);
+    expect(config.pos.unitIdentifier).toBe('code');
+    expect(config.webhook.apiKeys).toEqual(['k-123', 'old-key']);
+    expect(config.feed.unitStoreCodes).toEqual({ U1: 'praha-1', U2: 'brno' });
+    expect(config.pos.stockColumns).toEqual({ code: 'Kód', quantity: 'Množství' });
+  });
+
+  it('treats empty values as unset', () => {
+    const config = loadConfig({ FEED_TOKEN: '', PORT: ' ', POS_BASE_URL: '' });
+
+    expect(config.feed.token).toBeUndefined();
+    expect(config.http.port).toBe(3000);
+    expect(config.pos.baseUrl).toBeUndefined();
+  });
+
+  it('reports every problem at once, one line each naming the variable', () => {
+    const problems = problemsOf({
+      POS_BASE_URL: 'not a url',
+      PORT: 'eighty',
+      CATALOG_SYNC_CRON: '61 * * * *',
+      SYNC_TIMEZONE: 'Mars/Olympus',
+      STORE_URL: 'postgres://x',
+      FEED_CURRENCY: 'koruna',
+      SYNC_MAX_SHRINK: '1.5',
+      LOG_LEVEL: 'loud',
+      UNIT_STORE_CODES: 'U1',
+      FEED_TOKEN: 'short',
+    });
+
+    const names = problems.map((line) => line.split(':')[0]);
+    expect(names.sort()).toEqual(
+      [
+        'CATALOG_SYNC_CRON',
+        'FEED_CURRENCY',
+        'FEED_TOKEN',
+        'LOG_LEVEL',
+        'PORT',
+        'POS_API_KEY',
+        'POS_BASE_URL',
+        'STORE_URL',
+        'SYNC_MAX_SHRINK',
+        'SYNC_TIMEZONE',
+        'UNIT_STORE_CODES',
+      ].sort(),
+    );
+    for (const line of problems) expect(line).not.toContain('\n');
+    expect(problems).toContain('CATALOG_SYNC_CRON: is not a valid cron expression');
+    expect(problems).toContain('SYNC_TIMEZONE: is not an IANA time zone');
+  });
+
+  it('names a misspelt setting instead of ignoring it', () => {
+    expect(problemsOf({ POS_BASEURL: 'https://pos.example.test', FEED_TOKN: 'x' })).toEqual([
+      'POS_BASEURL: is not a known setting (did you mean POS_BASE_URL?)',
+      'FEED_TOKN: is not a known setting (did you mean FEED_TOKEN?)',
+    ]);
+  });
+
+  it('requires POS_API_KEY with POS_BASE_URL', () => {
+    expect(problemsOf({ POS_BASE_URL: 'https://pos.example.test' })).toEqual([
+      'POS_API_KEY: is required when POS_BASE_URL is set',
+    ]);
+  });
+
+  it.each([
+    ['POS_UNIT_IDENTIFIER', 'id'],
+    ['POS_PAGE_SIZE', '0'],
+    ['POS_PAGE_SIZE', '2.5'],
+    ['POS_TIMEOUT_MS', '-1'],
+    ['POS_EXPORT_PATH_PREFIX', 'ext/'],
+    ['POS_STOCK_EXPORT_TYPE', 'csv/../x'],
+    ['UNKNOWN_STOCK_AVAILABILITY', 'maybe'],
+    ['PUBLIC_BASE_URL', 'example'],
+  ])('rejects %s=%s', (name, value) => {
+    const problems = problemsOf({ [name]: value });
+
+    expect(problems).toHaveLength(1);
+    expect(problems[0]?.startsWith(`${name}: `)).toBe(true);
+  });
+
+  it('returns a frozen configuration', () => {
+    const config = loadConfig({});
+
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(Object.isFrozen(config.pos)).toBe(true);
+    expect(Object.isFrozen(config.feed.unitStoreCodes)).toBe(true);
+  });
+
+  it('keeps .env.example in step with the schema', () => {
+    const committed = readFileSync(new URL('../../../.env.example', import.meta.url), 'utf8');
+
+    expect(committed).toBe(renderEnvExample());
+    for (const name of CONFIG_VARIABLES) expect(committed).toContain(`# ${name}=`);
+  });
+});
