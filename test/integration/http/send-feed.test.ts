@@ -1,0 +1,105 @@
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import express from 'express';
+import request from 'supertest';
+import { describe, expect, it } from 'vitest';
+import { sendFeed } from '../../../src/http/send-feed.js';
+import { encodeFeed } from '../../../src/services/feed-cache.js';
+
+const lastModified = new Date('2026-11-22T10:00:00.500Z');
+const text = `<?xml version="1.0"?><rss>${'<item>Káva &amp; čaj</item>'.repeat(200)}</rss>`;
+const feed = await encodeFeed(
+  { body: Buffer.from(text), contentType: 'application/xml; charset=utf-8' },
+  'v-1',
+  'v-1-abc',
+  lastModified,
+);
+
+const app = express();
+app.get('/feed.xml', (req, res) => sendFeed(req, res, feed, { private: false }));
+
+function binary(res: request.Response, done: (err: Error | null, body: Buffer) => void): void {
+  const chunks: Buffer[] = [];
+  res.on('data', (chunk: Buffer) => chunks.push(chunk));
+  res.on('end', () => done(null, Buffer.concat(chunks)));
+}
+
+describe('http/send-feed', () => {
+  it('sends the identity body with validators, length and version', async () => {
+    const res = await request(app).get('/feed.xml').set('accept-encoding', 'identity').buffer(true).parse(binary);
+
+    expect(res.status).toBe(200);
+    expect((res.body as Buffer).toString()).toBe(text);
+    expect(res.headers['etag']).toBe('"v-1-abc"');
+    expect(res.headers['last-modified']).toBe('Sun, 22 Nov 2026 10:00:00 GMT');
+    expect(res.headers['content-length']).toBe(String(Buffer.byteLength(text)));
+    expect(res.headers['x-catalog-version']).toBe('v-1');
+    expect(res.headers['cache-control']).toBe('public, no-cache');
+    expect(res.headers['vary']).toBe('Accept-Encoding');
+    expect(res.headers['content-encoding']).toBeUndefined();
+  });
+
+  it.each([
+    ['gzip', gunzipSync],
+    ['br', brotliDecompressSync],
+  ] as const)('sends a %s body that decodes to the same bytes, with its own strong ETag', async (coding, decode) => {
+    // supertest decodes the body on the way in, so the wire bytes are checked on the cached feed.
+    const res = await request(app).get('/feed.xml').set('accept-encoding', coding).buffer(true).parse(binary);
+
+    expect(res.status).toBe(200);
+    expect(res.headers['content-encoding']).toBe(coding);
+    expect(res.headers['etag']).toBe(`"v-1-abc-${coding}"`);
+    expect((res.body as Buffer).toString()).toBe(text);
+    expect(Number(res.headers['content-length'])).toBe(feed[coding].length);
+    expect(decode(feed[coding]).toString()).toBe(text);
+  });
+
+  it.each(['"v-1-abc"', '"v-1-abc-gzip"', 'W/"v-1-abc-br"', '"other", "v-1-abc"', '*'])(
+    'answers 304 for If-None-Match %s',
+    async (tag) => {
+      const res = await request(app).get('/feed.xml').set('accept-encoding', 'gzip').set('if-none-match', tag);
+
+      expect(res.status).toBe(304);
+      expect(res.headers['etag']).toBe('"v-1-abc-gzip"');
+      expect(res.headers['x-catalog-version']).toBe('v-1');
+      expect(res.text).toBe('');
+    },
+  );
+
+  it('answers 200 for a stale ETag even when If-Modified-Since would match', async () => {
+    const res = await request(app)
+      .get('/feed.xml')
+      .set('if-none-match', '"v-0-abc"')
+      .set('if-modified-since', 'Sun, 22 Nov 2026 11:00:00 GMT');
+
+    expect(res.status).toBe(200);
+  });
+
+  it.each([
+    ['Sun, 22 Nov 2026 10:00:00 GMT', 304],
+    ['Sun, 22 Nov 2026 12:00:00 GMT', 304],
+    ['Sun, 22 Nov 2026 09:59:59 GMT', 200],
+    ['not a date', 200],
+  ])('If-Modified-Since %s → %i', async (since, status) => {
+    const res = await request(app).get('/feed.xml').set('if-modified-since', since);
+
+    expect(res.status).toBe(status);
+  });
+
+  it('answers HEAD with the headers of GET and no body', async () => {
+    const res = await request(app).head('/feed.xml').set('accept-encoding', 'gzip');
+
+    expect(res.status).toBe(200);
+    expect(res.headers['content-length']).toBe(String(feed.gzip.length));
+    expect(res.headers['content-encoding']).toBe('gzip');
+    expect(res.text ?? '').toBe('');
+  });
+
+  it('answers 406 when no coding is acceptable', async () => {
+    const res = await request(app).get('/feed.xml').set('accept-encoding', 'identity;q=0');
+
+    expect(res.status).toBe(406);
+    expect(res.body).toEqual({
+      error: { code: 'NOT_ACCEPTABLE', message: 'No acceptable content coding (br, gzip or identity)' },
+    });
+  });
+});
