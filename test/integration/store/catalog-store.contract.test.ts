@@ -2,9 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Keyv } from 'keyv';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openKeyv } from '../../../src/adapters/store/create-keyv.js';
 import { type CatalogStore, createKeyvCatalogStore } from '../../../src/adapters/store/keyv-catalog-store.js';
+import { type RedisServer, startRedisServer } from '../../helpers/redis-server.js';
 
 interface Item {
   readonly id: string;
@@ -12,12 +13,21 @@ interface Item {
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'catalog-store-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let redis: RedisServer | undefined;
+beforeAll(async () => {
+  redis = await startRedisServer();
+});
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  await redis?.stop();
+});
 
-let fileCounter = 0;
+let counter = 0;
 const backends: [string, () => string][] = [
   ['memory', () => 'memory://'],
-  ['sqlite', () => `sqlite://${join(dir, `store-${++fileCounter}.sqlite`)}`],
+  ['sqlite', () => `sqlite://${join(dir, `store-${++counter}.sqlite`)}`],
+  // Each test gets its own database number, so tests do not see each other's keys.
+  ['redis', () => `${redis?.url}/${++counter % 16}`],
 ];
 
 function itemsOf(version: string, count: number): Item[] {
