@@ -136,6 +136,12 @@ describe('config/load-config', () => {
     expect(Object.isFrozen(config.feed.unitStoreCodes)).toBe(true);
   });
 
+  it('documents every variable in the README', () => {
+    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+
+    for (const name of CONFIG_VARIABLES) expect(readme, name).toContain(`\`${name}\``);
+  });
+
   it('keeps .env.example in step with the schema', () => {
     const committed = readFileSync(new URL('../../../.env.example', import.meta.url), 'utf8');
 
