@@ -1,0 +1,192 @@
+import { createHash } from 'node:crypto';
+import { PosResponseInvalidError } from './pos-errors.js';
+
+/**
+ * Paging that reads everything (SPEC §4 rule 2). The POS pages with `limit` + `skip`; some lists report
+ * `total`, the article list does not, and nothing says the server honours `limit` (it may cap it).
+ *
+ * Without `total`: `skip` advances by the number of items actually received; reading ends on an empty
+ * page, or on a page shorter than the largest page the server has already sent (its real page size).
+ * The first page can never end the reading by being short: "asked 500, got 200" means the server's
+ * page size is 200, not that the list has 200 items.
+ *
+ * With `total`: the first page reveals the total and the real page size; the remaining pages are read
+ * concurrently, and the number of items received must reach `total` (else "truncated paging").
+ *
+ * Both: a page that repeats an earlier page (or brings no item not seen before) means the server
+ * ignores `skip`: an error instead of an endless loop. `maxPages` bounds the number of requests.
+ */
+
+export interface RawPage {
+  readonly items: readonly unknown[];
+  readonly total?: number;
+}
+
+export interface ReadAllPagesOptions<R> {
+  /** The `limit` asked for. */
+  readonly pageSize: number;
+  /** Parallel page requests once `total` is known. */
+  readonly concurrency: number;
+  readonly maxPages: number;
+  /** For error messages. */
+  readonly method: string;
+  readonly path: string;
+  readonly fetchPage: (skip: number, limit: number) => Promise<RawPage>;
+  /** Handles one page as soon as it arrives (pages may arrive out of order); results come back ordered. */
+  readonly onPage: (items: readonly unknown[], offset: number) => R;
+  /** Identifier of a raw item, to notice pages that bring nothing new. */
+  readonly idOf: (raw: unknown) => string | undefined;
+}
+
+export interface ReadAllPagesResult<R> {
+  /** `onPage` results in list order. */
+  readonly results: R[];
+  /** Requests made. */
+  readonly pages: number;
+  /** Raw items received (valid or not). */
+  readonly received: number;
+  readonly total?: number;
+}
+
+/**
+ * Reads every page of a list.
+ *
+ * @example
+ * const { results } = await readAllPages({ pageSize: 500, concurrency: 4, maxPages: 1000, method: 'POST',
+ *   path: '/ext/unit/list', fetchPage, onPage: (items, offset) => parseLooseList(items, Schema, { offset }), idOf });
+ */
+export async function readAllPages<R>(options: ReadAllPagesOptions<R>): Promise<ReadAllPagesResult<R>> {
+  const tracker = createRepeatTracker(options);
+  const first = await options.fetchPage(0, options.pageSize);
+  tracker.check(first.items, 0);
+  const firstResult = options.onPage(first.items, 0);
+  if (first.total === undefined) return readWithoutTotal(options, tracker, first, firstResult);
+  return readWithTotal(options, tracker, first, firstResult, first.total);
+}
+
+async function readWithoutTotal<R>(
+  options: ReadAllPagesOptions<R>,
+  tracker: RepeatTracker,
+  first: RawPage,
+  firstResult: R,
+): Promise<ReadAllPagesResult<R>> {
+  const results = [firstResult];
+  let pages = 1;
+  let skip = first.items.length;
+  // The largest page seen so far is the page size the server really uses.
+  let serverPageSize = first.items.length;
+  if (first.items.length === 0) return { results, pages, received: 0 };
+  for (;;) {
+    if (pages >= options.maxPages) {
+      throw invalid(options, `paging did not end within ${options.maxPages} pages (POS_MAX_PAGES) after ${skip} items`);
+    }
+    const page = await options.fetchPage(skip, options.pageSize);
+    pages += 1;
+    const count = page.items.length;
+    if (count === 0) break;
+    tracker.check(page.items, skip);
+    results.push(options.onPage(page.items, skip));
+    skip += count;
+    if (count < serverPageSize) break;
+    serverPageSize = Math.max(serverPageSize, count);
+  }
+  return { results, pages, received: skip };
+}
+
+async function readWithTotal<R>(
+  options: ReadAllPagesOptions<R>,
+  tracker: RepeatTracker,
+  first: RawPage,
+  firstResult: R,
+  total: number,
+): Promise<ReadAllPagesResult<R>> {
+  const pageSize = first.items.length;
+  const ordered: { offset: number; result: R }[] = [{ offset: 0, result: firstResult }];
+  let received = pageSize;
+  const skips: number[] = [];
+  if (pageSize > 0) {
+    for (let skip = pageSize; skip < total; skip += pageSize) skips.push(skip);
+  }
+  if (1 + skips.length > options.maxPages) {
+    throw invalid(
+      options,
+      `${total} items in pages of ${pageSize} need ${1 + skips.length} pages, more than ${options.maxPages} (POS_MAX_PAGES)`,
+    );
+  }
+  let pages = 1;
+  let next = 0;
+  let ended = false;
+  let failure: { error: unknown } | undefined;
+  async function worker(): Promise<void> {
+    while (failure === undefined && !ended && next < skips.length) {
+      const skip = skips[next++] as number;
+      try {
+        // Ask for the page size the server showed, so a server that does honour `limit` cannot overlap pages.
+        const page = await options.fetchPage(skip, pageSize);
+        pages += 1;
+        if (page.items.length === 0) {
+          ended = true;
+          return;
+        }
+        tracker.check(page.items, skip);
+        received += page.items.length;
+        ordered.push({ offset: skip, result: options.onPage(page.items, skip) });
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, skips.length)) }, worker));
+  if (failure !== undefined) throw failure.error;
+  if (received < total) {
+    throw invalid(options, `truncated paging: received ${received} of ${total} items`, { received, total });
+  }
+  ordered.sort((a, b) => a.offset - b.offset);
+  return { results: ordered.map((entry) => entry.result), pages, received, total };
+}
+
+interface RepeatTracker {
+  /** Throws when the page repeats an earlier page or brings no item that was not seen before. */
+  check(items: readonly unknown[], skip: number): void;
+}
+
+function createRepeatTracker(options: Pick<ReadAllPagesOptions<unknown>, 'idOf' | 'method' | 'path'>): RepeatTracker {
+  const signatures = new Map<string, number>();
+  const seenIds = new Set<string>();
+  return {
+    check(items, skip) {
+      if (items.length === 0) return;
+      const signature = createHash('sha1').update(JSON.stringify(items)).digest('base64');
+      const earlier = signatures.get(signature);
+      if (earlier !== undefined) {
+        throw invalid(
+          options,
+          `paging does not advance: the page at skip ${skip} repeats the page at skip ${earlier} (does the POS ignore skip?)`,
+        );
+      }
+      signatures.set(signature, skip);
+      const ids = items.map(options.idOf);
+      const allKnown = ids.every((id) => id !== undefined && seenIds.has(id));
+      if (allKnown) {
+        throw invalid(
+          options,
+          `paging does not advance: the page at skip ${skip} holds only items of earlier pages (does the POS ignore skip?)`,
+        );
+      }
+      for (const id of ids) if (id !== undefined) seenIds.add(id);
+    },
+  };
+}
+
+function invalid(
+  options: Pick<ReadAllPagesOptions<unknown>, 'method' | 'path'>,
+  reason: string,
+  details?: Readonly<Record<string, unknown>>,
+): PosResponseInvalidError {
+  return new PosResponseInvalidError(reason, {
+    method: options.method,
+    path: options.path,
+    status: 200,
+    ...(details === undefined ? {} : { details }),
+  });
+}
