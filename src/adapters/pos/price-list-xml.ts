@@ -1,0 +1,582 @@
+import { TextDecoder } from 'node:util';
+import { SaxesParser, type SaxesTagPlain } from 'saxes';
+import type { PriceListRow } from '../../core/catalog/source.js';
+import { PriceListParseError } from './parse-errors.js';
+import { parseDecimal } from './parse-number.js';
+
+/**
+ * Tolerant, streaming parser of a unit's e-shop price-list XML (interface 4.5), which is Shoptet's
+ * update-import form (upstream.md §6, SPEC §4 rule 3). Streaming (saxes) rather than a document tree:
+ * see docs/decisions/0002-price-list-xml-streaming.md for the measurements.
+ *
+ * Tolerance rules, all decided here so the sync never has to look at XML:
+ * - `SHOPITEM` is found at any depth under any root (`SHOP`, the doc example's `<root/>`, wrappers).
+ * - Element names are matched by local name and case-insensitively (`s:SHOPITEM`, `shopitem`);
+ *   namespace prefixes are not resolved, unknown elements and attributes are ignored.
+ * - Fields are recognised by their path relative to the item (or variant), so `PRICELISTS/PRICELIST/PRICE`,
+ *   `RELATED_PRODUCTS/CODE` or `PARAMETERS/PARAMETER/VALUE` never leak into the row.
+ * - Empty and whitespace-only elements mean "absent".
+ * - Problems of one item (no CODE/EAN, a non-numeric or negative price, a duplicate element) are reported
+ *   in the summary, never thrown. Only a document that is not well-formed XML throws, always as
+ *   `PriceListParseError`.
+ */
+
+/** One skipped item or variant, or one field-level problem of an emitted row. */
+export interface PriceListIssue {
+  /** 1-based position of the SHOPITEM in the document. */
+  readonly position: number;
+  /** 1-based index of the VARIANT inside its SHOPITEM, for variant products. */
+  readonly variant?: number;
+  /** The row code, when the item had one. */
+  readonly code?: string;
+  readonly message: string;
+}
+
+export interface PriceListSummary {
+  /** Name of the document element as written (`SHOP`, `root`, ...); absent only before any element was seen. */
+  readonly rootElement?: string;
+  /** Character encoding used for byte input (`utf-8` unless a BOM or the XML declaration says otherwise). */
+  readonly encoding?: string;
+  /** SHOPITEM elements seen. */
+  readonly itemsSeen: number;
+  /** Rows passed to `onRow` (one per simple item, one per VARIANT of a variant product). */
+  readonly rowsEmitted: number;
+  /** Items or variants that gave no row, with the reason; at most `MAX_REPORTED` entries. */
+  readonly skipped: readonly PriceListIssue[];
+  readonly skippedCount: number;
+  /** Rows emitted without one of their fields, with the reason; at most `MAX_REPORTED` entries. */
+  readonly warnings: readonly PriceListIssue[];
+  readonly warningCount: number;
+}
+
+/**
+ * After a `PriceListParseError` every later call throws the same error again. Calling either method
+ * after `end()` is a programming error and throws a plain `Error`.
+ */
+export interface PriceListParser {
+  /** Feeds the next chunk of the document (text, or bytes of any chunking). Throws `PriceListParseError`. */
+  write(chunk: string | Uint8Array): void;
+  /** Ends the document: final well-formedness checks, then the summary. Throws `PriceListParseError`. */
+  end(): PriceListSummary;
+}
+
+/** Issue lists keep at most this many entries (counts stay exact), so a bad 100k-item feed keeps memory flat. */
+export const MAX_REPORTED = 1000;
+
+/** Longer text in a field we read is not a code, price or label; refusing it keeps one item's memory bounded. */
+const MAX_FIELD_CHARS = 1000;
+
+/** How many leading bytes may be held back to read the XML declaration's `encoding` before decoding. */
+const ENCODING_SNIFF_BYTES = 1024;
+
+type FieldPath =
+  | 'CODE'
+  | 'EAN'
+  | 'PLU'
+  | 'PRICE_VAT'
+  | 'PRICE'
+  | 'ACTION_PRICE'
+  | 'STANDARD_PRICE'
+  | 'CURRENCY'
+  | 'AVAILABILITY_IN_STOCK'
+  | 'AVAILABILITY_OUT_OF_STOCK'
+  | 'STOCK'
+  | 'STOCK/AMOUNT';
+
+const WAREHOUSE_VALUE = 'STOCK/WAREHOUSES/WAREHOUSE/VALUE';
+
+const FIELD_PATHS: readonly FieldPath[] = [
+  'CODE',
+  'EAN',
+  'PLU',
+  'PRICE_VAT',
+  'PRICE',
+  'ACTION_PRICE',
+  'STANDARD_PRICE',
+  'CURRENCY',
+  'AVAILABILITY_IN_STOCK',
+  'AVAILABILITY_OUT_OF_STOCK',
+  'STOCK',
+  'STOCK/AMOUNT',
+];
+
+/**
+ * The element paths we read, relative to a SHOPITEM or VARIANT, as a tree: an open element finds its
+ * node with one map lookup on its parent's node, so no path string is built per element (measured hot).
+ */
+interface PathNode {
+  field: FieldPath | typeof WAREHOUSE_VALUE | undefined;
+  readonly children: Map<string, PathNode>;
+}
+
+function buildPathTree(fields: readonly (FieldPath | typeof WAREHOUSE_VALUE)[], containers: readonly string[]): PathNode {
+  const root: PathNode = { field: undefined, children: new Map() };
+  function nodeAt(path: string): PathNode {
+    let node = root;
+    for (const name of path.split('/')) {
+      let child = node.children.get(name);
+      if (child === undefined) {
+        child = { field: undefined, children: new Map() };
+        node.children.set(name, child);
+      }
+      node = child;
+    }
+    return node;
+  }
+  for (const path of containers) nodeAt(path);
+  for (const path of fields) nodeAt(path).field = path;
+  return root;
+}
+
+const PATH_ROOT = buildPathTree([...FIELD_PATHS, WAREHOUSE_VALUE], ['VARIANTS']);
+const VARIANTS_NODE = PATH_ROOT.children.get('VARIANTS');
+
+/** Raw texts collected for one SHOPITEM or one VARIANT (trimmed, non-empty). */
+interface Scope {
+  readonly values: Map<FieldPath, string>;
+  readonly warehouseValues: string[];
+  readonly problems: string[];
+}
+
+/** One open element inside the current scope; `node` is undefined inside subtrees we do not read. */
+interface Frame {
+  readonly node: PathNode | undefined;
+  text: string;
+  overflow: boolean;
+}
+
+/** Fields of a row other than identity and position, after number parsing. */
+interface Values {
+  priceVat?: number;
+  priceNet?: number;
+  actionPrice?: number;
+  standardPrice?: number;
+  currency?: string;
+  stock?: number;
+  availabilityInStock?: string;
+  availabilityOutOfStock?: string;
+}
+
+interface Resolved {
+  readonly code?: string;
+  readonly ean?: string;
+  readonly plu?: string;
+  readonly values: Values;
+  readonly problems: readonly string[];
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/**
+ * A flat copy of a short string. saxes hands out text as slices of the current chunk, and V8 keeps a
+ * sliced string's whole parent alive: one retained 13-character EAN would pin its 64 KiB chunk, and a
+ * sync keeping 100k rows would pin the whole document (measured in ADR 0002). A UTF-16 round trip is lossless.
+ */
+function detach(text: string): string {
+  return text.length < 13 ? text : Buffer.from(text, 'utf16le').toString('utf16le');
+}
+
+/** Names repeat in every item: caching the normalised name saves a `toUpperCase` per element (measured hot). */
+const nameCache = new Map<string, string>();
+const NAME_CACHE_LIMIT = 10_000;
+
+function localUpperName(name: string): string {
+  const cached = nameCache.get(name);
+  if (cached !== undefined) return cached;
+  const colon = name.indexOf(':');
+  const local = (colon < 0 ? name : name.slice(colon + 1)).toUpperCase();
+  // Bounded, so a hostile document with millions of distinct names cannot grow it.
+  if (nameCache.size < NAME_CACHE_LIMIT) nameCache.set(name, local);
+  return local;
+}
+
+function newScope(): Scope {
+  return { values: new Map(), warehouseValues: [], problems: [] };
+}
+
+/**
+ * Creates a streaming parser that calls `onRow` for each row as soon as its SHOPITEM closes; the
+ * document itself is never retained. Feed it the chunks of an HTTP body as they arrive.
+ *
+ * Errors thrown by `onRow` propagate unchanged and end the parser.
+ *
+ * @example
+ * const parser = createPriceListParser((row) => rows.push(row));
+ * for await (const chunk of response.body) parser.write(chunk);
+ * const summary = parser.end();
+ */
+export function createPriceListParser(onRow: (row: PriceListRow) => void): PriceListParser {
+  const sax = new SaxesParser({ xmlns: false, position: true });
+
+  let rootElement: string | undefined;
+  let encoding: string | undefined;
+  let depth = 0;
+  let itemsSeen = 0;
+  let rowsEmitted = 0;
+  let skippedCount = 0;
+  let warningCount = 0;
+  const skipped: PriceListIssue[] = [];
+  const warnings: PriceListIssue[] = [];
+
+  // Current SHOPITEM (and VARIANT) state; `itemDepth`/`variantDepth` are 0 outside them.
+  let itemDepth = 0;
+  let variantDepth = 0;
+  let item = newScope();
+  let itemFrames: Frame[] = [];
+  let variants: Scope[] = [];
+  let variant: Scope | undefined;
+  let variantFrames: Frame[] = [];
+
+  let failure: unknown;
+  let inCallback = false;
+  let ended = false;
+
+  let decoder: TextDecoder | undefined;
+  let pendingBytes: Uint8Array[] = [];
+  let pendingLength = 0;
+  let sawText = false;
+
+  function report(list: PriceListIssue[], issue: PriceListIssue): void {
+    if (list.length < MAX_REPORTED) list.push(issue);
+  }
+
+  function issue(position: number, variantIndex: number | undefined, code: string | undefined, message: string): PriceListIssue {
+    const entry: Mutable<PriceListIssue> = { position, message };
+    if (variantIndex !== undefined) entry.variant = variantIndex;
+    if (code !== undefined) entry.code = code;
+    return entry;
+  }
+
+  function currentFrames(): Frame[] {
+    return variant === undefined ? itemFrames : variantFrames;
+  }
+
+  function onOpenTag(tag: SaxesTagPlain): void {
+    depth += 1;
+    if (depth === 1) rootElement = detach(tag.name);
+    const name = localUpperName(tag.name);
+    if (itemDepth === 0) {
+      if (name !== 'SHOPITEM') return;
+      itemDepth = depth;
+      itemsSeen += 1;
+      item = newScope();
+      itemFrames = [];
+      variants = [];
+      return;
+    }
+    const frames = currentFrames();
+    const parent = frames.length === 0 ? PATH_ROOT : frames.at(-1)?.node;
+    if (variant === undefined && name === 'VARIANT' && frames.length === 1 && parent === VARIANTS_NODE) {
+      variant = newScope();
+      variantFrames = [];
+      variantDepth = depth;
+      return;
+    }
+    frames.push({ node: parent?.children.get(name), text: '', overflow: false });
+  }
+
+  function onText(text: string): void {
+    if (itemDepth === 0) return;
+    const frame = currentFrames().at(-1);
+    if (frame?.node?.field === undefined || frame.overflow) return;
+    if (frame.text.length + text.length > MAX_FIELD_CHARS) {
+      frame.overflow = true;
+      frame.text = '';
+      return;
+    }
+    frame.text += text;
+  }
+
+  function onCloseTag(): void {
+    if (itemDepth !== 0) {
+      if (depth === itemDepth) {
+        finishItem();
+        itemDepth = 0;
+      } else if (variant !== undefined && depth === variantDepth) {
+        variants.push(variant);
+        variant = undefined;
+        variantDepth = 0;
+      } else {
+        const frame = currentFrames().pop();
+        if (frame?.node?.field !== undefined) store(variant ?? item, frame.node.field, frame);
+      }
+    }
+    depth -= 1;
+  }
+
+  function store(scope: Scope, name: FieldPath | typeof WAREHOUSE_VALUE, frame: Frame): void {
+    if (frame.overflow) {
+      scope.problems.push(`${name} is longer than ${MAX_FIELD_CHARS} characters, ignored`);
+      return;
+    }
+    const text = frame.text.trim();
+    if (text === '') return; // Empty elements mean "absent" (upstream.md §6.1, SPEC §4 rule 3).
+    if (name === WAREHOUSE_VALUE) {
+      scope.warehouseValues.push(text);
+      return;
+    }
+    if (scope.values.has(name)) {
+      scope.problems.push(`duplicate ${name} "${detach(text)}" ignored`);
+      return;
+    }
+    scope.values.set(name, detach(text));
+  }
+
+  function finishItem(): void {
+    const position = itemsSeen;
+    const base = resolve(item);
+    if (variants.length === 0) {
+      emit(position, undefined, base, base.values);
+      return;
+    }
+    // Item-level problems are reported once, not once per variant.
+    for (const problem of base.problems) {
+      warningCount += 1;
+      report(warnings, issue(position, undefined, base.code, problem));
+    }
+    let index = 0;
+    for (const scope of variants) {
+      index += 1;
+      const own = resolve(scope);
+      // Identity is never inherited: each VARIANT is its own e-shop product and must carry its own CODE or EAN,
+      // otherwise every variant would get the item's code. Other fields fall back to the item level.
+      emit(position, index, own, { ...base.values, ...own.values });
+    }
+  }
+
+  function emit(position: number, variantIndex: number | undefined, identity: Resolved, values: Values): void {
+    const code = identity.code ?? identity.ean;
+    if (code === undefined) {
+      skippedCount += 1;
+      const what = variantIndex === undefined ? 'SHOPITEM' : 'VARIANT';
+      report(skipped, issue(position, variantIndex, undefined, `${what} has neither CODE nor EAN`));
+      return;
+    }
+    for (const problem of identity.problems) {
+      warningCount += 1;
+      report(warnings, issue(position, variantIndex, code, problem));
+    }
+    const row: Mutable<PriceListRow> = { code, position };
+    if (identity.ean !== undefined) row.ean = identity.ean;
+    if (identity.plu !== undefined) row.plu = identity.plu;
+    if (values.priceVat !== undefined) row.priceVat = values.priceVat;
+    if (values.priceNet !== undefined) row.priceNet = values.priceNet;
+    if (values.actionPrice !== undefined) row.actionPrice = values.actionPrice;
+    if (values.standardPrice !== undefined) row.standardPrice = values.standardPrice;
+    if (values.currency !== undefined) row.currency = values.currency;
+    if (values.stock !== undefined) row.stock = values.stock;
+    if (values.availabilityInStock !== undefined) row.availabilityInStock = values.availabilityInStock;
+    if (values.availabilityOutOfStock !== undefined) row.availabilityOutOfStock = values.availabilityOutOfStock;
+    rowsEmitted += 1;
+    inCallback = true;
+    onRow(row);
+    inCallback = false;
+  }
+
+  sax.on('opentag', onOpenTag);
+  sax.on('closetag', onCloseTag);
+  sax.on('text', onText);
+  sax.on('cdata', onText);
+  sax.on('error', (error) => {
+    // Throwing here stops saxes at the first problem (its default would be to report and carry on).
+    // saxes prefixes its messages with "line:column: "; the typed error carries the position separately.
+    // Its `column` is 0-based for the next character, i.e. the 1-based column of the offending one.
+    const problem = error.message.replace(/^\d+:\d+: /, '').replace(/\.$/, '');
+    throw new PriceListParseError(`price-list XML is not well-formed: ${problem}`, {
+      line: sax.line,
+      column: Math.max(1, sax.column),
+    });
+  });
+
+  function guard(action: () => void): void {
+    if (failure !== undefined) throw failure;
+    if (ended) throw new Error('price-list parser already ended');
+    try {
+      action();
+    } catch (error) {
+      if (error instanceof PriceListParseError || inCallback) {
+        failure = error;
+      } else {
+        // Defensive: saxes or a decoder failing in an unforeseen way is still "the document could not be read".
+        failure = new PriceListParseError('price-list XML could not be parsed', undefined, { cause: error });
+      }
+      inCallback = false;
+      throw failure;
+    }
+  }
+
+  function feedText(text: string): void {
+    if (text === '') return;
+    // A BOM is an encoding signature, not content; saxes would otherwise see it as text before the root.
+    const content = !sawText && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+    sawText = true;
+    if (content !== '') sax.write(content);
+  }
+
+  function decideEncoding(): void {
+    const head = concatBytes(pendingBytes, pendingLength);
+    pendingBytes = [];
+    pendingLength = 0;
+    const label = sniffEncoding(head);
+    try {
+      decoder = new TextDecoder(label);
+    } catch {
+      // An encoding TextDecoder does not know: read as UTF-8, which every Shoptet feed is (S1, S5).
+      decoder = new TextDecoder('utf-8');
+    }
+    encoding = decoder.encoding;
+    feedText(decoder.decode(head, { stream: true }));
+  }
+
+  function writeBytes(bytes: Uint8Array): void {
+    if (decoder !== undefined) {
+      feedText(decoder.decode(bytes, { stream: true }));
+      return;
+    }
+    pendingBytes.push(bytes);
+    pendingLength += bytes.length;
+    // Hold bytes back only until the XML declaration (or the first tag) is complete.
+    if (pendingLength >= ENCODING_SNIFF_BYTES || bytes.includes(0x3e)) decideEncoding();
+  }
+
+  function flushBytes(): void {
+    if (decoder === undefined && pendingLength > 0) decideEncoding();
+    if (decoder !== undefined) feedText(decoder.decode());
+  }
+
+  return {
+    write(chunk) {
+      guard(() => {
+        if (typeof chunk === 'string') {
+          flushBytes();
+          decoder = undefined;
+          feedText(chunk);
+        } else {
+          writeBytes(chunk);
+        }
+      });
+    },
+    end() {
+      guard(() => {
+        flushBytes();
+        sax.close();
+      });
+      ended = true;
+      const summary: Mutable<PriceListSummary> = { itemsSeen, rowsEmitted, skipped, skippedCount, warnings, warningCount };
+      if (rootElement !== undefined) summary.rootElement = rootElement;
+      if (encoding !== undefined) summary.encoding = encoding;
+      return summary;
+    },
+  };
+}
+
+/**
+ * Parses a whole price-list document; convenient for small documents and tests. Large feeds should be
+ * streamed through `createPriceListParser`.
+ *
+ * @throws PriceListParseError when the document is not well-formed XML.
+ */
+export function parsePriceListXml(xml: string | Uint8Array): { rows: PriceListRow[]; summary: PriceListSummary } {
+  const rows: PriceListRow[] = [];
+  const parser = createPriceListParser((row) => {
+    rows.push(row);
+  });
+  parser.write(xml);
+  return { rows, summary: parser.end() };
+}
+
+function readPrice(scope: Scope, path: FieldPath, problems: string[]): number | undefined {
+  const raw = scope.values.get(path);
+  if (raw === undefined) return undefined;
+  const value = parseDecimal(raw);
+  if (value === undefined) {
+    problems.push(`${path} "${raw}" is not a number, ignored`);
+    return undefined;
+  }
+  if (value < 0) {
+    problems.push(`${path} "${raw}" is negative, ignored`);
+    return undefined;
+  }
+  return value;
+}
+
+function resolve(scope: Scope): Resolved {
+  const problems = [...scope.problems];
+  const values: Values = {};
+  const priceVat = readPrice(scope, 'PRICE_VAT', problems);
+  if (priceVat !== undefined) values.priceVat = priceVat;
+  const priceNet = readPrice(scope, 'PRICE', problems);
+  if (priceNet !== undefined) values.priceNet = priceNet;
+  const actionPrice = readPrice(scope, 'ACTION_PRICE', problems);
+  if (actionPrice !== undefined) values.actionPrice = actionPrice;
+  const standardPrice = readPrice(scope, 'STANDARD_PRICE', problems);
+  if (standardPrice !== undefined) values.standardPrice = standardPrice;
+  const currency = scope.values.get('CURRENCY');
+  if (currency !== undefined) values.currency = currency;
+  const inStock = scope.values.get('AVAILABILITY_IN_STOCK');
+  if (inStock !== undefined) values.availabilityInStock = inStock;
+  const outOfStock = scope.values.get('AVAILABILITY_OUT_OF_STOCK');
+  if (outOfStock !== undefined) values.availabilityOutOfStock = outOfStock;
+  const stock = resolveStock(scope, problems);
+  if (stock !== undefined) values.stock = stock;
+
+  const resolved: Mutable<Resolved> = { values, problems };
+  const code = scope.values.get('CODE');
+  if (code !== undefined) resolved.code = code;
+  const ean = scope.values.get('EAN');
+  if (ean !== undefined) resolved.ean = ean;
+  const plu = scope.values.get('PLU');
+  if (plu !== undefined) resolved.plu = plu;
+  return resolved;
+}
+
+/** `STOCK/AMOUNT`, else the sum of `STOCK/WAREHOUSES/WAREHOUSE/VALUE`, else a bare numeric `STOCK` (upstream.md §6.2). */
+function resolveStock(scope: Scope, problems: string[]): number | undefined {
+  // Stock may be negative (newer RNG allows it; the POS can sell below zero).
+  const amount = scope.values.get('STOCK/AMOUNT');
+  if (amount !== undefined) {
+    const value = parseDecimal(amount);
+    if (value === undefined) problems.push(`STOCK/AMOUNT "${amount}" is not a number, ignored`);
+    return value;
+  }
+  if (scope.warehouseValues.length > 0) {
+    let sum = 0;
+    for (const raw of scope.warehouseValues) {
+      const value = parseDecimal(raw);
+      if (value === undefined) {
+        // A partial sum would understate stock; better no stock figure than a wrong one.
+        problems.push(`STOCK/WAREHOUSES/WAREHOUSE/VALUE "${raw}" is not a number, stock ignored`);
+        return undefined;
+      }
+      sum += value;
+    }
+    // Summing decimals (0.1 + 0.2) must not leave binary noise in a quantity written with 3 decimals.
+    return Math.round(sum * 1e6) / 1e6;
+  }
+  const bare = scope.values.get('STOCK');
+  if (bare === undefined) return undefined;
+  const value = parseDecimal(bare);
+  if (value === undefined) problems.push(`STOCK "${bare}" is not a number, ignored`);
+  return value;
+}
+
+/** The encoding label from a BOM or the XML declaration; UTF-8 when neither says. */
+function sniffEncoding(head: Uint8Array): string {
+  if (head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) return 'utf-8';
+  if (head[0] === 0xff && head[1] === 0xfe) return 'utf-16le';
+  if (head[0] === 0xfe && head[1] === 0xff) return 'utf-16be';
+  const ascii = new TextDecoder('latin1').decode(head.subarray(0, ENCODING_SNIFF_BYTES));
+  const declared = /^\s*<\?xml[^>]*?\sencoding\s*=\s*["']([A-Za-z0-9._:-]+)["']/.exec(ascii);
+  return declared?.[1] ?? 'utf-8';
+}
+
+function concatBytes(parts: readonly Uint8Array[], length: number): Uint8Array {
+  if (parts.length === 1 && parts[0] !== undefined) return parts[0];
+  const out = new Uint8Array(length);
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}
