@@ -10,6 +10,8 @@ import { z } from 'zod';
 const AVAILABILITIES = ['in_stock', 'out_of_stock'] as const;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const IDENTITY_KEYS = ['auto', 'localId', 'internalIdentifier', 'plu', 'ean'] as const;
+/** The stock export parser's fields (kept equal to its STOCK_COLUMNS by a test). */
+export const STOCK_COLUMN_FIELDS: readonly string[] = ['code', 'plu', 'ean', 'name', 'quantity', 'measureUnit', 'unit'];
 
 function cron(defaultValue: string, description: string) {
   return z
@@ -74,8 +76,10 @@ export const ConfigSchema = z.object({
     .regex(/^[A-Za-z0-9_-]+$/, 'must be a plain path segment such as csv')
     .default('csv')
     .describe('The {type} of the stock export'),
-  POS_STOCK_COLUMNS: KeyValueMap.describe(
-    'Override of the stock export header mapping, e.g. code=Kód,quantity=Množství (fields: code, quantity, unit, ean, plu, name)',
+  POS_STOCK_COLUMNS: KeyValueMap.refine((map) => Object.keys(map).every((key) => STOCK_COLUMN_FIELDS.includes(key)), {
+    message: `may only name the fields ${STOCK_COLUMN_FIELDS.join(', ')}`,
+  }).describe(
+    'Override of the stock export header mapping, e.g. code=Kód,quantity=Množství (fields: code, plu, ean, name, quantity, measureUnit, unit = sales point)',
   ),
   POS_PRICE_LIST_KEY: z
     .enum(IDENTITY_KEYS)

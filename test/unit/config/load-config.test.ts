@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CONFIG_VARIABLES } from '../../../src/config/config-schema.js';
+import { STOCK_COLUMNS } from '../../../src/adapters/pos/stock-export.js';
+import { CONFIG_VARIABLES, STOCK_COLUMN_FIELDS } from '../../../src/config/config-schema.js';
 import { ConfigError, loadConfig } from '../../../src/config/load-config.js';
 import { renderEnvExample } from '../../../src/config/render-env-example.js';
 
@@ -126,6 +127,13 @@ describe('config/load-config', () => {
 
     expect(problems).toHaveLength(1);
     expect(problems[0]?.startsWith(`${name}: `)).toBe(true);
+  });
+
+  it('accepts exactly the stock export fields in POS_STOCK_COLUMNS', () => {
+    expect([...STOCK_COLUMN_FIELDS]).toEqual([...STOCK_COLUMNS]);
+    expect(problemsOf({ POS_STOCK_COLUMNS: 'sku=Kód' })).toEqual([
+      'POS_STOCK_COLUMNS: may only name the fields code, plu, ean, name, quantity, measureUnit, unit',
+    ]);
   });
 
   it('returns a frozen configuration', () => {
