@@ -1,0 +1,66 @@
+import { ALL_UNITS, type Availability, type Offer } from './catalog.js';
+import { roundQuantity } from './round-money.js';
+
+/**
+ * SPEC §4 rule 7: quantity > 0 → in stock; ≤ 0 → out of stock; services (`isStockItem: false`) are
+ * always in stock; unknown stock → the operator's choice (`UNKNOWN_STOCK_AVAILABILITY`).
+ */
+export function computeAvailability(
+  stock: number | undefined,
+  isStockItem: boolean,
+  unknownStockAvailability: Availability,
+): Availability {
+  if (!isStockItem) return 'in_stock';
+  if (stock === undefined) return unknownStockAvailability;
+  return stock > 0 ? 'in_stock' : 'out_of_stock';
+}
+
+/** The label of the offer's own availability, when the price list gave one. */
+export function availabilityTextOf(offer: Offer): string | undefined {
+  const texts = offer.availabilityTexts;
+  if (texts === undefined) return undefined;
+  return offer.availability === 'in_stock' ? texts.inStock : texts.outOfStock;
+}
+
+/**
+ * Sums the known stocks of the offers; `undefined` when every stock is unknown (or there are no offers).
+ * Negative stocks are summed as they are: the POS's figures are not second-guessed.
+ */
+export function sumStock(offers: readonly Offer[]): number | undefined {
+  let sum: number | undefined;
+  for (const offer of offers) {
+    if (offer.stock === undefined) continue;
+    sum = (sum ?? 0) + offer.stock;
+  }
+  return sum === undefined ? undefined : roundQuantity(sum);
+}
+
+/**
+ * The aggregate `all` offer (SPEC §4): stock = sum of the units' known stocks (unknown when all are
+ * unknown); price, sale price, "was" price and availability labels of the primary unit's offer.
+ * Availability follows the summed stock; when that sum is not positive but some unit's stock is
+ * unknown, the unknown-stock policy decides (a unit of unknown stock might still have the goods).
+ */
+export function aggregateOffer(
+  offers: readonly Offer[],
+  primaryUnit: string,
+  isStockItem: boolean,
+  unknownStockAvailability: Availability,
+): Offer {
+  let primary: Offer | undefined;
+  let someUnknown = offers.length === 0;
+  for (const offer of offers) {
+    if (offer.unit === primaryUnit) primary ??= offer;
+    if (offer.stock === undefined) someUnknown = true;
+  }
+  const stock = sumStock(offers);
+  let availability = computeAvailability(stock, isStockItem, unknownStockAvailability);
+  if (availability === 'out_of_stock' && someUnknown) availability = unknownStockAvailability;
+  const aggregate: { -readonly [K in keyof Offer]: Offer[K] } = { unit: ALL_UNITS, availability };
+  if (primary?.price !== undefined) aggregate.price = primary.price;
+  if (primary?.salePrice !== undefined) aggregate.salePrice = primary.salePrice;
+  if (primary?.standardPrice !== undefined) aggregate.standardPrice = primary.standardPrice;
+  if (stock !== undefined) aggregate.stock = stock;
+  if (primary?.availabilityTexts !== undefined) aggregate.availabilityTexts = primary.availabilityTexts;
+  return aggregate;
+}

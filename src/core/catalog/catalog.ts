@@ -1,0 +1,85 @@
+/**
+ * Domain types of the normalized catalog (SPEC §4, §5). Types only: the rules that fill them live in
+ * `merge-catalog.ts`, `aggregate-offer.ts` and `apply-stock.ts`; `view-product.ts` turns a product into
+ * the public item of one feed view. Optional fields are omitted when there is no value, never `undefined`.
+ *
+ * Purchase prices are deliberately NOT part of `Product` (SPEC §4 rule 6): they live in
+ * `InternalCatalog`, which only admin endpoints may read, so no public renderer can leak them by accident.
+ */
+
+export const AVAILABILITIES = ['in_stock', 'out_of_stock'] as const;
+
+export type Availability = (typeof AVAILABILITIES)[number];
+
+/** The aggregate view over every unit (SPEC §4: stock summed, prices of the primary unit). */
+export const ALL_UNITS = 'all';
+
+/** Availability labels of the unit's price-list XML (`AVAILABILITY_IN_STOCK`, `AVAILABILITY_OUT_OF_STOCK`). */
+export interface AvailabilityTexts {
+  readonly inStock?: string;
+  readonly outOfStock?: string;
+}
+
+/** What one unit (or the aggregate `all`) offers of one product. Money is gross (with VAT), 2 decimals. */
+export interface Offer {
+  /** Unit code, or `all` for the aggregate. */
+  readonly unit: string;
+  readonly price?: number;
+  /** `ACTION_PRICE`, only when below `price`. */
+  readonly salePrice?: number;
+  /** `STANDARD_PRICE`, the "was" price, only when above `price`. */
+  readonly standardPrice?: number;
+  /** Absent when unknown. May be negative or fractional (kept as the POS says). */
+  readonly stock?: number;
+  readonly availability: Availability;
+  /** Both labels are kept so that a stock change can pick the right one without the XML. */
+  readonly availabilityTexts?: AvailabilityTexts;
+}
+
+export interface Product {
+  /** The article's `localId`. */
+  readonly id: string;
+  readonly name: string;
+  readonly groupId?: string;
+  readonly ean?: string;
+  readonly plu?: number;
+  readonly internalIdentifier?: string;
+  readonly measureUnit?: string;
+  /** `false` for services: always in stock. Absent `isStockItem` in the POS counts as `true`. */
+  readonly isStockItem: boolean;
+  /** One offer per unit, in the order of the snapshot's `units`. */
+  readonly offers: readonly Offer[];
+  /** The `all` offer, derived from `offers` by `aggregateOffer` and kept in step with them. */
+  readonly aggregate: Offer;
+}
+
+export interface CatalogUnit {
+  readonly code: string;
+  readonly localId: string;
+  readonly name: string;
+}
+
+/** One published catalog version: complete and immutable. */
+export interface CatalogSnapshot {
+  readonly version: string;
+  /** ISO 8601, the `now` of the sync that built it. */
+  readonly generatedAt: string;
+  readonly currency: string;
+  /** Unit code whose prices the aggregate shows; empty only when there are no units. */
+  readonly primaryUnit: string;
+  readonly units: readonly CatalogUnit[];
+  readonly products: readonly Product[];
+}
+
+/** Admin-only data of one product (SPEC §3 `ADMIN_TOKEN`: "internal catalog with purchase prices"). */
+export interface InternalProductData {
+  readonly id: string;
+  readonly purchasePrice?: number;
+  readonly avgPurchasePrice?: number;
+}
+
+/** Stored apart from the public snapshot, under its own key; only products with a purchase price appear. */
+export interface InternalCatalog {
+  readonly version: string;
+  readonly products: readonly InternalProductData[];
+}

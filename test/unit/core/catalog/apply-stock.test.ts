@@ -1,0 +1,305 @@
+import { describe, expect, it } from 'vitest';
+import { applyStock, applyStockRows, type StockUpdate } from '../../../../src/core/catalog/apply-stock.js';
+import type { Availability, CatalogSnapshot, Product } from '../../../../src/core/catalog/catalog.js';
+import { mergeCatalog } from '../../../../src/core/catalog/merge-catalog.js';
+import { article, NOW, stockRow, unit } from './catalog-fixtures.js';
+
+const LATER = new Date('2026-11-22T10:05:00.000Z');
+const OPTIONS = { version: 'v-2', unknownStockAvailability: 'out_of_stock' } as const;
+
+function baseSnapshot(): CatalogSnapshot {
+  const articles = [
+    article('a-1', { plu: 1001, ean: '8594000000017' }),
+    article('a-2', { isStockItem: false, plu: 1002 }),
+    article('a-3', { plu: 1003 }),
+  ];
+  const stock = new Map([
+    ['U1', [stockRow({ code: 'a-1' }, 3), stockRow({ code: 'a-2' }, 0)]],
+    ['U2', [stockRow({ code: 'a-1' }, 4)]],
+  ]);
+  const options = {
+    version: 'v-1',
+    currency: 'CZK',
+    unknownStockAvailability: 'out_of_stock',
+    priceListKey: 'auto',
+    stockKey: 'auto',
+  } as const;
+  return mergeCatalog({ units: [unit('U1'), unit('U2')], articles, priceLists: new Map(), stock }, options, NOW).snapshot;
+}
+
+function productOf(snapshot: CatalogSnapshot, id: string): Product {
+  const product = snapshot.products.find((candidate) => candidate.id === id);
+  if (product === undefined) throw new Error(`no product ${id}`);
+  return product;
+}
+
+type Stocks = [stock: number | undefined, availability: Availability][];
+
+function stocksOf(product: Product): Stocks {
+  return [...product.offers, product.aggregate].map((offer) => [offer.stock, offer.availability]);
+}
+
+describe('core/catalog/apply-stock', () => {
+  type Case = [name: string, updates: StockUpdate[], id: string, expected: Stocks, reasons: string[]];
+  it.each<Case>([
+    [
+      'a sale lowers the unit stock and the aggregate',
+      [{ unitCode: 'U1', articleId: 'a-1', delta: -2 }],
+      'a-1',
+      [
+        [1, 'in_stock'],
+        [4, 'in_stock'],
+        [5, 'in_stock'],
+      ],
+      [],
+    ],
+    [
+      'a sale that sells the unit out',
+      [{ unitCode: 'U1', articleId: 'a-1', delta: -3 }],
+      'a-1',
+      [
+        [0, 'out_of_stock'],
+        [4, 'in_stock'],
+        [4, 'in_stock'],
+      ],
+      [],
+    ],
+    [
+      'an absolute stock',
+      [{ unitCode: 'U2', articleId: 'a-1', quantity: 0 }],
+      'a-1',
+      [
+        [3, 'in_stock'],
+        [0, 'out_of_stock'],
+        [3, 'in_stock'],
+      ],
+      [],
+    ],
+    [
+      'updates apply in order',
+      [
+        { unitCode: 'U1', articleId: 'a-1', quantity: 10 },
+        { unitCode: 'U1', articleId: 'a-1', delta: -1 },
+        { unitCode: 'U1', articleId: 'a-1', delta: -1 },
+      ],
+      'a-1',
+      [
+        [8, 'in_stock'],
+        [4, 'in_stock'],
+        [12, 'in_stock'],
+      ],
+      [],
+    ],
+    [
+      'fractional deltas without float noise',
+      [
+        { unitCode: 'U1', articleId: 'a-1', quantity: 0.3 },
+        { unitCode: 'U1', articleId: 'a-1', delta: -0.1 },
+      ],
+      'a-1',
+      [
+        [0.2, 'in_stock'],
+        [4, 'in_stock'],
+        [4.2, 'in_stock'],
+      ],
+      [],
+    ],
+    [
+      'a delta on an unknown stock leaves it unknown',
+      [{ unitCode: 'U1', articleId: 'a-3', delta: -1 }],
+      'a-3',
+      [
+        [undefined, 'out_of_stock'],
+        [undefined, 'out_of_stock'],
+        [undefined, 'out_of_stock'],
+      ],
+      ['delta-on-unknown-stock'],
+    ],
+    [
+      'an absolute stock makes an unknown stock known',
+      [{ unitCode: 'U2', articleId: 'a-3', quantity: 2 }],
+      'a-3',
+      [
+        [undefined, 'out_of_stock'],
+        [2, 'in_stock'],
+        [2, 'in_stock'],
+      ],
+      [],
+    ],
+    [
+      'a service below zero stays in stock',
+      [{ unitCode: 'U1', articleId: 'a-2', delta: -1 }],
+      'a-2',
+      [
+        [-1, 'in_stock'],
+        [undefined, 'in_stock'],
+        [-1, 'in_stock'],
+      ],
+      [],
+    ],
+    [
+      'an unknown article is reported and ignored',
+      [{ unitCode: 'U1', articleId: 'zzz', delta: -1 }],
+      'a-1',
+      [
+        [3, 'in_stock'],
+        [4, 'in_stock'],
+        [7, 'in_stock'],
+      ],
+      ['unknown-article'],
+    ],
+    [
+      'an unknown unit is reported and ignored',
+      [{ unitCode: 'U9', articleId: 'a-1', delta: -1 }],
+      'a-1',
+      [
+        [3, 'in_stock'],
+        [4, 'in_stock'],
+        [7, 'in_stock'],
+      ],
+      ['unknown-unit'],
+    ],
+    [
+      'a non-finite quantity is reported and ignored',
+      [{ unitCode: 'U1', articleId: 'a-1', quantity: Number.NaN }],
+      'a-1',
+      [
+        [3, 'in_stock'],
+        [4, 'in_stock'],
+        [7, 'in_stock'],
+      ],
+      ['invalid-stock'],
+    ],
+  ])('%s', (_name, updates, id, expected, reasons) => {
+    const snapshot = baseSnapshot();
+
+    const { snapshot: next, report } = applyStock(snapshot, updates, OPTIONS, LATER);
+
+    expect(stocksOf(productOf(next, id))).toEqual(expected);
+    expect(report.issues.map((issue) => issue.reason)).toEqual(reasons);
+  });
+
+  it('publishes a new version, shares untouched products and leaves the old snapshot as it was', () => {
+    const snapshot = baseSnapshot();
+    const before = JSON.stringify(snapshot);
+
+    const { snapshot: next, report } = applyStock(snapshot, [{ unitCode: 'U1', articleId: 'a-1', delta: -1 }], OPTIONS, LATER);
+
+    expect(next).toMatchObject({
+      version: 'v-2',
+      generatedAt: '2026-11-22T10:05:00.000Z',
+      units: snapshot.units,
+      primaryUnit: 'U1',
+    });
+    expect(productOf(next, 'a-2')).toBe(productOf(snapshot, 'a-2'));
+    expect(productOf(next, 'a-1')).not.toBe(productOf(snapshot, 'a-1'));
+    expect(JSON.stringify(snapshot)).toBe(before);
+    expect(report).toMatchObject({ version: 'v-2', updates: 1, applied: 1, changedProducts: 1 });
+  });
+
+  it('reports no changed product when the stock is already what the update says', () => {
+    const { report } = applyStock(baseSnapshot(), [{ unitCode: 'U1', articleId: 'a-1', quantity: 3 }], OPTIONS, LATER);
+
+    expect(report).toMatchObject({ applied: 1, changedProducts: 0 });
+  });
+
+  it('keeps availability labels and prices while the stock changes', () => {
+    const priceRow = {
+      code: 'a-1',
+      position: 1,
+      priceVat: 129,
+      stock: 1,
+      availabilityInStock: 'Skladem',
+      availabilityOutOfStock: 'Vyprodáno',
+    };
+    const options = {
+      version: 'v-1',
+      currency: 'CZK',
+      unknownStockAvailability: 'out_of_stock',
+      priceListKey: 'auto',
+      stockKey: 'auto',
+    } as const;
+    const input = {
+      units: [unit('U1')],
+      articles: [article('a-1')],
+      priceLists: new Map([['U1', [priceRow]]]),
+      stock: new Map(),
+    };
+    const { snapshot } = mergeCatalog(input, options, NOW);
+
+    const { snapshot: next } = applyStock(snapshot, [{ unitCode: 'U1', articleId: 'a-1', delta: -1 }], OPTIONS, LATER);
+
+    expect(productOf(next, 'a-1').offers).toEqual([
+      {
+        unit: 'U1',
+        price: 129,
+        stock: 0,
+        availability: 'out_of_stock',
+        availabilityTexts: { inStock: 'Skladem', outOfStock: 'Vyprodáno' },
+      },
+    ]);
+  });
+
+  describe('applyStockRows', () => {
+    it('resolves export rows on the snapshot products and sets their stock; silent products keep theirs', () => {
+      const rows = new Map([
+        [
+          'U2',
+          [
+            stockRow({ plu: '1001' }, 9, 2),
+            stockRow({ plu: '1003' }, 1, 3),
+            stockRow({ plu: '1003' }, 5, 4),
+            stockRow({ plu: '4242' }, 1, 5),
+          ],
+        ],
+      ]);
+
+      const { snapshot, report } = applyStockRows(baseSnapshot(), rows, { ...OPTIONS, stockKey: 'auto' }, LATER);
+
+      expect(stocksOf(productOf(snapshot, 'a-1'))).toEqual([
+        [3, 'in_stock'],
+        [9, 'in_stock'],
+        [12, 'in_stock'],
+      ]);
+      expect(stocksOf(productOf(snapshot, 'a-3'))).toEqual([
+        [undefined, 'out_of_stock'],
+        [1, 'in_stock'],
+        [1, 'in_stock'],
+      ]);
+      expect(report.units).toEqual([
+        {
+          unit: 'U2',
+          rows: 4,
+          matched: 2,
+          unmatched: 1,
+          ambiguous: 0,
+          duplicates: 1,
+          keyOrder: ['plu', 'localId', 'internalIdentifier', 'ean'],
+        },
+      ]);
+      expect(report.issues).toEqual([
+        { reason: 'row-unmatched', source: 'stock', unit: 'U2', code: '4242', row: 5 },
+        { reason: 'row-duplicate', source: 'stock', unit: 'U2', code: '1003', row: 4, articleId: 'a-3' },
+      ]);
+    });
+
+    it('ignores the export of an unknown unit with one report entry', () => {
+      const rows = new Map([['U9', [stockRow({ code: 'a-1' }, 1), stockRow({ code: 'a-2' }, 1)]]]);
+
+      const { report } = applyStockRows(baseSnapshot(), rows, { ...OPTIONS, stockKey: 'auto' }, LATER);
+
+      expect(report.issues).toEqual([{ reason: 'unknown-unit', source: 'stock', unit: 'U9', detail: '2 rows ignored' }]);
+      expect(report.applied).toBe(0);
+    });
+
+    it('uses the operator-fixed key', () => {
+      const rows = new Map([['U1', [stockRow({ code: '8594000000017' }, 7), stockRow({ code: 'a-3' }, 7)]]]);
+
+      const { snapshot, report } = applyStockRows(baseSnapshot(), rows, { ...OPTIONS, stockKey: 'ean' }, LATER);
+
+      expect(productOf(snapshot, 'a-1').offers[0]?.stock).toBe(7);
+      expect(productOf(snapshot, 'a-3').offers[0]?.stock).toBeUndefined();
+      expect(report.issueCounts).toEqual({ 'row-unmatched': 1 });
+    });
+  });
+});
