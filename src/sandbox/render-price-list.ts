@@ -1,0 +1,84 @@
+import { AVAILABILITY_IN_STOCK, AVAILABILITY_OUT_OF_STOCK } from './catalog-vocabulary.js';
+import { createRandom, hash32, round2 } from './prng.js';
+import { articleCode, type SandboxUnit } from './sandbox-catalog.js';
+import type { SandboxState } from './sandbox-state.js';
+
+const SALT_XML = 60;
+const CHUNK_CHARS = 64 * 1024;
+
+export const XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n';
+/** What the vendor documents as the example answer: an empty document with a `root` element. */
+export const EMPTY_PRICE_LIST = `${XML_DECLARATION}<root/>\n`;
+
+const XML_ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
+
+export function escapeXml(text: string): string {
+  return text.replace(/[&<>"']/g, (char) => XML_ESCAPES[char] ?? char);
+}
+
+function element(name: string, value: string): string {
+  return `<${name}>${value}</${name}>`;
+}
+
+/** Codes of the rows that match no article (a deleted article still in the POS price list). */
+export function orphanCodes(unit: SandboxUnit): readonly string[] {
+  return [`ZRUSENO-${unit.code}`, '9999999999'];
+}
+
+function orphanItem(code: string): string {
+  return `  <SHOPITEM>${element('CODE', code)}${element('PRICE_VAT', '10.00')}${element('CURRENCY', 'CZK')}<STOCK>${element('AMOUNT', '0.000')}</STOCK></SHOPITEM>\n`;
+}
+
+/** One SHOPITEM of article `index` in `unit`, or '' when the article is not sold. */
+function shopItem(state: SandboxState, unit: SandboxUnit, index: number): string {
+  const article = state.article(index);
+  if (article.isSalesItem === false) return '';
+  const code = articleCode(article);
+  if (code === undefined) return '';
+  const random = createRandom(hash32(state.catalog.seed, SALT_XML, unit.index, index));
+  const price = state.unitPrice(unit.index, article);
+  const netOnly = random.chance(0.02);
+  const parts: string[] = [element('CODE', escapeXml(code)), element('NAME', escapeXml(article.name))];
+  if (article.ean !== undefined && random.chance(0.7)) parts.push(element('EAN', article.ean));
+  if (netOnly) {
+    // A net price only: the bridge must not read it as the gross price (SPEC §4.3).
+    parts.push(element('PRICE', round2(price.priceVat / (1 + article.vatRate / 100)).toFixed(2)));
+  } else {
+    parts.push(element('PRICE_VAT', price.priceVat.toFixed(2)));
+    if (price.standardPrice !== undefined) parts.push(element('STANDARD_PRICE', price.standardPrice.toFixed(2)));
+    else if (random.chance(0.08)) parts.push('<STANDARD_PRICE/>');
+    if (price.actionPrice !== undefined) parts.push(element('ACTION_PRICE', price.actionPrice.toFixed(2)));
+    else if (random.chance(0.1)) parts.push('<ACTION_PRICE/>');
+  }
+  parts.push(element('CURRENCY', 'CZK'));
+  if (article.isStockItem !== false) {
+    parts.push(`<STOCK>${element('AMOUNT', (state.stockMilli(unit.index, index) / 1000).toFixed(3))}</STOCK>`);
+  }
+  parts.push(element('AVAILABILITY_IN_STOCK', escapeXml(random.pick(AVAILABILITY_IN_STOCK))));
+  parts.push(element('AVAILABILITY_OUT_OF_STOCK', escapeXml(random.pick(AVAILABILITY_OUT_OF_STOCK))));
+  // Shoptet's schema interleaves children freely; about one item in ten comes in another order.
+  const orderRoll = random.next();
+  if (orderRoll < 0.05) parts.reverse();
+  else if (orderRoll < 0.1) parts.push(...parts.splice(0, 2));
+  return `  <SHOPITEM>\n    ${parts.join('\n    ')}\n  </SHOPITEM>\n`;
+}
+
+/**
+ * A unit's e-shop price list in Shoptet update-import form (upstream.md §6.3), produced in chunks of
+ * about 64 KiB so a 100k-article catalog never sits in memory as one string. CODE is the article's
+ * internalIdentifier when it has one, else its PLU.
+ */
+export function* renderPriceList(state: SandboxState, unit: SandboxUnit): Generator<string> {
+  const [firstOrphan, lastOrphan] = orphanCodes(unit);
+  let buffer = `${XML_DECLARATION}<SHOP>\n`;
+  if (firstOrphan !== undefined) buffer += orphanItem(firstOrphan);
+  for (let index = 0; index < state.catalog.articleCount; index++) {
+    buffer += shopItem(state, unit, index);
+    if (buffer.length >= CHUNK_CHARS) {
+      yield buffer;
+      buffer = '';
+    }
+  }
+  if (lastOrphan !== undefined) buffer += orphanItem(lastOrphan);
+  yield `${buffer}</SHOP>\n`;
+}

@@ -1,0 +1,129 @@
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Response } from 'express';
+import type { ActiveFault } from './fault-injector.js';
+
+/** Media type family of an endpoint: decides the shape of error and malformed answers. */
+export type Media = 'json' | 'xml' | 'text';
+
+interface ReplyBase {
+  readonly status: number;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** A prepared answer; kept as data so faults can cut, replace or delay it before it is sent. */
+export type Reply =
+  | (ReplyBase & { readonly kind: 'json'; readonly body: unknown })
+  | (ReplyBase & { readonly kind: 'text'; readonly contentType: string; readonly body: string | Buffer })
+  | (ReplyBase & { readonly kind: 'stream'; readonly contentType: string; readonly chunks: () => Iterable<string> });
+
+export const CONTENT_TYPES: Readonly<Record<Media, string>> = {
+  json: 'application/json; charset=utf-8',
+  xml: 'application/xml; charset=utf-8',
+  text: 'text/plain; charset=utf-8',
+};
+
+export function jsonReply(body: unknown, status = 200): Reply {
+  return { kind: 'json', status, body };
+}
+
+export function textReply(body: string, status: number, media: Media = 'text'): Reply {
+  return { kind: 'text', status, contentType: CONTENT_TYPES[media], body };
+}
+
+/** Envelope of a failed operation (interface part 7: status 200, problems in `isValid`/`errors`). */
+export function invalidEnvelope(errors: readonly string[], warnings: readonly string[] = []): Record<string, unknown> {
+  return { data: null, isValid: false, errors, warnings, messages: [] };
+}
+
+export function invalidReply(errors: readonly string[], status = 200): Reply {
+  return jsonReply(invalidEnvelope(errors), status);
+}
+
+export function okEnvelope(
+  data: unknown,
+  warnings: readonly string[] = [],
+  messages: readonly string[] = [],
+): Record<string, unknown> {
+  return { data, isValid: true, errors: [], warnings, messages };
+}
+
+function isClosed(res: Response): boolean {
+  return res.destroyed || res.writableEnded;
+}
+
+export async function sendReply(res: Response, reply: Reply): Promise<void> {
+  if (isClosed(res)) return;
+  res.status(reply.status);
+  for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
+  if (reply.kind === 'json') {
+    res.setHeader('Content-Type', CONTENT_TYPES.json);
+    res.end(JSON.stringify(reply.body));
+    return;
+  }
+  res.setHeader('Content-Type', reply.contentType);
+  if (reply.kind === 'text') {
+    res.end(reply.body);
+    return;
+  }
+  try {
+    // Readable.from pulls the generator only as fast as the socket drains: big exports stay streamed.
+    await pipeline(Readable.from(reply.chunks()), res);
+  } catch {
+    // The client went away mid-body; nothing to answer any more.
+  }
+}
+
+/** The whole body of a reply, for faults that need to know its length (truncated). */
+export function materialize(reply: Reply): { contentType: string; body: Buffer } {
+  if (reply.kind === 'json') return { contentType: CONTENT_TYPES.json, body: Buffer.from(JSON.stringify(reply.body)) };
+  if (reply.kind === 'text') return { contentType: reply.contentType, body: Buffer.from(reply.body) };
+  const parts: Buffer[] = [];
+  for (const chunk of reply.chunks()) parts.push(Buffer.from(chunk));
+  return { contentType: reply.contentType, body: Buffer.concat(parts) };
+}
+
+/** Declares the full Content-Length, sends half of the body and cuts the connection. */
+export function sendTruncated(res: Response, reply: Reply): void {
+  const { contentType, body } = materialize(reply);
+  const cut = Math.max(1, Math.floor(body.length / 2));
+  res.status(reply.status);
+  res.setHeader('Content-Type', contentType);
+  res.setHeader('Content-Length', String(body.length));
+  res.write(body.subarray(0, cut), () => {
+    res.socket?.destroy();
+  });
+}
+
+export function errorFaultReply(fault: ActiveFault, media: Media): Reply {
+  const message = `Simulated failure: HTTP ${fault.status}`;
+  const headers: Record<string, string> = {};
+  if (fault.status === 429 || fault.status === 503) headers['Retry-After'] = String(fault.retryAfterSeconds);
+  if (media === 'json') return { kind: 'json', status: fault.status, body: invalidEnvelope([message]), headers };
+  // Non-JSON endpoints answer plain text errors; Retry-After must still be present.
+  return { kind: 'text', status: fault.status, contentType: CONTENT_TYPES.text, body: `${message}\n`, headers };
+}
+
+/** Bodies that break every parser of their media type while keeping a plausible Content-Type. */
+export function malformedReply(media: Media): Reply {
+  if (media === 'json') {
+    return textReply('{"data":{"items":[{"localId":"a-100001","name":"Káva zrnková,"isValid":tru', 200, 'json');
+  }
+  if (media === 'xml') {
+    return textReply(
+      '<?xml version="1.0" encoding="UTF-8"?>\n<SHOP>\n  <SHOPITEM><CODE>KAV-1001</CODE><PRICE_VAT>129.00</PRICE_VAT>\n  <SHOPITEM><CODE>&bad;</CODE>\n</SHOP',
+      200,
+      'xml',
+    );
+  }
+  return {
+    kind: 'text',
+    status: 200,
+    contentType: CONTENT_TYPES.text,
+    // Invalid UTF-8, NUL bytes and no delimiter anywhere.
+    body: Buffer.concat([
+      Buffer.from([0xff, 0xfe, 0x00, 0xc3, 0x28, 0x80]),
+      Buffer.from('\u0000garbage\u0007 not a stock export '),
+    ]),
+  };
+}
