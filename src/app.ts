@@ -2,12 +2,21 @@ import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from './adapters/logger/create-logger.js';
+import { createPosClient, type PosClient } from './adapters/pos/pos-client.js';
+import { openKeyv } from './adapters/store/create-keyv.js';
+import { createKeyvCatalogStore } from './adapters/store/keyv-catalog-store.js';
 import type { Config } from './config/load-config.js';
+import type { InternalProductData, Product } from './core/catalog/catalog.js';
 import { createHttpApp } from './http/create-http-app.js';
+import { createAdminRoutes } from './http/routes/admin-routes.js';
+import type { ReadinessReport } from './http/routes/health-routes.js';
+import { createScheduler, type Scheduler } from './jobs/scheduler.js';
 import { type RunningSandbox, startSandbox } from './sandbox/start-sandbox.js';
+import { type CatalogMeta, type CatalogService, createCatalogService, type SyncJob } from './services/catalog-service.js';
 
 export interface AppDeps {
   readonly logger: Logger;
+  readonly now?: () => Date;
 }
 
 export interface RunningApp {
@@ -16,15 +25,23 @@ export interface RunningApp {
   /** Base URL of the POS the bridge reads: the configured one, or the in-process sandbox. */
   readonly posUrl: string;
   readonly sandbox: RunningSandbox | undefined;
+  readonly catalog: CatalogService;
+  readonly jobs: Scheduler;
+  /** The first sync when the store had no catalog at start (already settled otherwise). */
+  readonly initialSync: Promise<void>;
   stop(): Promise<void>;
 }
 
+const JOBS: readonly SyncJob[] = ['sync-catalog', 'sync-stock'];
+
 /**
- * Composition root: wires the sandbox (when no POS is configured) and the HTTP server.
- * Shutdown order: stop accepting HTTP, then the sandbox.
+ * Composition root: the only place that wires real adapters. Start-up serves the stored catalog at once
+ * and syncs immediately when there is none. Shutdown order: stop accepting HTTP, stop the scheduler and
+ * wait for running jobs, close the POS client and the store, stop the sandbox.
  */
 export async function startApp(config: Config, deps: AppDeps): Promise<RunningApp> {
   const { logger } = deps;
+  const now = deps.now ?? (() => new Date());
   const sandbox =
     config.pos.baseUrl === undefined
       ? await startSandbox({
@@ -39,29 +56,123 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
         })
       : undefined;
   const posUrl = config.pos.baseUrl ?? sandbox?.url ?? '';
+  const apiKey = config.pos.apiKey ?? config.sandbox.apiKey;
+
+  const opened = openKeyv(config.store.url);
+  const store = createKeyvCatalogStore<CatalogMeta, Product>(opened.keyv);
+  const internalStore = createKeyvCatalogStore<{ version: string }, InternalProductData>(opened.keyv, { prefix: 'internal' });
+  const pos: PosClient = createPosClient({
+    config: { ...config.pos, baseUrl: posUrl, apiKey },
+    logger: logger.child({ component: 'pos-client' }),
+  });
+  const catalog = createCatalogService({
+    pos,
+    store,
+    internalStore,
+    logger: logger.child({ component: 'catalog' }),
+    now,
+    options: {
+      currency: config.feed.currency,
+      primaryUnit: config.feed.primaryUnit,
+      unknownStockAvailability: config.sync.unknownStockAvailability,
+      priceListKey: config.pos.priceListKey,
+      stockKey: config.pos.stockKey,
+      stockColumns: config.pos.stockColumns,
+      maxShrink: config.sync.maxShrink,
+      concurrency: config.pos.concurrency,
+    },
+  });
+
+  const jobs = createScheduler({ timezone: config.sync.timezone, logger: logger.child({ component: 'scheduler' }), now });
+  jobs.schedule({ name: 'sync-catalog', cron: config.sync.catalogCron, run: () => catalog.syncCatalog() });
+  jobs.schedule({ name: 'sync-stock', cron: config.sync.stockCron, run: () => catalog.syncStock() });
+
+  function readiness(): ReadinessReport {
+    const snapshot = catalog.current();
+    const lastRuns: Record<string, unknown> = {};
+    for (const job of JOBS) {
+      const report = catalog.lastReport(job);
+      lastRuns[job] = report
+        ? {
+            outcome: report.outcome,
+            finishedAt: report.finishedAt,
+            durationMs: report.durationMs,
+            ...(report.error ? { error: report.error } : {}),
+            ...(report.reason ? { reason: report.reason } : {}),
+          }
+        : null;
+    }
+    const catalogReport = catalog.lastReport('sync-catalog');
+    const degraded = JOBS.some((job) => {
+      const outcome = catalog.lastReport(job)?.outcome;
+      return outcome === 'failed' || outcome === 'refused';
+    });
+    if (snapshot === undefined) {
+      return {
+        ready: false,
+        reason: catalogReport ? 'the first catalog could not be built yet' : 'the first sync is running',
+        jobs: lastRuns,
+      };
+    }
+    return {
+      ready: true,
+      degraded,
+      version: snapshot.version,
+      generatedAt: snapshot.generatedAt,
+      ageSeconds: Math.max(0, Math.round((now().getTime() - Date.parse(snapshot.generatedAt)) / 1000)),
+      products: snapshot.products.length,
+      units: snapshot.units.map((unit) => unit.code),
+      jobs: lastRuns,
+    };
+  }
+
+  let initialSync: Promise<void> = Promise.resolve();
+  try {
+    const stored = await catalog.loadFromStore();
+    if (stored === undefined) {
+      initialSync = jobs.runNow('sync-catalog').then(() => undefined);
+    } else {
+      logger.info({ version: stored.version, products: stored.products.length }, 'serving the stored catalog');
+    }
+  } catch (error) {
+    // A broken store must not keep the service down: log, sync afresh, and let /readyz tell.
+    logger.error({ err: error }, 'could not load the stored catalog');
+    initialSync = jobs.runNow('sync-catalog').then(() => undefined);
+  }
+  jobs.start();
 
   const httpApp = createHttpApp({
     logger,
-    health: { readiness: () => ({ ready: false, reason: 'no catalog version yet' }) },
+    health: { readiness },
+    routers: [createAdminRoutes({ token: config.admin.token, runJob: (job) => jobs.runNow(job) })],
   });
   const server = httpApp.listen(config.http.port, config.http.host);
   try {
     await once(server, 'listening');
   } catch (error) {
+    await jobs.stop();
+    await pos.close();
+    await store.close();
     await sandbox?.stop();
     throw error;
   }
   const url = localUrlOf(server, config.http.host);
-  sandbox?.setWebhookUrl(config.sandbox.webhookUrl ?? `${url}/webhooks/pos`);
+  if (config.sandbox.webhookUrl !== undefined) sandbox?.setWebhookUrl(config.sandbox.webhookUrl);
 
   let stopping: Promise<void> | undefined;
   return {
     url,
     posUrl,
     sandbox,
+    catalog,
+    jobs,
+    initialSync,
     stop() {
       stopping ??= (async () => {
         await closeServer(server);
+        await jobs.stop();
+        await pos.close();
+        await store.close();
         await sandbox?.stop();
       })();
       return stopping;

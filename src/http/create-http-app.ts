@@ -1,10 +1,13 @@
-import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
+import express, { type ErrorRequestHandler, type Express, type RequestHandler, type Router } from 'express';
 import type { Logger } from '../adapters/logger/create-logger.js';
 import { createHealthRoutes, type HealthSource } from './routes/health-routes.js';
+import { sendError } from './send-error.js';
 
 export interface HttpAppDeps {
   readonly logger: Logger;
   readonly health: HealthSource;
+  /** Feature routers (feeds, admin, webhooks, metrics), mounted in order. */
+  readonly routers?: readonly Router[];
 }
 
 /** The bridge's HTTP app; never calls listen() so tests can drive it with supertest. */
@@ -14,13 +17,14 @@ export function createHttpApp(deps: HttpAppDeps): Express {
   // Feeds compute their own strong ETags from the catalog version; express's body hashing is wasted work.
   app.set('etag', false);
   app.use(createHealthRoutes(deps.health));
+  for (const router of deps.routers ?? []) app.use(router);
   app.use(notFound);
   app.use(createErrorHandler(deps.logger));
   return app;
 }
 
 const notFound: RequestHandler = (req, res) => {
-  res.status(404).json({ error: { code: 'NOT_FOUND', message: `No route for ${req.method} ${req.path}` } });
+  sendError(res, 404, 'NOT_FOUND', `No route for ${req.method} ${req.path}`);
 };
 
 function createErrorHandler(logger: Logger): ErrorRequestHandler {
@@ -31,8 +35,11 @@ function createErrorHandler(logger: Logger): ErrorRequestHandler {
       res.destroy();
       return;
     }
-    const message = status >= 500 ? 'Internal error' : err instanceof Error ? err.message : 'Bad request';
-    res.status(status).json({ error: { code: status >= 500 ? 'INTERNAL' : 'BAD_REQUEST', message } });
+    if (status >= 500) {
+      sendError(res, status, 'INTERNAL', 'Internal error');
+      return;
+    }
+    sendError(res, status, 'BAD_REQUEST', err instanceof Error ? err.message : 'Bad request');
   };
 }
 

@@ -40,10 +40,9 @@ export interface KeyvCatalogStoreOptions {
   readonly keepReports?: number;
   /** Parallel writes or reads of chunks. */
   readonly concurrency?: number;
+  /** Key prefix, so one keyv holds several independent version lists (public catalog, internal data). */
+  readonly prefix?: string;
 }
-
-const POINTER_KEY = 'catalog:current';
-const VERSIONS_KEY = 'catalog:versions';
 
 /**
  * Versioned catalog snapshots on keyv (SPEC §4 rules 8-9): a reader sees the old or the new version,
@@ -54,9 +53,12 @@ export function createKeyvCatalogStore<Meta, Item>(keyv: Keyv, options: KeyvCata
   const keepVersions = Math.max(2, options.keepVersions ?? 3);
   const keepReports = options.keepReports ?? 10;
   const concurrency = options.concurrency ?? 4;
+  const prefix = options.prefix ?? 'catalog';
+  const POINTER_KEY = `${prefix}:current`;
+  const VERSIONS_KEY = `${prefix}:versions`;
 
-  const metaKey = (version: string) => `catalog:v:${version}:meta`;
-  const chunkKey = (version: string, index: number) => `catalog:v:${version}:chunk:${index}`;
+  const metaKey = (version: string) => `${prefix}:v:${version}:meta`;
+  const chunkKey = (version: string, index: number) => `${prefix}:v:${version}:chunk:${index}`;
 
   async function deleteVersion(pointer: VersionPointer): Promise<void> {
     const keys = [metaKey(pointer.version)];
@@ -120,13 +122,13 @@ export function createKeyvCatalogStore<Meta, Item>(keyv: Keyv, options: KeyvCata
     },
 
     async saveReport(job, report) {
-      const key = `reports:${job}`;
+      const key = `${prefix}:reports:${job}`;
       const reports = ((await keyv.get(key)) as unknown[] | undefined) ?? [];
       await keyv.set(key, [report, ...reports].slice(0, keepReports));
     },
 
     async recentReports(job) {
-      return ((await keyv.get(`reports:${job}`)) as unknown[] | undefined) ?? [];
+      return ((await keyv.get(`${prefix}:reports:${job}`)) as unknown[] | undefined) ?? [];
     },
 
     async close() {

@@ -1,0 +1,15 @@
+import type { Response } from 'express';
+
+/** The bridge's API error body (SPEC §5): `{ "error": { "code", "message" } }`. */
+export function sendError(
+  res: Response,
+  status: number,
+  code: string,
+  message: string,
+  extra: Record<string, unknown> = {},
+): void {
+  res
+    .status(status)
+    .set('cache-control', 'no-store')
+    .json({ error: { code, message, ...extra } });
+}

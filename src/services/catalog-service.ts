@@ -1,0 +1,441 @@
+import type { PosClient } from '../adapters/pos/pos-client.js';
+import type { PosRejectedItem } from '../adapters/pos/pos-schema.js';
+import { createPriceListParser, type PriceListSummary } from '../adapters/pos/price-list-xml.js';
+import { parseStockExport, type StockColumnOverride, type StockExportSummary } from '../adapters/pos/stock-export.js';
+import type { CatalogStore } from '../adapters/store/keyv-catalog-store.js';
+import { mapLimit } from '../core/async/map-limit.js';
+import { type ApplyStockReport, applyStockRows } from '../core/catalog/apply-stock.js';
+import type { Availability, CatalogSnapshot, InternalProductData, Product } from '../core/catalog/catalog.js';
+import { checkPublishable } from '../core/catalog/catalog-guards.js';
+import { createCatalogVersion, fingerprintCatalog } from '../core/catalog/catalog-version.js';
+import { type MergeReport, mergeCatalog } from '../core/catalog/merge-catalog.js';
+import type { IdentityKeyChoice } from '../core/catalog/resolve-identity.js';
+import type { PriceListRow, SourceUnit, StockRow } from '../core/catalog/source.js';
+
+/** Everything of a snapshot but its products, stored as the version's metadata. */
+export interface CatalogMeta {
+  readonly version: string;
+  readonly generatedAt: string;
+  readonly currency: string;
+  readonly primaryUnit: string;
+  readonly units: CatalogSnapshot['units'];
+  /** Content fingerprint: a sync that builds the same catalog keeps the published version. */
+  readonly fingerprint: string;
+}
+
+export type SyncJob = 'sync-catalog' | 'sync-stock';
+export type SyncOutcome = 'published' | 'unchanged' | 'refused' | 'failed' | 'skipped';
+
+export interface SyncError {
+  readonly code: string;
+  readonly message: string;
+}
+
+/** What one run did: logged, kept (the last few) in the store, shown by `/readyz` and the admin API. */
+export interface SyncReport {
+  readonly job: SyncJob;
+  readonly outcome: SyncOutcome;
+  readonly startedAt: string;
+  readonly finishedAt: string;
+  readonly durationMs: number;
+  /** The version served after the run. */
+  readonly version?: string;
+  readonly previousVersion?: string;
+  readonly products?: number;
+  readonly reason?: string;
+  readonly error?: SyncError;
+  readonly sources?: {
+    readonly units?: { readonly count: number; readonly rejected: readonly PosRejectedItem[]; readonly pages: number };
+    readonly articles?: {
+      readonly count: number;
+      readonly rejectedCount: number;
+      readonly rejected: readonly PosRejectedItem[];
+      readonly pages: number;
+    };
+    readonly priceLists?: Readonly<Record<string, PriceListReport>>;
+    readonly stock?: Readonly<Record<string, StockExportReport>>;
+  };
+  readonly merge?: MergeReport;
+  readonly stock?: ApplyStockReport;
+}
+
+export interface PriceListReport {
+  readonly rows: number;
+  readonly root?: string;
+  readonly skippedCount: number;
+  readonly warningCount: number;
+  readonly skipped: PriceListSummary['skipped'];
+}
+
+export interface StockExportReport {
+  readonly rows: number;
+  readonly delimiter?: string;
+  readonly header: readonly string[];
+  readonly skippedCount: number;
+  readonly skipped: StockExportSummary['skipped'];
+}
+
+export interface CatalogServiceOptions {
+  readonly currency: string;
+  readonly primaryUnit: string | undefined;
+  readonly unknownStockAvailability: Availability;
+  readonly priceListKey: IdentityKeyChoice;
+  readonly stockKey: IdentityKeyChoice;
+  readonly stockColumns: StockColumnOverride;
+  readonly maxShrink: number;
+  readonly concurrency: number;
+}
+
+export interface CatalogServiceDeps {
+  readonly pos: PosClient;
+  readonly store: CatalogStore<CatalogMeta, Product>;
+  /** Admin-only purchase prices, versioned alongside the public catalog. */
+  readonly internalStore: CatalogStore<{ readonly version: string }, InternalProductData>;
+  readonly options: CatalogServiceOptions;
+  readonly logger: {
+    info(meta: object, message: string): void;
+    warn(meta: object, message: string): void;
+    error(meta: object, message: string): void;
+  };
+  readonly now: () => Date;
+}
+
+export interface CatalogService {
+  /** The version being served; `undefined` before the first one exists. */
+  current(): CatalogSnapshot | undefined;
+  /** Loads the last published version from the store, so it is served at once after a restart. */
+  loadFromStore(): Promise<CatalogSnapshot | undefined>;
+  /** Re-reads the store's pointer and loads a version another instance published. */
+  refreshFromStore(): Promise<boolean>;
+  syncCatalog(): Promise<SyncReport>;
+  syncStock(): Promise<SyncReport>;
+  lastReport(job: SyncJob): SyncReport | undefined;
+  recentReports(job: SyncJob): Promise<unknown[]>;
+  /** Called after every change of the served version (own publish or loaded from the store). */
+  onChange(listener: (snapshot: CatalogSnapshot) => void): void;
+}
+
+function errorOf(error: unknown): SyncError {
+  if (error instanceof Error) {
+    const code = 'code' in error && typeof error.code === 'string' ? error.code : 'SYNC_FAILED';
+    return { code, message: error.message };
+  }
+  return { code: 'SYNC_FAILED', message: String(error) };
+}
+
+function toSnapshot(meta: CatalogMeta, products: readonly Product[]): CatalogSnapshot {
+  return {
+    version: meta.version,
+    generatedAt: meta.generatedAt,
+    currency: meta.currency,
+    primaryUnit: meta.primaryUnit,
+    units: meta.units,
+    products,
+  };
+}
+
+function metaOf(snapshot: CatalogSnapshot, fingerprint: string): CatalogMeta {
+  return {
+    version: snapshot.version,
+    generatedAt: snapshot.generatedAt,
+    currency: snapshot.currency,
+    primaryUnit: snapshot.primaryUnit,
+    units: snapshot.units,
+    fingerprint,
+  };
+}
+
+/**
+ * The catalog's use cases: full sync, stock sync, and the served version (SPEC §4 rules 8-9).
+ * A run publishes a complete new version or nothing: any failed source fails the run, and the guard
+ * refuses a catalog that shrank too much; either way the last good version stays served.
+ */
+export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
+  const { pos, store, options, logger, now } = deps;
+  let served: { snapshot: CatalogSnapshot; fingerprint: string } | undefined;
+  const lastReports = new Map<SyncJob, SyncReport>();
+  const listeners: ((snapshot: CatalogSnapshot) => void)[] = [];
+
+  function serve(snapshot: CatalogSnapshot, fingerprint: string): void {
+    served = { snapshot, fingerprint };
+    for (const listener of listeners) listener(snapshot);
+  }
+
+  async function readPriceList(unit: SourceUnit): Promise<{ rows: PriceListRow[]; report: PriceListReport }> {
+    const rows: PriceListRow[] = [];
+    const parser = createPriceListParser((row) => rows.push(row));
+    const body = await pos.fetchPriceListXml(unit);
+    try {
+      for await (const chunk of body) parser.write(chunk);
+    } catch (error) {
+      body.cancel();
+      throw error;
+    }
+    const summary = parser.end();
+    return {
+      rows,
+      report: {
+        rows: rows.length,
+        ...(summary.rootElement === undefined ? {} : { root: summary.rootElement }),
+        skippedCount: summary.skippedCount,
+        warningCount: summary.warningCount,
+        skipped: summary.skipped.slice(0, 20),
+      },
+    };
+  }
+
+  async function readStock(unit: SourceUnit): Promise<{ rows: StockRow[]; report: StockExportReport }> {
+    const body = await pos.fetchStockExport(unit);
+    const { rows, summary } = parseStockExport(body, { columns: options.stockColumns });
+    return {
+      rows,
+      report: {
+        rows: rows.length,
+        ...(summary.delimiter === undefined ? {} : { delimiter: summary.delimiter }),
+        header: summary.header,
+        skippedCount: summary.skippedCount,
+        skipped: summary.skipped.slice(0, 20),
+      },
+    };
+  }
+
+  async function finish(report: SyncReport): Promise<SyncReport> {
+    lastReports.set(report.job, report);
+    const meta = { job: report.job, outcome: report.outcome, version: report.version, durationMs: report.durationMs };
+    if (report.outcome === 'failed') logger.warn({ ...meta, error: report.error }, 'sync failed, keeping the last good catalog');
+    else if (report.outcome === 'refused') logger.warn({ ...meta, reason: report.reason }, 'sync refused by the publish guard');
+    else logger.info({ ...meta, products: report.products }, 'sync finished');
+    try {
+      await store.saveReport(report.job, report);
+    } catch (error) {
+      logger.error({ job: report.job, err: error }, 'could not store the sync report');
+    }
+    return report;
+  }
+
+  async function publish(
+    snapshot: CatalogSnapshot,
+    fingerprint: string,
+    internal: readonly InternalProductData[],
+  ): Promise<void> {
+    const publishedAt = now();
+    // Internal data first: once the public pointer moves, its purchase prices must already be there.
+    await deps.internalStore.publish(
+      { version: snapshot.version, meta: { version: snapshot.version }, items: internal },
+      publishedAt,
+    );
+    await store.publish(
+      { version: snapshot.version, meta: metaOf(snapshot, fingerprint), items: snapshot.products },
+      publishedAt,
+    );
+    serve(snapshot, fingerprint);
+  }
+
+  function timing(started: Date): { startedAt: string; finishedAt: string; durationMs: number } {
+    const finished = now();
+    return {
+      startedAt: started.toISOString(),
+      finishedAt: finished.toISOString(),
+      durationMs: finished.getTime() - started.getTime(),
+    };
+  }
+
+  async function syncCatalog(): Promise<SyncReport> {
+    const started = now();
+    const previous = served;
+    const base = { job: 'sync-catalog' as const, ...(previous ? { previousVersion: previous.snapshot.version } : {}) };
+    let sources: NonNullable<SyncReport['sources']> = {};
+    try {
+      const units = await pos.listUnits();
+      sources = { units: { count: units.items.length, rejected: units.rejected.slice(0, 20), pages: units.pages } };
+      const articles = await pos.listArticles({ priceOutput: 'with_vat' });
+      sources = {
+        ...sources,
+        articles: {
+          count: articles.items.length,
+          rejectedCount: articles.rejected.length,
+          rejected: articles.rejected.slice(0, 20),
+          pages: articles.pages,
+        },
+      };
+      const perUnit = await mapLimit(units.items, options.concurrency, async (unit) => {
+        const [priceList, stock] = await Promise.all([readPriceList(unit), readStock(unit)]);
+        return { unit, priceList, stock };
+      });
+      const priceLists = new Map<string, PriceListRow[]>();
+      const stock = new Map<string, StockRow[]>();
+      const priceListReports: Record<string, PriceListReport> = {};
+      const stockReports: Record<string, StockExportReport> = {};
+      for (const entry of perUnit) {
+        priceLists.set(entry.unit.code, entry.priceList.rows);
+        stock.set(entry.unit.code, entry.stock.rows);
+        priceListReports[entry.unit.code] = entry.priceList.report;
+        stockReports[entry.unit.code] = entry.stock.report;
+      }
+      sources = { ...sources, priceLists: priceListReports, stock: stockReports };
+
+      const version = createCatalogVersion(started, previous?.snapshot.version ?? 'first');
+      const merged = mergeCatalog(
+        { units: units.items, articles: articles.items, priceLists, stock },
+        {
+          version,
+          currency: options.currency,
+          ...(options.primaryUnit === undefined ? {} : { primaryUnit: options.primaryUnit }),
+          unknownStockAvailability: options.unknownStockAvailability,
+          priceListKey: options.priceListKey,
+          stockKey: options.stockKey,
+        },
+        started,
+      );
+      const fingerprint = fingerprintCatalog(merged.snapshot);
+      const products = merged.snapshot.products.length;
+      if (previous !== undefined && previous.fingerprint === fingerprint) {
+        return await finish({
+          ...base,
+          outcome: 'unchanged',
+          ...timing(started),
+          version: previous.snapshot.version,
+          products,
+          sources,
+          merge: merged.report,
+        });
+      }
+      const check = checkPublishable(
+        previous ? { count: previous.snapshot.products.length } : undefined,
+        { count: products },
+        options.maxShrink,
+      );
+      if (!check.ok) {
+        return await finish({
+          ...base,
+          outcome: 'refused',
+          ...timing(started),
+          ...(previous ? { version: previous.snapshot.version } : {}),
+          products,
+          reason: check.message,
+          sources,
+          merge: merged.report,
+        });
+      }
+      await publish(merged.snapshot, fingerprint, merged.internal.products);
+      return await finish({
+        ...base,
+        outcome: 'published',
+        ...timing(started),
+        version,
+        products,
+        sources,
+        merge: merged.report,
+      });
+    } catch (error) {
+      return await finish({
+        ...base,
+        outcome: 'failed',
+        ...timing(started),
+        ...(previous ? { version: previous.snapshot.version } : {}),
+        error: errorOf(error),
+        sources,
+      });
+    }
+  }
+
+  async function syncStock(): Promise<SyncReport> {
+    const started = now();
+    const previous = served;
+    if (previous === undefined) {
+      return finish({
+        job: 'sync-stock',
+        outcome: 'skipped',
+        ...timing(started),
+        reason: 'no catalog version yet; the full sync comes first',
+      });
+    }
+    const base = { job: 'sync-stock' as const, previousVersion: previous.snapshot.version };
+    try {
+      const units = previous.snapshot.units.map((unit) => ({ ...unit, priceLists: [] }));
+      const read = await mapLimit(units, options.concurrency, async (unit) => ({ unit, stock: await readStock(unit) }));
+      const rowsByUnit = new Map<string, StockRow[]>();
+      const stockReports: Record<string, StockExportReport> = {};
+      for (const entry of read) {
+        rowsByUnit.set(entry.unit.code, entry.stock.rows);
+        stockReports[entry.unit.code] = entry.stock.report;
+      }
+      const version = createCatalogVersion(started, previous.snapshot.version);
+      const applied = applyStockRows(
+        previous.snapshot,
+        rowsByUnit,
+        { version, unknownStockAvailability: options.unknownStockAvailability, stockKey: options.stockKey },
+        started,
+      );
+      const sources = { stock: stockReports };
+      // The served version may have changed meanwhile (a full sync or a webhook): do not overwrite it.
+      if (served !== previous) {
+        return await finish({
+          ...base,
+          outcome: 'skipped',
+          ...timing(started),
+          version: served?.snapshot.version ?? previous.snapshot.version,
+          reason: 'catalog changed during the run',
+          sources,
+        });
+      }
+      if (applied.report.changedProducts === 0) {
+        return await finish({
+          ...base,
+          outcome: 'unchanged',
+          ...timing(started),
+          version: previous.snapshot.version,
+          products: previous.snapshot.products.length,
+          sources,
+          stock: applied.report,
+        });
+      }
+      const fingerprint = fingerprintCatalog(applied.snapshot);
+      const internal = await deps.internalStore.loadCurrent();
+      await publish(applied.snapshot, fingerprint, internal?.items ?? []);
+      return await finish({
+        ...base,
+        outcome: 'published',
+        ...timing(started),
+        version,
+        products: applied.snapshot.products.length,
+        sources,
+        stock: applied.report,
+      });
+    } catch (error) {
+      return await finish({
+        ...base,
+        outcome: 'failed',
+        ...timing(started),
+        version: previous.snapshot.version,
+        error: errorOf(error),
+      });
+    }
+  }
+
+  async function load(): Promise<CatalogSnapshot | undefined> {
+    const stored = await store.loadCurrent();
+    if (stored === undefined) return undefined;
+    const snapshot = toSnapshot(stored.meta, stored.items);
+    serve(snapshot, stored.meta.fingerprint);
+    return snapshot;
+  }
+
+  return {
+    current: () => served?.snapshot,
+    loadFromStore: load,
+    async refreshFromStore() {
+      const version = await store.currentVersion();
+      if (version === undefined || version === served?.snapshot.version) return false;
+      await load();
+      return true;
+    },
+    syncCatalog,
+    syncStock,
+    lastReport: (job) => lastReports.get(job),
+    recentReports: (job) => store.recentReports(job),
+    onChange(listener) {
+      listeners.push(listener);
+    },
+  };
+}
