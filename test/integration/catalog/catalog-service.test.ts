@@ -1,0 +1,143 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openKeyv } from '../../../src/adapters/store/create-keyv.js';
+import { createKeyvCatalogStore } from '../../../src/adapters/store/keyv-catalog-store.js';
+import type { InternalProductData, Product } from '../../../src/core/catalog/catalog.js';
+import { type CatalogMeta, createCatalogService } from '../../../src/services/catalog-service.js';
+import { createFakePosClient, demoData, type FakePosData, posDown } from '../../fakes/fake-pos-client.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'catalog-service-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+let clock = Date.parse('2026-11-22T10:00:00Z');
+const now = () => new Date((clock += 1_000));
+
+function createService(storeFile: string, data: FakePosData) {
+  const { keyv } = openKeyv(`sqlite://${join(dir, storeFile)}`);
+  const store = createKeyvCatalogStore<CatalogMeta, Product>(keyv, { chunkSize: 100 });
+  const internalStore = createKeyvCatalogStore<{ version: string }, InternalProductData>(keyv, { prefix: 'internal' });
+  const service = createCatalogService({
+    pos: createFakePosClient(data),
+    store,
+    internalStore,
+    logger: pino({ level: 'silent' }),
+    now,
+    options: {
+      currency: 'CZK',
+      primaryUnit: undefined,
+      unknownStockAvailability: 'out_of_stock',
+      priceListKey: 'auto',
+      stockKey: 'auto',
+      stockColumns: {},
+      maxShrink: 0.5,
+      concurrency: 2,
+    },
+  });
+  return { service, store, internalStore };
+}
+
+describe('services/catalog-service with the real SQLite store', () => {
+  it('publishes a merged catalog and reads it back after a restart', async () => {
+    const first = createService('restart.sqlite', demoData(250));
+
+    const report = await first.service.syncCatalog();
+
+    expect(report.outcome).toBe('published');
+    expect(report.products).toBe(250);
+    const product = first.service.current()?.products[0];
+    expect(product).toMatchObject({ id: 'a-1', name: 'Zboží č. 1 & spol.', plu: 1001 });
+    expect(product?.offers[0]).toMatchObject({ unit: 'U1', price: 13, stock: 1.5, availability: 'in_stock' });
+    await first.store.close();
+
+    const second = createService('restart.sqlite', demoData(250));
+    const loaded = await second.service.loadFromStore();
+
+    expect(loaded?.version).toBe(report.version);
+    expect(loaded?.products).toEqual(first.service.current()?.products);
+    expect((await second.internalStore.loadCurrent())?.items[0]).toEqual({ id: 'a-1', purchasePrice: 5 });
+    expect(await second.service.recentReports('sync-catalog')).toHaveLength(1);
+    await second.store.close();
+  });
+
+  it('keeps the old version when a run fails', async () => {
+    const data = demoData(50);
+    const { service, store } = createService('failed.sqlite', data);
+    const good = await service.syncCatalog();
+
+    data.failWith = posDown();
+    const failed = await service.syncCatalog();
+
+    expect(failed).toMatchObject({ outcome: 'failed', version: good.version, error: { code: 'POS_UNAVAILABLE' } });
+    expect(service.current()?.version).toBe(good.version);
+    expect(await store.currentVersion()).toBe(good.version);
+    await store.close();
+  });
+
+  it.each([
+    [1000, 400, 'refused'],
+    [1000, 499, 'refused'],
+    [1000, 500, 'published'],
+    [1000, 600, 'published'],
+  ])('shrink guard: %i → %i products is %s', async (before, after, outcome) => {
+    const data = demoData(before);
+    const { service, store } = createService(`shrink-${before}-${after}.sqlite`, data);
+    const good = await service.syncCatalog();
+
+    const smaller = demoData(after);
+    data.articles = smaller.articles;
+    const run = await service.syncCatalog();
+
+    expect(run.outcome).toBe(outcome);
+    if (outcome === 'refused') {
+      expect(run.reason).toMatch(/shrink|remove/i);
+      expect(service.current()?.version).toBe(good.version);
+      expect(await store.currentVersion()).toBe(good.version);
+    } else {
+      expect(service.current()?.products).toHaveLength(after);
+    }
+    await store.close();
+  });
+
+  it('applies a stock export onto the current version as a new version', async () => {
+    const data = demoData(30);
+    const { service, store } = createService('stock.sqlite', data);
+    const full = await service.syncCatalog();
+
+    data.stock['U1'] = 'PLU;Množství\r\n1001;-2\r\n1002;7\r\n';
+    const run = await service.syncStock();
+
+    expect(run.outcome).toBe('published');
+    expect(run.version).not.toBe(full.version);
+    const [first, second, third] = service.current()?.products ?? [];
+    expect(first?.offers[0]).toMatchObject({ stock: -2, availability: 'out_of_stock' });
+    expect(second?.offers[0]).toMatchObject({ stock: 7, availability: 'in_stock' });
+    // Absent from the new export: keeps its stock.
+    expect(third?.offers[0]?.stock).toBe(0.5);
+    expect(await store.currentVersion()).toBe(run.version);
+    expect((await service.syncStock()).outcome).toBe('unchanged');
+    await store.close();
+  });
+
+  it('skips the stock sync before the first catalog', async () => {
+    const { service, store } = createService('skip.sqlite', demoData(5));
+
+    expect((await service.syncStock()).outcome).toBe('skipped');
+    await store.close();
+  });
+
+  it('fails the run on a price list that is not XML, keeping nothing of it', async () => {
+    const data = demoData(20);
+    const { service, store } = createService('bad-xml.sqlite', data);
+    const good = await service.syncCatalog();
+
+    data.priceLists['U1'] = '<SHOP><SHOPITEM><CODE>1001</CODE>';
+    const run = await service.syncCatalog();
+
+    expect(run).toMatchObject({ outcome: 'failed', error: { code: 'PRICE_LIST_INVALID' } });
+    expect(service.current()?.version).toBe(good.version);
+    await store.close();
+  });
+});
