@@ -6,6 +6,7 @@ import { createPosClient, type PosClient } from './adapters/pos/pos-client.js';
 import { openKeyv } from './adapters/store/create-keyv.js';
 import { createKeyvCatalogStore } from './adapters/store/keyv-catalog-store.js';
 import type { Config } from './config/load-config.js';
+import { createMutex } from './core/async/create-mutex.js';
 import type { InternalProductData, Product } from './core/catalog/catalog.js';
 import { createHttpApp } from './http/create-http-app.js';
 import { createAdminRoutes } from './http/routes/admin-routes.js';
@@ -84,8 +85,9 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
   });
 
   const jobs = createScheduler({ timezone: config.sync.timezone, logger: logger.child({ component: 'scheduler' }), now });
-  jobs.schedule({ name: 'sync-catalog', cron: config.sync.catalogCron, run: () => catalog.syncCatalog() });
-  jobs.schedule({ name: 'sync-stock', cron: config.sync.stockCron, run: () => catalog.syncStock() });
+  const exclusive = createMutex();
+  jobs.schedule({ name: 'sync-catalog', cron: config.sync.catalogCron, run: () => exclusive(() => catalog.syncCatalog()) });
+  jobs.schedule({ name: 'sync-stock', cron: config.sync.stockCron, run: () => exclusive(() => catalog.syncStock()) });
 
   function readiness(): ReadinessReport {
     const snapshot = catalog.current();
