@@ -1,0 +1,154 @@
+import { ALL_UNITS, type CatalogSnapshot, type Offer, type Product } from './catalog.js';
+import type { ChangedField } from './diff-catalogs.js';
+
+/** What happened to one item in one view between two versions. */
+type Change = 'added' | 'removed' | ReadonlySet<ChangedField>;
+
+interface Transition {
+  readonly from: string;
+  readonly to: string;
+  /** view (unit code or `all`) → item id → change */
+  readonly views: ReadonlyMap<string, ReadonlyMap<string, Change>>;
+}
+
+export type ChangeKind = 'added' | 'changed' | 'removed';
+
+export interface ItemChange {
+  readonly id: string;
+  readonly change: ChangeKind;
+  /** For `changed`: what changed (price, salePrice, standardPrice, stock, availability, details). */
+  readonly fields?: readonly ChangedField[];
+}
+
+export type ChangesSince =
+  | { readonly ok: true; readonly changes: readonly ItemChange[] }
+  /** The cursor is not a version this log knows (too old, from before a restart, or made up). */
+  | { readonly ok: false };
+
+export interface ChangeLog {
+  /** Records the transition between the served version and the next one. */
+  record(previous: CatalogSnapshot | undefined, next: CatalogSnapshot): void;
+  /** The net changes in `view` from version `since` to the newest recorded version. */
+  changesSince(since: string, view: string): ChangesSince;
+}
+
+const FIELDS = ['price', 'salePrice', 'standardPrice', 'stock', 'availability'] as const satisfies readonly ChangedField[];
+const DETAIL_FIELDS = ['name', 'groupId', 'ean', 'plu', 'internalIdentifier', 'measureUnit', 'isStockItem'] as const;
+
+function offerFields(before: Offer | undefined, after: Offer | undefined): ChangedField[] {
+  const fields: ChangedField[] = [];
+  for (const field of FIELDS) {
+    if (before?.[field] !== after?.[field]) fields.push(field);
+  }
+  return fields;
+}
+
+function detailsChanged(before: Product, after: Product): boolean {
+  return DETAIL_FIELDS.some((field) => before[field] !== after[field]);
+}
+
+function add(views: Map<string, Map<string, Change>>, view: string, id: string, change: Change): void {
+  let changes = views.get(view);
+  if (changes === undefined) {
+    changes = new Map();
+    views.set(view, changes);
+  }
+  changes.set(id, change);
+}
+
+/**
+ * Compact per-view change records between consecutive versions, for the changes feed (SPEC §5). Only
+ * ids and changed field names are kept: item states are read from the served version when asked.
+ * Products shared by reference between versions (a stock update touches few) cost nothing to compare.
+ */
+export function createChangeLog(options: { readonly maxTransitions: number }): ChangeLog {
+  const transitions: Transition[] = [];
+
+  function diff(previous: CatalogSnapshot, next: CatalogSnapshot): Transition {
+    const views = new Map<string, Map<string, Change>>();
+    const before = new Map<string, Product>();
+    for (const product of previous.products) before.set(product.id, product);
+    const unitCodes = next.units.map((unit) => unit.code);
+    for (const product of next.products) {
+      const old = before.get(product.id);
+      before.delete(product.id);
+      if (old === product) continue;
+      if (old === undefined) {
+        add(views, ALL_UNITS, product.id, 'added');
+        for (const offer of product.offers) add(views, offer.unit, product.id, 'added');
+        continue;
+      }
+      const details = detailsChanged(old, product);
+      const aggregate = offerFields(old.aggregate, product.aggregate);
+      if (details) aggregate.push('details');
+      if (aggregate.length > 0) add(views, ALL_UNITS, product.id, new Set(aggregate));
+      for (const unit of unitCodes) {
+        const was = old.offers.find((offer) => offer.unit === unit);
+        const is = product.offers.find((offer) => offer.unit === unit);
+        if (was === undefined && is !== undefined) {
+          add(views, unit, product.id, 'added');
+          continue;
+        }
+        if (was !== undefined && is === undefined) {
+          add(views, unit, product.id, 'removed');
+          continue;
+        }
+        const fields = offerFields(was, is);
+        if (details) fields.push('details');
+        if (fields.length > 0) add(views, unit, product.id, new Set(fields));
+      }
+    }
+    for (const removed of before.values()) {
+      add(views, ALL_UNITS, removed.id, 'removed');
+      for (const offer of removed.offers) add(views, offer.unit, removed.id, 'removed');
+    }
+    return { from: previous.version, to: next.version, views };
+  }
+
+  return {
+    record(previous, next) {
+      if (previous === undefined || previous.version === next.version) return;
+      const last = transitions.at(-1);
+      // A gap (a version published elsewhere and never seen here) makes older cursors unreliable.
+      if (last !== undefined && last.to !== previous.version) transitions.length = 0;
+      transitions.push(diff(previous, next));
+      if (transitions.length > options.maxTransitions) transitions.splice(0, transitions.length - options.maxTransitions);
+    },
+
+    changesSince(since, view) {
+      const last = transitions.at(-1);
+      if (last === undefined) return { ok: false };
+      if (since === last.to) return { ok: true, changes: [] };
+      const start = transitions.findIndex((transition) => transition.from === since);
+      if (start < 0) return { ok: false };
+      // Per id: whether it existed at `since` (its first recorded change was not an addition) and where it ends.
+      const net = new Map<string, { existedBefore: boolean; exists: boolean; fields: Set<ChangedField> }>();
+      for (const transition of transitions.slice(start)) {
+        for (const [id, change] of transition.views.get(view) ?? []) {
+          let entry = net.get(id);
+          if (entry === undefined) {
+            entry = { existedBefore: change !== 'added', exists: true, fields: new Set() };
+            net.set(id, entry);
+          }
+          if (change === 'added') {
+            // Removed and added again within the window: its state may differ in every way.
+            if (!entry.exists) for (const field of FIELD_ORDER) entry.fields.add(field);
+            entry.exists = true;
+          } else if (change === 'removed') entry.exists = false;
+          else for (const field of change) entry.fields.add(field);
+        }
+      }
+      const changes: ItemChange[] = [];
+      for (const [id, entry] of net) {
+        if (!entry.existedBefore && entry.exists) changes.push({ id, change: 'added' });
+        else if (entry.existedBefore && !entry.exists) changes.push({ id, change: 'removed' });
+        else if (entry.existedBefore && entry.exists && entry.fields.size > 0) {
+          changes.push({ id, change: 'changed', fields: FIELD_ORDER.filter((field) => entry.fields.has(field)) });
+        }
+      }
+      return { ok: true, changes };
+    },
+  };
+}
+
+const FIELD_ORDER: readonly ChangedField[] = [...FIELDS, 'details'];
