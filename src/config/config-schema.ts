@@ -29,6 +29,32 @@ function optionalSecret(description: string) {
   return z.string().min(8, 'must be at least 8 characters').optional().describe(description);
 }
 
+const LINK_PLACEHOLDERS = ['id', 'ean', 'plu', 'code', 'internalIdentifier'];
+
+/** An absolute http(s) URL template whose `{placeholders}` are all known ones. */
+function linkTemplate(description: string) {
+  return z
+    .string()
+    .superRefine((value, ctx) => {
+      const unknown = [...value.matchAll(/\{([^}]*)\}/g)]
+        .map((match) => match[1] ?? '')
+        .filter((name) => !LINK_PLACEHOLDERS.includes(name));
+      if (unknown.length > 0) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `has unknown placeholders ${unknown.map((name) => `{${name}}`).join(', ')} (known: ${LINK_PLACEHOLDERS.map((name) => `{${name}}`).join(', ')})`,
+        });
+        return;
+      }
+      const filled = value.replace(/\{[^}]*\}/g, 'x');
+      if (!URL.canParse(filled) || !/^https?:$/.test(new URL(filled).protocol)) {
+        ctx.addIssue({ code: 'custom', message: 'must be an absolute http(s) URL template such as https://shop.example/p/{id}' });
+      }
+    })
+    .optional()
+    .describe(description);
+}
+
 function isTimeZone(value: string): boolean {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: value });
@@ -129,13 +155,10 @@ export const ConfigSchema = z.object({
     .regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as CZK')
     .default('CZK')
     .describe('Currency of all prices'),
-  FEED_PRODUCT_URL: z
-    .string()
-    .optional()
-    .describe(
-      'Template of product links with placeholders {id}, {ean}, {plu}, {code} (default in sandbox mode: the sandbox pages)',
-    ),
-  FEED_IMAGE_URL: z.string().optional().describe('Template of image links, same placeholders as FEED_PRODUCT_URL'),
+  FEED_PRODUCT_URL: linkTemplate(
+    'Template of product links with placeholders {id}, {ean}, {plu}, {code}, {internalIdentifier} (default in sandbox mode: the sandbox pages)',
+  ),
+  FEED_IMAGE_URL: linkTemplate('Template of image links, same placeholders as FEED_PRODUCT_URL'),
   FEED_BRAND: z.string().optional().describe('Brand for channels that require one'),
   FEED_PRIMARY_UNIT: z
     .string()

@@ -122,6 +122,9 @@ describe('config/load-config', () => {
     ['POS_STOCK_EXPORT_TYPE', 'csv/../x'],
     ['UNKNOWN_STOCK_AVAILABILITY', 'maybe'],
     ['PUBLIC_BASE_URL', 'example'],
+    ['FEED_PRODUCT_URL', 'shop.example/p/{id}'],
+    ['FEED_PRODUCT_URL', 'https://shop.example/p/{sku}'],
+    ['FEED_IMAGE_URL', 'ftp://img.example/{id}.png'],
   ])('rejects %s=%s', (name, value) => {
     const problems = problemsOf({ [name]: value });
 
