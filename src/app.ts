@@ -1,19 +1,29 @@
 import { once } from 'node:events';
+import { readdir, readFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Logger } from './adapters/logger/create-logger.js';
 import { createPosClient, type PosClient } from './adapters/pos/pos-client.js';
 import { openKeyv } from './adapters/store/create-keyv.js';
 import { createKeyvCatalogStore } from './adapters/store/keyv-catalog-store.js';
 import type { Config } from './config/load-config.js';
 import { createMutex } from './core/async/create-mutex.js';
-import type { InternalProductData, Product } from './core/catalog/catalog.js';
+import type { CatalogSnapshot, InternalProductData, Product } from './core/catalog/catalog.js';
+import { createChangeLog } from './core/catalog/change-log.js';
+import type { CompiledFeed } from './core/feeds/compiled-feed.js';
+import { loadTemplates } from './core/feeds/load-templates.js';
 import { createHttpApp } from './http/create-http-app.js';
 import { createAdminRoutes } from './http/routes/admin-routes.js';
+import { createFeedRoutes } from './http/routes/feed-routes.js';
 import type { ReadinessReport } from './http/routes/health-routes.js';
+import { createStatusRoutes } from './http/routes/status-routes.js';
 import { createScheduler, type Scheduler } from './jobs/scheduler.js';
 import { type RunningSandbox, startSandbox } from './sandbox/start-sandbox.js';
 import { type CatalogMeta, type CatalogService, createCatalogService, type SyncJob } from './services/catalog-service.js';
+import { createFeedCache } from './services/feed-cache.js';
+import { createFeedService, type FeedService } from './services/feed-service.js';
 
 export interface AppDeps {
   readonly logger: Logger;
@@ -27,6 +37,7 @@ export interface RunningApp {
   readonly posUrl: string;
   readonly sandbox: RunningSandbox | undefined;
   readonly catalog: CatalogService;
+  readonly feeds: FeedService;
   readonly jobs: Scheduler;
   /** The first sync when the store had no catalog at start (already settled otherwise). */
   readonly initialSync: Promise<void>;
@@ -34,6 +45,18 @@ export interface RunningApp {
 }
 
 const JOBS: readonly SyncJob[] = ['sync-catalog', 'sync-stock'];
+
+/** The templates/ folder shipped beside src/ and dist/. */
+const SHIPPED_TEMPLATES = fileURLToPath(new URL('../templates/', import.meta.url));
+
+/** Reads and compiles every `*.json` feed template; any problem stops the start (TemplateLoadError). */
+export async function loadTemplateDir(dir: string): Promise<CompiledFeed[]> {
+  const names = (await readdir(dir)).filter((name) => name.endsWith('.json')).sort();
+  const files = await Promise.all(
+    names.map(async (name) => ({ name: join(dir, name), text: await readFile(join(dir, name), 'utf8') })),
+  );
+  return loadTemplates(files);
+}
 
 /**
  * Composition root: the only place that wires real adapters. Start-up serves the stored catalog at once
@@ -43,6 +66,8 @@ const JOBS: readonly SyncJob[] = ['sync-catalog', 'sync-stock'];
 export async function startApp(config: Config, deps: AppDeps): Promise<RunningApp> {
   const { logger } = deps;
   const now = deps.now ?? (() => new Date());
+  // Templates first: a broken template stops the start before anything listens or syncs.
+  const templates = await loadTemplateDir(config.feed.templatesDir ?? SHIPPED_TEMPLATES);
   const sandbox =
     config.pos.baseUrl === undefined
       ? await startSandbox({
@@ -82,6 +107,31 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
       maxShrink: config.sync.maxShrink,
       concurrency: config.pos.concurrency,
     },
+  });
+
+  const feeds = createFeedService({
+    templates,
+    cache: createFeedCache({ maxBytes: config.feed.cacheBytes }),
+    changeLog: createChangeLog({ maxTransitions: 100 }),
+    options: {
+      currency: config.feed.currency,
+      brand: config.feed.brand,
+      baseUrl: config.http.publicBaseUrl ?? '',
+      links: {
+        storeCodes: config.feed.unitStoreCodes,
+        ...linkTemplates(config, sandbox),
+      },
+    },
+  });
+  let previous: CatalogSnapshot | undefined;
+  catalog.onChange((snapshot) => {
+    feeds.recordChange(previous, snapshot);
+    previous = snapshot;
+    void feeds
+      .prewarm(snapshot, () => catalog.current() === snapshot)
+      .catch((error: unknown) => {
+        logger.warn({ err: error, version: snapshot.version }, 'pre-rendering feeds failed');
+      });
   });
 
   const jobs = createScheduler({ timezone: config.sync.timezone, logger: logger.child({ component: 'scheduler' }), now });
@@ -146,7 +196,20 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
   const httpApp = createHttpApp({
     logger,
     health: { readiness },
-    routers: [createAdminRoutes({ token: config.admin.token, runJob: (job) => jobs.runNow(job) })],
+    routers: [
+      createStatusRoutes({
+        feeds,
+        current: () => catalog.current(),
+        lastReport: (job) => catalog.lastReport(job),
+        nextRuns: () =>
+          Object.fromEntries(Object.entries(jobs.status()).map(([job, status]) => [job, status.nextRun?.toISOString()])),
+        publicBaseUrl: config.http.publicBaseUrl,
+        token: config.feed.token,
+        storeCodes: config.feed.unitStoreCodes,
+      }),
+      createFeedRoutes({ feeds, current: () => catalog.current(), token: config.feed.token }),
+      createAdminRoutes({ token: config.admin.token, runJob: (job) => jobs.runNow(job) }),
+    ],
   });
   const server = httpApp.listen(config.http.port, config.http.host);
   try {
@@ -167,6 +230,7 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
     posUrl,
     sandbox,
     catalog,
+    feeds,
     jobs,
     initialSync,
     stop() {
@@ -180,6 +244,13 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
       return stopping;
     },
   };
+}
+
+/** FEED_PRODUCT_URL / FEED_IMAGE_URL, defaulting to the sandbox's own pages in sandbox mode. */
+function linkTemplates(config: Config, sandbox: RunningSandbox | undefined): { productUrl?: string; imageUrl?: string } {
+  const productUrl = config.feed.productUrl ?? (sandbox ? `${sandbox.url}/sandbox/products/{id}` : undefined);
+  const imageUrl = config.feed.imageUrl ?? (sandbox ? `${sandbox.url}/sandbox/images/{id}.png` : undefined);
+  return { ...(productUrl === undefined ? {} : { productUrl }), ...(imageUrl === undefined ? {} : { imageUrl }) };
 }
 
 function localUrlOf(server: Server, host: string): string {

@@ -17,17 +17,34 @@ async function main(): Promise<void> {
   }
   const logger = createLogger(config.logLevel);
   // Imported only once the configuration is valid, so a bad setting fails fast without loading the app.
-  const { startApp } = await import('./app.js');
-  const app = await startApp(config, { logger });
+  const [{ startApp }, { TemplateLoadError }] = await Promise.all([import('./app.js'), import('./core/feeds/load-templates.js')]);
+  let app: Awaited<ReturnType<typeof startApp>>;
+  try {
+    app = await startApp(config, { logger });
+  } catch (error) {
+    if (error instanceof TemplateLoadError) {
+      process.stderr.write(`catalog-bridge: ${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
   const base = config.http.publicBaseUrl ?? app.url;
+  const token = config.feed.token === undefined ? '' : '?token=…';
   const lines = [
     `catalog-bridge is listening on ${base}`,
     app.sandbox
       ? `  POS: built-in sandbox at ${app.posUrl} (x-api-key: ${config.sandbox.apiKey}); set POS_BASE_URL to use a real POS`
       : `  POS: ${app.posUrl}`,
-    `  health: ${base}/healthz   readiness: ${base}/readyz`,
-    '  feeds: not available yet; the catalog sync is not part of this build',
-  ];
+    `  status page: ${base}/${token}   feed list: ${base}/feeds${token}`,
+    ...app.feeds.feeds
+      .filter((feed) => feed.servesView('all'))
+      .map(
+        (feed) =>
+          `  ${feed.title.padEnd(28)} ${base}${feed.file === 'local-inventory.tsv' ? '/feeds' : '/feeds/all'}/${feed.file}${token}`,
+      ),
+    `  per unit: ${base}/feeds/{unit}/{feed}; health: ${base}/healthz, readiness: ${base}/readyz`,
+    app.catalog.current() === undefined ? '  the first sync is running; feeds answer 503 until it has finished' : '',
+  ].filter((line) => line !== '');
   process.stdout.write(`${lines.join('\n')}\n`);
 
   let stopping = false;

@@ -165,6 +165,16 @@ export const ConfigSchema = z.object({
     .optional()
     .describe('Unit code whose prices the aggregate "all" view shows (default: the first unit of the unit list)'),
   UNIT_STORE_CODES: KeyValueMap.describe('Map from POS unit code to channel store code, e.g. U1=praha-1,U2=brno'),
+  FEED_TEMPLATES_DIR: z
+    .string()
+    .optional()
+    .describe('Folder of the feed templates, one JSON file per feed (default: the templates/ folder shipped with the bridge)'),
+  FEED_CACHE_MB: int(
+    512,
+    16,
+    65_536,
+    'Memory for rendered feeds (all encodings); least recently used feeds are dropped beyond it',
+  ),
   FEED_TOKEN: optionalSecret('When set, every feed URL requires ?token=... or Authorization: Bearer ...'),
   ADMIN_TOKEN: optionalSecret('Enables the admin endpoints (Authorization: Bearer ...)'),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info').describe('pino log level'),

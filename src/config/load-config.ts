@@ -47,6 +47,8 @@ export interface Config {
     readonly primaryUnit: string | undefined;
     readonly unitStoreCodes: Readonly<Record<string, string>>;
     readonly token: string | undefined;
+    readonly templatesDir: string | undefined;
+    readonly cacheBytes: number;
   };
   readonly admin: { readonly token: string | undefined };
   readonly logLevel: ConfigEnv['LOG_LEVEL'];
@@ -173,6 +175,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       primaryUnit: e.FEED_PRIMARY_UNIT,
       unitStoreCodes: e.UNIT_STORE_CODES,
       token: e.FEED_TOKEN,
+      templatesDir: e.FEED_TEMPLATES_DIR,
+      cacheBytes: e.FEED_CACHE_MB * 1024 * 1024,
     },
     admin: { token: e.ADMIN_TOKEN },
     logLevel: e.LOG_LEVEL,

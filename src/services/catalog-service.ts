@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { PosClient } from '../adapters/pos/pos-client.js';
 import type { PosRejectedItem } from '../adapters/pos/pos-schema.js';
 import { createPriceListParser, type PriceListSummary } from '../adapters/pos/price-list-xml.js';
@@ -24,6 +25,13 @@ export interface CatalogMeta {
 }
 
 export type SyncJob = 'sync-catalog' | 'sync-stock';
+
+/**
+ * Stages of a full sync, as reported to the optional `onPhase` probe. `price-list` and `stock` are
+ * reported once per unit (fetch and parse together; units overlap up to `concurrency`); `sources` is
+ * the wall time of the whole per-unit stage.
+ */
+export type SyncPhase = 'units' | 'articles' | 'price-list' | 'stock' | 'sources' | 'merge' | 'fingerprint' | 'publish';
 export type SyncOutcome = 'published' | 'unchanged' | 'refused' | 'failed' | 'skipped';
 
 export interface SyncError {
@@ -98,6 +106,11 @@ export interface CatalogServiceDeps {
     error(meta: object, message: string): void;
   };
   readonly now: () => Date;
+  /**
+   * Optional timing probe, called as each phase of a full sync ends with its wall time in ms (and the
+   * unit code for per-unit phases). Used by `bench/full-sync.ts`; the app does not set it.
+   */
+  readonly onPhase?: (phase: SyncPhase, ms: number, unit?: string) => void;
 }
 
 export interface CatalogService {
@@ -156,12 +169,20 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
   const lastReports = new Map<SyncJob, SyncReport>();
   const listeners: ((snapshot: CatalogSnapshot) => void)[] = [];
 
+  /** Reports the phase that started at `since` to the probe, if any; returns the end time. */
+  function phaseEnded(phase: SyncPhase, since: number, unit?: string): number {
+    const ended = performance.now();
+    deps.onPhase?.(phase, ended - since, unit);
+    return ended;
+  }
+
   function serve(snapshot: CatalogSnapshot, fingerprint: string): void {
     served = { snapshot, fingerprint };
     for (const listener of listeners) listener(snapshot);
   }
 
   async function readPriceList(unit: SourceUnit): Promise<{ rows: PriceListRow[]; report: PriceListReport }> {
+    const since = performance.now();
     const rows: PriceListRow[] = [];
     const parser = createPriceListParser((row) => rows.push(row));
     const body = await pos.fetchPriceListXml(unit);
@@ -172,6 +193,7 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
       throw error;
     }
     const summary = parser.end();
+    phaseEnded('price-list', since, unit.code);
     return {
       rows,
       report: {
@@ -185,8 +207,10 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
   }
 
   async function readStock(unit: SourceUnit): Promise<{ rows: StockRow[]; report: StockExportReport }> {
+    const since = performance.now();
     const body = await pos.fetchStockExport(unit);
     const { rows, summary } = parseStockExport(body, { columns: options.stockColumns });
+    phaseEnded('stock', since, unit.code);
     return {
       rows,
       report: {
@@ -245,10 +269,13 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
     const previous = served;
     const base = { job: 'sync-catalog' as const, ...(previous ? { previousVersion: previous.snapshot.version } : {}) };
     let sources: NonNullable<SyncReport['sources']> = {};
+    let mark = performance.now();
     try {
       const units = await pos.listUnits();
+      mark = phaseEnded('units', mark);
       sources = { units: { count: units.items.length, rejected: units.rejected.slice(0, 20), pages: units.pages } };
       const articles = await pos.listArticles({ priceOutput: 'with_vat' });
+      mark = phaseEnded('articles', mark);
       sources = {
         ...sources,
         articles: {
@@ -262,6 +289,7 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
         const [priceList, stock] = await Promise.all([readPriceList(unit), readStock(unit)]);
         return { unit, priceList, stock };
       });
+      mark = phaseEnded('sources', mark);
       const priceLists = new Map<string, PriceListRow[]>();
       const stock = new Map<string, StockRow[]>();
       const priceListReports: Record<string, PriceListReport> = {};
@@ -287,7 +315,9 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
         },
         started,
       );
+      mark = phaseEnded('merge', mark);
       const fingerprint = fingerprintCatalog(merged.snapshot);
+      mark = phaseEnded('fingerprint', mark);
       const products = merged.snapshot.products.length;
       if (previous !== undefined && previous.fingerprint === fingerprint) {
         return await finish({
@@ -318,6 +348,7 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
         });
       }
       await publish(merged.snapshot, fingerprint, merged.internal.products);
+      phaseEnded('publish', mark);
       return await finish({
         ...base,
         outcome: 'published',

@@ -11,7 +11,7 @@ function product(id: string, u1: [number, number], u2: [number, number], name = 
   return { id, name, isStockItem: true, offers, aggregate: offer('all', u1[0], u1[1] + u2[1]) };
 }
 
-function snapshot(version: string, products: Product[]): CatalogSnapshot {
+function snapshot(version: string, products: readonly Product[]): CatalogSnapshot {
   return {
     version,
     generatedAt: '2026-11-22T10:00:00Z',

@@ -1,0 +1,230 @@
+import { type Request, Router } from 'express';
+import { ALL_UNITS, type CatalogSnapshot } from '../../core/catalog/catalog.js';
+import type { FeedReport } from '../../core/feeds/feed-report.js';
+import type { SyncJob, SyncReport } from '../../services/catalog-service.js';
+import type { FeedDescriptor, FeedService } from '../../services/feed-service.js';
+import { createFeedTokenGuard } from './feed-routes.js';
+
+export interface StatusRoutesDeps {
+  readonly feeds: FeedService;
+  readonly current: () => CatalogSnapshot | undefined;
+  readonly lastReport: (job: SyncJob) => SyncReport | undefined;
+  readonly nextRuns: () => Record<string, string | undefined>;
+  readonly publicBaseUrl: string | undefined;
+  readonly token: string | undefined;
+  readonly storeCodes: Readonly<Record<string, string>>;
+}
+
+interface FeedEntry {
+  readonly feed: string;
+  readonly title: string;
+  readonly format: string;
+  readonly unit: string;
+  readonly url: string;
+  readonly downloadUrl?: string;
+  /** Items in the feed when it has been rendered for this version, else the items of the view. */
+  readonly items: number;
+  readonly rendered: boolean;
+  readonly warnings?: {
+    readonly count: number;
+    readonly byAttribute: Readonly<Record<string, number>>;
+    readonly examples: FeedReport['warnings']['examples'];
+  };
+}
+
+function baseUrlOf(req: Request, configured: string | undefined): string {
+  if (configured !== undefined) return configured;
+  const host = req.headers.host ?? 'localhost';
+  return `${req.protocol}://${host}`;
+}
+
+function feedPath(descriptor: FeedDescriptor, unit: string): string {
+  return descriptor.file === 'local-inventory.tsv' && unit === ALL_UNITS
+    ? '/feeds/local-inventory.tsv'
+    : `/feeds/${encodeURIComponent(unit)}/${descriptor.file}`;
+}
+
+function viewCount(snapshot: CatalogSnapshot, unit: string): number {
+  if (unit === ALL_UNITS) return snapshot.products.length;
+  let count = 0;
+  for (const product of snapshot.products) if (product.offers.some((offer) => offer.unit === unit)) count++;
+  return count;
+}
+
+/** Every feed URL of the served version, with counts and warnings (SPEC §5 `GET /feeds`). */
+function listFeeds(deps: StatusRoutesDeps, snapshot: CatalogSnapshot, base: string, tokenQuery: string): FeedEntry[] {
+  const reports = deps.feeds.reports(snapshot.version);
+  const views = [ALL_UNITS, ...snapshot.units.map((unit) => unit.code)];
+  const counts = new Map(views.map((view) => [view, viewCount(snapshot, view)]));
+  const entries: FeedEntry[] = [];
+  for (const view of views) {
+    for (const descriptor of deps.feeds.feeds) {
+      if (!descriptor.servesView(view)) continue;
+      const report = reports.get(`${descriptor.file}|${view}|`);
+      const url = `${base}${feedPath(descriptor, view)}`;
+      entries.push({
+        feed: descriptor.name,
+        title: descriptor.title,
+        format: descriptor.format,
+        unit: view,
+        url,
+        ...(descriptor.file === 'products.csv'
+          ? { downloadUrl: `${url}?profile=excel${tokenQuery ? `&${tokenQuery.slice(1)}` : ''}` }
+          : {}),
+        items: report?.items ?? counts.get(view) ?? 0,
+        rendered: report !== undefined,
+        ...(report === undefined
+          ? {}
+          : {
+              warnings: {
+                count: report.warnings.count,
+                byAttribute: report.warnings.byAttribute,
+                examples: report.warnings.examples.slice(0, 5),
+              },
+            }),
+      });
+    }
+  }
+  return entries;
+}
+
+function syncSummary(report: SyncReport | undefined) {
+  if (report === undefined) return null;
+  return {
+    outcome: report.outcome,
+    finishedAt: report.finishedAt,
+    durationMs: report.durationMs,
+    ...(report.error ? { error: report.error } : {}),
+    ...(report.reason ? { reason: report.reason } : {}),
+    ...(report.merge ? { issueCounts: report.merge.issueCounts, warnings: report.merge.warnings } : {}),
+  };
+}
+
+const escapeHtml = (text: string): string =>
+  text.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char] ?? char);
+
+export function createStatusRoutes(deps: StatusRoutesDeps): Router {
+  const router = Router();
+  const guard = createFeedTokenGuard(deps.token);
+
+  function model(req: Request) {
+    const snapshot = deps.current();
+    const base = baseUrlOf(req, deps.publicBaseUrl);
+    const token = typeof req.query['token'] === 'string' ? req.query['token'] : undefined;
+    // Links on the page carry the token the page was opened with, so a browser can follow them.
+    const tokenQuery = token === undefined ? '' : `?token=${encodeURIComponent(token)}`;
+    const sync = {
+      'sync-catalog': syncSummary(deps.lastReport('sync-catalog')),
+      'sync-stock': syncSummary(deps.lastReport('sync-stock')),
+    };
+    return { snapshot, base, tokenQuery, sync };
+  }
+
+  router.get('/feeds', guard, (req, res) => {
+    const { snapshot, base, sync } = model(req);
+    res.set('cache-control', 'no-cache');
+    if (snapshot === undefined) {
+      res.status(503).set('retry-after', '10').json({ ready: false, version: null, feeds: [], sync, nextRuns: deps.nextRuns() });
+      return;
+    }
+    res.json({
+      ready: true,
+      version: snapshot.version,
+      generatedAt: snapshot.generatedAt,
+      currency: snapshot.currency,
+      primaryUnit: snapshot.primaryUnit,
+      units: snapshot.units.map((unit) => ({
+        code: unit.code,
+        name: unit.name,
+        storeCode: deps.storeCodes[unit.code] ?? unit.code,
+      })),
+      products: snapshot.products.length,
+      feeds: listFeeds(deps, snapshot, base, ''),
+      sync,
+      nextRuns: deps.nextRuns(),
+    });
+  });
+
+  router.get('/', guard, (req, res) => {
+    const { snapshot, base, tokenQuery, sync } = model(req);
+    res
+      .set('cache-control', 'no-cache')
+      .type('html')
+      .send(renderStatusPage(deps, snapshot, base, tokenQuery, sync));
+  });
+  return router;
+}
+
+function renderStatusPage(
+  deps: StatusRoutesDeps,
+  snapshot: CatalogSnapshot | undefined,
+  base: string,
+  tokenQuery: string,
+  sync: Record<string, ReturnType<typeof syncSummary>>,
+): string {
+  const h = escapeHtml;
+  const syncRows = Object.entries(sync)
+    .map(([job, summary]) => {
+      const outcome = summary?.outcome ?? 'not run yet';
+      const detail = summary?.error?.message ?? summary?.reason ?? '';
+      const next = deps.nextRuns()[job];
+      return `<tr><td>${h(job)}</td><td class="${h(outcome)}">${h(outcome)}</td><td>${h(summary?.finishedAt ?? '')}</td><td>${summary ? `${summary.durationMs} ms` : ''}</td><td>${h(next ?? '')}</td><td>${h(detail)}</td></tr>`;
+    })
+    .join('');
+  let body: string;
+  if (snapshot === undefined) {
+    body = '<p class="notice">The first catalog is being built. This page refreshes itself.</p>';
+  } else {
+    const entries = listFeeds(deps, snapshot, base, tokenQuery);
+    const units = [ALL_UNITS, ...snapshot.units.map((unit) => unit.code)];
+    const sections = units
+      .map((view) => {
+        const unitName =
+          view === ALL_UNITS ? 'All units (stock summed)' : (snapshot.units.find((unit) => unit.code === view)?.name ?? view);
+        const rows = entries
+          .filter((entry) => entry.unit === view)
+          .map((entry) => {
+            const href = `${entry.url}${tokenQuery}`;
+            const warnings =
+              entry.warnings && entry.warnings.count > 0
+                ? `<details><summary>${entry.warnings.count} left out</summary><ul>${Object.entries(entry.warnings.byAttribute)
+                    .map(([attribute, count]) => `<li>${count} × ${h(attribute)}</li>`)
+                    .join(
+                      '',
+                    )}${entry.warnings.examples.map((example) => `<li>e.g. ${h(example.itemId)}: ${h(example.attribute)} ${h(example.reason)}</li>`).join('')}</ul></details>`
+                : entry.rendered
+                  ? 'none'
+                  : '<span class="muted">not rendered yet</span>';
+            const download =
+              entry.downloadUrl === undefined
+                ? ''
+                : ` <a class="button" href="${h(entry.downloadUrl)}" download>Download for Excel</a>`;
+            return `<tr><td>${h(entry.title)}</td><td>${h(entry.format)}</td><td><a href="${h(href)}">${h(entry.url)}</a>${download}</td><td class="num">${entry.items}</td><td>${warnings}</td></tr>`;
+          })
+          .join('');
+        return `<h2>${h(view)} — ${h(unitName)}</h2><table><thead><tr><th>feed</th><th>format</th><th>URL</th><th>items</th><th>warnings</th></tr></thead><tbody>${rows}</tbody></table>`;
+      })
+      .join('');
+    const mergeIssues = Object.entries(sync['sync-catalog']?.issueCounts ?? {})
+      .map(([reason, count]) => `<li>${h(reason)}: ${count}</li>`)
+      .join('');
+    body = `<p>Version <code>${h(snapshot.version)}</code> generated ${h(snapshot.generatedAt)} · ${snapshot.products.length} products · ${snapshot.units.length} units · ${h(snapshot.currency)}</p>
+${mergeIssues ? `<details><summary>Rows the last full sync reported</summary><ul>${mergeIssues}</ul></details>` : ''}
+${sections}`;
+  }
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>catalog-bridge</title>${snapshot === undefined ? '<meta http-equiv="refresh" content="5">' : ''}
+<style>
+body{font-family:system-ui,sans-serif;margin:2rem;max-width:80rem;color:#222}
+table{border-collapse:collapse;width:100%;margin-bottom:1.5rem}th,td{border-bottom:1px solid #ddd;padding:.35rem .5rem;text-align:left;vertical-align:top}
+td.num{text-align:right}.failed,.refused{color:#b00020;font-weight:600}.published,.unchanged{color:#1b5e20}.muted{color:#888}
+a.button{display:inline-block;margin-left:.5rem;padding:.1rem .5rem;border:1px solid #1565c0;border-radius:.3rem;text-decoration:none}
+code{background:#f3f3f3;padding:0 .2rem}.notice{padding:1rem;background:#fff8e1}
+</style></head><body>
+<h1>catalog-bridge</h1>
+<table><thead><tr><th>job</th><th>last outcome</th><th>finished</th><th>took</th><th>next run</th><th>detail</th></tr></thead><tbody>${syncRows}</tbody></table>
+${body}
+<p class="muted">Machine-readable: <a href="${h(`${base}/feeds${tokenQuery}`)}">/feeds</a> · <a href="${h(`${base}/readyz`)}">/readyz</a></p>
+</body></html>`;
+}
