@@ -435,8 +435,30 @@ export function createPosClient(options: CreatePosClientOptions): PosClient {
         response.body.destroy();
         throw tooLarge();
       }
-      return readCapped(response.body, maxStockExportBytes, 'fail', tooLarge);
+      const bytes = await readCapped(response.body, maxStockExportBytes, 'fail', tooLarge);
+      const rejected = isJsonMediaType(response.headers['content-type']) ? envelopeRejection(bytes, where) : undefined;
+      if (rejected !== undefined) throw rejected;
+      return bytes;
     });
+  }
+
+  /**
+   * An export answered with a JSON envelope saying `isValid: false` (where XML or text was expected) is
+   * the POS refusing the call: a `PosRejectedError` with its texts, not a document for the parsers.
+   */
+  function envelopeRejection(
+    bytes: Uint8Array,
+    where: { method: string; path: string; status: number },
+  ): PosRejectedError | undefined {
+    let json: unknown;
+    try {
+      json = JSON.parse(decodeUtf8(bytes));
+    } catch {
+      return undefined;
+    }
+    const envelope = PosEnvelopeSchema.safeParse(json);
+    if (!envelope.success || envelope.data.isValid !== false) return undefined;
+    return new PosRejectedError('isValid is false', { ...where, posErrors: (envelope.data.errors ?? []).map(redact) });
   }
 
   return {
@@ -480,7 +502,7 @@ export function createPosClient(options: CreatePosClientOptions): PosClient {
         'application/xml, text/xml;q=0.9, */*;q=0.1',
       );
       // Retries cover everything up to the response headers; once the body flows it belongs to the parser.
-      return call(operation, async (response) => toBodyStream(response, operation, redact));
+      return call(operation, async (response) => toBodyStream(response, operation, redact, envelopeRejection));
     },
 
     async fetchStockExport(unit) {
@@ -572,18 +594,49 @@ async function readCapped(
   return Buffer.concat(chunks, size);
 }
 
-function toBodyStream(response: ResponseData, operation: Operation, redact: (text: string) => string): PosBodyStream {
+/** `application/json` or `…+json`, parameters ignored. */
+function isJsonMediaType(header: string | readonly string[] | undefined): boolean {
+  const value = typeof header === 'string' ? header : header?.[0];
+  const type = value?.split(';')[0]?.trim().toLowerCase() ?? '';
+  return type === 'application/json' || type.endsWith('+json');
+}
+
+function toBodyStream(
+  response: ResponseData,
+  operation: Operation,
+  redact: (text: string) => string,
+  envelopeRejection: (bytes: Uint8Array, where: { method: string; path: string; status: number }) => PosRejectedError | undefined,
+): PosBodyStream {
   const body = response.body;
   const contentType = response.headers['content-type'];
   async function* chunks(): AsyncGenerator<Uint8Array> {
     let received = 0;
+    // A JSON answer is held back (up to ERROR_BODY_BYTES) to see whether it is an `isValid: false` envelope.
+    let held: Buffer[] | undefined = isJsonMediaType(contentType) ? [] : undefined;
     try {
       for await (const chunk of body) {
         const buffer = chunk as Buffer;
         received += buffer.length;
-        yield buffer;
+        if (held === undefined) {
+          yield buffer;
+          continue;
+        }
+        held.push(buffer);
+        if (received > ERROR_BODY_BYTES) {
+          const release = held;
+          held = undefined;
+          yield* release;
+        }
+      }
+      if (held !== undefined) {
+        const bytes = Buffer.concat(held, received);
+        const where = { method: operation.method, path: operation.path, status: response.statusCode };
+        const rejected = envelopeRejection(bytes, where);
+        if (rejected !== undefined) throw rejected;
+        if (bytes.length > 0) yield bytes;
       }
     } catch (error) {
+      if (error instanceof PosError) throw error;
       throw new PosUnavailableError(`the body broke off after ${received} bytes (${describeNetworkError(error, redact)})`, {
         method: operation.method,
         path: operation.path,
