@@ -1,0 +1,63 @@
+/**
+ * `npm run bench`: runs every benchmark behind BENCHMARKS.md one after another (each in its own
+ * process, so one's memory does not inflate another's), echoes their output and writes everything to
+ * bench/results/<timestamp>.log. Pass names to run a subset: `npm run bench -- full-sync serve-feeds`.
+ */
+import { spawn } from 'node:child_process';
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const BENCHMARKS: readonly { name: string; args: readonly string[]; what: string }[] = [
+  { name: 'sandbox-paging', args: [], what: 'sandbox: all pages of 100k articles, one price list, one stock export' },
+  { name: 'fetch-catalog', args: [], what: 'POS client: fetch and parse 100k articles, price list and stock export' },
+  { name: 'parse-price-list', args: ['--runs', '1'], what: 'price-list XML: streaming parser vs fast-xml-parser' },
+  { name: 'parse-stock-export', args: [], what: 'stock export parser, 500k rows' },
+  { name: 'full-sync', args: ['--compare'], what: 'full sync 100k × 5 units vs 50k × 5 (SPEC §8 bar)' },
+  { name: 'render-feeds', args: [], what: 'feed rendering vs hand-written baselines, feed sizes (SPEC §8 bar)' },
+  { name: 'serve-feeds', args: [], what: 'serving cached gzip google.xml and 304s vs bare baselines (SPEC §8 bars)' },
+];
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const only = process.argv.slice(2);
+const selected = only.length === 0 ? BENCHMARKS : BENCHMARKS.filter((bench) => only.includes(bench.name));
+if (selected.length === 0) {
+  process.stderr.write(`unknown benchmark(s): ${only.join(', ')}; known: ${BENCHMARKS.map((b) => b.name).join(', ')}\n`);
+  process.exit(2);
+}
+
+mkdirSync(`${root}bench/results`, { recursive: true });
+const logPath = `${root}bench/results/${new Date().toISOString().replace(/[:.]/g, '-')}.log`;
+const log = createWriteStream(logPath);
+
+function run(name: string, args: readonly string[]): Promise<number> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', `bench/${name}.ts`, ...args], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    for (const stream of [child.stdout, child.stderr]) {
+      stream.on('data', (chunk: Buffer) => {
+        process.stdout.write(chunk);
+        log.write(chunk);
+      });
+    }
+    child.on('close', (code) => resolve(code ?? 1));
+  });
+}
+
+let failed = 0;
+for (const bench of selected) {
+  const banner = `\n=== ${bench.name}: ${bench.what} (${new Date().toISOString()})\n`;
+  process.stdout.write(banner);
+  log.write(banner);
+  const code = await run(bench.name, bench.args);
+  if (code !== 0) {
+    failed++;
+    const line = `=== ${bench.name} exited with ${code}\n`;
+    process.stdout.write(line);
+    log.write(line);
+  }
+}
+log.end();
+process.stdout.write(`\nresults: ${logPath}\n`);
+process.exit(failed === 0 ? 0 : 1);
