@@ -1,6 +1,6 @@
 /**
  * Domain types of the normalized catalog (SPEC §4, §5). Types only: the rules that fill them live in
- * `merge-catalog.ts`, `aggregate-offer.ts` and `apply-stock.ts`; `view-product.ts` turns a product into
+ * `merge-catalog.ts`, `aggregate-offer.ts` and `apply-stock.ts`; `core/feeds/to-feed-item.ts` turns a product into
  * the public item of one feed view. Optional fields are omitted when there is no value, never `undefined`.
  *
  * Purchase prices are deliberately NOT part of `Product` (SPEC §4 rule 6): they live in

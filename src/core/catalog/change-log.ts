@@ -1,5 +1,7 @@
 import { ALL_UNITS, type CatalogSnapshot, type Offer, type Product } from './catalog.js';
-import type { ChangedField } from './diff-catalogs.js';
+
+/** What changed in an item; `details` covers name, identifiers, measure unit and the stock-item flag. */
+export type ChangedField = 'price' | 'salePrice' | 'standardPrice' | 'stock' | 'availability' | 'details';
 
 /** What happened to one item in one view between two versions. */
 type Change = 'added' | 'removed' | ReadonlySet<ChangedField>;
