@@ -5,7 +5,7 @@ import type { CompiledFeed } from '../core/feeds/compiled-feed.js';
 import type { FeedContext, FeedItem } from '../core/feeds/feed-item.js';
 import type { FeedChunks, FeedReport } from '../core/feeds/feed-report.js';
 import { type CsvProfile, renderCsvFeed } from '../core/feeds/render-csv-feed.js';
-import { renderJsonFeed } from '../core/feeds/render-json-feed.js';
+import { jsonItemText, renderJsonFeed } from '../core/feeds/render-json-feed.js';
 import { type FeedItemOptions, toFeedItem } from '../core/feeds/to-feed-item.js';
 import type { EncodedFeed } from '../http/send-feed.js';
 import type { FeedCache } from './feed-cache.js';
@@ -213,7 +213,8 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
       for (const entry of list) {
         const product = byId.get(entry.id);
         const item = entry.change === 'removed' || product === undefined ? undefined : toFeedItem(product, view, itemOpts);
-        lines.push(JSON.stringify({ ...entry, ...(item === undefined ? {} : { item: jsonItemOf(item) }) }));
+        const head = JSON.stringify(entry);
+        lines.push(item === undefined ? head : `${head.slice(0, -1)},"item":${jsonItemText(item)}}`);
       }
       const head = JSON.stringify({
         unit: view,
@@ -247,14 +248,5 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
       cache.retainOnly(next.version);
     },
     prewarm,
-  };
-}
-
-/** The item as the JSON feed shows it (channel-only fields stripped). */
-function jsonItemOf(item: FeedItem): Record<string, unknown> {
-  const { isStockItem: _isStockItem, offers, ...rest } = item;
-  return {
-    ...rest,
-    offers: offers.map(({ storeCode: _storeCode, unitName: _unitName, ...offer }) => offer),
   };
 }

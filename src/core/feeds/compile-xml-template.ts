@@ -1,0 +1,415 @@
+import { applyTextRule, createTextRule, hasText } from './apply-text-rule.js';
+import { cleanText } from './clean-text.js';
+import type { CompiledExpression, ExpressionEnvironment } from './compile-expression.js';
+import type { ItemRules } from './compile-item-rules.js';
+import { escapeXmlAttribute, escapeXmlText } from './escape-xml.js';
+import type { RenderScope } from './feed-fields.js';
+import { toText } from './feed-filters.js';
+import type { FeedContext, FeedItem } from './feed-item.js';
+import { createFeedReporter, FEED_CHUNK_SIZE, type FeedChunks, type FeedReporter } from './feed-report.js';
+import { AttributeObjectSchema, ElementNodeSchema, type FeedTemplate, ItemsNodeSchema } from './feed-template-schema.js';
+import { compileAt, compilePattern, joinPath, type ProblemSink, parseAt } from './template-problems.js';
+
+/**
+ * Compiles an `xml` template into a streaming renderer. The template is an element TREE, not text:
+ * the renderer writes every tag itself and every value goes through `cleanText` and XML escaping, so no
+ * template and no POS value can produce a malformed document (docs/decisions/0003-feed-templates.md).
+ */
+
+const XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n';
+/** Stands for the items while the document frame is rendered; NUL cannot survive `cleanText`. */
+const ITEMS_MARKER = '\u0000items\u0000';
+const INDENT = '  ';
+
+// XML 1.0 (5th edition) NameStartChar / NameChar without ":" (Namespaces in XML: NCName), BMP only.
+const NAME_START =
+  'A-Z_a-z\\u00C0-\\u00D6\\u00D8-\\u00F6\\u00F8-\\u02FF\\u0370-\\u037D\\u037F-\\u1FFF\\u200C\\u200D\\u2070-\\u218F\\u2C00-\\u2FEF\\u3001-\\uD7FF\\uF900-\\uFDCF\\uFDF0-\\uFFFD';
+const NCNAME = new RegExp(`^[${NAME_START}][${NAME_START}\\-.0-9\\u00B7\\u0300-\\u036F\\u203F\\u2040]*$`);
+
+/** The mutable state of one render: the scope plus the reason of the last failed `required` rule. */
+interface XmlState extends RenderScope {
+  failedAttribute: string;
+  failedReason: string;
+  reporter: FeedReporter | undefined;
+  records: number;
+}
+
+/** Renders one node; `null` means a `required` rule failed (reason in the state). */
+type NodeRenderer = (state: XmlState) => string | null;
+
+interface CompileContext {
+  readonly sink: ProblemSink;
+  readonly maps: ExpressionEnvironment['maps'];
+  /** Prefix → namespace URI in scope ("" = default namespace). */
+  readonly namespaces: ReadonlyMap<string, string>;
+  readonly depth: number;
+  readonly itemScope: boolean;
+  readonly offerScope: boolean;
+  /** Whether this element is the one rendered per item (its repetitions are the feed's records). */
+  readonly isItemsElement: boolean;
+}
+
+interface ItemsSlot {
+  renderer: NodeRenderer | undefined;
+  /** Whether the items element repeats per offer (then records are counted per repetition). */
+  repeats: boolean;
+  count: number;
+}
+
+export interface XmlRenderer {
+  render(context: FeedContext, items: Iterable<FeedItem>): FeedChunks;
+}
+
+function fail(state: XmlState, attribute: string, reason: string): null {
+  state.failedAttribute = attribute;
+  state.failedReason = reason;
+  return null;
+}
+
+export function compileXmlTemplate(template: FeedTemplate, rules: ItemRules, sink: ProblemSink): XmlRenderer | undefined {
+  const slot: ItemsSlot = { renderer: undefined, repeats: false, count: 0 };
+  const context: CompileContext = {
+    sink,
+    maps: template.maps ?? {},
+    namespaces: new Map(),
+    depth: 0,
+    itemScope: false,
+    offerScope: false,
+    isItemsElement: false,
+  };
+  if (template.document === undefined) {
+    sink.add('document', 'an xml template needs a "document" (the root element)');
+    return undefined;
+  }
+  if (isItemsNode(template.document)) {
+    sink.add('document', 'the root must be an element; put {"items": …} among its children');
+    return undefined;
+  }
+  const documentRenderer = compileElement(template.document, 'document', context, slot);
+  if (slot.count === 0) sink.add('document', 'the document needs one {"items": {…}} node: the element rendered per item');
+  const itemRenderer = slot.renderer;
+  if (documentRenderer === undefined || itemRenderer === undefined || sink.problems.length > 0) return undefined;
+  const repeats = slot.repeats;
+
+  return {
+    *render(feedContext, items) {
+      const reporter = createFeedReporter(template.name);
+      const state: XmlState = {
+        context: feedContext,
+        item: undefined,
+        offer: undefined,
+        failedAttribute: '',
+        failedReason: '',
+        reporter,
+        records: 0,
+      };
+      const frame = documentRenderer(state) ?? '';
+      const split = frame.indexOf(ITEMS_MARKER);
+      let out = XML_DECLARATION + frame.slice(0, split);
+      const tail = frame.slice(split + ITEMS_MARKER.length);
+      for (const item of items) {
+        if (!rules.accepts(item)) {
+          reporter.filtered++;
+          continue;
+        }
+        state.item = item;
+        state.offer = undefined;
+        const failedCheck = rules.failedCheck(state);
+        if (failedCheck !== undefined) {
+          reporter.warn(item.id, failedCheck, 'missing');
+          reporter.dropped++;
+          continue;
+        }
+        const warningsBefore = reporter.warningCount;
+        const rendered = itemRenderer(state);
+        if (rendered === null) {
+          reporter.warn(item.id, state.failedAttribute, state.failedReason);
+          reporter.dropped++;
+          continue;
+        }
+        if (rendered === '') {
+          // Nothing to show (a condition, or every unit's record was left out by a rule).
+          if (reporter.warningCount > warningsBefore) reporter.dropped++;
+          else reporter.filtered++;
+          continue;
+        }
+        reporter.items++;
+        if (!repeats) state.records++;
+        out += rendered;
+        if (out.length >= FEED_CHUNK_SIZE) {
+          yield out;
+          out = '';
+        }
+      }
+      reporter.records = state.records;
+      yield out + tail;
+      return reporter.report();
+    },
+  };
+}
+
+function isItemsNode(raw: unknown): boolean {
+  return typeof raw === 'object' && raw !== null && !Array.isArray(raw) && 'items' in raw;
+}
+
+function compileNode(raw: unknown, path: string, context: CompileContext, slot: ItemsSlot): NodeRenderer | undefined {
+  if (!isItemsNode(raw)) return compileElement(raw, path, context, slot);
+  const node = parseAt(context.sink, path, ItemsNodeSchema, raw);
+  if (node === undefined) return undefined;
+  if (context.itemScope) {
+    context.sink.add(path, '"items" cannot be nested inside "items"');
+    return undefined;
+  }
+  slot.count++;
+  if (slot.count > 1) {
+    context.sink.add(path, 'a document has exactly one "items" node');
+    return undefined;
+  }
+  slot.repeats = isObjectWith(node.items, 'each');
+  slot.renderer = compileElement(
+    node.items,
+    joinPath(path, 'items'),
+    { ...context, itemScope: true, isItemsElement: true },
+    slot,
+  );
+  return () => ITEMS_MARKER;
+}
+
+function isObjectWith(raw: unknown, key: string): boolean {
+  return typeof raw === 'object' && raw !== null && key in raw;
+}
+
+function checkName(
+  sink: ProblemSink,
+  path: string,
+  name: string,
+  namespaces: ReadonlyMap<string, string>,
+  kind: 'element' | 'attribute',
+): void {
+  const colon = name.indexOf(':');
+  if (colon < 0) {
+    if (!NCNAME.test(name)) sink.add(path, `"${name}" is not a valid XML ${kind} name`);
+    else if (kind === 'attribute' && name === 'xmlns') sink.add(path, 'declare namespaces with "namespaces", not as attributes');
+    return;
+  }
+  const prefix = name.slice(0, colon);
+  const local = name.slice(colon + 1);
+  if (!NCNAME.test(prefix) || !NCNAME.test(local)) {
+    sink.add(path, `"${name}" is not a valid XML ${kind} name (prefix:local)`);
+  } else if (prefix === 'xmlns') {
+    sink.add(path, 'declare namespaces with "namespaces", not as attributes');
+  } else if (prefix === 'xml' && kind === 'attribute') {
+    // The xml prefix is bound by definition (xml:lang, xml:space).
+  } else if (!namespaces.has(prefix) || prefix === 'xml') {
+    sink.add(path, `namespace prefix "${prefix}" is not declared (add it to "namespaces" on this element or an ancestor)`);
+  }
+}
+
+function compileConditions(
+  sink: ProblemSink,
+  path: string,
+  raw: string | readonly string[] | undefined,
+  environment: ExpressionEnvironment,
+): CompiledExpression[] {
+  if (raw === undefined) return [];
+  const sources = typeof raw === 'string' ? [raw] : raw;
+  return sources.flatMap((source, index) => {
+    const expression = compileAt(sink, typeof raw === 'string' ? path : joinPath(path, index), source, environment);
+    return expression === undefined ? [] : [expression];
+  });
+}
+
+type AttributeRenderer = (state: XmlState) => string | null;
+
+function compileAttributes(
+  node: { readonly name: string; readonly attributes?: Readonly<Record<string, unknown>> | undefined },
+  path: string,
+  context: CompileContext,
+  namespaces: ReadonlyMap<string, string>,
+  environment: ExpressionEnvironment,
+): AttributeRenderer | undefined {
+  const renderers: AttributeRenderer[] = [];
+  const expandedNames = new Set<string>();
+  for (const [name, rawSpec] of Object.entries(node.attributes ?? {})) {
+    const attributePath = joinPath(joinPath(path, 'attributes'), name);
+    checkName(context.sink, attributePath, name, namespaces, 'attribute');
+    const colon = name.indexOf(':');
+    const expanded =
+      colon < 0 ? name : `{${namespaces.get(name.slice(0, colon)) ?? name.slice(0, colon)}}${name.slice(colon + 1)}`;
+    if (expandedNames.has(expanded))
+      context.sink.add(attributePath, `attribute "${name}" duplicates another attribute's namespace and name`);
+    expandedNames.add(expanded);
+    const spec =
+      typeof rawSpec === 'string' ? { value: rawSpec } : parseAt(context.sink, attributePath, AttributeObjectSchema, rawSpec);
+    if (spec === undefined) continue;
+    const required = 'required' in spec && spec.required === true;
+    if (required && !context.itemScope)
+      context.sink.add(joinPath(attributePath, 'required'), '"required" only applies inside "items"');
+    const valuePath = typeof rawSpec === 'string' ? attributePath : joinPath(attributePath, 'value');
+    const value = compileAt(context.sink, valuePath, spec.value, environment);
+    const pattern =
+      'pattern' in spec ? compilePattern(context.sink, joinPath(attributePath, 'pattern'), spec.pattern) : undefined;
+    if (value === undefined) continue;
+    const rule = createTextRule({
+      ...('maxLength' in spec && spec.maxLength !== undefined ? { maxLength: spec.maxLength } : {}),
+      ...('overflow' in spec && spec.overflow !== undefined ? { overflow: spec.overflow } : {}),
+      ...(pattern === undefined ? {} : { pattern }),
+    });
+    const evaluate = value.evaluate;
+    const prefix = ` ${name}="`;
+    const label = `${node.name}@${name}`;
+    renderers.push((state) => {
+      const checked = applyTextRule(toText(evaluate(state)), rule);
+      if (typeof checked !== 'string' || checked === '') {
+        return required ? fail(state, label, typeof checked === 'string' ? 'missing' : checked.reason) : '';
+      }
+      return `${prefix}${escapeXmlAttribute(checked)}"`;
+    });
+  }
+  const [only] = renderers;
+  if (only === undefined) return undefined;
+  if (renderers.length === 1) return only;
+  return (state) => {
+    let out = '';
+    for (const renderer of renderers) {
+      const rendered = renderer(state);
+      if (rendered === null) return null;
+      out += rendered;
+    }
+    return out;
+  };
+}
+
+function compileElement(raw: unknown, path: string, context: CompileContext, slot: ItemsSlot): NodeRenderer | undefined {
+  const { sink } = context;
+  const node = parseAt(sink, path, ElementNodeSchema, raw);
+  if (node === undefined) return undefined;
+
+  const namespaces = new Map(context.namespaces);
+  let declarations = '';
+  for (const [prefix, uri] of Object.entries(node.namespaces ?? {})) {
+    const nsPath = joinPath(joinPath(path, 'namespaces'), prefix);
+    if (prefix !== '' && !NCNAME.test(prefix)) sink.add(nsPath, `"${prefix}" is not a valid namespace prefix`);
+    else if (prefix === 'xml' || prefix === 'xmlns') sink.add(nsPath, `the prefix "${prefix}" is reserved`);
+    else if (uri === '' || cleanText(uri) !== uri)
+      sink.add(nsPath, 'a namespace URI must be non-empty text without control characters');
+    else {
+      namespaces.set(prefix, uri);
+      declarations += ` ${prefix === '' ? 'xmlns' : `xmlns:${prefix}`}="${escapeXmlAttribute(uri)}"`;
+    }
+  }
+  checkName(sink, joinPath(path, 'name'), node.name, namespaces, 'element');
+
+  const required = node.required === true;
+  const optional = node.optional === true;
+  if (required && !context.itemScope) sink.add(joinPath(path, 'required'), '"required" only applies inside "items"');
+  if (required && optional) sink.add(path, 'an element cannot be both "required" and "optional"');
+  if (node.each !== undefined && !context.itemScope) sink.add(joinPath(path, 'each'), '"each" only applies inside "items"');
+  if (node.each !== undefined && context.offerScope) sink.add(joinPath(path, 'each'), '"each": "offers" cannot be nested');
+  if (node.value !== undefined && node.children !== undefined) {
+    sink.add(path, 'an element has a "value" or "children", not both (mixed content is not supported)');
+  }
+  if (node.value === undefined && (node.maxLength !== undefined || node.overflow !== undefined || node.pattern !== undefined)) {
+    sink.add(path, '"maxLength", "overflow" and "pattern" apply to an element\'s "value"');
+  }
+
+  const offerScope = context.offerScope || node.each === 'offers';
+  const environment: ExpressionEnvironment = { maps: context.maps, itemScope: context.itemScope, offerScope };
+  const when = compileConditions(sink, joinPath(path, 'when'), node.when, environment);
+  const unless = compileConditions(sink, joinPath(path, 'unless'), node.unless, environment);
+  const attributes = compileAttributes(node, path, context, namespaces, environment);
+
+  const indent = INDENT.repeat(context.depth);
+  const open = `${indent}<${node.name}${declarations}`;
+  const close = `</${node.name}>\n`;
+  const label = node.name;
+
+  let render: NodeRenderer | undefined;
+  if (node.value !== undefined) {
+    const value = compileAt(sink, joinPath(path, 'value'), node.value, environment);
+    const pattern = compilePattern(sink, joinPath(path, 'pattern'), node.pattern);
+    if (value !== undefined) {
+      const evaluate = value.evaluate;
+      const rule = createTextRule({
+        ...(node.maxLength === undefined ? {} : { maxLength: node.maxLength }),
+        ...(node.overflow === undefined ? {} : { overflow: node.overflow }),
+        ...(pattern === undefined ? {} : { pattern }),
+      });
+      const openClosed = `${open}>`;
+      render = (state) => {
+        const checked = applyTextRule(toText(evaluate(state)), rule);
+        if (typeof checked !== 'string' || checked === '') {
+          if (required) return fail(state, label, typeof checked === 'string' ? 'missing' : checked.reason);
+          if (optional) return '';
+          const attributeText = attributes === undefined ? '' : attributes(state);
+          return attributeText === null ? null : `${open}${attributeText}/>\n`;
+        }
+        if (attributes === undefined) return openClosed + escapeXmlText(checked) + close;
+        const attributeText = attributes(state);
+        return attributeText === null ? null : `${open}${attributeText}>${escapeXmlText(checked)}${close}`;
+      };
+    }
+  } else {
+    const children: NodeRenderer[] = [];
+    const itemsBefore = slot.count;
+    (node.children ?? []).forEach((child, index) => {
+      const compiled = compileNode(
+        child,
+        joinPath(joinPath(path, 'children'), index),
+        { ...context, namespaces, depth: context.depth + 1, offerScope, isItemsElement: false },
+        slot,
+      );
+      if (compiled !== undefined) children.push(compiled);
+    });
+    // The items must always be written: a condition on an ancestor could silently empty the feed.
+    if (slot.count > itemsBefore && (node.when !== undefined || node.unless !== undefined || optional)) {
+      sink.add(path, '"when", "unless" and "optional" cannot be used on an element that contains "items"');
+    }
+    const closing = `${indent}${close}`;
+    render = (state) => {
+      let inner = '';
+      for (const child of children) {
+        const rendered = child(state);
+        if (rendered === null) return null;
+        inner += rendered;
+      }
+      if (inner === '' && optional) return '';
+      const attributeText = attributes === undefined ? '' : attributes(state);
+      if (attributeText === null) return null;
+      return inner === '' ? `${open}${attributeText}/>\n` : `${open}${attributeText}>\n${inner}${closing}`;
+    };
+  }
+  if (render === undefined) return undefined;
+
+  if (when.length > 0 || unless.length > 0) {
+    const unconditional = render;
+    render = (state) => {
+      for (const condition of when) if (!hasText(condition.evaluate(state))) return '';
+      for (const condition of unless) if (hasText(condition.evaluate(state))) return '';
+      return unconditional(state);
+    };
+  }
+  if (node.each === 'offers') {
+    const once = render;
+    const isItemsElement = context.isItemsElement;
+    render = (state) => {
+      const item = state.item;
+      if (item === undefined) return '';
+      const saved = state.offer;
+      let out = '';
+      for (const offer of item.offers) {
+        state.offer = offer;
+        const rendered = once(state);
+        if (rendered === null) {
+          state.reporter?.warn(item.id, state.failedAttribute, state.failedReason, offer.unit);
+          continue;
+        }
+        if (isItemsElement && rendered !== '') state.records++;
+        out += rendered;
+      }
+      state.offer = saved;
+      return out;
+    };
+  }
+  return render;
+}

@@ -1,0 +1,31 @@
+import type { FeedContext, FeedItem } from './feed-item.js';
+import type { FeedChunks } from './feed-report.js';
+import type { FeedKind, FeedViews } from './feed-template-schema.js';
+
+/** A template compiled once at start-up into a streaming renderer. */
+export interface CompiledFeed {
+  readonly name: string;
+  readonly title: string;
+  /** URL segment: `/feeds/{unit}/{file}`. */
+  readonly file: string;
+  readonly kind: FeedKind;
+  readonly contentType: string;
+  readonly views: FeedViews;
+  /** The template file it came from (for messages). */
+  readonly source: string;
+  /** Whether the view `unit` (a unit code or `all`) serves this feed. */
+  servesView(unit: string): boolean;
+  /** Streams the feed of `items` in the view of `context`; the generator's return value is the report. */
+  render(context: FeedContext, items: Iterable<FeedItem>): FeedChunks;
+}
+
+export const DEFAULT_CONTENT_TYPES: Readonly<Record<FeedKind, string>> = {
+  xml: 'application/xml; charset=utf-8',
+  csv: 'text/csv; charset=utf-8; header=present',
+  tsv: 'text/tab-separated-values; charset=utf-8',
+};
+
+export function servesView(views: FeedViews, unit: string): boolean {
+  if (views === 'both') return true;
+  return views === 'all' ? unit === 'all' : unit !== 'all';
+}

@@ -1,0 +1,76 @@
+/**
+ * The delimited-text dialects. Values reach them already cleaned (`cleanText`).
+ *
+ * - `rfc4180`: `,`, CRLF, no BOM, `"` quoting when a field holds `,` `"` CR or LF; values exact
+ *   (machine consumers, Meta catalog CSV).
+ * - `excel`: the marketing download for Excel/LibreOffice in a Czech locale (reference/feeds.md §5.5):
+ *   UTF-8 BOM (else Excel guesses Windows-1250 and garbles diacritics), `;` (Czech list separator),
+ *   CRLF, decimal comma in number and money cells (Czech Excel reads `1.5` as the date 1 May),
+ *   text cells starting with `= + - @` TAB or CR prefixed with `'` (formula injection, OWASP), and
+ *   code cells that Excel would turn into numbers or dates (EAN `0012…` losing its zero, `8594…`
+ *   shown as `8,59E+12`) written as a quoted field starting with a TAB: Excel then keeps the cell as
+ *   text and shows the digits; `="0123"` would be a formula, and a plain quoted `"0123"` is still
+ *   converted. See docs/decisions/0003-feed-templates.md.
+ * - `tsv`: Google's tab-delimited form: TAB, LF, no quoting; TAB, CR and LF inside values become spaces.
+ */
+export type CsvDialectName = 'rfc4180' | 'excel' | 'tsv';
+
+export interface CsvDialect {
+  readonly name: CsvDialectName;
+  readonly delimiter: string;
+  readonly newline: string;
+  /** Written once at the start of the body. */
+  readonly preamble: string;
+  readonly decimalSeparator: '.' | ',';
+  /** A text cell. */
+  readonly text: (value: string) => string;
+  /** A cell holding a code (EAN, ids) that must stay text. */
+  readonly code: (value: string) => string;
+}
+
+const FORMULA_START = /^[=+\-@\t\r]/;
+const NUMBER_OR_DATE_LIKE = /^[0-9][0-9.,:/ eE+-]*$/;
+
+function quoted(value: string): string {
+  return `"${value.includes('"') ? value.replace(/"/g, '""') : value}"`;
+}
+
+function rfcText(value: string): string {
+  return /[",\r\n]/.test(value) ? quoted(value) : value;
+}
+
+/** The excel dialect's text cell: formula neutralisation, then quoting. Exported for tests and docs. */
+export function excelText(value: string): string {
+  const safe = FORMULA_START.test(value) ? `'${value}` : value;
+  return /[";\r\n]/.test(safe) ? quoted(safe) : safe;
+}
+
+function excelCode(value: string): string {
+  return NUMBER_OR_DATE_LIKE.test(value) ? quoted(`\t${value}`) : excelText(value);
+}
+
+function tsvText(value: string): string {
+  return /[\t\r\n]/.test(value) ? value.replace(/[\t\r\n]/g, ' ') : value;
+}
+
+export const CSV_DIALECTS: Readonly<Record<CsvDialectName, CsvDialect>> = {
+  rfc4180: {
+    name: 'rfc4180',
+    delimiter: ',',
+    newline: '\r\n',
+    preamble: '',
+    decimalSeparator: '.',
+    text: rfcText,
+    code: rfcText,
+  },
+  excel: {
+    name: 'excel',
+    delimiter: ';',
+    newline: '\r\n',
+    preamble: '\uFEFF',
+    decimalSeparator: ',',
+    text: excelText,
+    code: excelCode,
+  },
+  tsv: { name: 'tsv', delimiter: '\t', newline: '\n', preamble: '', decimalSeparator: '.', text: tsvText, code: tsvText },
+};

@@ -1,0 +1,110 @@
+import type { FeedContext, FeedItem, FeedOffer } from './feed-item.js';
+
+/** A value inside a template expression: text, a number, or nothing (absent/empty). */
+export type FeedValue = string | number | undefined;
+
+/**
+ * What an expression reads. One mutable scope is reused for a whole render (no allocation per item):
+ * the renderer sets `item` per item and `offer` per repetition of an `each: offers` element.
+ */
+export interface RenderScope {
+  context: FeedContext;
+  item: FeedItem | undefined;
+  offer: FeedOffer | undefined;
+}
+
+/** Where a field may be used: `context` anywhere, `item` inside `items`, `offer` inside `each: offers`. */
+export type FieldScope = 'context' | 'item' | 'offer';
+
+export interface FieldSpec {
+  readonly scope: FieldScope;
+  readonly get: (scope: RenderScope) => FeedValue;
+  readonly description: string;
+}
+
+/**
+ * Whole units for channels that count pieces: fractional stock is rounded down, but never below 1 while
+ * any stock remains (0.5 kg in stock must not read as "0 available" next to `in_stock`); negative
+ * stock counts as 0; unknown stock stays unknown.
+ */
+export function quantityOf(stock: number | undefined): number | undefined {
+  if (stock === undefined || Number.isNaN(stock)) return undefined;
+  if (stock <= 0) return 0;
+  return stock === Number.POSITIVE_INFINITY ? undefined : Math.max(1, Math.floor(stock));
+}
+
+/** The sale price only when it really is below the price (reference/feeds.md §5.2: `sale_price` = `price`). */
+function salePriceOf(price: number | undefined, salePrice: number | undefined): number | undefined {
+  return salePrice !== undefined && price !== undefined && salePrice < price ? salePrice : undefined;
+}
+
+function standardPriceOf(price: number | undefined, standardPrice: number | undefined): number | undefined {
+  return standardPrice !== undefined && price !== undefined && standardPrice > price ? standardPrice : undefined;
+}
+
+function flag(value: boolean | undefined): FeedValue {
+  return value === true ? 'true' : undefined;
+}
+
+/**
+ * Every field a template may name. Context fields have no prefix (`{currency}`), offer fields the
+ * `offer.` prefix. `inStock` and `isStockItem` give `true` or nothing, for `when`/`unless`.
+ */
+export const FEED_FIELDS: Readonly<Record<string, FieldSpec>> = {
+  version: { scope: 'context', get: (s) => s.context.version, description: 'catalog version id' },
+  generatedAt: { scope: 'context', get: (s) => s.context.generatedAt, description: 'ISO time the catalog was built' },
+  unit: { scope: 'context', get: (s) => s.context.unit, description: 'the view: a unit code or `all`' },
+  unitName: { scope: 'context', get: (s) => s.context.unitName, description: 'name of the view' },
+  currency: { scope: 'context', get: (s) => s.context.currency, description: 'ISO 4217 code of all prices' },
+  brand: { scope: 'context', get: (s) => s.context.brand, description: 'FEED_BRAND' },
+  baseUrl: { scope: 'context', get: (s) => s.context.baseUrl, description: 'public base URL of the bridge' },
+
+  id: { scope: 'item', get: (s) => s.item?.id, description: 'article localId' },
+  name: { scope: 'item', get: (s) => s.item?.name, description: 'article name' },
+  groupId: { scope: 'item', get: (s) => s.item?.groupId, description: 'article group id' },
+  ean: { scope: 'item', get: (s) => s.item?.ean, description: 'EAN as the POS has it (use `|gtin` for channels)' },
+  plu: { scope: 'item', get: (s) => s.item?.plu, description: 'PLU' },
+  internalIdentifier: { scope: 'item', get: (s) => s.item?.internalIdentifier, description: 'internal code' },
+  measureUnit: { scope: 'item', get: (s) => s.item?.measureUnit, description: 'measure unit' },
+  price: { scope: 'item', get: (s) => s.item?.price, description: 'gross price of the view' },
+  salePrice: {
+    scope: 'item',
+    get: (s) => salePriceOf(s.item?.price, s.item?.salePrice),
+    description: 'sale price, only when below price',
+  },
+  standardPrice: {
+    scope: 'item',
+    get: (s) => standardPriceOf(s.item?.price, s.item?.standardPrice),
+    description: '"was" price, only when above price',
+  },
+  stock: { scope: 'item', get: (s) => s.item?.stock, description: 'stock as the POS says (may be fractional)' },
+  quantity: { scope: 'item', get: (s) => quantityOf(s.item?.stock), description: 'stock in whole units, never negative' },
+  availability: { scope: 'item', get: (s) => s.item?.availability, description: '`in_stock` or `out_of_stock`' },
+  inStock: { scope: 'item', get: (s) => flag(s.item?.availability === 'in_stock'), description: '`true` when in stock' },
+  isStockItem: { scope: 'item', get: (s) => flag(s.item?.isStockItem), description: '`true` unless a service' },
+  link: { scope: 'item', get: (s) => s.item?.link, description: 'product page URL' },
+  imageLink: { scope: 'item', get: (s) => s.item?.imageLink, description: 'image URL' },
+
+  'offer.unit': { scope: 'offer', get: (s) => s.offer?.unit, description: 'POS unit code' },
+  'offer.storeCode': { scope: 'offer', get: (s) => s.offer?.storeCode, description: 'channel store code of the unit' },
+  'offer.unitName': { scope: 'offer', get: (s) => s.offer?.unitName, description: 'unit name' },
+  'offer.price': { scope: 'offer', get: (s) => s.offer?.price, description: "the unit's gross price" },
+  'offer.salePrice': {
+    scope: 'offer',
+    get: (s) => salePriceOf(s.offer?.price, s.offer?.salePrice),
+    description: "the unit's sale price, only when below its price",
+  },
+  'offer.standardPrice': {
+    scope: 'offer',
+    get: (s) => standardPriceOf(s.offer?.price, s.offer?.standardPrice),
+    description: 'the unit\'s "was" price',
+  },
+  'offer.stock': { scope: 'offer', get: (s) => s.offer?.stock, description: "the unit's stock" },
+  'offer.quantity': { scope: 'offer', get: (s) => quantityOf(s.offer?.stock), description: "the unit's stock in whole units" },
+  'offer.availability': { scope: 'offer', get: (s) => s.offer?.availability, description: "the unit's availability" },
+  'offer.inStock': {
+    scope: 'offer',
+    get: (s) => flag(s.offer?.availability === 'in_stock'),
+    description: '`true` when the unit has it in stock',
+  },
+};

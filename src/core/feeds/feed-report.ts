@@ -1,0 +1,89 @@
+/**
+ * What a render tells the status page (SPEC §5 `GET /`): how many items went out, how many the feed's
+ * filter left out on purpose, and which items a channel rule left out, with counts and first examples.
+ */
+
+/** One item (or one unit's record of it) left out of a feed because a channel rule was not met. */
+export interface FeedWarning {
+  readonly feed: string;
+  readonly itemId: string;
+  /** The element (`g:price`), attribute (`item@id`), column (`store_code`) or check that failed. */
+  readonly attribute: string;
+  /** `missing`, `longer than N characters` or `does not match <pattern>`. */
+  readonly reason: string;
+  /** Set when only the record of this unit was left out (`each: offers`). */
+  readonly unit?: string;
+}
+
+export interface FeedWarnings {
+  readonly count: number;
+  /** Count per `attribute`, so the status page can say "37 items without g:image_link". */
+  readonly byAttribute: Readonly<Record<string, number>>;
+  /** The first warnings, in catalog order. */
+  readonly examples: readonly FeedWarning[];
+}
+
+export interface FeedReport {
+  readonly feed: string;
+  /** Items with at least one record in the body. */
+  readonly items: number;
+  /** Records in the body: items, or (item, unit) rows for feeds repeated per offer. */
+  readonly records: number;
+  /** Items left out by the feed's filter (e.g. sold-out goods on Heureka): by design, not a warning. */
+  readonly filtered: number;
+  /** Items left out because a required attribute was missing or invalid. */
+  readonly dropped: number;
+  readonly warnings: FeedWarnings;
+}
+
+/** The chunks of one rendered feed (UTF-8 text, about 64 KB each); the return value is its report. */
+export type FeedChunks = Generator<string, FeedReport, undefined>;
+
+/** Chunk size the renderers aim at: big enough to amortise per-chunk costs, small enough to stream. */
+export const FEED_CHUNK_SIZE = 64 * 1024;
+
+/** How many warnings a report keeps as examples. */
+export const MAX_WARNING_EXAMPLES = 20;
+
+export interface FeedReporter {
+  items: number;
+  records: number;
+  filtered: number;
+  dropped: number;
+  /** Warnings so far (lets a renderer tell whether an item's rows were left out by a rule). */
+  readonly warningCount: number;
+  warn(itemId: string, attribute: string, reason: string, unit?: string): void;
+  report(): FeedReport;
+}
+
+export function createFeedReporter(feed: string, maxExamples: number = MAX_WARNING_EXAMPLES): FeedReporter {
+  const byAttribute: Record<string, number> = {};
+  const examples: FeedWarning[] = [];
+  let count = 0;
+  return {
+    items: 0,
+    records: 0,
+    filtered: 0,
+    dropped: 0,
+    get warningCount() {
+      return count;
+    },
+    warn(itemId, attribute, reason, unit) {
+      count++;
+      byAttribute[attribute] = (byAttribute[attribute] ?? 0) + 1;
+      if (examples.length < maxExamples) {
+        examples.push(unit === undefined ? { feed, itemId, attribute, reason } : { feed, itemId, attribute, reason, unit });
+      }
+    },
+    report() {
+      return {
+        feed,
+        items: this.items,
+        records: this.records,
+        filtered: this.filtered,
+        dropped: this.dropped,
+        warnings: { count, byAttribute: { ...byAttribute }, examples: [...examples] },
+      };
+    },
+  };
+}
