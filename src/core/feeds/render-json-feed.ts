@@ -1,6 +1,6 @@
 import type { FeedContext, FeedItem, FeedOffer } from './feed-item.js';
-import { formatMoney } from './format-number.js';
 import { createFeedReporter, FEED_CHUNK_SIZE, type FeedChunks } from './feed-report.js';
+import { formatMoney } from './format-number.js';
 
 export interface JsonFeedOptions {
   /**
