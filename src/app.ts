@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from './adapters/logger/create-logger.js';
+import { createMetrics, type Metrics } from './adapters/metrics/create-metrics.js';
 import { createPosClient, type PosClient } from './adapters/pos/pos-client.js';
 import { openKeyv } from './adapters/store/create-keyv.js';
 import { createKeyvCatalogStore } from './adapters/store/keyv-catalog-store.js';
@@ -18,6 +19,7 @@ import { createHttpApp } from './http/create-http-app.js';
 import { createAdminRoutes } from './http/routes/admin-routes.js';
 import { createFeedRoutes } from './http/routes/feed-routes.js';
 import type { ReadinessReport } from './http/routes/health-routes.js';
+import { createMetricsRoutes } from './http/routes/metrics-routes.js';
 import { createStatusRoutes } from './http/routes/status-routes.js';
 import { createScheduler, type Scheduler } from './jobs/scheduler.js';
 import { type RunningSandbox, startSandbox } from './sandbox/start-sandbox.js';
@@ -28,6 +30,8 @@ import { createFeedService, type FeedService } from './services/feed-service.js'
 export interface AppDeps {
   readonly logger: Logger;
   readonly now?: () => Date;
+  /** Defaults to a fresh registry with the process metrics. */
+  readonly metrics?: Metrics;
 }
 
 export interface RunningApp {
@@ -66,6 +70,7 @@ export async function loadTemplateDir(dir: string): Promise<CompiledFeed[]> {
 export async function startApp(config: Config, deps: AppDeps): Promise<RunningApp> {
   const { logger } = deps;
   const now = deps.now ?? (() => new Date());
+  const metrics = deps.metrics ?? createMetrics();
   // Templates first: a broken template stops the start before anything listens or syncs.
   const templates = await loadTemplateDir(config.feed.templatesDir ?? SHIPPED_TEMPLATES);
   const sandbox =
@@ -125,6 +130,7 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
   });
   let previous: CatalogSnapshot | undefined;
   catalog.onChange((snapshot) => {
+    recordCatalogMetrics(metrics, snapshot);
     feeds.recordChange(previous, snapshot);
     previous = snapshot;
     void feeds
@@ -134,7 +140,17 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
       });
   });
 
-  const jobs = createScheduler({ timezone: config.sync.timezone, logger: logger.child({ component: 'scheduler' }), now });
+  const jobs = createScheduler({
+    timezone: config.sync.timezone,
+    logger: logger.child({ component: 'scheduler' }),
+    now,
+    onOutcome(outcome) {
+      const report = outcome.ok ? (outcome.result as { outcome?: string; error?: { code: string } } | undefined) : undefined;
+      metrics.jobRuns.inc({ job: outcome.job, outcome: outcome.ok ? (report?.outcome ?? 'ok') : 'crashed' });
+      metrics.jobDuration.observe({ job: outcome.job }, outcome.durationMs / 1000);
+      if (report?.error !== undefined) metrics.posErrors.inc({ family: report.error.code, operation: outcome.job });
+    },
+  });
   const exclusive = createMutex();
   jobs.schedule({ name: 'sync-catalog', cron: config.sync.catalogCron, run: () => exclusive(() => catalog.syncCatalog()) });
   jobs.schedule({ name: 'sync-stock', cron: config.sync.stockCron, run: () => exclusive(() => catalog.syncStock()) });
@@ -207,7 +223,13 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
         token: config.feed.token,
         storeCodes: config.feed.unitStoreCodes,
       }),
-      createFeedRoutes({ feeds, current: () => catalog.current(), token: config.feed.token }),
+      createFeedRoutes({
+        feeds,
+        current: () => catalog.current(),
+        token: config.feed.token,
+        onRequest: (feed, status) => metrics.feedRequests.inc({ feed, status: String(status) }),
+      }),
+      createMetricsRoutes(metrics.registry),
       createAdminRoutes({ token: config.admin.token, runJob: (job) => jobs.runNow(job) }),
     ],
   });
@@ -244,6 +266,16 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
       return stopping;
     },
   };
+}
+
+function recordCatalogMetrics(metrics: Metrics, snapshot: CatalogSnapshot): void {
+  metrics.catalogItems.set({ unit: 'all' }, snapshot.products.length);
+  for (const unit of snapshot.units) {
+    let count = 0;
+    for (const product of snapshot.products) if (product.offers.some((offer) => offer.unit === unit.code)) count++;
+    metrics.catalogItems.set({ unit: unit.code }, count);
+  }
+  metrics.catalogGeneratedAt.set(Date.parse(snapshot.generatedAt) / 1000);
 }
 
 /** FEED_PRODUCT_URL / FEED_IMAGE_URL, defaulting to the sandbox's own pages in sandbox mode. */

@@ -208,3 +208,28 @@ describe('admin endpoints without ADMIN_TOKEN', () => {
     }
   });
 });
+
+describe('metrics', () => {
+  it('exposes job runs, durations, feed requests and catalog size in Prometheus format', async () => {
+    const app = await startApp(createTestConfig({ SANDBOX_ARTICLES: '40', SANDBOX_SALES_PER_MINUTE: '0' }), { logger });
+    try {
+      await app.initialSync;
+      await fetch(`${app.url}/feeds/all/products.json`);
+      await fetch(`${app.url}/feeds/nowhere/products.json`);
+
+      const response = await fetch(`${app.url}/metrics`);
+      const text = await response.text();
+
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toContain('text/plain');
+      expect(text).toContain('catalog_bridge_job_runs_total{job="sync-catalog",outcome="published"} 1');
+      expect(text).toContain('catalog_bridge_job_duration_seconds_count{job="sync-catalog"} 1');
+      expect(text).toContain('catalog_bridge_feed_requests_total{feed="products.json",status="200"} 1');
+      expect(text).toContain('catalog_bridge_feed_requests_total{feed="products.json",status="404"} 1');
+      expect(text).toMatch(/catalog_bridge_catalog_items\{unit="all"\} \d+/);
+      expect(text).toContain('catalog_bridge_process_cpu_seconds_total');
+    } finally {
+      await app.stop();
+    }
+  });
+});

@@ -6,12 +6,9 @@ export interface Metrics {
   readonly jobRuns: Counter<'job' | 'outcome'>;
   readonly jobDuration: Histogram<'job'>;
   readonly posErrors: Counter<'family' | 'operation'>;
-  readonly posRequests: Counter<'operation'>;
-  readonly webhookEvents: Counter<'event' | 'outcome'>;
   readonly feedRequests: Counter<'feed' | 'status'>;
   readonly catalogItems: Gauge<'unit'>;
-  readonly catalogAge: Gauge;
-  readonly rejectedItems: Gauge<'source'>;
+  readonly catalogGeneratedAt: Gauge;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
@@ -35,20 +32,8 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     }),
     posErrors: new Counter({
       name: 'catalog_bridge_pos_errors_total',
-      help: 'Failed POS calls by error family (unavailable, rejected, invalid)',
+      help: 'Sync runs that failed, by error code (POS_UNAVAILABLE, POS_REJECTED, POS_RESPONSE_INVALID, PRICE_LIST_INVALID, ...)',
       labelNames: ['family', 'operation'],
-      registers,
-    }),
-    posRequests: new Counter({
-      name: 'catalog_bridge_pos_requests_total',
-      help: 'POS calls made, retries included',
-      labelNames: ['operation'],
-      registers,
-    }),
-    webhookEvents: new Counter({
-      name: 'catalog_bridge_webhook_events_total',
-      help: 'Webhook deliveries by event kind and outcome (accepted, duplicate, ignored, rejected, unauthorized)',
-      labelNames: ['event', 'outcome'],
       registers,
     }),
     feedRequests: new Counter({
@@ -63,15 +48,9 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       labelNames: ['unit'],
       registers,
     }),
-    catalogAge: new Gauge({
-      name: 'catalog_bridge_catalog_age_seconds',
-      help: 'Age of the served catalog version',
-      registers,
-    }),
-    rejectedItems: new Gauge({
-      name: 'catalog_bridge_rejected_items',
-      help: 'Items or rows left out by the last sync, by source',
-      labelNames: ['source'],
+    catalogGeneratedAt: new Gauge({
+      name: 'catalog_bridge_catalog_generated_timestamp_seconds',
+      help: 'When the served catalog version was generated (Unix time); alert on time() minus this',
       registers,
     }),
   };
