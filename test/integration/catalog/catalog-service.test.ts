@@ -13,7 +13,10 @@ const dir = mkdtempSync(join(tmpdir(), 'catalog-service-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 let clock = Date.parse('2026-11-22T10:00:00Z');
-const now = () => new Date((clock += 1_000));
+function now(): Date {
+  clock += 1_000;
+  return new Date(clock);
+}
 
 function createService(storeFile: string, data: FakePosData) {
   const { keyv } = openKeyv(`sqlite://${join(dir, storeFile)}`);
