@@ -42,7 +42,7 @@ describe('status page in headless Chromium', () => {
     await page.goto(`${app.url}/`);
 
     await expect(page.title()).resolves.toBe('catalog-bridge');
-    const text = await page.locator('body').innerText();
+    const text = (await page.locator('body').textContent()) ?? '';
     expect(text).toContain(app.catalog.current()?.version ?? 'missing');
     expect(text).toContain('sync-catalog');
     for (const unit of ['U1', 'U2', 'U3']) expect(text).toContain(unit);
