@@ -9,9 +9,11 @@ import { type ApplyStockReport, applyStockRows } from '../core/catalog/apply-sto
 import type { Availability, CatalogSnapshot, InternalProductData, Product } from '../core/catalog/catalog.js';
 import { checkPublishable } from '../core/catalog/catalog-guards.js';
 import { createCatalogVersion, fingerprintCatalog } from '../core/catalog/catalog-version.js';
-import { type MergeReport, mergeCatalog } from '../core/catalog/merge-catalog.js';
+import { type CatalogMerger, createCatalogMerger, type MergeReport, type MergeResult } from '../core/catalog/merge-catalog.js';
+import { createPriceListRowCollector, type PriceListRows, priceListRowsOf } from '../core/catalog/price-list-rows.js';
+import type { PriceListRow } from '../core/catalog/source.js';
 import type { IdentityKeyChoice } from '../core/catalog/resolve-identity.js';
-import type { PriceListRow, SourceUnit, StockRow } from '../core/catalog/source.js';
+import type { SourceUnit, StockRow } from '../core/catalog/source.js';
 
 /** Everything of a snapshot but its products, stored as the version's metadata. */
 export interface CatalogMeta {
@@ -27,11 +29,20 @@ export interface CatalogMeta {
 export type SyncJob = 'sync-catalog' | 'sync-stock';
 
 /**
- * Stages of a full sync, as reported to the optional `onPhase` probe. `price-list` and `stock` are
- * reported once per unit (fetch and parse together; units overlap up to `concurrency`); `sources` is
- * the wall time of the whole per-unit stage.
+ * Stages of a full sync, as reported to the optional `onPhase` probe. `price-list`, `stock` (fetch and
+ * parse) and `unit-merge` (merging the unit's documents) are reported once per unit, and units overlap;
+ * `sources` is the wall time of the whole per-unit stage, `merge` the assembly of the products after it.
  */
-export type SyncPhase = 'units' | 'articles' | 'price-list' | 'stock' | 'sources' | 'merge' | 'fingerprint' | 'publish';
+export type SyncPhase =
+  | 'units'
+  | 'articles'
+  | 'price-list'
+  | 'stock'
+  | 'unit-merge'
+  | 'sources'
+  | 'merge'
+  | 'fingerprint'
+  | 'publish';
 export type SyncOutcome = 'published' | 'unchanged' | 'refused' | 'failed' | 'skipped';
 
 export interface SyncError {
@@ -181,10 +192,12 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
     for (const listener of listeners) listener(snapshot);
   }
 
-  async function readPriceList(unit: SourceUnit): Promise<{ rows: PriceListRow[]; report: PriceListReport }> {
+  async function readPriceList(unit: SourceUnit): Promise<{ rows: PriceListRows; report: PriceListReport }> {
     const since = performance.now();
-    const rows: PriceListRow[] = [];
-    const parser = createPriceListParser((row) => rows.push(row));
+    // Rows are held in typed arrays until the document ends, not as 100,000 objects per unit (see price-list-rows.ts).
+    const plain: PriceListRow[] = [];
+    const rows = process.env.EXP_PLAIN === '1' ? priceListRowsOf(plain) : createPriceListRowCollector();
+    const parser = process.env.EXP_PLAIN === '1' ? createPriceListParser((row) => plain.push(row)) : createPriceListParser((row) => (rows as ReturnType<typeof createPriceListRowCollector>).push(row));
     const body = await pos.fetchPriceListXml(unit);
     try {
       for await (const chunk of body) parser.write(chunk);
@@ -264,58 +277,127 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
     };
   }
 
+  /** What a full sync has read so far: kept in its report, also when a later source fails. */
+  interface SyncProgress {
+    sources: NonNullable<SyncReport['sources']>;
+    mark: number;
+  }
+
+  /**
+   * Units and articles, and a merger of the catalog `version` over them. A function of its own so that
+   * the article list is garbage once the merger has taken what it needs (~35 MB for 100,000 articles).
+   */
+  async function startMerge(
+    version: string,
+    started: Date,
+    progress: SyncProgress,
+  ): Promise<{ units: SourceUnit[]; merger: CatalogMerger }> {
+    const units = await pos.listUnits();
+    progress.mark = phaseEnded('units', progress.mark);
+    progress.sources = { units: { count: units.items.length, rejected: units.rejected.slice(0, 20), pages: units.pages } };
+    const articles = await pos.listArticles({ priceOutput: 'with_vat' });
+    progress.mark = phaseEnded('articles', progress.mark);
+    progress.sources = {
+      ...progress.sources,
+      articles: {
+        count: articles.items.length,
+        rejectedCount: articles.rejected.length,
+        rejected: articles.rejected.slice(0, 20),
+        pages: articles.pages,
+      },
+    };
+    const merger = createCatalogMerger(
+      { units: units.items, articles: articles.items },
+      {
+        version,
+        currency: options.currency,
+        ...(options.primaryUnit === undefined ? {} : { primaryUnit: options.primaryUnit }),
+        unknownStockAvailability: options.unknownStockAvailability,
+        priceListKey: options.priceListKey,
+        stockKey: options.stockKey,
+      },
+      started,
+    );
+    return { units: units.items, merger };
+  }
+
+  /**
+   * Reads every source and merges them into the catalog `version`. A function of its own so that the
+   * merger's working state (identity index, per-unit state) is garbage while the catalog is published.
+   */
+  async function readAndMerge(version: string, started: Date, progress: SyncProgress): Promise<MergeResult> {
+    const { units, merger } = await startMerge(version, started, progress);
+    // Each unit's documents are merged as soon as they are read and their rows dropped, so the rows of
+    // at most the units in flight are held, not those of every unit (bench/full-sync.ts). When two units
+    // share a code, the last one's documents count, as when rows were collected per code.
+    const lastOfCode = new Map(units.map((unit) => [unit.code, unit]));
+    function timedMerge(unit: SourceUnit, add: () => void): void {
+      const since = performance.now();
+      add();
+      phaseEnded('unit-merge', since, unit.code);
+    }
+    // Every stock export first, then the price lists (which build the offers with the exports' quantities).
+    // The stock parser's rows outlive the young generation and die right after their unit is merged: read
+    // while little else is live, that garbage is collected cheaply, instead of driving up the heap limit
+    // while the offers accumulate (bench/full-sync.ts).
+    if (process.env.EXP_INTERLEAVE === '1') {
+      const perUnit = await mapLimit(units, options.concurrency, async (unit) => {
+        const merges = lastOfCode.get(unit.code) === unit;
+        const [priceList, stock] = await Promise.all([
+          readPriceList(unit),
+          readStock(unit).then(({ rows, report }) => {
+            if (merges) timedMerge(unit, () => merger.addStock(unit.code, rows));
+            return report;
+          }),
+        ]);
+        if (merges) timedMerge(unit, () => merger.addPriceList(unit.code, priceList.rows));
+        return { unit, priceList: priceList.report, stock };
+      });
+      const priceListReports: Record<string, PriceListReport> = {};
+      const stockReports: Record<string, StockExportReport> = {};
+      for (const entry of perUnit) {
+        priceListReports[entry.unit.code] = entry.priceList;
+        stockReports[entry.unit.code] = entry.stock;
+      }
+      progress.sources = { ...progress.sources, priceLists: priceListReports, stock: stockReports };
+      progress.mark = phaseEnded('sources', progress.mark);
+      const merged = merger.finish();
+      progress.mark = phaseEnded('merge', progress.mark);
+      return merged;
+    }
+    const stockReports: Record<string, StockExportReport> = {};
+    const stock = await mapLimit(units, options.concurrency, async (unit) => {
+      const { rows, report } = await readStock(unit);
+      if (lastOfCode.get(unit.code) === unit) timedMerge(unit, () => merger.addStock(unit.code, rows));
+      return report;
+    });
+    const priceListReports: Record<string, PriceListReport> = {};
+    const priceLists = await mapLimit(units, options.concurrency, async (unit) => {
+      const { rows, report } = await readPriceList(unit);
+      if (lastOfCode.get(unit.code) === unit) timedMerge(unit, () => merger.addPriceList(unit.code, rows));
+      return report;
+    });
+    for (const [position, unit] of units.entries()) {
+      priceListReports[unit.code] = priceLists[position] as PriceListReport;
+      stockReports[unit.code] = stock[position] as StockExportReport;
+    }
+    progress.sources = { ...progress.sources, priceLists: priceListReports, stock: stockReports };
+    progress.mark = phaseEnded('sources', progress.mark);
+    const merged = merger.finish();
+    progress.mark = phaseEnded('merge', progress.mark);
+    return merged;
+  }
+
   async function syncCatalog(): Promise<SyncReport> {
     const started = now();
     const previous = served;
     const base = { job: 'sync-catalog' as const, ...(previous ? { previousVersion: previous.snapshot.version } : {}) };
-    let sources: NonNullable<SyncReport['sources']> = {};
-    let mark = performance.now();
+    const progress: SyncProgress = { sources: {}, mark: performance.now() };
     try {
-      const units = await pos.listUnits();
-      mark = phaseEnded('units', mark);
-      sources = { units: { count: units.items.length, rejected: units.rejected.slice(0, 20), pages: units.pages } };
-      const articles = await pos.listArticles({ priceOutput: 'with_vat' });
-      mark = phaseEnded('articles', mark);
-      sources = {
-        ...sources,
-        articles: {
-          count: articles.items.length,
-          rejectedCount: articles.rejected.length,
-          rejected: articles.rejected.slice(0, 20),
-          pages: articles.pages,
-        },
-      };
-      const perUnit = await mapLimit(units.items, options.concurrency, async (unit) => {
-        const [priceList, stock] = await Promise.all([readPriceList(unit), readStock(unit)]);
-        return { unit, priceList, stock };
-      });
-      mark = phaseEnded('sources', mark);
-      const priceLists = new Map<string, PriceListRow[]>();
-      const stock = new Map<string, StockRow[]>();
-      const priceListReports: Record<string, PriceListReport> = {};
-      const stockReports: Record<string, StockExportReport> = {};
-      for (const entry of perUnit) {
-        priceLists.set(entry.unit.code, entry.priceList.rows);
-        stock.set(entry.unit.code, entry.stock.rows);
-        priceListReports[entry.unit.code] = entry.priceList.report;
-        stockReports[entry.unit.code] = entry.stock.report;
-      }
-      sources = { ...sources, priceLists: priceListReports, stock: stockReports };
-
       const version = createCatalogVersion(started, previous?.snapshot.version ?? 'first');
-      const merged = mergeCatalog(
-        { units: units.items, articles: articles.items, priceLists, stock },
-        {
-          version,
-          currency: options.currency,
-          ...(options.primaryUnit === undefined ? {} : { primaryUnit: options.primaryUnit }),
-          unknownStockAvailability: options.unknownStockAvailability,
-          priceListKey: options.priceListKey,
-          stockKey: options.stockKey,
-        },
-        started,
-      );
-      mark = phaseEnded('merge', mark);
+      const merged = await readAndMerge(version, started, progress);
+      const { sources } = progress;
+      let mark = progress.mark;
       const fingerprint = fingerprintCatalog(merged.snapshot);
       mark = phaseEnded('fingerprint', mark);
       const products = merged.snapshot.products.length;
@@ -365,7 +447,7 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
         ...timing(started),
         ...(previous ? { version: previous.snapshot.version } : {}),
         error: errorOf(error),
-        sources,
+        sources: progress.sources,
       });
     }
   }

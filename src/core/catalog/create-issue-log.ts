@@ -24,6 +24,11 @@ export interface IssueSummary<Reason extends string = string> {
 
 export interface IssueLog<Reason extends string> {
   add(issue: CatalogIssue<Reason>): void;
+  /**
+   * Counts `count` more issues of `reason` without their details, as if they were added here: for
+   * replaying another capped log (its examples with `add`, then what it only counted).
+   */
+  addCount(reason: Reason, count: number): void;
   summary(): IssueSummary<Reason>;
 }
 
@@ -39,6 +44,9 @@ export function createIssueLog<Reason extends string>(maxExamples: number): Issu
       const count = (counts[issue.reason] ?? 0) + 1;
       counts[issue.reason] = count;
       if (count <= maxExamples) examples.push(issue);
+    },
+    addCount(reason, count) {
+      if (count > 0) counts[reason] = (counts[reason] ?? 0) + count;
     },
     summary() {
       return { counts: { ...counts }, examples: [...examples] };

@@ -142,4 +142,49 @@ describe('catalog store on a failing backend', () => {
 
     await expect(store.loadCurrent()).rejects.toThrow('chunk 1 of version v1 is missing');
   });
+
+  it('raises when a chunk of the current version is not JSON', async () => {
+    const { keyv } = openKeyv('memory://');
+    const store = createKeyvCatalogStore<{ label: string }, Item>(keyv, { chunkSize: 2 });
+    await store.publish({ version: 'v1', meta: { label: 'v1' }, items: itemsOf('v1', 6) }, at);
+
+    await keyv.set('catalog:v:v1:chunk:2', '[{"id":');
+
+    await expect(store.loadCurrent()).rejects.toThrow('chunk 2 of version v1 is missing or unreadable');
+  });
+});
+
+describe('catalog store format', () => {
+  it('stores each chunk as the JSON text of its items', async () => {
+    const { keyv } = openKeyv('memory://');
+    const store = createKeyvCatalogStore<{ label: string }, Item>(keyv, { chunkSize: 2 });
+    await store.publish({ version: 'v1', meta: { label: 'v1' }, items: itemsOf('v1', 3) }, at);
+
+    expect(await keyv.get('catalog:v:v1:chunk:1')).toBe('[{"id":"a-2","version":"v1"}]');
+  });
+
+  it('sizes chunks to about chunkChars from the items seen, and reads the version back whole', async () => {
+    const { keyv } = openKeyv('memory://');
+    const store = createKeyvCatalogStore<{ label: string }, Item>(keyv, { chunkSize: 100, chunkChars: 90 });
+    const items = itemsOf('v1', 70);
+    await store.publish({ version: 'v1', meta: { label: 'v1' }, items }, at);
+
+    // Each item is 27 characters of JSON (28 with its comma): 64 in the first chunk, then 3 per chunk.
+    expect(await keyv.get('catalog:v:v1:chunk:0')).toBe(JSON.stringify(items.slice(0, 64)));
+    expect(await keyv.get('catalog:v:v1:chunk:1')).toBe(JSON.stringify(items.slice(64, 67)));
+    expect(await keyv.get('catalog:v:v1:chunk:2')).toBe(JSON.stringify(items.slice(67)));
+    expect(await keyv.get('catalog:v:v1:chunk:3')).toBeUndefined();
+    expect((await store.loadCurrent())?.items).toEqual(items);
+  });
+
+  it('still reads chunks stored as arrays (versions written before chunks were JSON text)', async () => {
+    const { keyv } = openKeyv('memory://');
+    const store = createKeyvCatalogStore<{ label: string }, Item>(keyv, { chunkSize: 2 });
+    await store.publish({ version: 'v1', meta: { label: 'v1' }, items: itemsOf('v1', 3) }, at);
+
+    await keyv.set('catalog:v:v1:chunk:0', itemsOf('v1', 2));
+    await keyv.set('catalog:v:v1:chunk:1', [{ id: ':a-2', version: 'v1' }]);
+
+    expect((await store.loadCurrent())?.items).toEqual([...itemsOf('v1', 2), { id: ':a-2', version: 'v1' }]);
+  });
 });

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { mergeCatalog } from '../../../../src/core/catalog/merge-catalog.js';
+import { createCatalogMerger, mergeCatalog } from '../../../../src/core/catalog/merge-catalog.js';
+import { createPriceListRowCollector } from '../../../../src/core/catalog/price-list-rows.js';
 import {
   articleCode,
   createIdentityIndex,
@@ -79,7 +80,7 @@ const inputArb = fc.record({
 
 type GeneratedInput = typeof inputArb extends fc.Arbitrary<infer T> ? T : never;
 
-function mergeOf(input: GeneratedInput) {
+function documentsOf(input: GeneratedInput) {
   const units = UNITS.slice(0, input.unitCount).map((code) => unit(code));
   const priceLists = new Map<string, PriceListRow[]>();
   const stock = new Map<string, StockRow[]>();
@@ -94,17 +95,23 @@ function mergeOf(input: GeneratedInput) {
         (input.stockRows[i] ?? []).map((row, line) => ({ ...row, line: line + 2 })),
       );
   }
-  return mergeCatalog(
-    { units, articles: input.articles, priceLists, stock },
-    {
-      version: 'v-prop',
-      currency: 'CZK',
-      unknownStockAvailability: 'out_of_stock',
-      priceListKey: input.priceListKey,
-      stockKey: 'auto',
-    },
-    NOW,
-  );
+  return { units, priceLists, stock };
+}
+
+function optionsOf(input: GeneratedInput, maxExamples?: number) {
+  return {
+    version: 'v-prop',
+    currency: 'CZK',
+    unknownStockAvailability: 'out_of_stock' as const,
+    priceListKey: input.priceListKey,
+    stockKey: 'auto' as const,
+    ...(maxExamples === undefined ? {} : { maxExamples }),
+  };
+}
+
+function mergeOf(input: GeneratedInput) {
+  const { units, priceLists, stock } = documentsOf(input);
+  return mergeCatalog({ units, articles: input.articles, priceLists, stock }, optionsOf(input), NOW);
 }
 
 describe('core/catalog/merge-catalog (properties)', () => {
@@ -124,6 +131,28 @@ describe('core/catalog/merge-catalog (properties)', () => {
         const json = JSON.stringify(snapshot);
         expect(json).not.toMatch(/purchase/i);
         for (const price of PURCHASE_PRICES) expect(json).not.toContain(String(price));
+      }),
+    );
+  });
+
+  it('merges unit by unit, in any order and with collected rows, exactly as all at once (reports capped alike)', () => {
+    fc.assert(
+      fc.property(inputArb, fc.integer({ min: 1, max: 3 }), fc.boolean(), (input, maxExamples, reversed) => {
+        const { units, priceLists, stock } = documentsOf(input);
+        const expected = mergeCatalog({ units, articles: input.articles, priceLists, stock }, optionsOf(input, maxExamples), NOW);
+        const merger = createCatalogMerger({ units, articles: input.articles }, optionsOf(input, maxExamples), NOW);
+        // Units in either order; documents of codes that are no unit of the list (U2, U3 when there is one unit) last.
+        const known = UNITS.slice(0, input.unitCount);
+        const codes = [...(reversed ? [...known].reverse() : known), ...UNITS.slice(input.unitCount)];
+        for (const code of codes) {
+          const stockRows = stock.get(code);
+          if (stockRows !== undefined) merger.addStock(code, stockRows);
+          const collected = createPriceListRowCollector();
+          for (const row of priceLists.get(code) ?? []) collected.push(row);
+          merger.addPriceList(code, collected);
+        }
+
+        expect(JSON.stringify(merger.finish())).toBe(JSON.stringify(expected));
       }),
     );
   });

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { Availability, Offer, Product } from '../../../../src/core/catalog/catalog.js';
-import { type MergeInput, type MergeOptions, mergeCatalog } from '../../../../src/core/catalog/merge-catalog.js';
+import {
+  createCatalogMerger,
+  type MergeInput,
+  type MergeOptions,
+  mergeCatalog,
+} from '../../../../src/core/catalog/merge-catalog.js';
+import { createPriceListRowCollector } from '../../../../src/core/catalog/price-list-rows.js';
 import type { PriceListRow, SourceArticle } from '../../../../src/core/catalog/source.js';
 import { article, NOW, priceRow, stockRow, unit } from './catalog-fixtures.js';
 
@@ -671,6 +677,58 @@ describe('core/catalog/merge-catalog', () => {
 
       expect(report.issueCounts).toEqual({ 'row-unmatched': 5 });
       expect(report.issues.map((issue) => issue.row)).toEqual([1, 2]);
+    });
+  });
+
+  describe('one unit document at a time (createCatalogMerger)', () => {
+    const units = [unit('U1'), unit('U2')];
+    const articles = [article('a-1'), article('a-2', { salesPrice: -1 }), article('a-3', { isStockItem: false })];
+    const priceLists = new Map([
+      ['U1', [priceRow('a-1', { priceVat: 129, actionPrice: 130 }), priceRow('zzz', { position: 2 })]],
+      ['U2', [priceRow('a-2', { priceVat: 99, stock: Number.POSITIVE_INFINITY })]],
+    ]);
+    const stock = new Map([['U2', [stockRow({ code: 'a-1' }, 4), stockRow({ code: 'a-1' }, 5, 3)]]]);
+
+    it('gives what mergeCatalog gives, whatever the order of the units, with rows as arrays or collected', () => {
+      const expected = merge({ units, articles, priceLists, stock }, { maxExamples: 1 });
+      const merger = createCatalogMerger({ units, articles }, { ...OPTIONS, maxExamples: 1 }, NOW);
+      merger.addStock('U2', stock.get('U2') ?? []);
+      const collected = createPriceListRowCollector();
+      for (const row of priceLists.get('U2') ?? []) collected.push(row);
+      merger.addPriceList('U2', collected);
+      merger.addPriceList('U1', priceLists.get('U1') ?? []);
+
+      expect(merger.finish()).toStrictEqual(expected);
+    });
+
+    it('warns about documents of unknown units, price lists first, and refuses misuse', () => {
+      const merger = createCatalogMerger({ units, articles }, OPTIONS, NOW);
+      merger.addStock('U9', []);
+      merger.addPriceList('U8', []);
+      merger.addPriceList('U1', []);
+
+      expect(() => merger.addPriceList('U1', [])).toThrow('priceList of unit "U1" added twice');
+      expect(() => merger.addStock('U1', [])).toThrow('stock of unit "U1" added after its price list');
+      expect(merger.finish().report.warnings).toEqual([
+        'document for unknown unit "U8" ignored',
+        'document for unknown unit "U9" ignored',
+      ]);
+      expect(() => merger.finish()).toThrow('already finished');
+      expect(() => merger.addStock('U2', [])).toThrow('already finished');
+    });
+
+    it('lists documents of units whose code is not usable in unit-list order, however they were added', () => {
+      const listed = [unit(' U2 '), unit('U1'), unit('')];
+      const merger = createCatalogMerger({ units: listed, articles }, OPTIONS, NOW);
+      merger.addPriceList('', []);
+      merger.addPriceList('U1', []);
+      merger.addPriceList(' U2 ', []);
+
+      expect(merger.finish().report.warnings).toEqual([
+        'unit "l-" has no code and is ignored',
+        'document for unknown unit " U2 " ignored',
+        'document for unknown unit "" ignored',
+      ]);
     });
   });
 });

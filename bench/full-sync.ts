@@ -1,0 +1,485 @@
+/**
+ * Full catalog sync from the sandbox POS over loopback (SPEC §8: 100,000 articles × 5 units in ≤ 30 s,
+ * peak RSS ≤ 512 MB, and 100k taking ≤ 2.2× the time of 50k).
+ *
+ *   npx tsx bench/full-sync.ts [--articles 100000] [--units 5] [--store sqlite|memory] [--runs 1]
+ *   npx tsx bench/full-sync.ts --compare [--units 5] [--store sqlite|memory] [--runs 3]   (50k and 100k, ratio)
+ *   npx tsx bench/full-sync.ts --pos-concurrency N ...   (POS_CONCURRENCY of the bridge; default: the config default)
+ *   npx tsx bench/full-sync.ts --compiled ...   (worker compiled by tsc and run by plain node, as `npm start` runs)
+ *   npx tsx bench/full-sync.ts --timeline ...   (adds RSS and heap used every 100 ms to each run)
+ *   npx tsx bench/full-sync.ts --diagnose ...   (worker with --expose-gc: live heap after a forced GC per phase;
+ *                                                 distorts timings, for finding memory only)
+ *
+ * Each run starts the standalone sandbox (`src/sandbox/main.ts`) as a child process, waits until it
+ * listens, then runs the sync in a second child process (this script again, with `--worker`), so the peak
+ * RSS (`process.resourceUsage().maxRSS`) is the bridge's alone. The worker wires the real pieces as
+ * `src/app.ts` does: `createPosClient` with the configuration of `createTestConfig`, the keyv store
+ * (SQLite in a temp dir by default, the production default; `--store memory` for keyv's in-memory Map),
+ * `createCatalogService`, and runs `syncCatalog()` once. Both children run with this process's
+ * `execArgv` (tsx's loader), no other Node flags. Prints JSON: per run, the sync's wall time, its phases
+ * (from the service's `onPhase` probe), products, outcome, CPU and GC time, peak RSS; then medians.
+ * `--compare` interleaves 50k and 100k runs so that drift of a shared machine hits both alike.
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { constants, PerformanceObserver, performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { getHeapSpaceStatistics, getHeapStatistics } from 'node:v8';
+
+const SCRIPT = fileURLToPath(import.meta.url);
+const ROOT = join(SCRIPT, '..', '..');
+const API_KEY = 'bench-key';
+const MB = 1_048_576;
+
+type StoreKind = 'sqlite' | 'memory';
+
+interface WorkerResult {
+  readonly articles: number;
+  readonly units: number;
+  readonly store: StoreKind;
+  readonly outcome: string;
+  readonly products: number | undefined;
+  readonly error?: unknown;
+  /** Wall time of `syncCatalog()` as the bench measured it. */
+  readonly wallMs: number;
+  /** Wall time of each sequential phase (ms): units, articles, sources (the whole per-unit stage), merge, fingerprint, publish. */
+  readonly phases: Record<string, number>;
+  /** Per unit (ms): `price-list` and `stock` (fetch and parse) and `unit-merge` (merging its documents); units overlap. */
+  readonly perUnitMs: Record<string, Record<string, number>>;
+  /** Highest RSS sampled (every 20 ms and at each phase end) while each sequential phase ran (MiB). */
+  readonly phasePeakRssMb: Record<string, number>;
+  readonly cpuMs: { readonly user: number; readonly system: number };
+  readonly gc: { readonly count: number; readonly ms: number; readonly majorCount: number; readonly majorMs: number };
+  /**
+   * `--timeline` only, every 100 ms: [ms since the sync started, RSS, V8 heap committed, heap used,
+   * ArrayBuffers (MiB), the phase that ended last].
+   */
+  readonly timeline?: [number, number, number, number, number, string][];
+  readonly syncStartedAtMs?: number;
+  /** Largest V8 heap (committed, MiB) sampled: the part of the RSS the JS heap accounts for. */
+  readonly peakHeapTotalMb: number;
+  /** V8's own malloc'ed memory (compiler zones and the like) at its peak (MiB): RSS outside the JS heap. */
+  readonly peakV8MallocedMb: number;
+  /** The V8 spaces (committed MiB) when the heap was largest. */
+  readonly peakHeapSpacesMb: Record<string, number>;
+  /** `--diagnose` only: heap in use after a forced full GC at each phase end (MiB), i.e. what is really live. */
+  readonly phaseLiveHeapMb?: Record<string, number>;
+  /** RSS after the modules were loaded, before the sync (MiB). */
+  readonly baselineRssMb: number;
+  /** `process.resourceUsage().maxRSS` at the end (MiB): the bar's figure. */
+  readonly peakRssMb: number;
+  readonly heapUsedAfterMb: number;
+  readonly storeBytes?: number;
+}
+
+interface RunResult extends WorkerResult {
+  /** CPU time the sandbox process spent while the worker ran (ms), from /proc; absent elsewhere. */
+  readonly sandboxCpuMs?: number;
+}
+
+function option(name: string): string | undefined {
+  const index = process.argv.indexOf(`--${name}`);
+  return index < 0 ? undefined : process.argv[index + 1];
+}
+
+function numberOption(name: string, fallback: number): number {
+  const raw = option(name);
+  const value = raw === undefined ? Number.NaN : Number(raw);
+  return Number.isFinite(value) && value > 0 ? value : fallback;
+}
+
+function storeOption(): StoreKind {
+  const raw = option('store') ?? 'sqlite';
+  if (raw !== 'sqlite' && raw !== 'memory') throw new Error(`--store must be sqlite or memory, not ${raw}`);
+  return raw;
+}
+
+const round = (value: number): number => Math.round(value);
+const toMb = (bytes: number): number => Math.round(bytes / MB);
+
+// ---------------------------------------------------------------------------------------------------
+// Worker: one sync, in its own process.
+
+async function worker(): Promise<void> {
+  const url = option('url');
+  if (url === undefined) throw new Error('--worker needs --url');
+  const store = storeOption();
+  const articles = numberOption('articles', 0);
+  const units = numberOption('units', 0);
+
+  const [{ createPosClient }, { openKeyv }, { createKeyvCatalogStore }, { createTestConfig }, { createLogger }, service] =
+    await Promise.all([
+      import('../src/adapters/pos/pos-client.js'),
+      import('../src/adapters/store/create-keyv.js'),
+      import('../src/adapters/store/keyv-catalog-store.js'),
+      import('../src/config/load-config.js'),
+      import('../src/adapters/logger/create-logger.js'),
+      import('../src/services/catalog-service.js'),
+    ]);
+  type Product = import('../src/core/catalog/catalog.js').Product;
+  type InternalProductData = import('../src/core/catalog/catalog.js').InternalProductData;
+  type CatalogMeta = import('../src/services/catalog-service.js').CatalogMeta;
+
+  const dir = store === 'sqlite' ? mkdtempSync(join(tmpdir(), 'full-sync-')) : undefined;
+  const storeUrl = dir === undefined ? 'memory://' : `sqlite://${join(dir, 'catalog.sqlite')}`;
+  const concurrency = option('pos-concurrency');
+  const config = createTestConfig({
+    POS_BASE_URL: url,
+    POS_API_KEY: API_KEY,
+    STORE_URL: storeUrl,
+    ...(concurrency === undefined ? {} : { POS_CONCURRENCY: concurrency }),
+  });
+  const logger = createLogger(config.logLevel);
+
+  let gcCount = 0;
+  let gcMs = 0;
+  let majorCount = 0;
+  let majorMs = 0;
+  const gcObserver = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      gcCount += 1;
+      gcMs += entry.duration;
+      if ((entry as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) {
+        majorCount += 1;
+        majorMs += entry.duration;
+      }
+    }
+  });
+  gcObserver.observe({ entryTypes: ['gc'] });
+
+  // Peak RSS per sequential phase; the sampler cannot run during synchronous work, so each phase end samples too.
+  let windowPeak = 0;
+  let peakHeapTotal = 0;
+  let lastPhase = 'start';
+  let syncStarted = 0;
+  const timeline: [number, number, number, number, number, string][] | undefined = process.argv.includes('--timeline')
+    ? []
+    : undefined;
+  const timelineSampler =
+    timeline === undefined
+      ? undefined
+      : setInterval(() => {
+          const memory = process.memoryUsage();
+          timeline.push([
+            round(performance.now() - syncStarted),
+            toMb(memory.rss),
+            toMb(memory.heapTotal),
+            toMb(memory.heapUsed),
+            toMb(memory.arrayBuffers),
+            lastPhase,
+          ]);
+        }, 100);
+  let peakSpaces: Record<string, number> = {};
+  const sample = (): void => {
+    windowPeak = Math.max(windowPeak, process.memoryUsage.rss());
+    const heapTotal = getHeapStatistics().total_heap_size;
+    if (heapTotal > peakHeapTotal) {
+      peakHeapTotal = heapTotal;
+      // Which V8 spaces the largest heap was made of (MiB committed), to see where garbage sat.
+      peakSpaces = Object.fromEntries(getHeapSpaceStatistics().map((space) => [space.space_name, toMb(space.space_size)]));
+    }
+  };
+  const sampler = setInterval(sample, 20);
+  const phases: Record<string, number> = {};
+  const perUnitMs: Record<string, Record<string, number>> = {};
+  const phasePeakRssMb: Record<string, number> = {};
+  // Only with `--diagnose` (the worker then runs with --expose-gc): a forced full GC at each phase end shows the
+  // live heap. It distorts the timings, so diagnostic runs are not measurements of the bar.
+  const forceGc = (globalThis as { gc?: () => void }).gc;
+  const phaseLiveHeapMb: Record<string, number> = {};
+
+  const opened = openKeyv(config.store.url);
+  const catalogStore = createKeyvCatalogStore<CatalogMeta, Product>(opened.keyv);
+  const internalStore = createKeyvCatalogStore<{ version: string }, InternalProductData>(opened.keyv, { prefix: 'internal' });
+  const pos = createPosClient({ config: { ...config.pos, baseUrl: url, apiKey: API_KEY }, logger: logger.child({}) });
+  const catalog = service.createCatalogService({
+    pos,
+    store: catalogStore,
+    internalStore,
+    logger: logger.child({}),
+    now: () => new Date(),
+    options: {
+      currency: config.feed.currency,
+      primaryUnit: config.feed.primaryUnit,
+      unknownStockAvailability: config.sync.unknownStockAvailability,
+      priceListKey: config.pos.priceListKey,
+      stockKey: config.pos.stockKey,
+      stockColumns: config.pos.stockColumns,
+      maxShrink: config.sync.maxShrink,
+      concurrency: config.pos.concurrency,
+    },
+    onPhase(phase, ms, unit) {
+      sample();
+      lastPhase = unit === undefined ? phase : `${phase}:${unit}`;
+      if (unit !== undefined) {
+        const byUnit = perUnitMs[phase] ?? {};
+        byUnit[unit] = round((byUnit[unit] ?? 0) + ms);
+        perUnitMs[phase] = byUnit;
+      } else {
+        phases[phase] = round(ms);
+        phasePeakRssMb[phase] = toMb(windowPeak);
+        windowPeak = 0;
+        if (forceGc !== undefined) {
+          forceGc();
+          phaseLiveHeapMb[phase] = toMb(process.memoryUsage().heapUsed);
+        }
+      }
+    },
+  });
+
+  const baselineRss = process.memoryUsage.rss();
+  windowPeak = baselineRss;
+  const cpuBefore = process.cpuUsage();
+  const started = performance.now();
+  syncStarted = started;
+  const report = await catalog.syncCatalog();
+  const wallMs = performance.now() - started;
+  const cpu = process.cpuUsage(cpuBefore);
+  sample();
+  phasePeakRssMb['finish'] = toMb(windowPeak);
+  clearInterval(sampler);
+  if (timelineSampler !== undefined) clearInterval(timelineSampler);
+  // GC entries are delivered asynchronously: give the observer a turn before reading the totals.
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  gcObserver.disconnect();
+
+  const result: WorkerResult = {
+    articles,
+    units,
+    store,
+    outcome: report.outcome,
+    products: report.products,
+    ...(report.error === undefined ? {} : { error: report.error }),
+    wallMs: round(wallMs),
+    phases,
+    perUnitMs,
+    phasePeakRssMb,
+    ...(forceGc === undefined ? {} : { phaseLiveHeapMb }),
+    // With the timeline, also when the sync started (ms since the process started), to line up with --trace-gc.
+    ...(timeline === undefined ? {} : { timeline, syncStartedAtMs: round(started) }),
+    cpuMs: { user: round(cpu.user / 1000), system: round(cpu.system / 1000) },
+    gc: { count: gcCount, ms: round(gcMs), majorCount, majorMs: round(majorMs) },
+    peakHeapTotalMb: toMb(peakHeapTotal),
+    peakV8MallocedMb: toMb(getHeapStatistics().peak_malloced_memory),
+    peakHeapSpacesMb: peakSpaces,
+    baselineRssMb: toMb(baselineRss),
+    peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
+    heapUsedAfterMb: toMb(process.memoryUsage().heapUsed),
+    ...(dir === undefined ? {} : { storeBytes: statSync(join(dir, 'catalog.sqlite')).size }),
+  };
+  await pos.close();
+  await catalogStore.close();
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Parent: sandbox child + worker child per run.
+
+interface Sandbox {
+  readonly url: string;
+  readonly child: ChildProcess;
+}
+
+async function startSandboxProcess(articles: number, units: number): Promise<Sandbox> {
+  const child = spawn(process.execPath, [...process.execArgv, join(ROOT, 'src/sandbox/main.ts')], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      TZ: 'UTC',
+      HOST: '127.0.0.1',
+      SANDBOX_PORT: '0',
+      SANDBOX_ARTICLES: String(articles),
+      SANDBOX_UNITS: String(units),
+      SANDBOX_SALES_PER_MINUTE: '0',
+      SANDBOX_API_KEY: API_KEY,
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let output = '';
+    const timer = setTimeout(() => reject(new Error(`sandbox did not start within 60 s:\n${output}`)), 60_000);
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match?.[1] !== undefined) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`sandbox exited with ${code}:\n${output}`));
+    });
+  });
+  child.stdout?.resume();
+  return { url, child };
+}
+
+async function stopSandboxProcess(sandbox: Sandbox): Promise<void> {
+  if (sandbox.child.exitCode !== null) return;
+  const exited = once(sandbox.child, 'exit');
+  sandbox.child.kill('SIGTERM');
+  await exited;
+}
+
+/** utime + stime of a process in ms, from /proc (Linux); `undefined` where that is not readable. */
+function processCpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // After the command: state(0) … utime(11) stime(12), in clock ticks (100 per second on Linux).
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `--compiled`: compiles this script and the sources it imports with tsc (the project's compiler options)
+ * into a temp dir inside the repository (so `node_modules` resolves), for a worker run by plain `node`
+ * without tsx's loader, as `npm start` runs `node dist/main.js`. tsx's loader (a second isolate in a
+ * worker thread) adds ~35 MB to the RSS of an idle process. Returns the compiled script.
+ */
+function compileWorker(): string {
+  const outDir = mkdtempSync(join(ROOT, '.tmp', 'full-sync-build-'));
+  const tsconfig = join(outDir, 'tsconfig.json');
+  writeFileSync(
+    tsconfig,
+    JSON.stringify({
+      extends: join(ROOT, 'tsconfig.json'),
+      compilerOptions: { rootDir: ROOT, outDir, sourceMap: false, noEmit: false },
+      files: [SCRIPT],
+      include: [],
+    }),
+  );
+  process.stderr.write(`compiling the worker into ${outDir}\n`);
+  execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', tsconfig], { stdio: 'inherit' });
+  return join(outDir, 'bench', 'full-sync.js');
+}
+
+async function runWorker(
+  url: string,
+  articles: number,
+  units: number,
+  store: StoreKind,
+  compiled: string | undefined,
+): Promise<WorkerResult> {
+  // `--diagnose` adds --expose-gc to the worker (forced GCs at phase ends); never for measurements of the bar.
+  const diagnose = process.argv.includes('--diagnose') ? ['--expose-gc'] : [];
+  const child = spawn(
+    process.execPath,
+    [
+      ...(compiled === undefined ? process.execArgv : []),
+      ...diagnose,
+      compiled ?? SCRIPT,
+      '--worker',
+      '--url',
+      url,
+      '--articles',
+      String(articles),
+      '--units',
+      String(units),
+      '--store',
+      store,
+      ...(option('pos-concurrency') === undefined ? [] : ['--pos-concurrency', option('pos-concurrency') ?? '']),
+      ...(process.argv.includes('--timeline') ? ['--timeline'] : []),
+    ],
+    { cwd: ROOT, env: { ...process.env, TZ: 'UTC' }, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  const [code] = (await once(child, 'exit')) as [number | null];
+  const line = output.trim().split('\n').at(-1) ?? '';
+  if (code !== 0 || line === '') throw new Error(`worker exited with ${code}:\n${output}`);
+  return JSON.parse(line) as WorkerResult;
+}
+
+async function runOnce(articles: number, units: number, store: StoreKind, compiled: string | undefined): Promise<RunResult> {
+  const sandbox = await startSandboxProcess(articles, units);
+  try {
+    const cpuBefore = processCpuMs(sandbox.child.pid);
+    const result = await runWorker(sandbox.url, articles, units, store, compiled);
+    const cpuAfter = processCpuMs(sandbox.child.pid);
+    const sandboxCpuMs = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore;
+    process.stderr.write(
+      `  ${articles} × ${units} (${store}): ${result.outcome}, ${result.products ?? 0} products, ` +
+        `${(result.wallMs / 1000).toFixed(1)} s, peak RSS ${result.peakRssMb} MiB\n`,
+    );
+    return sandboxCpuMs === undefined ? result : { ...result, sandboxCpuMs };
+  } finally {
+    await stopSandboxProcess(sandbox);
+  }
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  const value = sorted.length % 2 === 1 ? sorted[middle] : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+  return value ?? Number.NaN;
+}
+
+function summarize(runs: readonly RunResult[]): Record<string, unknown> {
+  const phaseNames = [...new Set(runs.flatMap((run) => Object.keys(run.phases)))];
+  return {
+    runs: runs.length,
+    outcomes: [...new Set(runs.map((run) => run.outcome))],
+    wallMs: { median: median(runs.map((run) => run.wallMs)), all: runs.map((run) => run.wallMs) },
+    peakRssMb: { median: median(runs.map((run) => run.peakRssMb)), all: runs.map((run) => run.peakRssMb) },
+    phasesMedianMs: Object.fromEntries(phaseNames.map((name) => [name, median(runs.map((run) => run.phases[name] ?? 0))])),
+    cpuMsMedian: median(runs.map((run) => run.cpuMs.user + run.cpuMs.system)),
+    gcMsMedian: median(runs.map((run) => run.gc.ms)),
+  };
+}
+
+async function main(): Promise<void> {
+  if (process.argv.includes('--worker')) {
+    await worker();
+    return;
+  }
+  const units = numberOption('units', 5);
+  const store = storeOption();
+  const compare = process.argv.includes('--compare');
+  const runs = numberOption('runs', compare ? 3 : 1);
+  const sizes = compare ? [50_000, 100_000] : [numberOption('articles', 100_000)];
+  const results = new Map<number, RunResult[]>(sizes.map((size) => [size, []]));
+  const compiled = process.argv.includes('--compiled') ? compileWorker() : undefined;
+  try {
+    for (let run = 1; run <= runs; run++) {
+      for (const articles of sizes) {
+        process.stderr.write(`run ${run}/${runs}\n`);
+        results.get(articles)?.push(await runOnce(articles, units, store, compiled));
+      }
+    }
+  } finally {
+    if (compiled !== undefined) rmSync(join(compiled, '..', '..'), { recursive: true, force: true });
+  }
+  const summaries = Object.fromEntries(sizes.map((size) => [size, summarize(results.get(size) ?? [])]));
+  const output: Record<string, unknown> = {
+    node: process.version,
+    worker: compiled === undefined ? 'tsx' : 'compiled (plain node)',
+    units,
+    store,
+    summaries,
+    runs: Object.fromEntries(sizes.map((size) => [size, results.get(size)])),
+  };
+  if (compare) {
+    const small = results.get(50_000) ?? [];
+    const large = results.get(100_000) ?? [];
+    const ratio = median(large.map((run) => run.wallMs)) / median(small.map((run) => run.wallMs));
+    output['ratio100kTo50k'] = {
+      ofMedians: Math.round(ratio * 100) / 100,
+      perRound: large.map((run, index) => Math.round((run.wallMs / (small[index]?.wallMs ?? Number.NaN)) * 100) / 100),
+    };
+  }
+  process.stdout.write(`${JSON.stringify(output, null, 2)}\n`);
+}
+
+await main();

@@ -1,0 +1,246 @@
+import type { PriceListRow } from './source.js';
+
+/**
+ * The rows of one unit's price list, read by index. `mergeCatalog` takes plain arrays; a sync collects
+ * rows with `createPriceListRowCollector`, which keeps them in typed arrays instead of objects.
+ *
+ * Why: a price list's rows must all be kept until its document ends (identity ranking samples the whole
+ * document), i.e. for seconds. As 100,000 objects per unit they outlived the young generation, were
+ * promoted, and died right after the unit was merged: ~200 MB of old-generation garbage per
+ * 100,000 × 5 sync, which V8 (growing the old generation up to ~4× its live size between full GCs)
+ * turned into ~100 MB more peak RSS (bench/full-sync.ts). Typed arrays are a few objects per unit.
+ */
+export interface PriceListRows {
+  readonly length: number;
+  /** The row at `index`, built anew on each call (same fields, same key order as the parser's); `undefined` out of range. */
+  row(index: number): PriceListRow | undefined;
+  /** Only the identity fields of the row at `index` (what identity resolution reads). */
+  identity(index: number): Pick<PriceListRow, 'code' | 'ean' | 'plu'> | undefined;
+  /** The row's `position` (1-based place of its item in the document). */
+  position(index: number): number | undefined;
+}
+
+export interface PriceListRowCollector extends PriceListRows {
+  push(row: PriceListRow): void;
+}
+
+/** The `PriceListRows` view of an array of rows. */
+export function priceListRowsOf(rows: readonly PriceListRow[]): PriceListRows {
+  return {
+    length: rows.length,
+    row: (index) => rows[index],
+    identity: (index) => rows[index],
+    position: (index) => rows[index]?.position,
+  };
+}
+
+/** Rows per block of columns; blocks are never grown or copied, so collecting leaves no garbage arrays. */
+const BLOCK_ROWS = 4_096;
+/** Characters per page of the code pool; a row's codes never straddle two pages. */
+const PAGE_CHARS = 32 * 1_024;
+/** Code length meaning "absent". */
+const ABSENT = 0xffff;
+
+// Slots of the per-row columns (written out rather than looped over: this runs for every row).
+const PRICE_VAT = 0;
+const PRICE_NET = 1;
+const ACTION_PRICE = 2;
+const STANDARD_PRICE = 3;
+const STOCK = 4;
+const NUMBER_COLUMNS = 5;
+const CODE = 0;
+const EAN = 1;
+const PLU = 2;
+const CODE_COLUMNS = 3;
+const CURRENCY = 0;
+const IN_STOCK = 1;
+const OUT_OF_STOCK = 2;
+const TEXT_COLUMNS = 3;
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+type RowIdentity = Pick<Mutable<PriceListRow>, 'code' | 'ean' | 'plu'>;
+
+/** Columns of `BLOCK_ROWS` rows. */
+interface Block {
+  readonly positions: Int32Array;
+  /** Presence bits of the number columns. */
+  readonly present: Uint8Array;
+  readonly numbers: Float64Array;
+  /** Page and offset in the code pool of the row's codes (stored one after the other). */
+  readonly codePages: Int32Array;
+  readonly codeOffsets: Int32Array;
+  /** Length of each code, `ABSENT` when absent. */
+  readonly codeLengths: Uint16Array;
+  /** 1-based index into the collector's text table; 0 = absent. */
+  readonly textRefs: Uint32Array;
+}
+
+function newBlock(): Block {
+  return {
+    positions: new Int32Array(BLOCK_ROWS),
+    present: new Uint8Array(BLOCK_ROWS),
+    numbers: new Float64Array(BLOCK_ROWS * NUMBER_COLUMNS),
+    codePages: new Int32Array(BLOCK_ROWS),
+    codeOffsets: new Int32Array(BLOCK_ROWS),
+    codeLengths: new Uint16Array(BLOCK_ROWS * CODE_COLUMNS),
+    textRefs: new Uint32Array(BLOCK_ROWS * TEXT_COLUMNS),
+  };
+}
+
+/**
+ * Collects rows into typed arrays, in blocks of 4,096 rows: the numbers in a Float64Array (5 per row,
+ * with a presence bit each), the code fields' characters in pages of a UTF-16 pool, the currency and
+ * availability labels as indices into a table of their distinct texts (a handful per document). About
+ * 110 bytes per row outside the JS heap, instead of ~250 bytes of heap objects per row. Blocks and
+ * pages are filled, never grown: growing by copying left as much garbage as the rows themselves.
+ *
+ * @example
+ * const rows = createPriceListRowCollector();
+ * const parser = createPriceListParser((row) => rows.push(row));
+ */
+export function createPriceListRowCollector(): PriceListRowCollector {
+  let length = 0;
+  const blocks: Block[] = [];
+  const pages: Uint16Array[] = [];
+  let page = new Uint16Array(0);
+  let pageUsed = 0;
+  const texts: string[] = [];
+  const textIndex = new Map<string, number>();
+
+  function codeLength(value: string | undefined): number {
+    return value === undefined ? 0 : value.length;
+  }
+
+  function storeCode(value: string | undefined, at: number): number {
+    if (value === undefined) return at;
+    for (let i = 0; i < value.length; i += 1) page[at + i] = value.charCodeAt(i);
+    return at + value.length;
+  }
+
+  function readCode(chars: Uint16Array, start: number, length: number): string {
+    let text = '';
+    for (let i = start; i < start + length; i += 1) text += String.fromCharCode(chars[i] ?? 0);
+    return text;
+  }
+
+  function textRef(value: string | undefined): number {
+    if (value === undefined) return 0;
+    let ref = textIndex.get(value);
+    if (ref === undefined) {
+      texts.push(value);
+      ref = texts.length;
+      textIndex.set(value, ref);
+    }
+    return ref;
+  }
+
+  function storeNumber(numbers: Float64Array, slot: number, column: number, value: number | undefined): number {
+    if (value === undefined) return 0;
+    numbers[slot * NUMBER_COLUMNS + column] = value;
+    return 1 << column;
+  }
+
+  function readNumber(block: Block, slot: number, column: number): number | undefined {
+    return ((block.present[slot] ?? 0) & (1 << column)) === 0 ? undefined : block.numbers[slot * NUMBER_COLUMNS + column];
+  }
+
+  function readText(block: Block, slot: number, column: number): string | undefined {
+    const ref = block.textRefs[slot * TEXT_COLUMNS + column] ?? 0;
+    return ref === 0 ? undefined : texts[ref - 1];
+  }
+
+  function blockOf(index: number): Block | undefined {
+    return index < 0 || index >= length ? undefined : blocks[Math.floor(index / BLOCK_ROWS)];
+  }
+
+  function identity(index: number): RowIdentity | undefined {
+    const block = blockOf(index);
+    if (block === undefined) return undefined;
+    const slot = index % BLOCK_ROWS;
+    const chars = pages[block.codePages[slot] ?? 0] ?? page;
+    let at = block.codeOffsets[slot] ?? 0;
+    const lengths = slot * CODE_COLUMNS;
+    const codeLength = block.codeLengths[lengths + CODE] ?? ABSENT;
+    const eanLength = block.codeLengths[lengths + EAN] ?? ABSENT;
+    const pluLength = block.codeLengths[lengths + PLU] ?? ABSENT;
+    const entry: RowIdentity = { code: codeLength === ABSENT ? '' : readCode(chars, at, codeLength) };
+    if (codeLength !== ABSENT) at += codeLength;
+    if (eanLength !== ABSENT) {
+      entry.ean = readCode(chars, at, eanLength);
+      at += eanLength;
+    }
+    if (pluLength !== ABSENT) entry.plu = readCode(chars, at, pluLength);
+    return entry;
+  }
+
+  return {
+    get length() {
+      return length;
+    },
+    push(row) {
+      const slot = length % BLOCK_ROWS;
+      if (slot === 0) blocks.push(newBlock());
+      const block = blocks[blocks.length - 1] as Block;
+      block.positions[slot] = row.position;
+      block.present[slot] =
+        storeNumber(block.numbers, slot, PRICE_VAT, row.priceVat) |
+        storeNumber(block.numbers, slot, PRICE_NET, row.priceNet) |
+        storeNumber(block.numbers, slot, ACTION_PRICE, row.actionPrice) |
+        storeNumber(block.numbers, slot, STANDARD_PRICE, row.standardPrice) |
+        storeNumber(block.numbers, slot, STOCK, row.stock);
+      // Codes longer than a length can say (the parser caps fields at 1,000 characters) count as absent.
+      const code = row.code.length < ABSENT ? row.code : undefined;
+      const ean = row.ean !== undefined && row.ean.length < ABSENT ? row.ean : undefined;
+      const plu = row.plu !== undefined && row.plu.length < ABSENT ? row.plu : undefined;
+      const chars = codeLength(code) + codeLength(ean) + codeLength(plu);
+      if (pageUsed + chars > page.length) {
+        page = new Uint16Array(Math.max(PAGE_CHARS, chars));
+        pages.push(page);
+        pageUsed = 0;
+      }
+      block.codePages[slot] = pages.length - 1;
+      block.codeOffsets[slot] = pageUsed;
+      const lengths = slot * CODE_COLUMNS;
+      block.codeLengths[lengths + CODE] = code === undefined ? ABSENT : code.length;
+      block.codeLengths[lengths + EAN] = ean === undefined ? ABSENT : ean.length;
+      block.codeLengths[lengths + PLU] = plu === undefined ? ABSENT : plu.length;
+      pageUsed = storeCode(plu, storeCode(ean, storeCode(code, pageUsed)));
+      const refs = slot * TEXT_COLUMNS;
+      block.textRefs[refs + CURRENCY] = textRef(row.currency);
+      block.textRefs[refs + IN_STOCK] = textRef(row.availabilityInStock);
+      block.textRefs[refs + OUT_OF_STOCK] = textRef(row.availabilityOutOfStock);
+      length += 1;
+    },
+    identity,
+    position(index) {
+      return blockOf(index)?.positions[index % BLOCK_ROWS];
+    },
+    row(index) {
+      const codes = identity(index);
+      const block = blockOf(index);
+      if (codes === undefined || block === undefined) return undefined;
+      const slot = index % BLOCK_ROWS;
+      // The parser's key order: code, position, ean, plu, the prices, currency, stock, the labels.
+      const row: Mutable<PriceListRow> = { code: codes.code, position: block.positions[slot] ?? 0 };
+      if (codes.ean !== undefined) row.ean = codes.ean;
+      if (codes.plu !== undefined) row.plu = codes.plu;
+      const priceVat = readNumber(block, slot, PRICE_VAT);
+      if (priceVat !== undefined) row.priceVat = priceVat;
+      const priceNet = readNumber(block, slot, PRICE_NET);
+      if (priceNet !== undefined) row.priceNet = priceNet;
+      const actionPrice = readNumber(block, slot, ACTION_PRICE);
+      if (actionPrice !== undefined) row.actionPrice = actionPrice;
+      const standardPrice = readNumber(block, slot, STANDARD_PRICE);
+      if (standardPrice !== undefined) row.standardPrice = standardPrice;
+      const currency = readText(block, slot, CURRENCY);
+      if (currency !== undefined) row.currency = currency;
+      const stock = readNumber(block, slot, STOCK);
+      if (stock !== undefined) row.stock = stock;
+      const inStock = readText(block, slot, IN_STOCK);
+      if (inStock !== undefined) row.availabilityInStock = inStock;
+      const outOfStock = readText(block, slot, OUT_OF_STOCK);
+      if (outOfStock !== undefined) row.availabilityOutOfStock = outOfStock;
+      return row;
+    },
+  };
+}
