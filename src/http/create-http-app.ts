@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type ErrorRequestHandler, type Express, type RequestHandler, type Router } from 'express';
 import type { Logger } from '../adapters/logger/create-logger.js';
 import { createHealthRoutes, type HealthSource } from './routes/health-routes.js';
@@ -10,17 +11,80 @@ export interface HttpAppDeps {
   readonly routers?: readonly Router[];
 }
 
+/**
+ * A hot-path handler run before express: no routing, no request/response decoration. It returns false,
+ * without touching the response, for a request it does not serve (express then handles it as usual),
+ * or the promise of serving it; a rejection goes to the app's error handling like a route's would.
+ */
+export type FrontHandler = (req: IncomingMessage, res: ServerResponse) => false | Promise<void>;
+
+const frontHandlers = new WeakMap<Router, FrontHandler>();
+
+/**
+ * Gives a router a front handler for its hot path (feed polls and their 304s), which createHttpApp runs
+ * ahead of express. The router must still serve everything itself: the front handler is a shortcut,
+ * and the router works as before without it.
+ */
+export function withFrontHandler<T extends Router>(router: T, handler: FrontHandler): T {
+  frontHandlers.set(router, handler);
+  return router;
+}
+
+/** What `app(req, res)` calls: express's request entry, missing from its type declarations. */
+interface ExpressEntry {
+  handle(req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void): void;
+}
+
 /** The bridge's HTTP app; never calls listen() so tests can drive it with supertest. */
 export function createHttpApp(deps: HttpAppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   // Feeds compute their own strong ETags from the catalog version; express's body hashing is wasted work.
   app.set('etag', false);
+  const routers = deps.routers ?? [];
+  const fronts = routers.flatMap((router) => frontHandlers.get(router) ?? []);
+  if (fronts.length > 0) runFrontHandlers(app, fronts);
   app.use(createHealthRoutes(deps.health));
-  for (const router of deps.routers ?? []) app.use(router);
+  for (const router of routers) app.use(router);
   app.use(notFound);
   app.use(createErrorHandler(deps.logger));
   return app;
+}
+
+/**
+ * Puts the front handlers ahead of express's own dispatch. A request whose front handler failed is
+ * handed to express with its error, which the first middleware passes on to the error handler.
+ */
+function runFrontHandlers(app: Express, fronts: readonly FrontHandler[]): void {
+  const entry: Express & ExpressEntry = app as Express & ExpressEntry;
+  const expressHandle = entry.handle.bind(app);
+  const failures = new WeakMap<IncomingMessage, { readonly error: unknown }>();
+  const fail = (req: IncomingMessage, res: ServerResponse, next: ((error?: unknown) => void) | undefined, error: unknown) => {
+    failures.set(req, { error });
+    expressHandle(req, res, next);
+  };
+  entry.handle = (req, res, next) => {
+    for (const front of fronts) {
+      let served: false | Promise<void>;
+      try {
+        served = front(req, res);
+      } catch (error) {
+        fail(req, res, next, error);
+        return;
+      }
+      if (served !== false) {
+        served.catch((error: unknown) => fail(req, res, next, error));
+        return;
+      }
+    }
+    expressHandle(req, res, next);
+  };
+  app.use((req, _res, next) => {
+    const failure = failures.get(req);
+    if (failure === undefined) next();
+    // As express does for a rejected route handler.
+    else next(failure.error || new Error('Rejected promise'));
+  });
 }
 
 const notFound: RequestHandler = (req, res) => {

@@ -62,13 +62,91 @@ function etagOf(feed: EncodedFeed, coding: ContentCoding): string {
   return coding === 'identity' ? `"${feed.tag}"` : `"${feed.tag}-${coding}"`;
 }
 
+/** Negotiated codings of recently seen Accept-Encoding values: clients send a handful of distinct ones. */
+const codingByHeader = new Map<string, ContentCoding | 'none'>();
+const MAX_REMEMBERED_HEADERS = 64;
+
+function codingFor(header: string | undefined): ContentCoding | undefined {
+  if (header === undefined) return 'identity';
+  const known = codingByHeader.get(header);
+  if (known !== undefined) return known === 'none' ? undefined : known;
+  const coding = negotiateEncoding(header);
+  if (codingByHeader.size < MAX_REMEMBERED_HEADERS) codingByHeader.set(header, coding ?? 'none');
+  return coding;
+}
+
+/** Flat `[name, value, …]` lists for writeHead, built once per feed, coding and privacy. */
+type HeaderList = readonly string[];
+
+interface Representation {
+  readonly body: Buffer;
+  readonly ok: HeaderList;
+  readonly notModified: HeaderList;
+}
+
+/** Everything about a cached feed that does not depend on the request, so a request allocates nothing for it. */
+interface PreparedFeed {
+  readonly etags: ReadonlySet<string>;
+  /** `public`, then `private`; each built on first use. */
+  readonly representations: [
+    Record<ContentCoding, Representation> | undefined,
+    Record<ContentCoding, Representation> | undefined,
+  ];
+}
+
+/** Weak, so a feed dropped from the cache takes its headers with it. */
+const preparedFeeds = new WeakMap<EncodedFeed, PreparedFeed>();
+
+function preparedOf(feed: EncodedFeed): PreparedFeed {
+  let prepared = preparedFeeds.get(feed);
+  if (prepared === undefined) {
+    prepared = {
+      etags: new Set([etagOf(feed, 'identity'), etagOf(feed, 'gzip'), etagOf(feed, 'br')]),
+      representations: [undefined, undefined],
+    };
+    preparedFeeds.set(feed, prepared);
+  }
+  return prepared;
+}
+
+function commonHeaders(feed: EncodedFeed, isPrivate: boolean): string[] {
+  return [
+    'cache-control',
+    `${isPrivate ? 'private' : 'public'}, no-cache`,
+    'last-modified',
+    feed.lastModified.toUTCString(),
+    'vary',
+    'Accept-Encoding',
+    'x-catalog-version',
+    feed.version,
+  ];
+}
+
+function representationsOf(feed: EncodedFeed, prepared: PreparedFeed, isPrivate: boolean): Record<ContentCoding, Representation> {
+  const slot = isPrivate ? 1 : 0;
+  const existing = prepared.representations[slot];
+  if (existing !== undefined) return existing;
+  const represent = (coding: ContentCoding): Representation => {
+    const body = coding === 'identity' ? feed.identity : feed[coding];
+    const notModified = [...commonHeaders(feed, isPrivate), 'etag', etagOf(feed, coding)];
+    const ok = [...notModified, 'content-type', feed.contentType, 'content-length', String(body.length)];
+    if (coding !== 'identity') ok.push('content-encoding', coding);
+    if (feed.fileName !== undefined) ok.push('content-disposition', `inline; filename="${feed.fileName}"`);
+    return { body, ok: Object.freeze(ok), notModified: Object.freeze(notModified) };
+  };
+  const representations = { identity: represent('identity'), gzip: represent('gzip'), br: represent('br') };
+  prepared.representations[slot] = representations;
+  return representations;
+}
+
 /** Weak comparison, as If-None-Match requires; any encoding of this version counts as a match. */
-function matchesIfNoneMatch(header: string, feed: EncodedFeed): boolean {
+function matchesIfNoneMatch(header: string, etags: ReadonlySet<string>): boolean {
+  // The usual case: a poller echoing the ETag it got.
+  if (etags.has(header)) return true;
   if (header.trim() === '*') return true;
-  const ours = new Set([etagOf(feed, 'identity'), etagOf(feed, 'gzip'), etagOf(feed, 'br')]);
   for (const candidate of header.split(',')) {
     const tag = candidate.trim().replace(/^W\//, '');
-    if (ours.has(tag)) return true;
+    if (etags.has(tag)) return true;
   }
   return false;
 }
@@ -85,49 +163,44 @@ export interface SendFeedOptions {
   readonly private: boolean;
 }
 
+function sendNotAcceptable(req: IncomingMessage, res: ServerResponse, feed: EncodedFeed, isPrivate: boolean): void {
+  const body = JSON.stringify({
+    error: { code: 'NOT_ACCEPTABLE', message: 'No acceptable content coding (br, gzip or identity)' },
+  });
+  res.writeHead(406, [
+    ...commonHeaders(feed, isPrivate),
+    'content-type',
+    'application/json; charset=utf-8',
+    'content-length',
+    String(Buffer.byteLength(body)),
+  ]);
+  res.end(req.method === 'HEAD' ? undefined : body);
+}
+
 /**
  * Writes a cached feed with strong validators, 304 handling, HEAD and content negotiation. Uses the
- * node response directly: no per-request hashing or copying of multi-megabyte bodies.
+ * node response directly: no per-request hashing or copying of multi-megabyte bodies, and header lists
+ * built once per feed (this is the path every poll and every 304 takes).
  */
 export function sendFeed(req: IncomingMessage, res: ServerResponse, feed: EncodedFeed, options: SendFeedOptions): void {
-  const coding = negotiateEncoding(req.headers['accept-encoding']);
-  const headers: Record<string, string | number> = {
-    'cache-control': `${options.private ? 'private' : 'public'}, no-cache`,
-    'last-modified': feed.lastModified.toUTCString(),
-    vary: 'Accept-Encoding',
-    'x-catalog-version': feed.version,
-  };
+  const coding = codingFor(req.headers['accept-encoding']);
   if (coding === undefined) {
-    const body = JSON.stringify({
-      error: { code: 'NOT_ACCEPTABLE', message: 'No acceptable content coding (br, gzip or identity)' },
-    });
-    res.writeHead(406, {
-      ...headers,
-      'content-type': 'application/json; charset=utf-8',
-      'content-length': Buffer.byteLength(body),
-    });
-    res.end(req.method === 'HEAD' ? undefined : body);
+    sendNotAcceptable(req, res, feed, options.private);
     return;
   }
-  headers['etag'] = etagOf(feed, coding);
+  const prepared = preparedOf(feed);
+  const representation = representationsOf(feed, prepared, options.private)[coding];
 
   const ifNoneMatch = req.headers['if-none-match'];
-  const ifModifiedSince = req.headers['if-modified-since'];
   const notModified =
     ifNoneMatch !== undefined
-      ? matchesIfNoneMatch(ifNoneMatch, feed)
-      : ifModifiedSince !== undefined && notModifiedSince(ifModifiedSince, feed.lastModified);
+      ? matchesIfNoneMatch(ifNoneMatch, prepared.etags)
+      : req.headers['if-modified-since'] !== undefined && notModifiedSince(req.headers['if-modified-since'], feed.lastModified);
   if (notModified) {
-    res.writeHead(304, headers);
+    res.writeHead(304, representation.notModified as string[]);
     res.end();
     return;
   }
-
-  const body = coding === 'identity' ? feed.identity : feed[coding];
-  headers['content-type'] = feed.contentType;
-  headers['content-length'] = body.length;
-  if (coding !== 'identity') headers['content-encoding'] = coding;
-  if (feed.fileName !== undefined) headers['content-disposition'] = `inline; filename="${feed.fileName}"`;
-  res.writeHead(200, headers);
-  res.end(req.method === 'HEAD' ? undefined : body);
+  res.writeHead(200, representation.ok as string[]);
+  res.end(req.method === 'HEAD' ? undefined : representation.body);
 }

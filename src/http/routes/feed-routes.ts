@@ -1,10 +1,13 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parse as parseQueryString } from 'node:querystring';
 import { type Request, type RequestHandler, type Response, Router } from 'express';
 import { z } from 'zod';
 import { ALL_UNITS, type CatalogSnapshot } from '../../core/catalog/catalog.js';
-import type { FeedService } from '../../services/feed-service.js';
+import type { FeedDescriptor, FeedService, FeedVariant } from '../../services/feed-service.js';
+import { withFrontHandler } from '../create-http-app.js';
 import { bearerTokenOf, secretMatches } from '../middleware/token-auth.js';
 import { sendError } from '../send-error.js';
-import { sendFeed } from '../send-feed.js';
+import { type SendFeedOptions, sendFeed } from '../send-feed.js';
 
 export interface FeedRoutesDeps {
   readonly feeds: FeedService;
@@ -26,16 +29,62 @@ const ChangesQuery = z.object({
 
 /** Seconds a client should wait before asking again while the first catalog is being built. */
 const RETRY_AFTER_SECONDS = 10;
+const DEFAULT_VARIANT: FeedVariant = {};
+const FEED_PREFIX = '/feeds/';
+const CHANGES_FILE = 'changes.json';
+const SLASH = 0x2f;
+const QUESTION_MARK = 0x3f;
+const PERCENT = 0x25;
+const HASH = 0x23;
+const SPACE = 0x20;
+const NO_BREAK_SPACE = 0xa0;
+
+interface FeedTarget {
+  readonly unit: string;
+  readonly file: string;
+  /** The raw query string (after `?`), if any. */
+  readonly query: string | undefined;
+}
+
+/**
+ * The unit and file of `/feeds/{unit}/{file}[?query]` in the spelling clients use (lower-case prefix,
+ * nothing to decode in the path, no fragment, not the changes feed); anything else is left to the
+ * express routes, which match it exactly as before.
+ */
+function plainFeedTarget(url: string): FeedTarget | undefined {
+  if (!url.startsWith(FEED_PREFIX)) return undefined;
+  let slash = -1;
+  let queryStart = -1;
+  for (let i = FEED_PREFIX.length; i < url.length; i++) {
+    const char = url.charCodeAt(i);
+    // Characters for which express's URL parsing (parseurl) takes the slow road and may read the URL differently.
+    if (char === HASH || char <= SPACE || char === NO_BREAK_SPACE) return undefined;
+    if (queryStart !== -1) continue;
+    if (char === QUESTION_MARK) queryStart = i;
+    else if (char === PERCENT || (char === SLASH && slash !== -1)) return undefined;
+    else if (char === SLASH) slash = i;
+  }
+  const end = queryStart === -1 ? url.length : queryStart;
+  if (slash <= FEED_PREFIX.length || slash + 1 >= end) return undefined;
+  const file = url.slice(slash + 1, end);
+  // Route matching is case-insensitive: `/feeds/x/CHANGES.JSON` is the changes route's.
+  if (file.length === CHANGES_FILE.length && file.toLowerCase() === CHANGES_FILE) return undefined;
+  return { unit: url.slice(FEED_PREFIX.length, slash), file, query: queryStart === -1 ? undefined : url.slice(queryStart + 1) };
+}
 
 /** The token from `?token=` or `Authorization: Bearer`; never logged. */
-function tokenOf(req: Request): string | undefined {
-  const query = req.query['token'];
-  return typeof query === 'string' ? query : bearerTokenOf(req);
+function tokenOf(query: Readonly<Record<string, unknown>>, req: IncomingMessage): string | undefined {
+  const fromQuery = query['token'];
+  return typeof fromQuery === 'string' ? fromQuery : bearerTokenOf(req);
+}
+
+function authorized(token: string | undefined, query: () => Readonly<Record<string, unknown>>, req: IncomingMessage): boolean {
+  return token === undefined || secretMatches(tokenOf(query(), req), token);
 }
 
 export function createFeedTokenGuard(token: string | undefined): RequestHandler {
   return (req, res, next) => {
-    if (token === undefined || secretMatches(tokenOf(req), token)) {
+    if (authorized(token, () => req.query, req)) {
       next();
       return;
     }
@@ -53,6 +102,29 @@ function queryProblem(error: z.ZodError): string {
   return error.issues.map((issue) => `${issue.path.join('.') || 'query'}: ${issue.message}`).join('; ');
 }
 
+/** A feed request that can be served: everything but the render. */
+interface ResolvedFeed {
+  readonly ok: true;
+  readonly snapshot: CatalogSnapshot;
+  readonly descriptor: FeedDescriptor;
+  readonly unit: string;
+  readonly variant: FeedVariant;
+}
+
+/** Why a feed request cannot be served, as the error answer to send. */
+interface FeedProblem {
+  readonly ok: false;
+  readonly status: number;
+  readonly code: string;
+  readonly message: string;
+  /** The feed name to count the answer under (metrics), if it is counted. */
+  readonly counted: string | undefined;
+}
+
+function problem(status: number, code: string, message: string, counted: string | undefined): FeedProblem {
+  return { ok: false, status, code, message, counted };
+}
+
 /**
  * Feed routes of SPEC §5: every feed of every unit view, from one catalog version per response, with
  * validators, 304, HEAD and pre-compressed bodies (send-feed.ts).
@@ -60,65 +132,82 @@ function queryProblem(error: z.ZodError): string {
 export function createFeedRoutes(deps: FeedRoutesDeps): Router {
   const router = Router();
   const guard = createFeedTokenGuard(deps.token);
-  const isPrivate = deps.token !== undefined;
+  const sendOptions: SendFeedOptions = { private: deps.token !== undefined };
 
-  /** The served snapshot, or a 503 (before the first catalog) / 404 (unknown unit) already sent. */
-  function snapshotFor(res: Response, unit: string, feed: string): CatalogSnapshot | undefined {
+  /** The served snapshot, or why there is none for this unit (503 before the first catalog, 404 for an unknown unit). */
+  function snapshotOf(unit: string, feed: string): CatalogSnapshot | FeedProblem {
     const snapshot = deps.current();
     if (snapshot === undefined) {
-      res.set('retry-after', String(RETRY_AFTER_SECONDS));
-      sendError(res, 503, 'CATALOG_NOT_READY', 'The first catalog is still being built; try again shortly');
-      deps.onRequest?.(feed, 503);
-      return undefined;
+      return problem(503, 'CATALOG_NOT_READY', 'The first catalog is still being built; try again shortly', feed);
     }
     if (unit !== ALL_UNITS && !snapshot.units.some((candidate) => candidate.code === unit)) {
       const known = [ALL_UNITS, ...snapshot.units.map((candidate) => candidate.code)].join(', ');
-      sendError(res, 404, 'UNKNOWN_UNIT', `No unit "${unit}"; known units: ${known}`);
-      deps.onRequest?.(feed, 404);
-      return undefined;
+      return problem(404, 'UNKNOWN_UNIT', `No unit "${unit}"; known units: ${known}`, feed);
     }
     return snapshot;
   }
 
-  async function serveFeed(req: Request, res: Response, unit: string, file: string): Promise<void> {
-    if (!UNIT_PATTERN.test(unit)) {
-      sendError(res, 404, 'UNKNOWN_UNIT', `No unit "${unit}"`);
-      return;
-    }
+  /** Every check of a feed request, in the order the answers are given; touches neither request nor response. */
+  function resolveFeed(unit: string, file: string, query: () => unknown): ResolvedFeed | FeedProblem {
+    if (!UNIT_PATTERN.test(unit)) return problem(404, 'UNKNOWN_UNIT', `No unit "${unit}"`, undefined);
     const descriptor = deps.feeds.find(file);
-    if (descriptor === undefined) {
-      sendError(res, 404, 'UNKNOWN_FEED', `No feed "${file}"; see /feeds for the list`);
-      deps.onRequest?.('unknown', 404);
-      return;
+    if (descriptor === undefined) return problem(404, 'UNKNOWN_FEED', `No feed "${file}"; see /feeds for the list`, 'unknown');
+    let variant = DEFAULT_VARIANT;
+    if (descriptor.file === 'products.csv') {
+      const parsed = ProductsCsvQuery.safeParse(query());
+      if (!parsed.success) return problem(400, 'BAD_QUERY', queryProblem(parsed.error), descriptor.file);
+      if (parsed.data.profile !== undefined) variant = { csvProfile: parsed.data.profile };
     }
-    const query =
-      descriptor.file === 'products.csv' ? ProductsCsvQuery.safeParse(req.query) : ({ success: true, data: {} } as const);
-    if (!query.success) {
-      sendError(res, 400, 'BAD_QUERY', queryProblem(query.error));
-      deps.onRequest?.(descriptor.file, 400);
-      return;
-    }
-    const snapshot = snapshotFor(res, unit, descriptor.file);
-    if (snapshot === undefined) return;
+    const snapshot = snapshotOf(unit, descriptor.file);
+    if ('ok' in snapshot) return snapshot;
     if (!descriptor.servesView(unit)) {
-      sendError(
-        res,
+      return problem(
         404,
         'FEED_NOT_IN_VIEW',
         `The feed "${file}" is not served for ${unit === ALL_UNITS ? 'the all view' : 'a single unit'}`,
+        descriptor.file,
       );
-      deps.onRequest?.(descriptor.file, 404);
-      return;
     }
-    const profile = 'profile' in query.data ? query.data.profile : undefined;
-    const { feed } = await deps.feeds.render(
-      snapshot,
-      descriptor.file,
-      unit,
-      profile === undefined ? {} : { csvProfile: profile },
-    );
-    sendFeed(req, res, feed, { private: isPrivate });
-    deps.onRequest?.(descriptor.file, res.statusCode);
+    return { ok: true, snapshot, descriptor, unit, variant };
+  }
+
+  function sendProblem(res: Response, failure: FeedProblem): void {
+    if (failure.status === 503) res.set('retry-after', String(RETRY_AFTER_SECONDS));
+    sendError(res, failure.status, failure.code, failure.message);
+    if (failure.counted !== undefined) deps.onRequest?.(failure.counted, failure.status);
+  }
+
+  async function serveResolved(req: IncomingMessage, res: ServerResponse, resolved: ResolvedFeed): Promise<void> {
+    const { feed } = await deps.feeds.render(resolved.snapshot, resolved.descriptor.file, resolved.unit, resolved.variant);
+    sendFeed(req, res, feed, sendOptions);
+    deps.onRequest?.(resolved.descriptor.file, res.statusCode);
+  }
+
+  async function serveFeed(req: Request, res: Response, unit: string, file: string): Promise<void> {
+    const resolved = resolveFeed(unit, file, () => req.query);
+    if (resolved.ok) await serveResolved(req, res, resolved);
+    else sendProblem(res, resolved);
+  }
+
+  /**
+   * The hot path (SPEC §8: polls and their 304s), run before express: a feed request that will be
+   * served costs a prefix check, not a walk through the routers and express's request decoration.
+   * Anything else (other spellings, a missing token, every error answer) is declined untouched and
+   * takes the routes below, which answer it as before.
+   */
+  function front(req: IncomingMessage, res: ServerResponse): false | Promise<void> {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+    const target = plainFeedTarget(req.url ?? '');
+    if (target === undefined) return false;
+    let parsed: Readonly<Record<string, unknown>> | undefined;
+    // express's default ("simple") query parser, parsed only if needed.
+    const query = (): Readonly<Record<string, unknown>> => {
+      parsed ??= target.query === undefined ? {} : parseQueryString(target.query);
+      return parsed;
+    };
+    if (!authorized(deps.token, query, req)) return false;
+    const resolved = resolveFeed(target.unit, target.file, query);
+    return resolved.ok ? serveResolved(req, res, resolved) : false;
   }
 
   router.get('/feeds/local-inventory.tsv', guard, async (req, res) => {
@@ -133,8 +222,11 @@ export function createFeedRoutes(deps: FeedRoutesDeps): Router {
       deps.onRequest?.('changes.json', 400);
       return;
     }
-    const snapshot = snapshotFor(res, unit, 'changes.json');
-    if (snapshot === undefined) return;
+    const snapshot = snapshotOf(unit, 'changes.json');
+    if ('ok' in snapshot) {
+      sendProblem(res, snapshot);
+      return;
+    }
     const result = await deps.feeds.changes(snapshot, unit, query.data.since);
     if (!result.ok) {
       sendError(res, 410, 'CURSOR_EXPIRED', 'The cursor is unknown or too old; read the full feed, then continue from "next"', {
@@ -143,7 +235,7 @@ export function createFeedRoutes(deps: FeedRoutesDeps): Router {
       deps.onRequest?.('changes.json', 410);
       return;
     }
-    sendFeed(req, res, result.feed, { private: isPrivate });
+    sendFeed(req, res, result.feed, sendOptions);
     deps.onRequest?.('changes.json', res.statusCode);
   });
 
@@ -151,5 +243,5 @@ export function createFeedRoutes(deps: FeedRoutesDeps): Router {
     await serveFeed(req, res, paramOf(req, 'unit'), paramOf(req, 'file'));
   });
 
-  return router;
+  return withFrontHandler(router, front);
 }
