@@ -11,9 +11,8 @@ import { checkPublishable } from '../core/catalog/catalog-guards.js';
 import { createCatalogVersion, fingerprintCatalog } from '../core/catalog/catalog-version.js';
 import { type CatalogMerger, createCatalogMerger, type MergeReport, type MergeResult } from '../core/catalog/merge-catalog.js';
 import { createPriceListRowCollector, type PriceListRows, priceListRowsOf } from '../core/catalog/price-list-rows.js';
-import type { PriceListRow } from '../core/catalog/source.js';
 import type { IdentityKeyChoice } from '../core/catalog/resolve-identity.js';
-import type { SourceUnit, StockRow } from '../core/catalog/source.js';
+import type { PriceListRow, SourceUnit, StockRow } from '../core/catalog/source.js';
 
 /** Everything of a snapshot but its products, stored as the version's metadata. */
 export interface CatalogMeta {
@@ -197,7 +196,10 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
     // Rows are held in typed arrays until the document ends, not as 100,000 objects per unit (see price-list-rows.ts).
     const plain: PriceListRow[] = [];
     const rows = process.env.EXP_PLAIN === '1' ? priceListRowsOf(plain) : createPriceListRowCollector();
-    const parser = process.env.EXP_PLAIN === '1' ? createPriceListParser((row) => plain.push(row)) : createPriceListParser((row) => (rows as ReturnType<typeof createPriceListRowCollector>).push(row));
+    const parser =
+      process.env.EXP_PLAIN === '1'
+        ? createPriceListParser((row) => plain.push(row))
+        : createPriceListParser((row) => (rows as ReturnType<typeof createPriceListRowCollector>).push(row));
     const body = await pos.fetchPriceListXml(unit);
     try {
       for await (const chunk of body) parser.write(chunk);
