@@ -10,9 +10,9 @@ import type { Availability, CatalogSnapshot, InternalProductData, Product } from
 import { checkPublishable } from '../core/catalog/catalog-guards.js';
 import { createCatalogVersion, fingerprintCatalog } from '../core/catalog/catalog-version.js';
 import { type CatalogMerger, createCatalogMerger, type MergeReport, type MergeResult } from '../core/catalog/merge-catalog.js';
-import { createPriceListRowCollector, type PriceListRows, priceListRowsOf } from '../core/catalog/price-list-rows.js';
+import { createPriceListRowCollector, type PriceListRows } from '../core/catalog/price-list-rows.js';
 import type { IdentityKeyChoice } from '../core/catalog/resolve-identity.js';
-import type { PriceListRow, SourceUnit, StockRow } from '../core/catalog/source.js';
+import type { SourceUnit, StockRow } from '../core/catalog/source.js';
 
 /** Everything of a snapshot but its products, stored as the version's metadata. */
 export interface CatalogMeta {
@@ -194,12 +194,8 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
   async function readPriceList(unit: SourceUnit): Promise<{ rows: PriceListRows; report: PriceListReport }> {
     const since = performance.now();
     // Rows are held in typed arrays until the document ends, not as 100,000 objects per unit (see price-list-rows.ts).
-    const plain: PriceListRow[] = [];
-    const rows = process.env.EXP_PLAIN === '1' ? priceListRowsOf(plain) : createPriceListRowCollector();
-    const parser =
-      process.env.EXP_PLAIN === '1'
-        ? createPriceListParser((row) => plain.push(row))
-        : createPriceListParser((row) => (rows as ReturnType<typeof createPriceListRowCollector>).push(row));
+    const rows = createPriceListRowCollector();
+    const parser = createPriceListParser((row) => rows.push(row));
     const body = await pos.fetchPriceListXml(unit);
     try {
       for await (const chunk of body) parser.write(chunk);
@@ -342,31 +338,6 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
     // The stock parser's rows outlive the young generation and die right after their unit is merged: read
     // while little else is live, that garbage is collected cheaply, instead of driving up the heap limit
     // while the offers accumulate (bench/full-sync.ts).
-    if (process.env.EXP_INTERLEAVE === '1') {
-      const perUnit = await mapLimit(units, options.concurrency, async (unit) => {
-        const merges = lastOfCode.get(unit.code) === unit;
-        const [priceList, stock] = await Promise.all([
-          readPriceList(unit),
-          readStock(unit).then(({ rows, report }) => {
-            if (merges) timedMerge(unit, () => merger.addStock(unit.code, rows));
-            return report;
-          }),
-        ]);
-        if (merges) timedMerge(unit, () => merger.addPriceList(unit.code, priceList.rows));
-        return { unit, priceList: priceList.report, stock };
-      });
-      const priceListReports: Record<string, PriceListReport> = {};
-      const stockReports: Record<string, StockExportReport> = {};
-      for (const entry of perUnit) {
-        priceListReports[entry.unit.code] = entry.priceList;
-        stockReports[entry.unit.code] = entry.stock;
-      }
-      progress.sources = { ...progress.sources, priceLists: priceListReports, stock: stockReports };
-      progress.mark = phaseEnded('sources', progress.mark);
-      const merged = merger.finish();
-      progress.mark = phaseEnded('merge', progress.mark);
-      return merged;
-    }
     const stockReports: Record<string, StockExportReport> = {};
     const stock = await mapLimit(units, options.concurrency, async (unit) => {
       const { rows, report } = await readStock(unit);
