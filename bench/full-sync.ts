@@ -201,16 +201,7 @@ async function worker(): Promise<void> {
     internalStore,
     logger: logger.child({}),
     now: () => new Date(),
-    options: {
-      currency: config.feed.currency,
-      primaryUnit: config.feed.primaryUnit,
-      unknownStockAvailability: config.sync.unknownStockAvailability,
-      priceListKey: config.pos.priceListKey,
-      stockKey: config.pos.stockKey,
-      stockColumns: config.pos.stockColumns,
-      maxShrink: config.sync.maxShrink,
-      concurrency: config.pos.concurrency,
-    },
+    options: service.catalogServiceOptions(config),
     onPhase(phase, ms, unit) {
       sample();
       lastPhase = unit === undefined ? phase : `${phase}:${unit}`;

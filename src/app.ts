@@ -23,7 +23,13 @@ import { createMetricsRoutes } from './http/routes/metrics-routes.js';
 import { createStatusRoutes } from './http/routes/status-routes.js';
 import { createScheduler, type Scheduler } from './jobs/scheduler.js';
 import { type RunningSandbox, startSandbox } from './sandbox/start-sandbox.js';
-import { type CatalogMeta, type CatalogService, createCatalogService, type SyncJob } from './services/catalog-service.js';
+import {
+  type CatalogMeta,
+  type CatalogService,
+  catalogServiceOptions,
+  createCatalogService,
+  type SyncJob,
+} from './services/catalog-service.js';
 import { createFeedCache } from './services/feed-cache.js';
 import { createFeedService, type FeedService } from './services/feed-service.js';
 
@@ -102,16 +108,7 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
     internalStore,
     logger: logger.child({ component: 'catalog' }),
     now,
-    options: {
-      currency: config.feed.currency,
-      primaryUnit: config.feed.primaryUnit,
-      unknownStockAvailability: config.sync.unknownStockAvailability,
-      priceListKey: config.pos.priceListKey,
-      stockKey: config.pos.stockKey,
-      stockColumns: config.pos.stockColumns,
-      maxShrink: config.sync.maxShrink,
-      concurrency: config.pos.concurrency,
-    },
+    options: catalogServiceOptions(config),
   });
 
   const feeds = createFeedService({

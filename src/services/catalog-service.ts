@@ -4,6 +4,7 @@ import type { PosRejectedItem } from '../adapters/pos/pos-schema.js';
 import { createPriceListParser, type PriceListSummary } from '../adapters/pos/price-list-xml.js';
 import { parseStockExport, type StockColumnOverride, type StockExportSummary } from '../adapters/pos/stock-export.js';
 import type { CatalogStore } from '../adapters/store/keyv-catalog-store.js';
+import type { Config } from '../config/load-config.js';
 import { mapLimit } from '../core/async/map-limit.js';
 import { type ApplyStockReport, applyStockRows } from '../core/catalog/apply-stock.js';
 import type { Availability, CatalogSnapshot, InternalProductData, Product } from '../core/catalog/catalog.js';
@@ -102,6 +103,20 @@ export interface CatalogServiceOptions {
   readonly stockColumns: StockColumnOverride;
   readonly maxShrink: number;
   readonly concurrency: number;
+}
+
+/** The service's options as the configuration gives them. */
+export function catalogServiceOptions(config: Config): CatalogServiceOptions {
+  return {
+    currency: config.feed.currency,
+    primaryUnit: config.feed.primaryUnit,
+    unknownStockAvailability: config.sync.unknownStockAvailability,
+    priceListKey: config.pos.priceListKey,
+    stockKey: config.pos.stockKey,
+    stockColumns: config.pos.stockColumns,
+    maxShrink: config.sync.maxShrink,
+    concurrency: config.pos.concurrency,
+  };
 }
 
 export interface CatalogServiceDeps {
