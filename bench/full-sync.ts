@@ -22,7 +22,7 @@
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { constants, PerformanceObserver, performance } from 'node:perf_hooks';
@@ -338,6 +338,7 @@ function processCpuMs(pid: number | undefined): number | undefined {
  * worker thread) adds ~35 MB to the RSS of an idle process. Returns the compiled script.
  */
 function compileWorker(): string {
+  mkdirSync(join(ROOT, '.tmp'), { recursive: true });
   const outDir = mkdtempSync(join(ROOT, '.tmp', 'full-sync-build-'));
   const tsconfig = join(outDir, 'tsconfig.json');
   writeFileSync(

@@ -117,10 +117,9 @@ export function createPriceListRowCollector(): PriceListRowCollector {
     return at + value.length;
   }
 
+  /** One flat string (a character-by-character `+=` would build a rope of one object per character). */
   function readCode(chars: Uint16Array, start: number, length: number): string {
-    let text = '';
-    for (let i = start; i < start + length; i += 1) text += String.fromCharCode(chars[i] ?? 0);
-    return text;
+    return String.fromCharCode.apply(null, chars.subarray(start, start + length) as unknown as number[]);
   }
 
   function textRef(value: string | undefined): number {
@@ -153,24 +152,29 @@ export function createPriceListRowCollector(): PriceListRowCollector {
     return index < 0 || index >= length ? undefined : blocks[Math.floor(index / BLOCK_ROWS)];
   }
 
-  function identity(index: number): RowIdentity | undefined {
-    const block = blockOf(index);
-    if (block === undefined) return undefined;
-    const slot = index % BLOCK_ROWS;
+  /** The row's codes into `into` (an identity, or a row being built: fields in the parser's order). */
+  function readCodes<T extends RowIdentity>(block: Block, slot: number, into: T): T {
     const chars = pages[block.codePages[slot] ?? 0] ?? page;
     let at = block.codeOffsets[slot] ?? 0;
     const lengths = slot * CODE_COLUMNS;
     const codeLength = block.codeLengths[lengths + CODE] ?? ABSENT;
     const eanLength = block.codeLengths[lengths + EAN] ?? ABSENT;
     const pluLength = block.codeLengths[lengths + PLU] ?? ABSENT;
-    const entry: RowIdentity = { code: codeLength === ABSENT ? '' : readCode(chars, at, codeLength) };
-    if (codeLength !== ABSENT) at += codeLength;
+    if (codeLength !== ABSENT) {
+      into.code = readCode(chars, at, codeLength);
+      at += codeLength;
+    }
     if (eanLength !== ABSENT) {
-      entry.ean = readCode(chars, at, eanLength);
+      into.ean = readCode(chars, at, eanLength);
       at += eanLength;
     }
-    if (pluLength !== ABSENT) entry.plu = readCode(chars, at, pluLength);
-    return entry;
+    if (pluLength !== ABSENT) into.plu = readCode(chars, at, pluLength);
+    return into;
+  }
+
+  function identity(index: number): RowIdentity | undefined {
+    const block = blockOf(index);
+    return block === undefined ? undefined : readCodes(block, index % BLOCK_ROWS, { code: '' });
   }
 
   return {
@@ -216,14 +220,11 @@ export function createPriceListRowCollector(): PriceListRowCollector {
       return blockOf(index)?.positions[index % BLOCK_ROWS];
     },
     row(index) {
-      const codes = identity(index);
       const block = blockOf(index);
-      if (codes === undefined || block === undefined) return undefined;
+      if (block === undefined) return undefined;
       const slot = index % BLOCK_ROWS;
       // The parser's key order: code, position, ean, plu, the prices, currency, stock, the labels.
-      const row: Mutable<PriceListRow> = { code: codes.code, position: block.positions[slot] ?? 0 };
-      if (codes.ean !== undefined) row.ean = codes.ean;
-      if (codes.plu !== undefined) row.plu = codes.plu;
+      const row = readCodes<Mutable<PriceListRow>>(block, slot, { code: '', position: block.positions[slot] ?? 0 });
       const priceVat = readNumber(block, slot, PRICE_VAT);
       if (priceVat !== undefined) row.priceVat = priceVat;
       const priceNet = readNumber(block, slot, PRICE_NET);

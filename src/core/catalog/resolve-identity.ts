@@ -47,6 +47,15 @@ export interface IdentityCandidates {
   readonly plu?: string;
 }
 
+/**
+ * Rows read by index, for documents not held as an array of candidate objects: `candidates(row)` may
+ * build the row's candidates anew on each call (they are not kept).
+ */
+export interface IdentityRows {
+  readonly length: number;
+  candidates(row: number): IdentityCandidates | undefined;
+}
+
 /** Lookup maps of one article list: per key, normalized code → article position (or ambiguous). */
 export interface IdentityIndex {
   /** Article ids (`localId`) by position. */
@@ -119,6 +128,7 @@ export interface IdentityResolution {
 
 const NONE = -1;
 const AMBIGUOUS = -2;
+const NO_CANDIDATES: IdentityCandidates = Object.freeze({});
 
 /** Rows looked up under every key to rank the keys and to detect conflicts (see `sample`). */
 export const RANKING_SAMPLE_ROWS = 4096;
@@ -196,18 +206,25 @@ export function createIdentityIndex(articles: readonly IdentityArticle[]): Ident
  * key; then each row probes keys in rank order and stops at its first unique hit, so a document keyed
  * mostly by one key costs about one map probe per row. Conflicts (`conflicts`) are looked for on the
  * sampled rows, i.e. on every row of documents up to that size.
+ *
+ * With `onMatch`, each match is passed to it (row, article position) instead of being collected in
+ * `matches`, which stays empty (`keyCounts` still add up to the matches): a merge that only maps rows to
+ * articles then makes no object per row.
  */
 export function resolveIdentity(
   index: IdentityIndex,
-  rows: readonly IdentityCandidates[],
+  rows: readonly IdentityCandidates[] | IdentityRows,
   choice: IdentityKeyChoice,
   excluded?: IdentityIndex,
+  onMatch?: (row: number, article: number) => void,
 ): IdentityResolution {
+  const at: (row: number) => IdentityCandidates | undefined =
+    'candidates' in rows ? (row) => rows.candidates(row) : (row) => rows[row];
   const stride = Math.max(1, Math.ceil(rows.length / RANKING_SAMPLE_ROWS));
   const sampleCounts = emptyRecord(() => 0);
   let sampled = 0;
   for (let row = 0; row < rows.length; row += stride) {
-    const candidates = rows[row];
+    const candidates = at(row);
     if (candidates === undefined) continue;
     sampled += 1;
     for (const key of IDENTITY_KEYS) {
@@ -224,7 +241,8 @@ export function resolveIdentity(
   const conflicts: ConflictRow[] = [];
   const notForSale: NotForSaleRow[] = [];
 
-  for (const [row, candidates] of rows.entries()) {
+  for (let row = 0; row < rows.length; row += 1) {
+    const candidates = at(row) ?? NO_CANDIDATES;
     let article = NONE;
     let matchedKey: IdentityKey | undefined;
     let ambiguousKey: IdentityKey | undefined;
@@ -262,7 +280,8 @@ export function resolveIdentity(
     }
     firstRowOf[article] = row;
     keyCounts[matchedKey] += 1;
-    matches.push({ row, article, articleId, key: matchedKey });
+    if (onMatch === undefined) matches.push({ row, article, articleId, key: matchedKey });
+    else onMatch(row, article);
     if (choice === 'auto' && row % stride === 0) {
       const conflict = findConflict(index, candidates, matchedKey, article);
       if (conflict !== undefined) conflicts.push({ row, code: displayCode(candidates), ...conflict });

@@ -215,4 +215,46 @@ describe('core/catalog/resolve-identity', () => {
 
     expect(result.matches).toHaveLength(100_000);
   });
+
+  describe('rows read by index, matches through onMatch', () => {
+    const rows: IdentityCandidates[] = [
+      { code: 'KAV-1' },
+      { code: 'nothing' },
+      { code: '8594000000099' },
+      { code: '1003', ean: '8594000000099' },
+      { code: 'KAV-1' },
+      { ean: '12345678905' },
+    ];
+
+    it('resolves rows built on demand exactly as an array of them', () => {
+      const index = createIdentityIndex(ARTICLES);
+      const built: number[] = [];
+      const byIndex = resolveIdentity(
+        index,
+        {
+          length: rows.length,
+          candidates: (row) => {
+            built.push(row);
+            return rows[row] === undefined ? undefined : { ...rows[row] };
+          },
+        },
+        'auto',
+      );
+
+      expect(byIndex).toEqual(resolveIdentity(index, rows, 'auto'));
+      expect(built.length).toBeGreaterThanOrEqual(rows.length);
+    });
+
+    it('hands each match to onMatch instead of collecting it, with the same counts', () => {
+      const index = createIdentityIndex(ARTICLES);
+      const collected = resolveIdentity(index, rows, 'auto');
+      const handed: [number, number][] = [];
+      const streamed = resolveIdentity(index, rows, 'auto', undefined, (row, article) => handed.push([row, article]));
+
+      expect(handed).toEqual(collected.matches.map((match) => [match.row, match.article]));
+      expect(streamed.matches).toEqual([]);
+      expect(streamed.keyCounts).toEqual(collected.keyCounts);
+      expect({ ...streamed, matches: collected.matches }).toEqual(collected);
+    });
+  });
 });
