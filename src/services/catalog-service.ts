@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { PosClient } from '../adapters/pos/pos-client.js';
 import type { PosRejectedItem } from '../adapters/pos/pos-schema.js';
 import { createPriceListParser, type PriceListSummary } from '../adapters/pos/price-list-xml.js';
-import { parseStockExport, type StockColumnOverride, type StockExportSummary } from '../adapters/pos/stock-export.js';
+import { readStockExport, type StockColumnOverride, type StockExportSummary } from '../adapters/pos/stock-export.js';
 import type { CatalogStore } from '../adapters/store/keyv-catalog-store.js';
 import type { Config } from '../config/load-config.js';
 import { mapLimit } from '../core/async/map-limit.js';
@@ -13,7 +13,8 @@ import { createCatalogVersion, fingerprintCatalog } from '../core/catalog/catalo
 import { type CatalogMerger, createCatalogMerger, type MergeReport, type MergeResult } from '../core/catalog/merge-catalog.js';
 import { createPriceListRowCollector, type PriceListRows } from '../core/catalog/price-list-rows.js';
 import type { IdentityKeyChoice } from '../core/catalog/resolve-identity.js';
-import type { SourceUnit, StockRow } from '../core/catalog/source.js';
+import type { SourceUnit } from '../core/catalog/source.js';
+import { createStockRowCollector, type StockRows } from '../core/catalog/stock-rows.js';
 
 /** Everything of a snapshot but its products, stored as the version's metadata. */
 export interface CatalogMeta {
@@ -232,10 +233,12 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
     };
   }
 
-  async function readStock(unit: SourceUnit): Promise<{ rows: StockRow[]; report: StockExportReport }> {
+  async function readStock(unit: SourceUnit): Promise<{ rows: StockRows; report: StockExportReport }> {
     const since = performance.now();
     const body = await pos.fetchStockExport(unit);
-    const { rows, summary } = parseStockExport(body, { columns: options.stockColumns });
+    // Rows are held in typed arrays, not as 100,000 objects per unit (see stock-rows.ts).
+    const rows = createStockRowCollector();
+    const summary = readStockExport(body, (row) => rows.push(row), { columns: options.stockColumns });
     phaseEnded('stock', since, unit.code);
     return {
       rows,
@@ -455,7 +458,7 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
     try {
       const units = previous.snapshot.units.map((unit) => ({ ...unit, priceLists: [] }));
       const read = await mapLimit(units, options.concurrency, async (unit) => ({ unit, stock: await readStock(unit) }));
-      const rowsByUnit = new Map<string, StockRow[]>();
+      const rowsByUnit = new Map<string, StockRows>();
       const stockReports: Record<string, StockExportReport> = {};
       for (const entry of read) {
         rowsByUnit.set(entry.unit.code, entry.stock.rows);

@@ -507,9 +507,24 @@ export function parseStockExport(
   input: string | Uint8Array,
   options: StockExportOptions = {},
 ): { rows: StockRow[]; summary: StockExportSummary } {
+  const rows: StockRow[] = [];
+  const summary = readStockExport(input, (row) => rows.push(row), options);
+  return { rows, summary };
+}
+
+/**
+ * `parseStockExport` that hands each row to `onRow` as it is read instead of collecting them, so that a
+ * caller can keep them compactly (`createStockRowCollector`); each row object dies young.
+ *
+ * @throws StockExportParseError as `parseStockExport`.
+ */
+export function readStockExport(
+  input: string | Uint8Array,
+  onRow: (row: StockRow) => void,
+  options: StockExportOptions = {},
+): StockExportSummary {
   const override = options.columns ?? {};
   const { text, encoding } = decode(input);
-  const rows: StockRow[] = [];
   const skipped: StockExportSkip[] = [];
   let skippedCount = 0;
   function skip(line: number, reason: string): void {
@@ -545,7 +560,7 @@ export function parseStockExport(
   }
 
   // Blank lines only (or nothing at all): a valid export of nothing.
-  if (readRecords(text, forced ?? ';', start, startLine, 1).length === 0) return { rows, summary: summarize(undefined, 0) };
+  if (readRecords(text, forced ?? ';', start, startLine, 1).length === 0) return summarize(undefined, 0);
 
   const layout = sniffLayout(text, start, startLine, override, forced);
   if (layout === undefined) throw headerError(text, start, startLine, override);
@@ -605,8 +620,8 @@ export function parseStockExport(
     if (measureUnit !== undefined) row.measureUnit = measureUnit;
     const unit = cell('unit');
     if (unit !== undefined) row.unit = unit;
-    rows.push(row);
+    onRow(row);
   }
 
-  return { rows, summary: summarize(layout, rowsRead) };
+  return summarize(layout, rowsRead);
 }

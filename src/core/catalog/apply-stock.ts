@@ -4,6 +4,7 @@ import { type CatalogIssue, createIssueLog, type IssueLog } from './create-issue
 import { createIdentityIndex, type IdentityKeyChoice, resolveIdentity } from './resolve-identity.js';
 import { roundQuantity } from './round-money.js';
 import type { IdentityKey, StockRow } from './source.js';
+import { asStockRows, type StockRows } from './stock-rows.js';
 
 /** A new absolute stock of one product in one unit (a stock export line). */
 export interface StockSet {
@@ -106,7 +107,7 @@ export function applyStock(
  */
 export function applyStockRows(
   snapshot: CatalogSnapshot,
-  rowsByUnit: ReadonlyMap<string, readonly StockRow[]>,
+  rowsByUnit: ReadonlyMap<string, readonly StockRow[] | StockRows>,
   options: ApplyStockRowsOptions,
   now: Date,
 ): ApplyStockResult {
@@ -115,24 +116,28 @@ export function applyStockRows(
   const updates: StockSet[] = [];
   const units: StockRowsReport[] = [];
   const unitCodes = new Set(snapshot.units.map((unit) => unit.code));
-  for (const [unitCode, rows] of rowsByUnit) {
+  for (const [unitCode, documentRows] of rowsByUnit) {
+    const rows = asStockRows(documentRows);
     if (!unitCodes.has(unitCode)) {
       issues.add({ reason: 'unknown-unit', source: 'stock', unit: unitCode, detail: `${rows.length} rows ignored` });
       continue;
     }
-    const resolution = resolveIdentity(
-      index,
-      rows.map((row) => row.codes),
-      options.stockKey,
-    );
+    const candidates = { length: rows.length, candidates: (row: number) => rows.codes(row) };
+    const resolution = resolveIdentity(index, candidates, options.stockKey);
     for (const match of resolution.matches) {
-      const row = rows[match.row];
-      if (row === undefined) continue;
-      if (!Number.isFinite(row.quantity)) {
-        issues.add({ reason: 'invalid-stock', source: 'stock', unit: unitCode, row: row.line, articleId: match.articleId });
+      const quantity = rows.quantity(match.row);
+      if (quantity === undefined) continue;
+      if (!Number.isFinite(quantity)) {
+        issues.add({
+          reason: 'invalid-stock',
+          source: 'stock',
+          unit: unitCode,
+          ...lineOf(rows, match.row),
+          articleId: match.articleId,
+        });
         continue;
       }
-      updates.push({ unitCode, articleId: match.articleId, quantity: row.quantity });
+      updates.push({ unitCode, articleId: match.articleId, quantity });
     }
     for (const entry of resolution.unmatched) {
       issues.add({ reason: 'row-unmatched', source: 'stock', unit: unitCode, code: entry.code, ...lineOf(rows, entry.row) });
@@ -279,7 +284,7 @@ function identityOf(product: Product): { localId: string; internalIdentifier?: s
   };
 }
 
-function lineOf(rows: readonly StockRow[], row: number): { row?: number } {
-  const line = rows[row]?.line;
+function lineOf(rows: StockRows, row: number): { row?: number } {
+  const line = rows.line(row);
   return line === undefined ? {} : { row: line };
 }

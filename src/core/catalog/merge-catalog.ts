@@ -51,6 +51,7 @@ import {
 import { type PriceNote, resolveOfferPrices } from './resolve-offer-prices.js';
 import { roundQuantity, toMoney } from './round-money.js';
 import type { IdentityKey, PriceListRow, SourceArticle, SourceUnit, StockRow } from './source.js';
+import { asStockRows, type StockRows } from './stock-rows.js';
 
 export interface MergeInput {
   readonly units: readonly SourceUnit[];
@@ -185,7 +186,8 @@ export function mergeCatalog(input: MergeInput, options: MergeOptions, now: Date
  * code that is not a unit of `input.units` is ignored with a warning.
  */
 export interface CatalogMerger {
-  addStock(unitCode: string, rows: readonly StockRow[]): void;
+  /** Rows as an array, or held compactly (`createStockRowCollector`). */
+  addStock(unitCode: string, rows: readonly StockRow[] | StockRows): void;
   /** Rows as an array, or held compactly (`createPriceListRowCollector`). */
   addPriceList(unitCode: string, rows: readonly PriceListRow[] | PriceListRows): void;
   /** The merged catalog; documents not added count as absent (a unit without an entry in `MergeInput`). */
@@ -317,25 +319,28 @@ export function createCatalogMerger(
   }
 
   return {
-    addStock(code, rows) {
+    addStock(code, documentRows) {
+      const rows = asStockRows(documentRows);
       const merge = unitMerge(code, 'stock');
       if (merge === undefined) return;
       if (merge.priceList !== undefined) throw new Error(`stock of unit "${code}" added after its price list`);
       const stockOf = new Array<number | undefined>(articles.length);
       // Matches go straight into `stockOf` (no object per row); the rare unusable quantities are reported
       // after the identity issues, in row order, as always.
-      const unusable: { readonly row: StockRow; readonly article: number }[] = [];
-      const candidates = { length: rows.length, candidates: (row: number) => rows[row]?.codes };
-      const resolution = resolveIdentity(index, candidates, options.stockKey, excludedIndex, (position, article) => {
-        const row = rows[position];
-        if (row === undefined) return;
-        if (Number.isFinite(row.quantity)) stockOf[article] = roundQuantity(row.quantity);
+      const unusable: { readonly row: number; readonly article: number }[] = [];
+      const candidates = { length: rows.length, candidates: (row: number) => rows.codes(row) };
+      const resolution = resolveIdentity(index, candidates, options.stockKey, excludedIndex, (row, article) => {
+        const quantity = rows.quantity(row);
+        if (quantity === undefined) return;
+        if (Number.isFinite(quantity)) stockOf[article] = roundQuantity(quantity);
         else unusable.push({ row, article });
       });
       const log = createIssueLog<MergeIssueReason>(maxExamples);
-      reportIdentity(log, 'stock', code, resolution, (row) => rows[row]?.line);
+      reportIdentity(log, 'stock', code, resolution, (row) => rows.line(row));
       for (const { row, article } of unusable) {
-        log.add({ reason: 'invalid-stock', source: 'stock', unit: code, row: row.line, articleId: index.ids[article] ?? '' });
+        const line = rows.line(row);
+        const at = line === undefined ? {} : { row: line };
+        log.add({ reason: 'invalid-stock', source: 'stock', unit: code, ...at, articleId: index.ids[article] ?? '' });
       }
       merge.stock = { report: sourceReport(true, rows.length, resolution), stockOf, issues: log };
     },

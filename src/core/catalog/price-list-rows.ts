@@ -1,3 +1,4 @@
+import { BLOCK_ROWS, createRowCodes } from './row-codes.js';
 import type { PriceListRow } from './source.js';
 
 /**
@@ -34,13 +35,6 @@ export function priceListRowsOf(rows: readonly PriceListRow[]): PriceListRows {
   };
 }
 
-/** Rows per block of columns; blocks are never grown or copied, so collecting leaves no garbage arrays. */
-const BLOCK_ROWS = 4_096;
-/** Characters per page of the code pool; a row's codes never straddle two pages. */
-const PAGE_CHARS = 32 * 1_024;
-/** Code length meaning "absent". */
-const ABSENT = 0xffff;
-
 // Slots of the per-row columns (written out rather than looped over: this runs for every row).
 const PRICE_VAT = 0;
 const PRICE_NET = 1;
@@ -48,17 +42,12 @@ const ACTION_PRICE = 2;
 const STANDARD_PRICE = 3;
 const STOCK = 4;
 const NUMBER_COLUMNS = 5;
-const CODE = 0;
-const EAN = 1;
-const PLU = 2;
-const CODE_COLUMNS = 3;
 const CURRENCY = 0;
 const IN_STOCK = 1;
 const OUT_OF_STOCK = 2;
 const TEXT_COLUMNS = 3;
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
-type RowIdentity = Pick<Mutable<PriceListRow>, 'code' | 'ean' | 'plu'>;
 
 /** Columns of `BLOCK_ROWS` rows. */
 interface Block {
@@ -66,11 +55,6 @@ interface Block {
   /** Presence bits of the number columns. */
   readonly present: Uint8Array;
   readonly numbers: Float64Array;
-  /** Page and offset in the code pool of the row's codes (stored one after the other). */
-  readonly codePages: Int32Array;
-  readonly codeOffsets: Int32Array;
-  /** Length of each code, `ABSENT` when absent. */
-  readonly codeLengths: Uint16Array;
   /** 1-based index into the collector's text table; 0 = absent. */
   readonly textRefs: Uint32Array;
 }
@@ -80,9 +64,6 @@ function newBlock(): Block {
     positions: new Int32Array(BLOCK_ROWS),
     present: new Uint8Array(BLOCK_ROWS),
     numbers: new Float64Array(BLOCK_ROWS * NUMBER_COLUMNS),
-    codePages: new Int32Array(BLOCK_ROWS),
-    codeOffsets: new Int32Array(BLOCK_ROWS),
-    codeLengths: new Uint16Array(BLOCK_ROWS * CODE_COLUMNS),
     textRefs: new Uint32Array(BLOCK_ROWS * TEXT_COLUMNS),
   };
 }
@@ -101,26 +82,9 @@ function newBlock(): Block {
 export function createPriceListRowCollector(): PriceListRowCollector {
   let length = 0;
   const blocks: Block[] = [];
-  const pages: Uint16Array[] = [];
-  let page = new Uint16Array(0);
-  let pageUsed = 0;
+  const codes = createRowCodes();
   const texts: string[] = [];
   const textIndex = new Map<string, number>();
-
-  function codeLength(value: string | undefined): number {
-    return value === undefined ? 0 : value.length;
-  }
-
-  function storeCode(value: string | undefined, at: number): number {
-    if (value === undefined) return at;
-    for (let i = 0; i < value.length; i += 1) page[at + i] = value.charCodeAt(i);
-    return at + value.length;
-  }
-
-  /** One flat string (a character-by-character `+=` would build a rope of one object per character). */
-  function readCode(chars: Uint16Array, start: number, length: number): string {
-    return String.fromCharCode.apply(null, chars.subarray(start, start + length) as unknown as number[]);
-  }
 
   function textRef(value: string | undefined): number {
     if (value === undefined) return 0;
@@ -152,29 +116,8 @@ export function createPriceListRowCollector(): PriceListRowCollector {
     return index < 0 || index >= length ? undefined : blocks[Math.floor(index / BLOCK_ROWS)];
   }
 
-  /** The row's codes into `into` (an identity, or a row being built: fields in the parser's order). */
-  function readCodes<T extends RowIdentity>(block: Block, slot: number, into: T): T {
-    const chars = pages[block.codePages[slot] ?? 0] ?? page;
-    let at = block.codeOffsets[slot] ?? 0;
-    const lengths = slot * CODE_COLUMNS;
-    const codeLength = block.codeLengths[lengths + CODE] ?? ABSENT;
-    const eanLength = block.codeLengths[lengths + EAN] ?? ABSENT;
-    const pluLength = block.codeLengths[lengths + PLU] ?? ABSENT;
-    if (codeLength !== ABSENT) {
-      into.code = readCode(chars, at, codeLength);
-      at += codeLength;
-    }
-    if (eanLength !== ABSENT) {
-      into.ean = readCode(chars, at, eanLength);
-      at += eanLength;
-    }
-    if (pluLength !== ABSENT) into.plu = readCode(chars, at, pluLength);
-    return into;
-  }
-
-  function identity(index: number): RowIdentity | undefined {
-    const block = blockOf(index);
-    return block === undefined ? undefined : readCodes(block, index % BLOCK_ROWS, { code: '' });
+  function identity(index: number): Pick<PriceListRow, 'code' | 'ean' | 'plu'> | undefined {
+    return index < 0 || index >= length ? undefined : codes.readInto(index, { code: '' });
   }
 
   return {
@@ -192,23 +135,7 @@ export function createPriceListRowCollector(): PriceListRowCollector {
         storeNumber(block.numbers, slot, ACTION_PRICE, row.actionPrice) |
         storeNumber(block.numbers, slot, STANDARD_PRICE, row.standardPrice) |
         storeNumber(block.numbers, slot, STOCK, row.stock);
-      // Codes longer than a length can say (the parser caps fields at 1,000 characters) count as absent.
-      const code = row.code.length < ABSENT ? row.code : undefined;
-      const ean = row.ean !== undefined && row.ean.length < ABSENT ? row.ean : undefined;
-      const plu = row.plu !== undefined && row.plu.length < ABSENT ? row.plu : undefined;
-      const chars = codeLength(code) + codeLength(ean) + codeLength(plu);
-      if (pageUsed + chars > page.length) {
-        page = new Uint16Array(Math.max(PAGE_CHARS, chars));
-        pages.push(page);
-        pageUsed = 0;
-      }
-      block.codePages[slot] = pages.length - 1;
-      block.codeOffsets[slot] = pageUsed;
-      const lengths = slot * CODE_COLUMNS;
-      block.codeLengths[lengths + CODE] = code === undefined ? ABSENT : code.length;
-      block.codeLengths[lengths + EAN] = ean === undefined ? ABSENT : ean.length;
-      block.codeLengths[lengths + PLU] = plu === undefined ? ABSENT : plu.length;
-      pageUsed = storeCode(plu, storeCode(ean, storeCode(code, pageUsed)));
+      codes.push(row.code, row.ean, row.plu);
       const refs = slot * TEXT_COLUMNS;
       block.textRefs[refs + CURRENCY] = textRef(row.currency);
       block.textRefs[refs + IN_STOCK] = textRef(row.availabilityInStock);
@@ -224,7 +151,7 @@ export function createPriceListRowCollector(): PriceListRowCollector {
       if (block === undefined) return undefined;
       const slot = index % BLOCK_ROWS;
       // The parser's key order: code, position, ean, plu, the prices, currency, stock, the labels.
-      const row = readCodes<Mutable<PriceListRow>>(block, slot, { code: '', position: block.positions[slot] ?? 0 });
+      const row = codes.readInto<Mutable<PriceListRow>>(index, { code: '', position: block.positions[slot] ?? 0 });
       const priceVat = readNumber(block, slot, PRICE_VAT);
       if (priceVat !== undefined) row.priceVat = priceVat;
       const priceNet = readNumber(block, slot, PRICE_NET);

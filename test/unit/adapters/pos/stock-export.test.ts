@@ -5,6 +5,7 @@ import {
   headerKey,
   MAX_SKIPS_REPORTED,
   parseStockExport,
+  readStockExport,
   type StockExportOptions,
 } from '../../../../src/adapters/pos/stock-export.js';
 
@@ -23,6 +24,18 @@ function parseError(text: string | Uint8Array, options?: StockExportOptions): St
 }
 
 describe('adapters/pos/stock-export', () => {
+  it('hands the rows one by one (`readStockExport`) exactly as `parseStockExport` collects them', () => {
+    for (const name of ['stock-cs-semicolon.csv', 'stock-en-tab.txt']) {
+      const parsed = parseStockExport(fixture(name));
+      const handed: unknown[] = [];
+      const summary = readStockExport(fixture(name), (row) => handed.push(row));
+
+      expect(handed).toStrictEqual(parsed.rows);
+      expect(summary).toStrictEqual(parsed.summary);
+    }
+    expect(() => readStockExport('no;header\n1;2\n', () => undefined)).toThrow(StockExportParseError);
+  });
+
   describe('layouts', () => {
     it('reads `;` + decimal comma + CRLF + BOM with a Czech header', () => {
       const { rows, summary } = parseStockExport(fixture('stock-cs-semicolon.csv'));

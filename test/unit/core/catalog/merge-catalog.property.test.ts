@@ -10,6 +10,7 @@ import {
   resolveIdentity,
 } from '../../../../src/core/catalog/resolve-identity.js';
 import type { PriceListRow, SourceArticle, StockRow } from '../../../../src/core/catalog/source.js';
+import { createStockRowCollector } from '../../../../src/core/catalog/stock-rows.js';
 import { NOW, unit } from './catalog-fixtures.js';
 
 /** Purchase prices no sales price can take (sales prices below are whole numbers up to 500). */
@@ -62,7 +63,7 @@ const priceRowArb: fc.Arbitrary<Omit<PriceListRow, 'position'>> = fc.record(
 
 const stockRowArb: fc.Arbitrary<Omit<StockRow, 'line'>> = fc.record({
   codes: fc.record({ code: codeArb, plu: plus.map(String), ean: eans }, { requiredKeys: [] }),
-  quantity: fc.oneof(fc.integer({ min: -5, max: 20 }), fc.double({ min: -5, max: 20, noNaN: true })),
+  quantity: fc.oneof(fc.integer({ min: -5, max: 20 }), fc.double({ min: -5, max: 20, noNaN: true }), fc.constant(Number.NaN)),
 });
 
 const UNITS = ['U1', 'U2', 'U3'];
@@ -146,7 +147,11 @@ describe('core/catalog/merge-catalog (properties)', () => {
         const codes = [...(reversed ? [...known].reverse() : known), ...UNITS.slice(input.unitCount)];
         for (const code of codes) {
           const stockRows = stock.get(code);
-          if (stockRows !== undefined) merger.addStock(code, stockRows);
+          if (stockRows !== undefined) {
+            const collectedStock = createStockRowCollector();
+            for (const row of stockRows) collectedStock.push(row);
+            merger.addStock(code, collectedStock);
+          }
           const collected = createPriceListRowCollector();
           for (const row of priceLists.get(code) ?? []) collected.push(row);
           merger.addPriceList(code, collected);

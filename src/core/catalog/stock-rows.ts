@@ -1,0 +1,79 @@
+import { BLOCK_ROWS, createRowCodes } from './row-codes.js';
+import type { StockRow } from './source.js';
+
+/**
+ * The rows of one unit's stock export as the merge reads them: codes, quantity and line, by index.
+ * The merge and the stock sync take plain arrays too (`stockRowsOf`); a sync collects rows with
+ * `createStockRowCollector`, which keeps them in typed arrays instead of objects.
+ *
+ * Why: the rows of an export are all kept until the export is parsed (identity ranking samples the whole
+ * document). As objects (~320 bytes per row with the name) they outlived the young generation and
+ * became ~30 MB of old-generation garbage per 100,000-row unit once merged, which held the peak RSS of a
+ * 100,000 × 5 sync up until the next full GC (bench/full-sync.ts). Typed arrays are a few objects per unit.
+ */
+export interface StockRows {
+  readonly length: number;
+  /** The identifying codes of the row at `index` (built anew on each call); `undefined` out of range. */
+  codes(index: number): StockRow['codes'] | undefined;
+  quantity(index: number): number | undefined;
+  /** 1-based line of the row in the export, for reports. */
+  line(index: number): number | undefined;
+}
+
+export interface StockRowCollector extends StockRows {
+  /** Keeps the row's codes, quantity and line; its name, measure unit and unit column are not kept. */
+  push(row: StockRow): void;
+}
+
+/** The `StockRows` view of an array of rows. */
+export function stockRowsOf(rows: readonly StockRow[]): StockRows {
+  return {
+    length: rows.length,
+    codes: (index) => rows[index]?.codes,
+    quantity: (index) => rows[index]?.quantity,
+    line: (index) => rows[index]?.line,
+  };
+}
+
+/** `rows` as `StockRows`, whether it is an array or already a view. */
+export function asStockRows(rows: readonly StockRow[] | StockRows): StockRows {
+  return 'codes' in rows ? rows : stockRowsOf(rows);
+}
+
+/** About 30 bytes per row plus the codes' characters, outside the JS heap. */
+export function createStockRowCollector(): StockRowCollector {
+  let length = 0;
+  const codes = createRowCodes();
+  const quantities: Float64Array[] = [];
+  const lines: Int32Array[] = [];
+
+  function inRange(index: number): boolean {
+    return index >= 0 && index < length;
+  }
+
+  return {
+    get length() {
+      return length;
+    },
+    push(row) {
+      const slot = length % BLOCK_ROWS;
+      if (slot === 0) {
+        quantities.push(new Float64Array(BLOCK_ROWS));
+        lines.push(new Int32Array(BLOCK_ROWS));
+      }
+      (quantities[quantities.length - 1] as Float64Array)[slot] = row.quantity;
+      (lines[lines.length - 1] as Int32Array)[slot] = row.line;
+      codes.push(row.codes.code, row.codes.ean, row.codes.plu);
+      length += 1;
+    },
+    codes(index) {
+      return inRange(index) ? codes.readInto(index, {}) : undefined;
+    },
+    quantity(index) {
+      return inRange(index) ? quantities[Math.floor(index / BLOCK_ROWS)]?.[index % BLOCK_ROWS] : undefined;
+    },
+    line(index) {
+      return inRange(index) ? lines[Math.floor(index / BLOCK_ROWS)]?.[index % BLOCK_ROWS] : undefined;
+    },
+  };
+}
