@@ -1,20 +1,11 @@
 import { once } from 'node:events';
-import { readdir, readFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Logger } from './adapters/logger/create-logger.js';
 import { createMetrics, type Metrics } from './adapters/metrics/create-metrics.js';
-import { createPosClient, type PosClient } from './adapters/pos/pos-client.js';
-import { openKeyv } from './adapters/store/create-keyv.js';
-import { createKeyvCatalogStore } from './adapters/store/keyv-catalog-store.js';
 import type { Config } from './config/load-config.js';
 import { createMutex } from './core/async/create-mutex.js';
-import type { CatalogSnapshot, InternalProductData, Product } from './core/catalog/catalog.js';
-import { createChangeLog } from './core/catalog/change-log.js';
-import type { CompiledFeed } from './core/feeds/compiled-feed.js';
-import { loadTemplates } from './core/feeds/load-templates.js';
+import type { CatalogSnapshot } from './core/catalog/catalog.js';
 import { createHttpApp } from './http/create-http-app.js';
 import { createAdminRoutes } from './http/routes/admin-routes.js';
 import { createFeedRoutes } from './http/routes/feed-routes.js';
@@ -22,16 +13,10 @@ import type { ReadinessReport } from './http/routes/health-routes.js';
 import { createMetricsRoutes } from './http/routes/metrics-routes.js';
 import { createStatusRoutes } from './http/routes/status-routes.js';
 import { createScheduler, type Scheduler } from './jobs/scheduler.js';
-import { type RunningSandbox, startSandbox } from './sandbox/start-sandbox.js';
-import {
-  type CatalogMeta,
-  type CatalogService,
-  catalogServiceOptions,
-  createCatalogService,
-  type SyncJob,
-} from './services/catalog-service.js';
-import { createFeedCache } from './services/feed-cache.js';
-import { createFeedService, type FeedService } from './services/feed-service.js';
+import type { RunningSandbox } from './sandbox/start-sandbox.js';
+import type { CatalogService, SyncJob } from './services/catalog-service.js';
+import type { FeedService } from './services/feed-service.js';
+import { createCatalogParts, createConfiguredFeedService, loadConfiguredTemplates, startSandboxIfNeeded } from './wiring.js';
 
 export interface AppDeps {
   readonly logger: Logger;
@@ -56,18 +41,6 @@ export interface RunningApp {
 
 const JOBS: readonly SyncJob[] = ['sync-catalog', 'sync-stock'];
 
-/** The templates/ folder shipped beside src/ and dist/. */
-const SHIPPED_TEMPLATES = fileURLToPath(new URL('../templates/', import.meta.url));
-
-/** Reads and compiles every `*.json` feed template; any problem stops the start (TemplateLoadError). */
-export async function loadTemplateDir(dir: string): Promise<CompiledFeed[]> {
-  const names = (await readdir(dir)).filter((name) => name.endsWith('.json')).sort();
-  const files = await Promise.all(
-    names.map(async (name) => ({ name: join(dir, name), text: await readFile(join(dir, name), 'utf8') })),
-  );
-  return loadTemplates(files);
-}
-
 /**
  * Composition root: the only place that wires real adapters. Start-up serves the stored catalog at once
  * and syncs immediately when there is none. Shutdown order: stop accepting HTTP, stop the scheduler and
@@ -78,53 +51,10 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
   const now = deps.now ?? (() => new Date());
   const metrics = deps.metrics ?? createMetrics();
   // Templates first: a broken template stops the start before anything listens or syncs.
-  const templates = await loadTemplateDir(config.feed.templatesDir ?? SHIPPED_TEMPLATES);
-  const sandbox =
-    config.pos.baseUrl === undefined
-      ? await startSandbox({
-          units: config.sandbox.units,
-          articles: config.sandbox.articles,
-          seed: config.sandbox.seed,
-          salesPerMinute: config.sandbox.salesPerMinute,
-          apiKey: config.sandbox.apiKey,
-          host: '127.0.0.1',
-          port: 0,
-          logger: logger.child({ component: 'sandbox' }),
-        })
-      : undefined;
-  const posUrl = config.pos.baseUrl ?? sandbox?.url ?? '';
-  const apiKey = config.pos.apiKey ?? config.sandbox.apiKey;
-
-  const opened = openKeyv(config.store.url);
-  const store = createKeyvCatalogStore<CatalogMeta, Product>(opened.keyv);
-  const internalStore = createKeyvCatalogStore<{ version: string }, InternalProductData>(opened.keyv, { prefix: 'internal' });
-  const pos: PosClient = createPosClient({
-    config: { ...config.pos, baseUrl: posUrl, apiKey },
-    logger: logger.child({ component: 'pos-client' }),
-  });
-  const catalog = createCatalogService({
-    pos,
-    store,
-    internalStore,
-    logger: logger.child({ component: 'catalog' }),
-    now,
-    options: catalogServiceOptions(config),
-  });
-
-  const feeds = createFeedService({
-    templates,
-    cache: createFeedCache({ maxBytes: config.feed.cacheBytes }),
-    changeLog: createChangeLog({ maxTransitions: 100 }),
-    options: {
-      currency: config.feed.currency,
-      brand: config.feed.brand,
-      baseUrl: config.http.publicBaseUrl ?? '',
-      links: {
-        storeCodes: config.feed.unitStoreCodes,
-        ...linkTemplates(config, sandbox),
-      },
-    },
-  });
+  const templates = await loadConfiguredTemplates(config);
+  const sandbox = await startSandboxIfNeeded(config, logger);
+  const { posUrl, catalog, close: closeCatalogParts } = createCatalogParts(config, sandbox, logger, now);
+  const feeds = createConfiguredFeedService(config, templates, sandbox);
   let previous: CatalogSnapshot | undefined;
   catalog.onChange((snapshot) => {
     recordCatalogMetrics(metrics, snapshot);
@@ -235,8 +165,7 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
     await once(server, 'listening');
   } catch (error) {
     await jobs.stop();
-    await pos.close();
-    await store.close();
+    await closeCatalogParts();
     await sandbox?.stop();
     throw error;
   }
@@ -256,8 +185,7 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
       stopping ??= (async () => {
         await closeServer(server);
         await jobs.stop();
-        await pos.close();
-        await store.close();
+        await closeCatalogParts();
         await sandbox?.stop();
       })();
       return stopping;
@@ -273,13 +201,6 @@ function recordCatalogMetrics(metrics: Metrics, snapshot: CatalogSnapshot): void
     metrics.catalogItems.set({ unit: unit.code }, count);
   }
   metrics.catalogGeneratedAt.set(Date.parse(snapshot.generatedAt) / 1000);
-}
-
-/** FEED_PRODUCT_URL / FEED_IMAGE_URL, defaulting to the sandbox's own pages in sandbox mode. */
-function linkTemplates(config: Config, sandbox: RunningSandbox | undefined): { productUrl?: string; imageUrl?: string } {
-  const productUrl = config.feed.productUrl ?? (sandbox ? `${sandbox.url}/sandbox/products/{id}` : undefined);
-  const imageUrl = config.feed.imageUrl ?? (sandbox ? `${sandbox.url}/sandbox/images/{id}.png` : undefined);
-  return { ...(productUrl === undefined ? {} : { productUrl }), ...(imageUrl === undefined ? {} : { imageUrl }) };
 }
 
 function localUrlOf(server: Server, host: string): string {

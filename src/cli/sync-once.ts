@@ -1,0 +1,56 @@
+import type { Logger } from '../adapters/logger/create-logger.js';
+import type { Config } from '../config/load-config.js';
+import type { SyncReport } from '../services/catalog-service.js';
+import { createCatalogParts, createConfiguredFeedService, loadConfiguredTemplates, startSandboxIfNeeded } from '../wiring.js';
+import { type FeedFilesIndex, writeFeedFiles } from './write-feed-files.js';
+
+export interface SyncOnceResult {
+  /** True when a catalog was built (published, or the same as the stored one) and its feeds written. */
+  readonly ok: boolean;
+  readonly report: SyncReport;
+  /** The written feeds, when `ok`. */
+  readonly index?: FeedFilesIndex;
+}
+
+export interface SyncOnceDeps {
+  readonly logger: Logger;
+  readonly now?: () => Date;
+}
+
+/**
+ * `catalog-bridge sync --once --out DIR`: one full sync through the same parts as the server (POS or
+ * sandbox, the `STORE_URL` store, the templates), then every feed written into `outDir`.
+ *
+ * The stored catalog is loaded first, so the publish guard compares with the last run's catalog (a POS
+ * that suddenly lists half the articles is refused, as in the server). When the sync fails or is refused,
+ * `outDir` is left as it was. Templates are loaded before anything else: a broken template throws
+ * `TemplateLoadError` without touching the POS.
+ */
+export async function syncOnce(config: Config, outDir: string, deps: SyncOnceDeps): Promise<SyncOnceResult> {
+  const now = deps.now ?? (() => new Date());
+  const templates = await loadConfiguredTemplates(config);
+  // No simulated sales: the run reads one consistent sandbox catalog.
+  const sandbox = await startSandboxIfNeeded(config, deps.logger, { salesPerMinute: 0 });
+  try {
+    const parts = createCatalogParts(config, sandbox, deps.logger, now);
+    try {
+      try {
+        await parts.catalog.loadFromStore();
+      } catch (error) {
+        deps.logger.warn({ err: error }, 'could not load the stored catalog; syncing without it');
+      }
+      const report = await parts.catalog.syncCatalog();
+      const snapshot = parts.catalog.current();
+      if ((report.outcome !== 'published' && report.outcome !== 'unchanged') || snapshot === undefined) {
+        return { ok: false, report };
+      }
+      const feeds = createConfiguredFeedService(config, templates, sandbox);
+      const index = await writeFeedFiles(feeds, snapshot, outDir);
+      return { ok: true, report, index };
+    } finally {
+      await parts.close();
+    }
+  } finally {
+    await sandbox?.stop();
+  }
+}

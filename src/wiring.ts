@@ -1,0 +1,137 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Logger } from './adapters/logger/create-logger.js';
+import { createPosClient, type PosClient } from './adapters/pos/pos-client.js';
+import { openKeyv } from './adapters/store/create-keyv.js';
+import { type CatalogStore, createKeyvCatalogStore } from './adapters/store/keyv-catalog-store.js';
+import type { Config } from './config/load-config.js';
+import type { InternalProductData, Product } from './core/catalog/catalog.js';
+import { createChangeLog } from './core/catalog/change-log.js';
+import type { CompiledFeed } from './core/feeds/compiled-feed.js';
+import { loadTemplates } from './core/feeds/load-templates.js';
+import { type RunningSandbox, startSandbox } from './sandbox/start-sandbox.js';
+import {
+  type CatalogMeta,
+  type CatalogService,
+  catalogServiceOptions,
+  createCatalogService,
+} from './services/catalog-service.js';
+import { createFeedCache } from './services/feed-cache.js';
+import { createFeedService, type FeedService } from './services/feed-service.js';
+
+/**
+ * The real parts wired from the configuration, shared by the server (`app.ts`) and the one-shot CLI
+ * (`cli/sync-once.ts`), so that both read the same POS, store and templates the same way.
+ */
+
+/** The templates/ folder shipped beside src/ and dist/. */
+const SHIPPED_TEMPLATES = fileURLToPath(new URL('../templates/', import.meta.url));
+
+/** Reads and compiles every `*.json` feed template; any problem stops the start (TemplateLoadError). */
+export async function loadTemplateDir(dir: string): Promise<CompiledFeed[]> {
+  const names = (await readdir(dir)).filter((name) => name.endsWith('.json')).sort();
+  const files = await Promise.all(
+    names.map(async (name) => ({ name: join(dir, name), text: await readFile(join(dir, name), 'utf8') })),
+  );
+  return loadTemplates(files);
+}
+
+/** `FEED_TEMPLATES_DIR`, or the shipped templates. */
+export function loadConfiguredTemplates(config: Config): Promise<CompiledFeed[]> {
+  return loadTemplateDir(config.feed.templatesDir ?? SHIPPED_TEMPLATES);
+}
+
+/** The built-in sandbox POS when `POS_BASE_URL` is unset (on loopback, any free port). */
+export async function startSandboxIfNeeded(
+  config: Config,
+  logger: Logger,
+  overrides: { readonly salesPerMinute?: number } = {},
+): Promise<RunningSandbox | undefined> {
+  if (config.pos.baseUrl !== undefined) return undefined;
+  return startSandbox({
+    units: config.sandbox.units,
+    articles: config.sandbox.articles,
+    seed: config.sandbox.seed,
+    salesPerMinute: overrides.salesPerMinute ?? config.sandbox.salesPerMinute,
+    apiKey: config.sandbox.apiKey,
+    host: '127.0.0.1',
+    port: 0,
+    logger: logger.child({ component: 'sandbox' }),
+  });
+}
+
+export interface CatalogParts {
+  /** Base URL of the POS read: the configured one, or the sandbox's. */
+  readonly posUrl: string;
+  readonly pos: PosClient;
+  readonly store: CatalogStore<CatalogMeta, Product>;
+  readonly catalog: CatalogService;
+  /** Closes the POS client and the store. */
+  close(): Promise<void>;
+}
+
+/** The POS client, the keyv store (`STORE_URL`) and the catalog service over them. */
+export function createCatalogParts(
+  config: Config,
+  sandbox: RunningSandbox | undefined,
+  logger: Logger,
+  now: () => Date,
+): CatalogParts {
+  const posUrl = config.pos.baseUrl ?? sandbox?.url ?? '';
+  const apiKey = config.pos.apiKey ?? config.sandbox.apiKey;
+  const opened = openKeyv(config.store.url);
+  const store = createKeyvCatalogStore<CatalogMeta, Product>(opened.keyv);
+  const internalStore = createKeyvCatalogStore<{ version: string }, InternalProductData>(opened.keyv, { prefix: 'internal' });
+  const pos = createPosClient({
+    config: { ...config.pos, baseUrl: posUrl, apiKey },
+    logger: logger.child({ component: 'pos-client' }),
+  });
+  const catalog = createCatalogService({
+    pos,
+    store,
+    internalStore,
+    logger: logger.child({ component: 'catalog' }),
+    now,
+    options: catalogServiceOptions(config),
+  });
+  return {
+    posUrl,
+    pos,
+    store,
+    catalog,
+    async close() {
+      await pos.close();
+      await store.close();
+    },
+  };
+}
+
+/** The feed service with the configured currency, brand, links and cache. */
+export function createConfiguredFeedService(
+  config: Config,
+  templates: readonly CompiledFeed[],
+  sandbox: RunningSandbox | undefined,
+): FeedService {
+  return createFeedService({
+    templates,
+    cache: createFeedCache({ maxBytes: config.feed.cacheBytes }),
+    changeLog: createChangeLog({ maxTransitions: 100 }),
+    options: {
+      currency: config.feed.currency,
+      brand: config.feed.brand,
+      baseUrl: config.http.publicBaseUrl ?? '',
+      links: {
+        storeCodes: config.feed.unitStoreCodes,
+        ...linkTemplates(config, sandbox),
+      },
+    },
+  });
+}
+
+/** FEED_PRODUCT_URL / FEED_IMAGE_URL, defaulting to the sandbox's own pages in sandbox mode. */
+function linkTemplates(config: Config, sandbox: RunningSandbox | undefined): { productUrl?: string; imageUrl?: string } {
+  const productUrl = config.feed.productUrl ?? (sandbox ? `${sandbox.url}/sandbox/products/{id}` : undefined);
+  const imageUrl = config.feed.imageUrl ?? (sandbox ? `${sandbox.url}/sandbox/images/{id}.png` : undefined);
+  return { ...(productUrl === undefined ? {} : { productUrl }), ...(imageUrl === undefined ? {} : { imageUrl }) };
+}
