@@ -5,8 +5,9 @@ import { createPriceListParser, type PriceListSummary } from '../adapters/pos/pr
 import { readStockExport, type StockColumnOverride, type StockExportSummary } from '../adapters/pos/stock-export.js';
 import type { CatalogStore } from '../adapters/store/keyv-catalog-store.js';
 import type { Config } from '../config/load-config.js';
+import { createMutex } from '../core/async/create-mutex.js';
 import { mapLimit } from '../core/async/map-limit.js';
-import { type ApplyStockReport, applyStockRows } from '../core/catalog/apply-stock.js';
+import { type ApplyStockReport, applyStock, applyStockRows, type StockDelta } from '../core/catalog/apply-stock.js';
 import type { Availability, CatalogSnapshot, InternalProductData, Product } from '../core/catalog/catalog.js';
 import { checkPublishable } from '../core/catalog/catalog-guards.js';
 import { createCatalogVersion, fingerprintCatalog } from '../core/catalog/catalog-version.js';
@@ -120,6 +121,14 @@ export function catalogServiceOptions(config: Config): CatalogServiceOptions {
   };
 }
 
+export interface StockDeltaResult {
+  /** The version served after the change (the same as before when nothing changed). */
+  readonly version: string;
+  readonly report: ApplyStockReport;
+  /** Settles when a version at least as new as `version` is in the store. */
+  readonly persisted: Promise<void>;
+}
+
 export interface CatalogServiceDeps {
   readonly pos: PosClient;
   readonly store: CatalogStore<CatalogMeta, Product>;
@@ -147,7 +156,16 @@ export interface CatalogService {
   /** Re-reads the store's pointer and loads a version another instance published. */
   refreshFromStore(): Promise<boolean>;
   syncCatalog(): Promise<SyncReport>;
-  syncStock(): Promise<SyncReport>;
+  /**
+   * Re-reads the stock exports (of `units` only, by code, when given) and applies them to the served
+   * version: served at once, stored before the promise settles.
+   */
+  syncStock(options?: { readonly units?: readonly string[] }): Promise<SyncReport>;
+  /**
+   * Applies stock changes (sales) to the served version at once and stores it in the background
+   * (`persisted`; stores coalesce, the newest served version wins). Nothing happens before a first version.
+   */
+  applyStockDeltas(deltas: readonly StockDelta[]): StockDeltaResult | undefined;
   lastReport(job: SyncJob): SyncReport | undefined;
   recentReports(job: SyncJob): Promise<unknown[]>;
   /** Called after every change of the served version (own publish or loaded from the store). */
@@ -191,7 +209,11 @@ function metaOf(snapshot: CatalogSnapshot, fingerprint: string): CatalogMeta {
  */
 export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
   const { pos, store, options, logger, now } = deps;
-  let served: { snapshot: CatalogSnapshot; fingerprint: string } | undefined;
+  let served: { snapshot: CatalogSnapshot; fingerprint: () => string } | undefined;
+  /** The version the store's pointer names as far as this instance knows (what `persistServed` compares with). */
+  let storedVersion: string | undefined;
+  /** Every write to the store goes through it: two publishes at once could leave the pointer on the older one. */
+  const storeWrites = createMutex();
   const lastReports = new Map<SyncJob, SyncReport>();
   const listeners: ((snapshot: CatalogSnapshot) => void)[] = [];
 
@@ -202,9 +224,41 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
     return ended;
   }
 
-  function serve(snapshot: CatalogSnapshot, fingerprint: string): void {
-    served = { snapshot, fingerprint };
+  function serve(snapshot: CatalogSnapshot, fingerprint: string | (() => string)): void {
+    served = { snapshot, fingerprint: typeof fingerprint === 'string' ? () => fingerprint : memoize(fingerprint) };
     for (const listener of listeners) listener(snapshot);
+  }
+
+  let persisting: Promise<void> | undefined;
+  /**
+   * Stores the served version unless the store has it already. Coalesced: calls during a write share the
+   * next write, which takes whatever is served then; so a burst of stock changes costs one or two writes
+   * of the whole catalog, and the store always ends on the served version. Stock-only versions are
+   * stored without internal data: purchase prices change only with a full sync.
+   */
+  function persistServed(): Promise<void> {
+    if (persisting !== undefined) return persisting.then(() => persistServed());
+    const target = served;
+    if (target === undefined || target.snapshot.version === storedVersion) return Promise.resolve();
+    const write = storeWrites(async () => {
+      const { snapshot } = target;
+      await store.publish(
+        { version: snapshot.version, meta: metaOf(snapshot, target.fingerprint()), items: snapshot.products },
+        now(),
+      );
+      storedVersion = snapshot.version;
+    });
+    // Never rejects: a waiter chained on it tries again; the caller of this write gets the error.
+    persisting = write
+      .then(
+        () => undefined,
+        () => undefined,
+      )
+      .finally(() => {
+        persisting = undefined;
+      });
+    // A newer version may have been served while this one was written.
+    return write.then(() => persistServed());
   }
 
   async function readPriceList(unit: SourceUnit): Promise<{ rows: PriceListRows; report: PriceListReport }> {
@@ -271,16 +325,19 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
     fingerprint: string,
     internal: readonly InternalProductData[],
   ): Promise<void> {
-    const publishedAt = now();
-    // Internal data first: once the public pointer moves, its purchase prices must already be there.
-    await deps.internalStore.publish(
-      { version: snapshot.version, meta: { version: snapshot.version }, items: internal },
-      publishedAt,
-    );
-    await store.publish(
-      { version: snapshot.version, meta: metaOf(snapshot, fingerprint), items: snapshot.products },
-      publishedAt,
-    );
+    await storeWrites(async () => {
+      const publishedAt = now();
+      // Internal data first: once the public pointer moves, its purchase prices must already be there.
+      await deps.internalStore.publish(
+        { version: snapshot.version, meta: { version: snapshot.version }, items: internal },
+        publishedAt,
+      );
+      await store.publish(
+        { version: snapshot.version, meta: metaOf(snapshot, fingerprint), items: snapshot.products },
+        publishedAt,
+      );
+      storedVersion = snapshot.version;
+    });
     serve(snapshot, fingerprint);
   }
 
@@ -392,7 +449,7 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
       const fingerprint = fingerprintCatalog(merged.snapshot);
       mark = phaseEnded('fingerprint', mark);
       const products = merged.snapshot.products.length;
-      if (previous !== undefined && previous.fingerprint === fingerprint) {
+      if (previous !== undefined && previous.fingerprint() === fingerprint) {
         return await finish({
           ...base,
           outcome: 'unchanged',
@@ -443,7 +500,7 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
     }
   }
 
-  async function syncStock(): Promise<SyncReport> {
+  async function syncStock(only: { readonly units?: readonly string[] } = {}): Promise<SyncReport> {
     const started = now();
     const previous = served;
     if (previous === undefined) {
@@ -456,7 +513,10 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
     }
     const base = { job: 'sync-stock' as const, previousVersion: previous.snapshot.version };
     try {
-      const units = previous.snapshot.units.map((unit) => ({ ...unit, priceLists: [] }));
+      const wanted = only.units === undefined ? undefined : new Set(only.units);
+      const units = previous.snapshot.units
+        .filter((unit) => wanted === undefined || wanted.has(unit.code))
+        .map((unit) => ({ ...unit, priceLists: [] }));
       const read = await mapLimit(units, options.concurrency, async (unit) => ({ unit, stock: await readStock(unit) }));
       const rowsByUnit = new Map<string, StockRows>();
       const stockReports: Record<string, StockExportReport> = {};
@@ -464,39 +524,31 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
         rowsByUnit.set(entry.unit.code, entry.stock.rows);
         stockReports[entry.unit.code] = entry.stock.report;
       }
-      const version = createCatalogVersion(started, previous.snapshot.version);
+      const sources = { stock: stockReports };
+      // Applied to what is served now, which may be newer than `previous` (a full sync, sales): the
+      // export's quantities are absolute, so they are right on any version; a sale applied meanwhile and
+      // not yet in the export is corrected by the re-pull that sale asks for.
+      const latest = served ?? previous;
+      const version = createCatalogVersion(started, latest.snapshot.version);
       const applied = applyStockRows(
-        previous.snapshot,
+        latest.snapshot,
         rowsByUnit,
         { version, unknownStockAvailability: options.unknownStockAvailability, stockKey: options.stockKey },
         started,
       );
-      const sources = { stock: stockReports };
-      // The served version may have changed meanwhile (a full sync or a webhook): do not overwrite it.
-      if (served !== previous) {
-        return await finish({
-          ...base,
-          outcome: 'skipped',
-          ...timing(started),
-          version: served?.snapshot.version ?? previous.snapshot.version,
-          reason: 'catalog changed during the run',
-          sources,
-        });
-      }
       if (applied.report.changedProducts === 0) {
         return await finish({
           ...base,
           outcome: 'unchanged',
           ...timing(started),
-          version: previous.snapshot.version,
-          products: previous.snapshot.products.length,
+          version: latest.snapshot.version,
+          products: latest.snapshot.products.length,
           sources,
           stock: applied.report,
         });
       }
-      const fingerprint = fingerprintCatalog(applied.snapshot);
-      const internal = await deps.internalStore.loadCurrent();
-      await publish(applied.snapshot, fingerprint, internal?.items ?? []);
+      serve(applied.snapshot, () => fingerprintCatalog(applied.snapshot));
+      await persistServed();
       return await finish({
         ...base,
         outcome: 'published',
@@ -511,16 +563,38 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
         ...base,
         outcome: 'failed',
         ...timing(started),
-        version: previous.snapshot.version,
+        version: served?.snapshot.version ?? previous.snapshot.version,
         error: errorOf(error),
       });
     }
+  }
+
+  function applyStockDeltas(deltas: readonly StockDelta[]): StockDeltaResult | undefined {
+    const latest = served;
+    if (latest === undefined) return undefined;
+    const at = now();
+    const version = createCatalogVersion(at, latest.snapshot.version);
+    const applied = applyStock(
+      latest.snapshot,
+      deltas,
+      { version, unknownStockAvailability: options.unknownStockAvailability },
+      at,
+    );
+    if (applied.report.changedProducts === 0) {
+      return { version: latest.snapshot.version, report: applied.report, persisted: persistServed() };
+    }
+    serve(applied.snapshot, () => fingerprintCatalog(applied.snapshot));
+    const persisted = persistServed();
+    // Callers may not wait; a failed write is logged here and retried by the next change or sync.
+    persisted.catch((error: unknown) => logger.error({ err: error, version }, 'could not store the catalog after stock changes'));
+    return { version, report: applied.report, persisted };
   }
 
   async function load(): Promise<CatalogSnapshot | undefined> {
     const stored = await store.loadCurrent();
     if (stored === undefined) return undefined;
     const snapshot = toSnapshot(stored.meta, stored.items);
+    storedVersion = stored.version;
     serve(snapshot, stored.meta.fingerprint);
     return snapshot;
   }
@@ -536,10 +610,24 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
     },
     syncCatalog,
     syncStock,
+    applyStockDeltas,
     lastReport: (job) => lastReports.get(job),
     recentReports: (job) => store.recentReports(job),
     onChange(listener) {
       listeners.push(listener);
     },
+  };
+}
+
+/** `compute` run once, on first use. */
+function memoize<T>(compute: () => T): () => T {
+  let done = false;
+  let value: T | undefined;
+  return () => {
+    if (!done) {
+      value = compute();
+      done = true;
+    }
+    return value as T;
   };
 }
