@@ -16,16 +16,25 @@ export interface OpenedKeyv {
 /**
  * Opens the keyv store named by STORE_URL. `throwOnErrors` makes a failing backend reject the call;
  * by default keyv only emits an "error" event and reads come back empty, which would look like
- * "no catalog" instead of "store down".
+ * "no catalog" instead of "store down". `sqliteTable` gives a keyv its own table in the same SQLite
+ * file (the default is keyv's `keyv` table), so that listing its keys does not scan the catalog.
  */
-export function openKeyv(storeUrl: string, namespace = 'catalog-bridge'): OpenedKeyv {
+export function openKeyv(
+  storeUrl: string,
+  namespace = 'catalog-bridge',
+  options: { readonly sqliteTable?: string } = {},
+): OpenedKeyv {
   if (storeUrl === 'memory://') {
     return { keyv: new Keyv({ namespace, throwOnErrors: true }), kind: 'memory', location: 'memory' };
   }
   if (storeUrl.startsWith('sqlite://')) {
     const path = resolve(storeUrl.slice('sqlite://'.length));
     mkdirSync(dirname(path), { recursive: true });
-    const store = new KeyvSqlite({ uri: `sqlite://${path}`, busyTimeout: 10_000 });
+    const store = new KeyvSqlite({
+      uri: `sqlite://${path}`,
+      busyTimeout: 10_000,
+      ...(options.sqliteTable === undefined ? {} : { table: options.sqliteTable }),
+    });
     return { keyv: new Keyv({ store, namespace, throwOnErrors: true }), kind: 'sqlite', location: path };
   }
   if (storeUrl.startsWith('redis://') || storeUrl.startsWith('rediss://')) {
