@@ -12,11 +12,19 @@ import { createFeedRoutes } from './http/routes/feed-routes.js';
 import type { ReadinessReport } from './http/routes/health-routes.js';
 import { createMetricsRoutes } from './http/routes/metrics-routes.js';
 import { createStatusRoutes } from './http/routes/status-routes.js';
+import { createWebhookRoutes } from './http/routes/webhook-routes.js';
 import { createScheduler, type Scheduler } from './jobs/scheduler.js';
 import type { RunningSandbox } from './sandbox/start-sandbox.js';
 import type { CatalogService, SyncJob } from './services/catalog-service.js';
 import type { FeedService } from './services/feed-service.js';
-import { createCatalogParts, createConfiguredFeedService, loadConfiguredTemplates, startSandboxIfNeeded } from './wiring.js';
+import { createWebhookProcessor, type WebhookProcessor } from './services/webhook-processor.js';
+import {
+  createCatalogParts,
+  createConfiguredFeedService,
+  loadConfiguredTemplates,
+  openWebhookInbox,
+  startSandboxIfNeeded,
+} from './wiring.js';
 
 export interface AppDeps {
   readonly logger: Logger;
@@ -34,6 +42,8 @@ export interface RunningApp {
   readonly catalog: CatalogService;
   readonly feeds: FeedService;
   readonly jobs: Scheduler;
+  /** The POS webhook receiver's processing (SPEC §6). */
+  readonly webhooks: WebhookProcessor;
   /** The first sync when the store had no catalog at start (already settled otherwise). */
   readonly initialSync: Promise<void>;
   stop(): Promise<void>;
@@ -53,7 +63,25 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
   // Templates first: a broken template stops the start before anything listens or syncs.
   const templates = await loadConfiguredTemplates(config);
   const sandbox = await startSandboxIfNeeded(config, logger);
-  const { posUrl, catalog, close: closeCatalogParts } = createCatalogParts(config, sandbox, logger, now);
+  const { posUrl, pos, catalog, close: closeCatalogParts } = createCatalogParts(config, sandbox, logger, now);
+  const inbox = openWebhookInbox(config);
+  const webhooks = createWebhookProcessor({
+    inbox,
+    pos,
+    catalog,
+    logger: logger.child({ component: 'webhooks' }),
+    now,
+    options: { movementWindowMs: config.webhook.movementWindowMs },
+    onSale(outcome, latencyMs) {
+      metrics.webhookSales.inc({ outcome });
+      if (outcome !== 'dropped') metrics.webhookApplyLatency.observe(latencyMs / 1000);
+    },
+  });
+  async function closeAll(): Promise<void> {
+    await webhooks.stop();
+    await inbox.close();
+    await closeCatalogParts();
+  }
   const feeds = createConfiguredFeedService(config, templates, sandbox);
   let previous: CatalogSnapshot | undefined;
   catalog.onChange((snapshot) => {
@@ -135,6 +163,13 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
     initialSync = jobs.runNow('sync-catalog').then(() => undefined);
   }
   jobs.start();
+  // Events accepted before a restart and not processed yet.
+  webhooks.resume().then(
+    (count) => {
+      if (count > 0) logger.info({ events: count }, 'processing webhook events left from before the restart');
+    },
+    (error: unknown) => logger.error({ err: error }, 'could not read the webhook inbox'),
+  );
 
   const httpApp = createHttpApp({
     logger,
@@ -158,6 +193,11 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
       }),
       createMetricsRoutes(metrics.registry),
       createAdminRoutes({ token: config.admin.token, runJob: (job) => jobs.runNow(job) }),
+      createWebhookRoutes({
+        apiKeys: config.webhook.apiKeys,
+        accept: (dedupeKey, event) => webhooks.accept(dedupeKey, event),
+        onEvent: (event, outcome) => metrics.webhookEvents.inc({ event, outcome }),
+      }),
     ],
   });
   const server = httpApp.listen(config.http.port, config.http.host);
@@ -165,12 +205,13 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
     await once(server, 'listening');
   } catch (error) {
     await jobs.stop();
-    await closeCatalogParts();
+    await closeAll();
     await sandbox?.stop();
     throw error;
   }
   const url = localUrlOf(server, config.http.host);
-  if (config.sandbox.webhookUrl !== undefined) sandbox?.setWebhookUrl(config.sandbox.webhookUrl);
+  // The sandbox's sales reach this bridge's own receiver unless SANDBOX_WEBHOOK_URL says otherwise.
+  sandbox?.setWebhookUrl(config.sandbox.webhookUrl ?? `${url}/webhooks/pos`);
 
   let stopping: Promise<void> | undefined;
   return {
@@ -180,12 +221,13 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
     catalog,
     feeds,
     jobs,
+    webhooks,
     initialSync,
     stop() {
       stopping ??= (async () => {
         await closeServer(server);
         await jobs.stop();
-        await closeCatalogParts();
+        await closeAll();
         await sandbox?.stop();
       })();
       return stopping;

@@ -5,6 +5,7 @@ import type { Logger } from './adapters/logger/create-logger.js';
 import { createPosClient, type PosClient } from './adapters/pos/pos-client.js';
 import { openKeyv } from './adapters/store/create-keyv.js';
 import { type CatalogStore, createKeyvCatalogStore } from './adapters/store/keyv-catalog-store.js';
+import { createKeyvWebhookInbox, type WebhookInbox } from './adapters/store/keyv-webhook-inbox.js';
 import type { Config } from './config/load-config.js';
 import type { InternalProductData, Product } from './core/catalog/catalog.js';
 import { createChangeLog } from './core/catalog/change-log.js';
@@ -19,6 +20,7 @@ import {
 } from './services/catalog-service.js';
 import { createFeedCache } from './services/feed-cache.js';
 import { createFeedService, type FeedService } from './services/feed-service.js';
+import type { StoredWebhookEvent } from './services/webhook-processor.js';
 
 /**
  * The real parts wired from the configuration, shared by the server (`app.ts`) and the one-shot CLI
@@ -134,4 +136,13 @@ function linkTemplates(config: Config, sandbox: RunningSandbox | undefined): { p
   const productUrl = config.feed.productUrl ?? (sandbox ? `${sandbox.url}/sandbox/products/{id}` : undefined);
   const imageUrl = config.feed.imageUrl ?? (sandbox ? `${sandbox.url}/sandbox/images/{id}.png` : undefined);
   return { ...(productUrl === undefined ? {} : { productUrl }), ...(imageUrl === undefined ? {} : { imageUrl }) };
+}
+
+/**
+ * The webhook inbox on the `STORE_URL` store: a keyv of its own (namespace, and in SQLite its own table),
+ * so that listing pending events never reads the catalog. With Redis, all instances share it.
+ */
+export function openWebhookInbox(config: Config): WebhookInbox<StoredWebhookEvent> {
+  const { keyv } = openKeyv(config.store.url, 'catalog-bridge-inbox', { sqliteTable: 'webhook_inbox' });
+  return createKeyvWebhookInbox<StoredWebhookEvent>(keyv);
 }

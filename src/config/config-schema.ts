@@ -122,6 +122,12 @@ export const ConfigSchema = z.object({
   POS_MAX_PAGES: int(10_000, 1, 1_000_000, 'Hard limit of pages read from one list before the sync fails'),
   WEBHOOK_API_KEY: z.string().min(1).optional().describe('The x-api-key the POS sends with webhooks (default: POS_API_KEY)'),
   WEBHOOK_API_KEY_PREVIOUS: z.string().min(1).optional().describe('A second accepted webhook key while rotating keys'),
+  WEBHOOK_MOVEMENT_WINDOW_MS: int(
+    30_000,
+    0,
+    86_400_000,
+    "How far before and after a sale event's timestamp its receipt's stock movements are looked for, in milliseconds",
+  ),
   HOST: z.string().min(1).default('0.0.0.0').describe('Address the HTTP server listens on'),
   PORT: int(3000, 0, 65_535, 'Port the HTTP server listens on (0: any free port)'),
   PUBLIC_BASE_URL: z

@@ -29,7 +29,7 @@ export interface Config {
     readonly concurrency: number;
     readonly maxPages: number;
   };
-  readonly webhook: { readonly apiKeys: readonly string[] };
+  readonly webhook: { readonly apiKeys: readonly string[]; readonly movementWindowMs: number };
   readonly http: { readonly host: string; readonly port: number; readonly publicBaseUrl: string | undefined };
   readonly store: { readonly url: string };
   readonly sync: {
@@ -157,7 +157,10 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       concurrency: e.POS_CONCURRENCY,
       maxPages: e.POS_MAX_PAGES,
     },
-    webhook: { apiKeys: webhookKeys.filter((key): key is string => key !== undefined) },
+    webhook: {
+      apiKeys: webhookKeys.filter((key): key is string => key !== undefined),
+      movementWindowMs: e.WEBHOOK_MOVEMENT_WINDOW_MS,
+    },
     http: { host: e.HOST, port: e.PORT, publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/+$/, '') },
     store: { url: e.STORE_URL },
     sync: {

@@ -15,7 +15,11 @@ export interface WebhookInbox<Event> {
    * Stores the event durably unless an event with the same dedupe key was accepted before (within the
    * dedupe window). Resolves once it is stored; rejects when the store fails (the POS should retry).
    */
-  accept(dedupeKey: string, event: Event, receivedAt: Date): Promise<{ readonly id: string; readonly duplicate: boolean }>;
+  accept(
+    dedupeKey: string,
+    event: Event,
+    receivedAt: Date,
+  ): Promise<{ readonly entry: InboxEntry<Event>; readonly duplicate: boolean }>;
   /** Every stored, not yet completed event, oldest first (after a restart: what is left to do). */
   pending(): Promise<InboxEntry<Event>[]>;
   /** Removes processed events; their dedupe keys stay for the dedupe window. */
@@ -50,11 +54,11 @@ export function createKeyvWebhookInbox<Event>(keyv: Keyv, options: KeyvWebhookIn
   return {
     async accept(dedupeKey, event, receivedAt) {
       const id = idOf(dedupeKey);
-      if ((await keyv.get(`${SEEN_PREFIX}${id}`)) !== undefined) return { id, duplicate: true };
       const entry: InboxEntry<Event> = { id, dedupeKey, receivedAt: receivedAt.toISOString(), event };
+      if ((await keyv.get(`${SEEN_PREFIX}${id}`)) !== undefined) return { entry, duplicate: true };
       await keyv.set(`${EVENT_PREFIX}${id}`, entry);
       await keyv.set(`${SEEN_PREFIX}${id}`, receivedAt.getTime(), ttl);
-      return { id, duplicate: false };
+      return { entry, duplicate: false };
     },
 
     async pending() {

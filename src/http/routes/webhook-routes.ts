@@ -1,0 +1,112 @@
+import express, { type ErrorRequestHandler, Router } from 'express';
+import type { z } from 'zod';
+import { PosWebhookEventSchema } from '../../adapters/pos/pos-schema.js';
+import { dedupeKeyOf, type StoredWebhookEvent } from '../../services/webhook-processor.js';
+import { secretMatches } from '../middleware/token-auth.js';
+import { sendError } from '../send-error.js';
+
+export interface WebhookRoutesDeps {
+  /** Accepted `x-api-key` values (WEBHOOK_API_KEY, and WEBHOOK_API_KEY_PREVIOUS while rotating). */
+  readonly apiKeys: readonly string[];
+  /** Stores the event durably and queues it; rejects when it could not be stored. */
+  readonly accept: (dedupeKey: string, event: StoredWebhookEvent) => Promise<{ readonly duplicate: boolean }>;
+  /** Counts each call: event kind (`sale`, `client-points`, `unknown`, `invalid`) and outcome. */
+  readonly onEvent?: (
+    event: string,
+    outcome: 'accepted' | 'duplicate' | 'ignored' | 'rejected' | 'unauthorized' | 'failed',
+  ) => void;
+}
+
+/** SPEC §6: bodies are at most 1 MiB. */
+export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 5)
+    .map((issue) => `${issue.path.length === 0 ? 'body' : issue.path.join('.')}: ${issue.message}`)
+    .join('; ');
+}
+
+/**
+ * `POST /webhooks/pos` (SPEC §6): the key is checked first (constant time, against every accepted key),
+ * then the body (JSON, ≤ 1 MiB, the interface's event schema). A known event is stored durably before
+ * the `200 {}`; a repeated delivery is answered `200` too and not processed again; an unknown kind is
+ * answered `200`, counted and dropped. When the event cannot be stored the answer is `503`, so that the
+ * POS delivers it again instead of it being lost.
+ */
+export function createWebhookRoutes(deps: WebhookRoutesDeps): Router {
+  const router = Router();
+  const count = deps.onEvent ?? (() => undefined);
+
+  router.post(
+    '/webhooks/pos',
+    (req, res, next) => {
+      const provided = req.headers['x-api-key'];
+      const key = Array.isArray(provided) ? provided[0] : provided;
+      // No short circuit: every key is compared, so timing tells nothing about which one matched.
+      let matched = false;
+      for (const expected of deps.apiKeys) matched = secretMatches(key, expected) || matched;
+      if (!matched) {
+        count('invalid', 'unauthorized');
+        res.set('connection', 'close');
+        sendError(res, 401, 'UNAUTHORIZED', 'A valid x-api-key header is required');
+        return;
+      }
+      next();
+    },
+    // Any content type: the body is read as bytes and must be JSON whatever the header says.
+    express.raw({ type: () => true, limit: WEBHOOK_BODY_LIMIT }),
+    async (req, res) => {
+      const body: unknown = req.body;
+      const text = Buffer.isBuffer(body) ? body.toString('utf8') : '';
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch (error) {
+        count('invalid', 'rejected');
+        const detail = text.trim() === '' ? 'the body is empty' : (error as Error).message;
+        sendError(res, 400, 'INVALID_JSON', `The webhook body is not valid JSON: ${detail}`);
+        return;
+      }
+      const parsed = PosWebhookEventSchema.safeParse(json);
+      if (!parsed.success) {
+        count('invalid', 'rejected');
+        sendError(res, 400, 'INVALID_EVENT', `The webhook body is not a valid POS event: ${describeIssues(parsed.error)}`);
+        return;
+      }
+      const event = parsed.data;
+      if (event.kind === 'unknown') {
+        count('unknown', 'ignored');
+        res.status(200).json({});
+        return;
+      }
+      try {
+        const { duplicate } = await deps.accept(dedupeKeyOf(event), event);
+        count(event.kind, duplicate ? 'duplicate' : 'accepted');
+        res.status(200).json({});
+      } catch {
+        count(event.kind, 'failed');
+        res.set('retry-after', '5');
+        sendError(res, 503, 'NOT_STORED', 'The event could not be stored; deliver it again');
+      }
+    },
+  );
+
+  const bodyErrors: ErrorRequestHandler = (err: unknown, _req, res, next) => {
+    const type = typeof err === 'object' && err !== null && 'type' in err ? err.type : undefined;
+    if (type === 'entity.too.large') {
+      count('invalid', 'rejected');
+      res.set('connection', 'close');
+      sendError(res, 413, 'TOO_LARGE', `The webhook body is larger than ${WEBHOOK_BODY_LIMIT} bytes`);
+      return;
+    }
+    if (type === 'request.aborted' || type === 'encoding.unsupported' || type === 'charset.unsupported') {
+      count('invalid', 'rejected');
+      sendError(res, 400, 'BAD_BODY', err instanceof Error ? err.message : 'The body could not be read');
+      return;
+    }
+    next(err);
+  };
+  router.use('/webhooks', bodyErrors);
+  return router;
+}
