@@ -51,6 +51,9 @@ export interface RunningApp {
 
 const JOBS: readonly SyncJob[] = ['sync-catalog', 'sync-stock'];
 
+/** How long a version must stay served before its feeds are pre-rendered. */
+const PREWARM_DELAY_MS = 500;
+
 /**
  * Composition root: the only place that wires real adapters. Start-up serves the stored catalog at once
  * and syncs immediately when there is none. Shutdown order: stop accepting HTTP, stop the scheduler and
@@ -78,21 +81,31 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
     },
   });
   async function closeAll(): Promise<void> {
+    clearTimeout(prewarmTimer);
     await webhooks.stop();
+    await catalog.flush().catch((error: unknown) => logger.error({ err: error }, 'could not store the served catalog'));
     await inbox.close();
     await closeCatalogParts();
   }
   const feeds = createConfiguredFeedService(config, templates, sandbox);
   let previous: CatalogSnapshot | undefined;
+  // Feeds are pre-rendered once a version has been served for a moment: during a burst of sales a
+  // version lives for a few milliseconds, and rendering each one took the CPU the sales needed
+  // (bench/webhook-latency.ts). Requests render what they ask for meanwhile.
+  let prewarmTimer: NodeJS.Timeout | undefined;
   catalog.onChange((snapshot) => {
     recordCatalogMetrics(metrics, snapshot);
     feeds.recordChange(previous, snapshot);
     previous = snapshot;
-    void feeds
-      .prewarm(snapshot, () => catalog.current() === snapshot)
-      .catch((error: unknown) => {
-        logger.warn({ err: error, version: snapshot.version }, 'pre-rendering feeds failed');
-      });
+    clearTimeout(prewarmTimer);
+    prewarmTimer = setTimeout(() => {
+      void feeds
+        .prewarm(snapshot, () => catalog.current() === snapshot)
+        .catch((error: unknown) => {
+          logger.warn({ err: error, version: snapshot.version }, 'pre-rendering feeds failed');
+        });
+    }, PREWARM_DELAY_MS);
+    prewarmTimer.unref();
   });
 
   const jobs = createScheduler({

@@ -144,5 +144,6 @@ function linkTemplates(config: Config, sandbox: RunningSandbox | undefined): { p
  */
 export function openWebhookInbox(config: Config): WebhookInbox<StoredWebhookEvent> {
   const { keyv } = openKeyv(config.store.url, 'catalog-bridge-inbox', { sqliteTable: 'webhook_inbox' });
-  return createKeyvWebhookInbox<StoredWebhookEvent>(keyv);
+  const seen = openKeyv(config.store.url, 'catalog-bridge-seen', { sqliteTable: 'webhook_seen' }).keyv;
+  return createKeyvWebhookInbox<StoredWebhookEvent>(keyv, { seen });
 }

@@ -123,7 +123,7 @@ export const ConfigSchema = z.object({
   WEBHOOK_API_KEY: z.string().min(1).optional().describe('The x-api-key the POS sends with webhooks (default: POS_API_KEY)'),
   WEBHOOK_API_KEY_PREVIOUS: z.string().min(1).optional().describe('A second accepted webhook key while rotating keys'),
   WEBHOOK_MOVEMENT_WINDOW_MS: int(
-    30_000,
+    10_000,
     0,
     86_400_000,
     "How far before and after a sale event's timestamp its receipt's stock movements are looked for, in milliseconds",

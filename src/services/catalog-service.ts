@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { PosClient } from '../adapters/pos/pos-client.js';
 import type { PosRejectedItem } from '../adapters/pos/pos-schema.js';
 import { createPriceListParser, type PriceListSummary } from '../adapters/pos/price-list-xml.js';
@@ -166,6 +167,8 @@ export interface CatalogService {
    * (`persisted`; stores coalesce, the newest served version wins). Nothing happens before a first version.
    */
   applyStockDeltas(deltas: readonly StockDelta[]): StockDeltaResult | undefined;
+  /** Settles when the store holds the version served now (before closing the store). */
+  flush(): Promise<void>;
   lastReport(job: SyncJob): SyncReport | undefined;
   recentReports(job: SyncJob): Promise<unknown[]>;
   /** Called after every change of the served version (own publish or loaded from the store). */
@@ -209,11 +212,19 @@ function metaOf(snapshot: CatalogSnapshot, fingerprint: string): CatalogMeta {
  */
 export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
   const { pos, store, options, logger, now } = deps;
-  let served: { snapshot: CatalogSnapshot; fingerprint: () => string } | undefined;
-  /** The version the store's pointer names as far as this instance knows (what `persistServed` compares with). */
-  let storedVersion: string | undefined;
+  let served: { snapshot: CatalogSnapshot; fingerprint: () => string; seq: number } | undefined;
+  /** Serves are numbered; `storedSeq` is the number of the newest served version the store holds. */
+  let servedSeq = 0;
+  let storedSeq = 0;
   /** Every write to the store goes through it: two publishes at once could leave the pointer on the older one. */
   const storeWrites = createMutex();
+  /**
+   * Per unit, when the stock export last applied was read (performance.now()), and when its stock last
+   * changed by any means: an export read earlier than the one applied is not applied over it, and a full
+   * sync re-reads the units whose stock changed while it ran.
+   */
+  const stockReadAt = new Map<string, number>();
+  const stockChangedAt = new Map<string, number>();
   const lastReports = new Map<SyncJob, SyncReport>();
   const listeners: ((snapshot: CatalogSnapshot) => void)[] = [];
 
@@ -225,40 +236,35 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
   }
 
   function serve(snapshot: CatalogSnapshot, fingerprint: string | (() => string)): void {
-    served = { snapshot, fingerprint: typeof fingerprint === 'string' ? () => fingerprint : memoize(fingerprint) };
+    servedSeq += 1;
+    served = {
+      snapshot,
+      fingerprint: typeof fingerprint === 'string' ? () => fingerprint : memoize(fingerprint),
+      seq: servedSeq,
+    };
     for (const listener of listeners) listener(snapshot);
   }
 
-  let persisting: Promise<void> | undefined;
   /**
-   * Stores the served version unless the store has it already. Coalesced: calls during a write share the
-   * next write, which takes whatever is served then; so a burst of stock changes costs one or two writes
-   * of the whole catalog, and the store always ends on the served version. Stock-only versions are
-   * stored without internal data: purchase prices change only with a full sync.
+   * Settles once the store holds the version served now, or a newer one. Each call queues one write
+   * behind the others, which stores whatever is served when its turn comes, or nothing when an earlier
+   * write already covered it: a burst of stock changes costs a few writes of the whole catalog, callers
+   * never chase versions served after their call, and the store always ends on the served version.
+   * Stock-only versions are stored without internal data: purchase prices change only with a full sync.
    */
   function persistServed(): Promise<void> {
-    if (persisting !== undefined) return persisting.then(() => persistServed());
-    const target = served;
-    if (target === undefined || target.snapshot.version === storedVersion) return Promise.resolve();
-    const write = storeWrites(async () => {
-      const { snapshot } = target;
+    const target = servedSeq;
+    if (storedSeq >= target) return Promise.resolve();
+    return storeWrites(async () => {
+      const current = served;
+      if (storedSeq >= target || current === undefined || current.seq <= storedSeq) return;
+      const { snapshot } = current;
       await store.publish(
-        { version: snapshot.version, meta: metaOf(snapshot, target.fingerprint()), items: snapshot.products },
+        { version: snapshot.version, meta: metaOf(snapshot, current.fingerprint()), items: snapshot.products },
         now(),
       );
-      storedVersion = snapshot.version;
+      storedSeq = current.seq;
     });
-    // Never rejects: a waiter chained on it tries again; the caller of this write gets the error.
-    persisting = write
-      .then(
-        () => undefined,
-        () => undefined,
-      )
-      .finally(() => {
-        persisting = undefined;
-      });
-    // A newer version may have been served while this one was written.
-    return write.then(() => persistServed());
   }
 
   async function readPriceList(unit: SourceUnit): Promise<{ rows: PriceListRows; report: PriceListReport }> {
@@ -336,9 +342,10 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
         { version: snapshot.version, meta: metaOf(snapshot, fingerprint), items: snapshot.products },
         publishedAt,
       );
-      storedVersion = snapshot.version;
+      // Served inside the lock: a queued write of an older derived version then finds nothing to do.
+      serve(snapshot, fingerprint);
+      storedSeq = servedSeq;
     });
-    serve(snapshot, fingerprint);
   }
 
   function timing(started: Date): { startedAt: string; finishedAt: string; durationMs: number } {
@@ -441,6 +448,7 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
     const previous = served;
     const base = { job: 'sync-catalog' as const, ...(previous ? { previousVersion: previous.snapshot.version } : {}) };
     const progress: SyncProgress = { sources: {}, mark: performance.now() };
+    const readFrom = progress.mark;
     try {
       const version = createCatalogVersion(started, previous?.snapshot.version ?? 'first');
       const merged = await readAndMerge(version, started, progress);
@@ -479,6 +487,7 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
       }
       await publish(merged.snapshot, fingerprint, merged.internal.products);
       phaseEnded('publish', mark);
+      rereadStockChangedSince(readFrom, merged.snapshot);
       return await finish({
         ...base,
         outcome: 'published',
@@ -517,12 +526,18 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
       const units = previous.snapshot.units
         .filter((unit) => wanted === undefined || wanted.has(unit.code))
         .map((unit) => ({ ...unit, priceLists: [] }));
-      const read = await mapLimit(units, options.concurrency, async (unit) => ({ unit, stock: await readStock(unit) }));
+      const read = await mapLimit(units, options.concurrency, async (unit) => {
+        const readAt = performance.now();
+        return { unit, readAt, stock: await readStock(unit) };
+      });
       const rowsByUnit = new Map<string, StockRows>();
       const stockReports: Record<string, StockExportReport> = {};
       for (const entry of read) {
-        rowsByUnit.set(entry.unit.code, entry.stock.rows);
         stockReports[entry.unit.code] = entry.stock.report;
+        // An export read before the one already applied (a concurrent re-read) would undo newer sales.
+        if ((stockReadAt.get(entry.unit.code) ?? Number.NEGATIVE_INFINITY) > entry.readAt) continue;
+        rowsByUnit.set(entry.unit.code, entry.stock.rows);
+        stockReadAt.set(entry.unit.code, entry.readAt);
       }
       const sources = { stock: stockReports };
       // Applied to what is served now, which may be newer than `previous` (a full sync, sales): the
@@ -548,6 +563,7 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
         });
       }
       serve(applied.snapshot, () => fingerprintCatalog(applied.snapshot));
+      markStockChanged(rowsByUnit.keys());
       await persistServed();
       return await finish({
         ...base,
@@ -569,6 +585,39 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
     }
   }
 
+  let soon: Promise<void> | undefined;
+  /**
+   * `persistServed` a moment later: sales come in bursts, and every write stores the whole catalog, so
+   * the changes of that moment share one write (bench/webhook-latency.ts). Serving does not wait for it.
+   */
+  function persistSoon(): Promise<void> {
+    soon ??= delay(STOCK_CHANGE_STORE_DELAY_MS, undefined, { ref: false }).then(() => {
+      soon = undefined;
+      return persistServed();
+    });
+    return soon;
+  }
+
+  function markStockChanged(units: Iterable<string>): void {
+    const at = performance.now();
+    for (const unit of units) stockChangedAt.set(unit, at);
+  }
+
+  /**
+   * After a full sync published a catalog whose stock was read from `readFrom` on: the units whose stock
+   * changed since (sales, re-reads) lost those changes, so their stock is read again, in the background.
+   */
+  function rereadStockChangedSince(readFrom: number, snapshot: CatalogSnapshot): void {
+    const stale: string[] = [];
+    for (const unit of snapshot.units) {
+      if ((stockChangedAt.get(unit.code) ?? Number.NEGATIVE_INFINITY) >= readFrom) stale.push(unit.code);
+      stockReadAt.set(unit.code, readFrom);
+    }
+    if (stale.length === 0) return;
+    logger.info({ units: stale }, 'stock changed during the full sync; reading it again');
+    void syncStock({ units: stale });
+  }
+
   function applyStockDeltas(deltas: readonly StockDelta[]): StockDeltaResult | undefined {
     const latest = served;
     if (latest === undefined) return undefined;
@@ -584,7 +633,8 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
       return { version: latest.snapshot.version, report: applied.report, persisted: persistServed() };
     }
     serve(applied.snapshot, () => fingerprintCatalog(applied.snapshot));
-    const persisted = persistServed();
+    markStockChanged(deltas.map((delta) => delta.unitCode));
+    const persisted = persistSoon();
     // Callers may not wait; a failed write is logged here and retried by the next change or sync.
     persisted.catch((error: unknown) => logger.error({ err: error, version }, 'could not store the catalog after stock changes'));
     return { version, report: applied.report, persisted };
@@ -594,8 +644,8 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
     const stored = await store.loadCurrent();
     if (stored === undefined) return undefined;
     const snapshot = toSnapshot(stored.meta, stored.items);
-    storedVersion = stored.version;
     serve(snapshot, stored.meta.fingerprint);
+    storedSeq = servedSeq;
     return snapshot;
   }
 
@@ -611,6 +661,7 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
     syncCatalog,
     syncStock,
     applyStockDeltas,
+    flush: persistServed,
     lastReport: (job) => lastReports.get(job),
     recentReports: (job) => store.recentReports(job),
     onChange(listener) {
@@ -618,6 +669,9 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
     },
   };
 }
+
+/** How long stock changes from webhooks wait to be stored together. */
+const STOCK_CHANGE_STORE_DELAY_MS = 1_000;
 
 /** `compute` run once, on first use. */
 function memoize<T>(compute: () => T): () => T {

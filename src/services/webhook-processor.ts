@@ -17,6 +17,8 @@ export interface WebhookProcessorOptions {
   readonly retryDelayMs?: number;
   /** Most events processed together. */
   readonly batchSize?: number;
+  /** Least time between re-reads of stock that only confirm applied movements. Default 2 s. */
+  readonly refreshIntervalMs?: number;
 }
 
 export interface WebhookProcessorDeps {
@@ -68,10 +70,15 @@ interface ArticleLookup {
   readonly byEan: ReadonlyMap<string, string | null>;
 }
 
-const lookups = new WeakMap<CatalogSnapshot, ArticleLookup>();
+/**
+ * Keyed by the snapshot's `units` array: versions made by stock changes (`applyStock`) share their
+ * base's `units` and never change identifiers, while every full sync or store load makes a new array.
+ * So a burst of sales builds the lookup once, not once per version.
+ */
+const lookups = new WeakMap<CatalogSnapshot['units'], ArticleLookup>();
 
 function lookupOf(snapshot: CatalogSnapshot): ArticleLookup {
-  const known = lookups.get(snapshot);
+  const known = lookups.get(snapshot.units);
   if (known !== undefined) return known;
   const byInternal = new Map<string, string | null>();
   const byPlu = new Map<number, string | null>();
@@ -89,7 +96,7 @@ function lookupOf(snapshot: CatalogSnapshot): ArticleLookup {
     add(byEan, product.ean, product.id);
   }
   const lookup = { ids, byInternal, byPlu, byEan };
-  lookups.set(snapshot, lookup);
+  lookups.set(snapshot.units, lookup);
   return lookup;
 }
 
@@ -128,19 +135,46 @@ function timeOf(entry: InboxEntry<StoredWebhookEvent>): number {
   return Number.isFinite(stamp) ? stamp : Date.parse(entry.receivedAt);
 }
 
-/** Whether a movement belongs to a sale's receipt (by receipt id, else number). */
-function isOfReceipt(movement: PosMovement, sale: PosSaleEvent): boolean {
-  const receipt = movement.warehouseOperation?.receipt;
-  if (receipt === undefined) return false;
-  if (sale.data.localId !== undefined && receipt._id !== undefined) return receipt._id === sale.data.localId;
-  return sale.data.number !== undefined && receipt.number === sale.data.number;
+interface ReceiptIndex {
+  readonly byId: Map<string, PosMovement[]>;
+  readonly byNumber: Map<string, PosMovement[]>;
+}
+
+/** Movements by their receipt's id and number (a window at 50 sales/s holds thousands). */
+function indexByReceipt(movements: readonly PosMovement[]): ReceiptIndex {
+  const index: ReceiptIndex = { byId: new Map(), byNumber: new Map() };
+  const add = (map: Map<string, PosMovement[]>, key: string | undefined, movement: PosMovement) => {
+    if (key === undefined) return;
+    const list = map.get(key);
+    if (list === undefined) map.set(key, [movement]);
+    else list.push(movement);
+  };
+  for (const movement of movements) {
+    const receipt = movement.warehouseOperation?.receipt;
+    add(index.byId, receipt?._id, movement);
+    add(index.byNumber, receipt?.number, movement);
+  }
+  return index;
+}
+
+/** The movements of a sale's receipt: by receipt id (its `localId`), else by receipt number. */
+function movementsOfSale(index: ReceiptIndex, sale: PosSaleEvent): readonly PosMovement[] {
+  const byId = sale.data.localId === undefined ? undefined : index.byId.get(sale.data.localId);
+  if (byId !== undefined) return byId;
+  // Whether the movement's receipt `_id` is the event's `localId` is not documented: the number then.
+  return (sale.data.number === undefined ? undefined : index.byNumber.get(sale.data.number)) ?? [];
 }
 
 interface QueuedEntry {
   readonly entry: InboxEntry<StoredWebhookEvent>;
-  attempts: number;
-  /** Monotonic ms when it was queued (latency metric). */
+  readonly attempts: number;
+  /** Monotonic ms when it was first queued (latency metric). */
   readonly queuedAt: number;
+  /**
+   * Set once the sale's movements were applied (or found missing): a retry then only re-reads these
+   * units and stores the result, and never applies the movements twice.
+   */
+  readonly handled?: { readonly units: readonly string[] };
 }
 
 /**
@@ -158,6 +192,7 @@ export function createWebhookProcessor(deps: WebhookProcessorDeps): WebhookProce
   const maxAttempts = options.maxAttempts ?? 5;
   const retryDelayMs = options.retryDelayMs ?? 5_000;
   const batchSize = options.batchSize ?? 500;
+  const refreshIntervalMs = options.refreshIntervalMs ?? 2_000;
   const queue: QueuedEntry[] = [];
   const queuedIds = new Set<string>();
   let running: Promise<void> | undefined;
@@ -169,15 +204,42 @@ export function createWebhookProcessor(deps: WebhookProcessorDeps): WebhookProce
   let refreshing: Promise<void> | undefined;
   let nextRefresh: Promise<void> | undefined;
   const refreshUnits = new Set<string>();
+  let lastRefreshEnded = Number.NEGATIVE_INFINITY;
+  let wake: (() => void) | undefined;
+  let urgent = false;
 
-  function refresh(units: ReadonlySet<string>): Promise<void> {
+  /**
+   * Re-reads the stock of `units`. `urgent` when a sale's movements were not found (the re-read is what
+   * shows it): as soon as the running re-read ends. Otherwise the re-read only confirms what the
+   * movements did, and waits until `refreshIntervalMs` after the last one, so a burst of sales costs a
+   * re-read every few seconds, not one per batch.
+   */
+  function refresh(units: ReadonlySet<string>, isUrgent: boolean): Promise<void> {
     for (const unit of units) refreshUnits.add(unit);
-    nextRefresh ??= (refreshing ?? Promise.resolve()).then(runRefresh, runRefresh);
+    if (isUrgent) {
+      urgent = true;
+      wake?.();
+    }
+    nextRefresh ??= (refreshing ?? Promise.resolve()).then(waitTurn).then(runRefresh);
     return nextRefresh;
+  }
+
+  async function waitTurn(): Promise<void> {
+    const wait = lastRefreshEnded + refreshIntervalMs - performance.now();
+    if (urgent || wait <= 0 || stopped) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, wait);
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    wake = undefined;
   }
 
   async function runRefresh(): Promise<void> {
     nextRefresh = undefined;
+    urgent = false;
     const units = refreshUnits.has(ALL) ? undefined : [...refreshUnits];
     refreshUnits.clear();
     const run = (async () => {
@@ -194,15 +256,20 @@ export function createWebhookProcessor(deps: WebhookProcessorDeps): WebhookProce
       await run;
     } finally {
       refreshing = undefined;
+      lastRefreshEnded = performance.now();
     }
   }
 
   // ---- the queue --------------------------------------------------------------------------------
-  function enqueue(entry: InboxEntry<StoredWebhookEvent>, attempts = 0): void {
-    if (stopped || queuedIds.has(entry.id)) return;
-    queuedIds.add(entry.id);
-    queue.push({ entry, attempts, queuedAt: performance.now() });
+  function enqueue(queued: QueuedEntry): void {
+    if (stopped || queuedIds.has(queued.entry.id)) return;
+    queuedIds.add(queued.entry.id);
+    queue.push(queued);
     kick();
+  }
+
+  function fresh(entry: InboxEntry<StoredWebhookEvent>): QueuedEntry {
+    return { entry, attempts: 0, queuedAt: performance.now() };
   }
 
   function kick(): void {
@@ -227,9 +294,10 @@ export function createWebhookProcessor(deps: WebhookProcessorDeps): WebhookProce
     }
   }
 
-  function retryLater(batch: readonly QueuedEntry[]): void {
-    const again = batch.filter((queued) => queued.attempts + 1 < maxAttempts);
-    const dropped = batch.filter((queued) => queued.attempts + 1 >= maxAttempts);
+  function retryLater(batch: readonly QueuedEntry[], counts = true): void {
+    const step = counts ? 1 : 0;
+    const again = batch.filter((queued) => queued.attempts + step < maxAttempts);
+    const dropped = batch.filter((queued) => queued.attempts + step >= maxAttempts);
     for (const queued of batch) queuedIds.delete(queued.entry.id);
     if (dropped.length > 0) {
       logger.warn(
@@ -243,7 +311,7 @@ export function createWebhookProcessor(deps: WebhookProcessorDeps): WebhookProce
     if (again.length === 0 || stopped) return;
     const timer = setTimeout(() => {
       retryTimers.delete(timer);
-      for (const queued of again) enqueue(queued.entry, queued.attempts + 1);
+      for (const queued of again) enqueue({ ...queued, attempts: queued.attempts + step });
     }, retryDelayMs);
     retryTimers.add(timer);
   }
@@ -260,16 +328,33 @@ export function createWebhookProcessor(deps: WebhookProcessorDeps): WebhookProce
   async function processBatch(batch: readonly QueuedEntry[]): Promise<void> {
     const snapshot = catalog.current();
     const sales = batch.filter((queued) => queued.entry.event.kind === 'sale');
-    if (snapshot === undefined || sales.length === 0) {
-      // Points changes need nothing more; without a catalog the first full sync reads the stock anyway.
+    if (sales.length === 0) {
+      // Points changes need nothing more.
       for (const queued of batch) queuedIds.delete(queued.entry.id);
       track(inbox.complete(batch.map((queued) => queued.entry.id)));
+      return;
+    }
+    if (snapshot === undefined) {
+      // No catalog yet (first start): kept until there is one to apply them to; not a failed attempt.
+      retryLater(batch, false);
       return;
     }
 
     // Per unit code (or ALL): the sales, and the POS's unit reference to filter movements by.
     const groups = new Map<string, { filterUnit: string | undefined; sales: QueuedEntry[] }>();
+    const deltas: StockDelta[] = [];
+    const refetchUnits = new Set<string>();
+    const applied: QueuedEntry[] = [];
+    const refetched: QueuedEntry[] = [];
+    /** The batch as it is retried: what each sale did, so that a retry does not do it again. */
+    const handled = new Map<QueuedEntry, string[]>();
     for (const queued of sales) {
+      if (queued.handled === undefined) continue;
+      for (const unit of queued.handled.units) refetchUnits.add(unit);
+      handled.set(queued, [...queued.handled.units]);
+    }
+    for (const queued of sales) {
+      if (queued.handled !== undefined) continue;
       const event = queued.entry.event as PosSaleEvent;
       const code = unitCodeOf(snapshot, event.unitId) ?? ALL;
       const group = groups.get(code) ?? { filterUnit: code === ALL ? undefined : event.unitId, sales: [] };
@@ -277,10 +362,6 @@ export function createWebhookProcessor(deps: WebhookProcessorDeps): WebhookProce
       groups.set(code, group);
     }
 
-    const deltas: StockDelta[] = [];
-    const refetchUnits = new Set<string>();
-    const applied: QueuedEntry[] = [];
-    const refetched: QueuedEntry[] = [];
     for (const [code, group] of groups) {
       const times = group.sales.map((queued) => timeOf(queued.entry));
       const dateFrom = new Date(Math.min(...times) - options.movementWindowMs).toISOString();
@@ -293,30 +374,32 @@ export function createWebhookProcessor(deps: WebhookProcessorDeps): WebhookProce
         // The movements are a shortcut; the re-read below is the answer either way.
         logger.warn({ err: error, unit: code }, 'could not list stock movements; re-reading the stock instead');
       }
+      const byReceipt = indexByReceipt(movements);
       for (const queued of group.sales) {
         const sale = queued.entry.event as PosSaleEvent;
-        const own = movements.filter((movement) => isOfReceipt(movement, sale));
-        let found = false;
+        const own = movementsOfSale(byReceipt, sale);
+        const units = new Set<string>();
         for (const movement of own) {
           const unitCode = unitCodeOf(snapshot, movement.unit) ?? (code === ALL ? undefined : code);
           const articleId = productIdOfMovement(snapshot, movement);
           if (unitCode === undefined || articleId === undefined) continue;
           deltas.push({ unitCode, articleId, delta: movement.count });
-          refetchUnits.add(unitCode);
-          found = true;
+          units.add(unitCode);
         }
-        if (found) applied.push(queued);
+        if (units.size > 0) applied.push(queued);
         else {
           refetched.push(queued);
-          refetchUnits.add(code);
+          units.add(code);
         }
+        for (const unit of units) refetchUnits.add(unit);
+        handled.set(queued, [...units]);
       }
     }
 
     const result = deltas.length > 0 ? catalog.applyStockDeltas(deltas) : undefined;
     const servedAt = performance.now();
     for (const queued of applied) deps.onSale?.('applied', servedAt - queued.queuedAt);
-    const reread = refresh(refetchUnits).then(() => {
+    const reread = refresh(refetchUnits, refetched.length > 0).then(() => {
       const done = performance.now();
       for (const queued of refetched) deps.onSale?.('refetched', done - queued.queuedAt);
     });
@@ -328,7 +411,12 @@ export function createWebhookProcessor(deps: WebhookProcessorDeps): WebhookProce
       },
       (error: unknown) => {
         logger.warn({ err: error, events: batch.length }, 'stock after webhooks not re-read or stored; retrying');
-        retryLater(batch);
+        retryLater(
+          batch.map((queued) => {
+            const units = handled.get(queued);
+            return units === undefined ? queued : { ...queued, handled: { units: units.includes(ALL) ? [ALL] : units } };
+          }),
+        );
       },
     );
     track(finished);
@@ -337,7 +425,7 @@ export function createWebhookProcessor(deps: WebhookProcessorDeps): WebhookProce
   return {
     async accept(dedupeKey, event) {
       const { entry, duplicate } = await inbox.accept(dedupeKey, event, deps.now());
-      if (!duplicate) enqueue(entry);
+      if (!duplicate) enqueue(fresh(entry));
       return { duplicate };
     },
     async resume() {
@@ -345,11 +433,11 @@ export function createWebhookProcessor(deps: WebhookProcessorDeps): WebhookProce
       // `idle()` waits for it too.
       track(loading);
       const pending = await loading;
-      for (const entry of pending) enqueue(entry);
+      for (const entry of pending) enqueue(fresh(entry));
       return pending.length;
     },
     async idle() {
-      for (;;) {
+      while (!stopped) {
         const busy = [running, nextRefresh, refreshing, ...inFlight].filter((promise) => promise !== undefined);
         if (busy.length === 0 && queue.length === 0 && retryTimers.size === 0) return;
         await Promise.allSettled(busy);
@@ -358,9 +446,15 @@ export function createWebhookProcessor(deps: WebhookProcessorDeps): WebhookProce
     },
     async stop() {
       stopped = true;
+      wake?.();
       for (const timer of retryTimers) clearTimeout(timer);
       retryTimers.clear();
-      await Promise.allSettled([running, nextRefresh, refreshing, ...inFlight]);
+      // Work already started may start more (a batch's re-read, then its completion): wait for all of it.
+      for (;;) {
+        const busy = [running, nextRefresh, refreshing, ...inFlight].filter((promise) => promise !== undefined);
+        if (busy.length === 0) return;
+        await Promise.allSettled(busy);
+      }
     },
   };
 }

@@ -11,6 +11,8 @@ export interface FakePosData {
   stock: Record<string, string>;
   /** When set, every call fails with this error. */
   failWith?: Error;
+  /** When set, awaited before a stock export is returned. */
+  stockDelay?: (unitCode: string) => Promise<void>;
 }
 
 /** An in-memory PosClient: the sync service's real code paths without HTTP. */
@@ -50,7 +52,10 @@ export function createFakePosClient(data: FakePosData): PosClient {
     },
     async fetchStockExport(unit) {
       check();
-      return new TextEncoder().encode(data.stock[unit.code] ?? 'code;quantity\n');
+      // The export as it is when asked for, delivered after `stockDelay` (a slow answer).
+      const text = data.stock[unit.code] ?? 'code;quantity\n';
+      await data.stockDelay?.(unit.code);
+      return new TextEncoder().encode(text);
     },
     async fetchStockExportAll() {
       check();

@@ -45,20 +45,36 @@ function idOf(dedupeKey: string): string {
  * SQLite a table of its own: `pending()` iterates over the keyv, which must not mean over the catalog).
  *
  * Order of writes: the event, then its `seen` mark. A crash between the two leaves a stored event without
- * a mark; a repeated delivery then stores the same key again, harmlessly. A repeated delivery racing
- * the first on another instance may be accepted twice; processing a sale twice only makes its unit's
- * stock be re-read once more (see `webhook-processor.ts`).
+ * a mark; a repeated delivery then stores the same key again, harmlessly. Two deliveries of one event at
+ * the same moment are told apart in-process; on two instances sharing Redis they could both be accepted
+ * (keyv has no atomic "set if absent"), and the sale's movements would be applied twice until the
+ * re-read of its unit that follows every sale puts the stock right.
  */
-export function createKeyvWebhookInbox<Event>(keyv: Keyv, options: KeyvWebhookInboxOptions = {}): WebhookInbox<Event> {
+export function createKeyvWebhookInbox<Event>(
+  keyv: Keyv,
+  options: KeyvWebhookInboxOptions & {
+    /** Where the dedupe marks live; default `keyv`. A keyv of their own keeps `pending()` from listing a week of them. */
+    readonly seen?: Keyv;
+  } = {},
+): WebhookInbox<Event> {
   const ttl = options.dedupeTtlMs ?? 7 * 24 * 60 * 60 * 1000;
+  const seen = options.seen ?? keyv;
+  /** Ids being accepted right now in this process: a second delivery meanwhile is a duplicate. */
+  const accepting = new Set<string>();
   return {
     async accept(dedupeKey, event, receivedAt) {
       const id = idOf(dedupeKey);
       const entry: InboxEntry<Event> = { id, dedupeKey, receivedAt: receivedAt.toISOString(), event };
-      if ((await keyv.get(`${SEEN_PREFIX}${id}`)) !== undefined) return { entry, duplicate: true };
-      await keyv.set(`${EVENT_PREFIX}${id}`, entry);
-      await keyv.set(`${SEEN_PREFIX}${id}`, receivedAt.getTime(), ttl);
-      return { entry, duplicate: false };
+      if (accepting.has(id)) return { entry, duplicate: true };
+      accepting.add(id);
+      try {
+        if ((await seen.get(`${SEEN_PREFIX}${id}`)) !== undefined) return { entry, duplicate: true };
+        await keyv.set(`${EVENT_PREFIX}${id}`, entry);
+        await seen.set(`${SEEN_PREFIX}${id}`, receivedAt.getTime(), ttl);
+        return { entry, duplicate: false };
+      } finally {
+        accepting.delete(id);
+      }
     },
 
     async pending() {
@@ -77,6 +93,7 @@ export function createKeyvWebhookInbox<Event>(keyv: Keyv, options: KeyvWebhookIn
 
     async close() {
       await keyv.disconnect();
+      if (seen !== keyv) await seen.disconnect();
     },
   };
 }

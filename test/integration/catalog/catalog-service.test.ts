@@ -124,6 +124,80 @@ describe('services/catalog-service with the real SQLite store', () => {
     await store.close();
   });
 
+  it('serves stock changes at once and stores them in the background, ending on the served version', async () => {
+    const data = demoData(30);
+    const { service, store } = createService('deltas.sqlite', data);
+    const full = await service.syncCatalog();
+
+    const results = [1, 2, 3].map(() => service.applyStockDeltas([{ unitCode: 'U1', articleId: 'a-1', delta: -0.5 }]));
+
+    // Served at once: 1.5 - 3 × 0.5.
+    expect(service.current()?.products[0]?.offers[0]?.stock).toBe(0);
+    expect(service.current()?.products[0]?.offers[0]?.availability).toBe('out_of_stock');
+    expect(await store.currentVersion()).toBe(full.version);
+    await Promise.all(results.map((result) => result?.persisted));
+    expect(await store.currentVersion()).toBe(service.current()?.version);
+    // A version stored this way loads back whole after a restart.
+    const stored = await store.loadCurrent();
+    expect(stored?.items[0]?.offers[0]?.stock).toBe(0);
+    await store.close();
+  });
+
+  it('settles stores of stock changes while more keep coming (no chasing of newer versions)', async () => {
+    const data = demoData(30);
+    const { service, store } = createService('steady.sqlite', data);
+    await service.syncCatalog();
+
+    const first = service.applyStockDeltas([{ unitCode: 'U1', articleId: 'a-1', delta: -1 }]);
+    let stop = false;
+    const more = (async () => {
+      while (!stop) {
+        service.applyStockDeltas([{ unitCode: 'U1', articleId: 'a-2', delta: 1 }]);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    })();
+    await first?.persisted;
+    stop = true;
+    await more;
+    await service.flush();
+
+    expect(await store.currentVersion()).toBe(service.current()?.version);
+    await store.close();
+  });
+
+  it('re-reads only the given units, and never applies an export read before the one applied', async () => {
+    const data = demoData(30);
+    data.units.push({ localId: 'u-2', code: 'U2', name: 'Druhá', priceLists: [] });
+    data.priceLists['U2'] = data.priceLists['U1'] ?? '';
+    data.stock['U2'] = data.stock['U1'] ?? '';
+    const { service, store } = createService('units.sqlite', data);
+    await service.syncCatalog();
+
+    data.stock['U1'] = 'PLU;Množství\r\n1001;9\r\n';
+    data.stock['U2'] = 'PLU;Množství\r\n1001;8\r\n';
+    const run = await service.syncStock({ units: ['U2'] });
+
+    expect(run.outcome).toBe('published');
+    expect(Object.keys(run.sources?.stock ?? {})).toEqual(['U2']);
+    const offers = service.current()?.products[0]?.offers;
+    expect(offers?.map((offer) => offer.stock)).toEqual([1.5, 8]);
+
+    // Two re-reads at once: the one that read last wins, although the older answer arrives last.
+    data.stock['U1'] = 'PLU;Množství\r\n1001;1\r\n';
+    let slow = true;
+    data.stockDelay = async () => {
+      const wait = slow ? 50 : 0;
+      slow = false;
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    };
+    const older = service.syncStock({ units: ['U1'] });
+    data.stock['U1'] = 'PLU;Množství\r\n1001;2\r\n';
+    const newer = service.syncStock({ units: ['U1'] });
+    await Promise.all([older, newer]);
+    expect(service.current()?.products[0]?.offers[0]?.stock).toBe(2);
+    await store.close();
+  });
+
   it('skips the stock sync before the first catalog', async () => {
     const { service, store } = createService('skip.sqlite', demoData(5));
 

@@ -29,8 +29,19 @@ interface Event {
 
 describe.each(backends)('webhook inbox contract (%s)', (name, newUrl) => {
   function open(url: string): WebhookInbox<Event> {
-    return createKeyvWebhookInbox<Event>(openKeyv(url, 'catalog-bridge-inbox', { sqliteTable: 'inbox' }).keyv);
+    return createKeyvWebhookInbox<Event>(openKeyv(url, 'catalog-bridge-inbox', { sqliteTable: 'inbox' }).keyv, {
+      seen: openKeyv(url, 'catalog-bridge-seen', { sqliteTable: 'seen' }).keyv,
+    });
   }
+
+  it('accepts one of two deliveries of the same event arriving at once', async () => {
+    const inbox = open(newUrl());
+    const results = await Promise.all([1, 2, 3].map(() => inbox.accept('sale:same', { n: 1 }, new Date())));
+
+    expect(results.filter((result) => !result.duplicate)).toHaveLength(1);
+    expect(await inbox.pending()).toHaveLength(1);
+    await inbox.close();
+  });
 
   it('keeps accepted events until completed, oldest first, and drops repeated deliveries', async () => {
     const inbox = open(newUrl());

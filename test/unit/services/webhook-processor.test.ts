@@ -59,7 +59,10 @@ function movement(
   return { _id: id, count, unit, article, warehouseOperation: { receipt: { _id: receiptId, number: `N-${receiptId}` } } };
 }
 
-function setup(movements: PosMovement[], options: { failMovements?: boolean; stockOutcome?: SyncReport['outcome'] } = {}) {
+function setup(
+  movements: PosMovement[],
+  options: { failMovements?: boolean; stockOutcomes?: SyncReport['outcome'][]; noCatalogUntil?: number } = {},
+) {
   const inbox = createKeyvWebhookInbox<StoredWebhookEvent>(openKeyv('memory://').keyv);
   const applied: StockDelta[][] = [];
   const refreshed: (readonly string[] | undefined)[] = [];
@@ -75,19 +78,19 @@ function setup(movements: PosMovement[], options: { failMovements?: boolean; sto
       },
     },
     catalog: {
-      current: () => SNAPSHOT,
+      current: () => (options.noCatalogUntil !== undefined && Date.now() < options.noCatalogUntil ? undefined : SNAPSHOT),
       applyStockDeltas(deltas) {
         applied.push([...deltas]);
         return { version: 'v-2', report: {} as never, persisted: Promise.resolve() };
       },
       async syncStock(only) {
         refreshed.push(only?.units);
-        return { outcome: options.stockOutcome ?? 'published' } as SyncReport;
+        return { outcome: options.stockOutcomes?.shift() ?? 'published' } as SyncReport;
       },
     },
     logger,
     now: () => new Date('2026-11-22T10:00:01.000Z'),
-    options: { movementWindowMs: 30_000, retryDelayMs: 1, maxAttempts: 2 },
+    options: { movementWindowMs: 30_000, retryDelayMs: 1, maxAttempts: 2, refreshIntervalMs: 0 },
     onSale: (outcome) => outcomes.push(outcome),
   });
   return { processor, inbox, applied, refreshed, filters, outcomes };
@@ -162,7 +165,7 @@ describe('services/webhook-processor', () => {
   });
 
   it('keeps events in the inbox while the stock cannot be re-read, then leaves them to the scheduled sync', async () => {
-    const { processor, inbox, refreshed, outcomes } = setup([], { stockOutcome: 'failed' });
+    const { processor, inbox, refreshed, outcomes } = setup([], { stockOutcomes: ['failed', 'failed'] });
 
     await processor.accept('k', sale('r-1', { unitId: 'U1' }));
     await processor.idle();
@@ -170,6 +173,38 @@ describe('services/webhook-processor', () => {
     expect(refreshed).toEqual([['U1'], ['U1']]);
     expect(outcomes).toEqual(['dropped']);
     expect(await inbox.pending()).toEqual([]);
+  });
+
+  it('retries only the re-read of a sale whose movements were applied, never applying them twice', async () => {
+    const { processor, inbox, applied, refreshed } = setup([movement('m1', 'r-1', { _id: 'a-1' })], {
+      stockOutcomes: ['failed'],
+    });
+
+    await processor.accept('k', sale('r-1', { unitId: 'unit-1' }));
+    await processor.idle();
+
+    expect(applied).toEqual([[{ unitCode: 'U1', articleId: 'a-1', delta: -1 }]]);
+    expect(refreshed).toEqual([['U1'], ['U1']]);
+    expect(await inbox.pending()).toEqual([]);
+  });
+
+  it('holds sales until there is a catalog to apply them to', async () => {
+    const { processor, applied } = setup([movement('m1', 'r-1', { _id: 'a-1' })], { noCatalogUntil: Date.now() + 30 });
+
+    await processor.accept('k', sale('r-1', { unitId: 'unit-1' }));
+    await processor.idle();
+
+    expect(applied).toEqual([[{ unitCode: 'U1', articleId: 'a-1', delta: -1 }]]);
+  });
+
+  it('stops with events left in the inbox for the next start, and idle() then settles', async () => {
+    const { processor, inbox } = setup([], { noCatalogUntil: Date.now() + 60_000 });
+    await processor.accept('k', sale('r-1', { unitId: 'unit-1' }));
+
+    await processor.stop();
+    await processor.idle();
+
+    expect((await inbox.pending()).map((entry) => entry.dedupeKey)).toEqual(['k']);
   });
 
   it('completes points changes without touching the catalog, and resumes what the inbox holds', async () => {

@@ -1,0 +1,265 @@
+/**
+ * Sale webhook → feed shows the new stock (SPEC §8: p95 ≤ 1 s at 50 sales/s).
+ *
+ *   npx tsx bench/webhook-latency.ts [--articles 10000] [--units 3] [--rate 50] [--seconds 20]
+ *
+ * The sandbox POS runs as a child process (`src/sandbox/main.ts`) with its webhooks pointed at the
+ * bridge; the bridge runs in this process as `npm start` wires it (`startApp`: SQLite store in a temp
+ * dir, webhook receiver, processor, feeds). After the first sync, sales are made at `--rate` per second
+ * through the sandbox's `POST /sandbox/sales`, each of one line (a distinct unit+article, 1 piece), and
+ * the sandbox delivers each sale's webhook as it does for every sale. A sale's latency runs from just
+ * before its `POST /sandbox/sales` to the first moment the bridge serves a catalog version in which that
+ * unit's stock of the article is one less (the served version is what every feed request renders). The
+ * run ends when every sale is seen (or after 30 s more). Then every sold item is checked over HTTP in the
+ * unit's `products.json` against the sandbox's own stock export. Prints JSON: latency percentiles,
+ * outcomes of the processed sales (movements applied or stock re-read), versions served, CPU.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { pino } from 'pino';
+import { startApp } from '../src/app.js';
+import { createTestConfig } from '../src/config/load-config.js';
+import type { CatalogSnapshot } from '../src/core/catalog/catalog.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const API_KEY = 'bench-key';
+
+function argument(name: string, fallback: number): number {
+  const index = process.argv.indexOf(`--${name}`);
+  const value = index < 0 ? undefined : Number(process.argv[index + 1]);
+  return value === undefined || !Number.isFinite(value) ? fallback : value;
+}
+
+const articles = argument('articles', 10_000);
+const units = argument('units', 3);
+const rate = argument('rate', 50);
+const seconds = argument('seconds', 20);
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+async function startSandboxProcess(webhookUrl: string): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [...process.execArgv, join(ROOT, 'src/sandbox/main.ts')], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      TZ: 'UTC',
+      HOST: '127.0.0.1',
+      SANDBOX_PORT: '0',
+      SANDBOX_ARTICLES: String(articles),
+      SANDBOX_UNITS: String(units),
+      SANDBOX_SALES_PER_MINUTE: '0',
+      SANDBOX_API_KEY: API_KEY,
+      SANDBOX_WEBHOOK_URL: webhookUrl,
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let output = '';
+    const timer = setTimeout(() => reject(new Error(`sandbox did not start within 60 s:\n${output}`)), 60_000);
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match?.[1] !== undefined) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`sandbox exited with ${code}:\n${output}`));
+    });
+  });
+  child.stdout?.resume();
+  return { url, child };
+}
+
+interface Pending {
+  readonly unit: string;
+  readonly id: string;
+  readonly expected: number;
+  readonly startedAt: number;
+  seenAt?: number;
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'webhook-latency-'));
+  const port = await freePort();
+  const sandbox = await startSandboxProcess(`http://127.0.0.1:${port}/webhooks/pos`);
+  const app = await startApp(
+    createTestConfig({
+      POS_BASE_URL: sandbox.url,
+      POS_API_KEY: API_KEY,
+      PORT: String(port),
+      STORE_URL: `sqlite://${join(dir, 'catalog.sqlite')}`,
+      // Only webhooks change the stock during the run.
+      CATALOG_SYNC_CRON: '0 0 1 1 *',
+      STOCK_SYNC_CRON: '0 0 1 1 *',
+    }),
+    { logger: pino({ level: 'warn' }) },
+  );
+  try {
+    await app.initialSync;
+    const first = app.catalog.current();
+    if (first === undefined) throw new Error('the first sync did not publish');
+    const positionOf = new Map(first.products.map((product, position) => [product.id, position]));
+
+    // Distinct (unit, article) pairs of stock items with at least 2 whole pieces: one sale each.
+    const total = Math.round(rate * seconds);
+    const candidates: { unit: string; id: string; stock: number }[] = [];
+    for (const product of first.products) {
+      if (!product.isStockItem) continue;
+      for (const offer of product.offers) {
+        if (offer.stock !== undefined && Number.isInteger(offer.stock) && offer.stock >= 2) {
+          candidates.push({ unit: offer.unit, id: product.id, stock: offer.stock });
+        }
+      }
+    }
+    if (candidates.length < total) throw new Error(`only ${candidates.length} sellable items for ${total} sales`);
+    // Spread over units and articles, deterministic.
+    const chosen = candidates.filter((_, index) => index % Math.floor(candidates.length / total) === 0).slice(0, total);
+
+    const outstanding = new Map<string, Pending>();
+    const all: Pending[] = [];
+    let versions = 0;
+    function check(snapshot: CatalogSnapshot): void {
+      versions += 1;
+      const at = performance.now();
+      for (const [key, sale] of outstanding) {
+        const position = positionOf.get(sale.id);
+        const product = position === undefined ? undefined : snapshot.products[position];
+        const offer = product?.id === sale.id ? product.offers.find((entry) => entry.unit === sale.unit) : undefined;
+        if (offer?.stock !== undefined && offer.stock <= sale.expected) {
+          sale.seenAt = at;
+          outstanding.delete(key);
+        }
+      }
+    }
+    app.catalog.onChange(check);
+
+    const cpuBefore = process.cpuUsage();
+    const started = performance.now();
+    let failures = 0;
+    const requests: Promise<void>[] = [];
+    for (const [index, item] of chosen.entries()) {
+      // Paced against the start, so a slow moment does not lower the rate.
+      const due = started + (index * 1000) / rate;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      const sale: Pending = { unit: item.unit, id: item.id, expected: item.stock - 1, startedAt: performance.now() };
+      outstanding.set(`${item.unit}|${item.id}`, sale);
+      all.push(sale);
+      requests.push(
+        fetch(`${sandbox.url}/sandbox/sales`, {
+          method: 'POST',
+          headers: { 'x-api-key': API_KEY, 'content-type': 'application/json' },
+          body: JSON.stringify({ unitCode: item.unit, lines: [{ localId: item.id, count: 1 }] }),
+        }).then(
+          async (response) => {
+            if (response.status !== 201) failures += 1;
+            await response.arrayBuffer();
+          },
+          () => {
+            failures += 1;
+          },
+        ),
+      );
+    }
+    await Promise.all(requests);
+    const salesMadeMs = performance.now() - started;
+    const deadline = performance.now() + 30_000;
+    while (outstanding.size > 0 && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    await app.webhooks.idle();
+    const cpu = process.cpuUsage(cpuBefore);
+
+    // Every sold item over HTTP against the sandbox's stock export of its unit.
+    const mismatches: string[] = [];
+    for (const unit of new Set(chosen.map((item) => item.unit))) {
+      const feed = (await (await fetch(`${app.url}/feeds/${unit}/products.json`)).json()) as {
+        items: { id: string; stock?: number }[];
+      };
+      const exported = await (
+        await fetch(`${sandbox.url}/warehouse/stock/export/txt/${unit}`, { headers: { 'x-api-key': API_KEY } })
+      ).text();
+      const truth = new Map<string, number>();
+      for (const line of exported.split('\n').slice(1)) {
+        const cells = line.split('\t');
+        if (cells[0] !== undefined && cells[4] !== undefined) truth.set(cells[0], Number(cells[4]));
+      }
+      const served = new Map(feed.items.map((item) => [item.id, item.stock]));
+      for (const item of chosen.filter((entry) => entry.unit === unit)) {
+        if (served.get(item.id) !== truth.get(item.id))
+          mismatches.push(`${unit}/${item.id}: ${served.get(item.id)} vs ${truth.get(item.id)}`);
+      }
+    }
+
+    const latencies = all
+      .flatMap((sale) => (sale.seenAt === undefined ? [] : [sale.seenAt - sale.startedAt]))
+      .sort((a, b) => a - b);
+    const metrics = await (await fetch(`${app.url}/metrics`)).text();
+    const processed = Object.fromEntries(
+      [...metrics.matchAll(/^catalog_bridge_webhook_sales_total\{outcome="(\w+)"\} (\d+)/gm)].map((match) => [
+        match[1],
+        Number(match[2]),
+      ]),
+    );
+    const round = (value: number) => Math.round(value);
+    process.stdout.write(
+      `${JSON.stringify(
+        {
+          node: process.version,
+          catalog: { articles, units, products: first.products.length },
+          sales: {
+            requested: total,
+            rate,
+            madeInMs: round(salesMadeMs),
+            failedRequests: failures,
+            seen: latencies.length,
+            notSeen: outstanding.size,
+          },
+          latencyMs: {
+            p50: round(percentile(latencies, 50)),
+            p90: round(percentile(latencies, 90)),
+            p95: round(percentile(latencies, 95)),
+            p99: round(percentile(latencies, 99)),
+            max: round(latencies.at(-1) ?? Number.NaN),
+          },
+          processedSales: processed,
+          versionsServed: versions,
+          bridgeCpuMs: { user: round(cpu.user / 1000), system: round(cpu.system / 1000) },
+          feedMatchesPosAfterwards: mismatches.length === 0,
+          mismatches: mismatches.slice(0, 10),
+        },
+        null,
+        2,
+      )}\n`,
+    );
+  } finally {
+    await app.stop();
+    const exited = once(sandbox.child, 'exit');
+    sandbox.child.kill('SIGTERM');
+    await exited;
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
