@@ -222,6 +222,14 @@ async function main(): Promise<void> {
         Number(match[2]),
       ]),
     );
+    // The bridge's own share: from accepting a sale's webhook to serving its stock (the rest is the
+    // sandbox recording the sale and delivering the webhook, one delivery at a time).
+    const bridgeShare = Object.fromEntries(
+      [...metrics.matchAll(/^catalog_bridge_webhook_apply_seconds_bucket\{le="([^"]+)"\} (\d+)/gm)].map((match) => [
+        `<=${match[1]}s`,
+        Number(match[2]),
+      ]),
+    );
     const round = (value: number) => Math.round(value);
     process.stdout.write(
       `${JSON.stringify(
@@ -244,6 +252,7 @@ async function main(): Promise<void> {
             max: round(latencies.at(-1) ?? Number.NaN),
           },
           processedSales: processed,
+          acceptedToServedHistogram: bridgeShare,
           versionsServed: versions,
           bridgeCpuMs: { user: round(cpu.user / 1000), system: round(cpu.system / 1000) },
           feedMatchesPosAfterwards: mismatches.length === 0,
