@@ -156,6 +156,16 @@ async function main(): Promise<void> {
     }
     app.catalog.onChange(check);
 
+    // `--memory`: RSS and heap every second on stderr (what a burst costs a large catalog).
+    const memoryProbe = process.argv.includes('--memory')
+      ? setInterval(() => {
+          const usage = process.memoryUsage();
+          const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
+          process.stderr.write(
+            `t=${Math.round(performance.now() - started)}ms rss=${mb(usage.rss)} heapUsed=${mb(usage.heapUsed)} external=${mb(usage.external)} arrayBuffers=${mb(usage.arrayBuffers)} outstanding=${outstanding.size}\n`,
+          );
+        }, 1000)
+      : undefined;
     const cpuBefore = process.cpuUsage();
     const started = performance.now();
     let failures = 0;
@@ -189,6 +199,7 @@ async function main(): Promise<void> {
     const deadline = performance.now() + 30_000;
     while (outstanding.size > 0 && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     await app.webhooks.idle();
+    clearInterval(memoryProbe);
     const cpu = process.cpuUsage(cpuBefore);
 
     // Every sold item over HTTP against the sandbox's stock export of its unit.

@@ -93,8 +93,9 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
   // version lives for a few milliseconds, and rendering each one took the CPU the sales needed
   // (bench/webhook-latency.ts). Requests render what they ask for meanwhile.
   let prewarmTimer: NodeJS.Timeout | undefined;
+  const countedUnits = new WeakSet<CatalogSnapshot['units']>();
   catalog.onChange((snapshot) => {
-    recordCatalogMetrics(metrics, snapshot);
+    recordCatalogMetrics(metrics, snapshot, countedUnits);
     feeds.recordChange(previous, snapshot);
     previous = snapshot;
     clearTimeout(prewarmTimer);
@@ -248,14 +249,20 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
   };
 }
 
-function recordCatalogMetrics(metrics: Metrics, snapshot: CatalogSnapshot): void {
+/**
+ * Versions made by stock changes share their base's `units` array and never add or remove offers, so
+ * their per-unit counts are the base's: counted once per such family (`counted`), not for every sale.
+ */
+function recordCatalogMetrics(metrics: Metrics, snapshot: CatalogSnapshot, counted: WeakSet<CatalogSnapshot['units']>): void {
   metrics.catalogItems.set({ unit: 'all' }, snapshot.products.length);
+  metrics.catalogGeneratedAt.set(Date.parse(snapshot.generatedAt) / 1000);
+  if (counted.has(snapshot.units)) return;
+  counted.add(snapshot.units);
   for (const unit of snapshot.units) {
     let count = 0;
     for (const product of snapshot.products) if (product.offers.some((offer) => offer.unit === unit.code)) count++;
     metrics.catalogItems.set({ unit: unit.code }, count);
   }
-  metrics.catalogGeneratedAt.set(Date.parse(snapshot.generatedAt) / 1000);
 }
 
 function localUrlOf(server: Server, host: string): string {

@@ -212,7 +212,15 @@ function metaOf(snapshot: CatalogSnapshot, fingerprint: string): CatalogMeta {
  */
 export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
   const { pos, store, options, logger, now } = deps;
-  let served: { snapshot: CatalogSnapshot; fingerprint: () => string; seq: number } | undefined;
+  let served:
+    | {
+        snapshot: CatalogSnapshot;
+        fingerprint: () => string;
+        /** Known without hashing the catalog (a sync computed it, or the store had it). */
+        knownFingerprint: string | undefined;
+        seq: number;
+      }
+    | undefined;
   /** Serves are numbered; `storedSeq` is the number of the newest served version the store holds. */
   let servedSeq = 0;
   let storedSeq = 0;
@@ -240,6 +248,7 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
     served = {
       snapshot,
       fingerprint: typeof fingerprint === 'string' ? () => fingerprint : memoize(fingerprint),
+      knownFingerprint: typeof fingerprint === 'string' ? fingerprint : undefined,
       seq: servedSeq,
     };
     for (const listener of listeners) listener(snapshot);
@@ -259,8 +268,11 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
       const current = served;
       if (storedSeq >= target || current === undefined || current.seq <= storedSeq) return;
       const { snapshot } = current;
+      // A version made by stock changes is stored without its fingerprint: hashing the whole catalog for
+      // every store during a burst of sales took seconds of CPU at 100,000 products. After a restart the
+      // next full sync then publishes a new version even when nothing changed (once).
       await store.publish(
-        { version: snapshot.version, meta: metaOf(snapshot, current.fingerprint()), items: snapshot.products },
+        { version: snapshot.version, meta: metaOf(snapshot, current.knownFingerprint ?? ''), items: snapshot.products },
         now(),
       );
       storedSeq = current.seq;

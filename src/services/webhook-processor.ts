@@ -362,18 +362,23 @@ export function createWebhookProcessor(deps: WebhookProcessorDeps): WebhookProce
       groups.set(code, group);
     }
 
-    for (const [code, group] of groups) {
-      const times = group.sales.map((queued) => timeOf(queued.entry));
-      const dateFrom = new Date(Math.min(...times) - options.movementWindowMs).toISOString();
-      const dateTo = new Date(Math.max(...times) + options.movementWindowMs).toISOString();
-      let movements: readonly PosMovement[] = [];
-      try {
-        const filter = { dateFrom, dateTo, ...(group.filterUnit === undefined ? {} : { unit: group.filterUnit }) };
-        movements = (await pos.listMovements({ filter })).items;
-      } catch (error) {
-        // The movements are a shortcut; the re-read below is the answer either way.
-        logger.warn({ err: error, unit: code }, 'could not list stock movements; re-reading the stock instead');
-      }
+    // Every unit's movements at once: a slow answer for one unit does not hold up the others.
+    const lookedUp = await Promise.all(
+      [...groups].map(async ([code, group]) => {
+        const times = group.sales.map((queued) => timeOf(queued.entry));
+        const dateFrom = new Date(Math.min(...times) - options.movementWindowMs).toISOString();
+        const dateTo = new Date(Math.max(...times) + options.movementWindowMs).toISOString();
+        try {
+          const filter = { dateFrom, dateTo, ...(group.filterUnit === undefined ? {} : { unit: group.filterUnit }) };
+          return { code, group, movements: (await pos.listMovements({ filter })).items };
+        } catch (error) {
+          // The movements are a shortcut; the re-read below is the answer either way.
+          logger.warn({ err: error, unit: code }, 'could not list stock movements; re-reading the stock instead');
+          return { code, group, movements: [] as readonly PosMovement[] };
+        }
+      }),
+    );
+    for (const { code, group, movements } of lookedUp) {
       const byReceipt = indexByReceipt(movements);
       for (const queued of group.sales) {
         const sale = queued.entry.event as PosSaleEvent;

@@ -63,14 +63,58 @@ function add(views: Map<string, Map<string, Change>>, view: string, id: string, 
  * ids and changed field names are kept: item states are read from the served version when asked.
  * Products shared by reference between versions (a stock update touches few) cost nothing to compare.
  */
+/** Whether both lists hold the same product ids in the same order (cheap when they share most objects). */
+function sameProductsInPlace(before: readonly Product[], after: readonly Product[]): boolean {
+  if (before.length !== after.length) return false;
+  for (let position = 0; position < after.length; position += 1) {
+    const old = before[position];
+    const product = after[position];
+    if (old !== product && old?.id !== product?.id) return false;
+  }
+  return true;
+}
+
+/** The changes of one product present in both versions, per view. */
+function compare(views: Map<string, Map<string, Change>>, unitCodes: readonly string[], old: Product, product: Product): void {
+  const details = detailsChanged(old, product);
+  const aggregate = offerFields(old.aggregate, product.aggregate);
+  if (details) aggregate.push('details');
+  if (aggregate.length > 0) add(views, ALL_UNITS, product.id, new Set(aggregate));
+  for (const unit of unitCodes) {
+    const was = old.offers.find((offer) => offer.unit === unit);
+    const is = product.offers.find((offer) => offer.unit === unit);
+    if (was === undefined && is !== undefined) {
+      add(views, unit, product.id, 'added');
+      continue;
+    }
+    if (was !== undefined && is === undefined) {
+      add(views, unit, product.id, 'removed');
+      continue;
+    }
+    const fields = offerFields(was, is);
+    if (details) fields.push('details');
+    if (fields.length > 0) add(views, unit, product.id, new Set(fields));
+  }
+}
+
 export function createChangeLog(options: { readonly maxTransitions: number }): ChangeLog {
   const transitions: Transition[] = [];
 
   function diff(previous: CatalogSnapshot, next: CatalogSnapshot): Transition {
     const views = new Map<string, Map<string, Change>>();
+    const unitCodes = next.units.map((unit) => unit.code);
+    // Fast path: a version made by stock changes has the same products in the same places, most of them
+    // the very same objects; only the others need comparing, and no map of every product is built (a
+    // burst of sales makes many versions a second; bench/webhook-latency.ts).
+    if (sameProductsInPlace(previous.products, next.products)) {
+      for (const [position, product] of next.products.entries()) {
+        const old = previous.products[position];
+        if (old !== product && old !== undefined) compare(views, unitCodes, old, product);
+      }
+      return { from: previous.version, to: next.version, views };
+    }
     const before = new Map<string, Product>();
     for (const product of previous.products) before.set(product.id, product);
-    const unitCodes = next.units.map((unit) => unit.code);
     for (const product of next.products) {
       const old = before.get(product.id);
       before.delete(product.id);
@@ -80,25 +124,7 @@ export function createChangeLog(options: { readonly maxTransitions: number }): C
         for (const offer of product.offers) add(views, offer.unit, product.id, 'added');
         continue;
       }
-      const details = detailsChanged(old, product);
-      const aggregate = offerFields(old.aggregate, product.aggregate);
-      if (details) aggregate.push('details');
-      if (aggregate.length > 0) add(views, ALL_UNITS, product.id, new Set(aggregate));
-      for (const unit of unitCodes) {
-        const was = old.offers.find((offer) => offer.unit === unit);
-        const is = product.offers.find((offer) => offer.unit === unit);
-        if (was === undefined && is !== undefined) {
-          add(views, unit, product.id, 'added');
-          continue;
-        }
-        if (was !== undefined && is === undefined) {
-          add(views, unit, product.id, 'removed');
-          continue;
-        }
-        const fields = offerFields(was, is);
-        if (details) fields.push('details');
-        if (fields.length > 0) add(views, unit, product.id, new Set(fields));
-      }
+      compare(views, unitCodes, old, product);
     }
     for (const removed of before.values()) {
       add(views, ALL_UNITS, removed.id, 'removed');

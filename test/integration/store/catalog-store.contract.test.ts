@@ -1,34 +1,16 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Keyv } from 'keyv';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openKeyv } from '../../../src/adapters/store/create-keyv.js';
 import { type CatalogStore, createKeyvCatalogStore } from '../../../src/adapters/store/keyv-catalog-store.js';
-import { type RedisServer, startRedisServer } from '../../helpers/redis-server.js';
+import { storeBackends } from '../../helpers/store-backends.js';
 
 interface Item {
   readonly id: string;
   readonly version: string;
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'catalog-store-'));
-let redis: RedisServer | undefined;
-beforeAll(async () => {
-  redis = await startRedisServer();
-});
-afterAll(async () => {
-  rmSync(dir, { recursive: true, force: true });
-  await redis?.stop();
-});
-
-let counter = 0;
-const backends: [string, () => string][] = [
-  ['memory', () => 'memory://'],
-  ['sqlite', () => `sqlite://${join(dir, `store-${++counter}.sqlite`)}`],
-  // Each test gets its own database number, so tests do not see each other's keys.
-  ['redis', () => `${redis?.url}/${++counter % 16}`],
-];
+const backends = storeBackends('catalog-store');
+const newSqliteUrl = backends.find(([name]) => name === 'sqlite')?.[1] ?? (() => 'memory://');
 
 function itemsOf(version: string, count: number): Item[] {
   return Array.from({ length: count }, (_, i) => ({ id: `a-${i}`, version }));
@@ -109,7 +91,7 @@ describe.each(backends)('catalog store contract (%s)', (_name, newUrl) => {
 
 describe('catalog store on SQLite across a restart', () => {
   it('serves the last version from a new store instance on the same file', async () => {
-    const url = `sqlite://${join(dir, 'restart.sqlite')}`;
+    const url = newSqliteUrl();
     const first = createKeyvCatalogStore<{ label: string }, Item>(openKeyv(url).keyv, { chunkSize: 5 });
     await first.publish({ version: 'v7', meta: { label: 'before restart' }, items: itemsOf('v7', 12) }, at);
     await first.close();

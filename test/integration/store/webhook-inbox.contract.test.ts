@@ -1,27 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openKeyv } from '../../../src/adapters/store/create-keyv.js';
 import { createKeyvWebhookInbox, type WebhookInbox } from '../../../src/adapters/store/keyv-webhook-inbox.js';
-import { type RedisServer, startRedisServer } from '../../helpers/redis-server.js';
+import { storeBackends } from '../../helpers/store-backends.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'webhook-inbox-'));
-let redis: RedisServer | undefined;
-beforeAll(async () => {
-  redis = await startRedisServer();
-});
-afterAll(async () => {
-  rmSync(dir, { recursive: true, force: true });
-  await redis?.stop();
-});
-
-let counter = 0;
-const backends: [string, () => string][] = [
-  ['memory', () => 'memory://'],
-  ['sqlite', () => `sqlite://${join(dir, `inbox-${++counter}.sqlite`)}`],
-  ['redis', () => `${redis?.url}/${++counter % 16}`],
-];
+const backends = storeBackends('webhook-inbox');
 
 interface Event {
   readonly n: number;

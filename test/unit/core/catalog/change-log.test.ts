@@ -117,4 +117,27 @@ describe('core/catalog/change-log', () => {
       ],
     });
   });
+
+  it('finds the same changes whether the products stayed in place (a stock change) or moved', () => {
+    const inPlace = createChangeLog({ maxTransitions: 10 });
+    const moved = createChangeLog({ maxTransitions: 10 });
+    const before = snapshot('w1', [a, b, c]);
+    const c2 = product('c', [30, 1], [30, 0]);
+    inPlace.record(before, snapshot('w2', [a, b2, c2]));
+    moved.record(before, snapshot('w2', [c2, b2, a]));
+
+    // The same changes; listed in the products' new order.
+    const byId = (result: ReturnType<typeof moved.changesSince>) =>
+      result.ok ? [...result.changes].sort((x, y) => x.id.localeCompare(y.id)) : result;
+    for (const view of ['all', 'U1', 'U2']) {
+      expect(byId(inPlace.changesSince('w1', view))).toEqual(byId(moved.changesSince('w1', view)));
+    }
+    expect(inPlace.changesSince('w1', 'U2')).toEqual({
+      ok: true,
+      changes: [
+        { id: 'b', change: 'changed', fields: ['stock', 'availability'] },
+        { id: 'c', change: 'changed', fields: ['stock', 'availability'] },
+      ],
+    });
+  });
 });
