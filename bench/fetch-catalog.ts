@@ -11,20 +11,16 @@
  * the peak RSS (`process.resourceUsage().maxRSS`) is what holding one catalog's sources costs. `ms` is wall
  * time (the sandbox's work included), `cpuMs` the CPU time of this process alone. Prints JSON.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { join } from 'node:path';
+
 import { performance } from 'node:perf_hooks';
-import { createInterface } from 'node:readline';
 import { createPosClient } from '../src/adapters/pos/pos-client.js';
 import { createPriceListParser } from '../src/adapters/pos/price-list-xml.js';
 import { parseStockExport } from '../src/adapters/pos/stock-export.js';
 import type { PriceListRow } from '../src/core/catalog/source.js';
+import { startSandboxProcess } from './sandbox-process.js';
 
-const ROOT = join(import.meta.dirname, '..');
 const API_KEY = 'bench-key';
 const PAGE_SIZE = 500;
-const STARTUP_TIMEOUT_MS = 60_000;
 
 function argument(name: string, fallback: number): number {
   const index = process.argv.indexOf(`--${name}`);
@@ -55,61 +51,11 @@ async function timed<T>(part: () => Promise<T>): Promise<{ ms: number; cpuMs: nu
   return { ms: Math.round(performance.now() - started), cpuMs: Math.round((used.user + used.system) / 1000), result };
 }
 
-/** Starts the sandbox POS in a child process and resolves with its URL once it listens. */
-async function startSandboxProcess(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/sandbox/main.ts')], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      TZ: 'UTC',
-      HOST: '127.0.0.1',
-      SANDBOX_PORT: '0',
-      SANDBOX_ARTICLES: String(ARTICLES),
-      SANDBOX_UNITS: String(UNITS),
-      SANDBOX_SALES_PER_MINUTE: '0',
-      SANDBOX_API_KEY: API_KEY,
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const stdout = child.stdout;
-  if (stdout === null) throw new Error('sandbox child has no stdout');
-  const lines = createInterface({ input: stdout });
-  try {
-    const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('sandbox did not start in time')), STARTUP_TIMEOUT_MS);
-      child.once('exit', (code) => {
-        clearTimeout(timer);
-        reject(new Error(`sandbox exited with code ${code} before listening`));
-      });
-      lines.on('line', (line) => {
-        const match = /Sandbox POS listening on (http:\/\/\S+)/.exec(line);
-        if (match?.[1] !== undefined) {
-          clearTimeout(timer);
-          resolve(match[1]);
-        }
-      });
-    });
-    // Keep draining its stdout so the child never blocks on a full pipe.
-    stdout.resume();
-    return { child, url };
-  } catch (error) {
-    child.kill('SIGTERM');
-    throw error;
-  }
-}
-
-async function stopSandboxProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = once(child, 'exit');
-  child.kill('SIGTERM');
-  await exited;
-}
-
 async function main(): Promise<void> {
   const rssAtStartMb = peakRssMb();
-  const sandboxStart = await timed(startSandboxProcess);
-  const { child, url } = sandboxStart.result;
+  const sandboxStart = await timed(() => startSandboxProcess({ articles: ARTICLES, units: UNITS, apiKey: API_KEY }));
+  const sandbox = sandboxStart.result;
+  const { url } = sandbox;
   const client = createPosClient({
     config: {
       baseUrl: url,
@@ -194,7 +140,7 @@ async function main(): Promise<void> {
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   } finally {
     await client.close();
-    await stopSandboxProcess(child);
+    await sandbox.stop();
   }
 }
 

@@ -20,7 +20,8 @@
  * (from the service's `onPhase` probe), products, outcome, CPU and GC time, peak RSS; then medians.
  * `--compare` interleaves 50k and 100k runs so that drift of a shared machine hits both alike.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+
+import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,6 +29,7 @@ import { join } from 'node:path';
 import { constants, PerformanceObserver, performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { getHeapSpaceStatistics, getHeapStatistics } from 'node:v8';
+import { startSandboxProcess } from './sandbox-process.js';
 
 const SCRIPT = fileURLToPath(import.meta.url);
 const ROOT = join(SCRIPT, '..', '..');
@@ -270,54 +272,6 @@ async function worker(): Promise<void> {
 // ---------------------------------------------------------------------------------------------------
 // Parent: sandbox child + worker child per run.
 
-interface Sandbox {
-  readonly url: string;
-  readonly child: ChildProcess;
-}
-
-async function startSandboxProcess(articles: number, units: number): Promise<Sandbox> {
-  const child = spawn(process.execPath, [...process.execArgv, join(ROOT, 'src/sandbox/main.ts')], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      TZ: 'UTC',
-      HOST: '127.0.0.1',
-      SANDBOX_PORT: '0',
-      SANDBOX_ARTICLES: String(articles),
-      SANDBOX_UNITS: String(units),
-      SANDBOX_SALES_PER_MINUTE: '0',
-      SANDBOX_API_KEY: API_KEY,
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let output = '';
-    const timer = setTimeout(() => reject(new Error(`sandbox did not start within 60 s:\n${output}`)), 60_000);
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match?.[1] !== undefined) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`sandbox exited with ${code}:\n${output}`));
-    });
-  });
-  child.stdout?.resume();
-  return { url, child };
-}
-
-async function stopSandboxProcess(sandbox: Sandbox): Promise<void> {
-  if (sandbox.child.exitCode !== null) return;
-  const exited = once(sandbox.child, 'exit');
-  sandbox.child.kill('SIGTERM');
-  await exited;
-}
-
 /** utime + stime of a process in ms, from /proc (Linux); `undefined` where that is not readable. */
 function processCpuMs(pid: number | undefined): number | undefined {
   if (pid === undefined) return undefined;
@@ -395,7 +349,7 @@ async function runWorker(
 }
 
 async function runOnce(articles: number, units: number, store: StoreKind, compiled: string | undefined): Promise<RunResult> {
-  const sandbox = await startSandboxProcess(articles, units);
+  const sandbox = await startSandboxProcess({ articles, units, apiKey: API_KEY });
   try {
     const cpuBefore = processCpuMs(sandbox.child.pid);
     const result = await runWorker(sandbox.url, articles, units, store, compiled);
@@ -407,7 +361,7 @@ async function runOnce(articles: number, units: number, store: StoreKind, compil
     );
     return sandboxCpuMs === undefined ? result : { ...result, sandboxCpuMs };
   } finally {
-    await stopSandboxProcess(sandbox);
+    await sandbox.stop();
   }
 }
 

@@ -14,19 +14,18 @@
  * unit's `products.json` against the sandbox's own stock export. Prints JSON: latency percentiles,
  * outcomes of the processed sales (movements applied or stock re-read), versions served, CPU.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { startApp } from '../src/app.js';
 import { createTestConfig } from '../src/config/load-config.js';
 import type { CatalogSnapshot } from '../src/core/catalog/catalog.js';
+import { startSandboxProcess } from './sandbox-process.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const API_KEY = 'bench-key';
 
 function argument(name: string, fallback: number): number {
@@ -51,43 +50,6 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function startSandboxProcess(webhookUrl: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [...process.execArgv, join(ROOT, 'src/sandbox/main.ts')], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      TZ: 'UTC',
-      HOST: '127.0.0.1',
-      SANDBOX_PORT: '0',
-      SANDBOX_ARTICLES: String(articles),
-      SANDBOX_UNITS: String(units),
-      SANDBOX_SALES_PER_MINUTE: '0',
-      SANDBOX_API_KEY: API_KEY,
-      SANDBOX_WEBHOOK_URL: webhookUrl,
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let output = '';
-    const timer = setTimeout(() => reject(new Error(`sandbox did not start within 60 s:\n${output}`)), 60_000);
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match?.[1] !== undefined) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`sandbox exited with ${code}:\n${output}`));
-    });
-  });
-  child.stdout?.resume();
-  return { url, child };
-}
-
 interface Pending {
   readonly unit: string;
   readonly id: string;
@@ -104,7 +66,12 @@ function percentile(sorted: readonly number[], p: number): number {
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'webhook-latency-'));
   const port = await freePort();
-  const sandbox = await startSandboxProcess(`http://127.0.0.1:${port}/webhooks/pos`);
+  const sandbox = await startSandboxProcess({
+    articles,
+    units,
+    apiKey: API_KEY,
+    webhookUrl: `http://127.0.0.1:${port}/webhooks/pos`,
+  });
   const app = await startApp(
     createTestConfig({
       POS_BASE_URL: sandbox.url,
@@ -275,9 +242,7 @@ async function main(): Promise<void> {
     );
   } finally {
     await app.stop();
-    const exited = once(sandbox.child, 'exit');
-    sandbox.child.kill('SIGTERM');
-    await exited;
+    await sandbox.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }
