@@ -205,14 +205,15 @@ export function createWebhookProcessor(deps: WebhookProcessorDeps): WebhookProce
   let nextRefresh: Promise<void> | undefined;
   const refreshUnits = new Set<string>();
   let lastRefreshEnded = Number.NEGATIVE_INFINITY;
+  let lastRefreshMs = 0;
   let wake: (() => void) | undefined;
   let urgent = false;
 
   /**
    * Re-reads the stock of `units`. `urgent` when a sale's movements were not found (the re-read is what
    * shows it): as soon as the running re-read ends. Otherwise the re-read only confirms what the
-   * movements did, and waits until `refreshIntervalMs` after the last one, so a burst of sales costs a
-   * re-read every few seconds, not one per batch.
+   * movements did, and waits until `refreshIntervalMs` (or 5× the last re-read's duration) after the last
+   * one, so a burst of sales costs a re-read every few seconds, not one per batch.
    */
   function refresh(units: ReadonlySet<string>, isUrgent: boolean): Promise<void> {
     for (const unit of units) refreshUnits.add(unit);
@@ -225,7 +226,9 @@ export function createWebhookProcessor(deps: WebhookProcessorDeps): WebhookProce
   }
 
   async function waitTurn(): Promise<void> {
-    const wait = lastRefreshEnded + refreshIntervalMs - performance.now();
+    // At least `refreshIntervalMs`, and 5× what the last re-read took: confirming re-reads then take at most
+    // a sixth of the time, however large the catalog (a 100,000-row export takes seconds to read and apply).
+    const wait = lastRefreshEnded + Math.max(refreshIntervalMs, 5 * lastRefreshMs) - performance.now();
     if (urgent || wait <= 0 || stopped) return;
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, wait);
@@ -242,6 +245,7 @@ export function createWebhookProcessor(deps: WebhookProcessorDeps): WebhookProce
     urgent = false;
     const units = refreshUnits.has(ALL) ? undefined : [...refreshUnits];
     refreshUnits.clear();
+    const began = performance.now();
     const run = (async () => {
       const report: SyncReport = await catalog.syncStock(units === undefined ? {} : { units });
       if (report.outcome === 'failed') {
@@ -257,6 +261,7 @@ export function createWebhookProcessor(deps: WebhookProcessorDeps): WebhookProce
     } finally {
       refreshing = undefined;
       lastRefreshEnded = performance.now();
+      lastRefreshMs = lastRefreshEnded - began;
     }
   }
 

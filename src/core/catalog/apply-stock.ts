@@ -167,6 +167,25 @@ export function applyStockRows(
   return applyUpdates(snapshot, updates, options, now, issues, units);
 }
 
+/**
+ * Product positions by id, built once per family of versions: the snapshots `applyStock` makes share
+ * their base's `units` array and keep every product in its place (a full sync or a store load makes a new
+ * array), so a burst of sales does not index 100,000 products for every batch (bench/webhook-latency.ts).
+ */
+const positionCache = new WeakMap<
+  CatalogSnapshot['units'],
+  { readonly products: number; readonly positions: Map<string, number> }
+>();
+
+function positionsOf(snapshot: CatalogSnapshot, rebuild = false): ReadonlyMap<string, number> {
+  const cached = positionCache.get(snapshot.units);
+  if (!rebuild && cached !== undefined && cached.products === snapshot.products.length) return cached.positions;
+  const positions = new Map<string, number>();
+  for (const [position, product] of snapshot.products.entries()) positions.set(product.id, position);
+  positionCache.set(snapshot.units, { products: snapshot.products.length, positions });
+  return positions;
+}
+
 function applyUpdates(
   snapshot: CatalogSnapshot,
   updates: readonly StockUpdate[],
@@ -176,8 +195,8 @@ function applyUpdates(
   units: readonly StockRowsReport[],
 ): ApplyStockResult {
   const unitCodes = new Set(snapshot.units.map((unit) => unit.code));
-  const positionOf = new Map<string, number>();
-  for (const [position, product] of snapshot.products.entries()) positionOf.set(product.id, position);
+  let positionOf = positionsOf(snapshot);
+  let verified = false;
 
   /** Per touched product position: the working stock of each offer (same order as `offers`). */
   const working = new Map<number, (number | undefined)[]>();
@@ -192,7 +211,13 @@ function applyUpdates(
       issues.add({ reason: 'unknown-unit', ...where });
       continue;
     }
-    const position = positionOf.get(update.articleId);
+    let position = positionOf.get(update.articleId);
+    if (!verified && (position === undefined || snapshot.products[position]?.id !== update.articleId)) {
+      // The cached positions do not fit this snapshot (not of the family they were built for): index it.
+      positionOf = positionsOf(snapshot, true);
+      verified = true;
+      position = positionOf.get(update.articleId);
+    }
     const product = position === undefined ? undefined : snapshot.products[position];
     if (position === undefined || product === undefined) {
       issues.add({ reason: 'unknown-article', ...where });

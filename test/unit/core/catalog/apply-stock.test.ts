@@ -179,6 +179,19 @@ describe('core/catalog/apply-stock', () => {
     expect(report.issues.map((issue) => issue.reason)).toEqual(reasons);
   });
 
+  it('finds products in a snapshot that shares `units` with another but orders its products differently', () => {
+    const base = baseSnapshot();
+    applyStock(base, [{ unitCode: 'U1', articleId: 'a-1', delta: -1 }], OPTIONS, LATER);
+    const reordered: CatalogSnapshot = { ...base, products: [...base.products].reverse() };
+
+    const { snapshot, report } = applyStock(reordered, [{ unitCode: 'U1', articleId: 'a-3', quantity: 7 }], OPTIONS, LATER);
+
+    expect(report.applied).toBe(1);
+    expect(productOf(snapshot, 'a-3').offers[0]?.stock).toBe(7);
+    expect(productOf(snapshot, 'a-1').offers[0]?.stock).toBe(3);
+    expect(snapshot.products.map((product) => product.id)).toEqual(['a-3', 'a-2', 'a-1']);
+  });
+
   it('publishes a new version, shares untouched products and leaves the old snapshot as it was', () => {
     const snapshot = baseSnapshot();
     const before = JSON.stringify(snapshot);
