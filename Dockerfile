@@ -1,6 +1,8 @@
 # syntax=docker/dockerfile:1
-# Small non-root image running the same start as `npm start` (SPEC §2). Node: the current LTS.
-ARG NODE_IMAGE=node:24-bookworm-slim
+# Small non-root image running the same start as `npm start` (SPEC §2). Node: the current LTS, 26
+# ("Lithium", Active LTS since 2026-10-28; its images are Debian 13 "trixie"). The code also runs on
+# Node 20.19+: `--build-arg NODE_IMAGE=node:24-bookworm-slim` pins an older line.
+ARG NODE_IMAGE=node:26-trixie-slim
 
 # Production dependencies only; sqlite3 is a native module, so the toolchain lives in this stage.
 FROM ${NODE_IMAGE} AS deps
