@@ -53,6 +53,8 @@ const JOBS: readonly SyncJob[] = ['sync-catalog', 'sync-stock'];
 
 /** How long a version must stay served before its feeds are pre-rendered. */
 const PREWARM_DELAY_MS = 500;
+/** Longest time feeds go without pre-rendering while versions keep changing. */
+const PREWARM_MAX_WAIT_MS = 10_000;
 
 /**
  * Composition root: the only place that wires real adapters. Start-up serves the stored catalog at once
@@ -82,8 +84,12 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
   });
   async function closeAll(): Promise<void> {
     clearTimeout(prewarmTimer);
+    const flushFailed = (error: unknown) => logger.error({ err: error }, 'could not store the served catalog');
+    // Started first: processing may be waiting for a delayed store.
+    const flushing = catalog.flush().catch(flushFailed);
     await webhooks.stop();
-    await catalog.flush().catch((error: unknown) => logger.error({ err: error }, 'could not store the served catalog'));
+    await flushing;
+    await catalog.flush().catch(flushFailed);
     await inbox.close();
     await closeCatalogParts();
   }
@@ -93,17 +99,26 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
   // version lives for a few milliseconds, and rendering each one took the CPU the sales needed
   // (bench/webhook-latency.ts). Requests render what they ask for meanwhile.
   let prewarmTimer: NodeJS.Timeout | undefined;
+  let prewarmWaitingSince: number | undefined;
   const countedUnits = new WeakSet<CatalogSnapshot['units']>();
   catalog.onChange((snapshot) => {
     recordCatalogMetrics(metrics, snapshot, countedUnits);
     feeds.recordChange(previous, snapshot);
     previous = snapshot;
-    clearTimeout(prewarmTimer);
+    // Under steady changes it still runs at least every PREWARM_MAX_WAIT_MS.
+    const now = performance.now();
+    prewarmWaitingSince ??= now;
+    if (now - prewarmWaitingSince < PREWARM_MAX_WAIT_MS) clearTimeout(prewarmTimer);
+    else if (prewarmTimer !== undefined) return;
     prewarmTimer = setTimeout(() => {
+      prewarmTimer = undefined;
+      prewarmWaitingSince = undefined;
+      const current = catalog.current();
+      if (current === undefined) return;
       void feeds
-        .prewarm(snapshot, () => catalog.current() === snapshot)
+        .prewarm(current, () => catalog.current() === current)
         .catch((error: unknown) => {
-          logger.warn({ err: error, version: snapshot.version }, 'pre-rendering feeds failed');
+          logger.warn({ err: error, version: current.version }, 'pre-rendering feeds failed');
         });
     }, PREWARM_DELAY_MS);
     prewarmTimer.unref();

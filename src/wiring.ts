@@ -143,7 +143,7 @@ function linkTemplates(config: Config, sandbox: RunningSandbox | undefined): { p
  * so that listing pending events never reads the catalog. With Redis, all instances share it.
  */
 export function openWebhookInbox(config: Config): WebhookInbox<StoredWebhookEvent> {
-  const { keyv } = openKeyv(config.store.url, 'catalog-bridge-inbox', { sqliteTable: 'webhook_inbox' });
-  const seen = openKeyv(config.store.url, 'catalog-bridge-seen', { sqliteTable: 'webhook_seen' }).keyv;
+  const { keyv } = openKeyv(config.store.url, 'catalog-bridge-inbox', { sqliteTable: 'webhook_inbox', durable: true });
+  const seen = openKeyv(config.store.url, 'catalog-bridge-seen', { sqliteTable: 'webhook_seen', durable: true }).keyv;
   return createKeyvWebhookInbox<StoredWebhookEvent>(keyv, { seen });
 }

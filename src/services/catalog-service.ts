@@ -1,5 +1,4 @@
 import { performance } from 'node:perf_hooks';
-import { setTimeout as delay } from 'node:timers/promises';
 import type { PosClient } from '../adapters/pos/pos-client.js';
 import type { PosRejectedItem } from '../adapters/pos/pos-schema.js';
 import { createPriceListParser, type PriceListSummary } from '../adapters/pos/price-list-xml.js';
@@ -251,7 +250,14 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
       knownFingerprint: typeof fingerprint === 'string' ? fingerprint : undefined,
       seq: servedSeq,
     };
-    for (const listener of listeners) listener(snapshot);
+    for (const listener of listeners) {
+      // A listener (metrics, feeds) must not fail the change that is already served.
+      try {
+        listener(snapshot);
+      } catch (error) {
+        logger.error({ err: error, version: snapshot.version }, 'a listener of catalog changes failed');
+      }
+    }
   }
 
   /**
@@ -597,8 +603,10 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
     }
   }
 
-  let soon: Promise<void> | undefined;
+  let soon: { readonly stored: Promise<void>; now(): void } | undefined;
   let lastStockStoreMs = 0;
+  /** The re-read a full sync started for units whose stock changed while it ran (`flush` waits for it). */
+  let rereading: Promise<unknown> | undefined;
   /**
    * `persistServed` a moment later: sales come in bursts, and every write stores the whole catalog, so
    * the changes of that moment share one write (bench/webhook-latency.ts). Serving does not wait for it.
@@ -606,13 +614,28 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
   function persistSoon(): Promise<void> {
     // 1 s, or 5× what the last such store took: storing a 100,000-product catalog takes seconds, and
     // back-to-back stores would take the CPU from the sales themselves.
-    soon ??= delay(Math.max(STOCK_CHANGE_STORE_DELAY_MS, 5 * lastStockStoreMs), undefined, { ref: false }).then(async () => {
+    if (soon !== undefined) return soon.stored;
+    let start = () => {};
+    const due = new Promise<void>((resolve) => {
+      start = resolve;
+    });
+    // `flush` starts it at once; the timer does not keep a process alive that has nothing else to do.
+    const timer = setTimeout(start, Math.max(STOCK_CHANGE_STORE_DELAY_MS, 5 * lastStockStoreMs));
+    timer.unref();
+    const stored = due.then(async () => {
       soon = undefined;
       const began = performance.now();
       await persistServed();
       lastStockStoreMs = performance.now() - began;
     });
-    return soon;
+    soon = {
+      stored,
+      now() {
+        clearTimeout(timer);
+        start();
+      },
+    };
+    return stored;
   }
 
   function markStockChanged(units: Iterable<string>): void {
@@ -632,7 +655,9 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
     }
     if (stale.length === 0) return;
     logger.info({ units: stale }, 'stock changed during the full sync; reading it again');
-    void syncStock({ units: stale });
+    rereading = syncStock({ units: stale }).finally(() => {
+      rereading = undefined;
+    });
   }
 
   function applyStockDeltas(deltas: readonly StockDelta[]): StockDeltaResult | undefined {
@@ -678,7 +703,12 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
     syncCatalog,
     syncStock,
     applyStockDeltas,
-    flush: persistServed,
+    async flush() {
+      await rereading;
+      const pending = soon;
+      pending?.now();
+      await Promise.all([pending?.stored, persistServed()]);
+    },
     lastReport: (job) => lastReports.get(job),
     recentReports: (job) => store.recentReports(job),
     onChange(listener) {

@@ -24,7 +24,7 @@ export interface WebhookProcessorOptions {
 export interface WebhookProcessorDeps {
   readonly inbox: WebhookInbox<StoredWebhookEvent>;
   readonly pos: Pick<PosClient, 'listMovements'>;
-  readonly catalog: Pick<CatalogService, 'current' | 'applyStockDeltas' | 'syncStock'>;
+  readonly catalog: Pick<CatalogService, 'current' | 'applyStockDeltas' | 'syncStock' | 'flush'>;
   readonly logger: {
     info(meta: object, message: string): void;
     warn(meta: object, message: string): void;
@@ -75,11 +75,13 @@ interface ArticleLookup {
  * base's `units` and never change identifiers, while every full sync or store load makes a new array.
  * So a burst of sales builds the lookup once, not once per version.
  */
-const lookups = new WeakMap<CatalogSnapshot['units'], ArticleLookup>();
+const lookups = new WeakMap<CatalogSnapshot['units'], ArticleLookup & { readonly products: number }>();
 
 function lookupOf(snapshot: CatalogSnapshot): ArticleLookup {
   const known = lookups.get(snapshot.units);
-  if (known !== undefined) return known;
+  // The count guards against a snapshot that shares `units` but not the family (the ids are checked by
+  // `applyStock`, which reports an id the snapshot lacks).
+  if (known !== undefined && known.products === snapshot.products.length) return known;
   const byInternal = new Map<string, string | null>();
   const byPlu = new Map<number, string | null>();
   const byEan = new Map<string, string | null>();
@@ -95,7 +97,7 @@ function lookupOf(snapshot: CatalogSnapshot): ArticleLookup {
     add(byPlu, product.plu, product.id);
     add(byEan, product.ean, product.id);
   }
-  const lookup = { ids, byInternal, byPlu, byEan };
+  const lookup = { ids, byInternal, byPlu, byEan, products: snapshot.products.length };
   lookups.set(snapshot.units, lookup);
   return lookup;
 }
@@ -130,9 +132,17 @@ function unitCodeOf(
   return undefined;
 }
 
+/** A day: an event time further than this from its arrival is not believed. */
+const PLAUSIBLE_CLOCK_SKEW_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * When the sale happened: the event's `timestamp` (any text to the schema), or when it arrived if that
+ * is unreadable or implausible (a far-off date would put the movement window out of any date's range).
+ */
 function timeOf(entry: InboxEntry<StoredWebhookEvent>): number {
+  const received = Date.parse(entry.receivedAt);
   const stamp = Date.parse(entry.event.timestamp);
-  return Number.isFinite(stamp) ? stamp : Date.parse(entry.receivedAt);
+  return Number.isFinite(stamp) && Math.abs(stamp - received) <= PLAUSIBLE_CLOCK_SKEW_MS ? stamp : received;
 }
 
 interface ReceiptIndex {
@@ -299,11 +309,21 @@ export function createWebhookProcessor(deps: WebhookProcessorDeps): WebhookProce
     }
   }
 
+  /** Removes events from the inbox; they stay known as queued until that is done (so `resume` skips them). */
+  function complete(entries: readonly QueuedEntry[]): void {
+    if (entries.length === 0) return;
+    const ids = entries.map((queued) => queued.entry.id);
+    track(
+      inbox.complete(ids).finally(() => {
+        for (const id of ids) queuedIds.delete(id);
+      }),
+    );
+  }
+
   function retryLater(batch: readonly QueuedEntry[], counts = true): void {
     const step = counts ? 1 : 0;
     const again = batch.filter((queued) => queued.attempts + step < maxAttempts);
     const dropped = batch.filter((queued) => queued.attempts + step >= maxAttempts);
-    for (const queued of batch) queuedIds.delete(queued.entry.id);
     if (dropped.length > 0) {
       logger.warn(
         { events: dropped.length },
@@ -311,12 +331,19 @@ export function createWebhookProcessor(deps: WebhookProcessorDeps): WebhookProce
       );
       for (const queued of dropped)
         if (queued.entry.event.kind === 'sale') deps.onSale?.('dropped', performance.now() - queued.queuedAt);
-      track(inbox.complete(dropped.map((queued) => queued.entry.id)));
+      complete(dropped);
     }
-    if (again.length === 0 || stopped) return;
+    if (again.length === 0) return;
+    if (stopped) {
+      // Left in the inbox for the next start.
+      for (const queued of again) queuedIds.delete(queued.entry.id);
+      return;
+    }
     const timer = setTimeout(() => {
       retryTimers.delete(timer);
-      for (const queued of again) enqueue({ ...queued, attempts: queued.attempts + step });
+      // Still known as queued (see `complete`): straight back into the queue.
+      for (const queued of again) queue.push({ ...queued, attempts: queued.attempts + step });
+      kick();
     }, retryDelayMs);
     retryTimers.add(timer);
   }
@@ -335,8 +362,7 @@ export function createWebhookProcessor(deps: WebhookProcessorDeps): WebhookProce
     const sales = batch.filter((queued) => queued.entry.event.kind === 'sale');
     if (sales.length === 0) {
       // Points changes need nothing more.
-      for (const queued of batch) queuedIds.delete(queued.entry.id);
-      track(inbox.complete(batch.map((queued) => queued.entry.id)));
+      complete(batch);
       return;
     }
     if (snapshot === undefined) {
@@ -413,23 +439,27 @@ export function createWebhookProcessor(deps: WebhookProcessorDeps): WebhookProce
       const done = performance.now();
       for (const queued of refetched) deps.onSale?.('refetched', done - queued.queuedAt);
     });
-    // Out of the inbox once stored and re-read; on failure, the whole batch again later.
-    const finished = Promise.all([result?.persisted, reread]).then(
-      async () => {
-        for (const queued of batch) queuedIds.delete(queued.entry.id);
-        await inbox.complete(batch.map((queued) => queued.entry.id));
-      },
-      (error: unknown) => {
-        logger.warn({ err: error, events: batch.length }, 'stock after webhooks not re-read or stored; retrying');
-        retryLater(
-          batch.map((queued) => {
-            const units = handled.get(queued);
-            return units === undefined ? queued : { ...queued, handled: { units: units.includes(ALL) ? [ALL] : units } };
-          }),
-        );
-      },
+    // What the store holds once this settles includes the applied movements (and, for a retry, whatever
+    // its earlier attempt served).
+    const stored = result?.persisted ?? catalog.flush();
+    const retry = (entries: readonly QueuedEntry[]) => (error: unknown) => {
+      logger.warn({ err: error, events: entries.length }, 'stock after webhooks not re-read or stored; retrying');
+      retryLater(
+        entries.map((queued) => {
+          const units = handled.get(queued);
+          return units === undefined ? queued : { ...queued, handled: { units: units.includes(ALL) ? [ALL] : units } };
+        }),
+      );
+    };
+    // Sales whose movements were applied now (and points changes) are done once the store has them: the
+    // re-read only confirms them, and completing them at once leaves no window in which a restart would
+    // apply them again. Sales shown only by the re-read (and retries) wait for it.
+    const byStore = batch.filter(
+      (queued) => queued.entry.event.kind !== 'sale' || (applied.includes(queued) && queued.handled === undefined),
     );
-    track(finished);
+    const byReread = batch.filter((queued) => !byStore.includes(queued));
+    track(stored.then(() => complete(byStore), retry(byStore)));
+    track(Promise.all([stored, reread]).then(() => complete(byReread), retry(byReread)));
   }
 
   return {

@@ -18,11 +18,12 @@ export interface OpenedKeyv {
  * by default keyv only emits an "error" event and reads come back empty, which would look like
  * "no catalog" instead of "store down". `sqliteTable` gives a keyv its own table in the same SQLite
  * file (the default is keyv's `keyv` table), so that listing its keys does not scan the catalog.
+ * `durable`: every committed write must survive a crash of the machine too (see below).
  */
 export function openKeyv(
   storeUrl: string,
   namespace = 'catalog-bridge',
-  options: { readonly sqliteTable?: string } = {},
+  options: { readonly sqliteTable?: string; readonly durable?: boolean } = {},
 ): OpenedKeyv {
   if (storeUrl === 'memory://') {
     return { keyv: new Keyv({ namespace, throwOnErrors: true }), kind: 'memory', location: 'memory' };
@@ -35,19 +36,21 @@ export function openKeyv(
       busyTimeout: 10_000,
       ...(options.sqliteTable === undefined ? {} : { table: options.sqliteTable }),
     });
-    // WAL: a write no longer waits behind another connection's large write (a catalog publish), and a
-    // commit costs no fsync (synchronous=NORMAL), which took a webhook's durable accept from ~1 ms to
-    // ~0.15 ms, and far more under a publish (decision 0005). A committed write survives a crash of the
-    // process; only a crash of the machine can lose the last ones. The settings are best effort: another
-    // connection may be switching the same file, and the defaults still work.
-    const tune = async (pragma: string) => {
+    // WAL: a write no longer waits behind another connection's large write (a catalog publish), which
+    // took a webhook's accept far beyond its ~1 ms (decision 0005). In WAL mode, `synchronous=NORMAL`
+    // drops the fsync of each commit (~0.5 ms → ~0.15 ms): a committed write then survives a crash of the
+    // process, but a crash of the machine can lose the last ones. That is fine for data the POS can give
+    // again (the catalog), not for `durable` keyvs (the webhook inbox: SPEC §6 "stored durably"), which
+    // keep FULL. NORMAL is only ever set on top of WAL: in rollback mode it risks corruption on power loss.
+    // Best effort: another connection may be switching the same file, and the defaults still work.
+    void (async () => {
       try {
-        await store.query(pragma);
+        const rows = (await store.query('PRAGMA journal_mode=WAL')) as { journal_mode?: string }[] | undefined;
+        if (!options.durable && rows?.[0]?.journal_mode === 'wal') await store.query('PRAGMA synchronous=NORMAL');
       } catch {
         // Kept on the defaults.
       }
-    };
-    void tune('PRAGMA journal_mode=WAL').then(() => tune('PRAGMA synchronous=NORMAL'));
+    })();
     return { keyv: new Keyv({ store, namespace, throwOnErrors: true }), kind: 'sqlite', location: path };
   }
   if (storeUrl.startsWith('redis://') || storeUrl.startsWith('rediss://')) {

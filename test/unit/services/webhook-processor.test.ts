@@ -61,13 +61,21 @@ function movement(
 
 function setup(
   movements: PosMovement[],
-  options: { failMovements?: boolean; stockOutcomes?: SyncReport['outcome'][]; noCatalogUntil?: number } = {},
+  options: {
+    failMovements?: boolean;
+    stockOutcomes?: SyncReport['outcome'][];
+    noCatalogUntil?: number;
+    /** Outcomes of the store writes, in order (`persisted` of each change, then `flush`): true = stored. */
+    stores?: boolean[];
+  } = {},
 ) {
   const inbox = createKeyvWebhookInbox<StoredWebhookEvent>(openKeyv('memory://').keyv);
   const applied: StockDelta[][] = [];
   const refreshed: (readonly string[] | undefined)[] = [];
   const filters: unknown[] = [];
   const outcomes: string[] = [];
+  const flushes: string[] = [];
+  const store = () => ((options.stores?.shift() ?? true) ? Promise.resolve() : Promise.reject(new Error('store down')));
   const processor = createWebhookProcessor({
     inbox,
     pos: {
@@ -81,11 +89,15 @@ function setup(
       current: () => (options.noCatalogUntil !== undefined && Date.now() < options.noCatalogUntil ? undefined : SNAPSHOT),
       applyStockDeltas(deltas) {
         applied.push([...deltas]);
-        return { version: 'v-2', report: {} as never, persisted: Promise.resolve() };
+        return { version: 'v-2', report: {} as never, persisted: store() };
       },
       async syncStock(only) {
         refreshed.push(only?.units);
         return { outcome: options.stockOutcomes?.shift() ?? 'published' } as SyncReport;
+      },
+      flush() {
+        flushes.push('flush');
+        return store();
       },
     },
     logger,
@@ -93,7 +105,7 @@ function setup(
     options: { movementWindowMs: 30_000, retryDelayMs: 1, maxAttempts: 2, refreshIntervalMs: 0 },
     onSale: (outcome) => outcomes.push(outcome),
   });
-  return { processor, inbox, applied, refreshed, filters, outcomes };
+  return { processor, inbox, applied, refreshed, filters, outcomes, flushes };
 }
 
 describe('services/webhook-processor', () => {
@@ -175,8 +187,8 @@ describe('services/webhook-processor', () => {
     expect(await inbox.pending()).toEqual([]);
   });
 
-  it('retries only the re-read of a sale whose movements were applied, never applying them twice', async () => {
-    const { processor, inbox, applied, refreshed } = setup([movement('m1', 'r-1', { _id: 'a-1' })], {
+  it('is done with a sale whose movements were applied once they are stored, even when the confirming re-read fails', async () => {
+    const { processor, inbox, applied, refreshed, outcomes } = setup([movement('m1', 'r-1', { _id: 'a-1' })], {
       stockOutcomes: ['failed'],
     });
 
@@ -184,7 +196,8 @@ describe('services/webhook-processor', () => {
     await processor.idle();
 
     expect(applied).toEqual([[{ unitCode: 'U1', articleId: 'a-1', delta: -1 }]]);
-    expect(refreshed).toEqual([['U1'], ['U1']]);
+    expect(refreshed).toEqual([['U1']]);
+    expect(outcomes).toEqual(['applied']);
     expect(await inbox.pending()).toEqual([]);
   });
 
@@ -223,5 +236,37 @@ describe('services/webhook-processor', () => {
     expect(applied).toEqual([]);
     expect(refreshed).toEqual([]);
     expect(await inbox.pending()).toEqual([]);
+  });
+
+  it('retries a sale whose store failed by storing again (never re-applying), even when the re-read finds nothing new', async () => {
+    const { processor, inbox, applied, flushes } = setup([movement('m1', 'r-1', { _id: 'a-1' })], {
+      stores: [false, true],
+      stockOutcomes: ['unchanged', 'unchanged'],
+    });
+
+    await processor.accept('k', sale('r-1', { unitId: 'unit-1' }));
+    await processor.idle();
+
+    expect(applied).toHaveLength(1);
+    // The retry's re-read changed nothing, so only the flush can have stored the sale.
+    expect(flushes).toEqual(['flush']);
+    expect(await inbox.pending()).toEqual([]);
+  });
+
+  it('takes the arrival time for an implausible event time, without failing the other sales of its batch', async () => {
+    const { processor, applied, filters, outcomes } = setup([
+      movement('m1', 'r-1', { _id: 'a-1' }),
+      movement('m2', 'r-2', { _id: 'a-2' }),
+    ]);
+
+    await Promise.all([
+      processor.accept('k1', sale('r-1', { unitId: 'unit-1', timestamp: '+275760-09-13T00:00:00.000Z' })),
+      processor.accept('k2', sale('r-2', { unitId: 'unit-1' })),
+    ]);
+    await processor.idle();
+
+    expect(outcomes).toEqual(['applied', 'applied']);
+    expect(applied.flat().map((delta) => delta.articleId)).toEqual(['a-1', 'a-2']);
+    expect(filters).toEqual([{ dateFrom: '2026-11-22T09:59:30.000Z', dateTo: '2026-11-22T10:00:31.000Z', unit: 'unit-1' }]);
   });
 });
