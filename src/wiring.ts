@@ -139,11 +139,24 @@ function linkTemplates(config: Config, sandbox: RunningSandbox | undefined): { p
 }
 
 /**
- * The webhook inbox on the `STORE_URL` store: a keyv of its own (namespace, and in SQLite its own table),
- * so that listing pending events never reads the catalog. With Redis, all instances share it.
+ * Where the webhook inbox lives for a `STORE_URL`: with SQLite, a file of its own beside the catalog's
+ * (`catalog.sqlite` → `catalog.inbox.sqlite`). Its writes must be synced to disk one by one (`durable`),
+ * and in the catalog's file each such sync would also flush the catalog's large unsynced writes from the
+ * shared WAL: at 100,000 products that made accepts slow enough for webhook deliveries to queue up
+ * (bench/webhook-latency.ts). Redis and memory stores are shared as they are.
+ */
+export function inboxStoreUrl(storeUrl: string): string {
+  if (!storeUrl.startsWith('sqlite://')) return storeUrl;
+  return storeUrl.endsWith('.sqlite') ? `${storeUrl.slice(0, -'.sqlite'.length)}.inbox.sqlite` : `${storeUrl}.inbox`;
+}
+
+/**
+ * The webhook inbox: keyvs of their own (namespaces, and with SQLite their own file and tables), so that
+ * listing pending events never reads the catalog. With Redis, all instances share it.
  */
 export function openWebhookInbox(config: Config): WebhookInbox<StoredWebhookEvent> {
-  const { keyv } = openKeyv(config.store.url, 'catalog-bridge-inbox', { sqliteTable: 'webhook_inbox', durable: true });
-  const seen = openKeyv(config.store.url, 'catalog-bridge-seen', { sqliteTable: 'webhook_seen', durable: true }).keyv;
+  const url = inboxStoreUrl(config.store.url);
+  const { keyv } = openKeyv(url, 'catalog-bridge-inbox', { sqliteTable: 'webhook_inbox', durable: true });
+  const seen = openKeyv(url, 'catalog-bridge-seen', { sqliteTable: 'webhook_seen', durable: true }).keyv;
   return createKeyvWebhookInbox<StoredWebhookEvent>(keyv, { seen });
 }

@@ -620,7 +620,10 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
       start = resolve;
     });
     // `flush` starts it at once; the timer does not keep a process alive that has nothing else to do.
-    const timer = setTimeout(start, Math.max(STOCK_CHANGE_STORE_DELAY_MS, 5 * lastStockStoreMs));
+    const timer = setTimeout(
+      start,
+      Math.min(Math.max(STOCK_CHANGE_STORE_DELAY_MS, 5 * lastStockStoreMs), MAX_STOCK_CHANGE_STORE_DELAY_MS),
+    );
     timer.unref();
     const stored = due.then(async () => {
       soon = undefined;
@@ -717,8 +720,10 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
   };
 }
 
-/** How long stock changes from webhooks wait to be stored together. */
+/** How long stock changes from webhooks wait to be stored together: at least this, 5× the last such store… */
 const STOCK_CHANGE_STORE_DELAY_MS = 1_000;
+/** …but never longer than this. */
+const MAX_STOCK_CHANGE_STORE_DELAY_MS = 30_000;
 
 /** `compute` run once, on first use. */
 function memoize<T>(compute: () => T): () => T {

@@ -46,6 +46,9 @@ export interface WebhookProcessor {
   stop(): Promise<void>;
 }
 
+/** Longest gap between confirming re-reads, however long the last one took. */
+const MAX_REFRESH_GAP_MS = 60_000;
+
 /** All units of the catalog: a sale event without `unitId` (or with an unknown one). */
 const ALL = '*';
 
@@ -238,7 +241,9 @@ export function createWebhookProcessor(deps: WebhookProcessorDeps): WebhookProce
   async function waitTurn(): Promise<void> {
     // At least `refreshIntervalMs`, and 5× what the last re-read took: confirming re-reads then take at most
     // a sixth of the time, however large the catalog (a 100,000-row export takes seconds to read and apply).
-    const wait = lastRefreshEnded + Math.max(refreshIntervalMs, 5 * lastRefreshMs) - performance.now();
+    // Capped at a minute: a confirmation that late is no longer worth waiting for.
+    const gap = Math.min(Math.max(refreshIntervalMs, 5 * lastRefreshMs), MAX_REFRESH_GAP_MS);
+    const wait = lastRefreshEnded + gap - performance.now();
     if (urgent || wait <= 0 || stopped) return;
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, wait);
