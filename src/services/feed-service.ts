@@ -1,6 +1,6 @@
-import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { ALL_UNITS, type CatalogSnapshot } from '../core/catalog/catalog.js';
 import type { ChangeLog } from '../core/catalog/change-log.js';
+import { collectFeedAsync } from '../core/feeds/collect-feed.js';
 import type { CompiledFeed } from '../core/feeds/compiled-feed.js';
 import type { FeedContext, FeedItem } from '../core/feeds/feed-item.js';
 import type { FeedChunks, FeedReport } from '../core/feeds/feed-report.js';
@@ -65,24 +65,6 @@ export interface FeedService {
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const CSV_TYPE = 'text/csv; charset=utf-8; header=present';
-
-/** Drains a renderer without holding the event loop for long: other requests are served in between. */
-async function collectAsync(chunks: FeedChunks): Promise<{ body: Buffer; report: FeedReport }> {
-  const parts: Buffer[] = [];
-  let length = 0;
-  let slice = performance.now();
-  for (;;) {
-    const next = chunks.next();
-    if (next.done === true) return { body: Buffer.concat(parts, length), report: next.value };
-    const part = Buffer.from(next.value, 'utf8');
-    parts.push(part);
-    length += part.length;
-    if (performance.now() - slice > 15) {
-      await yieldToEventLoop();
-      slice = performance.now();
-    }
-  }
-}
 
 function countInView(snapshot: CatalogSnapshot, view: string): number {
   if (view === ALL_UNITS) return snapshot.products.length;
@@ -185,7 +167,7 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
     const dot = file.lastIndexOf('.');
     const fileName = `${file.slice(0, dot)}-${view}${suffix}${file.slice(dot)}`;
     const feed = await cache.get(snapshot.version, key, lastModified, async () => {
-      const { body, report } = await collectAsync(chunksOf(snapshot, file, view, variant));
+      const { body, report } = await collectFeedAsync(chunksOf(snapshot, file, view, variant));
       keep(snapshot.version, key, report);
       return { body, contentType: descriptor.contentType, fileName };
     });
