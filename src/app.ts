@@ -164,6 +164,7 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
         ready: false,
         reason: catalogReport ? 'the first catalog could not be built yet' : 'the first sync is running',
         jobs: lastRuns,
+        webhooks: webhooks.stats(),
       };
     }
     return {
@@ -175,6 +176,7 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
       products: snapshot.products.length,
       units: snapshot.units.map((unit) => unit.code),
       jobs: lastRuns,
+      webhooks: webhooks.stats(),
     };
   }
 
@@ -213,6 +215,7 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
         publicBaseUrl: config.http.publicBaseUrl,
         token: config.feed.token,
         storeCodes: config.feed.unitStoreCodes,
+        webhooks: () => webhooks.stats(),
       }),
       createFeedRoutes({
         feeds,

@@ -44,6 +44,16 @@ export interface WebhookProcessor {
   /** Settles when nothing is queued, running, or waiting to be completed (tests, shutdown). */
   idle(): Promise<void>;
   stop(): Promise<void>;
+  /** For `/readyz` and the status page: what is waiting, and what happened to the sales since start. */
+  stats(): WebhookStats;
+}
+
+export interface WebhookStats {
+  /** Accepted events not yet out of the inbox (queued, being processed, or waiting for a retry). */
+  readonly pending: number;
+  readonly sales: Readonly<Record<'applied' | 'refetched' | 'dropped', number>>;
+  /** When the last sale's stock was served (ISO 8601). */
+  readonly lastSaleServedAt?: string;
 }
 
 /** Longest gap between confirming re-reads, however long the last one took. */
@@ -212,6 +222,13 @@ export function createWebhookProcessor(deps: WebhookProcessorDeps): WebhookProce
   const inFlight = new Set<Promise<unknown>>();
   const retryTimers = new Set<NodeJS.Timeout>();
   let stopped = false;
+  const sales = { applied: 0, refetched: 0, dropped: 0 };
+  let lastSaleServedAt: string | undefined;
+  function saleDone(outcome: keyof typeof sales, queued: QueuedEntry): void {
+    sales[outcome] += 1;
+    if (outcome !== 'dropped') lastSaleServedAt = deps.now().toISOString();
+    deps.onSale?.(outcome, performance.now() - queued.queuedAt);
+  }
 
   // ---- coalesced re-reads of units' stock -------------------------------------------------------
   let refreshing: Promise<void> | undefined;
@@ -334,8 +351,7 @@ export function createWebhookProcessor(deps: WebhookProcessorDeps): WebhookProce
         { events: dropped.length },
         'webhook events dropped after failed attempts; the scheduled stock sync catches up',
       );
-      for (const queued of dropped)
-        if (queued.entry.event.kind === 'sale') deps.onSale?.('dropped', performance.now() - queued.queuedAt);
+      for (const queued of dropped) if (queued.entry.event.kind === 'sale') saleDone('dropped', queued);
       complete(dropped);
     }
     if (again.length === 0) return;
@@ -438,11 +454,9 @@ export function createWebhookProcessor(deps: WebhookProcessorDeps): WebhookProce
     }
 
     const result = deltas.length > 0 ? catalog.applyStockDeltas(deltas) : undefined;
-    const servedAt = performance.now();
-    for (const queued of applied) deps.onSale?.('applied', servedAt - queued.queuedAt);
+    for (const queued of applied) saleDone('applied', queued);
     const reread = refresh(refetchUnits, refetched.length > 0).then(() => {
-      const done = performance.now();
-      for (const queued of refetched) deps.onSale?.('refetched', done - queued.queuedAt);
+      for (const queued of refetched) saleDone('refetched', queued);
     });
     // What the store holds once this settles includes the applied movements (and, for a retry, whatever
     // its earlier attempt served).
@@ -488,6 +502,9 @@ export function createWebhookProcessor(deps: WebhookProcessorDeps): WebhookProce
         await Promise.allSettled(busy);
         if (busy.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
       }
+    },
+    stats() {
+      return { pending: queuedIds.size, sales: { ...sales }, ...(lastSaleServedAt === undefined ? {} : { lastSaleServedAt }) };
     },
     async stop() {
       stopped = true;

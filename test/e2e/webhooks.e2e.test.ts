@@ -98,6 +98,14 @@ describe('POS webhooks against the sandbox', () => {
     }
     await app.webhooks.idle();
     expect(await metric(app, /^catalog_bridge_webhook_sales_total\{outcome="applied"\}/)).toBeGreaterThanOrEqual(2);
+    // Operators see it in /readyz and on the status page.
+    const ready = (await (await fetch(`${app.url}/readyz`)).json()) as {
+      webhooks: { pending: number; sales: { applied: number } };
+    };
+    expect(ready.webhooks.pending).toBe(0);
+    expect(ready.webhooks.sales.applied).toBeGreaterThanOrEqual(2);
+    const page = await (await fetch(`${app.url}/`)).text();
+    expect(page).toMatch(/Sale webhooks since start: \d+ applied from their movements/);
   });
 
   it('rejects calls without the right key, and processes nothing', async () => {

@@ -3,6 +3,7 @@ import { ALL_UNITS, type CatalogSnapshot } from '../../core/catalog/catalog.js';
 import type { FeedReport } from '../../core/feeds/feed-report.js';
 import type { SyncJob, SyncReport } from '../../services/catalog-service.js';
 import type { FeedDescriptor, FeedService } from '../../services/feed-service.js';
+import type { WebhookStats } from '../../services/webhook-processor.js';
 import { createFeedTokenGuard } from './feed-routes.js';
 
 export interface StatusRoutesDeps {
@@ -13,6 +14,8 @@ export interface StatusRoutesDeps {
   readonly publicBaseUrl: string | undefined;
   readonly token: string | undefined;
   readonly storeCodes: Readonly<Record<string, string>>;
+  /** The POS webhooks' processing, when the app has a receiver. */
+  readonly webhooks?: () => WebhookStats;
 }
 
 interface FeedEntry {
@@ -155,6 +158,15 @@ export function createStatusRoutes(deps: StatusRoutesDeps): Router {
   return router;
 }
 
+/** One line on the POS's sale webhooks: what waits, and what became of the sales since start. */
+function webhookLine(stats: WebhookStats | undefined): string {
+  if (stats === undefined) return '';
+  const { applied, refetched, dropped } = stats.sales;
+  const last = stats.lastSaleServedAt === undefined ? 'none yet' : escapeHtml(stats.lastSaleServedAt);
+  const droppedText = dropped > 0 ? ` · <span class="failed">${dropped} left to the stock sync</span>` : '';
+  return `<p id="webhooks">Sale webhooks since start: ${applied} applied from their movements · ${refetched} shown by re-reading the stock${droppedText} · ${stats.pending} waiting · last sale served: ${last}</p>`;
+}
+
 function renderStatusPage(
   deps: StatusRoutesDeps,
   snapshot: CatalogSnapshot | undefined,
@@ -224,6 +236,7 @@ code{background:#f3f3f3;padding:0 .2rem}.notice{padding:1rem;background:#fff8e1}
 </style></head><body>
 <h1>catalog-bridge</h1>
 <table><thead><tr><th>job</th><th>last outcome</th><th>finished</th><th>took</th><th>next run</th><th>detail</th></tr></thead><tbody>${syncRows}</tbody></table>
+${webhookLine(deps.webhooks?.())}
 ${body}
 <p class="muted">Machine-readable: <a href="${h(`${base}/feeds${tokenQuery}`)}">/feeds</a> · <a href="${h(`${base}/readyz`)}">/readyz</a></p>
 </body></html>`;
