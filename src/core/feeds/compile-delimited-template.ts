@@ -86,18 +86,7 @@ export function compileDelimitedTemplate(
       const state: RowState = { context, item: undefined, offer: undefined, failedAttribute: '', failedReason: '' };
       let out = headerLine;
       for (const item of items) {
-        if (!rules.accepts(item)) {
-          reporter.filtered++;
-          continue;
-        }
-        state.item = item;
-        state.offer = undefined;
-        const failedCheck = rules.failedCheck(state);
-        if (failedCheck !== undefined) {
-          reporter.warn(item.id, failedCheck, 'missing');
-          reporter.dropped++;
-          continue;
-        }
+        if (!rules.admit(item, state, reporter)) continue;
         if (!repeats) {
           const row = renderRow(state);
           if (row === null) {

@@ -1,6 +1,7 @@
 import { hasText } from './apply-text-rule.js';
 import type { RenderScope } from './feed-fields.js';
 import type { FeedItem } from './feed-item.js';
+import type { FeedReporter } from './feed-report.js';
 import type { FeedTemplate } from './feed-template-schema.js';
 import { compileAt, joinPath, type ProblemSink } from './template-problems.js';
 
@@ -10,6 +11,12 @@ export interface ItemRules {
   readonly accepts: (item: FeedItem) => boolean;
   /** The name of the first `require` check the item fails, or `undefined`. */
   readonly failedCheck: (scope: RenderScope) => string | undefined;
+  /**
+   * What every renderer does first with an item: puts it in `scope` (no offer yet) and tells whether it
+   * is rendered. An item the filter leaves out counts as filtered; one failing a check is warned about
+   * and counts as dropped.
+   */
+  readonly admit: (item: FeedItem, scope: RenderScope, reporter: FeedReporter) => boolean;
 }
 
 export function compileItemRules(template: FeedTemplate, sink: ProblemSink): ItemRules {
@@ -41,5 +48,18 @@ export function compileItemRules(template: FeedTemplate, sink: ProblemSink): Ite
           }
           return undefined;
         };
-  return { accepts, failedCheck };
+  const admit = (item: FeedItem, scope: RenderScope, reporter: FeedReporter): boolean => {
+    if (!accepts(item)) {
+      reporter.filtered++;
+      return false;
+    }
+    scope.item = item;
+    scope.offer = undefined;
+    const failed = failedCheck(scope);
+    if (failed === undefined) return true;
+    reporter.warn(item.id, failed, 'missing');
+    reporter.dropped++;
+    return false;
+  };
+  return { accepts, failedCheck, admit };
 }

@@ -108,18 +108,7 @@ export function compileXmlTemplate(template: FeedTemplate, rules: ItemRules, sin
       let out = XML_DECLARATION + frame.slice(0, split);
       const tail = frame.slice(split + ITEMS_MARKER.length);
       for (const item of items) {
-        if (!rules.accepts(item)) {
-          reporter.filtered++;
-          continue;
-        }
-        state.item = item;
-        state.offer = undefined;
-        const failedCheck = rules.failedCheck(state);
-        if (failedCheck !== undefined) {
-          reporter.warn(item.id, failedCheck, 'missing');
-          reporter.dropped++;
-          continue;
-        }
+        if (!rules.admit(item, state, reporter)) continue;
         const warningsBefore = reporter.warningCount;
         const rendered = itemRenderer(state);
         if (rendered === null) {
