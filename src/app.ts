@@ -6,6 +6,7 @@ import { createMetrics, type Metrics } from './adapters/metrics/create-metrics.j
 import type { Config } from './config/load-config.js';
 import { createMutex } from './core/async/create-mutex.js';
 import type { CatalogSnapshot } from './core/catalog/catalog.js';
+import { createFamilyCache, type FamilyCache } from './core/catalog/catalog-family.js';
 import { createHttpApp } from './http/create-http-app.js';
 import { createAdminRoutes } from './http/routes/admin-routes.js';
 import { createFeedRoutes } from './http/routes/feed-routes.js';
@@ -100,9 +101,9 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
   // (bench/webhook-latency.ts). Requests render what they ask for meanwhile.
   let prewarmTimer: NodeJS.Timeout | undefined;
   let prewarmWaitingSince: number | undefined;
-  const countedUnits = new WeakSet<CatalogSnapshot['units']>();
+  const unitCounts = createFamilyCache<ReadonlyMap<string, number>>();
   catalog.onChange((snapshot) => {
-    recordCatalogMetrics(metrics, snapshot, countedUnits);
+    recordCatalogMetrics(metrics, snapshot, unitCounts);
     feeds.recordChange(previous, snapshot);
     previous = snapshot;
     // Under steady changes it still runs at least every PREWARM_MAX_WAIT_MS.
@@ -267,20 +268,22 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
   };
 }
 
-/**
- * Versions made by stock changes share their base's `units` array and never add or remove offers, so
- * their per-unit counts are the base's: counted once per such family (`counted`), not for every sale.
- */
-function recordCatalogMetrics(metrics: Metrics, snapshot: CatalogSnapshot, counted: WeakSet<CatalogSnapshot['units']>): void {
+/** Per-unit item counts change only with the products' offers: counted once per catalog family, not per sale. */
+function recordCatalogMetrics(
+  metrics: Metrics,
+  snapshot: CatalogSnapshot,
+  unitCounts: FamilyCache<ReadonlyMap<string, number>>,
+): void {
   metrics.catalogItems.set({ unit: 'all' }, snapshot.products.length);
   metrics.catalogGeneratedAt.set(Date.parse(snapshot.generatedAt) / 1000);
-  if (counted.has(snapshot.units)) return;
-  counted.add(snapshot.units);
-  for (const unit of snapshot.units) {
-    let count = 0;
-    for (const product of snapshot.products) if (product.offers.some((offer) => offer.unit === unit.code)) count++;
-    metrics.catalogItems.set({ unit: unit.code }, count);
-  }
+  const counts = unitCounts.get(snapshot, () => {
+    const counted = new Map(snapshot.units.map((unit) => [unit.code, 0]));
+    for (const product of snapshot.products) {
+      for (const offer of product.offers) counted.set(offer.unit, (counted.get(offer.unit) ?? 0) + 1);
+    }
+    return counted;
+  });
+  for (const unit of snapshot.units) metrics.catalogItems.set({ unit: unit.code }, counts.get(unit.code) ?? 0);
 }
 
 function localUrlOf(server: Server, host: string): string {

@@ -3,6 +3,7 @@ import type { PosMovement, PosSaleEvent, PosWebhookEvent } from '../adapters/pos
 import type { InboxEntry, WebhookInbox } from '../adapters/store/keyv-webhook-inbox.js';
 import type { StockDelta } from '../core/catalog/apply-stock.js';
 import type { CatalogSnapshot } from '../core/catalog/catalog.js';
+import { createFamilyCache } from '../core/catalog/catalog-family.js';
 import type { CatalogService, SyncReport } from './catalog-service.js';
 
 /** Events the inbox keeps: the known kinds (unknown kinds are answered and dropped by the route). */
@@ -83,18 +84,14 @@ interface ArticleLookup {
   readonly byEan: ReadonlyMap<string, string | null>;
 }
 
-/**
- * Keyed by the snapshot's `units` array: versions made by stock changes (`applyStock`) share their
- * base's `units` and never change identifiers, while every full sync or store load makes a new array.
- * So a burst of sales builds the lookup once, not once per version.
- */
-const lookups = new WeakMap<CatalogSnapshot['units'], ArticleLookup & { readonly products: number }>();
+/** Once per family of versions (`catalog-family.ts`): a burst of sales builds it once, not per version. */
+const lookups = createFamilyCache<ArticleLookup>();
 
 function lookupOf(snapshot: CatalogSnapshot): ArticleLookup {
-  const known = lookups.get(snapshot.units);
-  // The count guards against a snapshot that shares `units` but not the family (the ids are checked by
-  // `applyStock`, which reports an id the snapshot lacks).
-  if (known !== undefined && known.products === snapshot.products.length) return known;
+  return lookups.get(snapshot, () => buildLookup(snapshot));
+}
+
+function buildLookup(snapshot: CatalogSnapshot): ArticleLookup {
   const byInternal = new Map<string, string | null>();
   const byPlu = new Map<number, string | null>();
   const byEan = new Map<string, string | null>();
@@ -110,9 +107,7 @@ function lookupOf(snapshot: CatalogSnapshot): ArticleLookup {
     add(byPlu, product.plu, product.id);
     add(byEan, product.ean, product.id);
   }
-  const lookup = { ids, byInternal, byPlu, byEan, products: snapshot.products.length };
-  lookups.set(snapshot.units, lookup);
-  return lookup;
+  return { ids, byInternal, byPlu, byEan };
 }
 
 /** The product a movement's article names: its `_id` as a `localId`, else a unique internal id, PLU or EAN. */

@@ -1,5 +1,6 @@
 import { aggregateOffer, computeAvailability } from './aggregate-offer.js';
 import type { Availability, CatalogSnapshot, Offer, Product } from './catalog.js';
+import { createFamilyCache } from './catalog-family.js';
 import { type CatalogIssue, createIssueLog, type IssueLog } from './create-issue-log.js';
 import { createIdentityIndex, type IdentityKeyChoice, resolveIdentity } from './resolve-identity.js';
 import { roundQuantity } from './round-money.js';
@@ -167,23 +168,12 @@ export function applyStockRows(
   return applyUpdates(snapshot, updates, options, now, issues, units);
 }
 
-/**
- * Product positions by id, built once per family of versions: the snapshots `applyStock` makes share
- * their base's `units` array and keep every product in its place (a full sync or a store load makes a new
- * array), so a burst of sales does not index 100,000 products for every batch (bench/webhook-latency.ts).
- */
-const positionCache = new WeakMap<
-  CatalogSnapshot['units'],
-  { readonly products: number; readonly positions: Map<string, number> }
->();
+/** Product positions by id, once per family of versions (`catalog-family.ts`). */
+const positionCache = createFamilyCache<ReadonlyMap<string, number>>();
 
 function positionsOf(snapshot: CatalogSnapshot, rebuild = false): ReadonlyMap<string, number> {
-  const cached = positionCache.get(snapshot.units);
-  if (!rebuild && cached !== undefined && cached.products === snapshot.products.length) return cached.positions;
-  const positions = new Map<string, number>();
-  for (const [position, product] of snapshot.products.entries()) positions.set(product.id, position);
-  positionCache.set(snapshot.units, { products: snapshot.products.length, positions });
-  return positions;
+  const build = () => new Map(snapshot.products.map((product, position) => [product.id, position] as const));
+  return rebuild ? positionCache.rebuild(snapshot, build) : positionCache.get(snapshot, build);
 }
 
 function applyUpdates(
