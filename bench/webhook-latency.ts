@@ -123,6 +123,8 @@ async function main(): Promise<void> {
     }
     app.catalog.onChange(check);
 
+    const cpuBefore = process.cpuUsage();
+    const started = performance.now();
     // `--memory`: RSS and heap every second on stderr (what a burst costs a large catalog).
     const memoryProbe = process.argv.includes('--memory')
       ? setInterval(() => {
@@ -133,8 +135,6 @@ async function main(): Promise<void> {
           );
         }, 1000)
       : undefined;
-    const cpuBefore = process.cpuUsage();
-    const started = performance.now();
     let failures = 0;
     const requests: Promise<void>[] = [];
     for (const [index, item] of chosen.entries()) {

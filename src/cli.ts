@@ -67,6 +67,11 @@ async function runSync(args: string[]): Promise<void> {
     const why = report.error?.message ?? report.reason ?? report.outcome;
     fail(`sync ${report.outcome}: ${why}; ${outDir} left as it was`, 1);
   }
+  for (const unit of index.skippedUnits ?? []) {
+    process.stderr.write(
+      `catalog-bridge: warning: the feeds of unit ${JSON.stringify(unit)} were not written: its code cannot be a folder name\n`,
+    );
+  }
   process.stdout.write(
     `catalog-bridge: ${report.outcome === 'published' ? 'synced' : 'catalog unchanged'}, version ${index.version}, ` +
       `${report.products ?? 0} products; ${index.files.length} feeds written to ${outDir} (index: feeds.json)\n`,

@@ -24,6 +24,8 @@ export interface FeedFilesIndex {
   readonly generatedAt: string;
   readonly currency: string;
   readonly files: readonly WrittenFeedFile[];
+  /** Views not written because their unit code cannot be a folder name (`/`, `\\`, `..`, …). */
+  readonly skippedUnits?: readonly string[];
 }
 
 interface PlannedFile {
@@ -85,7 +87,9 @@ async function previousPaths(outDir: string): Promise<string[]> {
  * are deleted. `feeds.json` is written last.
  */
 export async function writeFeedFiles(feeds: FeedService, snapshot: CatalogSnapshot, outDir: string): Promise<FeedFilesIndex> {
-  const planned = planFiles(feeds, snapshot).filter((file) => file.path.split('/').every(isSafeSegment));
+  const all = planFiles(feeds, snapshot);
+  const planned = all.filter((file) => file.path.split('/').every(isSafeSegment));
+  const skippedUnits = [...new Set(all.filter((file) => !planned.includes(file)).map((file) => file.view))];
   await mkdir(outDir, { recursive: true });
   const staging = join(outDir, `.staging-${process.pid}-${Date.now()}`);
   const written: WrittenFeedFile[] = [];
@@ -130,6 +134,7 @@ export async function writeFeedFiles(feeds: FeedService, snapshot: CatalogSnapsh
       generatedAt: snapshot.generatedAt,
       currency: snapshot.currency,
       files: written,
+      ...(skippedUnits.length === 0 ? {} : { skippedUnits }),
     };
     const indexTemp = join(staging, INDEX_FILE);
     await writeFile(indexTemp, `${JSON.stringify(index, null, 2)}\n`);

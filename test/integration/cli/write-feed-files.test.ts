@@ -1,0 +1,50 @@
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { writeFeedFiles } from '../../../src/cli/write-feed-files.js';
+import type { CatalogSnapshot, Offer } from '../../../src/core/catalog/catalog.js';
+import { createChangeLog } from '../../../src/core/catalog/change-log.js';
+import { createFeedCache } from '../../../src/services/feed-cache.js';
+import { createFeedService } from '../../../src/services/feed-service.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'write-feed-files-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('cli/write-feed-files', () => {
+  it('skips, and reports, a unit whose code cannot be a folder name, writing nothing outside the folder', async () => {
+    const offer = (unit: string): Offer => ({ unit, price: 10, stock: 1, availability: 'in_stock' });
+    const snapshot: CatalogSnapshot = {
+      version: 'v-1',
+      generatedAt: '2026-11-22T10:00:00.000Z',
+      currency: 'CZK',
+      primaryUnit: 'U1',
+      units: [
+        { code: 'U1', localId: 'u1', name: 'One' },
+        { code: '..', localId: 'u2', name: 'Dots' },
+      ],
+      products: [{ id: 'a-1', name: 'Káva', isStockItem: true, offers: [offer('U1'), offer('..')], aggregate: offer('all') }],
+    };
+    const feeds = createFeedService({
+      templates: [],
+      cache: createFeedCache({ maxBytes: 10_000_000 }),
+      changeLog: createChangeLog({ maxTransitions: 2 }),
+      options: { currency: 'CZK', brand: undefined, baseUrl: '', links: { storeCodes: {} } },
+    });
+    const out = join(dir, 'out');
+
+    const index = await writeFeedFiles(feeds, snapshot, out);
+
+    expect(index.skippedUnits).toEqual(['..']);
+    expect(index.files.map((file) => file.path).sort()).toEqual([
+      'U1/products-excel.csv',
+      'U1/products.csv',
+      'U1/products.json',
+      'all/products-excel.csv',
+      'all/products.csv',
+      'all/products.json',
+    ]);
+    expect(readdirSync(dir)).toEqual(['out']);
+    expect(existsSync(join(out, 'U1', 'products.json'))).toBe(true);
+  });
+});
