@@ -112,17 +112,25 @@ async function worker(): Promise<void> {
   const articles = numberOption('articles', 0);
   const units = numberOption('units', 0);
 
-  const [{ createPosClient }, { openKeyv }, { createKeyvCatalogStore }, { createTestConfig }, { createLogger }, service] =
-    await Promise.all([
-      import('../src/adapters/pos/pos-client.js'),
-      import('../src/adapters/store/create-keyv.js'),
-      import('../src/adapters/store/keyv-catalog-store.js'),
-      import('../src/config/load-config.js'),
-      import('../src/adapters/logger/create-logger.js'),
-      import('../src/services/catalog-service.js'),
-    ]);
-  type Product = import('../src/core/catalog/catalog.js').Product;
-  type InternalProductData = import('../src/core/catalog/catalog.js').InternalProductData;
+  const [
+    { createPosClient },
+    { openKeyv },
+    { createKeyvCatalogStore },
+    { createTestConfig },
+    { createLogger },
+    service,
+    { createCatalogWorkers },
+    { createInThreadCatalogWorkers },
+  ] = await Promise.all([
+    import('../src/adapters/pos/pos-client.js'),
+    import('../src/adapters/store/create-keyv.js'),
+    import('../src/adapters/store/keyv-catalog-store.js'),
+    import('../src/config/load-config.js'),
+    import('../src/adapters/logger/create-logger.js'),
+    import('../src/services/catalog-service.js'),
+    import('../src/workers/create-catalog-workers.js'),
+    import('../src/services/catalog/catalog-workers.js'),
+  ]);
   type CatalogMeta = import('../src/services/catalog-service.js').CatalogMeta;
 
   const dir = store === 'sqlite' ? mkdtempSync(join(tmpdir(), 'full-sync-')) : undefined;
@@ -194,11 +202,17 @@ async function worker(): Promise<void> {
   const phaseLiveHeapMb: Record<string, number> = {};
 
   const opened = openKeyv(config.store.url);
-  const catalogStore = createKeyvCatalogStore<CatalogMeta, Product>(opened.keyv);
-  const internalStore = createKeyvCatalogStore<{ version: string }, InternalProductData>(opened.keyv, { prefix: 'internal' });
-  const pos = createPosClient({ config: { ...config.pos, baseUrl: url, apiKey: API_KEY }, logger: logger.child({}) });
+  const catalogStore = createKeyvCatalogStore<CatalogMeta>(opened.keyv);
+  const internalStore = createKeyvCatalogStore<{ version: string }>(opened.keyv, { prefix: 'internal' });
+  const posConfig = { ...config.pos, baseUrl: url, apiKey: API_KEY };
+  const pos = createPosClient({ config: posConfig, logger: logger.child({}) });
+  // As the app wires it: reading and merging in a worker thread (`--in-thread` for the calling thread).
+  const workers = process.argv.includes('--in-thread')
+    ? createInThreadCatalogWorkers(pos)
+    : createCatalogWorkers({ pos: posConfig });
   const catalog = service.createCatalogService({
     pos,
+    workers,
     store: catalogStore,
     internalStore,
     logger: logger.child({}),
@@ -263,6 +277,7 @@ async function worker(): Promise<void> {
     heapUsedAfterMb: toMb(process.memoryUsage().heapUsed),
     ...(dir === undefined ? {} : { storeBytes: statSync(join(dir, 'catalog.sqlite')).size }),
   };
+  await workers.close();
   await pos.close();
   await catalogStore.close();
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });

@@ -6,7 +6,6 @@ import { createMetrics, type Metrics } from './adapters/metrics/create-metrics.j
 import type { Config } from './config/load-config.js';
 import { createMutex } from './core/async/create-mutex.js';
 import type { CatalogSnapshot } from './core/catalog/catalog.js';
-import { createFamilyCache, type FamilyCache } from './core/catalog/catalog-family.js';
 import { createHttpApp } from './http/create-http-app.js';
 import { createAdminRoutes } from './http/routes/admin-routes.js';
 import { createFeedRoutes } from './http/routes/feed-routes.js';
@@ -101,9 +100,8 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
   // (bench/webhook-latency.ts). Requests render what they ask for meanwhile.
   let prewarmTimer: NodeJS.Timeout | undefined;
   let prewarmWaitingSince: number | undefined;
-  const unitCounts = createFamilyCache<ReadonlyMap<string, number>>();
   catalog.onChange((snapshot) => {
-    recordCatalogMetrics(metrics, snapshot, unitCounts);
+    recordCatalogMetrics(metrics, snapshot, catalog);
     feeds.recordChange(previous, snapshot);
     previous = snapshot;
     // Under steady changes it still runs at least every PREWARM_MAX_WAIT_MS.
@@ -268,22 +266,16 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
   };
 }
 
-/** Per-unit item counts change only with the products' offers: counted once per catalog family, not per sale. */
-function recordCatalogMetrics(
-  metrics: Metrics,
-  snapshot: CatalogSnapshot,
-  unitCounts: FamilyCache<ReadonlyMap<string, number>>,
-): void {
+/** Per-unit item counts change only with the products' offers: counted once per catalog family, in slices. */
+function recordCatalogMetrics(metrics: Metrics, snapshot: CatalogSnapshot, catalog: CatalogService): void {
   metrics.catalogItems.set({ unit: 'all' }, snapshot.products.length);
   metrics.catalogGeneratedAt.set(Date.parse(snapshot.generatedAt) / 1000);
-  const counts = unitCounts.get(snapshot, () => {
-    const counted = new Map(snapshot.units.map((unit) => [unit.code, 0]));
-    for (const product of snapshot.products) {
-      for (const offer of product.offers) counted.set(offer.unit, (counted.get(offer.unit) ?? 0) + 1);
-    }
-    return counted;
-  });
-  for (const unit of snapshot.units) metrics.catalogItems.set({ unit: unit.code }, counts.get(unit.code) ?? 0);
+  catalog.familyIndex(snapshot).then(
+    (index) => {
+      for (const unit of snapshot.units) metrics.catalogItems.set({ unit: unit.code }, index.unitCounts.get(unit.code) ?? 0);
+    },
+    () => undefined,
+  );
 }
 
 function localUrlOf(server: Server, host: string): string {

@@ -7,7 +7,6 @@ import { openKeyv } from './adapters/store/create-keyv.js';
 import { type CatalogStore, createKeyvCatalogStore } from './adapters/store/keyv-catalog-store.js';
 import { createKeyvWebhookInbox, type WebhookInbox } from './adapters/store/keyv-webhook-inbox.js';
 import type { Config } from './config/load-config.js';
-import type { InternalProductData, Product } from './core/catalog/catalog.js';
 import { createChangeLog } from './core/catalog/change-log.js';
 import type { CompiledFeed } from './core/feeds/compiled-feed.js';
 import { loadTemplates } from './core/feeds/load-templates.js';
@@ -21,6 +20,7 @@ import {
 import { createFeedCache } from './services/feed-cache.js';
 import { createFeedService, type FeedService } from './services/feed-service.js';
 import type { StoredWebhookEvent } from './services/webhook-processor.js';
+import { createCatalogWorkers } from './workers/create-catalog-workers.js';
 
 /**
  * The real parts wired from the configuration, shared by the server (`app.ts`) and the one-shot CLI
@@ -67,9 +67,9 @@ export interface CatalogParts {
   /** Base URL of the POS read: the configured one, or the sandbox's. */
   readonly posUrl: string;
   readonly pos: PosClient;
-  readonly store: CatalogStore<CatalogMeta, Product>;
+  readonly store: CatalogStore<CatalogMeta>;
   readonly catalog: CatalogService;
-  /** Closes the POS client and the store. */
+  /** Waits for the worker threads' tasks, then closes them, the POS client and the store. */
   close(): Promise<void>;
 }
 
@@ -83,14 +83,15 @@ export function createCatalogParts(
   const posUrl = config.pos.baseUrl ?? sandbox?.url ?? '';
   const apiKey = config.pos.apiKey ?? config.sandbox.apiKey;
   const opened = openKeyv(config.store.url);
-  const store = createKeyvCatalogStore<CatalogMeta, Product>(opened.keyv);
-  const internalStore = createKeyvCatalogStore<{ version: string }, InternalProductData>(opened.keyv, { prefix: 'internal' });
-  const pos = createPosClient({
-    config: { ...config.pos, baseUrl: posUrl, apiKey },
-    logger: logger.child({ component: 'pos-client' }),
-  });
+  const store = createKeyvCatalogStore<CatalogMeta>(opened.keyv);
+  const internalStore = createKeyvCatalogStore<{ version: string }>(opened.keyv, { prefix: 'internal' });
+  const posConfig = { ...config.pos, baseUrl: posUrl, apiKey };
+  const pos = createPosClient({ config: posConfig, logger: logger.child({ component: 'pos-client' }) });
+  // The full sync reads the POS from a worker thread with a client of its own, configured the same way.
+  const workers = createCatalogWorkers({ pos: posConfig });
   const catalog = createCatalogService({
     pos,
+    workers,
     store,
     internalStore,
     logger: logger.child({ component: 'catalog' }),
@@ -103,6 +104,7 @@ export function createCatalogParts(
     store,
     catalog,
     async close() {
+      await workers.close();
       await pos.close();
       await store.close();
     },

@@ -3,7 +3,7 @@ import type { PosMovement, PosSaleEvent, PosWebhookEvent } from '../adapters/pos
 import type { InboxEntry, WebhookInbox } from '../adapters/store/keyv-webhook-inbox.js';
 import type { StockDelta } from '../core/catalog/apply-stock.js';
 import type { CatalogSnapshot } from '../core/catalog/catalog.js';
-import { createFamilyCache } from '../core/catalog/catalog-family.js';
+import type { FamilyIndex } from '../core/catalog/family-index.js';
 import type { CatalogService, SyncReport } from './catalog-service.js';
 
 /** Events the inbox keeps: the known kinds (unknown kinds are answered and dropped by the route). */
@@ -25,7 +25,7 @@ export interface WebhookProcessorOptions {
 export interface WebhookProcessorDeps {
   readonly inbox: WebhookInbox<StoredWebhookEvent>;
   readonly pos: Pick<PosClient, 'listMovements'>;
-  readonly catalog: Pick<CatalogService, 'current' | 'applyStockDeltas' | 'syncStock' | 'flush'>;
+  readonly catalog: Pick<CatalogService, 'current' | 'applyStockDeltas' | 'syncStock' | 'flush' | 'familyIndex'>;
   readonly logger: {
     info(meta: object, message: string): void;
     warn(meta: object, message: string): void;
@@ -76,50 +76,15 @@ export function dedupeKeyOf(event: StoredWebhookEvent): string {
   return `points|${receipt}|${event.data.client?.localId ?? ''}`;
 }
 
-/** Lookup of products by the identifiers a movement's article carries (unique values only). */
-interface ArticleLookup {
-  readonly ids: ReadonlySet<string>;
-  readonly byInternal: ReadonlyMap<string, string | null>;
-  readonly byPlu: ReadonlyMap<number, string | null>;
-  readonly byEan: ReadonlyMap<string, string | null>;
-}
-
-/** Once per family of versions (`catalog-family.ts`): a burst of sales builds it once, not per version. */
-const lookups = createFamilyCache<ArticleLookup>();
-
-function lookupOf(snapshot: CatalogSnapshot): ArticleLookup {
-  return lookups.get(snapshot, () => buildLookup(snapshot));
-}
-
-function buildLookup(snapshot: CatalogSnapshot): ArticleLookup {
-  const byInternal = new Map<string, string | null>();
-  const byPlu = new Map<number, string | null>();
-  const byEan = new Map<string, string | null>();
-  // `null` marks a value two products share: such a movement matches neither.
-  const add = <K>(map: Map<K, string | null>, key: K | undefined, id: string) => {
-    if (key === undefined) return;
-    map.set(key, map.has(key) && map.get(key) !== id ? null : id);
-  };
-  const ids = new Set<string>();
-  for (const product of snapshot.products) {
-    ids.add(product.id);
-    add(byInternal, product.internalIdentifier, product.id);
-    add(byPlu, product.plu, product.id);
-    add(byEan, product.ean, product.id);
-  }
-  return { ids, byInternal, byPlu, byEan };
-}
-
 /** The product a movement's article names: its `_id` as a `localId`, else a unique internal id, PLU or EAN. */
-export function productIdOfMovement(snapshot: CatalogSnapshot, movement: PosMovement): string | undefined {
+export function productIdOfMovement(index: FamilyIndex, movement: PosMovement): string | undefined {
   const article = movement.article;
   if (article === undefined) return undefined;
-  const lookup = lookupOf(snapshot);
-  if (article._id !== undefined && lookup.ids.has(article._id)) return article._id;
+  if (article._id !== undefined && index.positions.has(article._id)) return article._id;
   const candidates = [
-    article.internalIdentifier === undefined ? undefined : lookup.byInternal.get(article.internalIdentifier),
-    article.plu === undefined ? undefined : lookup.byPlu.get(article.plu),
-    article.ean === undefined ? undefined : lookup.byEan.get(article.ean),
+    article.internalIdentifier === undefined ? undefined : index.byInternal.get(article.internalIdentifier),
+    article.plu === undefined ? undefined : index.byPlu.get(article.plu),
+    article.ean === undefined ? undefined : index.byEan.get(article.ean),
   ];
   for (const candidate of candidates) if (typeof candidate === 'string') return candidate;
   return undefined;
@@ -425,6 +390,8 @@ export function createWebhookProcessor(deps: WebhookProcessorDeps): WebhookProce
         }
       }),
     );
+    // Built in slices once per catalog family; the versions since `snapshot` are of its family or newer.
+    const index = await catalog.familyIndex(catalog.current() ?? snapshot);
     for (const { code, group, movements } of lookedUp) {
       const byReceipt = indexByReceipt(movements);
       for (const queued of group.sales) {
@@ -433,7 +400,7 @@ export function createWebhookProcessor(deps: WebhookProcessorDeps): WebhookProce
         const units = new Set<string>();
         for (const movement of own) {
           const unitCode = unitCodeOf(snapshot, movement.unit) ?? (code === ALL ? undefined : code);
-          const articleId = productIdOfMovement(snapshot, movement);
+          const articleId = productIdOfMovement(index, movement);
           if (unitCode === undefined || articleId === undefined) continue;
           deltas.push({ unitCode, articleId, delta: movement.count });
           units.add(unitCode);
@@ -448,7 +415,7 @@ export function createWebhookProcessor(deps: WebhookProcessorDeps): WebhookProce
       }
     }
 
-    const result = deltas.length > 0 ? catalog.applyStockDeltas(deltas) : undefined;
+    const result = deltas.length > 0 ? await catalog.applyStockDeltas(deltas) : undefined;
     for (const queued of applied) saleDone('applied', queued);
     const reread = refresh(refetchUnits, refetched.length > 0).then(() => {
       for (const queued of refetched) saleDone('refetched', queued);

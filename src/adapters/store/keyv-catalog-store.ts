@@ -1,26 +1,44 @@
 import type { Keyv } from 'keyv';
-import { mapLimit } from '../../core/async/map-limit.js';
 
-/** One published catalog version: small metadata plus the (large) item list. */
-export interface StoredCatalog<Meta, Item> {
+/**
+ * One chunk of a version to publish: new JSON text (`text`, made when it is written), or a chunk an
+ * earlier version already stored (`key`, as `publish` returned it): a version made by a few stock changes
+ * writes only the chunks that changed.
+ */
+export type StoreChunk =
+  | { readonly count: number; readonly text: () => string }
+  | { readonly count: number; readonly key: string };
+
+export interface StoredChunkRef {
+  readonly key: string;
+  readonly count: number;
+}
+
+/** A stored version without its chunks' contents. */
+export interface VersionHead<Meta> {
   readonly version: string;
   readonly meta: Meta;
-  readonly items: readonly Item[];
-}
-
-interface VersionPointer {
-  readonly version: string;
-  readonly publishedAt: string;
-  readonly chunks: number;
   readonly items: number;
+  readonly chunks: readonly StoredChunkRef[];
 }
 
-export interface CatalogStore<Meta, Item> {
-  /** Writes every chunk of the version, then moves the "current" pointer to it, then prunes old versions. */
-  publish(catalog: StoredCatalog<Meta, Item>, publishedAt: Date): Promise<void>;
+export interface CatalogStore<Meta> {
+  /**
+   * Writes the version's new chunks, its metadata and chunk list, then moves the "current" pointer to
+   * it, then prunes old versions (and the chunks no kept version uses). Returns the key of every chunk.
+   */
+  publish(
+    version: { readonly version: string; readonly meta: Meta; readonly chunks: readonly StoreChunk[] },
+    publishedAt: Date,
+  ): Promise<readonly string[]>;
   /** The version the pointer names, without loading it (cheap; other instances poll it). */
   currentVersion(): Promise<string | undefined>;
-  loadCurrent(): Promise<StoredCatalog<Meta, Item> | undefined>;
+  /**
+   * Hands the current version's chunk texts, in order, to `consume` (read a few ahead, never all held at
+   * once). If a concurrent publish prunes the version while it is read, `consume` is called again with
+   * the new current version; whatever it built from the first call must be dropped.
+   */
+  loadCurrent<T>(consume: (head: VersionHead<Meta>, texts: AsyncIterable<string>) => Promise<T>): Promise<T | undefined>;
   /** Keeps the last `keepReports` reports per job, newest first. */
   saveReport(job: string, report: unknown): Promise<void>;
   recentReports(job: string): Promise<unknown[]>;
@@ -33,15 +51,6 @@ export class StoreInconsistentError extends Error {
 }
 
 export interface KeyvCatalogStoreOptions {
-  /** Most items per stored value: a large catalog is many moderate values, never one giant one. Default 2,000. */
-  readonly chunkSize?: number;
-  /**
-   * About how many characters of JSON per stored value. Default 128 Ki (~120 products, or 2,000 small
-   * items): the texts of the chunk being written must die young (see `publish`); 2,000-product chunks
-   * left ~200 MB of promoted garbage per 100,000-product publish, while each value costs a write
-   * (bench/full-sync.ts).
-   */
-  readonly chunkChars?: number;
   /** Versions kept (the current one included), so a reader that started on the previous one can finish. */
   readonly keepVersions?: number;
   readonly keepReports?: number;
@@ -52,12 +61,24 @@ export interface KeyvCatalogStoreOptions {
 }
 
 /**
- * Versioned catalog snapshots on keyv (SPEC §4 rules 8-9): a reader sees the old or the new version,
- * never a mix, because the pointer moves only after the new version is completely written.
+ * How a version is listed. Layout 2 (chunk list of its own, chunks shared between versions) since
+ * incremental stock versions; entries without `layout` are of the first layout (`chunks` numbered chunks
+ * of the version's own), which is still read, so that an upgrade serves the stored catalog at once.
  */
-export function createKeyvCatalogStore<Meta, Item>(keyv: Keyv, options: KeyvCatalogStoreOptions = {}): CatalogStore<Meta, Item> {
-  const chunkSize = options.chunkSize ?? 2_000;
-  const chunkChars = options.chunkChars ?? 128 * 1024;
+interface VersionPointer {
+  readonly version: string;
+  readonly publishedAt: string;
+  readonly items: number;
+  readonly layout?: 2;
+  readonly chunks?: number;
+}
+
+/**
+ * Versioned catalog snapshots on keyv (SPEC §4 rules 8-9): a reader sees the old or the new version,
+ * never a mix, because the pointer moves only after the new version is completely written. Chunks are
+ * stored as JSON text; the caller serializes and parses them (off the main thread where it can).
+ */
+export function createKeyvCatalogStore<Meta>(keyv: Keyv, options: KeyvCatalogStoreOptions = {}): CatalogStore<Meta> {
   const keepVersions = Math.max(2, options.keepVersions ?? 3);
   const keepReports = options.keepReports ?? 10;
   const concurrency = options.concurrency ?? 4;
@@ -66,56 +87,91 @@ export function createKeyvCatalogStore<Meta, Item>(keyv: Keyv, options: KeyvCata
   const VERSIONS_KEY = `${prefix}:versions`;
 
   const metaKey = (version: string) => `${prefix}:v:${version}:meta`;
-  const chunkKey = (version: string, index: number) => `${prefix}:v:${version}:chunk:${index}`;
+  const chunkListKey = (version: string) => `${prefix}:v:${version}:chunks`;
+  const chunkKey = (version: string, index: number) => `${prefix}:c:${version}:${index}`;
+  const firstLayoutChunkKey = (version: string, index: number) => `${prefix}:v:${version}:chunk:${index}`;
 
-  async function deleteVersion(pointer: VersionPointer): Promise<void> {
-    const keys = [metaKey(pointer.version)];
-    for (let i = 0; i < pointer.chunks; i++) keys.push(chunkKey(pointer.version, i));
-    await keyv.deleteMany(keys);
+  async function chunksOf(pointer: VersionPointer): Promise<readonly StoredChunkRef[] | undefined> {
+    if (pointer.layout === 2) return (await keyv.get(chunkListKey(pointer.version))) as StoredChunkRef[] | undefined;
+    // First layout: item counts per chunk are not recorded; only the total is checked.
+    return Array.from({ length: pointer.chunks ?? 0 }, (_, index) => ({
+      key: firstLayoutChunkKey(pointer.version, index),
+      count: Number.NaN,
+    }));
   }
 
-  async function loadVersion(pointer: VersionPointer): Promise<StoredCatalog<Meta, Item>> {
-    const meta = (await keyv.get(metaKey(pointer.version))) as Meta | undefined;
+  async function headOf(pointer: VersionPointer): Promise<VersionHead<Meta>> {
+    const [meta, chunks] = await Promise.all([
+      keyv.get(metaKey(pointer.version)) as Promise<Meta | undefined>,
+      chunksOf(pointer),
+    ]);
     if (meta === undefined) throw new StoreInconsistentError(`metadata of version ${pointer.version} is missing`);
-    const chunks = await mapLimit(range(pointer.chunks), concurrency, async (index) => {
-      const stored: unknown = await keyv.get(chunkKey(pointer.version, index));
-      const chunk = decodeChunk<Item>(stored);
-      if (chunk === undefined)
-        throw new StoreInconsistentError(`chunk ${index} of version ${pointer.version} is missing or unreadable`);
-      return chunk;
-    });
-    const items = chunks.flat();
-    if (items.length !== pointer.items) {
-      throw new StoreInconsistentError(`version ${pointer.version} has ${items.length} items, its pointer says ${pointer.items}`);
+    if (chunks === undefined) throw new StoreInconsistentError(`chunk list of version ${pointer.version} is missing`);
+    return { version: pointer.version, meta, items: pointer.items, chunks };
+  }
+
+  /** The chunk texts in order, `concurrency` read ahead. */
+  async function* textsOf(head: VersionHead<Meta>): AsyncGenerator<string> {
+    const pending: Promise<string>[] = [];
+    let next = 0;
+    const read = async (index: number): Promise<string> => {
+      const ref = head.chunks[index] as StoredChunkRef;
+      const text = chunkTextOf(await keyv.get(ref.key));
+      if (text === undefined)
+        throw new StoreInconsistentError(`chunk ${index} of version ${head.version} is missing (${ref.key})`);
+      return text;
+    };
+    while (next < head.chunks.length || pending.length > 0) {
+      while (next < head.chunks.length && pending.length < concurrency) {
+        const promise = read(next);
+        // Awaited in order below; a rejection before then must not count as unhandled.
+        promise.catch(() => undefined);
+        pending.push(promise);
+        next += 1;
+      }
+      yield await (pending.shift() as Promise<string>);
     }
-    return { version: pointer.version, meta, items };
+  }
+
+  async function prune(versions: readonly VersionPointer[]): Promise<void> {
+    const kept = versions.slice(0, keepVersions);
+    const dropped = versions.slice(keepVersions);
+    if (dropped.length === 0) return;
+    const inUse = new Set<string>();
+    for (const pointer of kept) for (const ref of (await chunksOf(pointer)) ?? []) inUse.add(ref.key);
+    for (const old of dropped) {
+      const keys = [metaKey(old.version), chunkListKey(old.version)];
+      for (const ref of (await chunksOf(old)) ?? []) if (!inUse.has(ref.key)) keys.push(ref.key);
+      await keyv.deleteMany(keys);
+    }
   }
 
   return {
     async publish(catalog, publishedAt) {
       await keyv.set(metaKey(catalog.version), catalog.meta);
-      // Each chunk is stored as its JSON text (see `encodeChunk`), made only when it is written, and chunks
-      // are written one at a time: the texts (the JSON, keyv's escaped copy, the driver's flat copy) then die
-      // young. Writing 4 × 2,000-item chunks at once kept them alive across scavenges, and the promoted
-      // garbage raised a 100,000-product publish's peak RSS by ~400 MB (bench/full-sync.ts). SQLite writes
-      // one statement at a time anyway.
-      let chunkCount = 0;
-      for (const text of encodeChunks(catalog.items, chunkSize, chunkChars)) {
-        await keyv.set(chunkKey(catalog.version, chunkCount), text);
-        chunkCount += 1;
+      // New chunks are written one at a time, each text made just before it is written: the texts (ours,
+      // keyv's escaped copy, the driver's) then die young instead of piling up (bench/full-sync.ts).
+      const refs: StoredChunkRef[] = [];
+      let items = 0;
+      for (const [index, chunk] of catalog.chunks.entries()) {
+        if ('key' in chunk) {
+          refs.push({ key: chunk.key, count: chunk.count });
+        } else {
+          const key = chunkKey(catalog.version, index);
+          await keyv.set(key, chunk.text());
+          refs.push({ key, count: chunk.count });
+        }
+        items += chunk.count;
       }
-      const pointer: VersionPointer = {
-        version: catalog.version,
-        publishedAt: publishedAt.toISOString(),
-        chunks: chunkCount,
-        items: catalog.items.length,
-      };
+      await keyv.set(chunkListKey(catalog.version), refs);
+      const pointer: VersionPointer = { version: catalog.version, publishedAt: publishedAt.toISOString(), items, layout: 2 };
       await keyv.set(POINTER_KEY, pointer);
 
       const known = ((await keyv.get(VERSIONS_KEY)) as VersionPointer[] | undefined) ?? [];
       const versions = [pointer, ...known.filter((entry) => entry.version !== pointer.version)];
       await keyv.set(VERSIONS_KEY, versions.slice(0, keepVersions));
-      for (const old of versions.slice(keepVersions)) await deleteVersion(old);
+      await prune(versions);
+      return refs.map((ref) => ref.key);
     },
 
     async currentVersion() {
@@ -123,13 +179,14 @@ export function createKeyvCatalogStore<Meta, Item>(keyv: Keyv, options: KeyvCata
       return pointer?.version;
     },
 
-    async loadCurrent() {
+    async loadCurrent(consume) {
       // A version pruned while we read it (another instance published twice meanwhile): read the pointer again.
       for (let attempt = 1; ; attempt++) {
         const pointer = (await keyv.get(POINTER_KEY)) as VersionPointer | undefined;
         if (pointer === undefined) return undefined;
         try {
-          return await loadVersion(pointer);
+          const head = await headOf(pointer);
+          return await consume(head, textsOf(head));
         } catch (error) {
           if (!(error instanceof StoreInconsistentError) || attempt >= 3) throw error;
         }
@@ -153,42 +210,61 @@ export function createKeyvCatalogStore<Meta, Item>(keyv: Keyv, options: KeyvCata
 }
 
 /**
- * The chunks of a version as stored: each the JSON text of up to `maxItems` items, about `maxChars`
- * characters (the item count of each chunk comes from the average item size of the one before), made
- * by one native `JSON.stringify` per chunk, one chunk at a time. Handing keyv the arrays themselves would
- * run keyv's default serializer, a recursive JS walk that concatenates strings: for a 100,000-item
- * catalog it took ~2.5 s of CPU and left ~600 MB of string ropes for the GC (bench/full-sync.ts). keyv
- * then stores the text as one JSON string, which its (reviver-based) deserializer reads back cheaply.
- * Items are plain JSON data (no Buffers, Dates or `undefined` fields), so the round trip is exact.
+ * A stored chunk's JSON text. Chunks are stored as text: keyv's own serializer (a recursive JS walk) took
+ * seconds and left hundreds of MB of string ropes for a 100,000-item catalog, while a string value costs
+ * it one escape (bench/full-sync.ts). Versions before that stored arrays, read back as text here.
  */
-function* encodeChunks(items: readonly unknown[], maxItems: number, maxChars: number): Generator<string> {
-  let start = 0;
-  let count = Math.min(maxItems, FIRST_CHUNK_ITEMS);
-  while (start < items.length) {
-    const end = Math.min(items.length, start + count);
-    const text = JSON.stringify(items.slice(start, end));
-    yield text;
-    const charsPerItem = text.length / (end - start);
-    count = Math.max(1, Math.min(maxItems, Math.floor(maxChars / charsPerItem)));
-    start = end;
-  }
+function chunkTextOf(stored: unknown): string | undefined {
+  if (typeof stored === 'string') return stored;
+  if (Array.isArray(stored)) return JSON.stringify(stored);
+  return undefined;
 }
 
-/** Items of the first chunk, before any item size is known. */
-const FIRST_CHUNK_ITEMS = 64;
-
-/** The items of a stored chunk: JSON text, or an array as versions before `encodeChunk` stored it; else `undefined`. */
-function decodeChunk<Item>(stored: unknown): Item[] | undefined {
-  if (Array.isArray(stored)) return stored as Item[];
-  if (typeof stored !== 'string') return undefined;
+function parseChunkText(text: string): unknown[] | undefined {
   try {
-    const items: unknown = JSON.parse(stored);
-    return Array.isArray(items) ? (items as Item[]) : undefined;
+    const parsed: unknown = JSON.parse(text);
+    return Array.isArray(parsed) ? parsed : undefined;
   } catch {
     return undefined;
   }
 }
 
-function range(count: number): number[] {
-  return Array.from({ length: count }, (_, index) => index);
+/** A whole version as items: for small catalogs, tests and tools (the catalog service streams instead). */
+export interface StoredItems<Meta, Item> {
+  readonly version: string;
+  readonly meta: Meta;
+  readonly items: readonly Item[];
+}
+
+/** Publishes `items` in chunks of at most `chunkItems` (default 2,000). */
+export function publishItems<Meta, Item>(
+  store: CatalogStore<Meta>,
+  catalog: StoredItems<Meta, Item>,
+  publishedAt: Date,
+  chunkItems = 2_000,
+): Promise<readonly string[]> {
+  const chunks: StoreChunk[] = [];
+  for (let start = 0; start < catalog.items.length; start += chunkItems) {
+    const slice = catalog.items.slice(start, start + chunkItems);
+    chunks.push({ count: slice.length, text: () => JSON.stringify(slice) });
+  }
+  return store.publish({ version: catalog.version, meta: catalog.meta, chunks }, publishedAt);
+}
+
+/** Loads the current version whole, checking the item count against the pointer. */
+export function loadItems<Meta, Item>(store: CatalogStore<Meta>): Promise<StoredItems<Meta, Item> | undefined> {
+  return store.loadCurrent(async (head, texts) => {
+    const items: Item[] = [];
+    let index = 0;
+    for await (const text of texts) {
+      const parsed = parseChunkText(text);
+      if (parsed === undefined) throw new StoreInconsistentError(`chunk ${index} of version ${head.version} is not a JSON list`);
+      for (const item of parsed) items.push(item as Item);
+      index += 1;
+    }
+    if (items.length !== head.items) {
+      throw new StoreInconsistentError(`version ${head.version} has ${items.length} items, its pointer says ${head.items}`);
+    }
+    return { version: head.version, meta: head.meta, items };
+  });
 }

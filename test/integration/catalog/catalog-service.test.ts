@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openKeyv } from '../../../src/adapters/store/create-keyv.js';
-import { createKeyvCatalogStore } from '../../../src/adapters/store/keyv-catalog-store.js';
+import { createKeyvCatalogStore, loadItems } from '../../../src/adapters/store/keyv-catalog-store.js';
 import type { InternalProductData, Product } from '../../../src/core/catalog/catalog.js';
+import { createInThreadCatalogWorkers } from '../../../src/services/catalog/catalog-workers.js';
 import { type CatalogMeta, createCatalogService } from '../../../src/services/catalog-service.js';
 import { createFakePosClient, demoData, type FakePosData, posDown } from '../../fakes/fake-pos-client.js';
 
@@ -20,10 +21,12 @@ function now(): Date {
 
 function createService(storeFile: string, data: FakePosData) {
   const { keyv } = openKeyv(`sqlite://${join(dir, storeFile)}`);
-  const store = createKeyvCatalogStore<CatalogMeta, Product>(keyv, { chunkSize: 100 });
-  const internalStore = createKeyvCatalogStore<{ version: string }, InternalProductData>(keyv, { prefix: 'internal' });
+  const store = createKeyvCatalogStore<CatalogMeta>(keyv);
+  const internalStore = createKeyvCatalogStore<{ version: string }>(keyv, { prefix: 'internal' });
+  const pos = createFakePosClient(data);
   const service = createCatalogService({
-    pos: createFakePosClient(data),
+    pos,
+    workers: createInThreadCatalogWorkers(pos),
     store,
     internalStore,
     logger: pino({ level: 'silent' }),
@@ -60,7 +63,10 @@ describe('services/catalog-service with the real SQLite store', () => {
 
     expect(loaded?.version).toBe(report.version);
     expect(loaded?.products).toEqual(first.service.current()?.products);
-    expect((await second.internalStore.loadCurrent())?.items[0]).toEqual({ id: 'a-1', purchasePrice: 5 });
+    expect((await loadItems<unknown, InternalProductData>(second.internalStore))?.items[0]).toEqual({
+      id: 'a-1',
+      purchasePrice: 5,
+    });
     expect(await second.service.recentReports('sync-catalog')).toHaveLength(1);
     await second.store.close();
   });
@@ -129,7 +135,9 @@ describe('services/catalog-service with the real SQLite store', () => {
     const { service, store } = createService('deltas.sqlite', data);
     const full = await service.syncCatalog();
 
-    const results = [1, 2, 3].map(() => service.applyStockDeltas([{ unitCode: 'U1', articleId: 'a-1', delta: -0.5 }]));
+    const results = await Promise.all(
+      [1, 2, 3].map(() => service.applyStockDeltas([{ unitCode: 'U1', articleId: 'a-1', delta: -0.5 }])),
+    );
 
     // Served at once: 1.5 - 3 × 0.5.
     expect(service.current()?.products[0]?.offers[0]?.stock).toBe(0);
@@ -138,7 +146,7 @@ describe('services/catalog-service with the real SQLite store', () => {
     await Promise.all(results.map((result) => result?.persisted));
     expect(await store.currentVersion()).toBe(service.current()?.version);
     // A version stored this way loads back whole after a restart.
-    const stored = await store.loadCurrent();
+    const stored = await loadItems<CatalogMeta, Product>(store);
     expect(stored?.items[0]?.offers[0]?.stock).toBe(0);
     await store.close();
   });
@@ -148,11 +156,11 @@ describe('services/catalog-service with the real SQLite store', () => {
     const { service, store } = createService('steady.sqlite', data);
     await service.syncCatalog();
 
-    const first = service.applyStockDeltas([{ unitCode: 'U1', articleId: 'a-1', delta: -1 }]);
+    const first = await service.applyStockDeltas([{ unitCode: 'U1', articleId: 'a-1', delta: -1 }]);
     let stop = false;
     const more = (async () => {
       while (!stop) {
-        service.applyStockDeltas([{ unitCode: 'U1', articleId: 'a-2', delta: 1 }]);
+        void service.applyStockDeltas([{ unitCode: 'U1', articleId: 'a-2', delta: 1 }]);
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
     })();

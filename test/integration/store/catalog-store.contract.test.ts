@@ -1,7 +1,12 @@
 import { Keyv } from 'keyv';
 import { describe, expect, it } from 'vitest';
 import { openKeyv } from '../../../src/adapters/store/create-keyv.js';
-import { type CatalogStore, createKeyvCatalogStore } from '../../../src/adapters/store/keyv-catalog-store.js';
+import {
+  type CatalogStore,
+  createKeyvCatalogStore,
+  loadItems,
+  publishItems,
+} from '../../../src/adapters/store/keyv-catalog-store.js';
 import { storeBackends } from '../../helpers/store-backends.js';
 
 interface Item {
@@ -19,55 +24,85 @@ function itemsOf(version: string, count: number): Item[] {
 const at = new Date('2026-11-22T10:00:00Z');
 
 describe.each(backends)('catalog store contract (%s)', (_name, newUrl) => {
-  function open(url = newUrl(), chunkSize = 3): { store: CatalogStore<{ label: string }, Item>; keyv: Keyv; url: string } {
+  function open(url = newUrl()): { store: CatalogStore<{ label: string }>; keyv: Keyv; url: string } {
     const { keyv } = openKeyv(url);
-    return { store: createKeyvCatalogStore(keyv, { chunkSize, keepVersions: 2 }), keyv, url };
+    return { store: createKeyvCatalogStore(keyv, { keepVersions: 2 }), keyv, url };
   }
 
   it('is empty before the first publish', async () => {
     const { store } = open();
 
     expect(await store.currentVersion()).toBeUndefined();
-    expect(await store.loadCurrent()).toBeUndefined();
+    expect(await loadItems(store)).toBeUndefined();
   });
 
   it('reads back a published version in order, across chunks', async () => {
     const { store } = open();
     const items = itemsOf('v1', 10);
 
-    await store.publish({ version: 'v1', meta: { label: 'first' }, items }, at);
+    await publishItems(store, { version: 'v1', meta: { label: 'first' }, items }, at, 3);
 
     expect(await store.currentVersion()).toBe('v1');
-    expect(await store.loadCurrent()).toEqual({ version: 'v1', meta: { label: 'first' }, items });
+    expect(await loadItems(store)).toEqual({ version: 'v1', meta: { label: 'first' }, items });
   });
 
   it('publishes an empty item list as a real version', async () => {
     const { store } = open();
 
-    await store.publish({ version: 'v0', meta: { label: 'empty' }, items: [] }, at);
+    await publishItems(store, { version: 'v0', meta: { label: 'empty' }, items: [] }, at);
 
-    expect(await store.loadCurrent()).toEqual({ version: 'v0', meta: { label: 'empty' }, items: [] });
+    expect(await loadItems(store)).toEqual({ version: 'v0', meta: { label: 'empty' }, items: [] });
   });
 
   it('prunes versions beyond the ones it keeps', async () => {
     const { store, keyv } = open();
 
     for (const version of ['v1', 'v2', 'v3'])
-      await store.publish({ version, meta: { label: version }, items: itemsOf(version, 4) }, at);
+      await publishItems(store, { version, meta: { label: version }, items: itemsOf(version, 4) }, at, 3);
 
-    expect((await store.loadCurrent())?.version).toBe('v3');
+    expect((await loadItems(store))?.version).toBe('v3');
     expect(await keyv.get('catalog:v:v1:meta')).toBeUndefined();
-    expect(await keyv.get('catalog:v:v1:chunk:0')).toBeUndefined();
+    expect(await keyv.get('catalog:c:v1:0')).toBeUndefined();
     expect(await keyv.get('catalog:v:v2:meta')).toEqual({ label: 'v2' });
   });
 
-  it('never lets a reader see a mix of two versions', async () => {
-    const { store } = open(undefined, 2);
-    await store.publish({ version: 'v1', meta: { label: 'v1' }, items: itemsOf('v1', 40) }, at);
+  it('writes only the new chunks of a version that reuses stored ones, and keeps shared chunks while used', async () => {
+    const { store, keyv } = open();
+    const keys = await publishItems(store, { version: 'v1', meta: { label: 'v1' }, items: itemsOf('v1', 6) }, at, 2);
 
-    const publishing = store.publish({ version: 'v2', meta: { label: 'v2' }, items: itemsOf('v2', 40) }, at);
-    const reads = Array.from({ length: 20 }, () => store.loadCurrent());
-    const seen = await Promise.all([...reads, publishing.then(() => store.loadCurrent())]);
+    // v2 and v3 change only the last chunk; v1 is pruned by v3 but its first two chunks stay in use.
+    for (const version of ['v2', 'v3']) {
+      const changed = JSON.stringify(itemsOf(version, 6).slice(4));
+      await store.publish(
+        {
+          version,
+          meta: { label: version },
+          chunks: [
+            { count: 2, key: keys[0] as string },
+            { count: 2, key: keys[1] as string },
+            { count: 2, text: () => changed },
+          ],
+        },
+        at,
+      );
+    }
+
+    const loaded = await loadItems<{ label: string }, Item>(store);
+    expect(loaded?.version).toBe('v3');
+    expect(loaded?.items).toEqual([...itemsOf('v1', 4), ...itemsOf('v3', 6).slice(4)]);
+    expect(await keyv.get('catalog:v:v1:meta')).toBeUndefined();
+    expect(await keyv.get('catalog:c:v1:2')).toBeUndefined();
+    expect(await keyv.get(keys[0] as string)).toBe(JSON.stringify(itemsOf('v1', 2)));
+    expect(await keyv.get('catalog:c:v2:2')).toBe(JSON.stringify(itemsOf('v2', 6).slice(4)));
+  });
+
+  it('never lets a reader see a mix of two versions', async () => {
+    const { store } = open();
+    await publishItems(store, { version: 'v1', meta: { label: 'v1' }, items: itemsOf('v1', 40) }, at, 2);
+
+    const publishing = publishItems(store, { version: 'v2', meta: { label: 'v2' }, items: itemsOf('v2', 40) }, at, 2);
+    const reads = Array.from({ length: 20 }, () => loadItems<{ label: string }, Item>(store));
+    const seen = await Promise.all([...reads, publishing.then(() => loadItems<{ label: string }, Item>(store))]);
 
     for (const catalog of seen) {
       if (catalog === undefined) continue;
@@ -92,13 +127,13 @@ describe.each(backends)('catalog store contract (%s)', (_name, newUrl) => {
 describe('catalog store on SQLite across a restart', () => {
   it('serves the last version from a new store instance on the same file', async () => {
     const url = newSqliteUrl();
-    const first = createKeyvCatalogStore<{ label: string }, Item>(openKeyv(url).keyv, { chunkSize: 5 });
-    await first.publish({ version: 'v7', meta: { label: 'before restart' }, items: itemsOf('v7', 12) }, at);
+    const first = createKeyvCatalogStore<{ label: string }>(openKeyv(url).keyv);
+    await publishItems(first, { version: 'v7', meta: { label: 'before restart' }, items: itemsOf('v7', 12) }, at, 5);
     await first.close();
 
-    const second = createKeyvCatalogStore<{ label: string }, Item>(openKeyv(url).keyv, { chunkSize: 5 });
+    const second = createKeyvCatalogStore<{ label: string }>(openKeyv(url).keyv);
 
-    expect(await second.loadCurrent()).toEqual({ version: 'v7', meta: { label: 'before restart' }, items: itemsOf('v7', 12) });
+    expect(await loadItems(second)).toEqual({ version: 'v7', meta: { label: 'before restart' }, items: itemsOf('v7', 12) });
     await second.close();
   });
 });
@@ -111,62 +146,55 @@ describe('catalog store on a failing backend', () => {
     };
     const store = createKeyvCatalogStore(new Keyv({ store: failing, throwOnErrors: true }));
 
-    await expect(store.loadCurrent()).rejects.toThrow('disk I/O error');
+    await expect(loadItems(store)).rejects.toThrow('disk I/O error');
     await expect(store.currentVersion()).rejects.toThrow('disk I/O error');
   });
 
   it('raises when a chunk of the current version is missing', async () => {
     const { keyv } = openKeyv('memory://');
-    const store = createKeyvCatalogStore<{ label: string }, Item>(keyv, { chunkSize: 2 });
-    await store.publish({ version: 'v1', meta: { label: 'v1' }, items: itemsOf('v1', 6) }, at);
+    const store = createKeyvCatalogStore<{ label: string }>(keyv);
+    await publishItems(store, { version: 'v1', meta: { label: 'v1' }, items: itemsOf('v1', 6) }, at, 2);
 
-    await keyv.delete('catalog:v:v1:chunk:1');
+    await keyv.delete('catalog:c:v1:1');
 
-    await expect(store.loadCurrent()).rejects.toThrow('chunk 1 of version v1 is missing');
+    await expect(loadItems(store)).rejects.toThrow('chunk 1 of version v1 is missing');
   });
 
   it('raises when a chunk of the current version is not JSON', async () => {
     const { keyv } = openKeyv('memory://');
-    const store = createKeyvCatalogStore<{ label: string }, Item>(keyv, { chunkSize: 2 });
-    await store.publish({ version: 'v1', meta: { label: 'v1' }, items: itemsOf('v1', 6) }, at);
+    const store = createKeyvCatalogStore<{ label: string }>(keyv);
+    await publishItems(store, { version: 'v1', meta: { label: 'v1' }, items: itemsOf('v1', 6) }, at, 2);
 
-    await keyv.set('catalog:v:v1:chunk:2', '[{"id":');
+    await keyv.set('catalog:c:v1:2', '[{"id":');
 
-    await expect(store.loadCurrent()).rejects.toThrow('chunk 2 of version v1 is missing or unreadable');
+    await expect(loadItems(store)).rejects.toThrow('chunk 2 of version v1 is not a JSON list');
   });
 });
 
 describe('catalog store format', () => {
   it('stores each chunk as the JSON text of its items', async () => {
     const { keyv } = openKeyv('memory://');
-    const store = createKeyvCatalogStore<{ label: string }, Item>(keyv, { chunkSize: 2 });
-    await store.publish({ version: 'v1', meta: { label: 'v1' }, items: itemsOf('v1', 3) }, at);
+    const store = createKeyvCatalogStore<{ label: string }>(keyv);
+    await publishItems(store, { version: 'v1', meta: { label: 'v1' }, items: itemsOf('v1', 3) }, at, 2);
 
-    expect(await keyv.get('catalog:v:v1:chunk:1')).toBe('[{"id":"a-2","version":"v1"}]');
+    expect(await keyv.get('catalog:c:v1:1')).toBe('[{"id":"a-2","version":"v1"}]');
+    expect(await keyv.get('catalog:v:v1:chunks')).toEqual([
+      { key: 'catalog:c:v1:0', count: 2 },
+      { key: 'catalog:c:v1:1', count: 1 },
+    ]);
   });
 
-  it('sizes chunks to about chunkChars from the items seen, and reads the version back whole', async () => {
+  it('still reads a version stored in the first layout (numbered chunks, some as arrays)', async () => {
     const { keyv } = openKeyv('memory://');
-    const store = createKeyvCatalogStore<{ label: string }, Item>(keyv, { chunkSize: 100, chunkChars: 90 });
-    const items = itemsOf('v1', 70);
-    await store.publish({ version: 'v1', meta: { label: 'v1' }, items }, at);
-
-    // Each item is 27 characters of JSON (28 with its comma): 64 in the first chunk, then 3 per chunk.
-    expect(await keyv.get('catalog:v:v1:chunk:0')).toBe(JSON.stringify(items.slice(0, 64)));
-    expect(await keyv.get('catalog:v:v1:chunk:1')).toBe(JSON.stringify(items.slice(64, 67)));
-    expect(await keyv.get('catalog:v:v1:chunk:2')).toBe(JSON.stringify(items.slice(67)));
-    expect(await keyv.get('catalog:v:v1:chunk:3')).toBeUndefined();
-    expect((await store.loadCurrent())?.items).toEqual(items);
-  });
-
-  it('still reads chunks stored as arrays (versions written before chunks were JSON text)', async () => {
-    const { keyv } = openKeyv('memory://');
-    const store = createKeyvCatalogStore<{ label: string }, Item>(keyv, { chunkSize: 2 });
-    await store.publish({ version: 'v1', meta: { label: 'v1' }, items: itemsOf('v1', 3) }, at);
-
+    await keyv.set('catalog:v:v1:meta', { label: 'v1' });
     await keyv.set('catalog:v:v1:chunk:0', itemsOf('v1', 2));
-    await keyv.set('catalog:v:v1:chunk:1', [{ id: ':a-2', version: 'v1' }]);
+    await keyv.set('catalog:v:v1:chunk:1', JSON.stringify([{ id: ':a-2', version: 'v1' }]));
+    await keyv.set('catalog:current', { version: 'v1', publishedAt: at.toISOString(), chunks: 2, items: 3 });
+    const store = createKeyvCatalogStore<{ label: string }>(keyv);
 
-    expect((await store.loadCurrent())?.items).toEqual([...itemsOf('v1', 2), { id: ':a-2', version: 'v1' }]);
+    expect((await loadItems<{ label: string }, Item>(store))?.items).toEqual([
+      ...itemsOf('v1', 2),
+      { id: ':a-2', version: 'v1' },
+    ]);
   });
 });

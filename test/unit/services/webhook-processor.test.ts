@@ -5,6 +5,7 @@ import { openKeyv } from '../../../src/adapters/store/create-keyv.js';
 import { createKeyvWebhookInbox } from '../../../src/adapters/store/keyv-webhook-inbox.js';
 import type { StockDelta } from '../../../src/core/catalog/apply-stock.js';
 import type { CatalogSnapshot, Product } from '../../../src/core/catalog/catalog.js';
+import { buildFamilyIndex } from '../../../src/core/catalog/family-index.js';
 import type { SyncReport } from '../../../src/services/catalog-service.js';
 import {
   createWebhookProcessor,
@@ -87,7 +88,8 @@ function setup(
     },
     catalog: {
       current: () => (options.noCatalogUntil !== undefined && Date.now() < options.noCatalogUntil ? undefined : SNAPSHOT),
-      applyStockDeltas(deltas) {
+      familyIndex: (snapshot) => buildFamilyIndex(snapshot),
+      async applyStockDeltas(deltas) {
         applied.push([...deltas]);
         return { version: 'v-2', report: {} as never, persisted: store() };
       },
@@ -115,8 +117,9 @@ describe('services/webhook-processor', () => {
     expect(dedupeKeyOf(sale(undefined))).toContain('N-x');
   });
 
-  it("finds a movement's product by _id, else by a unique internal id, PLU or EAN", () => {
-    const of = (article: PosMovement['article']) => productIdOfMovement(SNAPSHOT, movement('m', 'r', article));
+  it("finds a movement's product by _id, else by a unique internal id, PLU or EAN", async () => {
+    const index = await buildFamilyIndex(SNAPSHOT);
+    const of = (article: PosMovement['article']) => productIdOfMovement(index, movement('m', 'r', article));
 
     expect(of({ _id: 'a-2' })).toBe('a-2');
     expect(of({ _id: 'other-id', internalIdentifier: 'KAV-1' })).toBe('a-1');

@@ -37,7 +37,7 @@ describe('core/catalog/catalog-version', () => {
 
     expect(fingerprintCatalog(later)).toBe(fingerprintCatalog(SNAPSHOT));
     expect(fingerprintCatalog(changed)).not.toBe(fingerprintCatalog(SNAPSHOT));
-    expect(fingerprintCatalog(SNAPSHOT)).toMatch(/^[0-9a-f]{28}$/);
+    expect(fingerprintCatalog(SNAPSHOT)).toMatch(/^[0-9a-f]{32}$/);
   });
 
   it.each([

@@ -1,0 +1,141 @@
+import type { PosRejectedItem } from '../../adapters/pos/pos-schema.js';
+import type { PriceListSummary } from '../../adapters/pos/price-list-xml.js';
+import type { StockColumnOverride, StockExportSummary } from '../../adapters/pos/stock-export.js';
+import type { Config } from '../../config/load-config.js';
+import type { ApplyStockReport } from '../../core/catalog/apply-stock.js';
+import type { Availability, CatalogSnapshot } from '../../core/catalog/catalog.js';
+import type { MergeReport } from '../../core/catalog/merge-catalog.js';
+import type { IdentityKeyChoice } from '../../core/catalog/resolve-identity.js';
+
+/** Everything of a snapshot but its products, stored as the version's metadata. */
+export interface CatalogMeta {
+  readonly version: string;
+  readonly generatedAt: string;
+  readonly currency: string;
+  readonly primaryUnit: string;
+  readonly units: CatalogSnapshot['units'];
+  /** Content fingerprint: a sync that builds the same catalog keeps the published version. */
+  readonly fingerprint: string;
+}
+
+export type SyncJob = 'sync-catalog' | 'sync-stock';
+
+/**
+ * Stages of a full sync, as reported to the optional `onPhase` probe. `price-list`, `stock` (fetch and
+ * parse) and `unit-merge` (merging the unit's documents) are reported once per unit, and units overlap;
+ * `sources` is the wall time of the whole per-unit stage, `merge` the assembly of the products after it,
+ * `fingerprint` the hashing and serializing of the merged catalog, `publish` storing and serving it.
+ */
+export type SyncPhase =
+  | 'units'
+  | 'articles'
+  | 'price-list'
+  | 'stock'
+  | 'unit-merge'
+  | 'sources'
+  | 'merge'
+  | 'fingerprint'
+  | 'publish';
+export type SyncOutcome = 'published' | 'unchanged' | 'refused' | 'failed' | 'skipped';
+
+export interface SyncError {
+  readonly code: string;
+  readonly message: string;
+}
+
+export interface PriceListReport {
+  readonly rows: number;
+  readonly root?: string;
+  readonly skippedCount: number;
+  readonly warningCount: number;
+  readonly skipped: PriceListSummary['skipped'];
+}
+
+export interface StockExportReport {
+  readonly rows: number;
+  readonly delimiter?: string;
+  readonly header: readonly string[];
+  readonly skippedCount: number;
+  readonly skipped: StockExportSummary['skipped'];
+}
+
+export interface SyncSources {
+  readonly units?: { readonly count: number; readonly rejected: readonly PosRejectedItem[]; readonly pages: number };
+  readonly articles?: {
+    readonly count: number;
+    readonly rejectedCount: number;
+    readonly rejected: readonly PosRejectedItem[];
+    readonly pages: number;
+  };
+  readonly priceLists?: Readonly<Record<string, PriceListReport>>;
+  readonly stock?: Readonly<Record<string, StockExportReport>>;
+}
+
+/** What one run did: logged, kept (the last few) in the store, shown by `/readyz` and the admin API. */
+export interface SyncReport {
+  readonly job: SyncJob;
+  readonly outcome: SyncOutcome;
+  readonly startedAt: string;
+  readonly finishedAt: string;
+  readonly durationMs: number;
+  /** The version served after the run. */
+  readonly version?: string;
+  readonly previousVersion?: string;
+  readonly products?: number;
+  readonly reason?: string;
+  readonly error?: SyncError;
+  readonly sources?: SyncSources;
+  readonly merge?: MergeReport;
+  readonly stock?: ApplyStockReport;
+}
+
+export interface CatalogServiceOptions {
+  readonly currency: string;
+  readonly primaryUnit: string | undefined;
+  readonly unknownStockAvailability: Availability;
+  readonly priceListKey: IdentityKeyChoice;
+  readonly stockKey: IdentityKeyChoice;
+  readonly stockColumns: StockColumnOverride;
+  readonly maxShrink: number;
+  readonly concurrency: number;
+}
+
+/** The service's options as the configuration gives them. */
+export function catalogServiceOptions(config: Config): CatalogServiceOptions {
+  return {
+    currency: config.feed.currency,
+    primaryUnit: config.feed.primaryUnit,
+    unknownStockAvailability: config.sync.unknownStockAvailability,
+    priceListKey: config.pos.priceListKey,
+    stockKey: config.pos.stockKey,
+    stockColumns: config.pos.stockColumns,
+    maxShrink: config.sync.maxShrink,
+    concurrency: config.pos.concurrency,
+  };
+}
+
+export interface CatalogLogger {
+  debug?(meta: object, message: string): void;
+  info(meta: object, message: string): void;
+  warn(meta: object, message: string): void;
+  error(meta: object, message: string): void;
+}
+
+/** The error of a failed run as reports carry it: its `code` when it has one. */
+export function syncErrorOf(error: unknown): SyncError {
+  if (error instanceof Error) {
+    const code = 'code' in error && typeof error.code === 'string' ? error.code : 'SYNC_FAILED';
+    return { code, message: error.message };
+  }
+  return { code: 'SYNC_FAILED', message: String(error) };
+}
+
+/** Start, end and duration of a run that started at `started`. */
+export function timingSince(started: Date, now: () => Date): { startedAt: string; finishedAt: string; durationMs: number } {
+  const finished = now();
+  return {
+    startedAt: started.toISOString(),
+    finishedAt: finished.toISOString(),
+    durationMs: finished.getTime() - started.getTime(),
+  };
+}

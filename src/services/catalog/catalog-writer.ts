@@ -1,0 +1,203 @@
+import type { CatalogStore, StoreChunk } from '../../adapters/store/keyv-catalog-store.js';
+import { createMutex } from '../../core/async/create-mutex.js';
+import type { CatalogSnapshot } from '../../core/catalog/catalog.js';
+import { chunkText, type ItemChunk } from '../../core/catalog/catalog-chunks.js';
+import type { CatalogLogger, CatalogMeta } from './catalog-types.js';
+import type { FamilyIdentity } from './resolve-stock-export.js';
+import { materializeTexts, type ServedCatalog, type ServedVersion } from './served-catalog.js';
+
+/**
+ * Persistence of the served catalog (SPEC §4 rules 8-9): full versions as a sync made them, versions
+ * made by stock changes incrementally (only their changed chunks), and loading the stored version at
+ * start. One job: what the store holds, in which order. Every write goes through one lock, and a full
+ * sync's version is served inside it, so the store's pointer always ends on the served version.
+ */
+export interface CatalogWriter {
+  /** Stores a full sync's version (purchase prices first), then serves it. */
+  publishFull(input: FullVersion): Promise<ServedVersion>;
+  /**
+   * Settles once the store holds the version served now, or a newer one. Each call queues one write
+   * behind the others, which stores whatever is served when its turn comes, or nothing when an earlier
+   * write already covered it: a burst of stock changes costs a few writes, callers never chase versions
+   * served after their call, and the store always ends on the served version.
+   */
+  persistServed(): Promise<void>;
+  /**
+   * `persistServed` a moment later: sales come in bursts, so the changes of that moment share one write
+   * (bench/webhook-latency.ts). Serving does not wait for it.
+   */
+  persistSoon(): Promise<void>;
+  /** Settles when the store holds the served version (a delayed write is started at once). */
+  flush(): Promise<void>;
+  /** Loads the stored version and serves it; `undefined` when the store has none. */
+  load(): Promise<CatalogSnapshot | undefined>;
+}
+
+export interface FullVersion {
+  readonly snapshot: CatalogSnapshot;
+  readonly family: FamilyIdentity;
+  readonly chunks: readonly ItemChunk[];
+  readonly internal: readonly ItemChunk[];
+  readonly fingerprint: string;
+}
+
+export interface CatalogWriterDeps {
+  readonly store: CatalogStore<CatalogMeta>;
+  /** Admin-only purchase prices, versioned alongside the public catalog. */
+  readonly internalStore: CatalogStore<{ readonly version: string }>;
+  readonly served: ServedCatalog;
+  readonly logger: CatalogLogger;
+  readonly now: () => Date;
+}
+
+/** How long stock changes wait to be stored together: at least this, 5× the last such store… */
+const STOCK_CHANGE_STORE_DELAY_MS = 1_000;
+/** …but never longer than this. */
+const MAX_STOCK_CHANGE_STORE_DELAY_MS = 30_000;
+
+function metaOf(snapshot: CatalogSnapshot, fingerprint: string): CatalogMeta {
+  return {
+    version: snapshot.version,
+    generatedAt: snapshot.generatedAt,
+    currency: snapshot.currency,
+    primaryUnit: snapshot.primaryUnit,
+    units: snapshot.units,
+    fingerprint,
+  };
+}
+
+export function createCatalogWriter(deps: CatalogWriterDeps): CatalogWriter {
+  const { store, served, now } = deps;
+  const storeWrites = createMutex();
+  /** The number of the newest served version the store holds. */
+  let storedSeq = 0;
+  /** Store keys of the chunks already stored: a later version lists them instead of writing them again. */
+  const storedKeys = new WeakMap<ItemChunk, string>();
+
+  function chunksToWrite(chunks: readonly ItemChunk[]): StoreChunk[] {
+    return chunks.map((chunk) => {
+      const key = storedKeys.get(chunk);
+      return key === undefined ? { count: chunk.count, text: () => chunkText(chunk) } : { count: chunk.count, key };
+    });
+  }
+
+  function remember(chunks: readonly ItemChunk[], keys: readonly string[]): void {
+    for (const [index, chunk] of chunks.entries()) {
+      const key = keys[index];
+      if (key !== undefined) storedKeys.set(chunk, key);
+    }
+  }
+
+  function persistServed(): Promise<void> {
+    const target = served.latest()?.seq ?? 0;
+    if (storedSeq >= target) return Promise.resolve();
+    return storeWrites(async () => {
+      const current = served.latest();
+      if (storedSeq >= target || current === undefined || current.seq <= storedSeq) return;
+      const { snapshot } = current;
+      const chunks = await served.chunksOf(current);
+      // A version made by stock changes is stored without a fingerprint unless one is known: hashing the
+      // catalog for every store during a burst of sales is not worth it. The next full sync computes it
+      // from the chunks (in a worker) when it needs to compare.
+      const keys = await store.publish(
+        { version: snapshot.version, meta: metaOf(snapshot, current.fingerprint ?? ''), chunks: chunksToWrite(chunks) },
+        now(),
+      );
+      remember(chunks, keys);
+      storedSeq = current.seq;
+    });
+  }
+
+  let soon: { readonly stored: Promise<void>; now(): void } | undefined;
+  let lastStockStoreMs = 0;
+
+  function persistSoon(): Promise<void> {
+    // 1 s, or 5× what the last such store took, so that back-to-back stores never take the CPU from the
+    // sales themselves.
+    if (soon !== undefined) return soon.stored;
+    let start = () => {};
+    const due = new Promise<void>((resolve) => {
+      start = resolve;
+    });
+    // `flush` starts it at once; the timer does not keep a process alive that has nothing else to do.
+    const timer = setTimeout(
+      start,
+      Math.min(Math.max(STOCK_CHANGE_STORE_DELAY_MS, 5 * lastStockStoreMs), MAX_STOCK_CHANGE_STORE_DELAY_MS),
+    );
+    timer.unref();
+    const stored = due.then(async () => {
+      soon = undefined;
+      const began = performance.now();
+      await persistServed();
+      lastStockStoreMs = performance.now() - began;
+    });
+    soon = {
+      stored,
+      now() {
+        clearTimeout(timer);
+        start();
+      },
+    };
+    return stored;
+  }
+
+  return {
+    publishFull(input) {
+      return storeWrites(async () => {
+        const publishedAt = now();
+        const { snapshot } = input;
+        // Internal data first: once the public pointer moves, its purchase prices must already be there.
+        await deps.internalStore.publish(
+          { version: snapshot.version, meta: { version: snapshot.version }, chunks: chunksToWrite(input.internal) },
+          publishedAt,
+        );
+        const keys = await store.publish(
+          { version: snapshot.version, meta: metaOf(snapshot, input.fingerprint), chunks: chunksToWrite(input.chunks) },
+          publishedAt,
+        );
+        remember(input.chunks, keys);
+        // Served inside the lock: a queued write of an older derived version then finds nothing to do.
+        const version = served.serve(snapshot, { family: input.family, chunks: input.chunks, fingerprint: input.fingerprint });
+        storedSeq = version.seq;
+        return version;
+      });
+    },
+    persistServed,
+    persistSoon,
+    async flush() {
+      const pending = soon;
+      pending?.now();
+      await Promise.all([pending?.stored, persistServed()]);
+    },
+    async load() {
+      const loaded = await store.loadCurrent(async (head, texts) => {
+        const version = await materializeTexts(texts);
+        if (version.products.length !== head.items) {
+          throw new Error(`version ${head.version} has ${version.products.length} products, its pointer says ${head.items}`);
+        }
+        return { head, ...version };
+      });
+      if (loaded === undefined) return undefined;
+      const { meta } = loaded.head;
+      const snapshot: CatalogSnapshot = {
+        version: meta.version,
+        generatedAt: meta.generatedAt,
+        currency: meta.currency,
+        primaryUnit: meta.primaryUnit,
+        units: meta.units,
+        products: loaded.products,
+      };
+      remember(
+        loaded.chunks,
+        loaded.head.chunks.map((ref) => ref.key),
+      );
+      const version = served.serve(snapshot, {
+        family: { id: meta.version, identity: loaded.identity },
+        chunks: loaded.chunks,
+        fingerprint: meta.fingerprint === '' ? undefined : meta.fingerprint,
+      });
+      storedSeq = version.seq;
+      return snapshot;
+    },
+  };
+}

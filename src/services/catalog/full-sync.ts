@@ -1,0 +1,134 @@
+import { checkPublishable } from '../../core/catalog/catalog-guards.js';
+import { createCatalogVersion, fingerprintHeaderOf } from '../../core/catalog/catalog-version.js';
+import {
+  type CatalogLogger,
+  type CatalogServiceOptions,
+  type SyncPhase,
+  type SyncReport,
+  syncErrorOf,
+  timingSince,
+} from './catalog-types.js';
+import type { CatalogWorkers } from './catalog-workers.js';
+import type { CatalogWriter } from './catalog-writer.js';
+import type { ReadCatalogEvent } from './read-catalog.js';
+import { materializeChunks, type ServedCatalog, type ServedVersion } from './served-catalog.js';
+import type { StockSync } from './stock-sync.js';
+import type { SyncReports } from './sync-reports.js';
+
+export interface FullSyncDeps {
+  readonly served: ServedCatalog;
+  readonly writer: CatalogWriter;
+  readonly workers: CatalogWorkers;
+  readonly stock: StockSync;
+  readonly reports: SyncReports;
+  readonly options: CatalogServiceOptions;
+  readonly logger: CatalogLogger;
+  readonly now: () => Date;
+  /** Timing probe: each phase of a full sync as it ends, with its wall time in ms (bench/full-sync.ts). */
+  readonly onPhase?: (phase: SyncPhase, ms: number, unit?: string) => void;
+}
+
+/**
+ * The full sync (SPEC §4 rules 8-9): reading, merging and serializing run in a worker
+ * (`read-catalog.ts`); here the result is compared with the served version, checked by the publish
+ * guard, parsed into products in slices, stored and served. A run publishes a complete new version or
+ * nothing: any failed source fails the run, and the guard refuses a catalog that shrank too much; either
+ * way the last good version stays served.
+ */
+export function createFullSync(deps: FullSyncDeps): () => Promise<SyncReport> {
+  const { served, writer, workers, stock, reports, options, logger, now } = deps;
+
+  function relay(event: ReadCatalogEvent): void {
+    if (event.type === 'phase') deps.onPhase?.(event.phase, event.ms, event.unit);
+    else if (event.level === 'warn') logger.warn(event.meta, event.message);
+    else logger.debug?.(event.meta, event.message);
+  }
+
+  /** The served version's fingerprint, computed from its chunks (in a worker) when it is not known. */
+  async function fingerprintOf(version: ServedVersion): Promise<string> {
+    if (version.fingerprint !== undefined) return version.fingerprint;
+    const chunks = await served.chunksOf(version);
+    const fingerprint = await workers.fingerprint(fingerprintHeaderOf(version.snapshot), chunks);
+    version.fingerprint = fingerprint;
+    return fingerprint;
+  }
+
+  return async function syncCatalog(): Promise<SyncReport> {
+    const started = now();
+    const previous = served.latest();
+    const base = { job: 'sync-catalog' as const, ...(previous ? { previousVersion: previous.snapshot.version } : {}) };
+    const readFrom = performance.now();
+    try {
+      const version = createCatalogVersion(started, previous?.snapshot.version ?? 'first');
+      const { maxShrink: _guardOnly, ...readOptions } = options;
+      const read = await workers.readCatalog({ version, startedAt: started.toISOString(), options: readOptions }, relay);
+      if (!read.ok) {
+        return await reports.finish({
+          ...base,
+          outcome: 'failed',
+          ...timingSince(started, now),
+          ...(previous ? { version: previous.snapshot.version } : {}),
+          error: read.error,
+          sources: read.sources,
+        });
+      }
+      const { sources, merge, productCount: products } = read;
+      if (previous !== undefined && (await fingerprintOf(previous)) === read.fingerprint) {
+        return await reports.finish({
+          ...base,
+          outcome: 'unchanged',
+          ...timingSince(started, now),
+          version: previous.snapshot.version,
+          products,
+          sources,
+          merge,
+        });
+      }
+      const check = checkPublishable(
+        previous ? { count: previous.snapshot.products.length } : undefined,
+        { count: products },
+        options.maxShrink,
+      );
+      if (!check.ok) {
+        return await reports.finish({
+          ...base,
+          outcome: 'refused',
+          ...timingSince(started, now),
+          ...(previous ? { version: previous.snapshot.version } : {}),
+          products,
+          reason: check.message,
+          sources,
+          merge,
+        });
+      }
+      const publishFrom = performance.now();
+      const snapshot = { ...read.snapshot, products: await materializeChunks(read.products) };
+      await writer.publishFull({
+        snapshot,
+        family: { id: version, identity: read.identity },
+        chunks: read.products,
+        internal: read.internal,
+        fingerprint: read.fingerprint,
+      });
+      deps.onPhase?.('publish', performance.now() - publishFrom);
+      stock.rereadChangedSince(readFrom, snapshot);
+      return await reports.finish({
+        ...base,
+        outcome: 'published',
+        ...timingSince(started, now),
+        version,
+        products,
+        sources,
+        merge,
+      });
+    } catch (error) {
+      return await reports.finish({
+        ...base,
+        outcome: 'failed',
+        ...timingSince(started, now),
+        ...(previous ? { version: previous.snapshot.version } : {}),
+        error: syncErrorOf(error),
+      });
+    }
+  };
+}

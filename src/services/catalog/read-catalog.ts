@@ -1,0 +1,241 @@
+import type { PosClient } from '../../adapters/pos/pos-client.js';
+import { createPriceListParser } from '../../adapters/pos/price-list-xml.js';
+import { readStockExport, type StockColumnOverride } from '../../adapters/pos/stock-export.js';
+import { mapLimit } from '../../core/async/map-limit.js';
+import type { CatalogSnapshot } from '../../core/catalog/catalog.js';
+import { fingerprintChunks, type ItemChunk, serializeItems } from '../../core/catalog/catalog-chunks.js';
+import { fingerprintHeaderOf } from '../../core/catalog/catalog-version.js';
+import { identityRowsText, joinIdentityRows } from '../../core/catalog/identity-table.js';
+import { type CatalogMerger, createCatalogMerger, type MergeReport, type MergeResult } from '../../core/catalog/merge-catalog.js';
+import { createPriceListRowCollector, type PriceListRows } from '../../core/catalog/price-list-rows.js';
+import type { SourceUnit } from '../../core/catalog/source.js';
+import { createStockRowCollector, type StockRows } from '../../core/catalog/stock-rows.js';
+import {
+  type CatalogServiceOptions,
+  type PriceListReport,
+  type StockExportReport,
+  type SyncError,
+  type SyncPhase,
+  type SyncSources,
+  syncErrorOf,
+} from './catalog-types.js';
+
+/**
+ * The reading half of a full sync (SPEC §4 rules 1-7): units, articles, every unit's price list and
+ * stock export, merged into one catalog, then serialized into chunks and fingerprinted. It needs nothing
+ * but a POS client and returns only shared memory and small reports, so it runs in a worker thread
+ * (`src/workers/`) as well as in the calling thread (tests with an in-memory POS); the publishing half
+ * (`full-sync.ts`) is the same either way.
+ */
+
+export interface ReadCatalogInput {
+  readonly version: string;
+  /** ISO 8601: the `generatedAt` of the version. */
+  readonly startedAt: string;
+  readonly options: Omit<CatalogServiceOptions, 'maxShrink'>;
+}
+
+/** Progress reported while reading: phase timings (`onPhase` probe) and log lines of the POS client. */
+export type ReadCatalogEvent =
+  | { readonly type: 'phase'; readonly phase: SyncPhase; readonly ms: number; readonly unit?: string }
+  | { readonly type: 'log'; readonly level: 'debug' | 'warn'; readonly meta: object; readonly message: string };
+
+/** A merged, serialized catalog: everything a publish needs, in shared memory. */
+export interface ReadCatalogResult {
+  readonly snapshot: Omit<CatalogSnapshot, 'products'>;
+  readonly products: readonly ItemChunk[];
+  readonly productCount: number;
+  /** Admin-only purchase prices, serialized the same way. */
+  readonly internal: readonly ItemChunk[];
+  /** The products' identifying fields (`identity-table.ts`), UTF-8. */
+  readonly identity: Uint8Array;
+  readonly fingerprint: string;
+  readonly sources: SyncSources;
+  readonly merge: MergeReport;
+}
+
+export type ReadCatalogOutput =
+  | ({ readonly ok: true } & ReadCatalogResult)
+  /** A source failed: what was read so far is in `sources`. */
+  | { readonly ok: false; readonly error: SyncError; readonly sources: SyncSources };
+
+type Emit = (event: ReadCatalogEvent) => void;
+
+interface Progress {
+  sources: SyncSources;
+  mark: number;
+}
+
+function phaseEnded(emit: Emit, phase: SyncPhase, since: number, unit?: string): number {
+  const ended = performance.now();
+  emit({ type: 'phase', phase, ms: ended - since, ...(unit === undefined ? {} : { unit }) });
+  return ended;
+}
+
+async function readPriceList(
+  pos: PosClient,
+  unit: SourceUnit,
+  emit: Emit,
+): Promise<{ rows: PriceListRows; report: PriceListReport }> {
+  const since = performance.now();
+  // Rows are held in typed arrays until the document ends, not as 100,000 objects per unit (see price-list-rows.ts).
+  const rows = createPriceListRowCollector();
+  const parser = createPriceListParser((row) => rows.push(row));
+  const body = await pos.fetchPriceListXml(unit);
+  try {
+    for await (const chunk of body) parser.write(chunk);
+  } catch (error) {
+    body.cancel();
+    throw error;
+  }
+  const summary = parser.end();
+  phaseEnded(emit, 'price-list', since, unit.code);
+  return {
+    rows,
+    report: {
+      rows: rows.length,
+      ...(summary.rootElement === undefined ? {} : { root: summary.rootElement }),
+      skippedCount: summary.skippedCount,
+      warningCount: summary.warningCount,
+      skipped: summary.skipped.slice(0, 20),
+    },
+  };
+}
+
+/** Parses one stock export into typed-array rows (not 100,000 objects per unit; see stock-rows.ts). */
+export function parseStockExport(body: Uint8Array, columns: StockColumnOverride): { rows: StockRows; report: StockExportReport } {
+  const rows = createStockRowCollector();
+  const summary = readStockExport(body, (row) => rows.push(row), { columns });
+  return {
+    rows,
+    report: {
+      rows: rows.length,
+      ...(summary.delimiter === undefined ? {} : { delimiter: summary.delimiter }),
+      header: summary.header,
+      skippedCount: summary.skippedCount,
+      skipped: summary.skipped.slice(0, 20),
+    },
+  };
+}
+
+/**
+ * Units and articles, and a merger of the catalog `version` over them. A function of its own so that the
+ * article list is garbage once the merger has taken what it needs (~35 MB for 100,000 articles).
+ */
+async function startMerge(
+  pos: PosClient,
+  input: ReadCatalogInput,
+  progress: Progress,
+  emit: Emit,
+): Promise<{ units: SourceUnit[]; merger: CatalogMerger }> {
+  const { options } = input;
+  const units = await pos.listUnits();
+  progress.mark = phaseEnded(emit, 'units', progress.mark);
+  progress.sources = { units: { count: units.items.length, rejected: units.rejected.slice(0, 20), pages: units.pages } };
+  const articles = await pos.listArticles({ priceOutput: 'with_vat' });
+  progress.mark = phaseEnded(emit, 'articles', progress.mark);
+  progress.sources = {
+    ...progress.sources,
+    articles: {
+      count: articles.items.length,
+      rejectedCount: articles.rejected.length,
+      rejected: articles.rejected.slice(0, 20),
+      pages: articles.pages,
+    },
+  };
+  const merger = createCatalogMerger(
+    { units: units.items, articles: articles.items },
+    {
+      version: input.version,
+      currency: options.currency,
+      ...(options.primaryUnit === undefined ? {} : { primaryUnit: options.primaryUnit }),
+      unknownStockAvailability: options.unknownStockAvailability,
+      priceListKey: options.priceListKey,
+      stockKey: options.stockKey,
+    },
+    new Date(input.startedAt),
+  );
+  return { units: units.items, merger };
+}
+
+/**
+ * Reads every source and merges them. A function of its own so that the merger's working state
+ * (identity index, per-unit state) is garbage while the catalog is serialized.
+ */
+async function readAndMerge(pos: PosClient, input: ReadCatalogInput, progress: Progress, emit: Emit): Promise<MergeResult> {
+  const { units, merger } = await startMerge(pos, input, progress, emit);
+  const { concurrency, stockColumns } = input.options;
+  // Each unit's documents are merged as soon as they are read and their rows dropped, so the rows of
+  // at most the units in flight are held, not those of every unit (bench/full-sync.ts). When two units
+  // share a code, the last one's documents count, as when rows were collected per code.
+  const lastOfCode = new Map(units.map((unit) => [unit.code, unit]));
+  function timedMerge(unit: SourceUnit, add: () => void): void {
+    const since = performance.now();
+    add();
+    phaseEnded(emit, 'unit-merge', since, unit.code);
+  }
+  // Every stock export first, then the price lists (which build the offers with the exports' quantities).
+  // The stock parser's rows outlive the young generation and die right after their unit is merged: read
+  // while little else is live, that garbage is collected cheaply, instead of driving up the heap limit
+  // while the offers accumulate (bench/full-sync.ts).
+  const stock = await mapLimit(units, concurrency, async (unit) => {
+    const since = performance.now();
+    const { rows, report } = parseStockExport(await pos.fetchStockExport(unit), stockColumns);
+    phaseEnded(emit, 'stock', since, unit.code);
+    if (lastOfCode.get(unit.code) === unit) timedMerge(unit, () => merger.addStock(unit.code, rows));
+    return report;
+  });
+  const priceLists = await mapLimit(units, concurrency, async (unit) => {
+    const { rows, report } = await readPriceList(pos, unit, emit);
+    if (lastOfCode.get(unit.code) === unit) timedMerge(unit, () => merger.addPriceList(unit.code, rows));
+    return report;
+  });
+  const priceListReports: Record<string, PriceListReport> = {};
+  const stockReports: Record<string, StockExportReport> = {};
+  for (const [position, unit] of units.entries()) {
+    priceListReports[unit.code] = priceLists[position] as PriceListReport;
+    stockReports[unit.code] = stock[position] as StockExportReport;
+  }
+  progress.sources = { ...progress.sources, priceLists: priceListReports, stock: stockReports };
+  progress.mark = phaseEnded(emit, 'sources', progress.mark);
+  const merged = merger.finish();
+  progress.mark = phaseEnded(emit, 'merge', progress.mark);
+  return merged;
+}
+
+/** Pieces of the identity table, made a slice of products at a time (no 100,000-row array at once). */
+function identityBytes(snapshot: CatalogSnapshot): Uint8Array {
+  const pieces: string[] = [];
+  for (let from = 0; from < snapshot.products.length; from += 4_096)
+    pieces.push(identityRowsText(snapshot.products, from, from + 4_096));
+  const text = joinIdentityRows(pieces);
+  const bytes = Buffer.from(new SharedArrayBuffer(Buffer.byteLength(text, 'utf8')));
+  bytes.write(text, 0, 'utf8');
+  return new Uint8Array(bytes.buffer, 0, bytes.length);
+}
+
+/** A full sync's sources, merged and serialized; never throws for a failing source (`ok: false`). */
+export async function readCatalog(pos: PosClient, input: ReadCatalogInput, emit: Emit = () => {}): Promise<ReadCatalogOutput> {
+  const progress: Progress = { sources: {}, mark: performance.now() };
+  try {
+    const merged = await readAndMerge(pos, input, progress, emit);
+    const { products, ...rest } = merged.snapshot;
+    // The chunks are what the store keeps and what the fingerprint covers: one serialization for both.
+    const chunks = serializeItems(products);
+    const fingerprint = fingerprintChunks(fingerprintHeaderOf(rest), chunks);
+    const result: ReadCatalogResult = {
+      snapshot: rest,
+      products: chunks,
+      productCount: products.length,
+      internal: serializeItems(merged.internal.products),
+      identity: identityBytes(merged.snapshot),
+      fingerprint,
+      sources: progress.sources,
+      merge: merged.report,
+    };
+    phaseEnded(emit, 'fingerprint', progress.mark);
+    return { ok: true, ...result };
+  } catch (error) {
+    return { ok: false, error: syncErrorOf(error), sources: progress.sources };
+  }
+}

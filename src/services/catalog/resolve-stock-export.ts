@@ -1,0 +1,59 @@
+import type { StockColumnOverride } from '../../adapters/pos/stock-export.js';
+import { type ResolvedStockExport, resolveStockExport } from '../../core/catalog/apply-stock.js';
+import { parseIdentityTable } from '../../core/catalog/identity-table.js';
+import { createIdentityIndex, type IdentityIndex, type IdentityKeyChoice } from '../../core/catalog/resolve-identity.js';
+import type { StockExportReport } from './catalog-types.js';
+import { parseStockExport } from './read-catalog.js';
+
+/**
+ * The CPU-heavy half of a stock re-read: parsing one unit's export and resolving its rows to product
+ * positions of the served catalog's family. Like `read-catalog.ts` it runs in a worker thread or in the
+ * calling thread; applying the result stays with the served catalog (`stock-sync.ts`).
+ */
+
+/** The products' identities of one catalog family (`identity-table.ts`), shared with the worker. */
+export interface FamilyIdentity {
+  /** Id of the family (the version that started it); positions are valid for every version of it. */
+  readonly id: string;
+  readonly identity: Uint8Array;
+}
+
+export interface StockExportInput {
+  readonly unit: string;
+  readonly body: Uint8Array;
+  readonly family: FamilyIdentity;
+  readonly stockKey: IdentityKeyChoice;
+  readonly stockColumns: StockColumnOverride;
+}
+
+export interface StockExportOutput {
+  readonly familyId: string;
+  readonly report: StockExportReport;
+  readonly resolved: ResolvedStockExport;
+}
+
+/** Identity indexes of the last few families, so that every re-read does not rebuild one (~100 ms at 100,000). */
+export interface IdentityIndexCache {
+  get(family: FamilyIdentity): IdentityIndex;
+}
+
+export function createIdentityIndexCache(keep = 2): IdentityIndexCache {
+  const indexes = new Map<string, IdentityIndex>();
+  return {
+    get(family) {
+      const known = indexes.get(family.id);
+      if (known !== undefined) return known;
+      const text = Buffer.from(family.identity.buffer, family.identity.byteOffset, family.identity.byteLength).toString('utf8');
+      const index = createIdentityIndex(parseIdentityTable(text));
+      indexes.set(family.id, index);
+      for (const id of indexes.keys()) if (indexes.size > keep) indexes.delete(id);
+      return index;
+    },
+  };
+}
+
+export function resolveStockExportBody(input: StockExportInput, cache: IdentityIndexCache): StockExportOutput {
+  const { rows, report } = parseStockExport(input.body, input.stockColumns);
+  const resolved = resolveStockExport(cache.get(input.family), input.unit, rows, input.stockKey);
+  return { familyId: input.family.id, report, resolved };
+}

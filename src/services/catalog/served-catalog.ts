@@ -1,0 +1,178 @@
+import { createSlicer } from '../../core/async/create-slicer.js';
+import type { CatalogSnapshot, Product } from '../../core/catalog/catalog.js';
+import { createSharedTextWriter, decodeChunk, type ItemChunk, serializeChunk } from '../../core/catalog/catalog-chunks.js';
+import { createFamilyIndexes, type FamilyIndex } from '../../core/catalog/family-index.js';
+import { identityRowsText, joinIdentityRows } from '../../core/catalog/identity-table.js';
+import type { CatalogLogger } from './catalog-types.js';
+import type { FamilyIdentity } from './resolve-stock-export.js';
+
+/**
+ * The version being served, with what belongs to it besides the snapshot: its number, its catalog
+ * family and its serialized chunks. One job: which version is served, and telling the listeners when
+ * that changes. How versions are made (`full-sync.ts`, `stock-sync.ts`) and stored (`catalog-writer.ts`)
+ * is elsewhere.
+ */
+
+/** Where each chunk of a family's versions starts and how many products it holds. */
+export interface ChunkSlot {
+  readonly start: number;
+  readonly count: number;
+}
+
+export interface ServedVersion {
+  readonly snapshot: CatalogSnapshot;
+  /** Serves are numbered in order. */
+  readonly seq: number;
+  readonly family: FamilyIdentity;
+  /** The chunk layout of the family (shared by its versions). */
+  readonly layout: readonly ChunkSlot[];
+  /**
+   * The serialized chunk of each slot, or `undefined` where stock changes replaced products since the
+   * chunk was serialized: made on demand (`chunksOf`), once.
+   */
+  readonly chunks: (ItemChunk | undefined)[];
+  /** The content fingerprint when known (a full sync computed it, or the store had it). */
+  fingerprint: string | undefined;
+}
+
+export interface ServeDetails {
+  readonly family: FamilyIdentity;
+  readonly chunks: readonly ItemChunk[];
+  readonly fingerprint: string | undefined;
+}
+
+export interface ServedCatalog {
+  current(): CatalogSnapshot | undefined;
+  latest(): ServedVersion | undefined;
+  /** The record of a snapshot this catalog served, while it is still referenced. */
+  versionOf(snapshot: CatalogSnapshot): ServedVersion | undefined;
+  /** Serves a version of a new family (a full sync, or one loaded from the store). */
+  serve(snapshot: CatalogSnapshot, details: ServeDetails): ServedVersion;
+  /** Serves a version made from `base` by stock changes: same family, changed chunks left to serialize. */
+  serveDerived(base: ServedVersion, snapshot: CatalogSnapshot): ServedVersion;
+  /** Every chunk of the version, serializing the changed ones (in slices) on first use. */
+  chunksOf(version: ServedVersion): Promise<readonly ItemChunk[]>;
+  /** The family's indexes (positions, lookups, unit counts), built in slices once per family. */
+  indexOf(snapshot: CatalogSnapshot): Promise<FamilyIndex>;
+  onChange(listener: (snapshot: CatalogSnapshot) => void): void;
+}
+
+export function createServedCatalog(logger: CatalogLogger): ServedCatalog {
+  let served: ServedVersion | undefined;
+  let seq = 0;
+  const versions = new WeakMap<CatalogSnapshot, ServedVersion>();
+  const indexes = createFamilyIndexes();
+  const listeners: ((snapshot: CatalogSnapshot) => void)[] = [];
+
+  function publish(version: ServedVersion): ServedVersion {
+    served = version;
+    versions.set(version.snapshot, version);
+    for (const listener of listeners) {
+      // A listener (metrics, feeds) must not fail the change that is already served.
+      try {
+        listener(version.snapshot);
+      } catch (error) {
+        logger.error({ err: error, version: version.snapshot.version }, 'a listener of catalog changes failed');
+      }
+    }
+    return version;
+  }
+
+  return {
+    current: () => served?.snapshot,
+    latest: () => served,
+    versionOf: (snapshot) => versions.get(snapshot),
+    serve(snapshot, details) {
+      seq += 1;
+      return publish({
+        snapshot,
+        seq,
+        family: details.family,
+        layout: details.chunks.map((chunk) => ({ start: chunk.start, count: chunk.count })),
+        chunks: [...details.chunks],
+        fingerprint: details.fingerprint,
+      });
+    },
+    serveDerived(base, snapshot) {
+      seq += 1;
+      return publish({
+        snapshot,
+        seq,
+        family: base.family,
+        layout: base.layout,
+        chunks: staleChunks(base, snapshot.products),
+        fingerprint: undefined,
+      });
+    },
+    async chunksOf(version) {
+      const slicer = createSlicer();
+      for (const [index, slot] of version.layout.entries()) {
+        if (version.chunks[index] !== undefined) continue;
+        version.chunks[index] = serializeChunk(version.snapshot.products, slot.start, slot.count);
+        await slicer.next();
+      }
+      return version.chunks as ItemChunk[];
+    },
+    indexOf: (snapshot) => indexes.get(snapshot),
+    onChange(listener) {
+      listeners.push(listener);
+    },
+  };
+}
+
+/** The base's chunks, without those holding a product that `products` replaced (compared by reference). */
+function staleChunks(base: ServedVersion, products: readonly Product[]): (ItemChunk | undefined)[] {
+  const before = base.snapshot.products;
+  const chunks = [...base.chunks];
+  for (const [index, slot] of base.layout.entries()) {
+    if (chunks[index] === undefined) continue;
+    for (let position = slot.start; position < slot.start + slot.count; position += 1) {
+      if (before[position] !== products[position]) {
+        chunks[index] = undefined;
+        break;
+      }
+    }
+  }
+  return chunks;
+}
+
+/** Products, chunks and identities of a version read as chunk texts (from the store), in slices. */
+export interface MaterializedVersion {
+  readonly products: Product[];
+  readonly chunks: ItemChunk[];
+  readonly identity: Uint8Array;
+}
+
+/**
+ * Parses chunk texts into products, keeping each text as a shared chunk and the products' identities:
+ * ~2 ms of work per chunk, with a yield to the event loop between chunks when the slice is spent.
+ */
+export async function materializeTexts(texts: AsyncIterable<string>): Promise<MaterializedVersion> {
+  const writer = createSharedTextWriter();
+  const slicer = createSlicer();
+  const products: Product[] = [];
+  const chunks: ItemChunk[] = [];
+  const identityPieces: string[] = [];
+  for await (const text of texts) {
+    const items: unknown = JSON.parse(text);
+    if (!Array.isArray(items)) throw new TypeError('a stored chunk is not a list of products');
+    const chunkProducts = items as Product[];
+    chunks.push({ bytes: writer.write(text), start: products.length, count: chunkProducts.length });
+    identityPieces.push(identityRowsText(chunkProducts, 0, chunkProducts.length));
+    for (const product of chunkProducts) products.push(product);
+    await slicer.next();
+  }
+  const identityText = joinIdentityRows(identityPieces);
+  return { products, chunks, identity: createSharedTextWriter(Buffer.byteLength(identityText)).write(identityText) };
+}
+
+/** The products of serialized chunks (a full sync's result), parsed in slices. */
+export async function materializeChunks(chunks: readonly ItemChunk[]): Promise<Product[]> {
+  const slicer = createSlicer();
+  const products: Product[] = [];
+  for (const chunk of chunks) {
+    for (const product of decodeChunk<Product>(chunk)) products.push(product);
+    await slicer.next();
+  }
+  return products;
+}

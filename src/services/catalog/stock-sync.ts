@@ -1,0 +1,286 @@
+import type { PosClient } from '../../adapters/pos/pos-client.js';
+import { createSlicer } from '../../core/async/create-slicer.js';
+import { mapLimit } from '../../core/async/map-limit.js';
+import {
+  type ApplyStockReport,
+  applyResolvedStock,
+  applyStock,
+  changedStockEntries,
+  type ResolvedStockExport,
+  type StockDelta,
+} from '../../core/catalog/apply-stock.js';
+import type { CatalogSnapshot } from '../../core/catalog/catalog.js';
+import { createCatalogVersion } from '../../core/catalog/catalog-version.js';
+import type { SourceUnit } from '../../core/catalog/source.js';
+import {
+  type CatalogLogger,
+  type CatalogServiceOptions,
+  type StockExportReport,
+  type SyncReport,
+  type SyncSources,
+  syncErrorOf,
+  timingSince,
+} from './catalog-types.js';
+import type { CatalogWorkers } from './catalog-workers.js';
+import type { CatalogWriter } from './catalog-writer.js';
+import type { StockExportOutput } from './resolve-stock-export.js';
+import type { ServedCatalog, ServedVersion } from './served-catalog.js';
+import type { SyncReports } from './sync-reports.js';
+
+export interface StockDeltaResult {
+  /** The version served after the change (the same as before when nothing changed). */
+  readonly version: string;
+  readonly report: ApplyStockReport;
+  /** Settles when a version at least as new as `version` is in the store. */
+  readonly persisted: Promise<void>;
+}
+
+export interface StockSync {
+  /**
+   * Re-reads the stock exports (of `units` only, by code, when given) and applies them to the served
+   * version: served at once, stored before the promise settles.
+   */
+  syncStock(options?: { readonly units?: readonly string[] }): Promise<SyncReport>;
+  /**
+   * Applies stock changes (sales) to the served version at once and stores it in the background
+   * (`persisted`; stores coalesce, the newest served version wins). Nothing happens before a first version.
+   */
+  applyStockDeltas(deltas: readonly StockDelta[]): Promise<StockDeltaResult | undefined>;
+  /**
+   * After a full sync published a catalog whose stock was read from `readFrom` (performance.now()) on:
+   * the units whose stock changed since (sales, re-reads) lost those changes, so their stock is read
+   * again, in the background.
+   */
+  rereadChangedSince(readFrom: number, snapshot: CatalogSnapshot): void;
+  /** Settles when the re-read started by `rereadChangedSince` (if any) has ended. */
+  rereadDone(): Promise<void>;
+}
+
+export interface StockSyncDeps {
+  readonly pos: Pick<PosClient, 'fetchStockExport'>;
+  readonly served: ServedCatalog;
+  readonly writer: CatalogWriter;
+  readonly workers: CatalogWorkers;
+  readonly reports: SyncReports;
+  readonly options: CatalogServiceOptions;
+  readonly logger: CatalogLogger;
+  readonly now: () => Date;
+}
+
+/** A family resolution that was overtaken by a new family is done again, at most this often. */
+const MAX_RESOLVE_ATTEMPTS = 3;
+
+/**
+ * Stock between full syncs: re-read exports (scheduled, or after sales) and sales applied from their
+ * movements. Parsing and resolving an export runs in a worker; applying it compares the worker's
+ * positions with the served stocks in slices and copies only the products that changed.
+ */
+export function createStockSync(deps: StockSyncDeps): StockSync {
+  const { pos, served, writer, workers, reports, options, logger, now } = deps;
+  /**
+   * Per unit, when the stock export last applied was read (performance.now()), and when its stock last
+   * changed by any means: an export read earlier than the one applied is not applied over it, and a full
+   * sync re-reads the units whose stock changed while it ran.
+   */
+  const stockReadAt = new Map<string, number>();
+  const stockChangedAt = new Map<string, number>();
+  let rereading: Promise<unknown> | undefined;
+
+  function markStockChanged(units: Iterable<string>): void {
+    const at = performance.now();
+    for (const unit of units) stockChangedAt.set(unit, at);
+  }
+
+  /** The export resolved against the family served now (again, if a full sync changed the family meanwhile). */
+  async function resolveForServed(unit: SourceUnit, body: Uint8Array, known?: StockExportOutput): Promise<StockExportOutput> {
+    let output = known;
+    for (let attempt = 1; attempt <= MAX_RESOLVE_ATTEMPTS; attempt += 1) {
+      const family = served.latest()?.family;
+      if (family === undefined) throw new Error('no catalog is served');
+      if (output?.familyId === family.id) return output;
+      output = await workers.resolveStockExport({
+        unit: unit.code,
+        body,
+        family,
+        stockKey: options.stockKey,
+        stockColumns: options.stockColumns,
+      });
+    }
+    if (output === undefined || output.familyId !== served.latest()?.family.id) {
+      throw new Error('the catalog changed while its stock was read; the next stock sync reads it again');
+    }
+    return output;
+  }
+
+  /** Per export, the entries that change a stock of `snapshot` (compared in slices). */
+  async function changedEntries(snapshot: CatalogSnapshot, resolved: readonly ResolvedStockExport[]): Promise<number[][]> {
+    const slicer = createSlicer();
+    const changed: number[][] = [];
+    for (const entry of resolved) {
+      const indexes: number[] = [];
+      for (let from = 0; from < entry.positions.length; from += 2_048) {
+        for (const index of changedStockEntries(snapshot, entry, from, from + 2_048)) indexes.push(index);
+        await slicer.next();
+      }
+      changed.push(indexes);
+    }
+    return changed;
+  }
+
+  async function syncStock(only: { readonly units?: readonly string[] } = {}): Promise<SyncReport> {
+    const started = now();
+    const previous = served.latest();
+    if (previous === undefined) {
+      return reports.finish({
+        job: 'sync-stock',
+        outcome: 'skipped',
+        ...timingSince(started, now),
+        reason: 'no catalog version yet; the full sync comes first',
+      });
+    }
+    const base = { job: 'sync-stock' as const, previousVersion: previous.snapshot.version };
+    try {
+      const wanted = only.units === undefined ? undefined : new Set(only.units);
+      const units = previous.snapshot.units
+        .filter((unit) => wanted === undefined || wanted.has(unit.code))
+        .map((unit) => ({ ...unit, priceLists: [] }));
+      const read = await mapLimit(units, options.concurrency, async (unit) => {
+        const readAt = performance.now();
+        const body = await pos.fetchStockExport(unit);
+        return { unit, readAt, output: await resolveForServed(unit, body), body };
+      });
+      const stockReports: Record<string, StockExportReport> = {};
+      const resolved: ResolvedStockExport[] = [];
+      const applied: string[] = [];
+      for (const entry of read) {
+        // Resolved while another unit was: a full sync may have changed the family since.
+        const output = await resolveForServed(entry.unit, entry.body, entry.output);
+        stockReports[entry.unit.code] = output.report;
+        // An export read before the one already applied (a concurrent re-read) would undo newer sales.
+        if ((stockReadAt.get(entry.unit.code) ?? Number.NEGATIVE_INFINITY) > entry.readAt) continue;
+        if (output.familyId !== served.latest()?.family.id) continue;
+        resolved.push(output.resolved);
+        applied.push(entry.unit.code);
+        stockReadAt.set(entry.unit.code, entry.readAt);
+      }
+      const sources = { stock: stockReports };
+      return await applyExports(started, base, resolved, applied, sources);
+    } catch (error) {
+      return await reports.finish({
+        ...base,
+        outcome: 'failed',
+        ...timingSince(started, now),
+        version: served.current()?.version ?? previous.snapshot.version,
+        error: syncErrorOf(error),
+      });
+    }
+  }
+
+  /**
+   * Applies resolved exports to what is served now, which may be newer than the version the sync started
+   * from (a full sync, sales): the export's quantities are absolute, so they are right on any version of
+   * the family; a sale applied meanwhile and not yet in the export is corrected by the re-read it asks for.
+   */
+  async function applyExports(
+    started: Date,
+    base: { readonly job: 'sync-stock'; readonly previousVersion: string },
+    resolved: readonly ResolvedStockExport[],
+    units: readonly string[],
+    sources: SyncSources,
+  ): Promise<SyncReport> {
+    const compared = served.latest() as ServedVersion;
+    const changed = await changedEntries(compared.snapshot, resolved);
+    const index = await served.indexOf(compared.snapshot);
+    const latest = served.latest() as ServedVersion;
+    if (latest.family !== compared.family) {
+      throw new Error('the catalog changed while its stock was applied; the next stock sync reads it again');
+    }
+    const version = createCatalogVersion(started, latest.snapshot.version);
+    const result = applyResolvedStock(
+      latest.snapshot,
+      resolved,
+      { version, unknownStockAvailability: options.unknownStockAvailability, positions: index.positions },
+      started,
+      undefined,
+      changed,
+    );
+    if (result.report.changedProducts === 0) {
+      return reports.finish({
+        ...base,
+        outcome: 'unchanged',
+        ...timingSince(started, now),
+        version: latest.snapshot.version,
+        products: latest.snapshot.products.length,
+        sources,
+        stock: result.report,
+      });
+    }
+    served.serveDerived(latest, result.snapshot);
+    markStockChanged(units);
+    await writer.persistServed();
+    return reports.finish({
+      ...base,
+      outcome: 'published',
+      ...timingSince(started, now),
+      version,
+      products: result.snapshot.products.length,
+      sources,
+      stock: result.report,
+    });
+  }
+
+  async function applyStockDeltas(deltas: readonly StockDelta[]): Promise<StockDeltaResult | undefined> {
+    for (let attempt = 1; ; attempt += 1) {
+      const family = served.latest();
+      if (family === undefined) return undefined;
+      // The family's positions, built in slices once per family: not ~30 ms at once on the first sale.
+      const index = await served.indexOf(family.snapshot);
+      const latest = served.latest();
+      if (latest === undefined) return undefined;
+      if (latest.family !== family.family && attempt < MAX_RESOLVE_ATTEMPTS) continue;
+      const at = now();
+      const version = createCatalogVersion(at, latest.snapshot.version);
+      const applied = applyStock(
+        latest.snapshot,
+        deltas,
+        {
+          version,
+          unknownStockAvailability: options.unknownStockAvailability,
+          ...(latest.family === family.family ? { positions: index.positions } : {}),
+        },
+        at,
+      );
+      if (applied.report.changedProducts === 0) {
+        return { version: latest.snapshot.version, report: applied.report, persisted: writer.persistServed() };
+      }
+      served.serveDerived(latest, applied.snapshot);
+      markStockChanged(deltas.map((delta) => delta.unitCode));
+      const persisted = writer.persistSoon();
+      // Callers may not wait; a failed write is logged here and retried by the next change or sync.
+      persisted.catch((error: unknown) =>
+        logger.error({ err: error, version }, 'could not store the catalog after stock changes'),
+      );
+      return { version, report: applied.report, persisted };
+    }
+  }
+
+  return {
+    syncStock,
+    applyStockDeltas,
+    rereadChangedSince(readFrom, snapshot) {
+      const stale: string[] = [];
+      for (const unit of snapshot.units) {
+        if ((stockChangedAt.get(unit.code) ?? Number.NEGATIVE_INFINITY) >= readFrom) stale.push(unit.code);
+        stockReadAt.set(unit.code, readFrom);
+      }
+      if (stale.length === 0) return;
+      logger.info({ units: stale }, 'stock changed during the full sync; reading it again');
+      rereading = syncStock({ units: stale }).finally(() => {
+        rereading = undefined;
+      });
+    },
+    async rereadDone() {
+      await rereading;
+    },
+  };
+}

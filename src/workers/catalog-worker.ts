@@ -1,0 +1,79 @@
+import { type MessagePort, workerData } from 'node:worker_threads';
+import { createPosClient, type PosClientConfig } from '../adapters/pos/pos-client.js';
+import { fingerprintChunks, type ItemChunk } from '../core/catalog/catalog-chunks.js';
+import {
+  type ReadCatalogEvent,
+  type ReadCatalogInput,
+  type ReadCatalogOutput,
+  readCatalog as readCatalogFromPos,
+} from '../services/catalog/read-catalog.js';
+import {
+  createIdentityIndexCache,
+  resolveStockExportBody,
+  type StockExportInput,
+  type StockExportOutput,
+} from '../services/catalog/resolve-stock-export.js';
+
+/**
+ * Entry of the catalog worker threads (`create-catalog-workers.ts`): piscina runs `runTask` with each
+ * task's name and input. Module state lives as long as the thread: the identity indexes of
+ * the last catalog families.
+ */
+
+/** What every thread gets at start (`workerData`). */
+export interface CatalogWorkerData {
+  /** The POS client's settings, the URL and key included (the full sync reads the POS from the worker). */
+  readonly pos: PosClientConfig;
+}
+
+const data = workerData as CatalogWorkerData;
+const identities = createIdentityIndexCache();
+
+export interface ReadCatalogTask {
+  readonly input: ReadCatalogInput;
+  /** Phase timings and the POS client's log lines go back through it. */
+  readonly events: MessagePort;
+}
+
+async function readCatalog(task: ReadCatalogTask): Promise<ReadCatalogOutput> {
+  const emit = (event: ReadCatalogEvent) => task.events.postMessage(event);
+  const pos = createPosClient({
+    config: data.pos,
+    logger: {
+      debug: (meta, message) => emit({ type: 'log', level: 'debug', meta, message }),
+      warn: (meta, message) => emit({ type: 'log', level: 'warn', meta, message }),
+    },
+  });
+  try {
+    return await readCatalogFromPos(pos, task.input, emit);
+  } finally {
+    await pos.close();
+    task.events.close();
+  }
+}
+
+function resolveStockExport(input: StockExportInput): StockExportOutput {
+  return resolveStockExportBody(input, identities);
+}
+
+function fingerprint(task: { readonly header: string; readonly chunks: readonly ItemChunk[] }): string {
+  return fingerprintChunks(task.header, task.chunks);
+}
+
+/** One message to a catalog worker: the task's name and its input. */
+export type CatalogWorkerTask =
+  | { readonly task: 'readCatalog'; readonly input: ReadCatalogTask }
+  | { readonly task: 'resolveStockExport'; readonly input: StockExportInput }
+  | { readonly task: 'fingerprint'; readonly input: { readonly header: string; readonly chunks: readonly ItemChunk[] } };
+
+/** piscina calls an entry's default export with each task's message. */
+export default function runTask(message: CatalogWorkerTask): unknown {
+  switch (message.task) {
+    case 'readCatalog':
+      return readCatalog(message.input);
+    case 'resolveStockExport':
+      return resolveStockExport(message.input);
+    case 'fingerprint':
+      return fingerprint(message.input);
+  }
+}
