@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { type MessagePort, workerData } from 'node:worker_threads';
 import { createPosClient, type PosClientConfig } from '../adapters/pos/pos-client.js';
 import { fingerprintChunks, type ItemChunk } from '../core/catalog/catalog-chunks.js';
@@ -27,6 +29,20 @@ export interface CatalogWorkerData {
 }
 
 const data = workerData as CatalogWorkerData;
+
+/**
+ * A forced full GC for this thread. The merged catalog is dropped while it is serialized; without a GC
+ * in between, V8 keeps it until its heap limit nears, and the serialized copy (~100 MB at 100,000 × 5)
+ * stacks on top of it: that alone put the full sync over its 512 MB bar (bench/full-sync.ts). Worker
+ * threads cannot be started with `--expose-gc`; the flag set at run time exposes `gc` to a new context
+ * (as jest's leak detector does). It costs ~100 ms of this thread's time per call, none of the main's.
+ */
+function createGarbageCollector(): () => void {
+  setFlagsFromString('--expose-gc');
+  const collect = runInNewContext('gc') as () => void;
+  return () => collect();
+}
+const collectGarbage = createGarbageCollector();
 const identities = createIdentityIndexCache();
 
 export interface ReadCatalogTask {
@@ -45,7 +61,7 @@ async function readCatalog(task: ReadCatalogTask): Promise<ReadCatalogOutput> {
     },
   });
   try {
-    return await readCatalogFromPos(pos, task.input, emit);
+    return await readCatalogFromPos(pos, task.input, emit, collectGarbage);
   } finally {
     await pos.close();
     task.events.close();

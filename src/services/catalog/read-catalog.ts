@@ -3,7 +3,7 @@ import { createPriceListParser } from '../../adapters/pos/price-list-xml.js';
 import { readStockExport, type StockColumnOverride } from '../../adapters/pos/stock-export.js';
 import { mapLimit } from '../../core/async/map-limit.js';
 import type { CatalogSnapshot } from '../../core/catalog/catalog.js';
-import { fingerprintChunks, type ItemChunk, serializeItems } from '../../core/catalog/catalog-chunks.js';
+import { fingerprintChunks, type ItemChunk, serializeItems, serializeItemsReleasing } from '../../core/catalog/catalog-chunks.js';
 import { fingerprintHeaderOf } from '../../core/catalog/catalog-version.js';
 import { identityRowsText, joinIdentityRows } from '../../core/catalog/identity-table.js';
 import { type CatalogMerger, createCatalogMerger, type MergeReport, type MergeResult } from '../../core/catalog/merge-catalog.js';
@@ -215,20 +215,33 @@ function identityBytes(snapshot: CatalogSnapshot): Uint8Array {
 }
 
 /** A full sync's sources, merged and serialized; never throws for a failing source (`ok: false`). */
-export async function readCatalog(pos: PosClient, input: ReadCatalogInput, emit: Emit = () => {}): Promise<ReadCatalogOutput> {
+export async function readCatalog(
+  pos: PosClient,
+  input: ReadCatalogInput,
+  emit: Emit = () => {},
+  /** A forced garbage collection, where the thread may run one (`catalog-worker.ts`). */
+  collectGarbage?: () => void,
+): Promise<ReadCatalogOutput> {
   const progress: Progress = { sources: {}, mark: performance.now() };
   try {
     const merged = await readAndMerge(pos, input, progress, emit);
     const { products, ...rest } = merged.snapshot;
+    const identity = identityBytes(merged.snapshot);
+    const internal = serializeItems(merged.internal.products);
+    const productCount = products.length;
     // The chunks are what the store keeps and what the fingerprint covers: one serialization for both.
-    const chunks = serializeItems(products);
+    // The merged products are this function's to drop as they are serialized (see `serializeItemsReleasing`).
+    const chunks = serializeItemsReleasing(
+      products as unknown[],
+      collectGarbage === undefined ? {} : { collect: collectGarbage },
+    );
     const fingerprint = fingerprintChunks(fingerprintHeaderOf(rest), chunks);
     const result: ReadCatalogResult = {
       snapshot: rest,
       products: chunks,
-      productCount: products.length,
-      internal: serializeItems(merged.internal.products),
-      identity: identityBytes(merged.snapshot),
+      productCount,
+      internal,
+      identity,
       fingerprint,
       sources: progress.sources,
       merge: merged.report,
