@@ -1,22 +1,25 @@
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Router } from 'express';
 import type { Logger } from './adapters/logger/create-logger.js';
 import { createMetrics, type Metrics } from './adapters/metrics/create-metrics.js';
+import { createEventLoopMonitor } from './adapters/metrics/event-loop-monitor.js';
 import type { Config } from './config/load-config.js';
 import { createMutex } from './core/async/create-mutex.js';
 import type { CatalogSnapshot } from './core/catalog/catalog.js';
 import { createHttpApp } from './http/create-http-app.js';
 import { createAdminRoutes } from './http/routes/admin-routes.js';
 import { createFeedRoutes } from './http/routes/feed-routes.js';
-import type { ReadinessReport } from './http/routes/health-routes.js';
 import { createMetricsRoutes } from './http/routes/metrics-routes.js';
 import { createStatusRoutes } from './http/routes/status-routes.js';
 import { createWebhookRoutes } from './http/routes/webhook-routes.js';
 import { createScheduler, type Scheduler } from './jobs/scheduler.js';
 import type { RunningSandbox } from './sandbox/start-sandbox.js';
-import type { CatalogService, SyncJob } from './services/catalog-service.js';
+import type { CatalogService } from './services/catalog-service.js';
+import { type FeedPrewarm, startFeedPrewarm } from './services/feed-prewarm.js';
 import type { FeedService } from './services/feed-service.js';
+import { createReadiness } from './services/readiness.js';
 import { createWebhookProcessor, type WebhookProcessor } from './services/webhook-processor.js';
 import {
   createCatalogParts,
@@ -42,6 +45,8 @@ export interface RunningApp {
   readonly catalog: CatalogService;
   readonly feeds: FeedService;
   readonly jobs: Scheduler;
+  /** Keeps the feeds in step with the catalog and pre-renders them. */
+  readonly prewarm: FeedPrewarm;
   /** The POS webhook receiver's processing (SPEC §6). */
   readonly webhooks: WebhookProcessor;
   /** The first sync when the store had no catalog at start (already settled otherwise). */
@@ -49,17 +54,11 @@ export interface RunningApp {
   stop(): Promise<void>;
 }
 
-const JOBS: readonly SyncJob[] = ['sync-catalog', 'sync-stock'];
-
-/** How long a version must stay served before its feeds are pre-rendered. */
-const PREWARM_DELAY_MS = 500;
-/** Longest time feeds go without pre-rendering while versions keep changing. */
-const PREWARM_MAX_WAIT_MS = 10_000;
-
 /**
  * Composition root: the only place that wires real adapters. Start-up serves the stored catalog at once
  * and syncs immediately when there is none. Shutdown order: stop accepting HTTP, stop the scheduler and
- * wait for running jobs, close the POS client and the store, stop the sandbox.
+ * wait for running jobs, stop webhook processing and store the served catalog, then the worker threads,
+ * the POS client and the store, then the sandbox.
  */
 export async function startApp(config: Config, deps: AppDeps): Promise<RunningApp> {
   const { logger } = deps;
@@ -82,116 +81,31 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
       if (outcome !== 'dropped') metrics.webhookApplyLatency.observe(latencyMs / 1000);
     },
   });
+  const feeds = createConfiguredFeedService(config, templates, sandbox, catalog, logger.child({ component: 'feeds' }));
+  catalog.onChange((snapshot) => recordCatalogMetrics(metrics, snapshot, catalog));
+  const prewarm = startFeedPrewarm({
+    catalog,
+    feeds,
+    onError: (error, version) => logger.warn({ err: error, version }, 'pre-rendering feeds failed'),
+  });
+  const eventLoop = createEventLoopMonitor({ histogram: metrics.eventLoopDelay });
+  const jobs = createJobs(config, catalog, metrics, logger, now);
+
   async function closeAll(): Promise<void> {
-    clearTimeout(prewarmTimer);
+    prewarm.stop();
+    eventLoop.stop();
     const flushFailed = (error: unknown) => logger.error({ err: error }, 'could not store the served catalog');
     // Started first: processing may be waiting for a delayed store.
     const flushing = catalog.flush().catch(flushFailed);
     await webhooks.stop();
     await flushing;
     await catalog.flush().catch(flushFailed);
+    await feeds.close();
     await inbox.close();
     await closeCatalogParts();
   }
-  const feeds = createConfiguredFeedService(config, templates, sandbox);
-  let previous: CatalogSnapshot | undefined;
-  // Feeds are pre-rendered once a version has been served for a moment: during a burst of sales a
-  // version lives for a few milliseconds, and rendering each one took the CPU the sales needed
-  // (bench/webhook-latency.ts). Requests render what they ask for meanwhile.
-  let prewarmTimer: NodeJS.Timeout | undefined;
-  let prewarmWaitingSince: number | undefined;
-  catalog.onChange((snapshot) => {
-    recordCatalogMetrics(metrics, snapshot, catalog);
-    feeds.recordChange(previous, snapshot);
-    previous = snapshot;
-    // Under steady changes it still runs at least every PREWARM_MAX_WAIT_MS.
-    const now = performance.now();
-    prewarmWaitingSince ??= now;
-    if (now - prewarmWaitingSince < PREWARM_MAX_WAIT_MS) clearTimeout(prewarmTimer);
-    else if (prewarmTimer !== undefined) return;
-    prewarmTimer = setTimeout(() => {
-      prewarmTimer = undefined;
-      prewarmWaitingSince = undefined;
-      const current = catalog.current();
-      if (current === undefined) return;
-      void feeds
-        .prewarm(current, () => catalog.current() === current)
-        .catch((error: unknown) => {
-          logger.warn({ err: error, version: current.version }, 'pre-rendering feeds failed');
-        });
-    }, PREWARM_DELAY_MS);
-    prewarmTimer.unref();
-  });
 
-  const jobs = createScheduler({
-    timezone: config.sync.timezone,
-    logger: logger.child({ component: 'scheduler' }),
-    now,
-    onOutcome(outcome) {
-      const report = outcome.ok ? (outcome.result as { outcome?: string; error?: { code: string } } | undefined) : undefined;
-      metrics.jobRuns.inc({ job: outcome.job, outcome: outcome.ok ? (report?.outcome ?? 'ok') : 'crashed' });
-      metrics.jobDuration.observe({ job: outcome.job }, outcome.durationMs / 1000);
-      if (report?.error !== undefined) metrics.posErrors.inc({ family: report.error.code, operation: outcome.job });
-    },
-  });
-  const exclusive = createMutex();
-  jobs.schedule({ name: 'sync-catalog', cron: config.sync.catalogCron, run: () => exclusive(() => catalog.syncCatalog()) });
-  jobs.schedule({ name: 'sync-stock', cron: config.sync.stockCron, run: () => exclusive(() => catalog.syncStock()) });
-
-  function readiness(): ReadinessReport {
-    const snapshot = catalog.current();
-    const lastRuns: Record<string, unknown> = {};
-    for (const job of JOBS) {
-      const report = catalog.lastReport(job);
-      lastRuns[job] = report
-        ? {
-            outcome: report.outcome,
-            finishedAt: report.finishedAt,
-            durationMs: report.durationMs,
-            ...(report.error ? { error: report.error } : {}),
-            ...(report.reason ? { reason: report.reason } : {}),
-          }
-        : null;
-    }
-    const catalogReport = catalog.lastReport('sync-catalog');
-    const degraded = JOBS.some((job) => {
-      const outcome = catalog.lastReport(job)?.outcome;
-      return outcome === 'failed' || outcome === 'refused';
-    });
-    if (snapshot === undefined) {
-      return {
-        ready: false,
-        reason: catalogReport ? 'the first catalog could not be built yet' : 'the first sync is running',
-        jobs: lastRuns,
-        webhooks: webhooks.stats(),
-      };
-    }
-    return {
-      ready: true,
-      degraded,
-      version: snapshot.version,
-      generatedAt: snapshot.generatedAt,
-      ageSeconds: Math.max(0, Math.round((now().getTime() - Date.parse(snapshot.generatedAt)) / 1000)),
-      products: snapshot.products.length,
-      units: snapshot.units.map((unit) => unit.code),
-      jobs: lastRuns,
-      webhooks: webhooks.stats(),
-    };
-  }
-
-  let initialSync: Promise<void> = Promise.resolve();
-  try {
-    const stored = await catalog.loadFromStore();
-    if (stored === undefined) {
-      initialSync = jobs.runNow('sync-catalog').then(() => undefined);
-    } else {
-      logger.info({ version: stored.version, products: stored.products.length }, 'serving the stored catalog');
-    }
-  } catch (error) {
-    // A broken store must not keep the service down: log, sync afresh, and let /readyz tell.
-    logger.error({ err: error }, 'could not load the stored catalog');
-    initialSync = jobs.runNow('sync-catalog').then(() => undefined);
-  }
+  const { initialSync } = await loadOrSync(catalog, jobs, logger);
   jobs.start();
   // Events accepted before a restart and not processed yet.
   webhooks.resume().then(
@@ -203,33 +117,8 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
 
   const httpApp = createHttpApp({
     logger,
-    health: { readiness },
-    routers: [
-      createStatusRoutes({
-        feeds,
-        current: () => catalog.current(),
-        lastReport: (job) => catalog.lastReport(job),
-        nextRuns: () =>
-          Object.fromEntries(Object.entries(jobs.status()).map(([job, status]) => [job, status.nextRun?.toISOString()])),
-        publicBaseUrl: config.http.publicBaseUrl,
-        token: config.feed.token,
-        storeCodes: config.feed.unitStoreCodes,
-        webhooks: () => webhooks.stats(),
-      }),
-      createFeedRoutes({
-        feeds,
-        current: () => catalog.current(),
-        token: config.feed.token,
-        onRequest: (feed, status) => metrics.feedRequests.inc({ feed, status: String(status) }),
-      }),
-      createMetricsRoutes(metrics.registry),
-      createAdminRoutes({ token: config.admin.token, runJob: (job) => jobs.runNow(job) }),
-      createWebhookRoutes({
-        apiKeys: config.webhook.apiKeys,
-        accept: (dedupeKey, event) => webhooks.accept(dedupeKey, event),
-        onEvent: (event, outcome) => metrics.webhookEvents.inc({ event, outcome }),
-      }),
-    ],
+    health: { readiness: createReadiness({ catalog, webhooks, eventLoop: () => eventLoop.summary(), now }) },
+    routers: createRouters({ config, catalog, feeds, jobs, webhooks, metrics }),
   });
   const server = httpApp.listen(config.http.port, config.http.host);
   try {
@@ -251,6 +140,7 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
     sandbox,
     catalog,
     feeds,
+    prewarm,
     jobs,
     webhooks,
     initialSync,
@@ -264,6 +154,78 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
       return stopping;
     },
   };
+}
+
+/** The scheduled syncs; the full and the stock sync never run at once (both derive from the served version). */
+function createJobs(config: Config, catalog: CatalogService, metrics: Metrics, logger: Logger, now: () => Date): Scheduler {
+  const jobs = createScheduler({
+    timezone: config.sync.timezone,
+    logger: logger.child({ component: 'scheduler' }),
+    now,
+    onOutcome(outcome) {
+      const report = outcome.ok ? (outcome.result as { outcome?: string; error?: { code: string } } | undefined) : undefined;
+      metrics.jobRuns.inc({ job: outcome.job, outcome: outcome.ok ? (report?.outcome ?? 'ok') : 'crashed' });
+      metrics.jobDuration.observe({ job: outcome.job }, outcome.durationMs / 1000);
+      if (report?.error !== undefined) metrics.posErrors.inc({ family: report.error.code, operation: outcome.job });
+    },
+  });
+  const exclusive = createMutex();
+  jobs.schedule({ name: 'sync-catalog', cron: config.sync.catalogCron, run: () => exclusive(() => catalog.syncCatalog()) });
+  jobs.schedule({ name: 'sync-stock', cron: config.sync.stockCron, run: () => exclusive(() => catalog.syncStock()) });
+  return jobs;
+}
+
+/** Serves the stored catalog at once, or starts the first sync (returned; settled when none was needed). */
+async function loadOrSync(catalog: CatalogService, jobs: Scheduler, logger: Logger): Promise<{ initialSync: Promise<void> }> {
+  try {
+    const stored = await catalog.loadFromStore();
+    if (stored !== undefined) {
+      logger.info({ version: stored.version, products: stored.products.length }, 'serving the stored catalog');
+      return { initialSync: Promise.resolve() };
+    }
+  } catch (error) {
+    // A broken store must not keep the service down: log, sync afresh, and let /readyz tell.
+    logger.error({ err: error }, 'could not load the stored catalog');
+  }
+  return { initialSync: jobs.runNow('sync-catalog').then(() => undefined) };
+}
+
+function createRouters(parts: {
+  readonly config: Config;
+  readonly catalog: CatalogService;
+  readonly feeds: FeedService;
+  readonly jobs: Scheduler;
+  readonly webhooks: WebhookProcessor;
+  readonly metrics: Metrics;
+}): Router[] {
+  const { config, catalog, feeds, jobs, webhooks, metrics } = parts;
+  return [
+    createStatusRoutes({
+      feeds,
+      current: () => catalog.current(),
+      lastReport: (job) => catalog.lastReport(job),
+      nextRuns: () =>
+        Object.fromEntries(Object.entries(jobs.status()).map(([job, status]) => [job, status.nextRun?.toISOString()])),
+      publicBaseUrl: config.http.publicBaseUrl,
+      token: config.feed.token,
+      storeCodes: config.feed.unitStoreCodes,
+      webhooks: () => webhooks.stats(),
+      unitCounts: async (snapshot) => (await catalog.familyIndex(snapshot)).unitCounts,
+    }),
+    createFeedRoutes({
+      feeds,
+      current: () => catalog.current(),
+      token: config.feed.token,
+      onRequest: (feed, status) => metrics.feedRequests.inc({ feed, status: String(status) }),
+    }),
+    createMetricsRoutes(metrics.registry),
+    createAdminRoutes({ token: config.admin.token, runJob: (job) => jobs.runNow(job) }),
+    createWebhookRoutes({
+      apiKeys: config.webhook.apiKeys,
+      accept: (dedupeKey, event) => webhooks.accept(dedupeKey, event),
+      onEvent: (event, outcome) => metrics.webhookEvents.inc({ event, outcome }),
+    }),
+  ];
 }
 
 /** Per-unit item counts change only with the products' offers: counted once per catalog family, in slices. */

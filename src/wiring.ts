@@ -9,7 +9,7 @@ import { createKeyvWebhookInbox, type WebhookInbox } from './adapters/store/keyv
 import type { Config } from './config/load-config.js';
 import { createChangeLog } from './core/catalog/change-log.js';
 import type { CompiledFeed } from './core/feeds/compiled-feed.js';
-import { loadTemplates } from './core/feeds/load-templates.js';
+import { loadTemplates, type TemplateFile } from './core/feeds/load-templates.js';
 import { type RunningSandbox, startSandbox } from './sandbox/start-sandbox.js';
 import {
   type CatalogMeta,
@@ -17,10 +17,13 @@ import {
   catalogServiceOptions,
   createCatalogService,
 } from './services/catalog-service.js';
-import { createFeedCache } from './services/feed-cache.js';
 import { createFeedService, type FeedService } from './services/feed-service.js';
+import { createFeedBuilder } from './services/feeds/feed-builder.js';
+import { createFeedCache } from './services/feeds/feed-cache.js';
+import { createInThreadFeedRenderer } from './services/feeds/feed-renderer.js';
 import type { StoredWebhookEvent } from './services/webhook-processor.js';
 import { createCatalogWorkers } from './workers/create-catalog-workers.js';
+import { createWorkerFeedRenderer } from './workers/create-feed-renderer.js';
 
 /**
  * The real parts wired from the configuration, shared by the server (`app.ts`) and the one-shot CLI
@@ -30,17 +33,23 @@ import { createCatalogWorkers } from './workers/create-catalog-workers.js';
 /** The templates/ folder shipped beside src/ and dist/. */
 const SHIPPED_TEMPLATES = fileURLToPath(new URL('../templates/', import.meta.url));
 
+/** Feed templates as read (the render worker compiles the same files) and as compiled. */
+export interface LoadedTemplates {
+  readonly files: readonly TemplateFile[];
+  readonly compiled: readonly CompiledFeed[];
+}
+
 /** Reads and compiles every `*.json` feed template; any problem stops the start (TemplateLoadError). */
-export async function loadTemplateDir(dir: string): Promise<CompiledFeed[]> {
+export async function loadTemplateDir(dir: string): Promise<LoadedTemplates> {
   const names = (await readdir(dir)).filter((name) => name.endsWith('.json')).sort();
   const files = await Promise.all(
     names.map(async (name) => ({ name: join(dir, name), text: await readFile(join(dir, name), 'utf8') })),
   );
-  return loadTemplates(files);
+  return { files, compiled: loadTemplates(files) };
 }
 
 /** `FEED_TEMPLATES_DIR`, or the shipped templates. */
-export function loadConfiguredTemplates(config: Config): Promise<CompiledFeed[]> {
+export function loadConfiguredTemplates(config: Config): Promise<LoadedTemplates> {
   return loadTemplateDir(config.feed.templatesDir ?? SHIPPED_TEMPLATES);
 }
 
@@ -111,25 +120,37 @@ export function createCatalogParts(
   };
 }
 
-/** The feed service with the configured currency, brand, links and cache. */
+/**
+ * The feed service with the configured currency, brand, links and cache. Feeds of versions `catalog`
+ * served are rendered in a worker thread from their serialized chunks; others in this thread.
+ */
 export function createConfiguredFeedService(
   config: Config,
-  templates: readonly CompiledFeed[],
+  templates: LoadedTemplates,
   sandbox: RunningSandbox | undefined,
+  catalog: Pick<CatalogService, 'chunksOf'>,
+  logger: Logger,
 ): FeedService {
+  const options = {
+    currency: config.feed.currency,
+    brand: config.feed.brand,
+    baseUrl: config.http.publicBaseUrl ?? '',
+    links: { storeCodes: config.feed.unitStoreCodes, ...linkTemplates(config, sandbox) },
+  };
+  const inThread = createInThreadFeedRenderer(createFeedBuilder(templates.compiled, options));
   return createFeedService({
-    templates,
+    templates: templates.compiled,
+    renderer: createWorkerFeedRenderer({
+      templates: templates.files,
+      options,
+      chunksOf: (snapshot) => catalog.chunksOf(snapshot),
+      fallback: inThread,
+    }),
     cache: createFeedCache({ maxBytes: config.feed.cacheBytes }),
     changeLog: createChangeLog({ maxTransitions: 100 }),
-    options: {
-      currency: config.feed.currency,
-      brand: config.feed.brand,
-      baseUrl: config.http.publicBaseUrl ?? '',
-      links: {
-        storeCodes: config.feed.unitStoreCodes,
-        ...linkTemplates(config, sandbox),
-      },
-    },
+    options,
+    onRenderError: (error, request) =>
+      logger.warn({ err: error, feed: request.file, unit: request.view }, 'rendering a feed failed'),
   });
 }
 

@@ -44,9 +44,13 @@ export async function syncOnce(config: Config, outDir: string, deps: SyncOnceDep
       if ((report.outcome !== 'published' && report.outcome !== 'unchanged') || snapshot === undefined) {
         return { ok: false, report };
       }
-      const feeds = createConfiguredFeedService(config, templates, sandbox);
-      const index = await writeFeedFiles(feeds, snapshot, outDir);
-      return { ok: true, report, index };
+      const feeds = createConfiguredFeedService(config, templates, sandbox, parts.catalog, deps.logger);
+      try {
+        const index = await writeFeedFiles(feeds, snapshot, outDir);
+        return { ok: true, report, index };
+      } finally {
+        await feeds.close();
+      }
     } finally {
       await parts.close();
     }

@@ -95,7 +95,7 @@ export async function writeFeedFiles(feeds: FeedService, snapshot: CatalogSnapsh
   const written: WrittenFeedFile[] = [];
   try {
     for (const file of planned) {
-      const { feed, report } = await feeds.render(snapshot, file.file, file.view, file.variant);
+      const { feed, report } = await feeds.render(snapshot, file.file, file.view, file.variant, { fresh: true });
       const target = join(staging, ...file.path.split('/'));
       await mkdir(dirname(target), { recursive: true });
       await writeFile(target, feed.identity);

@@ -1,18 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-
-/** A rendered feed body in every encoding we serve, all from one catalog version. */
-export interface EncodedFeed {
-  readonly identity: Buffer;
-  readonly gzip: Buffer;
-  readonly br: Buffer;
-  readonly contentType: string;
-  /** Opaque, unquoted, unique per catalog version and feed variant; the encoding is appended per representation. */
-  readonly tag: string;
-  readonly version: string;
-  readonly lastModified: Date;
-  /** Suggested file name for downloads (Content-Disposition), if any. */
-  readonly fileName?: string;
-}
+import type { EncodedFeed } from '../services/feeds/encoded-feed.js';
 
 export type ContentCoding = 'br' | 'gzip' | 'identity';
 

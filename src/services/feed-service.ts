@@ -1,14 +1,18 @@
+import { createSlicer } from '../core/async/create-slicer.js';
 import { ALL_UNITS, type CatalogSnapshot } from '../core/catalog/catalog.js';
 import type { ChangeLog } from '../core/catalog/change-log.js';
-import { collectFeedAsync } from '../core/feeds/collect-feed.js';
 import type { CompiledFeed } from '../core/feeds/compiled-feed.js';
-import type { FeedContext, FeedItem } from '../core/feeds/feed-item.js';
-import type { FeedChunks, FeedReport } from '../core/feeds/feed-report.js';
-import { type CsvProfile, renderCsvFeed } from '../core/feeds/render-csv-feed.js';
-import { jsonItemText, renderJsonFeed } from '../core/feeds/render-json-feed.js';
-import { type FeedItemOptions, toFeedItem } from '../core/feeds/to-feed-item.js';
-import type { EncodedFeed } from '../http/send-feed.js';
-import type { FeedCache } from './feed-cache.js';
+import type { FeedReport } from '../core/feeds/feed-report.js';
+import { jsonItemText } from '../core/feeds/render-json-feed.js';
+import { toFeedItem } from '../core/feeds/to-feed-item.js';
+import { type EncodedFeed, encodeBody, encodedFeed } from './feeds/encoded-feed.js';
+import { type FeedRequest, type FeedServiceOptions, type FeedVariant, feedKey, itemOptionsOf } from './feeds/feed-builder.js';
+import type { CachedFeed, FeedCache } from './feeds/feed-cache.js';
+import type { FeedRenderer, RenderedBody } from './feeds/feed-renderer.js';
+import { createRenderScheduler } from './feeds/render-scheduler.js';
+
+export type { EncodedFeed } from './feeds/encoded-feed.js';
+export type { FeedRequest, FeedServiceOptions, FeedVariant } from './feeds/feed-builder.js';
 
 export type FeedFormat = 'json' | 'csv' | 'xml' | 'tsv';
 
@@ -23,57 +27,65 @@ export interface FeedDescriptor {
   servesView(view: string): boolean;
 }
 
-export interface FeedVariant {
-  readonly csvProfile?: CsvProfile;
-}
-
 export interface RenderedFeed {
   readonly feed: EncodedFeed;
   readonly report: FeedReport | undefined;
 }
 
-export interface FeedServiceOptions {
-  readonly currency: string;
-  readonly brand: string | undefined;
-  readonly baseUrl: string;
-  readonly links: Pick<FeedItemOptions, 'productUrl' | 'imageUrl' | 'storeCodes'>;
-}
-
 export interface FeedServiceDeps {
   readonly templates: readonly CompiledFeed[];
+  readonly renderer: FeedRenderer;
   readonly cache: FeedCache;
   readonly changeLog: ChangeLog;
   readonly options: FeedServiceOptions;
+  /** Told when a render fails that no request waited for (a background render while serving stale). */
+  readonly onRenderError?: (error: unknown, request: FeedRequest) => void;
 }
 
 export type ChangesResult = { readonly ok: true; readonly feed: EncodedFeed } | { readonly ok: false; readonly next: string };
 
+export interface RenderOptions {
+  /** Wait for the snapshot's own version even when a render of an older one is at hand (files, tests). */
+  readonly fresh?: boolean;
+}
+
 export interface FeedService {
   readonly feeds: readonly FeedDescriptor[];
   find(file: string): FeedDescriptor | undefined;
-  /** The encoded feed of `file` in `view` at the snapshot's version, rendered once and cached. */
-  render(snapshot: CatalogSnapshot, file: string, view: string, variant?: FeedVariant): Promise<RenderedFeed>;
+  /**
+   * The encoded feed of `file` in `view`, rendered once per version. While the snapshot's own version is
+   * being rendered and rendering this feed takes long (a large catalog), the newest complete render is
+   * served instead, so that a poll never waits seconds behind a render: stale-while-revalidate.
+   */
+  render(
+    snapshot: CatalogSnapshot,
+    file: string,
+    view: string,
+    variant?: FeedVariant,
+    options?: RenderOptions,
+  ): Promise<RenderedFeed>;
   /** The changes feed since a cursor (a version id); `ok: false` when the cursor is unknown. */
   changes(snapshot: CatalogSnapshot, view: string, since: string | undefined): Promise<ChangesResult>;
-  /** Reports of the feeds rendered for this version, by `file|view|variant` key. */
-  reports(version: string): ReadonlyMap<string, FeedReport>;
-  /** Records the change between two served versions (for the changes feed) and drops older renders. */
+  /** Reports of the newest render of each feed, by `file|view|profile` key. */
+  reports(): ReadonlyMap<string, FeedReport>;
+  /** Records the change between two served versions (changes feed, version order, feeds of removed units). */
   recordChange(previous: CatalogSnapshot | undefined, next: CatalogSnapshot): void;
-  /** Renders every feed of the `all` view in the background, so the first poll after a publish is fast. */
+  /** Renders every feed of the `all` view (one pass over the catalog), so the first poll after a change is fast. */
   prewarm(snapshot: CatalogSnapshot, isCurrent: () => boolean): Promise<void>;
+  /** Settles when no render is queued or running. */
+  idle(): Promise<void>;
+  /** Waits for renders in flight, then releases the renderer (its worker thread). */
+  close(): Promise<void>;
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const CSV_TYPE = 'text/csv; charset=utf-8; header=present';
-
-function countInView(snapshot: CatalogSnapshot, view: string): number {
-  if (view === ALL_UNITS) return snapshot.products.length;
-  let count = 0;
-  for (const product of snapshot.products) {
-    if (product.offers.some((offer) => offer.unit === view)) count++;
-  }
-  return count;
-}
+/** A request waits for a render of its version when this feed's last render took at most this long. */
+const WAIT_FOR_RENDER_MS = 250;
+/** Changes feeds kept (they are cheap and many cursors are in use at once). */
+const MAX_CHANGES_ENTRIES = 64;
+/** Versions whose order is remembered (more than any cache holds). */
+const MAX_VERSION_ORDER = 10_000;
 
 export function createFeedService(deps: FeedServiceDeps): FeedService {
   const { templates, cache, changeLog, options } = deps;
@@ -107,76 +119,106 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
     })),
   ];
   const byFile = new Map(feeds.map((feed) => [feed.file, feed]));
-  const templateByFile = new Map(templates.map((template) => [template.file, template]));
-  const reportsByVersion = new Map<string, Map<string, FeedReport>>();
 
-  function itemOptions(snapshot: CatalogSnapshot): FeedItemOptions {
-    return { ...options.links, unitNames: new Map(snapshot.units.map((unit) => [unit.code, unit.name])) };
+  /** Served versions in order, so that a render never replaces a newer one. */
+  const versionOrder = new Map<string, number>();
+  let versionCount = 0;
+  function isNewer(a: string, b: string): boolean {
+    const ia = versionOrder.get(a);
+    const ib = versionOrder.get(b);
+    return ia !== undefined && ib !== undefined ? ia > ib : a > b;
   }
+  const scheduler = createRenderScheduler(deps.renderer, isNewer);
+  /** One cache entry per finished render, however many requests waited for it. */
+  const entries = new WeakMap<RenderedBody, CachedFeed>();
 
-  function* itemsOf(snapshot: CatalogSnapshot, view: string): Generator<FeedItem> {
-    const itemOpts = itemOptions(snapshot);
-    for (const product of snapshot.products) {
-      const item = toFeedItem(product, view, itemOpts);
-      if (item !== undefined) yield item;
-    }
-  }
-
-  function contextOf(snapshot: CatalogSnapshot, view: string): FeedContext {
-    const unitName = view === ALL_UNITS ? 'All units' : (snapshot.units.find((unit) => unit.code === view)?.name ?? view);
-    return {
-      version: snapshot.version,
-      generatedAt: snapshot.generatedAt,
-      unit: view,
-      unitName,
-      currency: snapshot.currency,
-      baseUrl: options.baseUrl,
-      ...(options.brand === undefined ? {} : { brand: options.brand }),
-    };
-  }
-
-  function chunksOf(snapshot: CatalogSnapshot, file: string, view: string, variant: FeedVariant): FeedChunks {
-    const context = contextOf(snapshot, view);
-    if (file === 'products.json') return renderJsonFeed(context, itemsOf(snapshot, view), { count: countInView(snapshot, view) });
-    if (file === 'products.csv') {
-      const unitColumns = view === ALL_UNITS ? snapshot.units.map((unit) => unit.code) : [];
-      return renderCsvFeed(context, itemsOf(snapshot, view), { profile: variant.csvProfile ?? 'rfc4180', unitColumns });
-    }
-    const template = templateByFile.get(file);
-    if (template === undefined) throw new Error(`Unknown feed ${file}`);
-    return template.render(context, itemsOf(snapshot, view));
-  }
-
-  function keep(version: string, key: string, report: FeedReport): void {
-    let reports = reportsByVersion.get(version);
-    if (reports === undefined) {
-      // Reports of older versions are of no use to the status page.
-      reportsByVersion.clear();
-      reports = new Map();
-      reportsByVersion.set(version, reports);
-    }
-    reports.set(key, report);
-  }
-
-  async function render(snapshot: CatalogSnapshot, file: string, view: string, variant: FeedVariant = {}): Promise<RenderedFeed> {
-    const descriptor = byFile.get(file);
-    if (descriptor === undefined) throw new Error(`Unknown feed ${file}`);
-    const key = `${file}|${view}|${variant.csvProfile ?? ''}`;
-    const lastModified = new Date(snapshot.generatedAt);
+  function fileNameOf({ file, view, variant }: FeedRequest): string {
     const suffix = variant.csvProfile === 'excel' ? '-excel' : '';
     const dot = file.lastIndexOf('.');
-    const fileName = `${file.slice(0, dot)}-${view}${suffix}${file.slice(dot)}`;
-    const feed = await cache.get(snapshot.version, key, lastModified, async () => {
-      const { body, report } = await collectFeedAsync(chunksOf(snapshot, file, view, variant));
-      keep(snapshot.version, key, report);
-      return { body, contentType: descriptor.contentType, fileName };
+    return `${file.slice(0, dot)}-${view}${suffix}${file.slice(dot)}`;
+  }
+
+  async function renderNow(snapshot: CatalogSnapshot, request: FeedRequest, descriptor: FeedDescriptor): Promise<CachedFeed> {
+    const render = await scheduler.request(snapshot, request);
+    let entry = entries.get(render.body);
+    if (entry === undefined) {
+      const key = feedKey(request);
+      const feed = encodedFeed(render.body, {
+        key,
+        version: render.snapshot.version,
+        lastModified: new Date(render.snapshot.generatedAt),
+        contentType: descriptor.contentType,
+        fileName: fileNameOf(request),
+      });
+      entry = { feed, report: render.body.report, renderMs: render.renderMs };
+      entries.set(render.body, entry);
+      cache.put(key, entry, isNewer);
+    }
+    return entry;
+  }
+
+  async function render(
+    snapshot: CatalogSnapshot,
+    file: string,
+    view: string,
+    variant: FeedVariant = {},
+    mode: RenderOptions = {},
+  ): Promise<RenderedFeed> {
+    const descriptor = byFile.get(file);
+    if (descriptor === undefined) throw new Error(`Unknown feed ${file}`);
+    const request: FeedRequest = { file, view, variant };
+    const cached = cache.latest(feedKey(request));
+    if (cached !== undefined && !isNewer(snapshot.version, cached.feed.version)) return cached;
+    const pending = renderNow(snapshot, request, descriptor);
+    if (cached !== undefined && mode.fresh !== true && cached.renderMs > WAIT_FOR_RENDER_MS) {
+      pending.catch((error: unknown) => deps.onRenderError?.(error, request));
+      return cached;
+    }
+    return pending;
+  }
+
+  const changesCache = new Map<string, Promise<EncodedFeed>>();
+
+  async function changesBody(
+    snapshot: CatalogSnapshot,
+    view: string,
+    since: string | undefined,
+    list: readonly { id: string; change: string; fields?: readonly string[] }[],
+  ): Promise<EncodedFeed> {
+    const itemOpts = itemOptionsOf(snapshot, options);
+    const byId = new Map<string, (typeof snapshot.products)[number]>();
+    const slicer = createSlicer();
+    if (list.length > 0) {
+      for (const [position, product] of snapshot.products.entries()) {
+        byId.set(product.id, product);
+        if ((position & 1023) === 1023) await slicer.next();
+      }
+    }
+    const lines: string[] = [];
+    for (const entry of list) {
+      const product = byId.get(entry.id);
+      const item = entry.change === 'removed' || product === undefined ? undefined : toFeedItem(product, view, itemOpts);
+      const head = JSON.stringify(entry);
+      lines.push(item === undefined ? head : `${head.slice(0, -1)},"item":${jsonItemText(item)}}`);
+      await slicer.next();
+    }
+    const head = JSON.stringify({
+      unit: view,
+      since: since ?? null,
+      next: snapshot.version,
+      generatedAt: snapshot.generatedAt,
+      count: list.length,
     });
-    return { feed, report: reportsByVersion.get(snapshot.version)?.get(key) };
+    const body = Buffer.from(`${head.slice(0, -1)},"changes":[\n${lines.join(',\n')}\n]}\n`);
+    return encodedFeed(await encodeBody(body), {
+      key: `changes.json|${view}|${since ?? ''}`,
+      version: snapshot.version,
+      lastModified: new Date(snapshot.generatedAt),
+      contentType: JSON_TYPE,
+    });
   }
 
   async function changes(snapshot: CatalogSnapshot, view: string, since: string | undefined): Promise<ChangesResult> {
-    const itemOpts = itemOptions(snapshot);
-    const byId = new Map(snapshot.products.map((product) => [product.id, product]));
     let list: { id: string; change: string; fields?: readonly string[] }[];
     if (since === undefined) {
       list = [];
@@ -189,34 +231,15 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
       if (!result.ok) return { ok: false, next: snapshot.version };
       list = [...result.changes];
     }
-    const key = `changes.json|${view}|${since ?? ''}`;
-    const feed = await cache.get(snapshot.version, key, new Date(snapshot.generatedAt), async () => {
-      const lines: string[] = [];
-      for (const entry of list) {
-        const product = byId.get(entry.id);
-        const item = entry.change === 'removed' || product === undefined ? undefined : toFeedItem(product, view, itemOpts);
-        const head = JSON.stringify(entry);
-        lines.push(item === undefined ? head : `${head.slice(0, -1)},"item":${jsonItemText(item)}}`);
-      }
-      const head = JSON.stringify({
-        unit: view,
-        since: since ?? null,
-        next: snapshot.version,
-        generatedAt: snapshot.generatedAt,
-        count: list.length,
-      });
-      const body = `${head.slice(0, -1)},"changes":[\n${lines.join(',\n')}\n]}\n`;
-      return { body: Buffer.from(body), contentType: JSON_TYPE };
-    });
-    return { ok: true, feed };
-  }
-
-  async function prewarm(snapshot: CatalogSnapshot, isCurrent: () => boolean): Promise<void> {
-    for (const descriptor of feeds) {
-      if (!isCurrent()) return;
-      if (!descriptor.servesView(ALL_UNITS)) continue;
-      await render(snapshot, descriptor.file, ALL_UNITS);
+    const key = `${snapshot.version}|${view}|${since ?? ''}`;
+    let feed = changesCache.get(key);
+    if (feed === undefined) {
+      feed = changesBody(snapshot, view, since, list);
+      changesCache.set(key, feed);
+      feed.catch(() => changesCache.delete(key));
+      for (const old of changesCache.keys()) if (changesCache.size > MAX_CHANGES_ENTRIES) changesCache.delete(old);
     }
+    return { ok: true, feed: await feed };
   }
 
   return {
@@ -224,11 +247,29 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
     find: (file) => byFile.get(file),
     render,
     changes,
-    reports: (version) => reportsByVersion.get(version) ?? new Map(),
+    reports() {
+      const reports = new Map<string, FeedReport>();
+      for (const [key, entry] of cache.entries()) if (entry.report !== undefined) reports.set(key, entry.report);
+      return reports;
+    },
     recordChange(previous, next) {
       changeLog.record(previous, next);
-      cache.retainOnly(next.version);
+      versionCount += 1;
+      versionOrder.set(next.version, versionCount);
+      for (const old of versionOrder.keys()) if (versionOrder.size > MAX_VERSION_ORDER) versionOrder.delete(old);
+      const views = new Set([ALL_UNITS, ...next.units.map((unit) => unit.code)]);
+      cache.retain((key) => views.has(key.split('|')[1] ?? ''));
+      changesCache.clear();
     },
-    prewarm,
+    async prewarm(snapshot, isCurrent) {
+      if (!isCurrent()) return;
+      const wanted = feeds.filter((descriptor) => descriptor.servesView(ALL_UNITS));
+      await Promise.all(wanted.map((descriptor) => render(snapshot, descriptor.file, ALL_UNITS, {}, { fresh: true })));
+    },
+    idle: () => scheduler.idle(),
+    async close() {
+      await scheduler.idle();
+      await deps.renderer.close();
+    },
   };
 }

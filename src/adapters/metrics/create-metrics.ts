@@ -12,6 +12,7 @@ export interface Metrics {
   readonly webhookEvents: Counter<'event' | 'outcome'>;
   readonly webhookSales: Counter<'outcome'>;
   readonly webhookApplyLatency: Histogram;
+  readonly eventLoopDelay: Histogram;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
@@ -72,6 +73,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       name: 'catalog_bridge_webhook_apply_seconds',
       help: 'From a sale webhook accepted to its stock served (movements applied, or the unit stock re-read)',
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30],
+      registers,
+    }),
+    eventLoopDelay: new Histogram({
+      name: 'catalog_bridge_event_loop_delay_seconds',
+      help: 'How late the main thread ran a 10 ms timer (perf_hooks.monitorEventLoopDelay): every request waits as long',
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
       registers,
     }),
   };

@@ -16,6 +16,8 @@ export interface StatusRoutesDeps {
   readonly storeCodes: Readonly<Record<string, string>>;
   /** The POS webhooks' processing, when the app has a receiver. */
   readonly webhooks?: () => WebhookStats;
+  /** Products per unit of a snapshot (counted once per catalog family, off the request's path). */
+  readonly unitCounts: (snapshot: CatalogSnapshot) => Promise<ReadonlyMap<string, number>>;
 }
 
 interface FeedEntry {
@@ -47,18 +49,19 @@ function feedPath(descriptor: FeedDescriptor, unit: string): string {
     : `/feeds/${encodeURIComponent(unit)}/${descriptor.file}`;
 }
 
-function viewCount(snapshot: CatalogSnapshot, unit: string): number {
-  if (unit === ALL_UNITS) return snapshot.products.length;
-  let count = 0;
-  for (const product of snapshot.products) if (product.offers.some((offer) => offer.unit === unit)) count++;
-  return count;
-}
-
 /** Every feed URL of the served version, with counts and warnings (SPEC §5 `GET /feeds`). */
-function listFeeds(deps: StatusRoutesDeps, snapshot: CatalogSnapshot, base: string, tokenQuery: string): FeedEntry[] {
-  const reports = deps.feeds.reports(snapshot.version);
+function listFeeds(
+  deps: StatusRoutesDeps,
+  snapshot: CatalogSnapshot,
+  base: string,
+  tokenQuery: string,
+  unitCounts: ReadonlyMap<string, number>,
+): FeedEntry[] {
+  const reports = deps.feeds.reports();
   const views = [ALL_UNITS, ...snapshot.units.map((unit) => unit.code)];
-  const counts = new Map(views.map((view) => [view, viewCount(snapshot, view)]));
+  const counts = new Map(
+    views.map((view) => [view, view === ALL_UNITS ? snapshot.products.length : (unitCounts.get(view) ?? 0)]),
+  );
   const entries: FeedEntry[] = [];
   for (const view of views) {
     for (const descriptor of deps.feeds.feeds) {
@@ -123,7 +126,7 @@ export function createStatusRoutes(deps: StatusRoutesDeps): Router {
     return { snapshot, base, tokenQuery, sync };
   }
 
-  router.get('/feeds', guard, (req, res) => {
+  router.get('/feeds', guard, async (req, res) => {
     const { snapshot, base, sync } = model(req);
     res.set('cache-control', 'no-cache');
     if (snapshot === undefined) {
@@ -142,18 +145,19 @@ export function createStatusRoutes(deps: StatusRoutesDeps): Router {
         storeCode: deps.storeCodes[unit.code] ?? unit.code,
       })),
       products: snapshot.products.length,
-      feeds: listFeeds(deps, snapshot, base, ''),
+      feeds: listFeeds(deps, snapshot, base, '', await deps.unitCounts(snapshot)),
       sync,
       nextRuns: deps.nextRuns(),
     });
   });
 
-  router.get('/', guard, (req, res) => {
+  router.get('/', guard, async (req, res) => {
     const { snapshot, base, tokenQuery, sync } = model(req);
+    const counts = snapshot === undefined ? new Map<string, number>() : await deps.unitCounts(snapshot);
     res
       .set('cache-control', 'no-cache')
       .type('html')
-      .send(renderStatusPage(deps, snapshot, base, tokenQuery, sync));
+      .send(renderStatusPage(deps, snapshot, base, tokenQuery, sync, counts));
   });
   return router;
 }
@@ -173,6 +177,7 @@ function renderStatusPage(
   base: string,
   tokenQuery: string,
   sync: Record<string, ReturnType<typeof syncSummary>>,
+  unitCounts: ReadonlyMap<string, number>,
 ): string {
   const h = escapeHtml;
   const syncRows = Object.entries(sync)
@@ -187,7 +192,7 @@ function renderStatusPage(
   if (snapshot === undefined) {
     body = '<p class="notice">The first catalog is being built. This page refreshes itself.</p>';
   } else {
-    const entries = listFeeds(deps, snapshot, base, tokenQuery);
+    const entries = listFeeds(deps, snapshot, base, tokenQuery, unitCounts);
     const units = [ALL_UNITS, ...snapshot.units.map((unit) => unit.code)];
     const sections = units
       .map((view) => {

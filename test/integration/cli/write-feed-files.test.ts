@@ -5,8 +5,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { writeFeedFiles } from '../../../src/cli/write-feed-files.js';
 import type { CatalogSnapshot, Offer } from '../../../src/core/catalog/catalog.js';
 import { createChangeLog } from '../../../src/core/catalog/change-log.js';
-import { createFeedCache } from '../../../src/services/feed-cache.js';
 import { createFeedService } from '../../../src/services/feed-service.js';
+import { createFeedBuilder } from '../../../src/services/feeds/feed-builder.js';
+import { createFeedCache } from '../../../src/services/feeds/feed-cache.js';
+import { createInThreadFeedRenderer } from '../../../src/services/feeds/feed-renderer.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'write-feed-files-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -25,11 +27,13 @@ describe('cli/write-feed-files', () => {
       ],
       products: [{ id: 'a-1', name: 'Káva', isStockItem: true, offers: [offer('U1'), offer('..')], aggregate: offer('all') }],
     };
+    const options = { currency: 'CZK', brand: undefined, baseUrl: '', links: { storeCodes: {} } };
     const feeds = createFeedService({
       templates: [],
+      renderer: createInThreadFeedRenderer(createFeedBuilder([], options)),
       cache: createFeedCache({ maxBytes: 10_000_000 }),
       changeLog: createChangeLog({ maxTransitions: 2 }),
-      options: { currency: 'CZK', brand: undefined, baseUrl: '', links: { storeCodes: {} } },
+      options,
     });
     const out = join(dir, 'out');
 

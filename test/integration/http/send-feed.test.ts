@@ -3,16 +3,19 @@ import express from 'express';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { sendFeed } from '../../../src/http/send-feed.js';
-import { encodeFeed } from '../../../src/services/feed-cache.js';
+import { encodeBody, encodedFeed } from '../../../src/services/feeds/encoded-feed.js';
 
 const lastModified = new Date('2026-11-22T10:00:00.500Z');
 const text = `<?xml version="1.0"?><rss>${'<item>Káva &amp; čaj</item>'.repeat(200)}</rss>`;
-const feed = await encodeFeed(
-  { body: Buffer.from(text), contentType: 'application/xml; charset=utf-8' },
-  'v-1',
-  'v-1-abc',
-  lastModified,
-);
+const feed = {
+  ...encodedFeed(await encodeBody(Buffer.from(text)), {
+    key: 'feed.xml',
+    version: 'v-1',
+    lastModified,
+    contentType: 'application/xml; charset=utf-8',
+  }),
+  tag: 'v-1-abc',
+};
 
 const app = express();
 app.get('/feed.xml', (req, res) => sendFeed(req, res, feed, { private: false }));

@@ -1,64 +1,51 @@
 import { describe, expect, it } from 'vitest';
-import { createFeedCache, type RenderedBody } from '../../../src/services/feed-cache.js';
+import { encodedFeed } from '../../../src/services/feeds/encoded-feed.js';
+import { type CachedFeed, createFeedCache } from '../../../src/services/feeds/feed-cache.js';
 
 const at = new Date('2026-11-22T10:00:00Z');
+const newer = (a: string, b: string) => a > b;
 
-function body(text: string): RenderedBody {
-  return { body: Buffer.from(text), contentType: 'text/plain' };
+function entry(key: string, version: string, text: string): CachedFeed {
+  const bytes = Buffer.from(text);
+  const feed = encodedFeed(
+    { identity: bytes, gzip: bytes, br: bytes },
+    { key, version, lastModified: at, contentType: 'text/plain' },
+  );
+  return { feed, report: undefined, renderMs: 1 };
 }
 
-describe('services/feed-cache', () => {
-  it('renders once for concurrent requests of the same feed and version', async () => {
-    const cache = createFeedCache({ maxBytes: 1_000_000 });
-    let renders = 0;
-    const render = async () => {
-      renders++;
-      return body('hello');
-    };
-
-    const [a, b] = await Promise.all([cache.get('v1', 'google', at, render), cache.get('v1', 'google', at, render)]);
-
-    expect(renders).toBe(1);
-    expect(a).toBe(b);
-    expect(a.identity.toString()).toBe('hello');
-    expect(a.version).toBe('v1');
-  });
-
-  it('gives each feed variant its own tag', async () => {
+describe('services/feeds/feed-cache', () => {
+  it('keeps the newest render of each key and ignores an older one', () => {
     const cache = createFeedCache({ maxBytes: 1_000_000 });
 
-    const a = await cache.get('v1', 'csv|U1', at, async () => body('a'));
-    const b = await cache.get('v1', 'csv|U2', at, async () => body('b'));
+    cache.put('google', entry('google', 'v2', 'two'), newer);
+    cache.put('google', entry('google', 'v1', 'one'), newer);
 
-    expect(a.tag).not.toBe(b.tag);
-    expect(a.tag.startsWith('v1-')).toBe(true);
+    expect(cache.latest('google')?.feed.version).toBe('v2');
+    expect(cache.latest('google')?.feed.identity.toString()).toBe('two');
   });
 
-  it('does not keep a failed render', async () => {
-    const cache = createFeedCache({ maxBytes: 1_000_000 });
+  it('gives each feed variant its own tag', () => {
+    const a = entry('csv|U1', 'v1', 'a');
+    const b = entry('csv|U2', 'v1', 'b');
 
-    await expect(cache.get('v1', 'google', at, () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
-    const retry = await cache.get('v1', 'google', at, async () => body('ok'));
-
-    expect(retry.identity.toString()).toBe('ok');
+    expect(a.feed.tag).not.toBe(b.feed.tag);
+    expect(a.feed.tag.startsWith('v1-')).toBe(true);
   });
 
-  it('drops other versions and evicts the least recently used beyond its budget', async () => {
-    const cache = createFeedCache({ maxBytes: 1_500 });
+  it('evicts the least recently used beyond its budget, and drops keys on request', () => {
+    const cache = createFeedCache({ maxBytes: 4_000 });
     const big = 'x'.repeat(600);
-    await cache.get('v1', 'a', at, async () => body(big));
-    await cache.get('v1', 'b', at, async () => body(big));
-    await cache.get('v1', 'a', at, async () => body(big));
-    await cache.get('v1', 'c', at, async () => body(big));
+    cache.put('a', entry('a', 'v1', big), newer);
+    cache.put('b', entry('b', 'v1', big), newer);
+    cache.latest('a');
+    cache.put('c', entry('c', 'v1', big), newer);
 
-    let rerendered = false;
-    await cache.get('v1', 'b', at, async () => {
-      rerendered = true;
-      return body(big);
-    });
-    expect(rerendered).toBe(true);
+    expect(cache.latest('b')).toBeUndefined();
+    expect(cache.latest('a')).toBeDefined();
 
-    cache.retainOnly('v2');
-    expect(cache.stats()).toEqual({ entries: 0, bytes: 0 });
+    cache.retain((key) => key !== 'a');
+    expect([...cache.entries()].map(([key]) => key)).toEqual(['c']);
+    expect(cache.stats()).toEqual({ entries: 1, bytes: 1_800 });
   });
 });

@@ -1,0 +1,76 @@
+import type { FeedReport } from '../../core/feeds/feed-report.js';
+import type { EncodedFeed } from './encoded-feed.js';
+
+/** The latest complete render of one feed key. */
+export interface CachedFeed {
+  readonly feed: EncodedFeed;
+  readonly report: FeedReport | undefined;
+  /** How long its render took (ms): whether a request should wait for the next one (`feed-service.ts`). */
+  readonly renderMs: number;
+}
+
+export interface FeedCacheOptions {
+  /** Upper bound of cached bytes (all encodings); least recently used feeds are dropped beyond it. */
+  readonly maxBytes: number;
+}
+
+/**
+ * The newest rendered version of every feed key (`file|view|profile`), in all encodings. A newer render
+ * replaces an older one; one of an older version than the cached one is ignored. Keys are dropped least
+ * recently used first once the bytes exceed the budget (the last one always stays).
+ */
+export interface FeedCache {
+  latest(key: string): CachedFeed | undefined;
+  /** Keeps `entry` unless the cache holds a newer version of the key (`newer(a, b)`: a is newer than b). */
+  put(key: string, entry: CachedFeed, newer: (a: string, b: string) => boolean): void;
+  /** Drops every key for which `keep` says no (feeds of units that are gone). */
+  retain(keep: (key: string) => boolean): void;
+  /** Every cached key and its render, least recently used first (without touching the order). */
+  entries(): Iterable<[string, CachedFeed]>;
+  stats(): { entries: number; bytes: number };
+}
+
+function sizeOf(entry: CachedFeed): number {
+  return entry.feed.identity.length + entry.feed.gzip.length + entry.feed.br.length;
+}
+
+export function createFeedCache(options: FeedCacheOptions): FeedCache {
+  // Map iteration order is insertion order: re-inserting on use makes the first entry the least recent.
+  const entries = new Map<string, CachedFeed>();
+  let bytes = 0;
+
+  function drop(key: string): void {
+    const entry = entries.get(key);
+    if (entry === undefined) return;
+    entries.delete(key);
+    bytes -= sizeOf(entry);
+  }
+
+  return {
+    latest(key) {
+      const entry = entries.get(key);
+      if (entry === undefined) return undefined;
+      entries.delete(key);
+      entries.set(key, entry);
+      return entry;
+    },
+    put(key, entry, newer) {
+      const current = entries.get(key);
+      if (current !== undefined && newer(current.feed.version, entry.feed.version)) return;
+      drop(key);
+      entries.set(key, entry);
+      bytes += sizeOf(entry);
+      for (const candidate of entries.keys()) {
+        if (bytes <= options.maxBytes || entries.size <= 1) break;
+        drop(candidate);
+      }
+    },
+    retain(keep) {
+      for (const key of [...entries.keys()]) if (!keep(key)) drop(key);
+    },
+    entries: () => entries.entries(),
+    stats() {
+      return { entries: entries.size, bytes };
+    },
+  };
+}

@@ -1,0 +1,60 @@
+import { Piscina } from 'piscina';
+import type { CatalogSnapshot } from '../core/catalog/catalog.js';
+import type { ItemChunk } from '../core/catalog/catalog-chunks.js';
+import type { TemplateFile } from '../core/feeds/load-templates.js';
+import type { FeedServiceOptions } from '../services/feeds/feed-builder.js';
+import type { FeedRenderer, RenderedBody } from '../services/feeds/feed-renderer.js';
+import { WorkerFailedError } from './create-catalog-workers.js';
+import type { RenderResult, RenderTask, RenderWorkerData } from './render-worker.js';
+import { workerEntry } from './worker-entry.js';
+
+export interface WorkerFeedRendererOptions {
+  readonly templates: readonly TemplateFile[];
+  readonly options: FeedServiceOptions;
+  /** The serialized chunks of a served version (`CatalogService.chunksOf`). */
+  readonly chunksOf: (snapshot: CatalogSnapshot) => Promise<readonly ItemChunk[] | undefined>;
+  /** Renders versions the catalog did not serve (none in the app). */
+  readonly fallback: FeedRenderer;
+}
+
+function buffer(view: Uint8Array): Buffer {
+  return Buffer.from(view.buffer, view.byteOffset, view.byteLength);
+}
+
+/**
+ * Feeds rendered and compressed in a worker thread (decision 0006): the worker parses the version's
+ * chunks from shared memory, renders every feed asked for in one pass, compresses them and hands the
+ * bodies back in shared memory, so the main thread only answers requests. One thread, idle after a
+ * minute: a render holds a parsed catalog (~150 MB at 100,000 × 5), and the scheduler sends one call at
+ * a time anyway.
+ */
+export function createWorkerFeedRenderer(options: WorkerFeedRendererOptions): FeedRenderer {
+  const data: RenderWorkerData = { templates: options.templates, options: options.options };
+  const pool = new Piscina({ ...workerEntry('render-worker', data), minThreads: 0, maxThreads: 1, idleTimeout: 60_000 });
+  return {
+    async render(snapshot, requests) {
+      const chunks = await options.chunksOf(snapshot);
+      if (chunks === undefined) return options.fallback.render(snapshot, requests);
+      const { products: _notSent, ...head } = snapshot;
+      const task: RenderTask = { snapshot: head, chunks, requests };
+      let results: RenderResult[];
+      try {
+        results = (await pool.run(task)) as RenderResult[];
+      } catch (error) {
+        const text = error instanceof Error ? error.message : String(error);
+        throw new WorkerFailedError(`rendering feeds failed in the worker: ${text}`, { cause: error });
+      }
+      return results.map(
+        (result): RenderedBody => ({
+          identity: buffer(result.identity),
+          gzip: buffer(result.gzip),
+          br: buffer(result.br),
+          report: result.report,
+        }),
+      );
+    },
+    async close() {
+      await pool.close();
+    },
+  };
+}

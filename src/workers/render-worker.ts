@@ -1,0 +1,54 @@
+import { workerData } from 'node:worker_threads';
+import type { CatalogSnapshot, Product } from '../core/catalog/catalog.js';
+import { decodeChunk, type ItemChunk } from '../core/catalog/catalog-chunks.js';
+import { collectFeed } from '../core/feeds/collect-feed.js';
+import type { FeedReport } from '../core/feeds/feed-report.js';
+import { loadTemplates, type TemplateFile } from '../core/feeds/load-templates.js';
+import { encodeBodySync } from '../services/feeds/encoded-feed.js';
+import { createFeedBuilder, type FeedRequest, type FeedServiceOptions } from '../services/feeds/feed-builder.js';
+
+/**
+ * Entry of the feed-rendering worker thread (`create-feed-renderer.ts`): renders and compresses feeds
+ * of one catalog version from its serialized chunks, which it reads from shared memory. The templates
+ * are compiled here from the same files the main thread validated at start.
+ */
+
+export interface RenderWorkerData {
+  readonly templates: readonly TemplateFile[];
+  readonly options: FeedServiceOptions;
+}
+
+export interface RenderTask {
+  readonly snapshot: Omit<CatalogSnapshot, 'products'>;
+  readonly chunks: readonly ItemChunk[];
+  readonly requests: readonly FeedRequest[];
+}
+
+/** A rendered body in three encodings, each in shared memory (handed to the main thread without a copy). */
+export interface RenderResult {
+  readonly identity: Uint8Array;
+  readonly gzip: Uint8Array;
+  readonly br: Uint8Array;
+  readonly report: FeedReport;
+}
+
+const data = workerData as RenderWorkerData;
+const builder = createFeedBuilder(loadTemplates(data.templates), data.options);
+
+function shared(bytes: Buffer): Uint8Array {
+  const copy = new Uint8Array(new SharedArrayBuffer(bytes.length));
+  copy.set(bytes);
+  return copy;
+}
+
+/** piscina calls an entry's default export with each task. */
+export default function renderFeeds(task: RenderTask): RenderResult[] {
+  const products: Product[] = [];
+  for (const chunk of task.chunks) for (const product of decodeChunk<Product>(chunk)) products.push(product);
+  const snapshot: CatalogSnapshot = { ...task.snapshot, products };
+  return task.requests.map((request) => {
+    const { body, report } = collectFeed(builder.chunks(snapshot, request));
+    const encoded = encodeBodySync(body);
+    return { identity: shared(encoded.identity), gzip: shared(encoded.gzip), br: shared(encoded.br), report };
+  });
+}
