@@ -118,6 +118,14 @@ export function createControlRoutes(state: SandboxState, options: ControlRoutesO
   keyed.get('/webhooks', (_req, res) => {
     res.json({ url: webhooks?.url ?? null, deliveries: webhooks?.deliveries() ?? [] });
   });
+  // The sandbox's own share of webhook latency (waiting before the first attempt) apart from the receiver's.
+  keyed.get('/webhooks/stats', (_req, res) => {
+    res.json(webhooks?.stats() ?? null);
+  });
+  keyed.delete('/webhooks/stats', (_req, res) => {
+    webhooks?.resetStats();
+    res.status(204).end();
+  });
 
   const open = Router();
   open.get('/products/:localId', (req, res) => {
