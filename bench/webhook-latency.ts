@@ -12,7 +12,8 @@
  * unit's stock of the article is one less (the served version is what every feed request renders). The
  * run ends when every sale is seen (or after 30 s more). Then every sold item is checked over HTTP in the
  * unit's `products.json` against the sandbox's own stock export. Prints JSON: latency percentiles,
- * outcomes of the processed sales (movements applied or stock re-read), versions served, CPU.
+ * outcomes of the processed sales (movements applied or stock re-read), the sandbox's delivery lag apart
+ * from the bridge's answer time (`GET /sandbox/webhooks/stats`), versions served, CPU.
  */
 
 import { once } from 'node:events';
@@ -123,6 +124,8 @@ async function main(): Promise<void> {
     }
     app.catalog.onChange(check);
 
+    // The sandbox's delivery figures cover the burst only.
+    await fetch(`${sandbox.url}/sandbox/webhooks/stats`, { method: 'DELETE', headers: { 'x-api-key': API_KEY } });
     const cpuBefore = process.cpuUsage();
     const started = performance.now();
     // `--memory`: RSS and heap every second on stderr (what a burst costs a large catalog).
@@ -169,12 +172,27 @@ async function main(): Promise<void> {
     clearInterval(memoryProbe);
     const cpu = process.cpuUsage(cpuBefore);
 
-    // Every sold item over HTTP against the sandbox's stock export of its unit.
+    const readiness = (await (await fetch(`${app.url}/readyz`)).json()) as { eventLoopDelay?: unknown };
+    const sandboxDelivery = (await (
+      await fetch(`${sandbox.url}/sandbox/webhooks/stats`, { headers: { 'x-api-key': API_KEY } })
+    ).json()) as unknown;
+
+    // Every sold item over HTTP against the sandbox's stock export of its unit. A feed of a large catalog
+    // may answer with the previous render while the served version's is made: wait for that one.
     const mismatches: string[] = [];
+    async function currentFeed(unit: string): Promise<{ items: { id: string; stock?: number }[] }> {
+      const until = performance.now() + 120_000;
+      for (;;) {
+        const response = await fetch(`${app.url}/feeds/${unit}/products.json`);
+        if (response.headers.get('x-catalog-version') === app.catalog.current()?.version || performance.now() > until) {
+          return (await response.json()) as { items: { id: string; stock?: number }[] };
+        }
+        await response.arrayBuffer();
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    }
     for (const unit of new Set(chosen.map((item) => item.unit))) {
-      const feed = (await (await fetch(`${app.url}/feeds/${unit}/products.json`)).json()) as {
-        items: { id: string; stock?: number }[];
-      };
+      const feed = await currentFeed(unit);
       const exported = await (
         await fetch(`${sandbox.url}/warehouse/stock/export/txt/${unit}`, { headers: { 'x-api-key': API_KEY } })
       ).text();
@@ -231,6 +249,11 @@ async function main(): Promise<void> {
           },
           processedSales: processed,
           acceptedToServedHistogram: bridgeShare,
+          // The sandbox's own share: how long each event waited in the sandbox before its first delivery
+          // attempt, and how long the bridge took to answer it.
+          sandboxDelivery,
+          // The bridge's main thread over the last minute (`/readyz`): the burst and the re-reads after it.
+          bridgeEventLoopDelay: readiness.eventLoopDelay,
           versionsServed: versions,
           bridgeCpuMs: { user: round(cpu.user / 1000), system: round(cpu.system / 1000) },
           feedMatchesPosAfterwards: mismatches.length === 0,

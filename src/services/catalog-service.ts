@@ -15,7 +15,7 @@ import type {
 import type { CatalogWorkers } from './catalog/catalog-workers.js';
 import { createCatalogWriter } from './catalog/catalog-writer.js';
 import { createFullSync } from './catalog/full-sync.js';
-import { createServedCatalog } from './catalog/served-catalog.js';
+import { type CatalogListener, createServedCatalog } from './catalog/served-catalog.js';
 import { createStockSync, type StockDeltaResult } from './catalog/stock-sync.js';
 import { createSyncReports } from './catalog/sync-reports.js';
 
@@ -31,6 +31,7 @@ export type {
   SyncReport,
 } from './catalog/catalog-types.js';
 export { catalogServiceOptions } from './catalog/catalog-types.js';
+export type { CatalogChange, CatalogListener } from './catalog/served-catalog.js';
 export type { StockDeltaResult } from './catalog/stock-sync.js';
 
 export interface CatalogServiceDeps {
@@ -76,8 +77,11 @@ export interface CatalogService {
   flush(): Promise<void>;
   lastReport(job: SyncJob): SyncReport | undefined;
   recentReports(job: SyncJob): Promise<unknown[]>;
-  /** Called after every change of the served version (own publish or loaded from the store). */
-  onChange(listener: (snapshot: CatalogSnapshot) => void): void;
+  /**
+   * Called after every change of the served version (own publish or loaded from the store), with what
+   * changed when the version was made from the previous one by stock changes.
+   */
+  onChange(listener: CatalogListener): void;
 }
 
 /**

@@ -42,8 +42,8 @@ export function startFeedPrewarm(deps: {
     running = (running ?? Promise.resolve()).then(() => render);
   }
 
-  catalog.onChange((snapshot) => {
-    feeds.recordChange(previous, snapshot);
+  catalog.onChange((snapshot, change) => {
+    feeds.recordChange(previous, snapshot, change !== undefined && change.base === previous ? change.positions : undefined);
     previous = snapshot;
     if (stopped) return;
     const now = performance.now();

@@ -69,7 +69,7 @@ export interface FeedService {
   /** Reports of the newest render of each feed, by `file|view|profile` key. */
   reports(): ReadonlyMap<string, FeedReport>;
   /** Records the change between two served versions (changes feed, version order, feeds of removed units). */
-  recordChange(previous: CatalogSnapshot | undefined, next: CatalogSnapshot): void;
+  recordChange(previous: CatalogSnapshot | undefined, next: CatalogSnapshot, changedPositions?: readonly number[]): void;
   /** Renders every feed of the `all` view (one pass over the catalog), so the first poll after a change is fast. */
   prewarm(snapshot: CatalogSnapshot, isCurrent: () => boolean): Promise<void>;
   /** Settles when no render is queued or running. */
@@ -252,8 +252,8 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
       for (const [key, entry] of cache.entries()) if (entry.report !== undefined) reports.set(key, entry.report);
       return reports;
     },
-    recordChange(previous, next) {
-      changeLog.record(previous, next);
+    recordChange(previous, next, changedPositions) {
+      changeLog.record(previous, next, changedPositions);
       versionCount += 1;
       versionOrder.set(next.version, versionCount);
       for (const old of versionOrder.keys()) if (versionOrder.size > MAX_VERSION_ORDER) versionOrder.delete(old);

@@ -5,6 +5,7 @@ import type { StockDelta } from '../core/catalog/apply-stock.js';
 import type { CatalogSnapshot } from '../core/catalog/catalog.js';
 import type { FamilyIndex } from '../core/catalog/family-index.js';
 import type { CatalogService, SyncReport } from './catalog-service.js';
+import { createMovementLookup, saleTimeOf } from './movement-lookup.js';
 
 /** Events the inbox keeps: the known kinds (unknown kinds are answered and dropped by the route). */
 export type StoredWebhookEvent = Exclude<PosWebhookEvent, { kind: 'unknown' }>;
@@ -105,49 +106,6 @@ function unitCodeOf(
   return undefined;
 }
 
-/** A day: an event time further than this from its arrival is not believed. */
-const PLAUSIBLE_CLOCK_SKEW_MS = 24 * 60 * 60 * 1000;
-
-/**
- * When the sale happened: the event's `timestamp` (any text to the schema), or when it arrived if that
- * is unreadable or implausible (a far-off date would put the movement window out of any date's range).
- */
-function timeOf(entry: InboxEntry<StoredWebhookEvent>): number {
-  const received = Date.parse(entry.receivedAt);
-  const stamp = Date.parse(entry.event.timestamp);
-  return Number.isFinite(stamp) && Math.abs(stamp - received) <= PLAUSIBLE_CLOCK_SKEW_MS ? stamp : received;
-}
-
-interface ReceiptIndex {
-  readonly byId: Map<string, PosMovement[]>;
-  readonly byNumber: Map<string, PosMovement[]>;
-}
-
-/** Movements by their receipt's id and number (a window at 50 sales/s holds thousands). */
-function indexByReceipt(movements: readonly PosMovement[]): ReceiptIndex {
-  const index: ReceiptIndex = { byId: new Map(), byNumber: new Map() };
-  const add = (map: Map<string, PosMovement[]>, key: string | undefined, movement: PosMovement) => {
-    if (key === undefined) return;
-    const list = map.get(key);
-    if (list === undefined) map.set(key, [movement]);
-    else list.push(movement);
-  };
-  for (const movement of movements) {
-    const receipt = movement.warehouseOperation?.receipt;
-    add(index.byId, receipt?._id, movement);
-    add(index.byNumber, receipt?.number, movement);
-  }
-  return index;
-}
-
-/** The movements of a sale's receipt: by receipt id (its `localId`), else by receipt number. */
-function movementsOfSale(index: ReceiptIndex, sale: PosSaleEvent): readonly PosMovement[] {
-  const byId = sale.data.localId === undefined ? undefined : index.byId.get(sale.data.localId);
-  if (byId !== undefined) return byId;
-  // Whether the movement's receipt `_id` is the event's `localId` is not documented: the number then.
-  return (sale.data.number === undefined ? undefined : index.byNumber.get(sale.data.number)) ?? [];
-}
-
 interface QueuedEntry {
   readonly entry: InboxEntry<StoredWebhookEvent>;
   readonly attempts: number;
@@ -176,6 +134,7 @@ export function createWebhookProcessor(deps: WebhookProcessorDeps): WebhookProce
   const retryDelayMs = options.retryDelayMs ?? 5_000;
   const batchSize = options.batchSize ?? 500;
   const refreshIntervalMs = options.refreshIntervalMs ?? 2_000;
+  const movements = createMovementLookup({ pos, logger, windowMs: options.movementWindowMs });
   const queue: QueuedEntry[] = [];
   const queuedIds = new Set<string>();
   let running: Promise<void> | undefined;
@@ -377,26 +336,20 @@ export function createWebhookProcessor(deps: WebhookProcessorDeps): WebhookProce
     // Every unit's movements at once: a slow answer for one unit does not hold up the others.
     const lookedUp = await Promise.all(
       [...groups].map(async ([code, group]) => {
-        const times = group.sales.map((queued) => timeOf(queued.entry));
-        const dateFrom = new Date(Math.min(...times) - options.movementWindowMs).toISOString();
-        const dateTo = new Date(Math.max(...times) + options.movementWindowMs).toISOString();
-        try {
-          const filter = { dateFrom, dateTo, ...(group.filterUnit === undefined ? {} : { unit: group.filterUnit }) };
-          return { code, group, movements: (await pos.listMovements({ filter })).items };
-        } catch (error) {
-          // The movements are a shortcut; the re-read below is the answer either way.
-          logger.warn({ err: error, unit: code }, 'could not list stock movements; re-reading the stock instead');
-          return { code, group, movements: [] as readonly PosMovement[] };
-        }
+        const sales = group.sales.map((queued) => ({
+          queued,
+          sale: queued.entry.event as PosSaleEvent,
+          at: saleTimeOf(queued.entry.event.timestamp, queued.entry.receivedAt),
+        }));
+        return { code, sales, movements: await movements.find(sales, group.filterUnit) };
       }),
     );
     // Built in slices once per catalog family; the versions since `snapshot` are of its family or newer.
     const index = await catalog.familyIndex(catalog.current() ?? snapshot);
-    for (const { code, group, movements } of lookedUp) {
-      const byReceipt = indexByReceipt(movements);
-      for (const queued of group.sales) {
-        const sale = queued.entry.event as PosSaleEvent;
-        const own = movementsOfSale(byReceipt, sale);
+    for (const { code, sales, movements: found } of lookedUp) {
+      for (const entry of sales) {
+        const { queued } = entry;
+        const own = found.get(entry) ?? [];
         const units = new Set<string>();
         for (const movement of own) {
           const unitCode = unitCodeOf(snapshot, movement.unit) ?? (code === ALL ? undefined : code);

@@ -85,6 +85,8 @@ export interface ApplyStockReport {
 export interface ApplyStockResult {
   readonly snapshot: CatalogSnapshot;
   readonly report: ApplyStockReport;
+  /** Positions of the products that changed (each a new object; every other product is shared). */
+  readonly changedPositions: readonly number[];
 }
 
 const DEFAULT_MAX_EXAMPLES = 50;
@@ -367,6 +369,7 @@ function applyUpdates(
 
   const products = [...snapshot.products];
   let changedProducts = 0;
+  const changedPositions: number[] = [];
   for (const [position, stocks] of working) {
     const product = products[position];
     if (product === undefined) continue;
@@ -374,12 +377,14 @@ function applyUpdates(
     if (next === product) continue;
     products[position] = next;
     changedProducts += 1;
+    changedPositions.push(position);
   }
 
   const generatedAt = now.toISOString();
   const summary = issues.summary();
   return {
     snapshot: { ...snapshot, version: options.version, generatedAt, products },
+    changedPositions,
     report: {
       version: options.version,
       generatedAt,

@@ -34,7 +34,7 @@ export interface ChangeLog {
    * background, in slices (a new catalog of 100,000 products takes ~250 ms to compare); transitions are
    * computed in the order they were recorded.
    */
-  record(previous: CatalogSnapshot | undefined, next: CatalogSnapshot): void;
+  record(previous: CatalogSnapshot | undefined, next: CatalogSnapshot, changedPositions?: readonly number[]): void;
   /** The net changes in `view` from version `since` to the newest recorded version (once it is computed). */
   changesSince(since: string, view: string): Promise<ChangesSince>;
 }
@@ -107,10 +107,20 @@ export function createChangeLog(options: { readonly maxTransitions: number }): C
   /** The comparisons recorded and not yet done, in order. */
   let computing: Promise<void> = Promise.resolve();
 
-  async function diff(previous: CatalogSnapshot, next: CatalogSnapshot): Promise<Transition> {
+  async function diff(previous: CatalogSnapshot, next: CatalogSnapshot, changed?: readonly number[]): Promise<Transition> {
     const views = new Map<string, Map<string, Change>>();
     const unitCodes = next.units.map((unit) => unit.code);
     const slicer = createSlicer();
+    // The caller knows which products a stock change replaced: only those are compared.
+    if (changed !== undefined && previous.products.length === next.products.length) {
+      for (const position of changed) {
+        const old = previous.products[position];
+        const product = next.products[position];
+        if (old !== undefined && product !== undefined && old !== product && old.id === product.id)
+          compare(views, unitCodes, old, product);
+      }
+      return { from: previous.version, to: next.version, views };
+    }
     // Fast path: a version made by stock changes has the same products in the same places, most of them
     // the very same objects; only the others need comparing, and no map of every product is built (a
     // burst of sales makes many versions a second; bench/webhook-latency.ts).
@@ -155,11 +165,11 @@ export function createChangeLog(options: { readonly maxTransitions: number }): C
   }
 
   return {
-    record(previous, next) {
+    record(previous, next, changedPositions) {
       if (previous === undefined || previous.version === next.version) return;
       computing = computing.then(async () => {
         try {
-          append(await diff(previous, next));
+          append(await diff(previous, next, changedPositions));
         } catch {
           // Cannot happen with well-formed snapshots; older cursors are then answered "unknown".
           transitions.length = 0;

@@ -35,6 +35,16 @@ export interface ServedVersion {
   fingerprint: string | undefined;
 }
 
+/** How a version made by stock changes differs from the one it was made from. */
+export interface CatalogChange {
+  readonly base: CatalogSnapshot;
+  /** Positions of the products replaced (every other product is the base's own object). */
+  readonly positions: readonly number[];
+}
+
+/** Told of every change of the served version; `change` when it was made from the previous one by stock changes. */
+export type CatalogListener = (snapshot: CatalogSnapshot, change?: CatalogChange) => void;
+
 export interface ServeDetails {
   readonly family: FamilyIdentity;
   readonly chunks: readonly ItemChunk[];
@@ -48,13 +58,16 @@ export interface ServedCatalog {
   versionOf(snapshot: CatalogSnapshot): ServedVersion | undefined;
   /** Serves a version of a new family (a full sync, or one loaded from the store). */
   serve(snapshot: CatalogSnapshot, details: ServeDetails): ServedVersion;
-  /** Serves a version made from `base` by stock changes: same family, changed chunks left to serialize. */
-  serveDerived(base: ServedVersion, snapshot: CatalogSnapshot): ServedVersion;
+  /**
+   * Serves a version made from `base` by stock changes that replaced the products at `positions`: same
+   * family, the changed chunks left to serialize.
+   */
+  serveDerived(base: ServedVersion, snapshot: CatalogSnapshot, positions: readonly number[]): ServedVersion;
   /** Every chunk of the version, serializing the changed ones (in slices) on first use. */
   chunksOf(version: ServedVersion): Promise<readonly ItemChunk[]>;
   /** The family's indexes (positions, lookups, unit counts), built in slices once per family. */
   indexOf(snapshot: CatalogSnapshot): Promise<FamilyIndex>;
-  onChange(listener: (snapshot: CatalogSnapshot) => void): void;
+  onChange(listener: CatalogListener): void;
 }
 
 export function createServedCatalog(logger: CatalogLogger): ServedCatalog {
@@ -62,15 +75,15 @@ export function createServedCatalog(logger: CatalogLogger): ServedCatalog {
   let seq = 0;
   const versions = new WeakMap<CatalogSnapshot, ServedVersion>();
   const indexes = createFamilyIndexes();
-  const listeners: ((snapshot: CatalogSnapshot) => void)[] = [];
+  const listeners: CatalogListener[] = [];
 
-  function publish(version: ServedVersion): ServedVersion {
+  function publish(version: ServedVersion, change?: CatalogChange): ServedVersion {
     served = version;
     versions.set(version.snapshot, version);
     for (const listener of listeners) {
       // A listener (metrics, feeds) must not fail the change that is already served.
       try {
-        listener(version.snapshot);
+        listener(version.snapshot, change);
       } catch (error) {
         logger.error({ err: error, version: version.snapshot.version }, 'a listener of catalog changes failed');
       }
@@ -93,16 +106,12 @@ export function createServedCatalog(logger: CatalogLogger): ServedCatalog {
         fingerprint: details.fingerprint,
       });
     },
-    serveDerived(base, snapshot) {
+    serveDerived(base, snapshot, positions) {
       seq += 1;
-      return publish({
-        snapshot,
-        seq,
-        family: base.family,
-        layout: base.layout,
-        chunks: staleChunks(base, snapshot.products),
-        fingerprint: undefined,
-      });
+      return publish(
+        { snapshot, seq, family: base.family, layout: base.layout, chunks: staleChunks(base, positions), fingerprint: undefined },
+        { base: base.snapshot, positions },
+      );
     },
     async chunksOf(version) {
       const slicer = createSlicer();
@@ -120,18 +129,19 @@ export function createServedCatalog(logger: CatalogLogger): ServedCatalog {
   };
 }
 
-/** The base's chunks, without those holding a product that `products` replaced (compared by reference). */
-function staleChunks(base: ServedVersion, products: readonly Product[]): (ItemChunk | undefined)[] {
-  const before = base.snapshot.products;
+/** The base's chunks, without those holding a product at one of `positions`. */
+function staleChunks(base: ServedVersion, positions: readonly number[]): (ItemChunk | undefined)[] {
   const chunks = [...base.chunks];
-  for (const [index, slot] of base.layout.entries()) {
-    if (chunks[index] === undefined) continue;
-    for (let position = slot.start; position < slot.start + slot.count; position += 1) {
-      if (before[position] !== products[position]) {
-        chunks[index] = undefined;
-        break;
-      }
+  for (const position of positions) {
+    // The layout is in position order: the last slot starting at or before the position holds it.
+    let low = 0;
+    let high = base.layout.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >>> 1;
+      if ((base.layout[middle]?.start ?? 0) <= position) low = middle;
+      else high = middle - 1;
     }
+    chunks[low] = undefined;
   }
   return chunks;
 }

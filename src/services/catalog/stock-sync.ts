@@ -215,7 +215,7 @@ export function createStockSync(deps: StockSyncDeps): StockSync {
         stock: result.report,
       });
     }
-    served.serveDerived(latest, result.snapshot);
+    served.serveDerived(latest, result.snapshot, result.changedPositions);
     markStockChanged(units);
     await writer.persistServed();
     return reports.finish({
@@ -253,7 +253,7 @@ export function createStockSync(deps: StockSyncDeps): StockSync {
       if (applied.report.changedProducts === 0) {
         return { version: latest.snapshot.version, report: applied.report, persisted: writer.persistServed() };
       }
-      served.serveDerived(latest, applied.snapshot);
+      served.serveDerived(latest, applied.snapshot, applied.changedPositions);
       markStockChanged(deltas.map((delta) => delta.unitCode));
       const persisted = writer.persistSoon();
       // Callers may not wait; a failed write is logged here and retried by the next change or sync.
