@@ -21,14 +21,15 @@
  * `--compare` interleaves 50k and 100k runs so that drift of a shared machine hits both alike.
  */
 
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { constants, PerformanceObserver, performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { getHeapSpaceStatistics, getHeapStatistics } from 'node:v8';
+import { compileScript } from './compile-script.js';
 import { startSandboxProcess } from './sandbox-process.js';
 
 const SCRIPT = fileURLToPath(import.meta.url);
@@ -300,30 +301,6 @@ function processCpuMs(pid: number | undefined): number | undefined {
   }
 }
 
-/**
- * `--compiled`: compiles this script and the sources it imports with tsc (the project's compiler options)
- * into a temp dir inside the repository (so `node_modules` resolves), for a worker run by plain `node`
- * without tsx's loader, as `npm start` runs `node dist/main.js`. tsx's loader (a second isolate in a
- * worker thread) adds ~35 MB to the RSS of an idle process. Returns the compiled script.
- */
-function compileWorker(): string {
-  mkdirSync(join(ROOT, '.tmp'), { recursive: true });
-  const outDir = mkdtempSync(join(ROOT, '.tmp', 'full-sync-build-'));
-  const tsconfig = join(outDir, 'tsconfig.json');
-  writeFileSync(
-    tsconfig,
-    JSON.stringify({
-      extends: join(ROOT, 'tsconfig.json'),
-      compilerOptions: { rootDir: ROOT, outDir, sourceMap: false, noEmit: false },
-      files: [SCRIPT],
-      include: [],
-    }),
-  );
-  process.stderr.write(`compiling the worker into ${outDir}\n`);
-  execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', tsconfig], { stdio: 'inherit' });
-  return join(outDir, 'bench', 'full-sync.js');
-}
-
 async function runWorker(
   url: string,
   articles: number,
@@ -411,7 +388,7 @@ async function main(): Promise<void> {
   const runs = numberOption('runs', compare ? 3 : 1);
   const sizes = compare ? [50_000, 100_000] : [numberOption('articles', 100_000)];
   const results = new Map<number, RunResult[]>(sizes.map((size) => [size, []]));
-  const compiled = process.argv.includes('--compiled') ? compileWorker() : undefined;
+  const compiled = process.argv.includes('--compiled') ? compileScript(SCRIPT) : undefined;
   try {
     for (let run = 1; run <= runs; run++) {
       for (const articles of sizes) {

@@ -17,7 +17,8 @@ export interface FeedPrewarm {
  * Keeps the feed service in step with the served catalog: records every change (changes feed, version
  * order) and pre-renders the `all` feeds once a version has been served for a moment. During a burst of
  * sales a version lives for milliseconds; rendering each one would spend the renderer on versions nobody
- * fetches (bench/webhook-latency.ts). Under steady changes it still runs at least every 10 s.
+ * fetches (bench/webhook-latency.ts). Under steady changes it still runs every 10 s, or every twice its
+ * own duration when that is longer (a 100,000-product catalog takes ~15 s to render every feed).
  */
 export function startFeedPrewarm(deps: {
   readonly catalog: Pick<CatalogService, 'current' | 'onChange'>;
@@ -30,15 +31,21 @@ export function startFeedPrewarm(deps: {
   let waitingSince: number | undefined;
   let running: Promise<void> | undefined;
   let stopped = false;
+  /** How long the last pre-render took: under steady changes they run at most every twice that. */
+  let lastDurationMs = 0;
 
   function run(): void {
     timer = undefined;
     waitingSince = undefined;
     const current = catalog.current();
     if (current === undefined || stopped) return;
+    const began = performance.now();
     const render = feeds
       .prewarm(current, () => catalog.current() === current)
-      .catch((error: unknown) => deps.onError(error, current.version));
+      .catch((error: unknown) => deps.onError(error, current.version))
+      .finally(() => {
+        lastDurationMs = performance.now() - began;
+      });
     running = (running ?? Promise.resolve()).then(() => render);
   }
 
@@ -48,7 +55,7 @@ export function startFeedPrewarm(deps: {
     if (stopped) return;
     const now = performance.now();
     waitingSince ??= now;
-    if (now - waitingSince < PREWARM_MAX_WAIT_MS) clearTimeout(timer);
+    if (now - waitingSince < Math.max(PREWARM_MAX_WAIT_MS, 2 * lastDurationMs)) clearTimeout(timer);
     else if (timer !== undefined) return;
     timer = setTimeout(run, PREWARM_DELAY_MS);
     timer.unref();

@@ -44,6 +44,13 @@ export interface FeedServiceDeps {
 
 export type ChangesResult = { readonly ok: true; readonly feed: EncodedFeed } | { readonly ok: false; readonly next: string };
 
+/** A feed whose first render is under way and would keep the request waiting too long. */
+export interface PendingFeed {
+  readonly pending: true;
+  /** About when to ask again. */
+  readonly retryAfterSeconds: number;
+}
+
 export interface RenderOptions {
   /** Wait for the snapshot's own version even when a render of an older one is at hand (files, tests). */
   readonly fresh?: boolean;
@@ -64,6 +71,12 @@ export interface FeedService {
     variant?: FeedVariant,
     options?: RenderOptions,
   ): Promise<RenderedFeed>;
+  /**
+   * `render` for a request that must not wait long: the newest complete render (a new one is started,
+   * at most every couple of render times), or, when the feed has never been rendered and its first render
+   * would take more than a second (a large catalog), `pending` while that render runs.
+   */
+  serve(snapshot: CatalogSnapshot, file: string, view: string, variant?: FeedVariant): Promise<RenderedFeed | PendingFeed>;
   /** The changes feed since a cursor (a version id); `ok: false` when the cursor is unknown. */
   changes(snapshot: CatalogSnapshot, view: string, since: string | undefined): Promise<ChangesResult>;
   /** Reports of the newest render of each feed, by `file|view|profile` key. */
@@ -81,7 +94,13 @@ export interface FeedService {
 const JSON_TYPE = 'application/json; charset=utf-8';
 const CSV_TYPE = 'text/csv; charset=utf-8; header=present';
 /** A request waits for a render of its version when this feed's last render took at most this long. */
-const WAIT_FOR_RENDER_MS = 250;
+const WAIT_FOR_RENDER_MS = 100;
+/** A feed's first render is waited for when it should take at most this long… */
+const WAIT_FOR_FIRST_RENDER_MS = 1_000;
+/** …estimated from the catalog's size: rendering a feed takes about this much per product (bench/render-feeds.ts). */
+const RENDER_MS_PER_PRODUCT = 0.04;
+/** Renders of one feed start at least this far apart, and two render times. */
+const MIN_RENDER_GAP_MS = 1_000;
 /** Changes feeds kept (they are cheap and many cursors are in use at once). */
 const MAX_CHANGES_ENTRIES = 64;
 /** Versions whose order is remembered (more than any cache holds). */
@@ -131,6 +150,9 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
   const scheduler = createRenderScheduler(deps.renderer, isNewer);
   /** One cache entry per finished render, however many requests waited for it. */
   const entries = new WeakMap<RenderedBody, CachedFeed>();
+  /** Per feed key: when its last render started, and a render put off to keep renders apart. */
+  const lastStarted = new Map<string, number>();
+  const putOff = new Map<string, { snapshot: CatalogSnapshot; readonly timer: NodeJS.Timeout }>();
 
   function fileNameOf({ file, view, variant }: FeedRequest): string {
     const suffix = variant.csvProfile === 'excel' ? '-excel' : '';
@@ -139,6 +161,7 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
   }
 
   async function renderNow(snapshot: CatalogSnapshot, request: FeedRequest, descriptor: FeedDescriptor): Promise<CachedFeed> {
+    lastStarted.set(feedKey(request), performance.now());
     const render = await scheduler.request(snapshot, request);
     let entry = entries.get(render.body);
     if (entry === undefined) {
@@ -157,6 +180,61 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
     return entry;
   }
 
+  function descriptorOf(file: string): FeedDescriptor {
+    const descriptor = byFile.get(file);
+    if (descriptor === undefined) throw new Error(`Unknown feed ${file}`);
+    return descriptor;
+  }
+
+  /** A render of `snapshot` for a stale feed, now or once the gap since the last one has passed. */
+  function refresh(snapshot: CatalogSnapshot, request: FeedRequest, descriptor: FeedDescriptor, cached: CachedFeed): void {
+    const key = feedKey(request);
+    const waiting = putOff.get(key);
+    if (waiting !== undefined) {
+      if (isNewer(snapshot.version, waiting.snapshot.version)) waiting.snapshot = snapshot;
+      return;
+    }
+    const gap =
+      Math.max(MIN_RENDER_GAP_MS, 2 * cached.renderMs) - (performance.now() - (lastStarted.get(key) ?? Number.NEGATIVE_INFINITY));
+    const start = (target: CatalogSnapshot) =>
+      renderNow(target, request, descriptor).catch((error: unknown) => deps.onRenderError?.(error, request));
+    if (gap <= 0) {
+      void start(snapshot);
+      return;
+    }
+    const timer = setTimeout(() => {
+      const entry = putOff.get(key);
+      putOff.delete(key);
+      if (entry !== undefined) void start(entry.snapshot);
+    }, gap);
+    timer.unref();
+    putOff.set(key, { snapshot, timer });
+  }
+
+  async function serve(
+    snapshot: CatalogSnapshot,
+    file: string,
+    view: string,
+    variant: FeedVariant = {},
+  ): Promise<RenderedFeed | PendingFeed> {
+    const descriptor = descriptorOf(file);
+    const request: FeedRequest = { file, view, variant };
+    const cached = cache.latest(feedKey(request));
+    if (cached !== undefined && !isNewer(snapshot.version, cached.feed.version)) return cached;
+    if (cached !== undefined && cached.renderMs > WAIT_FOR_RENDER_MS) {
+      refresh(snapshot, request, descriptor, cached);
+      return cached;
+    }
+    if (cached === undefined) {
+      const estimateMs = snapshot.products.length * RENDER_MS_PER_PRODUCT;
+      if (estimateMs > WAIT_FOR_FIRST_RENDER_MS) {
+        renderNow(snapshot, request, descriptor).catch((error: unknown) => deps.onRenderError?.(error, request));
+        return { pending: true, retryAfterSeconds: Math.ceil(estimateMs / 1000) };
+      }
+    }
+    return renderNow(snapshot, request, descriptor);
+  }
+
   async function render(
     snapshot: CatalogSnapshot,
     file: string,
@@ -164,17 +242,15 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
     variant: FeedVariant = {},
     mode: RenderOptions = {},
   ): Promise<RenderedFeed> {
-    const descriptor = byFile.get(file);
-    if (descriptor === undefined) throw new Error(`Unknown feed ${file}`);
+    if (mode.fresh !== true) {
+      const served = await serve(snapshot, file, view, variant);
+      if (!('pending' in served)) return served;
+    }
+    const descriptor = descriptorOf(file);
     const request: FeedRequest = { file, view, variant };
     const cached = cache.latest(feedKey(request));
     if (cached !== undefined && !isNewer(snapshot.version, cached.feed.version)) return cached;
-    const pending = renderNow(snapshot, request, descriptor);
-    if (cached !== undefined && mode.fresh !== true && cached.renderMs > WAIT_FOR_RENDER_MS) {
-      pending.catch((error: unknown) => deps.onRenderError?.(error, request));
-      return cached;
-    }
-    return pending;
+    return renderNow(snapshot, request, descriptor);
   }
 
   const changesCache = new Map<string, Promise<EncodedFeed>>();
@@ -246,6 +322,7 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
     feeds,
     find: (file) => byFile.get(file),
     render,
+    serve,
     changes,
     reports() {
       const reports = new Map<string, FeedReport>();
@@ -268,6 +345,8 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
     },
     idle: () => scheduler.idle(),
     async close() {
+      for (const entry of putOff.values()) clearTimeout(entry.timer);
+      putOff.clear();
       await scheduler.idle();
       await deps.renderer.close();
     },

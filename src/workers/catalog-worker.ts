@@ -1,5 +1,3 @@
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { type MessagePort, workerData } from 'node:worker_threads';
 import { createPosClient, type PosClientConfig } from '../adapters/pos/pos-client.js';
 import { fingerprintChunks, type ItemChunk } from '../core/catalog/catalog-chunks.js';
@@ -15,6 +13,7 @@ import {
   type StockExportInput,
   type StockExportOutput,
 } from '../services/catalog/resolve-stock-export.js';
+import { createGarbageCollector } from './collect-garbage.js';
 
 /**
  * Entry of the catalog worker threads (`create-catalog-workers.ts`): piscina runs `runTask` with each
@@ -30,18 +29,6 @@ export interface CatalogWorkerData {
 
 const data = workerData as CatalogWorkerData;
 
-/**
- * A forced full GC for this thread. The merged catalog is dropped while it is serialized; without a GC
- * in between, V8 keeps it until its heap limit nears, and the serialized copy (~100 MB at 100,000 × 5)
- * stacks on top of it: that alone put the full sync over its 512 MB bar (bench/full-sync.ts). Worker
- * threads cannot be started with `--expose-gc`; the flag set at run time exposes `gc` to a new context
- * (as jest's leak detector does). It costs ~100 ms of this thread's time per call, none of the main's.
- */
-function createGarbageCollector(): () => void {
-  setFlagsFromString('--expose-gc');
-  const collect = runInNewContext('gc') as () => void;
-  return () => collect();
-}
 const collectGarbage = createGarbageCollector();
 const identities = createIdentityIndexCache();
 
@@ -87,8 +74,12 @@ export default function runTask(message: CatalogWorkerTask): unknown {
   switch (message.task) {
     case 'readCatalog':
       return readCatalog(message.input);
-    case 'resolveStockExport':
-      return resolveStockExport(message.input);
+    case 'resolveStockExport': {
+      const output = resolveStockExport(message.input);
+      // The parsed export is garbage now; so is the body's copy (see collect-garbage.ts).
+      collectGarbage();
+      return output;
+    }
     case 'fingerprint':
       return fingerprint(message.input);
   }

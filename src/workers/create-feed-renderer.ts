@@ -23,8 +23,8 @@ function buffer(view: Uint8Array): Buffer {
 
 /**
  * Feeds rendered and compressed in a worker thread (decision 0006): the worker parses the version's
- * chunks from shared memory, renders every feed asked for in one pass, compresses them and hands the
- * bodies back in shared memory, so the main thread only answers requests. One thread, idle after a
+ * chunks from shared memory, renders every feed asked for in one pass, compresses them and moves the
+ * bodies over (no copy), so the main thread only answers requests. One thread, idle after a
  * minute: a render holds a parsed catalog (~150 MB at 100,000 × 5), and the scheduler sends one call at
  * a time anyway.
  */

@@ -1,4 +1,5 @@
 import { workerData } from 'node:worker_threads';
+import { move, transferableSymbol, valueSymbol } from 'piscina';
 import type { CatalogSnapshot, Product } from '../core/catalog/catalog.js';
 import { decodeChunk, type ItemChunk } from '../core/catalog/catalog-chunks.js';
 import { collectFeed } from '../core/feeds/collect-feed.js';
@@ -6,11 +7,13 @@ import type { FeedReport } from '../core/feeds/feed-report.js';
 import { loadTemplates, type TemplateFile } from '../core/feeds/load-templates.js';
 import { encodeBodySync } from '../services/feeds/encoded-feed.js';
 import { createFeedBuilder, type FeedRequest, type FeedServiceOptions } from '../services/feeds/feed-builder.js';
+import { createGarbageCollector } from './collect-garbage.js';
 
 /**
  * Entry of the feed-rendering worker thread (`create-feed-renderer.ts`): renders and compresses feeds
- * of one catalog version from its serialized chunks, which it reads from shared memory. The templates
- * are compiled here from the same files the main thread validated at start.
+ * of one catalog version from its serialized chunks, which it reads from shared memory, and moves the
+ * bodies to the main thread. The templates are compiled here from the same files the main thread
+ * validated at start.
  */
 
 export interface RenderWorkerData {
@@ -24,7 +27,7 @@ export interface RenderTask {
   readonly requests: readonly FeedRequest[];
 }
 
-/** A rendered body in three encodings, each in shared memory (handed to the main thread without a copy). */
+/** A rendered body in three encodings, each in a buffer of its own, moved (not copied) to the main thread. */
 export interface RenderResult {
   readonly identity: Uint8Array;
   readonly gzip: Uint8Array;
@@ -34,21 +37,32 @@ export interface RenderResult {
 
 const data = workerData as RenderWorkerData;
 const builder = createFeedBuilder(loadTemplates(data.templates), data.options);
+const collectGarbage = createGarbageCollector();
 
-function shared(bytes: Buffer): Uint8Array {
-  const copy = new Uint8Array(new SharedArrayBuffer(bytes.length));
+/** The bytes in an ArrayBuffer of their own: small Buffers share a pool, which must not be moved away. */
+function own(bytes: Buffer): Uint8Array {
+  const copy = new Uint8Array(bytes.length);
   copy.set(bytes);
   return copy;
 }
 
 /** piscina calls an entry's default export with each task. */
-export default function renderFeeds(task: RenderTask): RenderResult[] {
+export default function renderFeeds(task: RenderTask): unknown {
+  const results = render(task);
+  // The parsed catalog and the bodies' first copies are garbage now (see collect-garbage.ts).
+  collectGarbage();
+  // Moved, not cloned: the main thread owns the bodies and this thread keeps no reference to them.
+  const buffers = results.flatMap((result) => [result.identity.buffer, result.gzip.buffer, result.br.buffer]);
+  return move({ [transferableSymbol]: buffers, [valueSymbol]: results });
+}
+
+function render(task: RenderTask): RenderResult[] {
   const products: Product[] = [];
   for (const chunk of task.chunks) for (const product of decodeChunk<Product>(chunk)) products.push(product);
   const snapshot: CatalogSnapshot = { ...task.snapshot, products };
   return task.requests.map((request) => {
     const { body, report } = collectFeed(builder.chunks(snapshot, request));
     const encoded = encodeBodySync(body);
-    return { identity: shared(encoded.identity), gzip: shared(encoded.gzip), br: shared(encoded.br), report };
+    return { identity: own(encoded.identity), gzip: own(encoded.gzip), br: own(encoded.br), report };
   });
 }

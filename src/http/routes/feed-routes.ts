@@ -178,8 +178,23 @@ export function createFeedRoutes(deps: FeedRoutesDeps): Router {
   }
 
   async function serveResolved(req: IncomingMessage, res: ServerResponse, resolved: ResolvedFeed): Promise<void> {
-    const { feed } = await deps.feeds.render(resolved.snapshot, resolved.descriptor.file, resolved.unit, resolved.variant);
-    sendFeed(req, res, feed, sendOptions);
+    const served = await deps.feeds.serve(resolved.snapshot, resolved.descriptor.file, resolved.unit, resolved.variant);
+    if ('pending' in served) {
+      // Its first render is under way (a large catalog): as before the first catalog, ask again shortly.
+      const body = JSON.stringify({
+        error: { code: 'FEED_RENDERING', message: 'This feed is being rendered for the first time; try again shortly' },
+      });
+      res.writeHead(503, {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': String(Buffer.byteLength(body)),
+        'retry-after': String(served.retryAfterSeconds),
+        'cache-control': 'no-store',
+      });
+      res.end(req.method === 'HEAD' ? undefined : body);
+      deps.onRequest?.(resolved.descriptor.file, 503);
+      return;
+    }
+    sendFeed(req, res, served.feed, sendOptions);
     deps.onRequest?.(resolved.descriptor.file, res.statusCode);
   }
 
