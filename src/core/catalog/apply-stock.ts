@@ -367,7 +367,8 @@ function applyUpdates(
     applied += 1;
   }
 
-  const products = [...snapshot.products];
+  // `slice`, not a spread: at 100,000 products the spread took ~4 ms per version (bench/event-loop.ts).
+  const products = snapshot.products.slice();
   let changedProducts = 0;
   const changedPositions: number[] = [];
   for (const [position, stocks] of working) {

@@ -75,6 +75,8 @@ export function createServedCatalog(logger: CatalogLogger): ServedCatalog {
   let seq = 0;
   const versions = new WeakMap<CatalogSnapshot, ServedVersion>();
   const indexes = createFamilyIndexes();
+  /** Per family (by its layout), the last chunk serialized for each slot and the products it holds. */
+  const recentChunks = new WeakMap<readonly ChunkSlot[], ({ chunk: ItemChunk; products: readonly Product[] } | undefined)[]>();
   const listeners: CatalogListener[] = [];
 
   function publish(version: ServedVersion, change?: CatalogChange): ServedVersion {
@@ -115,9 +117,23 @@ export function createServedCatalog(logger: CatalogLogger): ServedCatalog {
     },
     async chunksOf(version) {
       const slicer = createSlicer();
+      let recent = recentChunks.get(version.layout);
+      if (recent === undefined) {
+        recent = [];
+        recentChunks.set(version.layout, recent);
+      }
+      const { products } = version.snapshot;
       for (const [index, slot] of version.layout.entries()) {
         if (version.chunks[index] !== undefined) continue;
-        version.chunks[index] = serializeChunk(version.snapshot.products, slot.start, slot.count);
+        // A newer version made before an older one's chunk was serialized may hold the very same products.
+        const known = recent[index];
+        if (known !== undefined && sameProducts(known.products, products, slot)) {
+          version.chunks[index] = known.chunk;
+          continue;
+        }
+        const chunk = serializeChunk(products, slot.start, slot.count);
+        version.chunks[index] = chunk;
+        recent[index] = { chunk, products: products.slice(slot.start, slot.start + slot.count) };
         await slicer.next();
       }
       return version.chunks as ItemChunk[];
@@ -131,7 +147,7 @@ export function createServedCatalog(logger: CatalogLogger): ServedCatalog {
 
 /** The base's chunks, without those holding a product at one of `positions`. */
 function staleChunks(base: ServedVersion, positions: readonly number[]): (ItemChunk | undefined)[] {
-  const chunks = [...base.chunks];
+  const chunks = base.chunks.slice();
   for (const position of positions) {
     // The layout is in position order: the last slot starting at or before the position holds it.
     let low = 0;
@@ -144,6 +160,13 @@ function staleChunks(base: ServedVersion, positions: readonly number[]): (ItemCh
     chunks[low] = undefined;
   }
   return chunks;
+}
+
+/** Whether `products` holds, in the slot, the same objects as `known` (a chunk serialized from them). */
+function sameProducts(known: readonly Product[], products: readonly Product[], slot: ChunkSlot): boolean {
+  if (known.length !== slot.count) return false;
+  for (let i = 0; i < slot.count; i += 1) if (known[i] !== products[slot.start + i]) return false;
+  return true;
 }
 
 /** Products, chunks and identities of a version read as chunk texts (from the store), in slices. */
