@@ -40,7 +40,28 @@ export interface FeedServiceDeps {
   readonly options: FeedServiceOptions;
   /** Told when a render fails that no request waited for (a background render while serving stale). */
   readonly onRenderError?: (error: unknown, request: FeedRequest) => void;
+  /** When requests wait for renders (defaults below; tests set their own). */
+  readonly timing?: Partial<RenderTiming>;
 }
+
+export interface RenderTiming {
+  /** A request waits for a render of its version when this feed's last render took at most this long (ms). */
+  readonly waitForRenderMs: number;
+  /** A feed's first render is waited for when it should take at most this long (ms)… */
+  readonly waitForFirstRenderMs: number;
+  /** …estimated from the catalog's size at this much per product (ms). */
+  readonly renderMsPerProduct: number;
+  /** Renders of one feed start at least this far apart (ms), and two render times. */
+  readonly minRenderGapMs: number;
+}
+
+/** Defaults: a 100,000-item feed takes ~4 s to render (bench/render-feeds.ts), a 500-item one a few ms. */
+const DEFAULT_TIMING: RenderTiming = {
+  waitForRenderMs: 100,
+  waitForFirstRenderMs: 1_000,
+  renderMsPerProduct: 0.04,
+  minRenderGapMs: 1_000,
+};
 
 export type ChangesResult = { readonly ok: true; readonly feed: EncodedFeed } | { readonly ok: false; readonly next: string };
 
@@ -93,14 +114,6 @@ export interface FeedService {
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const CSV_TYPE = 'text/csv; charset=utf-8; header=present';
-/** A request waits for a render of its version when this feed's last render took at most this long. */
-const WAIT_FOR_RENDER_MS = 100;
-/** A feed's first render is waited for when it should take at most this long… */
-const WAIT_FOR_FIRST_RENDER_MS = 1_000;
-/** …estimated from the catalog's size: rendering a feed takes about this much per product (bench/render-feeds.ts). */
-const RENDER_MS_PER_PRODUCT = 0.04;
-/** Renders of one feed start at least this far apart, and two render times. */
-const MIN_RENDER_GAP_MS = 1_000;
 /** Changes feeds kept (they are cheap and many cursors are in use at once). */
 const MAX_CHANGES_ENTRIES = 64;
 /** Versions whose order is remembered (more than any cache holds). */
@@ -108,6 +121,7 @@ const MAX_VERSION_ORDER = 10_000;
 
 export function createFeedService(deps: FeedServiceDeps): FeedService {
   const { templates, cache, changeLog, options } = deps;
+  const timing: RenderTiming = { ...DEFAULT_TIMING, ...deps.timing };
   const builtIns: FeedDescriptor[] = [
     {
       name: 'products-json',
@@ -195,7 +209,7 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
       return;
     }
     const gap =
-      Math.max(MIN_RENDER_GAP_MS, 2 * cached.renderMs) - (performance.now() - (lastStarted.get(key) ?? Number.NEGATIVE_INFINITY));
+      Math.max(timing.minRenderGapMs, 2 * cached.renderMs) - (performance.now() - (lastStarted.get(key) ?? Number.NEGATIVE_INFINITY));
     const start = (target: CatalogSnapshot) =>
       renderNow(target, request, descriptor).catch((error: unknown) => deps.onRenderError?.(error, request));
     if (gap <= 0) {
@@ -221,13 +235,13 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
     const request: FeedRequest = { file, view, variant };
     const cached = cache.latest(feedKey(request));
     if (cached !== undefined && !isNewer(snapshot.version, cached.feed.version)) return cached;
-    if (cached !== undefined && cached.renderMs > WAIT_FOR_RENDER_MS) {
+    if (cached !== undefined && cached.renderMs > timing.waitForRenderMs) {
       refresh(snapshot, request, descriptor, cached);
       return cached;
     }
     if (cached === undefined) {
-      const estimateMs = snapshot.products.length * RENDER_MS_PER_PRODUCT;
-      if (estimateMs > WAIT_FOR_FIRST_RENDER_MS) {
+      const estimateMs = snapshot.products.length * timing.renderMsPerProduct;
+      if (estimateMs > timing.waitForFirstRenderMs) {
         renderNow(snapshot, request, descriptor).catch((error: unknown) => deps.onRenderError?.(error, request));
         return { pending: true, retryAfterSeconds: Math.ceil(estimateMs / 1000) };
       }

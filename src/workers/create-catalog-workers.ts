@@ -4,7 +4,7 @@ import type { PosClientConfig } from '../adapters/pos/pos-client.js';
 import type { CatalogWorkers } from '../services/catalog/catalog-workers.js';
 import type { ReadCatalogEvent } from '../services/catalog/read-catalog.js';
 import type { CatalogWorkerData, CatalogWorkerTask } from './catalog-worker.js';
-import { workerEntry } from './worker-entry.js';
+import { workerEntry, workerEntryAt } from './worker-entry.js';
 
 /** A task whose worker threw, crashed or exited: the run that needed it fails cleanly. */
 export class WorkerFailedError extends Error {
@@ -16,6 +16,8 @@ export interface CatalogWorkersOptions {
   readonly pos: PosClientConfig;
   /** Threads for stock exports and fingerprints; default 2. */
   readonly threads?: number;
+  /** The worker entry module; `catalog-worker` by default (tests stand in failing ones). */
+  readonly entry?: URL;
 }
 
 /**
@@ -29,7 +31,7 @@ export interface CatalogWorkersOptions {
  */
 export function createCatalogWorkers(options: CatalogWorkersOptions): CatalogWorkers {
   const data: CatalogWorkerData = { pos: options.pos };
-  const entry = workerEntry('catalog-worker', data);
+  const entry = options.entry === undefined ? workerEntry('catalog-worker', data) : workerEntryAt(options.entry, data);
   const syncPool = new Piscina({ ...entry, minThreads: 0, maxThreads: 1, idleTimeout: 0 });
   const catalogPool = new Piscina({
     ...entry,
@@ -38,7 +40,9 @@ export function createCatalogWorkers(options: CatalogWorkersOptions): CatalogWor
     idleTimeout: 60_000,
   });
 
+  let closed = false;
   async function run<T>(pool: Piscina, message: CatalogWorkerTask, transferList?: TransferListItem[]): Promise<T> {
+    if (closed) throw new WorkerFailedError(`worker task ${message.task} refused: the worker threads are shut down`);
     try {
       return (await pool.run(message, transferList === undefined ? {} : { transferList })) as T;
     } catch (error) {
@@ -60,6 +64,7 @@ export function createCatalogWorkers(options: CatalogWorkersOptions): CatalogWor
     resolveStockExport: (input) => run(catalogPool, { task: 'resolveStockExport', input }),
     fingerprint: (header, chunks) => run(catalogPool, { task: 'fingerprint', input: { header, chunks } }),
     async close() {
+      closed = true;
       await Promise.all([syncPool.close(), catalogPool.close()]);
     },
   };

@@ -6,7 +6,7 @@ import type { FeedServiceOptions } from '../services/feeds/feed-builder.js';
 import type { FeedRenderer, RenderedBody } from '../services/feeds/feed-renderer.js';
 import { WorkerFailedError } from './create-catalog-workers.js';
 import type { RenderResult, RenderTask, RenderWorkerData } from './render-worker.js';
-import { workerEntry } from './worker-entry.js';
+import { workerEntry, workerEntryAt } from './worker-entry.js';
 
 export interface WorkerFeedRendererOptions {
   readonly templates: readonly TemplateFile[];
@@ -15,6 +15,8 @@ export interface WorkerFeedRendererOptions {
   readonly chunksOf: (snapshot: CatalogSnapshot) => Promise<readonly ItemChunk[] | undefined>;
   /** Renders versions the catalog did not serve (none in the app). */
   readonly fallback: FeedRenderer;
+  /** The worker entry module; `render-worker` by default (tests stand in failing ones). */
+  readonly entry?: URL;
 }
 
 function buffer(view: Uint8Array): Buffer {
@@ -30,9 +32,12 @@ function buffer(view: Uint8Array): Buffer {
  */
 export function createWorkerFeedRenderer(options: WorkerFeedRendererOptions): FeedRenderer {
   const data: RenderWorkerData = { templates: options.templates, options: options.options };
-  const pool = new Piscina({ ...workerEntry('render-worker', data), minThreads: 0, maxThreads: 1, idleTimeout: 60_000 });
+  const entry = options.entry === undefined ? workerEntry('render-worker', data) : workerEntryAt(options.entry, data);
+  const pool = new Piscina({ ...entry, minThreads: 0, maxThreads: 1, idleTimeout: 60_000 });
+  let closed = false;
   return {
     async render(snapshot, requests) {
+      if (closed) throw new WorkerFailedError('rendering refused: the render thread is shut down');
       const chunks = await options.chunksOf(snapshot);
       if (chunks === undefined) return options.fallback.render(snapshot, requests);
       const { products: _notSent, ...head } = snapshot;
@@ -54,6 +59,7 @@ export function createWorkerFeedRenderer(options: WorkerFeedRendererOptions): Fe
       );
     },
     async close() {
+      closed = true;
       await pool.close();
     },
   };

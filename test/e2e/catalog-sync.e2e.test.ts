@@ -17,6 +17,7 @@ interface Readiness {
   version?: string;
   products?: number;
   jobs: Record<string, { outcome: string; error?: { code: string; message: string } } | null>;
+  eventLoopDelay?: unknown;
 }
 
 async function json<T>(url: string, init: RequestInit = {}): Promise<{ status: number; body: T }> {
@@ -71,6 +72,13 @@ describe('catalog sync against the sandbox POS', () => {
     expect(body.degraded).toBe(false);
     expect(body.products).toBeGreaterThan(250);
     expect(body.jobs['sync-catalog']?.outcome).toBe('published');
+    // The main thread's event-loop delay over the last minute.
+    expect(body.eventLoopDelay).toEqual({
+      maxMs: expect.any(Number),
+      p50Ms: expect.any(Number),
+      p99Ms: expect.any(Number),
+      windowSeconds: expect.any(Number),
+    });
     firstVersion = body.version ?? '';
     expect(firstVersion).toMatch(/^v-/);
   });
@@ -230,6 +238,8 @@ describe('metrics', () => {
       expect(text).toContain('catalog_bridge_feed_requests_total{feed="products.json",status="404"} 1');
       expect(text).toMatch(/catalog_bridge_catalog_items\{unit="all"\} \d+/);
       expect(text).toContain('catalog_bridge_process_cpu_seconds_total');
+      expect(text).toContain('# TYPE catalog_bridge_event_loop_delay_seconds histogram');
+      expect(text).toMatch(/catalog_bridge_event_loop_delay_seconds_bucket\{le="0\.1"\} \d+/);
     } finally {
       await app.stop();
     }

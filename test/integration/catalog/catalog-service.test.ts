@@ -42,7 +42,7 @@ function createService(storeFile: string, data: FakePosData) {
       concurrency: 2,
     },
   });
-  return { service, store, internalStore };
+  return { service, store, internalStore, keyv };
 }
 
 describe('services/catalog-service with the real SQLite store', () => {
@@ -223,6 +223,45 @@ describe('services/catalog-service with the real SQLite store', () => {
 
     expect(run).toMatchObject({ outcome: 'failed', error: { code: 'PRICE_LIST_INVALID' } });
     expect(service.current()?.version).toBe(good.version);
+    await store.close();
+  });
+
+  it('stores a version made by stock changes by writing only its changed chunks, and loads it back whole', async () => {
+    const data = demoData(1_500);
+    const { service, store, keyv } = createService('incremental.sqlite', data);
+    const full = await service.syncCatalog();
+    const fullChunks = (await keyv.get(`catalog:v:${full.version}:chunks`)) as { key: string }[];
+
+    const changed = await service.applyStockDeltas([{ unitCode: 'U1', articleId: 'a-1', delta: -1 }]);
+    await service.flush();
+    const version = service.current()?.version ?? '';
+    const chunks = (await keyv.get(`catalog:v:${version}:chunks`)) as { key: string }[];
+
+    expect(changed?.version).toBe(version);
+    expect(fullChunks.length).toBeGreaterThan(3);
+    expect(chunks.map((chunk) => chunk.key)).toEqual([
+      `catalog:c:${version}:0`,
+      ...fullChunks.slice(1).map((chunk) => chunk.key),
+    ]);
+    const reloaded = createService('incremental.sqlite', data);
+    expect(await reloaded.service.loadFromStore()).toEqual(service.current());
+    await reloaded.store.close();
+    await store.close();
+  });
+
+  it('keeps the version when a full sync finds what stock changes already served (fingerprint of the served chunks)', async () => {
+    const data = demoData(40);
+    const { service, store } = createService('converged.sqlite', data);
+    await service.syncCatalog();
+    await service.applyStockDeltas([{ unitCode: 'U1', articleId: 'a-1', delta: -1 }]);
+    const served = service.current();
+
+    // The POS now says what the sale made of the stock; nothing else changed.
+    data.stock['U1'] = (data.stock['U1'] ?? '').replace(/^1001;1,5/m, '1001;0,5');
+    const run = await service.syncCatalog();
+
+    expect(served?.products[0]?.offers[0]?.stock).toBe(0.5);
+    expect(run).toMatchObject({ outcome: 'unchanged', version: served?.version });
     await store.close();
   });
 });

@@ -251,4 +251,29 @@ describe('sandbox/sales', () => {
     const { json } = await sendJson(`${sandbox.url}/sandbox/webhooks`, 'GET');
     expect(json).toMatchObject({ url: receiver.url });
   });
+
+  it("reports its own share of each delivery (waiting before the first attempt) apart from the receiver's", async () => {
+    const { sandbox, receiver } = await setup();
+    expect((await call(`${sandbox.url}/sandbox/webhooks/stats`, { method: 'DELETE' })).status).toBe(204);
+
+    await sandbox.makeSale({ unitCode: 'U1' });
+    await pollUntil(() => (receiver.received.length >= 1 ? true : undefined));
+    const stats = await pollUntil(async () => {
+      const { json } = await sendJson(`${sandbox.url}/sandbox/webhooks/stats`, 'GET');
+      return (json as { delivered: number }).delivered >= receiver.received.length ? json : undefined;
+    });
+    const { json: log } = await sendJson(`${sandbox.url}/sandbox/webhooks`, 'GET');
+
+    expect(stats).toMatchObject({
+      failed: 0,
+      dropped: 0,
+      lagMs: { count: receiver.received.length, p50: expect.any(Number), p95: expect.any(Number), max: expect.any(Number) },
+      roundTripMs: { count: receiver.received.length },
+    });
+    expect((log as { deliveries: unknown[] }).deliveries[0]).toMatchObject({
+      ok: true,
+      lagMs: expect.any(Number),
+      roundTripMs: expect.any(Number),
+    });
+  });
 });

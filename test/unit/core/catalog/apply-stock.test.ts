@@ -1,7 +1,17 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { applyStock, applyStockRows, type StockUpdate } from '../../../../src/core/catalog/apply-stock.js';
+import {
+  applyResolvedStock,
+  applyStock,
+  applyStockRows,
+  changedStockEntries,
+  identitiesOf,
+  resolveStockExport,
+  type StockUpdate,
+} from '../../../../src/core/catalog/apply-stock.js';
 import type { Availability, CatalogSnapshot, Product } from '../../../../src/core/catalog/catalog.js';
 import { mergeCatalog } from '../../../../src/core/catalog/merge-catalog.js';
+import { createIdentityIndex } from '../../../../src/core/catalog/resolve-identity.js';
 import { article, NOW, stockRow, unit } from './catalog-fixtures.js';
 
 const LATER = new Date('2026-11-22T10:05:00.000Z');
@@ -313,6 +323,56 @@ describe('core/catalog/apply-stock', () => {
       expect(productOf(snapshot, 'a-1').offers[0]?.stock).toBe(7);
       expect(productOf(snapshot, 'a-3').offers[0]?.stock).toBeUndefined();
       expect(report.issueCounts).toEqual({ 'row-unmatched': 1 });
+    });
+  });
+
+  describe('resolving an export apart from applying it (the worker-thread split)', () => {
+    const quantity = fc.oneof(fc.integer({ min: -5, max: 20 }), fc.constantFrom(0.5, 2.25, Number.NaN));
+    const rowsOf = fc.array(fc.tuple(fc.constantFrom('a-1', 'a-2', 'a-3', 'a-9', '1001', '8594000000017'), quantity), {
+      maxLength: 8,
+    });
+
+    it('applies the same stocks, changes and report as applyStockRows, whichever entries it skips as unchanged', () => {
+      fc.assert(
+        fc.property(rowsOf, rowsOf, (u1, u2) => {
+          const snapshot = baseSnapshot();
+          const rows = new Map([
+            ['U1', u1.map(([code, qty], i) => stockRow({ code }, qty, i + 2))],
+            ['U2', u2.map(([code, qty], i) => stockRow({ code }, qty, i + 2))],
+          ]);
+          const whole = applyStockRows(snapshot, rows, { ...OPTIONS, stockKey: 'auto' }, LATER);
+
+          const index = createIdentityIndex(identitiesOf(snapshot.products));
+          const resolved = [...rows].map(([code, unitRows]) => resolveStockExport(index, code, unitRows, 'auto'));
+          const changed = resolved.map((entry) => changedStockEntries(snapshot, entry, 0, entry.positions.length));
+          const split = applyResolvedStock(snapshot, resolved, OPTIONS, LATER, undefined, changed);
+
+          expect(split.snapshot).toEqual(whole.snapshot);
+          expect(split.report).toEqual(whole.report);
+          expect([...split.changedPositions].sort()).toEqual([...whole.changedPositions].sort());
+        }),
+        { numRuns: 200 },
+      );
+    });
+
+    it('lists the positions of the products it replaced, and shares every other one', () => {
+      const snapshot = baseSnapshot();
+
+      const result = applyStock(
+        snapshot,
+        [
+          { unitCode: 'U2', articleId: 'a-3', delta: 1 },
+          { unitCode: 'U1', articleId: 'a-1', delta: -1 },
+        ],
+        OPTIONS,
+        LATER,
+      );
+
+      const positions = [...result.changedPositions].sort();
+      expect(positions.map((position) => result.snapshot.products[position]?.id)).toEqual(['a-1']);
+      for (const [position, product] of result.snapshot.products.entries()) {
+        expect(product === snapshot.products[position]).toBe(!positions.includes(position));
+      }
     });
   });
 });

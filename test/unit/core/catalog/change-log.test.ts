@@ -140,4 +140,22 @@ describe('core/catalog/change-log', () => {
       ],
     });
   });
+
+  it('compares only the products a stock change replaced when told which, with the same result', async () => {
+    const told = createChangeLog({ maxTransitions: 10 });
+    const scanned = createChangeLog({ maxTransitions: 10 });
+    const before = snapshot('w1', [a, b, c]);
+    const c2 = product('c', [30, 1], [30, 0]);
+    const after = snapshot('w2', [a, b, c2]);
+
+    told.record(before, after, [2]);
+    scanned.record(before, after);
+
+    for (const view of ['all', 'U1', 'U2'])
+      expect(await told.changesSince('w1', view)).toEqual(await scanned.changesSince('w1', view));
+    expect(await told.changesSince('w1', 'U2')).toEqual({
+      ok: true,
+      changes: [{ id: 'c', change: 'changed', fields: ['stock', 'availability'] }],
+    });
+  });
 });

@@ -1,0 +1,247 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { pino } from 'pino';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createPosClient, type PosClientConfig } from '../../../src/adapters/pos/pos-client.js';
+import { openKeyv } from '../../../src/adapters/store/create-keyv.js';
+import { createKeyvCatalogStore } from '../../../src/adapters/store/keyv-catalog-store.js';
+import { createTestConfig } from '../../../src/config/load-config.js';
+import { ALL_UNITS, type CatalogSnapshot } from '../../../src/core/catalog/catalog.js';
+import type { ItemChunk } from '../../../src/core/catalog/catalog-chunks.js';
+import type { RunningSandbox } from '../../../src/sandbox/start-sandbox.js';
+import { type CatalogWorkers, createInThreadCatalogWorkers } from '../../../src/services/catalog/catalog-workers.js';
+import type { ReadCatalogInput, ReadCatalogOutput } from '../../../src/services/catalog/read-catalog.js';
+import {
+  type CatalogMeta,
+  type CatalogService,
+  catalogServiceOptions,
+  createCatalogService,
+} from '../../../src/services/catalog-service.js';
+import { createFeedBuilder, type FeedRequest } from '../../../src/services/feeds/feed-builder.js';
+import { createInThreadFeedRenderer, type RenderedBody } from '../../../src/services/feeds/feed-renderer.js';
+import { loadConfiguredTemplates } from '../../../src/wiring.js';
+import { createCatalogWorkers } from '../../../src/workers/create-catalog-workers.js';
+import { createWorkerFeedRenderer } from '../../../src/workers/create-feed-renderer.js';
+import { API_KEY, sendJson, startTestSandbox } from '../sandbox/sandbox-test-kit.js';
+
+const FAULTY_CATALOG_WORKER = new URL('../../fixtures/workers/faulty-catalog-worker.ts', import.meta.url);
+const FAULTY_RENDER_WORKER = new URL('../../fixtures/workers/faulty-render-worker.ts', import.meta.url);
+
+const dir = mkdtempSync(join(tmpdir(), 'worker-boundary-'));
+let sandbox: RunningSandbox;
+let posConfig: PosClientConfig;
+const logger = pino({ level: 'silent' });
+const open: { close(): Promise<void> }[] = [];
+
+beforeAll(async () => {
+  sandbox = await startTestSandbox({ units: 2, articles: 250 });
+  const config = createTestConfig({ POS_BASE_URL: sandbox.url, POS_API_KEY: API_KEY });
+  posConfig = { ...config.pos, baseUrl: sandbox.url, apiKey: API_KEY };
+});
+afterEach(async () => {
+  await sendJson(`${sandbox.url}/sandbox/faults`, 'DELETE');
+  delete process.env['FAULTY_WORKER'];
+  delete process.env['FAULTY_WORKER_MARKER'];
+  for (const resource of open.splice(0)) await resource.close();
+});
+afterAll(async () => {
+  await sandbox.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function options() {
+  return catalogServiceOptions(createTestConfig({ POS_BASE_URL: sandbox.url, POS_API_KEY: API_KEY }));
+}
+
+function pooled(entry?: URL): CatalogWorkers {
+  const workers = createCatalogWorkers({ pos: posConfig, ...(entry === undefined ? {} : { entry }) });
+  open.push(workers);
+  return workers;
+}
+
+function inThread(): CatalogWorkers {
+  const pos = createPosClient({ config: posConfig });
+  open.push(pos);
+  return createInThreadCatalogWorkers(pos);
+}
+
+function createService(workers: CatalogWorkers): CatalogService {
+  const { keyv } = openKeyv('memory://');
+  const pos = createPosClient({ config: posConfig });
+  open.push(pos);
+  return createCatalogService({
+    pos,
+    workers,
+    store: createKeyvCatalogStore<CatalogMeta>(keyv),
+    internalStore: createKeyvCatalogStore<{ version: string }>(keyv, { prefix: 'internal' }),
+    logger,
+    now: () => new Date(),
+    options: options(),
+  });
+}
+
+/** A worker that fails its first full-sync task (`throw` or `exit`), then behaves. */
+function failingOnce(fault: 'throw' | 'exit'): CatalogWorkers {
+  process.env['FAULTY_WORKER'] = fault;
+  process.env['FAULTY_WORKER_MARKER'] = join(dir, `marker-${fault}-${Math.random()}`);
+  return pooled(FAULTY_CATALOG_WORKER);
+}
+
+function bytesOf(chunks: readonly ItemChunk[]): Buffer {
+  return Buffer.concat(chunks.map((chunk) => Buffer.from(chunk.bytes)));
+}
+
+function readInput(): ReadCatalogInput {
+  const { maxShrink: _guard, ...rest } = options();
+  return { version: 'v-20261122T100000000Z-00000000', startedAt: '2026-11-22T10:00:00.000Z', options: rest };
+}
+
+function ok(output: ReadCatalogOutput): Extract<ReadCatalogOutput, { ok: true }> {
+  if (!output.ok) throw new Error(`read failed: ${output.error.message}`);
+  return output;
+}
+
+describe('workers/ the worker-thread boundary', () => {
+  it('reads, merges and serializes the sandbox catalog byte for byte as the calling thread does', async () => {
+    const input = readInput();
+
+    const inWorker = ok(await pooled().readCatalog(input, () => {}));
+    const here = ok(await inThread().readCatalog(input, () => {}));
+
+    expect(inWorker.productCount).toBeGreaterThan(200);
+    expect(inWorker.fingerprint).toBe(here.fingerprint);
+    expect(bytesOf(inWorker.products).equals(bytesOf(here.products))).toBe(true);
+    expect(bytesOf(inWorker.internal).equals(bytesOf(here.internal))).toBe(true);
+    expect(Buffer.from(inWorker.identity).equals(Buffer.from(here.identity))).toBe(true);
+    expect(inWorker.snapshot).toEqual(here.snapshot);
+    expect(inWorker.sources).toEqual(here.sources);
+    expect(inWorker.merge).toEqual(here.merge);
+    // The products cross as shared memory, not as copies.
+    expect(inWorker.products[0]?.bytes.buffer).toBeInstanceOf(SharedArrayBuffer);
+  });
+
+  it('renders every feed byte for byte as the calling thread does', async () => {
+    const service = createService(pooled());
+    await service.syncCatalog();
+    const snapshot = service.current() as CatalogSnapshot;
+    const { compiled, files } = await loadConfiguredTemplates(createTestConfig({}));
+    const feedOptions = {
+      currency: 'CZK',
+      brand: 'Značka',
+      baseUrl: 'https://bridge.example',
+      links: { storeCodes: {}, productUrl: 'https://shop.example/p/{id}', imageUrl: 'https://shop.example/i/{id}.png' },
+    };
+    const here = createInThreadFeedRenderer(createFeedBuilder(compiled, feedOptions));
+    const inWorker = createWorkerFeedRenderer({
+      templates: files,
+      options: feedOptions,
+      chunksOf: (s) => service.chunksOf(s),
+      fallback: here,
+    });
+    open.push(inWorker);
+    const views = [ALL_UNITS, ...snapshot.units.map((unit) => unit.code)];
+    const feedFiles = ['products.json', 'products.csv', ...compiled.map((template) => template.file)];
+    const requests: FeedRequest[] = [];
+    for (const view of views) {
+      for (const file of feedFiles) {
+        const template = compiled.find((candidate) => candidate.file === file);
+        if (template !== undefined && !template.servesView(view)) continue;
+        requests.push({ file, view, variant: {} });
+      }
+    }
+    requests.push({ file: 'products.csv', view: ALL_UNITS, variant: { csvProfile: 'excel' } });
+
+    const [fromWorker, fromHere] = await Promise.all([inWorker.render(snapshot, requests), here.render(snapshot, requests)]);
+
+    expect(fromWorker).toHaveLength(requests.length);
+    for (const [index, body] of fromWorker.entries()) {
+      const expected = fromHere[index] as RenderedBody;
+      expect(body.identity.equals(expected.identity), `${requests[index]?.file} ${requests[index]?.view}`).toBe(true);
+      expect(gunzipSync(body.gzip).equals(expected.identity)).toBe(true);
+      expect(brotliDecompressSync(body.br).equals(expected.identity)).toBe(true);
+      expect(body.report).toEqual(expected.report);
+    }
+  });
+
+  it.each(['throw', 'exit'] as const)(
+    'fails a full sync cleanly when the worker %ss, keeps the last good version, and recovers',
+    async (fault) => {
+      // The service's workers: healthy for the first sync, then a pool whose first task fails.
+      let current = pooled();
+      const service = createService({
+        readCatalog: (input, onEvent) => current.readCatalog(input, onEvent),
+        resolveStockExport: (input) => current.resolveStockExport(input),
+        fingerprint: (header, chunks) => current.fingerprint(header, chunks),
+        close: async () => {},
+      });
+      const first = await service.syncCatalog();
+      const served = service.current()?.version;
+      current = failingOnce(fault);
+
+      const failed = await service.syncCatalog();
+      const again = await service.syncCatalog();
+
+      expect(first.outcome).toBe('published');
+      expect(failed).toMatchObject({ outcome: 'failed', version: served, error: { code: 'WORKER_FAILED' } });
+      expect(failed.error?.message).toContain('readCatalog');
+      expect(again.outcome).toBe('unchanged');
+      expect(service.current()?.version).toBe(served);
+    },
+  );
+
+  it('fails a full sync on a malformed price list parsed in the worker, naming the problem', async () => {
+    const service = createService(pooled());
+    const good = await service.syncCatalog();
+    await sendJson(`${sandbox.url}/sandbox/faults`, 'PUT', [{ endpoint: 'price-list', mode: 'malformed' }]);
+
+    const run = await service.syncCatalog();
+
+    expect(run).toMatchObject({ outcome: 'failed', version: good.version, error: { code: 'PRICE_LIST_INVALID' } });
+    expect(service.current()?.version).toBe(good.version);
+  });
+
+  it('fails a render cleanly when the render worker exits, and renders again with a new thread', async () => {
+    const service = createService(pooled());
+    await service.syncCatalog();
+    const snapshot = service.current() as CatalogSnapshot;
+    const { compiled, files } = await loadConfiguredTemplates(createTestConfig({}));
+    const feedOptions = { currency: 'CZK', brand: undefined, baseUrl: '', links: { storeCodes: {} } };
+    process.env['FAULTY_WORKER'] = 'exit';
+    process.env['FAULTY_WORKER_MARKER'] = join(dir, `marker-render-${Math.random()}`);
+    const renderer = createWorkerFeedRenderer({
+      templates: files,
+      options: feedOptions,
+      chunksOf: (s) => service.chunksOf(s),
+      fallback: createInThreadFeedRenderer(createFeedBuilder(compiled, feedOptions)),
+      entry: FAULTY_RENDER_WORKER,
+    });
+    open.push(renderer);
+    const request: FeedRequest = { file: 'products.csv', view: ALL_UNITS, variant: {} };
+
+    await expect(renderer.render(snapshot, [request])).rejects.toMatchObject({ code: 'WORKER_FAILED' });
+    const [body] = await renderer.render(snapshot, [request]);
+
+    expect(body?.identity.toString('utf8')).toContain(snapshot.products[0]?.id ?? 'none');
+  });
+
+  it('waits for a full sync in flight when closed, and takes no work after', async () => {
+    const workers = createCatalogWorkers({ pos: posConfig });
+    await sendJson(`${sandbox.url}/sandbox/faults`, 'PUT', [{ endpoint: 'price-list', mode: 'latency', latencyMs: 300 }]);
+    let readingPriceLists!: () => void;
+    const busy = new Promise<void>((resolve) => {
+      readingPriceLists = resolve;
+    });
+
+    const reading = workers.readCatalog(readInput(), (event) => {
+      if (event.type === 'phase' && event.phase === 'stock') readingPriceLists();
+    });
+    await busy;
+    await workers.close();
+
+    // Closed while the worker was busy: the task ran to its end, its result intact.
+    expect(ok(await reading).productCount).toBeGreaterThan(200);
+    await expect(workers.readCatalog(readInput(), () => {})).rejects.toThrow();
+  });
+});

@@ -1,0 +1,162 @@
+import { describe, expect, it } from 'vitest';
+import type { CatalogSnapshot, Offer } from '../../../src/core/catalog/catalog.js';
+import { createChangeLog } from '../../../src/core/catalog/change-log.js';
+import { createFeedService, type RenderTiming } from '../../../src/services/feed-service.js';
+import type { FeedRequest } from '../../../src/services/feeds/feed-builder.js';
+import { createFeedCache } from '../../../src/services/feeds/feed-cache.js';
+import type { FeedRenderer, RenderedBody } from '../../../src/services/feeds/feed-renderer.js';
+
+const offer = (unit: string): Offer => ({ unit, price: 10, stock: 1, availability: 'in_stock' });
+
+function snapshot(version: string, products = 1): CatalogSnapshot {
+  return {
+    version,
+    generatedAt: '2026-11-22T10:00:00.000Z',
+    currency: 'CZK',
+    primaryUnit: 'U1',
+    units: [{ code: 'U1', localId: 'u1', name: 'One' }],
+    products: Array.from({ length: products }, (_, i) => ({
+      id: `a-${i}`,
+      name: 'Káva',
+      isStockItem: true,
+      offers: [offer('U1')],
+      aggregate: offer('all'),
+    })),
+  };
+}
+
+/** A renderer whose renders finish when the test opens the gate (or at once when it is open). */
+function gatedRenderer() {
+  const calls: { version: string; requests: readonly FeedRequest[] }[] = [];
+  let open = true;
+  let release: () => void = () => {};
+  let gate = Promise.resolve();
+  const renderer: FeedRenderer = {
+    async render(target, requests) {
+      calls.push({ version: target.version, requests });
+      await gate;
+      return requests.map((request): RenderedBody => {
+        const body = Buffer.from(`${target.version} ${request.file} ${request.view}`);
+        return {
+          identity: body,
+          gzip: body,
+          br: body,
+          report: { feed: request.file, items: 1, skipped: 0, warnings: { count: 0, byAttribute: {}, examples: [] } } as never,
+        };
+      });
+    },
+    async close() {},
+  };
+  return {
+    renderer,
+    calls,
+    hold() {
+      open = false;
+      gate = new Promise((resolve) => {
+        release = resolve;
+      });
+    },
+    release() {
+      if (!open) release();
+      open = true;
+      gate = Promise.resolve();
+    },
+  };
+}
+
+function service(renderer: FeedRenderer, timing: Partial<RenderTiming> = {}) {
+  return createFeedService({
+    templates: [],
+    renderer,
+    cache: createFeedCache({ maxBytes: 1_000_000 }),
+    changeLog: createChangeLog({ maxTransitions: 5 }),
+    options: { currency: 'CZK', brand: undefined, baseUrl: '', links: { storeCodes: {} } },
+    timing,
+  });
+}
+
+const text = (served: unknown) => (served as { feed: { identity: Buffer } }).feed.identity.toString();
+
+describe('services/feed-service', () => {
+  it('renders each feed once per version, and the requests of one moment in one call', async () => {
+    const fake = gatedRenderer();
+    const feeds = service(fake.renderer);
+    const v1 = snapshot('v1');
+    feeds.recordChange(undefined, v1);
+
+    const [json, csv] = await Promise.all([feeds.serve(v1, 'products.json', 'all'), feeds.serve(v1, 'products.csv', 'all')]);
+    const again = await feeds.serve(v1, 'products.json', 'all');
+
+    expect(text(json)).toBe('v1 products.json all');
+    expect(text(csv)).toBe('v1 products.csv all');
+    expect(again).toBe(json);
+    expect(fake.calls).toEqual([
+      {
+        version: 'v1',
+        requests: [expect.objectContaining({ file: 'products.json' }), expect.objectContaining({ file: 'products.csv' })],
+      },
+    ]);
+  });
+
+  it('waits for the new version when renders are quick', async () => {
+    const fake = gatedRenderer();
+    const feeds = service(fake.renderer);
+    const [v1, v2] = [snapshot('v1'), snapshot('v2')];
+    feeds.recordChange(undefined, v1);
+    await feeds.serve(v1, 'products.json', 'all');
+    feeds.recordChange(v1, v2);
+
+    expect(text(await feeds.serve(v2, 'products.json', 'all'))).toBe('v2 products.json all');
+  });
+
+  it('serves the last complete render while a long render of the new version runs, then the new one', async () => {
+    const fake = gatedRenderer();
+    // Every render counts as long, and nothing keeps renders apart.
+    const feeds = service(fake.renderer, { waitForRenderMs: -1, minRenderGapMs: 0 });
+    const [v1, v2] = [snapshot('v1'), snapshot('v2')];
+    feeds.recordChange(undefined, v1);
+    await feeds.serve(v1, 'products.json', 'all');
+    feeds.recordChange(v1, v2);
+    fake.hold();
+
+    const stale = await feeds.serve(v2, 'products.json', 'all');
+    fake.release();
+    await feeds.idle();
+    const fresh = await feeds.serve(v2, 'products.json', 'all');
+
+    expect(text(stale)).toBe('v1 products.json all');
+    expect(text(fresh)).toBe('v2 products.json all');
+    expect(fake.calls.map((call) => call.version)).toEqual(['v1', 'v2']);
+  });
+
+  it('answers pending while a first render estimated to be long runs, and the feed once it is done', async () => {
+    const fake = gatedRenderer();
+    const feeds = service(fake.renderer, { renderMsPerProduct: 1, waitForFirstRenderMs: 1_000 });
+    const big = snapshot('v1', 2_500);
+    feeds.recordChange(undefined, big);
+    fake.hold();
+
+    const pending = await feeds.serve(big, 'products.json', 'all');
+    fake.release();
+    await feeds.idle();
+
+    expect(pending).toEqual({ pending: true, retryAfterSeconds: 3 });
+    expect(text(await feeds.serve(big, 'products.json', 'all'))).toBe('v1 products.json all');
+    // A caller that must have the feed (the files written by the CLI) waits instead.
+    expect(text(await feeds.render(big, 'products.csv', 'all', {}, { fresh: true }))).toBe('v1 products.csv all');
+  });
+
+  it('never replaces a newer render with an older one', async () => {
+    const fake = gatedRenderer();
+    const feeds = service(fake.renderer, { waitForRenderMs: -1, minRenderGapMs: 0 });
+    const [v1, v2] = [snapshot('v1'), snapshot('v2')];
+    feeds.recordChange(undefined, v1);
+    feeds.recordChange(v1, v2);
+
+    await feeds.render(v2, 'products.json', 'all', {}, { fresh: true });
+    await feeds.render(v1, 'products.json', 'all', {}, { fresh: true });
+
+    expect(text(await feeds.serve(v2, 'products.json', 'all'))).toBe('v2 products.json all');
+    expect(text(await feeds.serve(v1, 'products.json', 'all'))).toBe('v2 products.json all');
+  });
+});
