@@ -16,15 +16,14 @@
  * from the bridge's answer time (`GET /sandbox/webhooks/stats`), versions served, CPU.
  */
 
-import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { startApp } from '../src/app.js';
 import { createTestConfig } from '../src/config/load-config.js';
 import type { CatalogSnapshot } from '../src/core/catalog/catalog.js';
+import { freePort } from './free-port.js';
 import { startSandboxProcess } from './sandbox-process.js';
 
 const API_KEY = 'bench-key';
@@ -39,17 +38,6 @@ const articles = argument('articles', 10_000);
 const units = argument('units', 3);
 const rate = argument('rate', 50);
 const seconds = argument('seconds', 20);
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : 0;
-  server.close();
-  await once(server, 'close');
-  return port;
-}
 
 interface Pending {
   readonly unit: string;
