@@ -16,6 +16,11 @@ const BENCHMARKS: readonly { name: string; args: readonly string[]; what: string
   { name: 'render-feeds', args: [], what: 'feed rendering vs hand-written baselines, feed sizes (SPEC §8 bar)' },
   { name: 'serve-feeds', args: [], what: 'serving cached gzip google.xml and 304s vs bare baselines (SPEC §8 bars)' },
   { name: 'webhook-latency', args: [], what: 'sale webhook → served stock at 50 sales/s, p95 (SPEC §8 bar)' },
+  {
+    name: 'event-loop',
+    args: [],
+    what: 'event-loop delay and outside probes during a full sync, feed rendering, a sales burst and a re-sync (SPEC §8 bar)',
+  },
 ];
 
 const root = fileURLToPath(new URL('..', import.meta.url));

@@ -159,12 +159,13 @@ async function runBridge(): Promise<void> {
   const snapshot = app.catalog.current();
   if (snapshot === undefined) throw new Error('the initial sync published no catalog');
   const syncMs = Math.round(performance.now() - started);
-  // Awaiting every `all` feed also waits out the background prewarm (same cached promises), so the
-  // bridge is idle when wrk starts; the sizes come for free.
+  // Every `all` feed rendered (fresh) and the background prewarm done, so that the bridge is idle when
+  // wrk starts; the sizes come for free.
   const sizes: FeedSize[] = [];
+  await app.prewarm.idle();
   for (const descriptor of app.feeds.feeds) {
     if (!descriptor.servesView(ALL_UNITS)) continue;
-    const { feed } = await app.feeds.render(snapshot, descriptor.file, ALL_UNITS);
+    const { feed } = await app.feeds.render(snapshot, descriptor.file, ALL_UNITS, {}, { fresh: true });
     sizes.push({ file: descriptor.file, identity: feed.identity.length, gzip: feed.gzip.length, br: feed.br.length });
   }
   const port = Number(new URL(app.url).port);

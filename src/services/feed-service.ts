@@ -209,7 +209,8 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
       return;
     }
     const gap =
-      Math.max(timing.minRenderGapMs, 2 * cached.renderMs) - (performance.now() - (lastStarted.get(key) ?? Number.NEGATIVE_INFINITY));
+      Math.max(timing.minRenderGapMs, 2 * cached.renderMs) -
+      (performance.now() - (lastStarted.get(key) ?? Number.NEGATIVE_INFINITY));
     const start = (target: CatalogSnapshot) =>
       renderNow(target, request, descriptor).catch((error: unknown) => deps.onRenderError?.(error, request));
     if (gap <= 0) {

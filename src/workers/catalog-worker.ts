@@ -14,6 +14,7 @@ import {
   type StockExportOutput,
 } from '../services/catalog/resolve-stock-export.js';
 import { createGarbageCollector } from './collect-garbage.js';
+import { lowerThreadPriority } from './lower-thread-priority.js';
 
 /**
  * Entry of the catalog worker threads (`create-catalog-workers.ts`): piscina runs `runTask` with each
@@ -25,9 +26,12 @@ import { createGarbageCollector } from './collect-garbage.js';
 export interface CatalogWorkerData {
   /** The POS client's settings, the URL and key included (the full sync reads the POS from the worker). */
   readonly pos: PosClientConfig;
+  /** Run below the main thread's priority (stock re-reads, fingerprints; see lower-thread-priority.ts). */
+  readonly background: boolean;
 }
 
 const data = workerData as CatalogWorkerData;
+if (data.background) lowerThreadPriority();
 
 const collectGarbage = createGarbageCollector();
 const identities = createIdentityIndexCache();

@@ -25,16 +25,22 @@ export interface CatalogWorkersOptions {
  * - the full sync in a pool of one thread that ends as soon as it is idle: its heap (the merge's working
  *   state, ~300 MB at 100,000 × 5) is returned to the system at once instead of waiting for a GC;
  * - stock exports and fingerprints in a small pool whose threads stay a minute, keeping the identity
- *   index of the served catalog family between re-reads.
+ *   index of the served catalog family between re-reads, at a lower priority than the main thread.
  * A crashed thread is replaced by the pool; its task fails with `WORKER_FAILED`. `close` waits for the
  * tasks in flight.
  */
 export function createCatalogWorkers(options: CatalogWorkersOptions): CatalogWorkers {
-  const data: CatalogWorkerData = { pos: options.pos };
-  const entry = options.entry === undefined ? workerEntry('catalog-worker', data) : workerEntryAt(options.entry, data);
-  const syncPool = new Piscina({ ...entry, minThreads: 0, maxThreads: 1, idleTimeout: 0 });
+  const entryOf = (data: CatalogWorkerData) =>
+    options.entry === undefined ? workerEntry('catalog-worker', data) : workerEntryAt(options.entry, data);
+  // The full sync at normal priority (it must end by its deadline); re-reads and fingerprints below the main thread.
+  const syncPool = new Piscina({
+    ...entryOf({ pos: options.pos, background: false }),
+    minThreads: 0,
+    maxThreads: 1,
+    idleTimeout: 0,
+  });
   const catalogPool = new Piscina({
-    ...entry,
+    ...entryOf({ pos: options.pos, background: true }),
     minThreads: 0,
     maxThreads: options.threads ?? 2,
     idleTimeout: 60_000,

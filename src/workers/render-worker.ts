@@ -8,6 +8,7 @@ import { loadTemplates, type TemplateFile } from '../core/feeds/load-templates.j
 import { encodeBodySync } from '../services/feeds/encoded-feed.js';
 import { createFeedBuilder, type FeedRequest, type FeedServiceOptions } from '../services/feeds/feed-builder.js';
 import { createGarbageCollector } from './collect-garbage.js';
+import { lowerThreadPriority } from './lower-thread-priority.js';
 
 /**
  * Entry of the feed-rendering worker thread (`create-feed-renderer.ts`): renders and compresses feeds
@@ -36,6 +37,8 @@ export interface RenderResult {
 }
 
 const data = workerData as RenderWorkerData;
+// Renders wait for the main thread on a busy machine: a poller is answered from the last render meanwhile.
+lowerThreadPriority();
 const builder = createFeedBuilder(loadTemplates(data.templates), data.options);
 const collectGarbage = createGarbageCollector();
 
