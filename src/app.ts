@@ -76,10 +76,7 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
     logger: logger.child({ component: 'webhooks' }),
     now,
     options: { movementWindowMs: config.webhook.movementWindowMs },
-    onSale(outcome, latencyMs) {
-      metrics.webhookSales.inc({ outcome });
-      if (outcome !== 'dropped') metrics.webhookApplyLatency.observe(latencyMs / 1000);
-    },
+    onSale: (outcome, latencyMs) => recordSale(metrics, outcome, latencyMs),
   });
   const feeds = createConfiguredFeedService(config, templates, sandbox, catalog, logger.child({ component: 'feeds' }));
   catalog.onChange((snapshot) => recordCatalogMetrics(metrics, snapshot, catalog));
@@ -91,29 +88,23 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
   const eventLoop = createEventLoopMonitor({ histogram: metrics.eventLoopDelay });
   const jobs = createJobs(config, catalog, metrics, logger, now);
 
-  async function closeAll(): Promise<void> {
-    prewarm.stop();
-    eventLoop.stop();
-    const flushFailed = (error: unknown) => logger.error({ err: error }, 'could not store the served catalog');
-    // Started first: processing may be waiting for a delayed store.
-    const flushing = catalog.flush().catch(flushFailed);
-    await webhooks.stop();
-    await flushing;
-    await catalog.flush().catch(flushFailed);
-    await feeds.close();
-    await inbox.close();
-    await closeCatalogParts();
-  }
+  const closeAll = () =>
+    closeParts({
+      logger,
+      prewarm,
+      eventLoop,
+      catalog,
+      webhooks,
+      feeds,
+      closeStores: async () => {
+        await inbox.close();
+        await closeCatalogParts();
+      },
+    });
 
   const { initialSync } = await loadOrSync(catalog, jobs, logger);
   jobs.start();
-  // Events accepted before a restart and not processed yet.
-  webhooks.resume().then(
-    (count) => {
-      if (count > 0) logger.info({ events: count }, 'processing webhook events left from before the restart');
-    },
-    (error: unknown) => logger.error({ err: error }, 'could not read the webhook inbox'),
-  );
+  resumeWebhooks(webhooks, logger);
 
   const httpApp = createHttpApp({
     logger,
@@ -154,6 +145,32 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
       return stopping;
     },
   };
+}
+
+/**
+ * After the HTTP server and the scheduler: webhook processing stops and the served catalog is stored, then
+ * the render thread, the inbox, the worker threads, the POS client and the store close.
+ */
+async function closeParts(parts: {
+  readonly logger: Logger;
+  readonly prewarm: FeedPrewarm;
+  readonly eventLoop: { stop(): void };
+  readonly catalog: CatalogService;
+  readonly webhooks: WebhookProcessor;
+  readonly feeds: FeedService;
+  readonly closeStores: () => Promise<void>;
+}): Promise<void> {
+  const { logger, catalog } = parts;
+  parts.prewarm.stop();
+  parts.eventLoop.stop();
+  const flushFailed = (error: unknown) => logger.error({ err: error }, 'could not store the served catalog');
+  // Started first: processing may be waiting for a delayed store.
+  const flushing = catalog.flush().catch(flushFailed);
+  await parts.webhooks.stop();
+  await flushing;
+  await catalog.flush().catch(flushFailed);
+  await parts.feeds.close();
+  await parts.closeStores();
 }
 
 /** The scheduled syncs; the full and the stock sync never run at once (both derive from the served version). */
@@ -226,6 +243,21 @@ function createRouters(parts: {
       onEvent: (event, outcome) => metrics.webhookEvents.inc({ event, outcome }),
     }),
   ];
+}
+
+function recordSale(metrics: Metrics, outcome: 'applied' | 'refetched' | 'dropped', latencyMs: number): void {
+  metrics.webhookSales.inc({ outcome });
+  if (outcome !== 'dropped') metrics.webhookApplyLatency.observe(latencyMs / 1000);
+}
+
+/** Events accepted before a restart and not processed yet. */
+function resumeWebhooks(webhooks: WebhookProcessor, logger: Logger): void {
+  webhooks.resume().then(
+    (count) => {
+      if (count > 0) logger.info({ events: count }, 'processing webhook events left from before the restart');
+    },
+    (error: unknown) => logger.error({ err: error }, 'could not read the webhook inbox'),
+  );
 }
 
 /** Per-unit item counts change only with the products' offers: counted once per catalog family, in slices. */

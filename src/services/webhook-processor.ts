@@ -4,8 +4,9 @@ import type { InboxEntry, WebhookInbox } from '../adapters/store/keyv-webhook-in
 import type { StockDelta } from '../core/catalog/apply-stock.js';
 import type { CatalogSnapshot } from '../core/catalog/catalog.js';
 import type { FamilyIndex } from '../core/catalog/family-index.js';
-import type { CatalogService, SyncReport } from './catalog-service.js';
+import type { CatalogService } from './catalog-service.js';
 import { createMovementLookup, saleTimeOf } from './movement-lookup.js';
+import { ALL_UNITS_REREAD, createStockRereads } from './stock-rereads.js';
 
 /** Events the inbox keeps: the known kinds (unknown kinds are answered and dropped by the route). */
 export type StoredWebhookEvent = Exclude<PosWebhookEvent, { kind: 'unknown' }>;
@@ -58,11 +59,8 @@ export interface WebhookStats {
   readonly lastSaleServedAt?: string;
 }
 
-/** Longest gap between confirming re-reads, however long the last one took. */
-const MAX_REFRESH_GAP_MS = 60_000;
-
 /** All units of the catalog: a sale event without `unitId` (or with an unknown one). */
-const ALL = '*';
+const ALL = ALL_UNITS_REREAD;
 
 /**
  * What the bridge deduplicates on: the receipt (its `localId`, else number and time) for a sale; the
@@ -149,72 +147,7 @@ export function createWebhookProcessor(deps: WebhookProcessorDeps): WebhookProce
     deps.onSale?.(outcome, performance.now() - queued.queuedAt);
   }
 
-  // ---- coalesced re-reads of units' stock -------------------------------------------------------
-  let refreshing: Promise<void> | undefined;
-  let nextRefresh: Promise<void> | undefined;
-  const refreshUnits = new Set<string>();
-  let lastRefreshEnded = Number.NEGATIVE_INFINITY;
-  let lastRefreshMs = 0;
-  let wake: (() => void) | undefined;
-  let urgent = false;
-
-  /**
-   * Re-reads the stock of `units`. `urgent` when a sale's movements were not found (the re-read is what
-   * shows it): as soon as the running re-read ends. Otherwise the re-read only confirms what the
-   * movements did, and waits until `refreshIntervalMs` (or 5× the last re-read's duration) after the last
-   * one, so a burst of sales costs a re-read every few seconds, not one per batch.
-   */
-  function refresh(units: ReadonlySet<string>, isUrgent: boolean): Promise<void> {
-    for (const unit of units) refreshUnits.add(unit);
-    if (isUrgent) {
-      urgent = true;
-      wake?.();
-    }
-    nextRefresh ??= (refreshing ?? Promise.resolve()).then(waitTurn).then(runRefresh);
-    return nextRefresh;
-  }
-
-  async function waitTurn(): Promise<void> {
-    // At least `refreshIntervalMs`, and 5× what the last re-read took: confirming re-reads then take at most
-    // a sixth of the time, however large the catalog (a 100,000-row export takes seconds to read and apply).
-    // Capped at a minute: a confirmation that late is no longer worth waiting for.
-    const gap = Math.min(Math.max(refreshIntervalMs, 5 * lastRefreshMs), MAX_REFRESH_GAP_MS);
-    const wait = lastRefreshEnded + gap - performance.now();
-    if (urgent || wait <= 0 || stopped) return;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, wait);
-      wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-    wake = undefined;
-  }
-
-  async function runRefresh(): Promise<void> {
-    nextRefresh = undefined;
-    urgent = false;
-    const units = refreshUnits.has(ALL) ? undefined : [...refreshUnits];
-    refreshUnits.clear();
-    const began = performance.now();
-    const run = (async () => {
-      const report: SyncReport = await catalog.syncStock(units === undefined ? {} : { units });
-      if (report.outcome === 'failed') {
-        throw new Error(`re-reading stock failed: ${report.error?.message ?? 'unknown error'}`);
-      }
-    })();
-    refreshing = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    try {
-      await run;
-    } finally {
-      refreshing = undefined;
-      lastRefreshEnded = performance.now();
-      lastRefreshMs = lastRefreshEnded - began;
-    }
-  }
+  const rereads = createStockRereads(catalog, refreshIntervalMs);
 
   // ---- the queue --------------------------------------------------------------------------------
   function enqueue(queued: QueuedEntry): void {
@@ -370,7 +303,7 @@ export function createWebhookProcessor(deps: WebhookProcessorDeps): WebhookProce
 
     const result = deltas.length > 0 ? await catalog.applyStockDeltas(deltas) : undefined;
     for (const queued of applied) saleDone('applied', queued);
-    const reread = refresh(refetchUnits, refetched.length > 0).then(() => {
+    const reread = rereads.request(refetchUnits, refetched.length > 0).then(() => {
       for (const queued of refetched) saleDone('refetched', queued);
     });
     // What the store holds once this settles includes the applied movements (and, for a retry, whatever
@@ -412,7 +345,7 @@ export function createWebhookProcessor(deps: WebhookProcessorDeps): WebhookProce
     },
     async idle() {
       while (!stopped) {
-        const busy = [running, nextRefresh, refreshing, ...inFlight].filter((promise) => promise !== undefined);
+        const busy = [running, ...rereads.busy(), ...inFlight].filter((promise) => promise !== undefined);
         if (busy.length === 0 && queue.length === 0 && retryTimers.size === 0) return;
         await Promise.allSettled(busy);
         if (busy.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
@@ -423,12 +356,12 @@ export function createWebhookProcessor(deps: WebhookProcessorDeps): WebhookProce
     },
     async stop() {
       stopped = true;
-      wake?.();
+      rereads.stop();
       for (const timer of retryTimers) clearTimeout(timer);
       retryTimers.clear();
       // Work already started may start more (a batch's re-read, then its completion): wait for all of it.
       for (;;) {
-        const busy = [running, nextRefresh, refreshing, ...inFlight].filter((promise) => promise !== undefined);
+        const busy = [running, ...rereads.busy(), ...inFlight].filter((promise) => promise !== undefined);
         if (busy.length === 0) return;
         await Promise.allSettled(busy);
       }

@@ -1,5 +1,5 @@
 import type { StockColumnOverride } from '../../adapters/pos/stock-export.js';
-import { type ResolvedStockExport, resolveStockExport } from '../../core/catalog/apply-stock.js';
+import { type ResolvedStockExport, resolveStockExport } from '../../core/catalog/apply-resolved-stock.js';
 import { parseIdentityTable } from '../../core/catalog/identity-table.js';
 import { createIdentityIndex, type IdentityIndex, type IdentityKeyChoice } from '../../core/catalog/resolve-identity.js';
 import type { StockExportReport } from './catalog-types.js';

@@ -1,14 +1,8 @@
 import type { PosClient } from '../../adapters/pos/pos-client.js';
 import { createSlicer } from '../../core/async/create-slicer.js';
 import { mapLimit } from '../../core/async/map-limit.js';
-import {
-  type ApplyStockReport,
-  applyResolvedStock,
-  applyStock,
-  changedStockEntries,
-  type ResolvedStockExport,
-  type StockDelta,
-} from '../../core/catalog/apply-stock.js';
+import { applyResolvedStock, changedStockEntries, type ResolvedStockExport } from '../../core/catalog/apply-resolved-stock.js';
+import { type ApplyStockReport, applyStock, type StockDelta } from '../../core/catalog/apply-stock.js';
 import type { CatalogSnapshot } from '../../core/catalog/catalog.js';
 import { createCatalogVersion } from '../../core/catalog/catalog-version.js';
 import type { SourceUnit } from '../../core/catalog/source.js';

@@ -2,13 +2,12 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   applyResolvedStock,
-  applyStock,
   applyStockRows,
   changedStockEntries,
   identitiesOf,
   resolveStockExport,
-  type StockUpdate,
-} from '../../../../src/core/catalog/apply-stock.js';
+} from '../../../../src/core/catalog/apply-resolved-stock.js';
+import { applyStock, type StockUpdate } from '../../../../src/core/catalog/apply-stock.js';
 import type { Availability, CatalogSnapshot, Product } from '../../../../src/core/catalog/catalog.js';
 import { mergeCatalog } from '../../../../src/core/catalog/merge-catalog.js';
 import { createIdentityIndex } from '../../../../src/core/catalog/resolve-identity.js';
