@@ -25,7 +25,7 @@ import {
   createCatalogParts,
   createConfiguredFeedService,
   loadConfiguredTemplates,
-  openWebhookInbox,
+  openConfiguredWebhookInbox,
   startSandboxIfNeeded,
 } from './wiring.js';
 
@@ -68,7 +68,7 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
   const templates = await loadConfiguredTemplates(config);
   const sandbox = await startSandboxIfNeeded(config, logger);
   const { posUrl, pos, catalog, close: closeCatalogParts } = createCatalogParts(config, sandbox, logger, now);
-  const inbox = openWebhookInbox(config);
+  const inbox = openConfiguredWebhookInbox(config);
   const webhooks = createWebhookProcessor({
     inbox,
     pos,

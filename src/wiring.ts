@@ -5,7 +5,8 @@ import type { Logger } from './adapters/logger/create-logger.js';
 import { createPosClient, type PosClient } from './adapters/pos/pos-client.js';
 import { openKeyv } from './adapters/store/create-keyv.js';
 import { type CatalogStore, createKeyvCatalogStore } from './adapters/store/keyv-catalog-store.js';
-import { createKeyvWebhookInbox, type WebhookInbox } from './adapters/store/keyv-webhook-inbox.js';
+import { openWebhookInbox } from './adapters/store/open-webhook-inbox.js';
+import type { WebhookInbox } from './adapters/store/webhook-inbox.js';
 import type { Config } from './config/load-config.js';
 import { createChangeLog } from './core/catalog/change-log.js';
 import type { CompiledFeed } from './core/feeds/compiled-feed.js';
@@ -161,25 +162,7 @@ function linkTemplates(config: Config, sandbox: RunningSandbox | undefined): { p
   return { ...(productUrl === undefined ? {} : { productUrl }), ...(imageUrl === undefined ? {} : { imageUrl }) };
 }
 
-/**
- * Where the webhook inbox lives for a `STORE_URL`: with SQLite, a file of its own beside the catalog's
- * (`catalog.sqlite` → `catalog.inbox.sqlite`). Its writes must be synced to disk one by one (`durable`),
- * and in the catalog's file each such sync would also flush the catalog's large unsynced writes from the
- * shared WAL: at 100,000 products that made accepts slow enough for webhook deliveries to queue up
- * (bench/webhook-latency.ts). Redis and memory stores are shared as they are.
- */
-export function inboxStoreUrl(storeUrl: string): string {
-  if (!storeUrl.startsWith('sqlite://')) return storeUrl;
-  return storeUrl.endsWith('.sqlite') ? `${storeUrl.slice(0, -'.sqlite'.length)}.inbox.sqlite` : `${storeUrl}.inbox`;
-}
-
-/**
- * The webhook inbox: keyvs of their own (namespaces, and with SQLite their own file and tables), so that
- * listing pending events never reads the catalog. With Redis, all instances share it.
- */
-export function openWebhookInbox(config: Config): WebhookInbox<StoredWebhookEvent> {
-  const url = inboxStoreUrl(config.store.url);
-  const { keyv } = openKeyv(url, 'catalog-bridge-inbox', { sqliteTable: 'webhook_inbox', durable: true });
-  const seen = openKeyv(url, 'catalog-bridge-seen', { sqliteTable: 'webhook_seen', durable: true }).keyv;
-  return createKeyvWebhookInbox<StoredWebhookEvent>(keyv, { seen });
+/** The webhook inbox for the configured store (`adapters/store/open-webhook-inbox.ts`). */
+export function openConfiguredWebhookInbox(config: Config): WebhookInbox<StoredWebhookEvent> {
+  return openWebhookInbox<StoredWebhookEvent>(config.store.url);
 }

@@ -1,6 +1,6 @@
 import type { PosClient } from '../adapters/pos/pos-client.js';
 import type { PosMovement, PosSaleEvent, PosWebhookEvent } from '../adapters/pos/pos-schema.js';
-import type { InboxEntry, WebhookInbox } from '../adapters/store/keyv-webhook-inbox.js';
+import type { InboxEntry, WebhookInbox } from '../adapters/store/webhook-inbox.js';
 import type { StockDelta } from '../core/catalog/apply-stock.js';
 import type { CatalogSnapshot } from '../core/catalog/catalog.js';
 import type { FamilyIndex } from '../core/catalog/family-index.js';

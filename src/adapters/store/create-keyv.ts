@@ -18,12 +18,11 @@ export interface OpenedKeyv {
  * by default keyv only emits an "error" event and reads come back empty, which would look like
  * "no catalog" instead of "store down". `sqliteTable` gives a keyv its own table in the same SQLite
  * file (the default is keyv's `keyv` table), so that listing its keys does not scan the catalog.
- * `durable`: every committed write must survive a crash of the machine too (see below).
  */
 export function openKeyv(
   storeUrl: string,
   namespace = 'catalog-bridge',
-  options: { readonly sqliteTable?: string; readonly durable?: boolean } = {},
+  options: { readonly sqliteTable?: string } = {},
 ): OpenedKeyv {
   if (storeUrl === 'memory://') {
     return { keyv: new Keyv({ namespace, throwOnErrors: true }), kind: 'memory', location: 'memory' };
@@ -40,13 +39,13 @@ export function openKeyv(
     // took a webhook's accept far beyond its ~1 ms (decision 0005). In WAL mode, `synchronous=NORMAL`
     // drops the fsync of each commit (~0.5 ms → ~0.15 ms): a committed write then survives a crash of the
     // process, but a crash of the machine can lose the last ones. That is fine for data the POS can give
-    // again (the catalog), not for `durable` keyvs (the webhook inbox: SPEC §6 "stored durably"), which
-    // keep FULL. NORMAL is only ever set on top of WAL: in rollback mode it risks corruption on power loss.
+    // again (the catalog). The webhook inbox, which must be durable, is a SQLite file of its own with
+    // `synchronous=FULL` (`sqlite-webhook-inbox.ts`). NORMAL is only ever set on top of WAL: in rollback mode it risks corruption on power loss.
     // Best effort: another connection may be switching the same file, and the defaults still work.
     void (async () => {
       try {
         const rows = (await store.query('PRAGMA journal_mode=WAL')) as { journal_mode?: string }[] | undefined;
-        if (!options.durable && rows?.[0]?.journal_mode === 'wal') await store.query('PRAGMA synchronous=NORMAL');
+        if (rows?.[0]?.journal_mode === 'wal') await store.query('PRAGMA synchronous=NORMAL');
       } catch {
         // Kept on the defaults.
       }

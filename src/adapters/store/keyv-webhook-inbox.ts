@@ -1,43 +1,10 @@
-import { createHash } from 'node:crypto';
 import type { Keyv } from 'keyv';
+import { DEFAULT_DEDUPE_TTL_MS, type InboxEntry, inboxIdOf, type WebhookInbox } from './webhook-inbox.js';
 
-/** One accepted webhook event, as stored until it has been processed. */
-export interface InboxEntry<Event> {
-  /** Derived from the event's dedupe key: the same event always has the same id. */
-  readonly id: string;
-  readonly dedupeKey: string;
-  readonly receivedAt: string;
-  readonly event: Event;
-}
-
-export interface WebhookInbox<Event> {
-  /**
-   * Stores the event durably unless an event with the same dedupe key was accepted before (within the
-   * dedupe window). Resolves once it is stored; rejects when the store fails (the POS should retry).
-   */
-  accept(
-    dedupeKey: string,
-    event: Event,
-    receivedAt: Date,
-  ): Promise<{ readonly entry: InboxEntry<Event>; readonly duplicate: boolean }>;
-  /** Every stored, not yet completed event, oldest first (after a restart: what is left to do). */
-  pending(): Promise<InboxEntry<Event>[]>;
-  /** Removes processed events; their dedupe keys stay for the dedupe window. */
-  complete(ids: readonly string[]): Promise<void>;
-  close(): Promise<void>;
-}
-
-export interface KeyvWebhookInboxOptions {
-  /** How long a delivered event's key is remembered to drop repeated deliveries. Default 7 days. */
-  readonly dedupeTtlMs?: number;
-}
+export type { InboxEntry, WebhookInbox } from './webhook-inbox.js';
 
 const EVENT_PREFIX = 'event:';
 const SEEN_PREFIX = 'seen:';
-
-function idOf(dedupeKey: string): string {
-  return createHash('sha256').update(dedupeKey).digest('hex').slice(0, 32);
-}
 
 /**
  * The webhook inbox (SPEC §6) on keyv: `event:{id}` holds an accepted event until it is processed,
@@ -52,18 +19,20 @@ function idOf(dedupeKey: string): string {
  */
 export function createKeyvWebhookInbox<Event>(
   keyv: Keyv,
-  options: KeyvWebhookInboxOptions & {
+  options: {
+    /** How long a delivered event's key is remembered to drop repeated deliveries. */
+    readonly dedupeTtlMs?: number;
     /** Where the dedupe marks live; default `keyv`. A keyv of their own keeps `pending()` from listing a week of them. */
     readonly seen?: Keyv;
   } = {},
 ): WebhookInbox<Event> {
-  const ttl = options.dedupeTtlMs ?? 7 * 24 * 60 * 60 * 1000;
+  const ttl = options.dedupeTtlMs ?? DEFAULT_DEDUPE_TTL_MS;
   const seen = options.seen ?? keyv;
   /** Ids being accepted right now in this process: a second delivery meanwhile is a duplicate. */
   const accepting = new Set<string>();
   return {
     async accept(dedupeKey, event, receivedAt) {
-      const id = idOf(dedupeKey);
+      const id = inboxIdOf(dedupeKey);
       const entry: InboxEntry<Event> = { id, dedupeKey, receivedAt: receivedAt.toISOString(), event };
       if (accepting.has(id)) return { entry, duplicate: true };
       accepting.add(id);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { openKeyv } from '../../../src/adapters/store/create-keyv.js';
-import { createKeyvWebhookInbox, type WebhookInbox } from '../../../src/adapters/store/keyv-webhook-inbox.js';
+import { openWebhookInbox } from '../../../src/adapters/store/open-webhook-inbox.js';
+import type { WebhookInbox } from '../../../src/adapters/store/webhook-inbox.js';
 import { storeBackends } from '../../helpers/store-backends.js';
 
 const backends = storeBackends('webhook-inbox');
@@ -11,9 +12,7 @@ interface Event {
 
 describe.each(backends)('webhook inbox contract (%s)', (name, newUrl) => {
   function open(url: string): WebhookInbox<Event> {
-    return createKeyvWebhookInbox<Event>(openKeyv(url, 'catalog-bridge-inbox', { sqliteTable: 'inbox' }).keyv, {
-      seen: openKeyv(url, 'catalog-bridge-seen', { sqliteTable: 'seen' }).keyv,
-    });
+    return openWebhookInbox<Event>(url);
   }
 
   it('accepts one of two deliveries of the same event arriving at once', async () => {
@@ -22,6 +21,16 @@ describe.each(backends)('webhook inbox contract (%s)', (name, newUrl) => {
 
     expect(results.filter((result) => !result.duplicate)).toHaveLength(1);
     expect(await inbox.pending()).toHaveLength(1);
+    await inbox.close();
+  });
+
+  it('accepts many deliveries at once, each event once', async () => {
+    const inbox = open(newUrl());
+    const keys = Array.from({ length: 60 }, (_, index) => `sale:r-${index % 20}`);
+    const results = await Promise.all(keys.map((key, index) => inbox.accept(key, { n: index % 20 }, new Date())));
+
+    expect(results.filter((result) => !result.duplicate)).toHaveLength(20);
+    expect(new Set((await inbox.pending()).map((entry) => entry.event.n)).size).toBe(20);
     await inbox.close();
   });
 

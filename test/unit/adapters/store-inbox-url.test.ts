@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inboxStoreUrl } from '../../src/wiring.js';
+import { inboxStoreUrl } from '../../../src/adapters/store/open-webhook-inbox.js';
 
 describe('wiring', () => {
   it('puts the SQLite webhook inbox in a file of its own beside the catalog, and shares other stores', () => {
