@@ -8,6 +8,8 @@ export interface InboxEntry<Event> {
   readonly dedupeKey: string;
   readonly receivedAt: string;
   readonly event: Event;
+  /** The id of the source (POS) it was accepted for; absent in events accepted before sources were recorded. */
+  readonly source?: string;
 }
 
 export interface WebhookInbox<Event> {
@@ -20,14 +22,21 @@ export interface WebhookInbox<Event> {
     event: Event,
     receivedAt: Date,
   ): Promise<{ readonly entry: InboxEntry<Event>; readonly duplicate: boolean }>;
-  /** Every stored, not yet completed event, oldest first (after a restart: what is left to do). */
+  /** Every stored, not yet completed event of this source, oldest first (after a restart: what is left to do). */
   pending(): Promise<InboxEntry<Event>[]>;
+  /**
+   * Removes the events accepted for another source (or before sources were recorded): they must never be
+   * applied to this source's catalog. Returns how many there were.
+   */
+  discardForeign(): Promise<number>;
   /** Removes processed events; their dedupe keys stay for the dedupe window. */
   complete(ids: readonly string[]): Promise<void>;
   close(): Promise<void>;
 }
 
 export interface KeyvWebhookInboxOptions {
+  /** The id of the source (POS) whose events this inbox accepts and lists. */
+  readonly source: string;
   /** How long a delivered event's key is remembered to drop repeated deliveries. Default 7 days. */
   readonly dedupeTtlMs?: number;
 }
@@ -35,8 +44,9 @@ export interface KeyvWebhookInboxOptions {
 const EVENT_PREFIX = 'event:';
 const SEEN_PREFIX = 'seen:';
 
-function idOf(dedupeKey: string): string {
-  return createHash('sha256').update(dedupeKey).digest('hex').slice(0, 32);
+/** Per source: another POS's receipt with the same key is another event. */
+function idOf(source: string, dedupeKey: string): string {
+  return createHash('sha256').update(`${source}\n${dedupeKey}`).digest('hex').slice(0, 32);
 }
 
 /**
@@ -55,16 +65,27 @@ export function createKeyvWebhookInbox<Event>(
   options: KeyvWebhookInboxOptions & {
     /** Where the dedupe marks live; default `keyv`. A keyv of their own keeps `pending()` from listing a week of them. */
     readonly seen?: Keyv;
-  } = {},
+  },
 ): WebhookInbox<Event> {
+  const { source } = options;
   const ttl = options.dedupeTtlMs ?? 7 * 24 * 60 * 60 * 1000;
   const seen = options.seen ?? keyv;
+
+  /** Every stored event, with its key. */
+  async function* stored(): AsyncGenerator<{ readonly key: string; readonly entry: InboxEntry<Event> }> {
+    if (keyv.iterator === undefined) throw new Error('the webhook inbox needs a keyv store that can list its keys');
+    for await (const [key, value] of keyv.iterator(undefined)) {
+      if (typeof key !== 'string' || !key.includes(EVENT_PREFIX) || !isEntry(value)) continue;
+      yield { key, entry: value as InboxEntry<Event> };
+    }
+  }
+
   /** Ids being accepted right now in this process: a second delivery meanwhile is a duplicate. */
   const accepting = new Set<string>();
   return {
     async accept(dedupeKey, event, receivedAt) {
-      const id = idOf(dedupeKey);
-      const entry: InboxEntry<Event> = { id, dedupeKey, receivedAt: receivedAt.toISOString(), event };
+      const id = idOf(source, dedupeKey);
+      const entry: InboxEntry<Event> = { id, dedupeKey, receivedAt: receivedAt.toISOString(), event, source };
       if (accepting.has(id)) return { entry, duplicate: true };
       accepting.add(id);
       try {
@@ -78,13 +99,17 @@ export function createKeyvWebhookInbox<Event>(
     },
 
     async pending() {
-      if (keyv.iterator === undefined) throw new Error('the webhook inbox needs a keyv store that can list its keys');
       const entries: InboxEntry<Event>[] = [];
-      for await (const [key, value] of keyv.iterator(undefined)) {
-        if (typeof key !== 'string' || !key.includes(EVENT_PREFIX) || !isEntry(value)) continue;
-        entries.push(value as InboxEntry<Event>);
-      }
+      for await (const { entry } of stored()) if (entry.source === source) entries.push(entry);
       return entries.sort((a, b) => a.receivedAt.localeCompare(b.receivedAt) || a.id.localeCompare(b.id));
+    },
+
+    async discardForeign() {
+      const ids: string[] = [];
+      for await (const { entry } of stored()) if (entry.source !== source) ids.push(entry.id);
+      // One at a time, as `complete` names them: a few left by a switch of POS.
+      for (const id of ids) await keyv.delete(`${EVENT_PREFIX}${id}`);
+      return ids.length;
     },
 
     async complete(ids) {
