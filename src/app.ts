@@ -22,7 +22,7 @@ import type { CatalogService, SyncJob, SyncReport } from './services/catalog-ser
 import { openStoredCatalog, type StoredCatalogStart } from './services/catalog-start.js';
 import { type FeedPrewarm, startFeedPrewarm } from './services/feed-prewarm.js';
 import type { FeedService } from './services/feed-service.js';
-import { createReadiness, type JobTiming } from './services/readiness.js';
+import { createReadiness, type JobTiming, waitingReason } from './services/readiness.js';
 import { createWebhookProcessor, type WebhookProcessor } from './services/webhook-processor.js';
 import {
   configuredSource,
@@ -281,6 +281,7 @@ function createRouters(parts: {
       current: () => catalog.current(),
       token: config.feed.token,
       onRequest: (feed, status) => metrics.feedRequests.inc({ feed, status: String(status) }),
+      waiting: () => waitingReason(parts.source.label, catalog.lastReport('sync-catalog'), parts.timing('sync-catalog')),
     }),
     createMetricsRoutes(metrics.registry),
     createAdminRoutes({ token: config.admin.token, runJob: (job) => jobs.runNow(job) }),
