@@ -76,18 +76,17 @@ export async function startSandboxIfNeeded(
 
 /**
  * The source the configuration names (docs/decisions/0007): the built-in sandbox by its seed and size, or
- * the POS's normalized base URL with `POS_ACCOUNT_ID`, else a short one-way hash of `POS_API_KEY`. The hash
- * is scrypt (slow on purpose, salted with the URL), so that even a short key cannot be found from it.
+ * the POS's normalized base URL with a short one-way hash of `POS_API_KEY`. The hash is scrypt (slow on
+ * purpose, salted with the URL), so that even a short key cannot be found from it.
  */
 export async function configuredSource(config: Config): Promise<CatalogSource> {
-  const { baseUrl, apiKey, accountId } = config.pos;
+  const { baseUrl, apiKey } = config.pos;
   if (baseUrl === undefined) return sandboxSource(config.sandbox);
-  if (accountId !== undefined) return posSource(baseUrl, { accountId });
   const salt = `catalog-bridge source ${normalizePosBaseUrl(baseUrl)}`;
   const hash = await new Promise<Buffer>((resolve, reject) =>
     scrypt(apiKey ?? '', salt, 6, (error, key) => (error === null ? resolve(key) : reject(error))),
   );
-  return posSource(baseUrl, { keyHash: hash.toString('hex') });
+  return posSource(baseUrl, hash.toString('hex'));
 }
 
 export interface CatalogParts {

@@ -88,13 +88,6 @@ const KeyValueMap = z
 export const ConfigSchema = z.object({
   POS_BASE_URL: z.url().optional().describe('Base URL of the POS interface; unset starts the built-in sandbox POS'),
   POS_API_KEY: z.string().min(1).optional().describe('Sent as x-api-key on every POS call (required with POS_BASE_URL)'),
-  POS_ACCOUNT_ID: z
-    .string()
-    .regex(/^[\x21-\x7e]{1,100}$/, 'must be 1-100 visible ASCII characters without spaces')
-    .optional()
-    .describe(
-      'Names the POS account the catalog comes from (default: a one-way hash of POS_API_KEY); set it so that a new POS_API_KEY of the same account keeps the stored catalog',
-    ),
   POS_EXPORT_PATH_PREFIX: z
     .string()
     .regex(/^(\/[A-Za-z0-9._~-]+)*$/, 'must be empty or a path such as /ext (no trailing slash)')

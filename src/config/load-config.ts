@@ -17,8 +17,6 @@ export interface Config {
     /** `undefined` means: start the built-in sandbox and use its URL. */
     readonly baseUrl: string | undefined;
     readonly apiKey: string | undefined;
-    /** `POS_ACCOUNT_ID`: what identifies the account in the source of stored catalogs (docs/decisions/0007). */
-    readonly accountId: string | undefined;
     readonly exportPathPrefix: string;
     readonly unitIdentifier: 'localId' | 'code';
     readonly stockExportType: string;
@@ -147,7 +145,6 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     pos: {
       baseUrl: e.POS_BASE_URL?.replace(/\/+$/, ''),
       apiKey: e.POS_API_KEY,
-      accountId: e.POS_ACCOUNT_ID,
       exportPathPrefix: e.POS_EXPORT_PATH_PREFIX,
       unitIdentifier: e.POS_UNIT_IDENTIFIER,
       stockExportType: e.POS_STOCK_EXPORT_TYPE,

@@ -3,6 +3,7 @@ import type { CatalogStore, StoredVersionInfo } from '../adapters/store/keyv-cat
 import type { StockDelta } from '../core/catalog/apply-stock.js';
 import type { CatalogSnapshot } from '../core/catalog/catalog.js';
 import type { ItemChunk } from '../core/catalog/catalog-chunks.js';
+import type { CatalogSource } from '../core/catalog/catalog-source.js';
 import type { FamilyIndex } from '../core/catalog/family-index.js';
 import type {
   CatalogLogger,
@@ -62,11 +63,11 @@ export interface CatalogService {
   /** What the store's current version is and where it came from, whether it can be served or not. */
   storedCatalog(): Promise<StoredVersionInfo<CatalogMeta> | undefined>;
   /**
-   * Serves a version stored before sources were recorded as the configured source's (recording it there,
-   * in the public and the internal store), while nothing is served and the store still names `version`.
-   * `undefined` when it did not.
+   * Serves the stored `version`, recorded as `from`'s (`undefined`: stored before sources were recorded),
+   * as the configured source's after all, recording that in the public and the internal store: while
+   * nothing is served and the store still names it. `undefined` when it did not.
    */
-  adoptStored(version: string): Promise<CatalogSnapshot | undefined>;
+  adoptStored(version: string, from: CatalogSource | undefined): Promise<CatalogSnapshot | undefined>;
   /** Re-reads the store's pointer and loads a version another instance published. */
   refreshFromStore(): Promise<boolean>;
   syncCatalog(): Promise<SyncReport>;
@@ -132,11 +133,11 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
     current: () => served.current(),
     loadFromStore: () => writer.load(),
     storedCatalog: () => store.describeCurrent(),
-    adoptStored: (version) =>
+    adoptStored: (version, from) =>
       writer.loadAdopted(async () => {
-        if (!(await store.adoptCurrent(version))) return false;
-        // Its purchase prices: whatever version the internal store names, of the same time.
-        await deps.internalStore.adoptCurrent();
+        if (!(await store.adoptCurrent(from, version))) return false;
+        // Its purchase prices: whatever version the internal store names, of the same source.
+        await deps.internalStore.adoptCurrent(from);
         return true;
       }),
     async refreshFromStore() {

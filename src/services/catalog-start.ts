@@ -1,4 +1,4 @@
-import { type CatalogSource, sameUnits } from '../core/catalog/catalog-source.js';
+import { type CatalogSource, sameHostOtherKey, sameUnits } from '../core/catalog/catalog-source.js';
 import type { CatalogService } from './catalog-service.js';
 
 /** A catalog the store holds that is not served: of another source, until the configured source's first one. */
@@ -20,7 +20,7 @@ export interface CatalogStartDeps {
   readonly catalog: Pick<CatalogService, 'current' | 'loadFromStore' | 'storedCatalog' | 'adoptStored'>;
   /** The configured source. */
   readonly source: CatalogSource;
-  /** The POS's units (one cheap call): how a catalog stored before sources were recorded is recognised. */
+  /** The POS's units (one cheap call): how a catalog of an unrecorded source or an earlier key is recognised. */
   readonly listUnits: () => Promise<readonly { readonly localId: string; readonly code: string }[]>;
   readonly logger: {
     info(meta: object, message: string): void;
@@ -34,9 +34,11 @@ const UNRECORDED = 'an unknown source (stored before sources were recorded)';
 /**
  * What a start serves from the store (docs/decisions/0007-source-identity-and-start-sync.md): a catalog
  * of the configured source at once; one of another source never (logged once, kept until the configured
- * source's first catalog replaces it); one stored before sources were recorded only once the POS's unit
- * list shows it is this POS's (compared in the background, beside the start sync). A store that cannot be
- * read is logged and left to the start sync.
+ * source's first catalog replaces it). Two cases may be this POS account's after all: a catalog stored
+ * before sources were recorded (an upgrade), and one read from the same POS host with another API key (a
+ * new key of the account, or another account there). Such a catalog is served once the POS's unit list
+ * matches its units, checked in the background beside the start sync. A store that cannot be read is
+ * logged and left to the start sync.
  */
 export async function openStoredCatalog(deps: CatalogStartDeps): Promise<StoredCatalogStart> {
   const { catalog, source, logger } = deps;
@@ -64,41 +66,43 @@ export async function openStoredCatalog(deps: CatalogStartDeps): Promise<StoredC
   }
   if (stored === undefined) return start(undefined);
 
-  const notServed = { source: stored.source?.label ?? UNRECORDED, version: stored.version, products: stored.items };
+  const from = stored.source;
+  const notServed = { source: from?.label ?? UNRECORDED, version: stored.version, products: stored.items };
   const names = { stored: notServed.source, storedVersion: stored.version, configured: source.label };
-  if (stored.source !== undefined) {
+  if (from !== undefined && !sameHostOtherKey(from, source)) {
     logger.warn(
       names,
       'the stored catalog came from another source than the configured one: it is not served (feeds answer 503) until the first sync from the configured source, whose catalog replaces it',
     );
     return start(notServed);
   }
+  const { version } = stored;
   const units = stored.meta?.units ?? [];
-  const settled = deps.listUnits().then(
-    async (posUnits) => {
-      if (!sameUnits(units, posUnits)) {
+  const settled = deps
+    .listUnits()
+    .then(
+      async (posUnits) => {
+        if (!sameUnits(units, posUnits)) {
+          logger.warn(
+            names,
+            "the stored catalog's units are not the POS's: it is not served (feeds answer 503) until the first sync from the configured source, whose catalog replaces it",
+          );
+          return;
+        }
+        const snapshot = await catalog.adoptStored(version, from);
+        if (snapshot !== undefined) {
+          logger.info(
+            { ...names, products: snapshot.products.length },
+            "the stored catalog has the POS's units: serving it as the configured source's while the start sync runs",
+          );
+        }
+      },
+      (error: unknown) =>
         logger.warn(
-          names,
-          "the stored catalog was stored before sources were recorded and its units are not the POS's: it is not served until the first sync from the configured source, whose catalog replaces it",
-        );
-        return;
-      }
-      const snapshot = await catalog.adoptStored(stored.version);
-      if (snapshot !== undefined) {
-        logger.info(
-          { ...names, products: snapshot.products.length },
-          "the stored catalog was stored before sources were recorded and has the POS's units: serving it as the configured source's while the start sync runs",
-        );
-      }
-    },
-    (error: unknown) =>
-      logger.warn(
-        { ...names, err: error },
-        'the stored catalog was stored before sources were recorded and the POS could not be asked for its units: it is not served until the first sync from the configured source',
-      ),
-  );
-  return start(
-    notServed,
-    settled.catch((error: unknown) => logger.error({ err: error }, 'could not load the stored catalog')),
-  );
+          { ...names, err: error },
+          'the POS could not be asked for its units, to tell whether the stored catalog is its own: not served until the first sync from the configured source',
+        ),
+    )
+    .catch((error: unknown) => logger.error({ err: error }, 'could not load the stored catalog'));
+  return start(notServed, settled);
 }

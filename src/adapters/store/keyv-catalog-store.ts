@@ -56,11 +56,11 @@ export interface CatalogStore<Meta> {
   /** What the pointer names, whichever its source (for telling why nothing is served). */
   describeCurrent(): Promise<StoredVersionInfo<Meta> | undefined>;
   /**
-   * Records this store's source on the version the pointer names, when no source is recorded there (a
-   * version stored before sources were, found to be this source's) and, if given, it is `version`.
-   * Returns whether it did.
+   * Records this store's source on the version the pointer names, when the source recorded there is `from`
+   * (`undefined`: none, a version stored before sources were recorded) and, if given, it is `version`: a
+   * version found to be this source's after all. Returns whether it did.
    */
-  adoptCurrent(version?: string): Promise<boolean>;
+  adoptCurrent(from: CatalogSource | undefined, version?: string): Promise<boolean>;
   /**
    * Hands the current version's chunk texts, in order, to `consume` (read a few ahead, never all held at
    * once); `undefined` when there is none of this source. If a concurrent publish prunes the version while
@@ -247,9 +247,14 @@ export function createKeyvCatalogStore<Meta>(keyv: Keyv, options: KeyvCatalogSto
       return { version, meta, items, publishedAt, source: pointer.source, own: isOwn(pointer) };
     },
 
-    async adoptCurrent(version) {
+    async adoptCurrent(from, version) {
       const pointer = (await keyv.get(POINTER_KEY)) as VersionPointer | undefined;
-      if (pointer === undefined || pointer.source !== undefined || (version !== undefined && pointer.version !== version)) {
+      if (
+        pointer === undefined ||
+        isOwn(pointer) ||
+        pointer.source?.id !== from?.id ||
+        (version !== undefined && pointer.version !== version)
+      ) {
         return false;
       }
       const adopted: VersionPointer = { ...pointer, source };

@@ -17,12 +17,6 @@ export interface SandboxIdentity {
   readonly articles: number;
 }
 
-/**
- * The account at a POS: the id the operator names (`POS_ACCOUNT_ID`), else a short one-way hash of the API
- * key (the POS interface has no call that names the account).
- */
-export type PosAccount = { readonly accountId: string } | { readonly keyHash: string };
-
 export function sandboxSource(sandbox: SandboxIdentity): CatalogSource {
   const { seed, units, articles } = sandbox;
   return {
@@ -31,12 +25,24 @@ export function sandboxSource(sandbox: SandboxIdentity): CatalogSource {
   };
 }
 
-export function posSource(baseUrl: string, account: PosAccount): CatalogSource {
+/**
+ * A POS: its normalized base URL and what tells its accounts apart. The POS interface has no call that
+ * names the account, and one POS host may serve many shops, each with its own key: so the account is a
+ * short one-way hash of the API key (`keyHash`, made by the caller), never the key.
+ */
+export function posSource(baseUrl: string, keyHash: string): CatalogSource {
   const url = normalizePosBaseUrl(baseUrl);
-  if ('accountId' in account) {
-    return { id: `pos:${url};account=${account.accountId}`, label: `the POS at ${url} (account ${account.accountId})` };
-  }
-  return { id: `pos:${url};key=${account.keyHash}`, label: `the POS at ${url} (API key #${account.keyHash})` };
+  return { id: `pos:${url};key=${keyHash}`, label: `the POS at ${url} (API key #${keyHash})` };
+}
+
+/**
+ * Whether two sources are the same POS host read with different keys: a new key of the same account, or
+ * another account there. Only the POS's own data (`sameUnits`) tells which.
+ */
+export function sameHostOtherKey(a: CatalogSource, b: CatalogSource): boolean {
+  const hostOf = (source: CatalogSource) => /^pos:(.+);key=[^;]*$/.exec(source.id)?.[1];
+  const host = hostOf(a);
+  return host !== undefined && host === hostOf(b) && a.id !== b.id;
 }
 
 /**
@@ -58,8 +64,9 @@ interface UnitKey {
 
 /**
  * Whether a stored catalog's units are exactly the POS's (same `localId` and code each, in any order): how a
- * catalog stored before sources were recorded is recognised as this POS's. Unit ids are the POS's own
- * (the sandbox derives them from its seed), so another account or the sandbox does not match.
+ * catalog stored before sources were recorded, or read with the account's previous key, is recognised as
+ * this POS account's. Unit ids are the POS's own (the sandbox derives them from its seed), so another
+ * account or the sandbox does not match.
  */
 export function sameUnits(stored: readonly UnitKey[], pos: readonly UnitKey[]): boolean {
   if (stored.length === 0 || stored.length !== pos.length) return false;

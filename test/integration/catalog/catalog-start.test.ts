@@ -157,7 +157,7 @@ describe('services/catalog-start', () => {
     expect(other.catalog.current()).toBeUndefined();
     expect(start.notServed()?.source).toBe('an unknown source (stored before sources were recorded)');
     expect(other.lines.at(-1)).toMatchObject({ level: 'warn' });
-    expect(other.lines.at(-1)?.message).toContain("its units are not the POS's");
+    expect(other.lines.at(-1)?.message).toContain("units are not the POS's");
     expect((await other.catalog.storedCatalog())?.source).toBeUndefined();
     await other.close();
   });
@@ -176,6 +176,56 @@ describe('services/catalog-start', () => {
     await down.close();
   });
 
+  it('serves a catalog read with the account’s previous key once the POS’s units match, and not another account’s', async () => {
+    const oldKey: CatalogSource = {
+      id: 'pos:https://pos.example;key=99ff00',
+      label: 'the POS at https://pos.example (API key #99ff00)',
+    };
+    const first = open('new-key.sqlite', oldKey, demoData(15));
+    const { version } = await first.catalog.syncCatalog();
+    await first.close();
+
+    const otherAccount = demoData(15);
+    otherAccount.units = [{ localId: 'u-77', code: 'U1', name: 'Jiný obchod', priceLists: [] }];
+    const other = open('new-key.sqlite', POS, otherAccount);
+    await (await other.start()).settled;
+    expect(other.catalog.current()).toBeUndefined();
+    expect(other.lines.at(-1)?.message).toContain("units are not the POS's");
+    await other.close();
+
+    const rotated = open('new-key.sqlite', POS, demoData(15));
+    const start = await rotated.start();
+    expect(start.notServed()).toEqual({ source: oldKey.label, version, products: 15 });
+    await start.settled;
+
+    expect(rotated.catalog.current()?.version).toBe(version);
+    expect(await rotated.catalog.storedCatalog()).toMatchObject({ version, own: true, source: POS });
+    await rotated.close();
+  });
+
+  it('does not ask the POS about a catalog of another host or the sandbox', async () => {
+    const first = open('other-host.sqlite', { id: 'pos:https://elsewhere.example;key=0a1b2c', label: 'elsewhere' }, demoData(5));
+    await first.catalog.syncCatalog();
+    await first.close();
+    let asked = 0;
+    const data = demoData(5);
+    const pos = open('other-host.sqlite', POS, data);
+    const start = await openStoredCatalog({
+      catalog: pos.catalog,
+      source: POS,
+      listUnits: async () => {
+        asked += 1;
+        return data.units;
+      },
+      logger: createLogger(pos.lines),
+    });
+    await start.settled;
+
+    expect(asked).toBe(0);
+    expect(pos.catalog.current()).toBeUndefined();
+    await pos.close();
+  });
+
   it('leaves nothing to adopt once a sync from the POS has stored its own catalog', async () => {
     const version = await forgetSource('race.sqlite', demoData(10));
     const racing = open('race.sqlite', POS, demoData(11));
@@ -183,7 +233,7 @@ describe('services/catalog-start', () => {
     expect((await racing.catalog.syncCatalog()).outcome).toBe('published');
     const served = racing.catalog.current()?.version;
 
-    expect(await racing.catalog.adoptStored(version)).toBeUndefined();
+    expect(await racing.catalog.adoptStored(version, undefined)).toBeUndefined();
     expect(racing.catalog.current()?.version).toBe(served);
     await racing.close();
   });

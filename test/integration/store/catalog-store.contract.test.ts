@@ -143,8 +143,9 @@ describe.each(backends)('catalog store contract (%s)', (_name, newUrl) => {
       own: false,
     });
     expect(await pos.recentReports('sync-catalog')).toEqual([]);
-    // Never adopted: its source is recorded, and it is another.
-    expect(await pos.adoptCurrent('s1')).toBe(false);
+    // Adopted only from the source recorded there (which the caller must have found to be this one).
+    expect(await pos.adoptCurrent(undefined, 's1')).toBe(false);
+    expect(await pos.adoptCurrent(SOURCE, 's1')).toBe(false);
     // Switching back before the new source stored anything loses nothing.
     expect((await loadItems(sandbox))?.version).toBe('s1');
 
@@ -172,13 +173,28 @@ describe.each(backends)('catalog store contract (%s)', (_name, newUrl) => {
     expect(await loadItems(store)).toBeUndefined();
     expect((await store.describeCurrent())?.source).toBeUndefined();
     expect(await store.recentReports('sync-catalog')).toEqual([]);
-    expect(await store.adoptCurrent('v0')).toBe(false);
+    expect(await store.adoptCurrent(undefined, 'v0')).toBe(false);
+    expect(await store.adoptCurrent(OTHER, 'v1')).toBe(false);
 
-    expect(await store.adoptCurrent('v1')).toBe(true);
+    expect(await store.adoptCurrent(undefined, 'v1')).toBe(true);
 
     expect(await store.describeCurrent()).toMatchObject({ version: 'v1', source: SOURCE, own: true });
     expect((await loadItems(store))?.items).toEqual(itemsOf('v1', 4));
-    expect(await store.adoptCurrent('v1')).toBe(false);
+    expect(await store.adoptCurrent(undefined, 'v1')).toBe(false);
+  });
+
+  it('adopts a version of a recorded source when asked to (a new key of the same account), versions list included', async () => {
+    const { keyv } = open();
+    const before = createKeyvCatalogStore<{ label: string }>(keyv, { source: OTHER, keepVersions: 2 });
+    await publishItems(before, { version: 'k1', meta: { label: 'old key' }, items: itemsOf('k1', 3) }, at, 2);
+    const after = createKeyvCatalogStore<{ label: string }>(keyv, { source: SOURCE, keepVersions: 2 });
+
+    expect(await after.adoptCurrent(OTHER, 'k1')).toBe(true);
+
+    expect((await loadItems(after))?.version).toBe('k1');
+    // Still listed as a kept version: the next publish keeps its chunks while it is among the kept ones.
+    await publishItems(after, { version: 'k2', meta: { label: 'new key' }, items: itemsOf('k2', 3) }, at, 2);
+    expect(await keyv.get('catalog:v:k1:meta')).toEqual({ label: 'old key' });
   });
 });
 
@@ -251,7 +267,7 @@ describe('catalog store format', () => {
     const store = createKeyvCatalogStore<{ label: string }>(keyv, { source: SOURCE });
     // Stored before sources were recorded: not read until it is known to be this source's.
     expect(await loadItems(store)).toBeUndefined();
-    expect(await store.adoptCurrent('v1')).toBe(true);
+    expect(await store.adoptCurrent(undefined, 'v1')).toBe(true);
 
     expect((await loadItems<{ label: string }, Item>(store))?.items).toEqual([
       ...itemsOf('v1', 2),

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { normalizePosBaseUrl, posSource, sameUnits, sandboxSource } from '../../../../src/core/catalog/catalog-source.js';
+import {
+  normalizePosBaseUrl,
+  posSource,
+  sameHostOtherKey,
+  sameUnits,
+  sandboxSource,
+} from '../../../../src/core/catalog/catalog-source.js';
 
 describe('core/catalog/catalog-source', () => {
   it('names the sandbox by its seed and size, not its URL', () => {
@@ -14,16 +20,25 @@ describe('core/catalog/catalog-source', () => {
     expect(sandboxSource({ seed: 42, units: 2, articles: 500 }).id).not.toBe(source.id);
   });
 
-  it('names a POS by its normalized base URL and the account: the account id, else the key hash', () => {
-    expect(posSource('https://pos.example/api', { keyHash: 'a1b2c3' })).toEqual({
+  it('names a POS by its normalized base URL and the hash of its key', () => {
+    expect(posSource('HTTPS://pos.example/api/', 'a1b2c3')).toEqual({
       id: 'pos:https://pos.example/api;key=a1b2c3',
       label: 'the POS at https://pos.example/api (API key #a1b2c3)',
     });
-    expect(posSource('https://pos.example/api', { accountId: 'shop-7' })).toEqual({
-      id: 'pos:https://pos.example/api;account=shop-7',
-      label: 'the POS at https://pos.example/api (account shop-7)',
-    });
-    expect(posSource('https://pos.example', { keyHash: 'x' }).id).not.toBe(posSource('https://pos.example', { keyHash: 'y' }).id);
+    expect(posSource('https://pos.example', 'x').id).not.toBe(posSource('https://pos.example', 'y').id);
+  });
+
+  it('tells the same POS host read with another key from every other pair of sources', () => {
+    const a = posSource('https://pos.example/api', 'a1');
+    const b = posSource('https://pos.example/api/', 'b2');
+
+    expect(sameHostOtherKey(a, b)).toBe(true);
+    expect(sameHostOtherKey(a, a)).toBe(false);
+    expect(sameHostOtherKey(a, posSource('https://other.example/api', 'a1'))).toBe(false);
+    expect(sameHostOtherKey(a, posSource('https://pos.example/v2', 'b2'))).toBe(false);
+    const sandbox = sandboxSource({ seed: 1, units: 1, articles: 1 });
+    expect(sameHostOtherKey(sandbox, sandboxSource({ seed: 2, units: 1, articles: 1 }))).toBe(false);
+    expect(sameHostOtherKey(sandbox, a)).toBe(false);
   });
 
   it('normalizes case, default ports, trailing slashes, credentials, query and fragment away', () => {
