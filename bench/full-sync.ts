@@ -203,8 +203,10 @@ async function worker(): Promise<void> {
   const phaseLiveHeapMb: Record<string, number> = {};
 
   const opened = openKeyv(config.store.url);
-  const catalogStore = createKeyvCatalogStore<CatalogMeta>(opened.keyv);
-  const internalStore = createKeyvCatalogStore<{ version: string }>(opened.keyv, { prefix: 'internal' });
+  // A store of its own per run: any fixed source will do.
+  const BENCH_SOURCE = { id: 'bench:full-sync', label: 'the full-sync benchmark' };
+  const catalogStore = createKeyvCatalogStore<CatalogMeta>(opened.keyv, { source: BENCH_SOURCE });
+  const internalStore = createKeyvCatalogStore<{ version: string }>(opened.keyv, { source: BENCH_SOURCE, prefix: 'internal' });
   const posConfig = { ...config.pos, baseUrl: url, apiKey: API_KEY };
   const pos = createPosClient({ config: posConfig, logger: logger.child({}) });
   // As the app wires it: reading and merging in a worker thread (`--in-thread` for the calling thread).

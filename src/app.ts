@@ -7,7 +7,9 @@ import { createMetrics, type Metrics } from './adapters/metrics/create-metrics.j
 import { createEventLoopMonitor } from './adapters/metrics/event-loop-monitor.js';
 import type { Config } from './config/load-config.js';
 import { createMutex } from './core/async/create-mutex.js';
+import { retryDelayMs } from './core/async/retry-backoff.js';
 import type { CatalogSnapshot } from './core/catalog/catalog.js';
+import type { CatalogSource } from './core/catalog/catalog-source.js';
 import { createHttpApp } from './http/create-http-app.js';
 import { createAdminRoutes } from './http/routes/admin-routes.js';
 import { createFeedRoutes } from './http/routes/feed-routes.js';
@@ -16,12 +18,14 @@ import { createStatusRoutes } from './http/routes/status-routes.js';
 import { createWebhookRoutes } from './http/routes/webhook-routes.js';
 import { createScheduler, type Scheduler } from './jobs/scheduler.js';
 import type { RunningSandbox } from './sandbox/start-sandbox.js';
-import type { CatalogService } from './services/catalog-service.js';
+import type { CatalogService, SyncJob, SyncReport } from './services/catalog-service.js';
+import { openStoredCatalog, type StoredCatalogStart } from './services/catalog-start.js';
 import { type FeedPrewarm, startFeedPrewarm } from './services/feed-prewarm.js';
 import type { FeedService } from './services/feed-service.js';
-import { createReadiness } from './services/readiness.js';
+import { createReadiness, type JobTiming, waitingReason } from './services/readiness.js';
 import { createWebhookProcessor, type WebhookProcessor } from './services/webhook-processor.js';
 import {
+  configuredSource,
   createCatalogParts,
   createConfiguredFeedService,
   loadConfiguredTemplates,
@@ -34,6 +38,11 @@ export interface AppDeps {
   readonly now?: () => Date;
   /** Defaults to a fresh registry with the process metrics. */
   readonly metrics?: Metrics;
+  /**
+   * The wait before trying a failed full sync again, after `failures` failures in a row. Default: about
+   * 10 s, 30 s, 1 min, 2 min, then every 5 min, with jitter (`retryDelayMs`); tests make it short.
+   */
+  readonly syncRetryDelayMs?: (failures: number) => number;
 }
 
 export interface RunningApp {
@@ -41,6 +50,8 @@ export interface RunningApp {
   readonly url: string;
   /** Base URL of the POS the bridge reads: the configured one, or the in-process sandbox. */
   readonly posUrl: string;
+  /** Where its catalog comes from (the store serves only what came from here). */
+  readonly source: CatalogSource;
   readonly sandbox: RunningSandbox | undefined;
   readonly catalog: CatalogService;
   readonly feeds: FeedService;
@@ -49,14 +60,15 @@ export interface RunningApp {
   readonly prewarm: FeedPrewarm;
   /** The POS webhook receiver's processing (SPEC §6). */
   readonly webhooks: WebhookProcessor;
-  /** The first sync when the store had no catalog at start (already settled otherwise). */
+  /** The start sync's first attempt (settled when it ended, whatever its outcome; retries follow on their own). */
   readonly initialSync: Promise<void>;
   stop(): Promise<void>;
 }
 
 /**
  * Composition root: the only place that wires real adapters. Start-up serves the stored catalog at once
- * and syncs immediately when there is none. Shutdown order: stop accepting HTTP, stop the scheduler and
+ * when it came from the configured source, and runs a full sync at once in every case; a failed full sync
+ * is retried with backoff (docs/decisions/0007). Shutdown order: stop accepting HTTP, stop the scheduler and
  * wait for running jobs, stop webhook processing and store the served catalog, then the worker threads,
  * the POS client and the store, then the sandbox.
  */
@@ -66,9 +78,10 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
   const metrics = deps.metrics ?? createMetrics();
   // Templates first: a broken template stops the start before anything listens or syncs.
   const templates = await loadConfiguredTemplates(config);
+  const source = await configuredSource(config);
   const sandbox = await startSandboxIfNeeded(config, logger);
-  const { posUrl, pos, catalog, close: closeCatalogParts } = createCatalogParts(config, sandbox, logger, now);
-  const inbox = openConfiguredWebhookInbox(config);
+  const { posUrl, pos, catalog, close: closeCatalogParts } = createCatalogParts(config, sandbox, source, logger, now);
+  const inbox = openConfiguredWebhookInbox(config, source);
   const webhooks = createWebhookProcessor({
     inbox,
     pos,
@@ -86,7 +99,8 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
     onError: (error, version) => logger.warn({ err: error, version }, 'pre-rendering feeds failed'),
   });
   const eventLoop = createEventLoopMonitor({ histogram: metrics.eventLoopDelay });
-  const jobs = createJobs(config, catalog, metrics, logger, now);
+  const retryDelay = deps.syncRetryDelayMs ?? ((failures: number) => retryDelayMs(failures, Math.random));
+  const jobs = createJobs({ config, catalog, metrics, logger, now, retryDelay });
 
   const closeAll = () =>
     closeParts({
@@ -102,14 +116,35 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
       },
     });
 
-  const { initialSync } = await loadOrSync(catalog, jobs, logger);
+  const stored = await openStoredCatalog({
+    catalog,
+    source,
+    listUnits: async () => (await pos.listUnits()).items,
+    logger: logger.child({ component: 'catalog' }),
+  });
   jobs.start();
+  // Every start syncs at once, whatever is served meanwhile: the POS may have changed while the bridge was down.
+  const initialSync = jobs.runNow('sync-catalog').then(() => undefined);
   resumeWebhooks(webhooks, logger);
 
+  const timing = (job: SyncJob): JobTiming | undefined => {
+    const status = jobs.status()[job];
+    return status && { running: status.running, next: status.nextTry ?? status.nextRun };
+  };
   const httpApp = createHttpApp({
     logger,
-    health: { readiness: createReadiness({ catalog, webhooks, eventLoop: () => eventLoop.summary(), now }) },
-    routers: createRouters({ config, catalog, feeds, jobs, webhooks, metrics }),
+    health: {
+      readiness: createReadiness({
+        catalog,
+        webhooks,
+        eventLoop: () => eventLoop.summary(),
+        now,
+        source: source.label,
+        notServed: () => stored.notServed(),
+        timing,
+      }),
+    },
+    routers: createRouters({ config, catalog, feeds, jobs, webhooks, metrics, source, stored, timing }),
   });
   const server = httpApp.listen(config.http.port, config.http.host);
   try {
@@ -128,6 +163,7 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
   return {
     url,
     posUrl,
+    source,
     sandbox,
     catalog,
     feeds,
@@ -173,8 +209,20 @@ async function closeParts(parts: {
   await parts.closeStores();
 }
 
-/** The scheduled syncs; the full and the stock sync never run at once (both derive from the served version). */
-function createJobs(config: Config, catalog: CatalogService, metrics: Metrics, logger: Logger, now: () => Date): Scheduler {
+/**
+ * The scheduled syncs; the full and the stock sync never run at once (both derive from the served version).
+ * A failed full sync is retried after `retryDelay(failures)`; one refused by the publish guard is not: the
+ * POS answered, and what it answered would be refused again (the next scheduled run reads it anew).
+ */
+function createJobs(parts: {
+  readonly config: Config;
+  readonly catalog: CatalogService;
+  readonly metrics: Metrics;
+  readonly logger: Logger;
+  readonly now: () => Date;
+  readonly retryDelay: (failures: number) => number;
+}): Scheduler {
+  const { config, catalog, metrics, logger, now } = parts;
   const jobs = createScheduler({
     timezone: config.sync.timezone,
     logger: logger.child({ component: 'scheduler' }),
@@ -187,24 +235,14 @@ function createJobs(config: Config, catalog: CatalogService, metrics: Metrics, l
     },
   });
   const exclusive = createMutex();
-  jobs.schedule({ name: 'sync-catalog', cron: config.sync.catalogCron, run: () => exclusive(() => catalog.syncCatalog()) });
+  jobs.schedule<SyncReport>({
+    name: 'sync-catalog',
+    cron: config.sync.catalogCron,
+    run: () => exclusive(() => catalog.syncCatalog()),
+    retry: { failed: (report) => report.outcome === 'failed', delayMs: parts.retryDelay },
+  });
   jobs.schedule({ name: 'sync-stock', cron: config.sync.stockCron, run: () => exclusive(() => catalog.syncStock()) });
   return jobs;
-}
-
-/** Serves the stored catalog at once, or starts the first sync (returned; settled when none was needed). */
-async function loadOrSync(catalog: CatalogService, jobs: Scheduler, logger: Logger): Promise<{ initialSync: Promise<void> }> {
-  try {
-    const stored = await catalog.loadFromStore();
-    if (stored !== undefined) {
-      logger.info({ version: stored.version, products: stored.products.length }, 'serving the stored catalog');
-      return { initialSync: Promise.resolve() };
-    }
-  } catch (error) {
-    // A broken store must not keep the service down: log, sync afresh, and let /readyz tell.
-    logger.error({ err: error }, 'could not load the stored catalog');
-  }
-  return { initialSync: jobs.runNow('sync-catalog').then(() => undefined) };
 }
 
 function createRouters(parts: {
@@ -214,6 +252,9 @@ function createRouters(parts: {
   readonly jobs: Scheduler;
   readonly webhooks: WebhookProcessor;
   readonly metrics: Metrics;
+  readonly source: CatalogSource;
+  readonly stored: StoredCatalogStart;
+  readonly timing: (job: SyncJob) => JobTiming | undefined;
 }): Router[] {
   const { config, catalog, feeds, jobs, webhooks, metrics } = parts;
   return [
@@ -221,19 +262,26 @@ function createRouters(parts: {
       feeds,
       current: () => catalog.current(),
       lastReport: (job) => catalog.lastReport(job),
+      // After a failure, its retry when that comes before the scheduled run.
       nextRuns: () =>
-        Object.fromEntries(Object.entries(jobs.status()).map(([job, status]) => [job, status.nextRun?.toISOString()])),
+        Object.fromEntries(
+          Object.entries(jobs.status()).map(([job, status]) => [job, (status.nextTry ?? status.nextRun)?.toISOString()]),
+        ),
       publicBaseUrl: config.http.publicBaseUrl,
       token: config.feed.token,
       storeCodes: config.feed.unitStoreCodes,
       webhooks: () => webhooks.stats(),
       unitCounts: async (snapshot) => (await catalog.familyIndex(snapshot)).unitCounts,
+      source: parts.source.label,
+      notServed: () => parts.stored.notServed(),
+      timing: parts.timing,
     }),
     createFeedRoutes({
       feeds,
       current: () => catalog.current(),
       token: config.feed.token,
       onRequest: (feed, status) => metrics.feedRequests.inc({ feed, status: String(status) }),
+      waiting: () => waitingReason(parts.source.label, catalog.lastReport('sync-catalog'), parts.timing('sync-catalog')),
     }),
     createMetricsRoutes(metrics.registry),
     createAdminRoutes({ token: config.admin.token, runJob: (job) => jobs.runNow(job) }),

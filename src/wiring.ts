@@ -1,3 +1,4 @@
+import { scrypt } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,6 +9,7 @@ import { type CatalogStore, createKeyvCatalogStore } from './adapters/store/keyv
 import { openWebhookInbox } from './adapters/store/open-webhook-inbox.js';
 import type { WebhookInbox } from './adapters/store/webhook-inbox.js';
 import type { Config } from './config/load-config.js';
+import { type CatalogSource, normalizePosBaseUrl, posSource, sandboxSource } from './core/catalog/catalog-source.js';
 import { createChangeLog } from './core/catalog/change-log.js';
 import type { CompiledFeed } from './core/feeds/compiled-feed.js';
 import { loadTemplates, type TemplateFile } from './core/feeds/load-templates.js';
@@ -73,6 +75,21 @@ export async function startSandboxIfNeeded(
   });
 }
 
+/**
+ * The source the configuration names (docs/decisions/0007): the built-in sandbox by its seed and size, or
+ * the POS's normalized base URL with a short one-way hash of `POS_API_KEY`. The hash is scrypt (slow on
+ * purpose, salted with the URL), so that even a short key cannot be found from it.
+ */
+export async function configuredSource(config: Config): Promise<CatalogSource> {
+  const { baseUrl, apiKey } = config.pos;
+  if (baseUrl === undefined) return sandboxSource(config.sandbox);
+  const salt = `catalog-bridge source ${normalizePosBaseUrl(baseUrl)}`;
+  const hash = await new Promise<Buffer>((resolve, reject) =>
+    scrypt(apiKey ?? '', salt, 6, (error, key) => (error === null ? resolve(key) : reject(error))),
+  );
+  return posSource(baseUrl, hash.toString('hex'));
+}
+
 export interface CatalogParts {
   /** Base URL of the POS read: the configured one, or the sandbox's. */
   readonly posUrl: string;
@@ -83,18 +100,19 @@ export interface CatalogParts {
   close(): Promise<void>;
 }
 
-/** The POS client, the keyv store (`STORE_URL`) and the catalog service over them. */
+/** The POS client, the keyv store (`STORE_URL`, opened for `source`) and the catalog service over them. */
 export function createCatalogParts(
   config: Config,
   sandbox: RunningSandbox | undefined,
+  source: CatalogSource,
   logger: Logger,
   now: () => Date,
 ): CatalogParts {
   const posUrl = config.pos.baseUrl ?? sandbox?.url ?? '';
   const apiKey = config.pos.apiKey ?? config.sandbox.apiKey;
   const opened = openKeyv(config.store.url);
-  const store = createKeyvCatalogStore<CatalogMeta>(opened.keyv);
-  const internalStore = createKeyvCatalogStore<{ version: string }>(opened.keyv, { prefix: 'internal' });
+  const store = createKeyvCatalogStore<CatalogMeta>(opened.keyv, { source });
+  const internalStore = createKeyvCatalogStore<{ version: string }>(opened.keyv, { source, prefix: 'internal' });
   const posConfig = { ...config.pos, baseUrl: posUrl, apiKey };
   const pos = createPosClient({ config: posConfig, logger: logger.child({ component: 'pos-client' }) });
   // The full sync reads the POS from a worker thread with a client of its own, configured the same way.
@@ -162,7 +180,7 @@ function linkTemplates(config: Config, sandbox: RunningSandbox | undefined): { p
   return { ...(productUrl === undefined ? {} : { productUrl }), ...(imageUrl === undefined ? {} : { imageUrl }) };
 }
 
-/** The webhook inbox for the configured store (`adapters/store/open-webhook-inbox.ts`). */
-export function openConfiguredWebhookInbox(config: Config): WebhookInbox<StoredWebhookEvent> {
-  return openWebhookInbox<StoredWebhookEvent>(config.store.url);
+/** The webhook inbox for the configured store (`adapters/store/open-webhook-inbox.ts`), for `source`'s events. */
+export function openConfiguredWebhookInbox(config: Config, source: CatalogSource): WebhookInbox<StoredWebhookEvent> {
+  return openWebhookInbox<StoredWebhookEvent>(config.store.url, source.id);
 }

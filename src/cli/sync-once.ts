@@ -1,7 +1,13 @@
 import type { Logger } from '../adapters/logger/create-logger.js';
 import type { Config } from '../config/load-config.js';
 import type { SyncReport } from '../services/catalog-service.js';
-import { createCatalogParts, createConfiguredFeedService, loadConfiguredTemplates, startSandboxIfNeeded } from '../wiring.js';
+import {
+  configuredSource,
+  createCatalogParts,
+  createConfiguredFeedService,
+  loadConfiguredTemplates,
+  startSandboxIfNeeded,
+} from '../wiring.js';
 import { type FeedFilesIndex, writeFeedFiles } from './write-feed-files.js';
 
 export interface SyncOnceResult {
@@ -22,7 +28,8 @@ export interface SyncOnceDeps {
  * sandbox, the `STORE_URL` store, the templates), then every feed written into `outDir`.
  *
  * The stored catalog is loaded first, so the publish guard compares with the last run's catalog (a POS
- * that suddenly lists half the articles is refused, as in the server). When the sync fails or is refused,
+ * that suddenly lists half the articles is refused, as in the server); only one of the configured source
+ * is (docs/decisions/0007): another source's is no measure of this one's. When the sync fails or is refused,
  * `outDir` is left as it was. Templates are loaded before anything else: a broken template throws
  * `TemplateLoadError` without touching the POS.
  */
@@ -32,7 +39,7 @@ export async function syncOnce(config: Config, outDir: string, deps: SyncOnceDep
   // No simulated sales: the run reads one consistent sandbox catalog.
   const sandbox = await startSandboxIfNeeded(config, deps.logger, { salesPerMinute: 0 });
   try {
-    const parts = createCatalogParts(config, sandbox, deps.logger, now);
+    const parts = createCatalogParts(config, sandbox, await configuredSource(config), deps.logger, now);
     try {
       try {
         await parts.catalog.loadFromStore();

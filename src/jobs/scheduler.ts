@@ -1,11 +1,27 @@
 import { createTask, type ScheduledTask } from 'node-cron';
 import type { Logger } from '../adapters/logger/create-logger.js';
+import { planRetry } from '../core/async/retry-backoff.js';
+
+/** How a job's failed runs are tried again before its next scheduled run. */
+export interface RetryPolicy<Result = unknown> {
+  /** Whether a run that returned `result` failed (a run that throws always has). */
+  readonly failed: (result: Result) => boolean;
+  /** The wait after the `failures`-th failed run in a row (1 = the first). */
+  readonly delayMs: (failures: number) => number;
+}
 
 export interface JobDefinition<Result = unknown> {
   /** kebab-case id used in logs, metrics and runNow(). */
   readonly name: string;
   readonly cron: string;
   readonly run: () => Promise<Result>;
+  /**
+   * Retries after a failed run, whatever started it: `delayMs(failures)` after it ended, never later than
+   * the next cron run (which is then the retry), until a run succeeds; a success resets the count. A retry
+   * is a trigger like a cron tick: skipped while a run is in progress (that run's end decides again) and
+   * asked of `shouldRun` first.
+   */
+  readonly retry?: RetryPolicy<Result>;
 }
 
 export type JobOutcome<Result = unknown> =
@@ -15,11 +31,16 @@ export type JobOutcome<Result = unknown> =
 export interface JobStatus {
   readonly running: boolean;
   readonly last: JobOutcome | undefined;
+  /** The next cron run. */
   readonly nextRun: Date | undefined;
+  /** Failed runs in a row (of a job with a retry policy); 0 after a success. */
+  readonly failures: number;
+  /** When the job is tried next after failing: its retry, or the next cron run when that comes first. */
+  readonly nextTry: Date | undefined;
 }
 
 export interface Scheduler {
-  schedule(definition: JobDefinition): void;
+  schedule<Result>(definition: JobDefinition<Result>): void;
   /** Starts the cron triggers of every scheduled job. */
   start(): void;
   /**
@@ -37,7 +58,10 @@ export interface SchedulerDeps {
   readonly timezone: string;
   readonly logger: Logger;
   readonly now?: () => Date;
-  /** Decides whether this instance runs a scheduled trigger (leader election when several share a store). */
+  /**
+   * Decides whether this instance runs a scheduled trigger or a retry (leader election when several share
+   * a store). `runNow` is not asked.
+   */
   readonly shouldRun?: (job: string) => Promise<boolean>;
   readonly onOutcome?: (outcome: JobOutcome) => void;
 }
@@ -48,9 +72,16 @@ interface JobState {
   running: Promise<JobOutcome> | undefined;
   followUp: Promise<JobOutcome> | undefined;
   last: JobOutcome | undefined;
+  failures: number;
+  retry: { readonly at: Date; readonly timer: NodeJS.Timeout } | undefined;
 }
 
-/** A thin wrapper over node-cron: no overlapping runs, every failure caught, logged and kept. */
+type Reason = 'scheduled' | 'retry' | 'invoked';
+
+/**
+ * A thin wrapper over node-cron: no overlapping runs, every failure caught, logged and kept, and retried
+ * when the job has a retry policy. Retry timers run on the real clock (as cron does), not on `now`.
+ */
 export function createScheduler(deps: SchedulerDeps): Scheduler {
   const now = deps.now ?? (() => new Date());
   const jobs = new Map<string, JobState>();
@@ -62,7 +93,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     return state;
   }
 
-  async function execute(state: JobState, reason: 'scheduled' | 'invoked'): Promise<JobOutcome> {
+  async function execute(state: JobState, reason: Reason): Promise<JobOutcome> {
     const job = state.definition.name;
     const startedAt = now();
     const started = performance.now();
@@ -78,11 +109,49 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       deps.logger.warn({ job, durationMs: outcome.durationMs, err: error }, 'job failed');
     }
     state.last = outcome;
+    planNextTry(state, outcome);
     deps.onOutcome?.(outcome);
     return outcome;
   }
 
-  function begin(state: JobState, reason: 'scheduled' | 'invoked'): Promise<JobOutcome> {
+  function cancelRetry(state: JobState): void {
+    if (state.retry !== undefined) clearTimeout(state.retry.timer);
+    state.retry = undefined;
+  }
+
+  /** After every run of a job with a retry policy: reset on success, else the next try. */
+  function planNextTry(state: JobState, outcome: JobOutcome): void {
+    const policy = state.definition.retry;
+    if (policy === undefined) return;
+    cancelRetry(state);
+    const job = state.definition.name;
+    if (outcome.ok && !policy.failed(outcome.result)) {
+      if (state.failures > 0) deps.logger.info({ job, failures: state.failures }, 'job succeeded again after failing');
+      state.failures = 0;
+      return;
+    }
+    state.failures += 1;
+    if (stopped) return;
+    const nowMs = Date.now();
+    const plan = planRetry(nowMs, policy.delayMs(state.failures), state.task?.getNextRun()?.getTime());
+    if (plan.by === 'schedule') {
+      deps.logger.info(
+        { job, failures: state.failures, nextTry: new Date(plan.at) },
+        'job failed; the next scheduled run tries again',
+      );
+      return;
+    }
+    const timer = setTimeout(() => {
+      state.retry = undefined;
+      void trigger(state, 'retry');
+    }, plan.at - nowMs);
+    // The HTTP server keeps a running bridge alive; a pending retry alone must not.
+    timer.unref();
+    state.retry = { at: new Date(plan.at), timer };
+    deps.logger.info({ job, failures: state.failures, nextTry: state.retry.at }, 'job failed; retrying');
+  }
+
+  function begin(state: JobState, reason: Reason): Promise<JobOutcome> {
     const running = execute(state, reason).finally(() => {
       if (state.running === running) state.running = undefined;
     });
@@ -101,8 +170,9 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     return state.followUp;
   }
 
-  async function onTick(state: JobState): Promise<void> {
-    // A scheduled tick while a run is in progress is skipped: the next tick comes soon enough.
+  /** A cron tick or a retry. */
+  async function trigger(state: JobState, reason: 'scheduled' | 'retry'): Promise<void> {
+    // Skipped while a run is in progress: the next tick comes soon enough, and that run's end plans a retry.
     if (stopped || state.running !== undefined) return;
     try {
       if (deps.shouldRun !== undefined && !(await deps.shouldRun(state.definition.name))) return;
@@ -110,18 +180,29 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       deps.logger.warn({ job: state.definition.name, err: error }, 'leader check failed, skipping run');
       return;
     }
-    await begin(state, 'scheduled');
+    // Checked again: a run may have begun while the leader was asked.
+    if (stopped || state.running !== undefined) return;
+    await begin(state, reason);
   }
 
   return {
     schedule(definition) {
       if (jobs.has(definition.name)) throw new Error(`Job scheduled twice: ${definition.name}`);
-      jobs.set(definition.name, { definition, task: undefined, running: undefined, followUp: undefined, last: undefined });
+      jobs.set(definition.name, {
+        // Held without its result type: `run` and `retry.failed` only ever meet each other's values.
+        definition: definition as unknown as JobDefinition,
+        task: undefined,
+        running: undefined,
+        followUp: undefined,
+        last: undefined,
+        failures: 0,
+        retry: undefined,
+      });
     },
     start() {
       for (const state of jobs.values()) {
         if (state.task !== undefined) continue;
-        state.task = createTask(state.definition.cron, () => onTick(state), {
+        state.task = createTask(state.definition.cron, () => trigger(state, 'scheduled'), {
           name: state.definition.name,
           timezone: deps.timezone,
           noOverlap: true,
@@ -133,13 +214,23 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     status() {
       const report: Record<string, JobStatus> = {};
       for (const [name, state] of jobs) {
-        report[name] = { running: state.running !== undefined, last: state.last, nextRun: state.task?.getNextRun() ?? undefined };
+        const nextRun = state.task?.getNextRun() ?? undefined;
+        report[name] = {
+          running: state.running !== undefined,
+          last: state.last,
+          nextRun,
+          failures: state.failures,
+          nextTry: state.failures === 0 ? undefined : (state.retry?.at ?? nextRun),
+        };
       }
       return report;
     },
     async stop() {
       stopped = true;
-      for (const state of jobs.values()) await state.task?.destroy();
+      for (const state of jobs.values()) {
+        cancelRetry(state);
+        await state.task?.destroy();
+      }
       await Promise.allSettled(
         [...jobs.values()].flatMap((state) => [state.running, state.followUp].filter((p) => p !== undefined)),
       );

@@ -1,8 +1,9 @@
 import type { PosClient } from '../adapters/pos/pos-client.js';
-import type { CatalogStore } from '../adapters/store/keyv-catalog-store.js';
+import type { CatalogStore, StoredVersionInfo } from '../adapters/store/keyv-catalog-store.js';
 import type { StockDelta } from '../core/catalog/apply-stock.js';
 import type { CatalogSnapshot } from '../core/catalog/catalog.js';
 import type { ItemChunk } from '../core/catalog/catalog-chunks.js';
+import type { CatalogSource } from '../core/catalog/catalog-source.js';
 import type { FamilyIndex } from '../core/catalog/family-index.js';
 import type {
   CatalogLogger,
@@ -54,8 +55,19 @@ export interface CatalogServiceDeps {
 export interface CatalogService {
   /** The version being served; `undefined` before the first one exists. */
   current(): CatalogSnapshot | undefined;
-  /** Loads the last published version from the store, so it is served at once after a restart. */
+  /**
+   * Loads the last published version from the store, so it is served at once after a restart; only a
+   * version of the store's source (the configured POS) is loaded.
+   */
   loadFromStore(): Promise<CatalogSnapshot | undefined>;
+  /** What the store's current version is and where it came from, whether it can be served or not. */
+  storedCatalog(): Promise<StoredVersionInfo<CatalogMeta> | undefined>;
+  /**
+   * Serves the stored `version`, recorded as `from`'s (`undefined`: stored before sources were recorded),
+   * as the configured source's after all, recording that in the public and the internal store: while
+   * nothing is served and the store still names it. `undefined` when it did not.
+   */
+  adoptStored(version: string, from: CatalogSource | undefined): Promise<CatalogSnapshot | undefined>;
   /** Re-reads the store's pointer and loads a version another instance published. */
   refreshFromStore(): Promise<boolean>;
   syncCatalog(): Promise<SyncReport>;
@@ -120,6 +132,14 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
   return {
     current: () => served.current(),
     loadFromStore: () => writer.load(),
+    storedCatalog: () => store.describeCurrent(),
+    adoptStored: (version, from) =>
+      writer.loadAdopted(async () => {
+        if (!(await store.adoptCurrent(from, version))) return false;
+        // Its purchase prices: whatever version the internal store names, of the same source.
+        await deps.internalStore.adoptCurrent(from);
+        return true;
+      }),
     async refreshFromStore() {
       const version = await store.currentVersion();
       if (version === undefined || version === served.current()?.version) return false;

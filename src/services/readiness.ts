@@ -1,4 +1,5 @@
-import type { CatalogService, SyncJob } from './catalog-service.js';
+import type { CatalogService, SyncJob, SyncReport } from './catalog-service.js';
+import type { NotServedCatalog } from './catalog-start.js';
 import type { WebhookProcessor } from './webhook-processor.js';
 
 const JOBS: readonly SyncJob[] = ['sync-catalog', 'sync-stock'];
@@ -8,12 +9,36 @@ export interface Readiness {
   readonly [detail: string]: unknown;
 }
 
+/** Whether a job runs now, and when it runs next: its retry after a failure, or its next scheduled run. */
+export interface JobTiming {
+  readonly running: boolean;
+  readonly next: Date | undefined;
+}
+
+/**
+ * Why no catalog is served yet, in one sentence for `/readyz` and the status page: the first sync from
+ * `source` is running, or it failed (or was refused) at a time and is tried again at another.
+ */
+export function waitingReason(source: string, report: SyncReport | undefined, timing: JobTiming | undefined): string {
+  if (report === undefined || (report.outcome !== 'failed' && report.outcome !== 'refused')) {
+    return `the first sync from ${source} is running`;
+  }
+  const what = report.outcome === 'failed' ? 'failed' : 'was refused by the publish guard';
+  const next = timing?.running ? 'trying again now' : `next try at ${timing?.next?.toISOString() ?? 'the next scheduled run'}`;
+  return `the first sync from ${source} ${what} at ${report.finishedAt}; ${next}`;
+}
+
 /** What `/readyz` reports: whether a catalog is served, how old, the last runs, webhooks, event-loop delay. */
 export function createReadiness(deps: {
   readonly catalog: Pick<CatalogService, 'current' | 'lastReport'>;
   readonly webhooks: Pick<WebhookProcessor, 'stats'>;
   readonly eventLoop: () => object;
   readonly now: () => Date;
+  /** The configured source, for people. */
+  readonly source: string;
+  /** A stored catalog of another source, kept but not served. */
+  readonly notServed?: () => NotServedCatalog | undefined;
+  readonly timing?: (job: SyncJob) => JobTiming | undefined;
 }): () => Readiness {
   const { catalog, webhooks, now } = deps;
   return () => {
@@ -21,6 +46,8 @@ export function createReadiness(deps: {
     const lastRuns: Record<string, unknown> = {};
     for (const job of JOBS) {
       const report = catalog.lastReport(job);
+      const timing = deps.timing?.(job);
+      const retrying = report?.outcome === 'failed' && timing?.running === false && timing.next !== undefined;
       lastRuns[job] = report
         ? {
             outcome: report.outcome,
@@ -28,6 +55,8 @@ export function createReadiness(deps: {
             durationMs: report.durationMs,
             ...(report.error ? { error: report.error } : {}),
             ...(report.reason ? { reason: report.reason } : {}),
+            ...(timing?.running ? { running: true } : {}),
+            ...(retrying ? { nextTryAt: timing.next?.toISOString() } : {}),
           }
         : null;
     }
@@ -35,12 +64,22 @@ export function createReadiness(deps: {
       const outcome = catalog.lastReport(job)?.outcome;
       return outcome === 'failed' || outcome === 'refused';
     });
-    const common = { jobs: lastRuns, webhooks: webhooks.stats(), eventLoopDelay: deps.eventLoop() };
+    const common = { source: deps.source, jobs: lastRuns, webhooks: webhooks.stats(), eventLoopDelay: deps.eventLoop() };
     if (snapshot === undefined) {
-      const reason = catalog.lastReport('sync-catalog')
-        ? 'the first catalog could not be built yet'
-        : 'the first sync is running';
-      return { ready: false, reason, ...common };
+      const report = catalog.lastReport('sync-catalog');
+      const timing = deps.timing?.('sync-catalog');
+      const notServed = deps.notServed?.();
+      return {
+        ready: false,
+        reason: waitingReason(deps.source, report, timing),
+        ...(report?.outcome === 'failed' ? { failedAt: report.finishedAt } : {}),
+        ...(report?.outcome === 'refused' ? { refusedAt: report.finishedAt } : {}),
+        ...(report !== undefined && timing?.running === false && timing.next !== undefined
+          ? { nextTryAt: timing.next.toISOString() }
+          : {}),
+        ...(notServed === undefined ? {} : { storedCatalogNotServed: notServed }),
+        ...common,
+      };
     }
     return {
       ready: true,

@@ -42,7 +42,7 @@ export interface WebhookProcessorDeps {
 export interface WebhookProcessor {
   /** Stores the event durably (SPEC §6: before the 200), then queues it. */
   accept(dedupeKey: string, event: StoredWebhookEvent): Promise<{ readonly duplicate: boolean }>;
-  /** Queues what the inbox still holds (events accepted before a restart). */
+  /** Drops the inbox's events of another source, then queues what it still holds (events accepted before a restart). */
   resume(): Promise<number>;
   /** Settles when nothing is queued, running, or waiting to be completed (tests, shutdown). */
   idle(): Promise<void>;
@@ -336,6 +336,13 @@ export function createWebhookProcessor(deps: WebhookProcessorDeps): WebhookProce
       return { duplicate };
     },
     async resume() {
+      const discarding = inbox.discardForeign();
+      track(discarding);
+      const discarded = await discarding;
+      if (discarded > 0) {
+        // Another POS's sales (the sandbox's, say) must not move this one's stock; the start sync reads it anyway.
+        logger.warn({ events: discarded }, 'dropped webhook events accepted for another source');
+      }
       const loading = inbox.pending();
       // `idle()` waits for it too.
       track(loading);

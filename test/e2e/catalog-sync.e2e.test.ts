@@ -171,14 +171,14 @@ describe('catalog sync against the sandbox POS', () => {
   });
 });
 
-describe('restart with a stored catalog', () => {
+describe('restart on the sandbox’s store against another POS', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('serves the last version at once, before any sync, even when the POS is down', async () => {
+  it('does not serve the sandbox’s catalog, even while that POS is down, and says when it tries again', async () => {
     const restarted = await startApp(
       createTestConfig({
         STORE_URL: storeUrl,
-        // A POS that refuses connections: every sync fails, the stored catalog is served all the same.
+        // A POS that refuses connections: every sync fails. The stored catalog is the sandbox's: not this POS's.
         POS_BASE_URL: 'http://127.0.0.1:9',
         POS_API_KEY: 'k',
         POS_MAX_RETRIES: '0',
@@ -186,15 +186,18 @@ describe('restart with a stored catalog', () => {
       { logger },
     );
     try {
-      const { status, body } = await json<Readiness>(`${restarted.url}/readyz`);
+      await restarted.initialSync;
+      const { status, body } = await json<Readiness & { reason: string; storedCatalogNotServed: { version: string } }>(
+        `${restarted.url}/readyz`,
+      );
 
-      expect(status).toBe(200);
-      expect(body.ready).toBe(true);
-      expect(body.version).toMatch(/^v-/);
-      expect(body.jobs['sync-catalog']).toBeNull();
-      const run = await restarted.catalog.syncCatalog();
-      expect(run.outcome).toBe('failed');
-      expect(restarted.catalog.current()?.version).toBe(body.version);
+      expect(status).toBe(503);
+      expect(body.ready).toBe(false);
+      expect(body.reason).toMatch(/^the first sync from the POS at http:\/\/127\.0\.0\.1:9 .* failed at \S+; next try at \S+$/);
+      expect(body.storedCatalogNotServed.version).toMatch(/^v-/);
+      expect(body.jobs['sync-catalog']?.outcome).toBe('failed');
+      expect(restarted.catalog.current()).toBeUndefined();
+      expect((await fetch(`${restarted.url}/feeds/all/products.json`)).status).toBe(503);
     } finally {
       await restarted.stop();
     }

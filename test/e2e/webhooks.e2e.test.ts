@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningApp, startApp } from '../../src/app.js';
 import { createTestConfig } from '../../src/config/load-config.js';
 import type { StoredWebhookEvent } from '../../src/services/webhook-processor.js';
-import { openConfiguredWebhookInbox } from '../../src/wiring.js';
+import { configuredSource, openConfiguredWebhookInbox } from '../../src/wiring.js';
 
 const logger = pino({ level: 'silent' });
 const KEY = 'sandbox-key';
@@ -235,7 +235,7 @@ describe('POS webhooks across a restart', () => {
       await first.stop();
 
       // What the receiver had stored when the process died, before processing it.
-      const inbox = openConfiguredWebhookInbox(restartConfig);
+      const inbox = openConfiguredWebhookInbox(restartConfig, await configuredSource(restartConfig));
       const event: StoredWebhookEvent = {
         kind: 'sale',
         timestamp: sale.createdAt,
@@ -250,7 +250,7 @@ describe('POS webhooks across a restart', () => {
       const second = await startApp(restartConfig, { logger });
       try {
         await second.webhooks.idle();
-        const reopened = openConfiguredWebhookInbox(restartConfig);
+        const reopened = openConfiguredWebhookInbox(restartConfig, await configuredSource(restartConfig));
         expect(await reopened.pending()).toEqual([]);
         await reopened.close();
         const metrics = await (await fetch(`${second.url}/metrics`)).text();

@@ -1,4 +1,5 @@
 import type { Keyv } from 'keyv';
+import type { CatalogSource } from '../../core/catalog/catalog-source.js';
 
 /**
  * One chunk of a version to publish: new JSON text (`text`, made when it is written), or a chunk an
@@ -22,24 +23,52 @@ export interface VersionHead<Meta> {
   readonly chunks: readonly StoredChunkRef[];
 }
 
+/** What the store's pointer names, from whichever source it came. */
+export interface StoredVersionInfo<Meta> {
+  readonly version: string;
+  /** Its metadata (`undefined` when it is missing: the store is inconsistent). */
+  readonly meta: Meta | undefined;
+  readonly items: number;
+  readonly publishedAt: string;
+  /** Where it came from; `undefined` for a version stored before sources were recorded. */
+  readonly source: CatalogSource | undefined;
+  /** Whether it came from this store's source: only then is it read, listed or served. */
+  readonly own: boolean;
+}
+
+/**
+ * A store opened for one source (the configured POS): it reads, lists and keeps only that source's versions
+ * and reports. What another source (or a version from before sources were recorded) left is not read; it is
+ * dropped when this source publishes (versions) or reports (reports).
+ */
 export interface CatalogStore<Meta> {
   /**
    * Writes the version's new chunks, its metadata and chunk list, then moves the "current" pointer to
-   * it, then prunes old versions (and the chunks no kept version uses). Returns the key of every chunk.
+   * it, then prunes old versions and every version of another source (and the chunks no kept version
+   * uses). Returns the key of every chunk.
    */
   publish(
     version: { readonly version: string; readonly meta: Meta; readonly chunks: readonly StoreChunk[] },
     publishedAt: Date,
   ): Promise<readonly string[]>;
-  /** The version the pointer names, without loading it (cheap; other instances poll it). */
+  /** The version the pointer names when it is this source's, without loading it (cheap; other instances poll it). */
   currentVersion(): Promise<string | undefined>;
+  /** What the pointer names, whichever its source (for telling why nothing is served). */
+  describeCurrent(): Promise<StoredVersionInfo<Meta> | undefined>;
+  /**
+   * Records this store's source on the version the pointer names, when the source recorded there is `from`
+   * (`undefined`: none, a version stored before sources were recorded) and, if given, it is `version`: a
+   * version found to be this source's after all. Returns whether it did.
+   */
+  adoptCurrent(from: CatalogSource | undefined, version?: string): Promise<boolean>;
   /**
    * Hands the current version's chunk texts, in order, to `consume` (read a few ahead, never all held at
-   * once). If a concurrent publish prunes the version while it is read, `consume` is called again with
-   * the new current version; whatever it built from the first call must be dropped.
+   * once); `undefined` when there is none of this source. If a concurrent publish prunes the version while
+   * it is read, `consume` is called again with the new current version; whatever it built from the first
+   * call must be dropped.
    */
   loadCurrent<T>(consume: (head: VersionHead<Meta>, texts: AsyncIterable<string>) => Promise<T>): Promise<T | undefined>;
-  /** Keeps the last `keepReports` reports per job, newest first. */
+  /** Keeps the last `keepReports` reports per job of this source, newest first (another source's are dropped). */
   saveReport(job: string, report: unknown): Promise<void>;
   recentReports(job: string): Promise<unknown[]>;
   close(): Promise<void>;
@@ -51,6 +80,8 @@ export class StoreInconsistentError extends Error {
 }
 
 export interface KeyvCatalogStoreOptions {
+  /** The source whose versions and reports this store reads and writes. */
+  readonly source: CatalogSource;
   /** Versions kept (the current one included), so a reader that started on the previous one can finish. */
   readonly keepVersions?: number;
   readonly keepReports?: number;
@@ -71,6 +102,14 @@ interface VersionPointer {
   readonly items: number;
   readonly layout?: 2;
   readonly chunks?: number;
+  /** Absent in versions stored before sources were recorded. */
+  readonly source?: CatalogSource;
+}
+
+/** A job's reports, of one source. Before sources were recorded, the list alone was stored. */
+interface StoredReports {
+  readonly source: string;
+  readonly reports: unknown[];
 }
 
 /**
@@ -78,7 +117,8 @@ interface VersionPointer {
  * never a mix, because the pointer moves only after the new version is completely written. Chunks are
  * stored as JSON text; the caller serializes and parses them (off the main thread where it can).
  */
-export function createKeyvCatalogStore<Meta>(keyv: Keyv, options: KeyvCatalogStoreOptions = {}): CatalogStore<Meta> {
+export function createKeyvCatalogStore<Meta>(keyv: Keyv, options: KeyvCatalogStoreOptions): CatalogStore<Meta> {
+  const { source } = options;
   const keepVersions = Math.max(2, options.keepVersions ?? 3);
   const keepReports = options.keepReports ?? 10;
   const concurrency = options.concurrency ?? 4;
@@ -90,6 +130,15 @@ export function createKeyvCatalogStore<Meta>(keyv: Keyv, options: KeyvCatalogSto
   const chunkListKey = (version: string) => `${prefix}:v:${version}:chunks`;
   const chunkKey = (version: string, index: number) => `${prefix}:c:${version}:${index}`;
   const firstLayoutChunkKey = (version: string, index: number) => `${prefix}:v:${version}:chunk:${index}`;
+  const reportsKey = (job: string) => `${prefix}:reports:${job}`;
+  const isOwn = (pointer: VersionPointer) => pointer.source?.id === source.id;
+
+  /** The reports of this source stored for a job. */
+  async function ownReports(job: string): Promise<unknown[]> {
+    const stored = (await keyv.get(reportsKey(job))) as StoredReports | unknown[] | undefined;
+    if (stored === undefined || Array.isArray(stored) || stored.source !== source.id) return [];
+    return stored.reports;
+  }
 
   async function chunksOf(pointer: VersionPointer): Promise<readonly StoredChunkRef[] | undefined> {
     if (pointer.layout === 2) return (await keyv.get(chunkListKey(pointer.version))) as StoredChunkRef[] | undefined;
@@ -133,9 +182,7 @@ export function createKeyvCatalogStore<Meta>(keyv: Keyv, options: KeyvCatalogSto
     }
   }
 
-  async function prune(versions: readonly VersionPointer[]): Promise<void> {
-    const kept = versions.slice(0, keepVersions);
-    const dropped = versions.slice(keepVersions);
+  async function prune(kept: readonly VersionPointer[], dropped: readonly VersionPointer[]): Promise<void> {
     if (dropped.length === 0) return;
     const inUse = new Set<string>();
     for (const pointer of kept) for (const ref of (await chunksOf(pointer)) ?? []) inUse.add(ref.key);
@@ -167,26 +214,64 @@ export function createKeyvCatalogStore<Meta>(keyv: Keyv, options: KeyvCatalogSto
         items += chunk.count;
       }
       await keyv.set(chunkListKey(catalog.version), refs);
-      const pointer: VersionPointer = { version: catalog.version, publishedAt: publishedAt.toISOString(), items, layout: 2 };
+      const pointer: VersionPointer = {
+        version: catalog.version,
+        publishedAt: publishedAt.toISOString(),
+        items,
+        layout: 2,
+        source,
+      };
       await keyv.set(POINTER_KEY, pointer);
 
       const known = ((await keyv.get(VERSIONS_KEY)) as VersionPointer[] | undefined) ?? [];
-      const versions = [pointer, ...known.filter((entry) => entry.version !== pointer.version)];
-      await keyv.set(VERSIONS_KEY, versions.slice(0, keepVersions));
-      await prune(versions);
+      const others = known.filter((entry) => entry.version !== pointer.version);
+      const own = [pointer, ...others.filter(isOwn)];
+      const kept = own.slice(0, keepVersions);
+      await keyv.set(VERSIONS_KEY, kept);
+      // Another source's versions go once this source has one of its own: until then they stay, so that
+      // switching back before the first sync from the new source loses nothing.
+      await prune(kept, [...own.slice(keepVersions), ...others.filter((entry) => !isOwn(entry))]);
       return refs.map((ref) => ref.key);
     },
 
     async currentVersion() {
       const pointer = (await keyv.get(POINTER_KEY)) as VersionPointer | undefined;
-      return pointer?.version;
+      return pointer !== undefined && isOwn(pointer) ? pointer.version : undefined;
+    },
+
+    async describeCurrent() {
+      const pointer = (await keyv.get(POINTER_KEY)) as VersionPointer | undefined;
+      if (pointer === undefined) return undefined;
+      const { version, items, publishedAt } = pointer;
+      const meta = (await keyv.get(metaKey(version))) as Meta | undefined;
+      return { version, meta, items, publishedAt, source: pointer.source, own: isOwn(pointer) };
+    },
+
+    async adoptCurrent(from, version) {
+      const pointer = (await keyv.get(POINTER_KEY)) as VersionPointer | undefined;
+      if (
+        pointer === undefined ||
+        isOwn(pointer) ||
+        pointer.source?.id !== from?.id ||
+        (version !== undefined && pointer.version !== version)
+      ) {
+        return false;
+      }
+      const adopted: VersionPointer = { ...pointer, source };
+      await keyv.set(POINTER_KEY, adopted);
+      const known = ((await keyv.get(VERSIONS_KEY)) as VersionPointer[] | undefined) ?? [];
+      await keyv.set(
+        VERSIONS_KEY,
+        known.map((entry) => (entry.version === adopted.version ? adopted : entry)),
+      );
+      return true;
     },
 
     async loadCurrent(consume) {
       // A version pruned while we read it (another instance published twice meanwhile): read the pointer again.
       for (let attempt = 1; ; attempt++) {
         const pointer = (await keyv.get(POINTER_KEY)) as VersionPointer | undefined;
-        if (pointer === undefined) return undefined;
+        if (pointer === undefined || !isOwn(pointer)) return undefined;
         try {
           const head = await headOf(pointer);
           return await consume(head, textsOf(head));
@@ -197,14 +282,12 @@ export function createKeyvCatalogStore<Meta>(keyv: Keyv, options: KeyvCatalogSto
     },
 
     async saveReport(job, report) {
-      const key = `${prefix}:reports:${job}`;
-      const reports = ((await keyv.get(key)) as unknown[] | undefined) ?? [];
-      await keyv.set(key, [report, ...reports].slice(0, keepReports));
+      const reports = await ownReports(job);
+      const stored: StoredReports = { source: source.id, reports: [report, ...reports].slice(0, keepReports) };
+      await keyv.set(reportsKey(job), stored);
     },
 
-    async recentReports(job) {
-      return ((await keyv.get(`${prefix}:reports:${job}`)) as unknown[] | undefined) ?? [];
-    },
+    recentReports: ownReports,
 
     async close() {
       await keyv.disconnect();

@@ -20,20 +20,33 @@ const SEEN_PREFIX = 'seen:';
 export function createKeyvWebhookInbox<Event>(
   keyv: Keyv,
   options: {
+    /** The id of the source (POS) whose events this inbox accepts and lists. */
+    readonly source: string;
     /** How long a delivered event's key is remembered to drop repeated deliveries. */
     readonly dedupeTtlMs?: number;
     /** Where the dedupe marks live; default `keyv`. A keyv of their own keeps `pending()` from listing a week of them. */
     readonly seen?: Keyv;
-  } = {},
+  },
 ): WebhookInbox<Event> {
+  const { source } = options;
   const ttl = options.dedupeTtlMs ?? DEFAULT_DEDUPE_TTL_MS;
   const seen = options.seen ?? keyv;
+
+  /** Every stored event, with its key. */
+  async function* stored(): AsyncGenerator<{ readonly key: string; readonly entry: InboxEntry<Event> }> {
+    if (keyv.iterator === undefined) throw new Error('the webhook inbox needs a keyv store that can list its keys');
+    for await (const [key, value] of keyv.iterator(undefined)) {
+      if (typeof key !== 'string' || !key.includes(EVENT_PREFIX) || !isEntry(value)) continue;
+      yield { key, entry: value as InboxEntry<Event> };
+    }
+  }
+
   /** Ids being accepted right now in this process: a second delivery meanwhile is a duplicate. */
   const accepting = new Set<string>();
   return {
     async accept(dedupeKey, event, receivedAt) {
-      const id = inboxIdOf(dedupeKey);
-      const entry: InboxEntry<Event> = { id, dedupeKey, receivedAt: receivedAt.toISOString(), event };
+      const id = inboxIdOf(source, dedupeKey);
+      const entry: InboxEntry<Event> = { id, dedupeKey, receivedAt: receivedAt.toISOString(), event, source };
       if (accepting.has(id)) return { entry, duplicate: true };
       accepting.add(id);
       try {
@@ -47,13 +60,17 @@ export function createKeyvWebhookInbox<Event>(
     },
 
     async pending() {
-      if (keyv.iterator === undefined) throw new Error('the webhook inbox needs a keyv store that can list its keys');
       const entries: InboxEntry<Event>[] = [];
-      for await (const [key, value] of keyv.iterator(undefined)) {
-        if (typeof key !== 'string' || !key.includes(EVENT_PREFIX) || !isEntry(value)) continue;
-        entries.push(value as InboxEntry<Event>);
-      }
+      for await (const { entry } of stored()) if (entry.source === source) entries.push(entry);
       return entries.sort((a, b) => a.receivedAt.localeCompare(b.receivedAt) || a.id.localeCompare(b.id));
+    },
+
+    async discardForeign() {
+      const ids: string[] = [];
+      for await (const { entry } of stored()) if (entry.source !== source) ids.push(entry.id);
+      // One at a time, as `complete` names them: a few left by a switch of POS.
+      for (const id of ids) await keyv.delete(`${EVENT_PREFIX}${id}`);
+      return ids.length;
     },
 
     async complete(ids) {

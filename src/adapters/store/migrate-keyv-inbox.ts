@@ -14,7 +14,9 @@ const SEEN_KEY_PREFIX = 'catalog-bridge-seen:seen:';
  * Moves what the keyv-based inbox left in the same file into `webhook_events`, in one transaction, then
  * drops its tables: events accepted and not processed before an upgrade stay pending (none is lost), and
  * the ids it remembered keep dropping repeated deliveries. keyv stored each value as JSON
- * `{"value": …, "expires": …}`: an `InboxEntry` for events, the receipt time in ms for dedupe marks.
+ * `{"value": …, "expires": …}`: an `InboxEntry` for events (with its `source`, unless it was accepted
+ * before sources were recorded: such events are discarded as foreign at start), the receipt time in ms for
+ * dedupe marks.
  */
 export async function migrateKeyvInbox(db: MigrationConnection): Promise<void> {
   const tables = await db.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (?, ?)", [
@@ -26,8 +28,8 @@ export async function migrateKeyvInbox(db: MigrationConnection): Promise<void> {
   const statements = ['BEGIN IMMEDIATE'];
   if (present.has(EVENTS_TABLE)) {
     statements.push(
-      `INSERT INTO webhook_events (id, dedupe_key, received_at, received_ms, event)
-       SELECT json_extract(value, '$.value.id'), json_extract(value, '$.value.dedupeKey'),
+      `INSERT INTO webhook_events (id, source, dedupe_key, received_at, received_ms, event)
+       SELECT json_extract(value, '$.value.id'), json_extract(value, '$.value.source'), json_extract(value, '$.value.dedupeKey'),
               json_extract(value, '$.value.receivedAt'),
               CAST(unixepoch(json_extract(value, '$.value.receivedAt'), 'subsec') * 1000 AS INTEGER),
               json_extract(value, '$.value.event')

@@ -18,12 +18,12 @@ export function inboxStoreUrl(storeUrl: string): string {
 /**
  * The webhook inbox for a `STORE_URL`: with SQLite, SQLite's own statements in a file of its own
  * (group-committed accepts, `sqlite-webhook-inbox.ts`); otherwise keyvs of its own (namespaces), so that
- * listing pending events never reads the catalog.
+ * listing pending events never reads the catalog. It accepts and lists the events of `source` only.
  */
-export function openWebhookInbox<Event>(storeUrl: string): WebhookInbox<Event> {
+export function openWebhookInbox<Event>(storeUrl: string, source: string): WebhookInbox<Event> {
   const url = inboxStoreUrl(storeUrl);
-  if (url.startsWith('sqlite://')) return openSqliteWebhookInbox<Event>(resolve(url.slice('sqlite://'.length)));
+  if (url.startsWith('sqlite://')) return openSqliteWebhookInbox<Event>(resolve(url.slice('sqlite://'.length)), { source });
   const { keyv } = openKeyv(url, 'catalog-bridge-inbox');
   const seen = openKeyv(url, 'catalog-bridge-seen').keyv;
-  return createKeyvWebhookInbox<Event>(keyv, { seen });
+  return createKeyvWebhookInbox<Event>(keyv, { seen, source });
 }

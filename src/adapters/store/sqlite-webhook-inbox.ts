@@ -5,6 +5,8 @@ import { migrateKeyvInbox } from './migrate-keyv-inbox.js';
 import { DEFAULT_DEDUPE_TTL_MS, type InboxEntry, inboxIdOf, type WebhookInbox } from './webhook-inbox.js';
 
 export interface SqliteWebhookInboxOptions {
+  /** The id of the source (POS) whose events this inbox accepts and lists. */
+  readonly source: string;
   /** How long an accepted event's id is kept to drop repeated deliveries (from its receipt). */
   readonly dedupeTtlMs?: number;
   /** Clock for the dedupe window (tests). */
@@ -27,13 +29,14 @@ interface EventRow {
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS webhook_events (
     id TEXT PRIMARY KEY,
+    source TEXT,
     dedupe_key TEXT NOT NULL,
     received_at TEXT NOT NULL,
     received_ms INTEGER NOT NULL,
     event TEXT,
     completed_ms INTEGER
   );
-  CREATE INDEX IF NOT EXISTS webhook_events_pending ON webhook_events (received_at, id) WHERE completed_ms IS NULL;
+  CREATE INDEX IF NOT EXISTS webhook_events_pending ON webhook_events (source, received_at, id) WHERE completed_ms IS NULL;
   CREATE INDEX IF NOT EXISTS webhook_events_received ON webhook_events (received_ms);`;
 
 /**
@@ -42,12 +45,12 @@ const SCHEMA = `
  * written. One statement is one transaction, so one sync to disk covers the whole batch.
  */
 const INSERT_BATCH = `
-  INSERT INTO webhook_events (id, dedupe_key, received_at, received_ms, event)
-  SELECT json_extract(value, '$.id'), json_extract(value, '$.key'), json_extract(value, '$.at'),
+  INSERT INTO webhook_events (id, source, dedupe_key, received_at, received_ms, event)
+  SELECT json_extract(value, '$.id'), ?3, json_extract(value, '$.key'), json_extract(value, '$.at'),
          json_extract(value, '$.ms'), json_extract(value, '$.event')
   FROM json_each(?1) WHERE true
   ON CONFLICT (id) DO UPDATE SET
-    dedupe_key = excluded.dedupe_key, received_at = excluded.received_at, received_ms = excluded.received_ms,
+    source = excluded.source, dedupe_key = excluded.dedupe_key, received_at = excluded.received_at, received_ms = excluded.received_ms,
     event = excluded.event, completed_ms = NULL
   WHERE webhook_events.completed_ms IS NOT NULL AND webhook_events.received_ms < ?2
   RETURNING id`;
@@ -67,7 +70,8 @@ const PURGE_INTERVAL_MS = 60 * 60 * 1000;
  * Only one process may use the file (the single-instance SQLite default); instances sharing a store use
  * Redis.
  */
-export function openSqliteWebhookInbox<Event>(path: string, options: SqliteWebhookInboxOptions = {}): WebhookInbox<Event> {
+export function openSqliteWebhookInbox<Event>(path: string, options: SqliteWebhookInboxOptions): WebhookInbox<Event> {
+  const { source } = options;
   const ttl = options.dedupeTtlMs ?? DEFAULT_DEDUPE_TTL_MS;
   const now = options.now ?? Date.now;
   const ready = open(path);
@@ -113,7 +117,7 @@ export function openSqliteWebhookInbox<Event>(path: string, options: SqliteWebho
     let inserted: Set<string>;
     try {
       const db = await ready;
-      const returned = await all<{ id: string }>(db, INSERT_BATCH, [JSON.stringify(rows), now() - ttl]);
+      const returned = await all<{ id: string }>(db, INSERT_BATCH, [JSON.stringify(rows), now() - ttl, source]);
       inserted = new Set(returned.map((row) => row.id));
     } catch (error) {
       for (const waiting of batch) waiting.reject(error);
@@ -128,7 +132,8 @@ export function openSqliteWebhookInbox<Event>(path: string, options: SqliteWebho
   return {
     accept(dedupeKey, event, receivedAt) {
       if (closed) return Promise.reject(new Error('the webhook inbox is closed'));
-      const entry: InboxEntry<Event> = { id: inboxIdOf(dedupeKey), dedupeKey, receivedAt: receivedAt.toISOString(), event };
+      const id = inboxIdOf(source, dedupeKey);
+      const entry: InboxEntry<Event> = { id, dedupeKey, receivedAt: receivedAt.toISOString(), event, source };
       return new Promise((resolve, reject) => {
         queue.push({ entry, resolve, reject });
         void drain();
@@ -139,15 +144,26 @@ export function openSqliteWebhookInbox<Event>(path: string, options: SqliteWebho
       const db = await ready;
       const rows = await all<EventRow>(
         db,
-        'SELECT id, dedupe_key, received_at, event FROM webhook_events WHERE completed_ms IS NULL ORDER BY received_at, id',
-        [],
+        'SELECT id, dedupe_key, received_at, event FROM webhook_events WHERE source = ? AND completed_ms IS NULL ORDER BY received_at, id',
+        [source],
       );
       return rows.map((row) => ({
         id: row.id,
         dedupeKey: row.dedupe_key,
         receivedAt: row.received_at,
         event: JSON.parse(row.event) as Event,
+        source,
       }));
+    },
+
+    async discardForeign() {
+      const db = await ready;
+      const removed = await all<{ id: string }>(
+        db,
+        'DELETE FROM webhook_events WHERE completed_ms IS NULL AND (source IS NULL OR source <> ?) RETURNING id',
+        [source],
+      );
+      return removed.length;
     },
 
     async complete(ids) {

@@ -7,6 +7,8 @@ export interface InboxEntry<Event> {
   readonly dedupeKey: string;
   readonly receivedAt: string;
   readonly event: Event;
+  /** The id of the source (POS) it was accepted for; absent in events accepted before sources were recorded. */
+  readonly source?: string;
 }
 
 export interface WebhookInbox<Event> {
@@ -19,8 +21,13 @@ export interface WebhookInbox<Event> {
     event: Event,
     receivedAt: Date,
   ): Promise<{ readonly entry: InboxEntry<Event>; readonly duplicate: boolean }>;
-  /** Every stored, not yet completed event, oldest first (after a restart: what is left to do). */
+  /** Every stored, not yet completed event of this source, oldest first (after a restart: what is left to do). */
   pending(): Promise<InboxEntry<Event>[]>;
+  /**
+   * Removes the events accepted for another source (or before sources were recorded): they must never be
+   * applied to this source's catalog. Returns how many there were.
+   */
+  discardForeign(): Promise<number>;
   /** Removes processed events; their dedupe keys stay for the dedupe window. */
   complete(ids: readonly string[]): Promise<void>;
   close(): Promise<void>;
@@ -29,7 +36,10 @@ export interface WebhookInbox<Event> {
 /** How long a delivered event's key is remembered to drop repeated deliveries, by default. */
 export const DEFAULT_DEDUPE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
-/** Derived from the event's dedupe key: the same event always has the same id. */
-export function inboxIdOf(dedupeKey: string): string {
-  return createHash('sha256').update(dedupeKey).digest('hex').slice(0, 32);
+/**
+ * Derived from the source and the event's dedupe key: the same event always has the same id, and another
+ * POS's receipt with the same key is another event.
+ */
+export function inboxIdOf(source: string, dedupeKey: string): string {
+  return createHash('sha256').update(`${source}\n${dedupeKey}`).digest('hex').slice(0, 32);
 }

@@ -16,6 +16,8 @@ export interface FeedRoutesDeps {
   readonly token: string | undefined;
   /** Counts a feed request by feed and status (metrics). */
   readonly onRequest?: (feed: string, status: number) => void;
+  /** Why no catalog is served yet (the first sync runs, or failed and is tried again at …), for the 503's message. */
+  readonly waiting?: () => string;
 }
 
 const UNIT_PATTERN = /^[A-Za-z0-9._~-]{1,64}$/;
@@ -138,7 +140,8 @@ export function createFeedRoutes(deps: FeedRoutesDeps): Router {
   function snapshotOf(unit: string, feed: string): CatalogSnapshot | FeedProblem {
     const snapshot = deps.current();
     if (snapshot === undefined) {
-      return problem(503, 'CATALOG_NOT_READY', 'The first catalog is still being built; try again shortly', feed);
+      const reason = deps.waiting?.() ?? 'the first catalog is still being built';
+      return problem(503, 'CATALOG_NOT_READY', `No catalog yet: ${reason}; try again shortly`, feed);
     }
     if (unit !== ALL_UNITS && !snapshot.units.some((candidate) => candidate.code === unit)) {
       const known = [ALL_UNITS, ...snapshot.units.map((candidate) => candidate.code)].join(', ');

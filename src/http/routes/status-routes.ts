@@ -2,7 +2,9 @@ import { type Request, Router } from 'express';
 import { ALL_UNITS, type CatalogSnapshot } from '../../core/catalog/catalog.js';
 import type { FeedReport } from '../../core/feeds/feed-report.js';
 import type { SyncJob, SyncReport } from '../../services/catalog-service.js';
+import type { NotServedCatalog } from '../../services/catalog-start.js';
 import type { FeedDescriptor, FeedService } from '../../services/feed-service.js';
+import { type JobTiming, waitingReason } from '../../services/readiness.js';
 import type { WebhookStats } from '../../services/webhook-processor.js';
 import { createFeedTokenGuard } from './feed-routes.js';
 
@@ -18,6 +20,12 @@ export interface StatusRoutesDeps {
   readonly webhooks?: () => WebhookStats;
   /** Products per unit of a snapshot (counted once per catalog family, off the request's path). */
   readonly unitCounts: (snapshot: CatalogSnapshot) => Promise<ReadonlyMap<string, number>>;
+  /** The configured source (POS), for people. */
+  readonly source: string;
+  /** A stored catalog of another source, kept but not served. */
+  readonly notServed?: () => NotServedCatalog | undefined;
+  /** Whether a job runs now and when it runs next. */
+  readonly timing?: (job: SyncJob) => JobTiming | undefined;
 }
 
 interface FeedEntry {
@@ -130,7 +138,18 @@ export function createStatusRoutes(deps: StatusRoutesDeps): Router {
     const { snapshot, base, sync } = model(req);
     res.set('cache-control', 'no-cache');
     if (snapshot === undefined) {
-      res.status(503).set('retry-after', '10').json({ ready: false, version: null, feeds: [], sync, nextRuns: deps.nextRuns() });
+      res
+        .status(503)
+        .set('retry-after', '10')
+        .json({
+          ready: false,
+          version: null,
+          source: deps.source,
+          reason: waitingReason(deps.source, deps.lastReport('sync-catalog'), deps.timing?.('sync-catalog')),
+          feeds: [],
+          sync,
+          nextRuns: deps.nextRuns(),
+        });
       return;
     }
     res.json({
@@ -139,6 +158,7 @@ export function createStatusRoutes(deps: StatusRoutesDeps): Router {
       generatedAt: snapshot.generatedAt,
       currency: snapshot.currency,
       primaryUnit: snapshot.primaryUnit,
+      source: deps.source,
       units: snapshot.units.map((unit) => ({
         code: unit.code,
         name: unit.name,
@@ -160,6 +180,20 @@ export function createStatusRoutes(deps: StatusRoutesDeps): Router {
       .send(renderStatusPage(deps, snapshot, base, tokenQuery, sync, counts));
   });
   return router;
+}
+
+/** Why there is no catalog yet: the first sync runs, or failed and when it is tried again; and what the store holds instead. */
+function waitingNotice(deps: StatusRoutesDeps): string {
+  const report = deps.lastReport('sync-catalog');
+  const reason = waitingReason(deps.source, report, deps.timing?.('sync-catalog'));
+  const failed = report?.outcome === 'failed' || report?.outcome === 'refused';
+  const sentence = `${reason.charAt(0).toUpperCase()}${reason.slice(1)}.`;
+  const notServed = deps.notServed?.();
+  const aside =
+    notServed === undefined
+      ? ''
+      : `<p class="notice" id="not-served">The stored catalog (version <code>${escapeHtml(notServed.version)}</code>, ${notServed.products} products) came from ${escapeHtml(notServed.source)}, not from the configured POS: it is not served, and the first catalog from ${escapeHtml(deps.source)} replaces it.</p>`;
+  return `<p class="notice${failed ? ' failed-notice' : ''}" id="waiting">${escapeHtml(sentence)} Feeds answer 503 until a catalog is built. This page refreshes itself.</p>${aside}`;
 }
 
 /** One line on the POS's sale webhooks: what waits, and what became of the sales since start. */
@@ -190,7 +224,7 @@ function renderStatusPage(
     .join('');
   let body: string;
   if (snapshot === undefined) {
-    body = '<p class="notice">The first catalog is being built. This page refreshes itself.</p>';
+    body = waitingNotice(deps);
   } else {
     const entries = listFeeds(deps, snapshot, base, tokenQuery, unitCounts);
     const units = [ALL_UNITS, ...snapshot.units.map((unit) => unit.code)];
@@ -225,7 +259,8 @@ function renderStatusPage(
     const mergeIssues = Object.entries(sync['sync-catalog']?.issueCounts ?? {})
       .map(([reason, count]) => `<li>${h(reason)}: ${count}</li>`)
       .join('');
-    body = `<p>Version <code>${h(snapshot.version)}</code> generated ${h(snapshot.generatedAt)} · ${snapshot.products.length} products · ${snapshot.units.length} units · ${h(snapshot.currency)}</p>
+    body = `<p>Source: ${h(deps.source)}</p>
+<p>Version <code>${h(snapshot.version)}</code> generated ${h(snapshot.generatedAt)} · ${snapshot.products.length} products · ${snapshot.units.length} units · ${h(snapshot.currency)}</p>
 ${mergeIssues ? `<details><summary>Rows the last full sync reported</summary><ul>${mergeIssues}</ul></details>` : ''}
 ${sections}`;
   }
@@ -237,7 +272,7 @@ body{font-family:system-ui,sans-serif;margin:2rem;max-width:80rem;color:#222}
 table{border-collapse:collapse;width:100%;margin-bottom:1.5rem}th,td{border-bottom:1px solid #ddd;padding:.35rem .5rem;text-align:left;vertical-align:top}
 td.num{text-align:right}.failed,.refused{color:#b00020;font-weight:600}.published,.unchanged{color:#1b5e20}.muted{color:#888}
 a.button{display:inline-block;margin-left:.5rem;padding:.1rem .5rem;border:1px solid #1565c0;border-radius:.3rem;text-decoration:none}
-code{background:#f3f3f3;padding:0 .2rem}.notice{padding:1rem;background:#fff8e1}
+code{background:#f3f3f3;padding:0 .2rem}.notice{padding:1rem;background:#fff8e1}.failed-notice{background:#fdecea}
 </style></head><body>
 <h1>catalog-bridge</h1>
 <table><thead><tr><th>job</th><th>last outcome</th><th>finished</th><th>took</th><th>next run</th><th>detail</th></tr></thead><tbody>${syncRows}</tbody></table>

@@ -29,8 +29,14 @@ export interface CatalogWriter {
   persistSoon(): Promise<void>;
   /** Settles when the store holds the served version (a delayed write is started at once). */
   flush(): Promise<void>;
-  /** Loads the stored version and serves it; `undefined` when the store has none. */
+  /** Loads the stored version and serves it; `undefined` when the store has none (of this source). */
   load(): Promise<CatalogSnapshot | undefined>;
+  /**
+   * While nothing is served: `adopt` (records the source on the stored version), then `load`, in the write
+   * lock, so that a full sync publishing meanwhile either comes after (and replaces it) or leaves nothing
+   * to adopt. `undefined` when nothing was adopted.
+   */
+  loadAdopted(adopt: () => Promise<boolean>): Promise<CatalogSnapshot | undefined>;
 }
 
 export interface FullVersion {
@@ -169,35 +175,43 @@ export function createCatalogWriter(deps: CatalogWriterDeps): CatalogWriter {
       pending?.now();
       await Promise.all([pending?.stored, persistServed()]);
     },
-    async load() {
-      const loaded = await store.loadCurrent(async (head, texts) => {
-        const version = await materializeTexts(texts);
-        if (version.products.length !== head.items) {
-          throw new Error(`version ${head.version} has ${version.products.length} products, its pointer says ${head.items}`);
-        }
-        return { head, ...version };
+    load,
+    loadAdopted(adopt) {
+      return storeWrites(async () => {
+        if (served.latest() !== undefined || !(await adopt())) return undefined;
+        return load();
       });
-      if (loaded === undefined) return undefined;
-      const { meta } = loaded.head;
-      const snapshot: CatalogSnapshot = {
-        version: meta.version,
-        generatedAt: meta.generatedAt,
-        currency: meta.currency,
-        primaryUnit: meta.primaryUnit,
-        units: meta.units,
-        products: loaded.products,
-      };
-      remember(
-        loaded.chunks,
-        loaded.head.chunks.map((ref) => ref.key),
-      );
-      const version = served.serve(snapshot, {
-        family: { id: meta.version, identity: loaded.identity },
-        chunks: loaded.chunks,
-        fingerprint: meta.fingerprint === '' ? undefined : meta.fingerprint,
-      });
-      storedSeq = version.seq;
-      return snapshot;
     },
   };
+
+  async function load(): Promise<CatalogSnapshot | undefined> {
+    const loaded = await store.loadCurrent(async (head, texts) => {
+      const version = await materializeTexts(texts);
+      if (version.products.length !== head.items) {
+        throw new Error(`version ${head.version} has ${version.products.length} products, its pointer says ${head.items}`);
+      }
+      return { head, ...version };
+    });
+    if (loaded === undefined) return undefined;
+    const { meta } = loaded.head;
+    const snapshot: CatalogSnapshot = {
+      version: meta.version,
+      generatedAt: meta.generatedAt,
+      currency: meta.currency,
+      primaryUnit: meta.primaryUnit,
+      units: meta.units,
+      products: loaded.products,
+    };
+    remember(
+      loaded.chunks,
+      loaded.head.chunks.map((ref) => ref.key),
+    );
+    const version = served.serve(snapshot, {
+      family: { id: meta.version, identity: loaded.identity },
+      chunks: loaded.chunks,
+      fingerprint: meta.fingerprint === '' ? undefined : meta.fingerprint,
+    });
+    storedSeq = version.seq;
+    return snapshot;
+  }
 }

@@ -21,7 +21,10 @@ export function createSyncReports(store: ReportStore, logger: CatalogLogger): Sy
       lastReports.set(report.job, report);
       const meta = { job: report.job, outcome: report.outcome, version: report.version, durationMs: report.durationMs };
       if (report.outcome === 'failed')
-        logger.warn({ ...meta, error: report.error }, 'sync failed, keeping the last good catalog');
+        logger.warn(
+          { ...meta, error: report.error },
+          report.version === undefined ? 'sync failed; no catalog is served yet' : 'sync failed, keeping the last good catalog',
+        );
       else if (report.outcome === 'refused') logger.warn({ ...meta, reason: report.reason }, 'sync refused by the publish guard');
       else logger.info({ ...meta, products: report.products }, 'sync finished');
       try {

@@ -13,6 +13,8 @@ import { createFakePosClient, demoData, type FakePosData, posDown } from '../../
 const dir = mkdtempSync(join(tmpdir(), 'catalog-service-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+const SOURCE = { id: 'pos:test', label: 'the test POS' };
+
 let clock = Date.parse('2026-11-22T10:00:00Z');
 function now(): Date {
   clock += 1_000;
@@ -21,8 +23,8 @@ function now(): Date {
 
 function createService(storeFile: string, data: FakePosData) {
   const { keyv } = openKeyv(`sqlite://${join(dir, storeFile)}`);
-  const store = createKeyvCatalogStore<CatalogMeta>(keyv);
-  const internalStore = createKeyvCatalogStore<{ version: string }>(keyv, { prefix: 'internal' });
+  const store = createKeyvCatalogStore<CatalogMeta>(keyv, { source: SOURCE });
+  const internalStore = createKeyvCatalogStore<{ version: string }>(keyv, { source: SOURCE, prefix: 'internal' });
   const pos = createFakePosClient(data);
   const service = createCatalogService({
     pos,

@@ -22,11 +22,13 @@ function itemsOf(version: string, count: number): Item[] {
 }
 
 const at = new Date('2026-11-22T10:00:00Z');
+const SOURCE = { id: 'pos:test', label: 'the test POS' };
+const OTHER = { id: 'sandbox:test', label: 'the test sandbox' };
 
 describe.each(backends)('catalog store contract (%s)', (_name, newUrl) => {
   function open(url = newUrl()): { store: CatalogStore<{ label: string }>; keyv: Keyv; url: string } {
     const { keyv } = openKeyv(url);
-    return { store: createKeyvCatalogStore(keyv, { keepVersions: 2 }), keyv, url };
+    return { store: createKeyvCatalogStore(keyv, { source: SOURCE, keepVersions: 2 }), keyv, url };
   }
 
   it('is empty before the first publish', async () => {
@@ -122,16 +124,88 @@ describe.each(backends)('catalog store contract (%s)', (_name, newUrl) => {
     expect(reports[0]).toEqual({ run: 12 });
     expect(await store.recentReports('sync-stock')).toEqual([]);
   });
+
+  it('reads only its own source: another source’s version is described, never loaded, and kept until it publishes', async () => {
+    const { keyv } = open();
+    const sandbox = createKeyvCatalogStore<{ label: string }>(keyv, { source: OTHER, keepVersions: 2 });
+    await publishItems(sandbox, { version: 's1', meta: { label: 'sandbox' }, items: itemsOf('s1', 5) }, at, 2);
+    await sandbox.saveReport('sync-catalog', { run: 'sandbox' });
+
+    const pos = createKeyvCatalogStore<{ label: string }>(keyv, { source: SOURCE, keepVersions: 2 });
+    expect(await pos.currentVersion()).toBeUndefined();
+    expect(await loadItems(pos)).toBeUndefined();
+    expect(await pos.describeCurrent()).toEqual({
+      version: 's1',
+      meta: { label: 'sandbox' },
+      items: 5,
+      publishedAt: at.toISOString(),
+      source: OTHER,
+      own: false,
+    });
+    expect(await pos.recentReports('sync-catalog')).toEqual([]);
+    // Adopted only from the source recorded there (which the caller must have found to be this one).
+    expect(await pos.adoptCurrent(undefined, 's1')).toBe(false);
+    expect(await pos.adoptCurrent(SOURCE, 's1')).toBe(false);
+    // Switching back before the new source stored anything loses nothing.
+    expect((await loadItems(sandbox))?.version).toBe('s1');
+
+    await pos.saveReport('sync-catalog', { run: 'pos' });
+    await publishItems(pos, { version: 'p1', meta: { label: 'pos' }, items: itemsOf('p1', 3) }, at, 2);
+
+    expect((await loadItems(pos))?.version).toBe('p1');
+    expect(await pos.recentReports('sync-catalog')).toEqual([{ run: 'pos' }]);
+    expect(await keyv.get('catalog:v:s1:meta')).toBeUndefined();
+    expect(await keyv.get('catalog:c:s1:0')).toBeUndefined();
+    expect(await sandbox.currentVersion()).toBeUndefined();
+    expect(await loadItems(sandbox)).toBeUndefined();
+    expect(await sandbox.recentReports('sync-catalog')).toEqual([]);
+  });
+
+  it('adopts a version stored before sources were recorded only when asked, and only that version', async () => {
+    const { store, keyv } = open();
+    await publishItems(store, { version: 'v1', meta: { label: 'v1' }, items: itemsOf('v1', 4) }, at, 2);
+    // As the previous release stored it: the same pointer without a source, and a bare report list.
+    const { source: _recorded, ...pointer } = (await keyv.get('catalog:current')) as Record<string, unknown>;
+    await keyv.set('catalog:current', pointer);
+    await keyv.set('catalog:reports:sync-catalog', [{ run: 'before' }]);
+
+    expect(await store.currentVersion()).toBeUndefined();
+    expect(await loadItems(store)).toBeUndefined();
+    expect((await store.describeCurrent())?.source).toBeUndefined();
+    expect(await store.recentReports('sync-catalog')).toEqual([]);
+    expect(await store.adoptCurrent(undefined, 'v0')).toBe(false);
+    expect(await store.adoptCurrent(OTHER, 'v1')).toBe(false);
+
+    expect(await store.adoptCurrent(undefined, 'v1')).toBe(true);
+
+    expect(await store.describeCurrent()).toMatchObject({ version: 'v1', source: SOURCE, own: true });
+    expect((await loadItems(store))?.items).toEqual(itemsOf('v1', 4));
+    expect(await store.adoptCurrent(undefined, 'v1')).toBe(false);
+  });
+
+  it('adopts a version of a recorded source when asked to (a new key of the same account), versions list included', async () => {
+    const { keyv } = open();
+    const before = createKeyvCatalogStore<{ label: string }>(keyv, { source: OTHER, keepVersions: 2 });
+    await publishItems(before, { version: 'k1', meta: { label: 'old key' }, items: itemsOf('k1', 3) }, at, 2);
+    const after = createKeyvCatalogStore<{ label: string }>(keyv, { source: SOURCE, keepVersions: 2 });
+
+    expect(await after.adoptCurrent(OTHER, 'k1')).toBe(true);
+
+    expect((await loadItems(after))?.version).toBe('k1');
+    // Still listed as a kept version: the next publish keeps its chunks while it is among the kept ones.
+    await publishItems(after, { version: 'k2', meta: { label: 'new key' }, items: itemsOf('k2', 3) }, at, 2);
+    expect(await keyv.get('catalog:v:k1:meta')).toEqual({ label: 'old key' });
+  });
 });
 
 describe('catalog store on SQLite across a restart', () => {
   it('serves the last version from a new store instance on the same file', async () => {
     const url = newSqliteUrl();
-    const first = createKeyvCatalogStore<{ label: string }>(openKeyv(url).keyv);
+    const first = createKeyvCatalogStore<{ label: string }>(openKeyv(url).keyv, { source: SOURCE });
     await publishItems(first, { version: 'v7', meta: { label: 'before restart' }, items: itemsOf('v7', 12) }, at, 5);
     await first.close();
 
-    const second = createKeyvCatalogStore<{ label: string }>(openKeyv(url).keyv);
+    const second = createKeyvCatalogStore<{ label: string }>(openKeyv(url).keyv, { source: SOURCE });
 
     expect(await loadItems(second)).toEqual({ version: 'v7', meta: { label: 'before restart' }, items: itemsOf('v7', 12) });
     await second.close();
@@ -144,7 +218,7 @@ describe('catalog store on a failing backend', () => {
     failing.get = () => {
       throw new Error('disk I/O error');
     };
-    const store = createKeyvCatalogStore(new Keyv({ store: failing, throwOnErrors: true }));
+    const store = createKeyvCatalogStore(new Keyv({ store: failing, throwOnErrors: true }), { source: SOURCE });
 
     await expect(loadItems(store)).rejects.toThrow('disk I/O error');
     await expect(store.currentVersion()).rejects.toThrow('disk I/O error');
@@ -152,7 +226,7 @@ describe('catalog store on a failing backend', () => {
 
   it('raises when a chunk of the current version is missing', async () => {
     const { keyv } = openKeyv('memory://');
-    const store = createKeyvCatalogStore<{ label: string }>(keyv);
+    const store = createKeyvCatalogStore<{ label: string }>(keyv, { source: SOURCE });
     await publishItems(store, { version: 'v1', meta: { label: 'v1' }, items: itemsOf('v1', 6) }, at, 2);
 
     await keyv.delete('catalog:c:v1:1');
@@ -162,7 +236,7 @@ describe('catalog store on a failing backend', () => {
 
   it('raises when a chunk of the current version is not JSON', async () => {
     const { keyv } = openKeyv('memory://');
-    const store = createKeyvCatalogStore<{ label: string }>(keyv);
+    const store = createKeyvCatalogStore<{ label: string }>(keyv, { source: SOURCE });
     await publishItems(store, { version: 'v1', meta: { label: 'v1' }, items: itemsOf('v1', 6) }, at, 2);
 
     await keyv.set('catalog:c:v1:2', '[{"id":');
@@ -174,7 +248,7 @@ describe('catalog store on a failing backend', () => {
 describe('catalog store format', () => {
   it('stores each chunk as the JSON text of its items', async () => {
     const { keyv } = openKeyv('memory://');
-    const store = createKeyvCatalogStore<{ label: string }>(keyv);
+    const store = createKeyvCatalogStore<{ label: string }>(keyv, { source: SOURCE });
     await publishItems(store, { version: 'v1', meta: { label: 'v1' }, items: itemsOf('v1', 3) }, at, 2);
 
     expect(await keyv.get('catalog:c:v1:1')).toBe('[{"id":"a-2","version":"v1"}]');
@@ -184,13 +258,16 @@ describe('catalog store format', () => {
     ]);
   });
 
-  it('still reads a version stored in the first layout (numbered chunks, some as arrays)', async () => {
+  it('still reads a version stored in the first layout (numbered chunks, some as arrays), once adopted', async () => {
     const { keyv } = openKeyv('memory://');
     await keyv.set('catalog:v:v1:meta', { label: 'v1' });
     await keyv.set('catalog:v:v1:chunk:0', itemsOf('v1', 2));
     await keyv.set('catalog:v:v1:chunk:1', JSON.stringify([{ id: ':a-2', version: 'v1' }]));
     await keyv.set('catalog:current', { version: 'v1', publishedAt: at.toISOString(), chunks: 2, items: 3 });
-    const store = createKeyvCatalogStore<{ label: string }>(keyv);
+    const store = createKeyvCatalogStore<{ label: string }>(keyv, { source: SOURCE });
+    // Stored before sources were recorded: not read until it is known to be this source's.
+    expect(await loadItems(store)).toBeUndefined();
+    expect(await store.adoptCurrent(undefined, 'v1')).toBe(true);
 
     expect((await loadItems<{ label: string }, Item>(store))?.items).toEqual([
       ...itemsOf('v1', 2),

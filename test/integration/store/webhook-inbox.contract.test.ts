@@ -11,8 +11,8 @@ interface Event {
 }
 
 describe.each(backends)('webhook inbox contract (%s)', (name, newUrl) => {
-  function open(url: string): WebhookInbox<Event> {
-    return openWebhookInbox<Event>(url);
+  function open(url: string, source = 'pos:test'): WebhookInbox<Event> {
+    return openWebhookInbox<Event>(url, source);
   }
 
   it('accepts one of two deliveries of the same event arriving at once', async () => {
@@ -64,9 +64,51 @@ describe.each(backends)('webhook inbox contract (%s)', (name, newUrl) => {
       const after = open(url);
       const pending = await after.pending();
       expect(pending).toEqual([
-        { id: expect.any(String), dedupeKey: 'sale:r-9', receivedAt: '2026-11-22T10:00:00.000Z', event: { n: 9 } },
+        {
+          id: expect.any(String),
+          dedupeKey: 'sale:r-9',
+          receivedAt: '2026-11-22T10:00:00.000Z',
+          event: { n: 9 },
+          source: 'pos:test',
+        },
       ]);
       await after.close();
+    },
+  );
+
+  it.skipIf(name === 'memory')(
+    'keeps each source to its own events: another source’s are neither listed nor deduplicated against, and are discarded',
+    async () => {
+      const url = newUrl();
+      const sandbox = open(url, 'sandbox:seed=42');
+      await sandbox.accept('sale|r-1', { n: 1 }, new Date('2026-11-22T10:00:00Z'));
+      await sandbox.accept('sale|r-2', { n: 2 }, new Date('2026-11-22T10:00:01Z'));
+      await sandbox.close();
+      // An event stored before sources were recorded (no `source`) by the keyv inbox; the SQLite inbox's
+      // are migrated rows (sqlite-webhook-inbox.test.ts).
+      if (name === 'redis') {
+        const raw = openKeyv(url, 'catalog-bridge-inbox').keyv;
+        await raw.set('event:legacy', {
+          id: 'legacy',
+          dedupeKey: 'sale|r-0',
+          receivedAt: '2026-11-21T10:00:00.000Z',
+          event: { n: 0 },
+        });
+        await raw.disconnect();
+      }
+
+      const pos = open(url);
+      // The same receipt key at another POS is another event.
+      expect((await pos.accept('sale|r-1', { n: 10 }, new Date('2026-11-22T10:00:02Z'))).duplicate).toBe(false);
+      expect((await pos.pending()).map((entry) => entry.event.n)).toEqual([10]);
+
+      expect(await pos.discardForeign()).toBe(name === 'redis' ? 3 : 2);
+      expect(await pos.discardForeign()).toBe(0);
+      expect((await pos.pending()).map((entry) => entry.event.n)).toEqual([10]);
+      await pos.close();
+      const back = open(url, 'sandbox:seed=42');
+      expect(await back.pending()).toEqual([]);
+      await back.close();
     },
   );
 

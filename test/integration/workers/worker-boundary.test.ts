@@ -67,6 +67,8 @@ function inThread(): CatalogWorkers {
   return createInThreadCatalogWorkers(pos);
 }
 
+const SOURCE = { id: 'pos:test', label: 'the test POS' };
+
 function createService(workers: CatalogWorkers): CatalogService {
   const { keyv } = openKeyv('memory://');
   const pos = createPosClient({ config: posConfig });
@@ -74,8 +76,8 @@ function createService(workers: CatalogWorkers): CatalogService {
   return createCatalogService({
     pos,
     workers,
-    store: createKeyvCatalogStore<CatalogMeta>(keyv),
-    internalStore: createKeyvCatalogStore<{ version: string }>(keyv, { prefix: 'internal' }),
+    store: createKeyvCatalogStore<CatalogMeta>(keyv, { source: SOURCE }),
+    internalStore: createKeyvCatalogStore<{ version: string }>(keyv, { source: SOURCE, prefix: 'internal' }),
     logger,
     now: () => new Date(),
     options: options(),

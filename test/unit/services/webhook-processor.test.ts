@@ -70,7 +70,7 @@ function setup(
     stores?: boolean[];
   } = {},
 ) {
-  const inbox = createKeyvWebhookInbox<StoredWebhookEvent>(openKeyv('memory://').keyv);
+  const inbox = createKeyvWebhookInbox<StoredWebhookEvent>(openKeyv('memory://').keyv, { source: 'pos:test' });
   const applied: StockDelta[][] = [];
   const refreshed: (readonly string[] | undefined)[] = [];
   const filters: unknown[] = [];
