@@ -1,7 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { openKeyv } from '../../../src/adapters/store/create-keyv.js';
 import { createKeyvWebhookInbox, type WebhookInbox } from '../../../src/adapters/store/keyv-webhook-inbox.js';
-import { storeBackends } from '../../helpers/store-backends.js';
+import { skipWithoutBackend, storeBackends } from '../../helpers/store-backends.js';
 
 const backends = storeBackends('webhook-inbox');
 
@@ -10,6 +10,7 @@ interface Event {
 }
 
 describe.each(backends)('webhook inbox contract (%s)', (name, newUrl) => {
+  beforeEach((context) => skipWithoutBackend(context, name));
   function open(url: string): WebhookInbox<Event> {
     return createKeyvWebhookInbox<Event>(openKeyv(url, 'catalog-bridge-inbox', { sqliteTable: 'inbox' }).keyv, {
       seen: openKeyv(url, 'catalog-bridge-seen', { sqliteTable: 'seen' }).keyv,
