@@ -8,8 +8,9 @@
 // - Otherwise `tsc -b`, incremental (tsconfig.json: `incremental`, build info in dist/.tsbuildinfo): it
 //   re-emits what changed. An output missing from dist/ forces a full emit (`tsc -b` trusts its build info).
 // - Then outputs whose source is gone (a deleted or renamed file) are removed, so dist/ never runs stale code.
+// - A failed build (type errors) fails the command, and again on the next run until the error is fixed.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, rmdirSync, rmSync, statSync } from 'node:fs';
+import { readdirSync, rmdirSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -61,7 +62,12 @@ function compile(full) {
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
   const args = [tsc, '-b', join(ROOT, 'tsconfig.json'), ...(full ? ['--force'] : [])];
   const result = spawnSync(process.execPath, args, { cwd: ROOT, stdio: 'inherit' });
-  if (result.status !== 0) process.exit(result.status ?? 1);
+  if (result.status !== 0) {
+    // tsc still writes its build info after a type error: dated back, the next run asks tsc again (and is
+    // told the errors again) instead of taking the tree for built.
+    if (mtimeOf(BUILD_INFO) !== undefined) utimesSync(BUILD_INFO, 0, 0);
+    process.exit(result.status ?? 1);
+  }
 }
 
 /** Removes compiled files (and their source maps) whose source no longer exists, then emptied folders. */
