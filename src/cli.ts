@@ -50,7 +50,7 @@ async function runSync(args: string[]): Promise<void> {
   if (values.out === undefined || values.out.trim() === '') usageError('sync --once needs --out DIR');
   const outDir = resolve(values.out);
   const config = readConfig();
-  const logger = createLogger(config.logLevel, 'catalog-bridge', 'stderr');
+  const logger = createLogger(config.logLevel, { to: 'stderr', format: config.logFormat });
   const [{ syncOnce }, { TemplateLoadError }] = await Promise.all([
     import('./cli/sync-once.js'),
     import('./core/feeds/load-templates.js'),

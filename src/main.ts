@@ -1,6 +1,7 @@
 import { config as loadDotenv } from 'dotenv';
 import { createLogger } from './adapters/logger/create-logger.js';
 import { ConfigError, loadConfig } from './config/load-config.js';
+import { describeListenError, probeListen } from './http/listen-error.js';
 
 /** Process entry: the only place that reads process.env and handles signals. */
 async function main(): Promise<void> {
@@ -15,7 +16,13 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const logger = createLogger(config.logLevel);
+  // A port in use is said at once, in one line, before the start loads the store and syncs (it listens last).
+  const listenProblem = await probeListen(config.http);
+  if (listenProblem !== undefined) {
+    process.stderr.write(`catalog-bridge: ${listenProblem}\n`);
+    process.exit(1);
+  }
+  const logger = createLogger(config.logLevel, { format: config.logFormat });
   // Imported only once the configuration is valid, so a bad setting fails fast without loading the app.
   const [{ startApp }, { TemplateLoadError }] = await Promise.all([import('./app.js'), import('./core/feeds/load-templates.js')]);
   let app: Awaited<ReturnType<typeof startApp>>;
@@ -25,6 +32,11 @@ async function main(): Promise<void> {
     if (error instanceof TemplateLoadError) {
       process.stderr.write(`catalog-bridge: ${error.message}\n`);
       process.exit(2);
+    }
+    const lateListenProblem = describeListenError(error, config.http);
+    if (lateListenProblem !== undefined) {
+      process.stderr.write(`catalog-bridge: ${lateListenProblem}\n`);
+      process.exit(1);
     }
     throw error;
   }

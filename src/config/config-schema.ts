@@ -9,15 +9,28 @@ import { z } from 'zod';
 
 const AVAILABILITIES = ['in_stock', 'out_of_stock'] as const;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
 const IDENTITY_KEYS = ['auto', 'localId', 'internalIdentifier', 'plu', 'ean'] as const;
 /** The stock export parser's fields (kept equal to its STOCK_COLUMNS by a test). */
 export const STOCK_COLUMN_FIELDS: readonly string[] = ['code', 'plu', 'ean', 'name', 'quantity', 'measureUnit', 'unit'];
+
+/** The form node-cron accepts, said to whoever typed something else. */
+export const CRON_FORM =
+  'five fields "minute hour day-of-month month day-of-week" (an optional seconds field may come first), ' +
+  'e.g. "*/15 * * * *" (every 15 minutes) or "30 2 * * *" (daily at 02:30)';
 
 function cron(defaultValue: string, description: string) {
   return z
     .string()
     .default(defaultValue)
-    .refine((value) => validateCron(value), { message: 'is not a valid cron expression' })
+    .superRefine((value, ctx) => {
+      if (!validateCron(value)) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `${JSON.stringify(value)} is not a valid cron expression; expected ${CRON_FORM}`,
+        });
+      }
+    })
     .describe(description);
 }
 
@@ -184,6 +197,10 @@ export const ConfigSchema = z.object({
   FEED_TOKEN: optionalSecret('When set, every feed URL requires ?token=... or Authorization: Bearer ...'),
   ADMIN_TOKEN: optionalSecret('Enables the admin endpoints (Authorization: Bearer ...)'),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info').describe('pino log level'),
+  LOG_FORMAT: z
+    .enum(LOG_FORMATS)
+    .default('auto')
+    .describe('Log lines: json (one JSON object a line), pretty (readable, for people), auto (pretty on a terminal, else json)'),
   SANDBOX_UNITS: int(3, 1, 50, 'Sandbox: number of units'),
   SANDBOX_ARTICLES: int(500, 1, 1_000_000, 'Sandbox: number of articles'),
   SANDBOX_SEED: int(42, 0, 2_147_483_647, 'Sandbox: seed of the generated demo data'),

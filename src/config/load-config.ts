@@ -52,6 +52,7 @@ export interface Config {
   };
   readonly admin: { readonly token: string | undefined };
   readonly logLevel: ConfigEnv['LOG_LEVEL'];
+  readonly logFormat: ConfigEnv['LOG_FORMAT'];
   readonly sandbox: SandboxConfig;
 }
 
@@ -133,7 +134,15 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
       const name = issue.path.map(String).join('.') || 'configuration';
-      const message = issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : issue.message;
+      // zod leaves `issue.input` out, so the value comes from what was given: a number setting given "eighty"
+      // is not "required", it is not a number.
+      const given = values[String(issue.path[0])];
+      const message =
+        issue.code !== 'invalid_type'
+          ? issue.message
+          : given === undefined
+            ? 'is required'
+            : `${JSON.stringify(given)} is not a ${issue.expected}`;
       problems.push(`${name}: ${message}`);
     }
   }
@@ -183,6 +192,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     },
     admin: { token: e.ADMIN_TOKEN },
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
     sandbox: {
       units: e.SANDBOX_UNITS,
       articles: e.SANDBOX_ARTICLES,

@@ -1,7 +1,8 @@
 import { config as loadDotenv } from 'dotenv';
 import { createLogger } from '../adapters/logger/create-logger.js';
 import { type Config, ConfigError, loadConfig } from '../config/load-config.js';
-import { type RunningSandbox, startSandbox } from './start-sandbox.js';
+import { describeListenError } from '../http/listen-error.js';
+import { startSandbox } from './start-sandbox.js';
 
 /**
  * `npm run sandbox`: the sandbox POS alone, for integrators. Reads HOST, SANDBOX_PORT, SANDBOX_* and
@@ -19,8 +20,8 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const logger = createLogger(config.logLevel, 'sandbox');
-  const sandbox: RunningSandbox = await startSandbox({
+  const logger = createLogger(config.logLevel, { name: 'sandbox', format: config.logFormat });
+  const sandbox = await startSandbox({
     units: config.sandbox.units,
     articles: config.sandbox.articles,
     seed: config.sandbox.seed,
@@ -30,6 +31,12 @@ async function main(): Promise<void> {
     host: config.http.host,
     port: config.sandbox.port,
     logger,
+  }).catch((error: unknown): never => {
+    const where = { host: config.http.host, port: config.sandbox.port, portVariable: 'SANDBOX_PORT' };
+    const problem = describeListenError(error, where);
+    if (problem === undefined) throw error;
+    process.stderr.write(`Sandbox POS: ${problem}\n`);
+    process.exit(1);
   });
   process.stdout.write(
     `Sandbox POS listening on ${sandbox.url}\n` +

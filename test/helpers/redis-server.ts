@@ -18,13 +18,13 @@ async function freePort(): Promise<number> {
 }
 
 /**
- * Starts a throwaway real redis-server (Debian package `redis-server`, installed by .ci/run) on a free
- * loopback port, without persistence. Fails loudly when the binary is missing: the tests need a real one.
+ * Starts a throwaway real redis-server on a free loopback port, without persistence. `binary` comes from
+ * the integration project's global setup (test/setup/redis-global-setup.ts), which finds or builds one.
  */
-export async function startRedisServer(): Promise<RedisServer> {
+export async function startRedisServer(binary: string): Promise<RedisServer> {
   const port = await freePort();
   const child: ChildProcess = spawn(
-    'redis-server',
+    binary,
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'yes'],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
@@ -33,7 +33,7 @@ export async function startRedisServer(): Promise<RedisServer> {
     const timer = setTimeout(() => reject(new Error(`redis-server did not start: ${output}`)), 10_000);
     child.once('error', (error) => {
       clearTimeout(timer);
-      reject(new Error(`cannot run redis-server (install the Debian package redis-server): ${error.message}`));
+      reject(new Error(`cannot run ${binary}: ${error.message}`));
     });
     child.stdout?.on('data', (chunk: Buffer) => {
       output += chunk.toString();

@@ -2,6 +2,7 @@ import { Agent, type Dispatcher, request } from 'undici';
 import type { z } from 'zod';
 import type { Config } from '../../config/load-config.js';
 import type { SourceArticle, SourceUnit } from '../../core/catalog/source.js';
+import { createRedactor } from '../../core/redact-secrets.js';
 import { readAllPages } from './paging.js';
 import { PosError, PosRejectedError, PosResponseInvalidError, PosUnavailableError } from './pos-errors.js';
 import {
@@ -179,17 +180,18 @@ export function createPosClient(options: CreatePosClientOptions): PosClient {
   const maxJsonBytes = config.maxJsonBytes ?? DEFAULT_MAX_JSON_BYTES;
   const maxStockExportBytes = config.maxStockExportBytes ?? DEFAULT_MAX_STOCK_EXPORT_BYTES;
 
-  /** Foreign text (POS messages, network errors) could in theory echo the key; it never reaches a message. */
-  function redact(text: string): string {
-    return config.apiKey === '' ? text : text.split(config.apiKey).join('[redacted]');
-  }
+  /**
+   * Foreign text (POS messages, network errors) could in theory echo the key; it never reaches a message.
+   * Whole values only, so a short or common-word key does not mangle other words (core/redact-secrets.ts).
+   */
+  const redact = createRedactor([config.apiKey]);
 
   /**
    * The original error as `cause`, unless its text (or that of its own causes) holds the key: then a
    * redacted copy. pino's error serializer prints cause messages and stacks, so a cause is output too.
    */
   function safeCause(error: unknown): unknown {
-    if (config.apiKey === '' || !mentions(error, config.apiKey, 0)) return error;
+    if (!mentions(error, redact, 0)) return error;
     const source = error instanceof Error ? error : new Error(String(error));
     const copy = new Error(redact(source.message));
     copy.name = source.name;
@@ -555,11 +557,13 @@ function describeNetworkError(error: unknown, redact: (text: string) => string):
   return redact(`${label}: ${error.message}`);
 }
 
-function mentions(value: unknown, secret: string, depth: number): boolean {
+/** Whether redaction would change the text of an error (or of its causes). */
+function mentions(value: unknown, redact: (text: string) => string, depth: number): boolean {
   if (depth > 5) return false;
-  if (!(value instanceof Error)) return String(value).includes(secret);
-  if (value.message.includes(secret) || (value.stack ?? '').includes(secret)) return true;
-  return value.cause !== undefined && mentions(value.cause, secret, depth + 1);
+  const changes = (text: string) => redact(text) !== text;
+  if (!(value instanceof Error)) return changes(String(value));
+  if (changes(value.message) || changes(value.stack ?? '')) return true;
+  return value.cause !== undefined && mentions(value.cause, redact, depth + 1);
 }
 
 function decodeUtf8(bytes: Uint8Array): string {

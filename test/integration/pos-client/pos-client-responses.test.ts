@@ -256,6 +256,24 @@ describe('pos-client headers and secrets', () => {
     expect(JSON.stringify(harness.logs)).not.toContain(API_KEY);
   });
 
+  it.each(['k', 'network'])(
+    'leaves the words of its messages whole with the key %j (redacts it only as a whole value)',
+    async (apiKey) => {
+      harness = createHarness({ maxRetries: 0, apiKey });
+      harness.pool
+        .intercept({ path: UNITS, method: 'POST' })
+        .reply(...json({ isValid: false, errors: [`network key check failed for x-api-key: ${apiKey}`] }));
+      harness.pool.intercept({ path: UNITS, method: 'POST' }).replyWithError(new errors.SocketError('network is unreachable'));
+
+      const rejected = await harness.client.listUnits().catch((caught: unknown) => caught);
+      const unreachable = await harness.client.listUnits().catch((caught: unknown) => caught);
+
+      expect(rejected).toMatchObject({ posErrors: ['network key check failed for x-api-key: [redacted]'] });
+      expect(String(unreachable)).toContain('network is unreachable');
+      expect(String(unreachable)).not.toContain('[redacted]');
+    },
+  );
+
   it('accepts the loaded configuration slice as is', async () => {
     const config = { ...createTestConfig().pos, baseUrl: ORIGIN, apiKey: API_KEY, maxRetries: 0 };
     harness = createHarness(config);

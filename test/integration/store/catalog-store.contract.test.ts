@@ -1,5 +1,5 @@
 import { Keyv } from 'keyv';
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { openKeyv } from '../../../src/adapters/store/create-keyv.js';
 import {
   type CatalogStore,
@@ -7,7 +7,7 @@ import {
   loadItems,
   publishItems,
 } from '../../../src/adapters/store/keyv-catalog-store.js';
-import { storeBackends } from '../../helpers/store-backends.js';
+import { skipWithoutBackend, storeBackends } from '../../helpers/store-backends.js';
 
 interface Item {
   readonly id: string;
@@ -25,7 +25,8 @@ const at = new Date('2026-11-22T10:00:00Z');
 const SOURCE = { id: 'pos:test', label: 'the test POS' };
 const OTHER = { id: 'sandbox:test', label: 'the test sandbox' };
 
-describe.each(backends)('catalog store contract (%s)', (_name, newUrl) => {
+describe.each(backends)('catalog store contract (%s)', (name, newUrl) => {
+  beforeEach((context) => skipWithoutBackend(context, name));
   function open(url = newUrl()): { store: CatalogStore<{ label: string }>; keyv: Keyv; url: string } {
     const { keyv } = openKeyv(url);
     return { store: createKeyvCatalogStore(keyv, { source: SOURCE, keepVersions: 2 }), keyv, url };

@@ -1,8 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { openKeyv } from '../../../src/adapters/store/create-keyv.js';
 import { openWebhookInbox } from '../../../src/adapters/store/open-webhook-inbox.js';
 import type { WebhookInbox } from '../../../src/adapters/store/webhook-inbox.js';
-import { storeBackends } from '../../helpers/store-backends.js';
+import { skipWithoutBackend, storeBackends } from '../../helpers/store-backends.js';
 
 const backends = storeBackends('webhook-inbox');
 
@@ -11,6 +11,7 @@ interface Event {
 }
 
 describe.each(backends)('webhook inbox contract (%s)', (name, newUrl) => {
+  beforeEach((context) => skipWithoutBackend(context, name));
   function open(url: string, source = 'pos:test'): WebhookInbox<Event> {
     return openWebhookInbox<Event>(url, source);
   }

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { STOCK_COLUMNS } from '../../../src/adapters/pos/stock-export.js';
-import { CONFIG_VARIABLES, STOCK_COLUMN_FIELDS } from '../../../src/config/config-schema.js';
+import { CONFIG_VARIABLES, CRON_FORM, STOCK_COLUMN_FIELDS } from '../../../src/config/config-schema.js';
 import { ConfigError, loadConfig } from '../../../src/config/load-config.js';
 import { renderEnvExample } from '../../../src/config/render-env-example.js';
 
@@ -96,8 +96,32 @@ describe('config/load-config', () => {
       ].sort(),
     );
     for (const line of problems) expect(line).not.toContain('\n');
-    expect(problems).toContain('CATALOG_SYNC_CRON: is not a valid cron expression');
+    expect(problems).toContain('PORT: "eighty" is not a number');
+    expect(problems.find((line) => line.startsWith('CATALOG_SYNC_CRON'))).toMatch(/^CATALOG_SYNC_CRON: "61 \* \* \* \*" is not/);
     expect(problems).toContain('SYNC_TIMEZONE: is not an IANA time zone');
+  });
+
+  it('echoes an invalid cron expression and shows the accepted form with an example', () => {
+    const problems = problemsOf({ CATALOG_SYNC_CRON: 'every 15 minutes', STOCK_SYNC_CRON: '*/5 * * *' });
+
+    expect(problems).toEqual([
+      `CATALOG_SYNC_CRON: "every 15 minutes" is not a valid cron expression; expected ${CRON_FORM}`,
+      `STOCK_SYNC_CRON: "*/5 * * *" is not a valid cron expression; expected ${CRON_FORM}`,
+    ]);
+    expect(CRON_FORM).toContain('minute hour day-of-month month day-of-week');
+    expect(CRON_FORM).toContain('"*/15 * * * *"');
+  });
+
+  it('accepts the forms the cron message offers, with and without a seconds field', () => {
+    for (const example of ['*/15 * * * *', '30 2 * * *', '0 */15 * * * *']) {
+      expect(loadConfig({ CATALOG_SYNC_CRON: example }).sync.catalogCron).toBe(example);
+    }
+  });
+
+  it('chooses the log format with LOG_FORMAT: auto by default, json or pretty', () => {
+    expect(loadConfig({}).logFormat).toBe('auto');
+    expect(loadConfig({ LOG_FORMAT: 'pretty' }).logFormat).toBe('pretty');
+    expect(problemsOf({ LOG_FORMAT: 'fancy' })[0]).toMatch(/^LOG_FORMAT: .*"auto"\|"json"\|"pretty"/);
   });
 
   it('names a misspelt setting instead of ignoring it', () => {

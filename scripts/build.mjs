@@ -1,0 +1,98 @@
+// `npm run build`, and the step before `npm start`, `npm run sandbox` and `npm run cli`: compiles src/ to dist/
+// only when a source is newer than the last build, so a start on a built tree costs a few milliseconds here.
+// Plain JavaScript on purpose: it runs before anything is compiled (and in the Docker image's build stage).
+//
+// - Nothing in src/ (files, or folders, whose times change when a file is added, deleted or renamed) nor
+//   tsconfig.json newer than dist/.tsbuildinfo, and every source has its output: nothing to do, TypeScript is
+//   not even loaded.
+// - Otherwise `tsc -b`, incremental (tsconfig.json: `incremental`, build info in dist/.tsbuildinfo): it
+//   re-emits what changed. An output missing from dist/ forces a full emit (`tsc -b` trusts its build info).
+// - Then outputs whose source is gone (a deleted or renamed file) are removed, so dist/ never runs stale code.
+// - A failed build (type errors) fails the command, and again on the next run until the error is fixed.
+import { spawnSync } from 'node:child_process';
+import { readdirSync, rmdirSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
+const SRC = join(ROOT, 'src');
+const DIST = join(ROOT, 'dist');
+const BUILD_INFO = join(DIST, '.tsbuildinfo');
+const force = process.argv.includes('--force');
+
+/** Every file and folder below `dir` (folders too: their times say that an entry came or went). */
+function walk(dir, onEntry) {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    onEntry(path, entry.isDirectory());
+    if (entry.isDirectory()) walk(path, onEntry);
+  }
+}
+
+function mtimeOf(path) {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The compiled file of a source, relative to dist/ (`a/b.ts` → `a/b.js`); `undefined` when none is emitted. */
+function outputOf(sourcePath) {
+  const rel = relative(SRC, sourcePath);
+  if (rel.endsWith('.d.ts') || !rel.endsWith('.ts')) return undefined;
+  return `${rel.slice(0, -3)}.js`;
+}
+
+function needsBuild() {
+  const built = mtimeOf(BUILD_INFO);
+  if (force || built === undefined) return { build: true, full: force };
+  let newer = (mtimeOf(join(ROOT, 'tsconfig.json')) ?? Number.POSITIVE_INFINITY) > built || (mtimeOf(SRC) ?? 0) > built;
+  let missing = false;
+  walk(SRC, (path, isDir) => {
+    if (!newer && (mtimeOf(path) ?? 0) > built) newer = true;
+    const output = isDir ? undefined : outputOf(path);
+    if (!missing && output !== undefined && mtimeOf(join(DIST, output)) === undefined) missing = true;
+  });
+  return { build: newer || missing, full: missing };
+}
+
+function compile(full) {
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  const args = [tsc, '-b', join(ROOT, 'tsconfig.json'), ...(full ? ['--force'] : [])];
+  const result = spawnSync(process.execPath, args, { cwd: ROOT, stdio: 'inherit' });
+  if (result.status !== 0) {
+    // tsc still writes its build info after a type error: dated back, the next run asks tsc again (and is
+    // told the errors again) instead of taking the tree for built.
+    if (mtimeOf(BUILD_INFO) !== undefined) utimesSync(BUILD_INFO, 0, 0);
+    process.exit(result.status ?? 1);
+  }
+}
+
+/** Removes compiled files (and their source maps) whose source no longer exists, then emptied folders. */
+function pruneStaleOutputs() {
+  const expected = new Set();
+  walk(SRC, (path, isDir) => {
+    const output = isDir ? undefined : outputOf(path);
+    if (output !== undefined) expected.add(output);
+  });
+  const folders = [];
+  walk(DIST, (path, isDir) => {
+    if (isDir) {
+      folders.push(path);
+      return;
+    }
+    const rel = relative(DIST, path);
+    const compiled = rel.endsWith('.js.map') ? rel.slice(0, -4) : rel;
+    if (compiled.endsWith('.js') && !expected.has(compiled)) rmSync(path, { force: true });
+  });
+  // Deepest first, so a folder emptied by its sub-folders' removal goes too.
+  for (const folder of folders.reverse()) {
+    if (readdirSync(folder).length === 0) rmdirSync(folder);
+  }
+}
+
+const { build, full } = needsBuild();
+if (build) compile(full);
+if (mtimeOf(DIST) !== undefined) pruneStaleOutputs();
