@@ -8,6 +8,7 @@ import { productColumns } from '../../core/feeds/product-columns.js';
 import {
   MONEY_FORMAT,
   quantityFormat,
+  type SheetColumn,
   type SheetColumnFormat,
   sheetColumns,
   sheetRow,
@@ -107,6 +108,46 @@ class ReproducibleWorkbookWriter extends ExcelJS.stream.xlsx.WorkbookWriter {
   }
 }
 
+type Styles = ReturnType<typeof createStyles>;
+
+/** The style of a cell of a column; a quantity's format follows its value. */
+function styleOf(styles: Styles, format: SheetColumnFormat | undefined, value: string | number): CellStyle {
+  if (format === 'money') return styles.money;
+  if (format === 'quantity' && typeof value === 'number') return styles.quantity(value);
+  return format === 'quantity' ? {} : styles.text;
+}
+
+/** The workbook and its one sheet, with column widths and formats and the bold, frozen header row written. */
+function openWorkbook(layout: readonly SheetColumn[], styles: Styles, date: Date, stream: Writable) {
+  // The document properties are read by the constructor (exceljs's typings do not list them).
+  const writerOptions = {
+    stream,
+    useStyles: true,
+    useSharedStrings: false,
+    zip: { zlib: { level: 6 } },
+    creator: 'catalog-bridge',
+    lastModifiedBy: 'catalog-bridge',
+    created: date,
+    modified: date,
+  };
+  const workbook = new ReproducibleWorkbookWriter(writerOptions);
+  const sheet = workbook.addWorksheet(SHEET_NAME, {
+    views: [{ state: 'frozen', xSplit: 0, ySplit: 1, topLeftCell: 'A2', activeCell: 'A2' }],
+  });
+  sheet.columns = layout.map((column) => ({
+    width: column.width,
+    style: column.format === 'quantity' ? {} : styleOf(styles, column.format, ''),
+  }));
+  const header = sheet.addRow([]);
+  for (const [index, column] of layout.entries()) {
+    const cell = header.getCell(index + 1);
+    cell.value = column.header;
+    cell.style = styles.header;
+  }
+  header.commit();
+  return { workbook, sheet };
+}
+
 /**
  * The catalog as an Excel workbook (`products.xlsx`): one sheet, a bold header row that stays in view
  * (frozen) with an autofilter, column widths, then one row per item in the columns of products.csv,
@@ -121,46 +162,18 @@ export async function renderXlsxFeed(
   const columns = productColumns(options.unitColumns);
   const layout = sheetColumns(columns);
   const styles = createStyles();
-  const columnStyle = (format: SheetColumnFormat): CellStyle =>
-    format === 'money' ? styles.money : format === 'text' ? styles.text : {};
-  const date = new Date(context.generatedAt);
   const sink = createSink();
-  // The document properties are read by the constructor (exceljs's typings do not list them).
-  const writerOptions = {
-    stream: sink.stream,
-    useStyles: true,
-    useSharedStrings: false,
-    zip: { zlib: { level: 6 } },
-    creator: 'catalog-bridge',
-    lastModifiedBy: 'catalog-bridge',
-    created: date,
-    modified: date,
-  };
-  const workbook = new ReproducibleWorkbookWriter(writerOptions);
-  const sheet = workbook.addWorksheet(SHEET_NAME, {
-    views: [{ state: 'frozen', xSplit: 0, ySplit: 1, topLeftCell: 'A2', activeCell: 'A2' }],
-  });
-  sheet.columns = layout.map((column) => ({ width: column.width, style: columnStyle(column.format) }));
-  const header = sheet.addRow([]);
-  for (const [index, column] of layout.entries()) {
-    const cell = header.getCell(index + 1);
-    cell.value = column.header;
-    cell.style = styles.header;
-  }
-  header.commit();
-
+  const { workbook, sheet } = openWorkbook(layout, styles, new Date(context.generatedAt), sink.stream);
   const reporter = createFeedReporter(XLSX_FEED_FILE);
   const sliceMs = options.sliceMs ?? Number.POSITIVE_INFINITY;
   let slice = performance.now();
   for (const item of items) {
-    const values = sheetRow(columns, item, context);
     const row = sheet.addRow([]);
-    for (const [index, value] of values.entries()) {
+    for (const [index, value] of sheetRow(columns, item, context).entries()) {
       if (value === undefined) continue;
       const cell = row.getCell(index + 1);
       cell.value = value;
-      const format = layout[index]?.format;
-      cell.style = typeof value === 'number' && format === 'quantity' ? styles.quantity(value) : columnStyle(format ?? 'text');
+      cell.style = styleOf(styles, layout[index]?.format, value);
     }
     row.commit();
     reporter.items++;
