@@ -8,12 +8,14 @@
  * The catalog is the sandbox's (names, EANs, PLUs, codes, per-unit prices and stock, kg goods), built
  * straight from its generator and serialized into shared chunks as a full sync leaves them; the renderer
  * is `createWorkerFeedRenderer` with the shipped templates. Per feed and run: wall time of the render
- * call (parse of the chunks in the worker, render, compression), the body's size, the process's peak
+ * call (parse of the chunks in the worker, render, compression) and the CPU time the process spent meanwhile
+ * (less disturbed than wall time by other load on the machine), the body's size, the process's peak
  * RSS during the call above the RSS before it (all threads: the worker's heap is the process's), and
  * the main thread's event-loop delay meanwhile (monitorEventLoopDelay, 10 ms resolution): the main
- * thread only waits, so it should stay at the timer's resolution. The first run of each feed includes
- * the thread's start. Prints one JSON object.
+ * thread only waits (its utilization shows how little it does; its delay is the machine's scheduling).
+ * An unmeasured render of products.json first starts the thread. Prints one JSON object.
  */
+import os from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { createTestConfig } from '../src/config/load-config.js';
@@ -107,10 +109,14 @@ const renderer = createWorkerFeedRenderer({
 
 interface Run {
   readonly ms: number;
+  /** CPU time of the whole process during the call (all threads: the worker, zlib in libuv's pool, the idle main thread). */
+  readonly cpuMs: number;
   readonly bytes: number;
   readonly peakRssAboveBeforeMb: number;
   readonly eventLoopDelayMaxMs: number;
   readonly eventLoopDelayP99Ms: number;
+  /** Share of the call's time the main thread was busy (performance.eventLoopUtilization): it only waits. */
+  readonly mainThreadUtilization: number;
 }
 
 async function measure(file: string): Promise<Run> {
@@ -123,21 +129,30 @@ async function measure(file: string): Promise<Run> {
   const delay = monitorEventLoopDelay({ resolution: 10 });
   delay.enable();
   const started = performance.now();
+  const utilization = performance.eventLoopUtilization();
+  const cpu = process.cpuUsage();
   const [body] = await renderer.render(snapshot, [request]);
   const ms = performance.now() - started;
+  const used = process.cpuUsage(cpu);
+  const busy = performance.eventLoopUtilization(utilization);
   delay.disable();
   clearInterval(sampler);
   peak = Math.max(peak, process.memoryUsage().rss);
   return {
     ms: Math.round(ms),
+    cpuMs: Math.round((used.user + used.system) / 1000),
     bytes: body?.identity.length ?? 0,
     peakRssAboveBeforeMb: mb(peak - before),
     eventLoopDelayMaxMs: Math.round(delay.max / 1e6),
     eventLoopDelayP99Ms: Math.round(delay.percentile(99) / 1e6),
+    mainThreadUtilization: Math.round(busy.utilization * 1000) / 1000,
   };
 }
 
+// A first render starts the thread and compiles the templates there; it is not measured.
+await renderer.render(snapshot, [{ file: 'products.json', view: ALL_UNITS, variant: {} }]);
 const rssWithCatalogMb = mb(process.memoryUsage().rss);
+const loadAtStart = os.loadavg();
 const results: Record<string, Run[]> = Object.fromEntries(FEEDS.map((file) => [file, []]));
 // Feeds interleaved run by run, so a busy moment of the machine does not fall on one feed only.
 for (let run = 0; run < RUNS; run++) {
@@ -152,6 +167,11 @@ process.stdout.write(
       products: PRODUCTS,
       units: UNITS,
       runs: RUNS,
+      // The machine's 1/5/15-minute load averages: other work on its cores stretches wall times.
+      loadAverage: {
+        start: loadAtStart.map((load) => Math.round(load * 10) / 10),
+        end: os.loadavg().map((load) => Math.round(load * 10) / 10),
+      },
       rssWithCatalogMb,
       peakRssMb: mb(process.resourceUsage().maxRSS * 1024),
       feeds: Object.fromEntries(
@@ -159,9 +179,11 @@ process.stdout.write(
           file,
           {
             medianMs: median(runs.map((run) => run.ms)),
+            medianCpuMs: median(runs.map((run) => run.cpuMs)),
             bytes: runs[0]?.bytes,
             maxPeakRssAboveBeforeMb: Math.max(...runs.map((run) => run.peakRssAboveBeforeMb)),
             maxEventLoopDelayMs: Math.max(...runs.map((run) => run.eventLoopDelayMaxMs)),
+            maxMainThreadUtilization: Math.max(...runs.map((run) => run.mainThreadUtilization)),
             runs,
           },
         ]),
