@@ -76,8 +76,9 @@ function positiveInt(name: string, text: string): number {
 interface FeedSize {
   readonly file: string;
   readonly identity: number;
-  readonly gzip: number;
-  readonly br: number;
+  /** `null` for a body compressed already (the workbook), which is only sent as it is. */
+  readonly gzip: number | null;
+  readonly br: number | null;
 }
 
 interface ReadyMessage {
@@ -166,7 +167,12 @@ async function runBridge(): Promise<void> {
   for (const descriptor of app.feeds.feeds) {
     if (!descriptor.servesView(ALL_UNITS)) continue;
     const { feed } = await app.feeds.render(snapshot, descriptor.file, ALL_UNITS, {}, { fresh: true });
-    sizes.push({ file: descriptor.file, identity: feed.identity.length, gzip: feed.gzip.length, br: feed.br.length });
+    sizes.push({
+      file: descriptor.file,
+      identity: feed.identity.length,
+      gzip: feed.gzip?.length ?? null,
+      br: feed.br?.length ?? null,
+    });
   }
   const port = Number(new URL(app.url).port);
   announce({ type: 'ready', port, sizes, syncMs });

@@ -15,7 +15,10 @@ export interface WrittenFeedFile {
   readonly unit: string;
   readonly items: number;
   readonly bytes: number;
-  /** Also written: `{path}.gz` and `{path}.br` (for static servers that serve pre-compressed files). */
+  /**
+   * Also written: `{path}.gz` and `{path}.br` (for static servers that serve pre-compressed files); none
+   * for `products.xlsx`, which is a zip already (compressing it again saves nothing).
+   */
   readonly compressed: readonly string[];
 }
 
@@ -37,8 +40,8 @@ interface PlannedFile {
 
 /**
  * Every feed of every view, at the paths the bridge serves them under `/feeds/` (so a static host can
- * serve the folder at the same URLs): `all/google.xml`, `U1/products.csv`, `local-inventory.tsv`, …, plus
- * `{view}/products-excel.csv` (the `?profile=excel` download).
+ * serve the folder at the same URLs): `all/google.xml`, `U1/products.csv`, `U1/products.xlsx`,
+ * `local-inventory.tsv`, …, plus `{view}/products-excel.csv` (the `?profile=excel` download).
  */
 function planFiles(feeds: FeedService, snapshot: CatalogSnapshot): PlannedFile[] {
   const views = [ALL_UNITS, ...snapshot.units.map((unit) => unit.code)];
@@ -99,8 +102,15 @@ export async function writeFeedFiles(feeds: FeedService, snapshot: CatalogSnapsh
       const target = join(staging, ...file.path.split('/'));
       await mkdir(dirname(target), { recursive: true });
       await writeFile(target, feed.identity);
-      await writeFile(`${target}.gz`, feed.gzip);
-      await writeFile(`${target}.br`, feed.br);
+      const compressed: string[] = [];
+      for (const [suffix, body] of [
+        ['.gz', feed.gzip],
+        ['.br', feed.br],
+      ] as const) {
+        if (body === undefined) continue;
+        await writeFile(`${target}${suffix}`, body);
+        compressed.push(`${file.path}${suffix}`);
+      }
       const descriptor = feeds.find(file.file);
       written.push({
         path: file.path,
@@ -110,7 +120,7 @@ export async function writeFeedFiles(feeds: FeedService, snapshot: CatalogSnapsh
         unit: file.view,
         items: report?.items ?? 0,
         bytes: feed.identity.length,
-        compressed: [`${file.path}.gz`, `${file.path}.br`],
+        compressed,
       });
     }
     const keep = new Set<string>();

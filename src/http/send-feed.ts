@@ -3,12 +3,20 @@ import type { EncodedFeed } from '../services/feeds/encoded-feed.js';
 
 export type ContentCoding = 'br' | 'gzip' | 'identity';
 
+/** Every coding a feed can be sent in, in order of preference on equal weights. */
+const ALL_CODINGS: readonly ContentCoding[] = ['br', 'gzip', 'identity'];
+/** A body compressed already (the workbook): it is only ever sent as it is. */
+const IDENTITY_ONLY: readonly ContentCoding[] = ['identity'];
+
 /**
- * Picks the coding from Accept-Encoding (RFC 9110 §12.5.3): highest q wins, ties prefer br, then gzip;
+ * Picks the coding from Accept-Encoding (RFC 9110 §12.5.3) among `available`: highest q wins, ties prefer br, then gzip;
  * identity is acceptable unless excluded, and loses to any compressed coding the client accepts. `undefined` means nothing acceptable (406).
  */
-export function negotiateEncoding(header: string | undefined): ContentCoding | undefined {
-  if (header === undefined || header.trim() === '') return 'identity';
+export function negotiateEncoding(
+  header: string | undefined,
+  available: readonly ContentCoding[] = ALL_CODINGS,
+): ContentCoding | undefined {
+  if (header === undefined || header.trim() === '') return available.includes('identity') ? 'identity' : undefined;
   const weights = new Map<string, number>();
   for (const part of header.split(',')) {
     const [rawName = '', ...params] = part.trim().split(';');
@@ -34,7 +42,7 @@ export function negotiateEncoding(header: string | undefined): ContentCoding | u
   };
   let best: ContentCoding | undefined;
   let bestWeight = 0;
-  for (const coding of ['br', 'gzip', 'identity'] as const) {
+  for (const coding of available) {
     const weight = weightOf(coding);
     if (weight > bestWeight) {
       best = coding;
@@ -53,13 +61,20 @@ function etagOf(feed: EncodedFeed, coding: ContentCoding): string {
 const codingByHeader = new Map<string, ContentCoding | 'none'>();
 const MAX_REMEMBERED_HEADERS = 64;
 
-function codingFor(header: string | undefined): ContentCoding | undefined {
+function codingFor(header: string | undefined, feed: EncodedFeed): ContentCoding | undefined {
   if (header === undefined) return 'identity';
+  // Rare (workbook downloads), so not remembered: the cache below is for the codings of every feed.
+  if (!isCompressible(feed)) return negotiateEncoding(header, IDENTITY_ONLY);
   const known = codingByHeader.get(header);
   if (known !== undefined) return known === 'none' ? undefined : known;
   const coding = negotiateEncoding(header);
   if (codingByHeader.size < MAX_REMEMBERED_HEADERS) codingByHeader.set(header, coding ?? 'none');
   return coding;
+}
+
+/** Whether the feed has gzip and br forms (not so for a body compressed already). */
+function isCompressible(feed: EncodedFeed): boolean {
+  return feed.gzip !== undefined && feed.br !== undefined;
 }
 
 /** Flat `[name, value, …]` lists for writeHead, built once per feed, coding and privacy. */
@@ -71,24 +86,28 @@ interface Representation {
   readonly notModified: HeaderList;
 }
 
+/** A feed's representations by coding: all three, or identity alone for a body compressed already. */
+type Representations = Partial<Record<ContentCoding, Representation>>;
+
 /** Everything about a cached feed that does not depend on the request, so a request allocates nothing for it. */
 interface PreparedFeed {
   readonly etags: ReadonlySet<string>;
   /** `public`, then `private`; each built on first use. */
-  readonly representations: [
-    Record<ContentCoding, Representation> | undefined,
-    Record<ContentCoding, Representation> | undefined,
-  ];
+  readonly representations: [Representations | undefined, Representations | undefined];
 }
 
 /** Weak, so a feed dropped from the cache takes its headers with it. */
 const preparedFeeds = new WeakMap<EncodedFeed, PreparedFeed>();
 
+function codingsOf(feed: EncodedFeed): readonly ContentCoding[] {
+  return isCompressible(feed) ? ALL_CODINGS : IDENTITY_ONLY;
+}
+
 function preparedOf(feed: EncodedFeed): PreparedFeed {
   let prepared = preparedFeeds.get(feed);
   if (prepared === undefined) {
     prepared = {
-      etags: new Set([etagOf(feed, 'identity'), etagOf(feed, 'gzip'), etagOf(feed, 'br')]),
+      etags: new Set(codingsOf(feed).map((coding) => etagOf(feed, coding))),
       representations: [undefined, undefined],
     };
     preparedFeeds.set(feed, prepared);
@@ -109,19 +128,20 @@ function commonHeaders(feed: EncodedFeed, isPrivate: boolean): string[] {
   ];
 }
 
-function representationsOf(feed: EncodedFeed, prepared: PreparedFeed, isPrivate: boolean): Record<ContentCoding, Representation> {
+function representationsOf(feed: EncodedFeed, prepared: PreparedFeed, isPrivate: boolean): Representations {
   const slot = isPrivate ? 1 : 0;
   const existing = prepared.representations[slot];
   if (existing !== undefined) return existing;
-  const represent = (coding: ContentCoding): Representation => {
-    const body = coding === 'identity' ? feed.identity : feed[coding];
+  const represent = (coding: ContentCoding, body: Buffer): Representation => {
     const notModified = [...commonHeaders(feed, isPrivate), 'etag', etagOf(feed, coding)];
     const ok = [...notModified, 'content-type', feed.contentType, 'content-length', String(body.length)];
     if (coding !== 'identity') ok.push('content-encoding', coding);
     if (feed.fileName !== undefined) ok.push('content-disposition', `inline; filename="${feed.fileName}"`);
     return { body, ok: Object.freeze(ok), notModified: Object.freeze(notModified) };
   };
-  const representations = { identity: represent('identity'), gzip: represent('gzip'), br: represent('br') };
+  const representations: Representations = { identity: represent('identity', feed.identity) };
+  if (feed.gzip !== undefined) representations.gzip = represent('gzip', feed.gzip);
+  if (feed.br !== undefined) representations.br = represent('br', feed.br);
   prepared.representations[slot] = representations;
   return representations;
 }
@@ -152,7 +172,12 @@ export interface SendFeedOptions {
 
 function sendNotAcceptable(req: IncomingMessage, res: ServerResponse, feed: EncodedFeed, isPrivate: boolean): void {
   const body = JSON.stringify({
-    error: { code: 'NOT_ACCEPTABLE', message: 'No acceptable content coding (br, gzip or identity)' },
+    error: {
+      code: 'NOT_ACCEPTABLE',
+      message: isCompressible(feed)
+        ? 'No acceptable content coding (br, gzip or identity)'
+        : 'No acceptable content coding: this file is compressed already and is sent as it is (identity)',
+    },
   });
   res.writeHead(406, [
     ...commonHeaders(feed, isPrivate),
@@ -170,13 +195,13 @@ function sendNotAcceptable(req: IncomingMessage, res: ServerResponse, feed: Enco
  * built once per feed (this is the path every poll and every 304 takes).
  */
 export function sendFeed(req: IncomingMessage, res: ServerResponse, feed: EncodedFeed, options: SendFeedOptions): void {
-  const coding = codingFor(req.headers['accept-encoding']);
-  if (coding === undefined) {
+  const coding = codingFor(req.headers['accept-encoding'], feed);
+  const prepared = preparedOf(feed);
+  const representation = coding === undefined ? undefined : representationsOf(feed, prepared, options.private)[coding];
+  if (representation === undefined) {
     sendNotAcceptable(req, res, feed, options.private);
     return;
   }
-  const prepared = preparedOf(feed);
-  const representation = representationsOf(feed, prepared, options.private)[coding];
 
   const ifNoneMatch = req.headers['if-none-match'];
   const notModified =

@@ -90,9 +90,10 @@ function shopPrice(raw: number): number {
 function eanBody(seed: number, index: number): string {
   const a = hash32(seed, SALT.ean, index);
   const b = hash32(seed, SALT.ean, index, 1);
-  // 859 is the GS1 prefix of the Czech Republic; 9 more digits from the hash.
   const digits = `${(a % 100_000).toString().padStart(5, '0')}${(b % 10_000).toString().padStart(4, '0')}`;
-  return `859${digits}`;
+  // Imported goods (~5 %) carry their maker's UPC-A as an EAN-13 with a leading zero (GS1 prefix 001-019,
+  // US and Canada): the code a spreadsheet must keep as text. The rest: 859, the Czech Republic's prefix.
+  return hash32(seed, SALT.ean, index, 3) % 100 < 5 ? `001${digits}` : `859${digits}`;
 }
 
 function hasOwnEan(seed: number, index: number): boolean {

@@ -10,11 +10,12 @@ import { type FeedRequest, type FeedServiceOptions, type FeedVariant, feedKey, i
 import type { CachedFeed, FeedCache } from './feeds/feed-cache.js';
 import type { FeedRenderer, RenderedBody } from './feeds/feed-renderer.js';
 import { createRenderScheduler } from './feeds/render-scheduler.js';
+import { XLSX_CONTENT_TYPE, XLSX_FEED_FILE } from './feeds/xlsx-feed.js';
 
 export type { EncodedFeed } from './feeds/encoded-feed.js';
 export type { FeedRequest, FeedServiceOptions, FeedVariant } from './feeds/feed-builder.js';
 
-export type FeedFormat = 'json' | 'csv' | 'xml' | 'tsv';
+export type FeedFormat = 'json' | 'csv' | 'xml' | 'tsv' | 'xlsx';
 
 /** One feed URL kind: a built-in (JSON, CSV) or a template from `templates/`. */
 export interface FeedDescriptor {
@@ -24,6 +25,8 @@ export interface FeedDescriptor {
   readonly file: string;
   readonly format: FeedFormat;
   readonly contentType: string;
+  /** Rendered ahead of requests (`prewarm`): the feeds channels poll. Downloads for people are rendered on request. */
+  readonly prewarmed: boolean;
   servesView(view: string): boolean;
 }
 
@@ -104,7 +107,10 @@ export interface FeedService {
   reports(): ReadonlyMap<string, FeedReport>;
   /** Records the change between two served versions (changes feed, version order, feeds of removed units). */
   recordChange(previous: CatalogSnapshot | undefined, next: CatalogSnapshot, changedPositions?: readonly number[]): void;
-  /** Renders every feed of the `all` view (one pass over the catalog), so the first poll after a change is fast. */
+  /**
+   * Renders every prewarmed feed of the `all` view (one pass over the catalog), so the first poll after a
+   * change is fast. The workbook is not among them: people download it, channels do not poll it.
+   */
   prewarm(snapshot: CatalogSnapshot, isCurrent: () => boolean): Promise<void>;
   /** Settles when no render is queued or running. */
   idle(): Promise<void>;
@@ -129,6 +135,7 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
       file: 'products.json',
       format: 'json',
       contentType: JSON_TYPE,
+      prewarmed: true,
       servesView: () => true,
     },
     {
@@ -137,6 +144,18 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
       file: 'products.csv',
       format: 'csv',
       contentType: CSV_TYPE,
+      prewarmed: true,
+      servesView: () => true,
+    },
+    {
+      // The spreadsheet download (typed cells, opens right in every locale): a few seconds of the render
+      // thread at 100,000 products, so it is not rendered with every version, only when asked for.
+      name: 'products-xlsx',
+      title: 'Catalog (Excel workbook)',
+      file: XLSX_FEED_FILE,
+      format: 'xlsx',
+      contentType: XLSX_CONTENT_TYPE,
+      prewarmed: false,
       servesView: () => true,
     },
   ];
@@ -148,6 +167,7 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
       file: template.file,
       format: template.kind,
       contentType: template.contentType,
+      prewarmed: true,
       servesView: (view: string) => template.servesView(view),
     })),
   ];
@@ -357,7 +377,7 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
     },
     async prewarm(snapshot, isCurrent) {
       if (!isCurrent()) return;
-      const wanted = feeds.filter((descriptor) => descriptor.servesView(ALL_UNITS));
+      const wanted = feeds.filter((descriptor) => descriptor.prewarmed && descriptor.servesView(ALL_UNITS));
       await Promise.all(wanted.map((descriptor) => render(snapshot, descriptor.file, ALL_UNITS, {}, { fresh: true })));
     },
     idle: () => scheduler.idle(),

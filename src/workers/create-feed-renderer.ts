@@ -52,8 +52,8 @@ export function createWorkerFeedRenderer(options: WorkerFeedRendererOptions): Fe
       return results.map(
         (result): RenderedBody => ({
           identity: buffer(result.identity),
-          gzip: buffer(result.gzip),
-          br: buffer(result.br),
+          ...(result.gzip === undefined ? {} : { gzip: buffer(result.gzip) }),
+          ...(result.br === undefined ? {} : { br: buffer(result.br) }),
           report: result.report,
         }),
       );

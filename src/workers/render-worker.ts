@@ -2,11 +2,10 @@ import { workerData } from 'node:worker_threads';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import type { CatalogSnapshot, Product } from '../core/catalog/catalog.js';
 import { decodeChunk, type ItemChunk } from '../core/catalog/catalog-chunks.js';
-import { collectFeed } from '../core/feeds/collect-feed.js';
 import type { FeedReport } from '../core/feeds/feed-report.js';
 import { loadTemplates, type TemplateFile } from '../core/feeds/load-templates.js';
 import { encodeBodySync } from '../services/feeds/encoded-feed.js';
-import { createFeedBuilder, type FeedRequest, type FeedServiceOptions } from '../services/feeds/feed-builder.js';
+import { createFeedBuilder, type FeedRequest, type FeedServiceOptions, isPrecompressed } from '../services/feeds/feed-builder.js';
 import { createGarbageCollector } from './collect-garbage.js';
 import { lowerThreadPriority } from './lower-thread-priority.js';
 
@@ -28,11 +27,14 @@ export interface RenderTask {
   readonly requests: readonly FeedRequest[];
 }
 
-/** A rendered body in three encodings, each in a buffer of its own, moved (not copied) to the main thread. */
+/**
+ * A rendered body in three encodings (identity alone for a body compressed already), each in a buffer of
+ * its own, moved (not copied) to the main thread.
+ */
 export interface RenderResult {
   readonly identity: Uint8Array;
-  readonly gzip: Uint8Array;
-  readonly br: Uint8Array;
+  readonly gzip?: Uint8Array;
+  readonly br?: Uint8Array;
   readonly report: FeedReport;
 }
 
@@ -50,22 +52,32 @@ function own(bytes: Buffer): Uint8Array {
 }
 
 /** piscina calls an entry's default export with each task. */
-export default function renderFeeds(task: RenderTask): unknown {
-  const results = render(task);
+export default async function renderFeeds(task: RenderTask): Promise<unknown> {
+  const results = await render(task);
   // The parsed catalog and the bodies' first copies are garbage now (see collect-garbage.ts).
   collectGarbage();
   // Moved, not cloned: the main thread owns the bodies and this thread keeps no reference to them.
-  const buffers = results.flatMap((result) => [result.identity.buffer, result.gzip.buffer, result.br.buffer]);
+  const buffers = results.flatMap((result) =>
+    [result.identity, result.gzip, result.br].flatMap((bytes) => (bytes === undefined ? [] : [bytes.buffer])),
+  );
   return move({ [transferableSymbol]: buffers, [valueSymbol]: results });
 }
 
-function render(task: RenderTask): RenderResult[] {
+async function render(task: RenderTask): Promise<RenderResult[]> {
   const products: Product[] = [];
   for (const chunk of task.chunks) for (const product of decodeChunk<Product>(chunk)) products.push(product);
   const snapshot: CatalogSnapshot = { ...task.snapshot, products };
-  return task.requests.map((request) => {
-    const { body, report } = collectFeed(builder.chunks(snapshot, request));
-    const encoded = encodeBodySync(body);
-    return { identity: own(encoded.identity), gzip: own(encoded.gzip), br: own(encoded.br), report };
-  });
+  const results: RenderResult[] = [];
+  for (const request of task.requests) {
+    // Text feeds render synchronously here; the workbook's writer awaits its zip stream between rows.
+    const { body, report } = await builder.build(snapshot, request);
+    const encoded = encodeBodySync(body, !isPrecompressed(request.file));
+    results.push({
+      identity: own(encoded.identity),
+      ...(encoded.gzip === undefined ? {} : { gzip: own(encoded.gzip) }),
+      ...(encoded.br === undefined ? {} : { br: own(encoded.br) }),
+      report,
+    });
+  }
+  return results;
 }

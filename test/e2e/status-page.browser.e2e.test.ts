@@ -66,4 +66,20 @@ describe.skipIf(CHROMIUM === null)('status page in headless Chromium', () => {
     expect(download.suggestedFilename()).toMatch(/\.csv$/);
     await page.close();
   });
+
+  it('offers the Excel workbook beside the CSVs, and it downloads under its file name', async () => {
+    const page = await browser.newPage({ acceptDownloads: true });
+    await page.goto(`${app.url}/`);
+
+    await expect(page.locator('#spreadsheets').textContent()).resolves.toContain('assumes a Czech locale');
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.locator('a[href$="/feeds/all/products.xlsx"]').click(),
+    ]);
+    const bytes = await readFile(await download.path());
+
+    expect(download.suggestedFilename()).toBe('products-all.xlsx');
+    expect(bytes.subarray(0, 4).toString('latin1')).toBe('PK\u0003\u0004');
+    await page.close();
+  });
 });

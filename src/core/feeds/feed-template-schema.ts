@@ -10,7 +10,7 @@ import { z } from 'zod';
  */
 
 /** URL routes the bridge serves itself; a template's `file` must not take them. */
-export const BUILT_IN_FEED_FILES: readonly string[] = ['products.json', 'products.csv', 'changes.json'];
+export const BUILT_IN_FEED_FILES: readonly string[] = ['products.json', 'products.csv', 'products.xlsx', 'changes.json'];
 
 const comment = z.string().optional();
 

@@ -3,6 +3,7 @@ import { CSV_DIALECTS, type CsvDialect } from './csv-dialect.js';
 import type { FeedContext, FeedItem } from './feed-item.js';
 import { createFeedReporter, FEED_CHUNK_SIZE, type FeedChunks } from './feed-report.js';
 import { formatMoney, formatPlainNumber } from './format-number.js';
+import { type ProductColumn, productColumns } from './product-columns.js';
 
 export type CsvProfile = 'rfc4180' | 'excel';
 
@@ -19,93 +20,55 @@ export interface CsvFeedOptions {
 /** Name of the CSV feed in reports. */
 export const CSV_FEED_NAME = 'products.csv';
 
+type CellWriter = (item: FeedItem, context: FeedContext) => string;
+
 /**
- * The columns of products.csv, in order: the JSON feed's item fields (same names) plus `currency`.
- * `code` columns stay text in Excel; `money` has two decimals; `number` is plain.
+ * How the dialect writes a column (product-columns.ts): codes stay text in Excel, money has two
+ * decimals, numbers are plain; numeric cells are never quoted or neutralised, so they sum in Excel.
  */
-export const CSV_FEED_COLUMNS = [
-  ['id', 'code'],
-  ['name', 'text'],
-  ['ean', 'code'],
-  ['plu', 'number'],
-  ['internalIdentifier', 'code'],
-  ['groupId', 'code'],
-  ['measureUnit', 'text'],
-  ['price', 'money'],
-  ['salePrice', 'money'],
-  ['standardPrice', 'money'],
-  ['currency', 'text'],
-  ['stock', 'number'],
-  ['availability', 'text'],
-  ['link', 'text'],
-  ['imageLink', 'text'],
-] as const;
-
-function textCell(dialect: CsvDialect, value: string | undefined): string {
-  return value === undefined ? '' : dialect.text(cleanText(value));
-}
-
-function codeCell(dialect: CsvDialect, value: string | undefined): string {
-  return value === undefined ? '' : dialect.code(cleanText(value));
-}
-
-function numberCell(dialect: CsvDialect, value: number | undefined): string {
-  return value === undefined ? '' : (formatPlainNumber(value, dialect.decimalSeparator) ?? '');
-}
-
-function moneyCell(dialect: CsvDialect, value: number | undefined): string {
-  return value === undefined ? '' : (formatMoney(value, dialect.decimalSeparator) ?? '');
+function cellWriter(dialect: CsvDialect, column: ProductColumn): CellWriter {
+  const { value } = column;
+  switch (column.type) {
+    case 'code':
+    case 'text': {
+      const write = column.type === 'code' ? dialect.code : dialect.text;
+      return (item, context) => {
+        const text = value(item, context);
+        return text === undefined ? '' : write(cleanText(String(text)));
+      };
+    }
+    case 'money':
+      return (item, context) => {
+        const amount = value(item, context);
+        return typeof amount === 'number' ? (formatMoney(amount, dialect.decimalSeparator) ?? '') : '';
+      };
+    case 'numberCode':
+    case 'quantity':
+      return (item, context) => {
+        const number = value(item, context);
+        return typeof number === 'number' ? (formatPlainNumber(number, dialect.decimalSeparator) ?? '') : '';
+      };
+  }
 }
 
 /**
- * The catalog as CSV (SPEC §5 `products.csv`): a header row, then one row per item. Text is cleaned of
- * the characters `cleanText` removes (C0/C1 controls, lone surrogates, U+FFFE/U+FFFF); in the `excel`
- * profile text cells are neutralised and codes kept as text (csv-dialect.ts).
+ * The catalog as CSV (`products.csv`): a header row, then one row per item, in the columns of
+ * product-columns.ts. Text is cleaned of the characters `cleanText` removes (C0/C1 controls, lone
+ * surrogates, U+FFFE/U+FFFF); in the `excel` profile text cells are neutralised and codes kept as text
+ * (csv-dialect.ts).
  *
  * @example collectFeed(renderCsvFeed(context, items, { profile: 'excel' })).body
  */
 export function* renderCsvFeed(context: FeedContext, items: Iterable<FeedItem>, options: CsvFeedOptions = {}): FeedChunks {
   const dialect = CSV_DIALECTS[options.profile ?? 'rfc4180'];
   const { delimiter: d, newline } = dialect;
-  const units = options.unitColumns ?? [];
+  const columns = productColumns(options.unitColumns);
+  const cells = columns.map((column) => cellWriter(dialect, column));
   const reporter = createFeedReporter(options.profile === 'excel' ? `${CSV_FEED_NAME}?profile=excel` : CSV_FEED_NAME);
-  const headers = [...CSV_FEED_COLUMNS.map(([name]) => name), ...units.map((unit) => `stock:${unit}`)];
-  let out = dialect.preamble + headers.map((header) => dialect.text(cleanText(header))).join(d) + newline;
-  const currency = textCell(dialect, context.currency);
+  let out = dialect.preamble + columns.map((column) => dialect.text(cleanText(column.header))).join(d) + newline;
   for (const item of items) {
-    let row =
-      codeCell(dialect, item.id) +
-      d +
-      textCell(dialect, item.name) +
-      d +
-      codeCell(dialect, item.ean) +
-      d +
-      numberCell(dialect, item.plu) +
-      d +
-      codeCell(dialect, item.internalIdentifier) +
-      d +
-      codeCell(dialect, item.groupId) +
-      d +
-      textCell(dialect, item.measureUnit) +
-      d +
-      moneyCell(dialect, item.price) +
-      d +
-      moneyCell(dialect, item.salePrice) +
-      d +
-      moneyCell(dialect, item.standardPrice) +
-      d +
-      currency +
-      d +
-      numberCell(dialect, item.stock) +
-      d +
-      item.availability +
-      d +
-      textCell(dialect, item.link) +
-      d +
-      textCell(dialect, item.imageLink);
-    for (const unit of units) {
-      row += d + numberCell(dialect, item.offers.find((offer) => offer.unit === unit)?.stock);
-    }
+    let row = '';
+    for (let i = 0; i < cells.length; i++) row += (i === 0 ? '' : d) + (cells[i] as CellWriter)(item, context);
     out += row + newline;
     reporter.items++;
     if (out.length >= FEED_CHUNK_SIZE) {

@@ -114,6 +114,10 @@ function syncSummary(report: SyncReport | undefined) {
   };
 }
 
+/** Which spreadsheet download to take: the workbook is right in every locale, the Excel CSV only in a Czech one. */
+const SPREADSHEET_NOTE =
+  '<p id="spreadsheets">Spreadsheets: <strong>Catalog (Excel workbook)</strong>, <code>products.xlsx</code>, opens right in Excel, LibreOffice and Google Sheets in any language or region: codes and EANs stay text (leading zeros kept), prices and stock are numbers. The <strong>Excel CSV</strong> (<code>products.csv?profile=excel</code>) assumes a <strong>Czech</strong> locale (<code>;</code> between fields, decimal comma); opened with other regional settings, prices may become text and <code>76,131</code> kg the number 76131. Programs take <code>products.csv</code> (RFC 4180).</p>';
+
 const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char] ?? char);
 
@@ -249,7 +253,7 @@ function renderStatusPage(
             const download =
               entry.downloadUrl === undefined
                 ? ''
-                : ` <a class="button" href="${h(entry.downloadUrl)}" download>Download for Excel</a>`;
+                : ` <a class="button" href="${h(entry.downloadUrl)}" download title="Czech locale: ; separator, decimal comma">Excel CSV (Czech locale)</a>`;
             return `<tr><td>${h(entry.title)}</td><td>${h(entry.format)}</td><td><a href="${h(href)}">${h(entry.url)}</a>${download}</td><td class="num">${entry.items}</td><td>${warnings}</td></tr>`;
           })
           .join('');
@@ -262,6 +266,7 @@ function renderStatusPage(
     body = `<p>Source: ${h(deps.source)}</p>
 <p>Version <code>${h(snapshot.version)}</code> generated ${h(snapshot.generatedAt)} · ${snapshot.products.length} products · ${snapshot.units.length} units · ${h(snapshot.currency)}</p>
 ${mergeIssues ? `<details><summary>Rows the last full sync reported</summary><ul>${mergeIssues}</ul></details>` : ''}
+${SPREADSHEET_NOTE}
 ${sections}`;
   }
   return `<!doctype html>

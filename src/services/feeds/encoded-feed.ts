@@ -1,11 +1,15 @@
 import { promisify } from 'node:util';
 import { brotliCompress, brotliCompressSync, constants, gzip, gzipSync } from 'node:zlib';
 
-/** A rendered feed body in every encoding served, all from one catalog version. */
+/**
+ * A rendered feed body in every encoding served, all from one catalog version. A body that is already
+ * compressed (the workbook, a zip) has no gzip or br form: compressing it again costs CPU and saves
+ * nothing, so it is stored and sent as it is.
+ */
 export interface EncodedFeed {
   readonly identity: Buffer;
-  readonly gzip: Buffer;
-  readonly br: Buffer;
+  readonly gzip?: Buffer;
+  readonly br?: Buffer;
   readonly contentType: string;
   /** Opaque, unquoted, unique per catalog version and feed variant; the encoding is appended per representation. */
   readonly tag: string;
@@ -15,11 +19,11 @@ export interface EncodedFeed {
   readonly fileName?: string;
 }
 
-/** A body in the three encodings, before the headers' details are known. */
+/** A body in the three encodings (or identity alone, when already compressed), before the headers' details are known. */
 export interface EncodedBody {
   readonly identity: Buffer;
-  readonly gzip: Buffer;
-  readonly br: Buffer;
+  readonly gzip?: Buffer;
+  readonly br?: Buffer;
 }
 
 const gzipAsync = promisify(gzip);
@@ -36,14 +40,16 @@ function brotliOptions(size: number) {
   };
 }
 
-/** Compresses in libuv's thread pool (the calling thread only waits). */
-export async function encodeBody(identity: Buffer): Promise<EncodedBody> {
+/** Compresses in libuv's thread pool (the calling thread only waits); `compress: false` keeps identity alone. */
+export async function encodeBody(identity: Buffer, compress = true): Promise<EncodedBody> {
+  if (!compress) return { identity };
   const [gz, br] = await Promise.all([gzipAsync(identity, { level: 6 }), brotliAsync(identity, brotliOptions(identity.length))]);
   return { identity, gzip: gz, br };
 }
 
 /** The same compression, synchronously: for worker threads, whose only job it is. */
-export function encodeBodySync(identity: Buffer): EncodedBody {
+export function encodeBodySync(identity: Buffer, compress = true): EncodedBody {
+  if (!compress) return { identity };
   return { identity, gzip: gzipSync(identity, { level: 6 }), br: brotliCompressSync(identity, brotliOptions(identity.length)) };
 }
 

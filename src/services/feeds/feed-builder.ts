@@ -1,15 +1,17 @@
 import { ALL_UNITS, type CatalogSnapshot } from '../../core/catalog/catalog.js';
+import { type CollectedFeed, collectFeed, collectFeedAsync } from '../../core/feeds/collect-feed.js';
 import type { CompiledFeed } from '../../core/feeds/compiled-feed.js';
 import type { FeedContext, FeedItem } from '../../core/feeds/feed-item.js';
 import type { FeedChunks } from '../../core/feeds/feed-report.js';
 import { type CsvProfile, renderCsvFeed } from '../../core/feeds/render-csv-feed.js';
 import { renderJsonFeed } from '../../core/feeds/render-json-feed.js';
 import { type FeedItemOptions, toFeedItem } from '../../core/feeds/to-feed-item.js';
+import { renderXlsxFeed, XLSX_FEED_FILE } from './xlsx-feed.js';
 
 /**
- * How a feed body is made from a catalog version: the built-in JSON and CSV feeds and every template.
- * Pure and synchronous, so that it runs where the renderer puts it: a worker thread in the app
- * (`src/workers/render-worker.ts`), the calling thread in slices otherwise (`feed-renderer.ts`).
+ * How a feed body is made from a catalog version: the built-in JSON, CSV and workbook feeds and every
+ * template. It runs where the renderer puts it: a worker thread in the app (`src/workers/render-worker.ts`),
+ * the calling thread in slices otherwise (`feed-renderer.ts`).
  */
 
 export interface FeedVariant {
@@ -30,9 +32,25 @@ export interface FeedServiceOptions {
   readonly links: Pick<FeedItemOptions, 'productUrl' | 'imageUrl' | 'storeCodes'>;
 }
 
+export interface BuildOptions {
+  /**
+   * Let the event loop run after this much work (ms): the calling thread's renderer. Absent (a worker
+   * thread), text feeds are rendered in one go.
+   */
+  readonly sliceMs?: number;
+}
+
 export interface FeedBuilder {
-  /** The feed's text in chunks; the generator returns the feed's report. */
-  chunks(snapshot: CatalogSnapshot, request: FeedRequest): FeedChunks;
+  /** The feed's whole body and its report. */
+  build(snapshot: CatalogSnapshot, request: FeedRequest, options?: BuildOptions): Promise<CollectedFeed>;
+}
+
+/**
+ * Whether `file`'s body is compressed already (the workbook is a zip): it is kept and served as it is,
+ * with no gzip or br form (compressing a zip again costs CPU and saves nothing).
+ */
+export function isPrecompressed(file: string): boolean {
+  return file === XLSX_FEED_FILE;
 }
 
 /** The cache key of a request: `file|view|profile`. */
@@ -77,18 +95,36 @@ export function createFeedBuilder(templates: readonly CompiledFeed[], options: F
     };
   }
 
+  /** The `stock:{unit}` columns of the table feeds: every unit's side by side in the `all` view. */
+  function unitColumnsOf(snapshot: CatalogSnapshot, view: string): string[] {
+    return view === ALL_UNITS ? snapshot.units.map((unit) => unit.code) : [];
+  }
+
+  function chunks(snapshot: CatalogSnapshot, { file, view, variant }: FeedRequest): FeedChunks {
+    const context = contextOf(snapshot, view);
+    if (file === 'products.json') return renderJsonFeed(context, itemsOf(snapshot, view), { count: countInView(snapshot, view) });
+    if (file === 'products.csv') {
+      const unitColumns = unitColumnsOf(snapshot, view);
+      return renderCsvFeed(context, itemsOf(snapshot, view), { profile: variant.csvProfile ?? 'rfc4180', unitColumns });
+    }
+    const template = templateByFile.get(file);
+    if (template === undefined) throw new Error(`Unknown feed ${file}`);
+    return template.render(context, itemsOf(snapshot, view));
+  }
+
   return {
-    chunks(snapshot, { file, view, variant }) {
-      const context = contextOf(snapshot, view);
-      if (file === 'products.json')
-        return renderJsonFeed(context, itemsOf(snapshot, view), { count: countInView(snapshot, view) });
-      if (file === 'products.csv') {
-        const unitColumns = view === ALL_UNITS ? snapshot.units.map((unit) => unit.code) : [];
-        return renderCsvFeed(context, itemsOf(snapshot, view), { profile: variant.csvProfile ?? 'rfc4180', unitColumns });
+    async build(snapshot, request, buildOptions = {}) {
+      const { sliceMs } = buildOptions;
+      if (request.file === XLSX_FEED_FILE) {
+        const { view } = request;
+        return renderXlsxFeed(contextOf(snapshot, view), itemsOf(snapshot, view), {
+          unitColumns: unitColumnsOf(snapshot, view),
+          ...(sliceMs === undefined ? {} : { sliceMs }),
+        });
       }
-      const template = templateByFile.get(file);
-      if (template === undefined) throw new Error(`Unknown feed ${file}`);
-      return template.render(context, itemsOf(snapshot, view));
+      return sliceMs === undefined
+        ? collectFeed(chunks(snapshot, request))
+        : collectFeedAsync(chunks(snapshot, request), sliceMs);
     },
   };
 }

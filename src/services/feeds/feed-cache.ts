@@ -31,7 +31,7 @@ export interface FeedCache {
 }
 
 function sizeOf(entry: CachedFeed): number {
-  return entry.feed.identity.length + entry.feed.gzip.length + entry.feed.br.length;
+  return entry.feed.identity.length + (entry.feed.gzip?.length ?? 0) + (entry.feed.br?.length ?? 0);
 }
 
 export function createFeedCache(options: FeedCacheOptions): FeedCache {

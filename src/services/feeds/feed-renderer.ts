@@ -1,8 +1,7 @@
 import type { CatalogSnapshot } from '../../core/catalog/catalog.js';
-import { collectFeedAsync } from '../../core/feeds/collect-feed.js';
 import type { FeedReport } from '../../core/feeds/feed-report.js';
 import { type EncodedBody, encodeBody } from './encoded-feed.js';
-import type { FeedBuilder, FeedRequest } from './feed-builder.js';
+import { type FeedBuilder, type FeedRequest, isPrecompressed } from './feed-builder.js';
 
 /** One rendered feed: its body in every encoding, and what the render reported. */
 export interface RenderedBody extends EncodedBody {
@@ -30,8 +29,8 @@ export function createInThreadFeedRenderer(builder: FeedBuilder): FeedRenderer {
     async render(snapshot, requests) {
       const bodies: RenderedBody[] = [];
       for (const request of requests) {
-        const { body, report } = await collectFeedAsync(builder.chunks(snapshot, request), 5);
-        bodies.push({ ...(await encodeBody(body)), report });
+        const { body, report } = await builder.build(snapshot, request, { sliceMs: 5 });
+        bodies.push({ ...(await encodeBody(body, !isPrecompressed(request.file))), report });
       }
       return bodies;
     },

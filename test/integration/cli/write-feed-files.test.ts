@@ -44,9 +44,11 @@ describe('cli/write-feed-files', () => {
       'U1/products-excel.csv',
       'U1/products.csv',
       'U1/products.json',
+      'U1/products.xlsx',
       'all/products-excel.csv',
       'all/products.csv',
       'all/products.json',
+      'all/products.xlsx',
     ]);
     expect(readdirSync(dir)).toEqual(['out']);
     expect(existsSync(join(out, 'U1', 'products.json'))).toBe(true);

@@ -52,8 +52,8 @@ describe('http/send-feed', () => {
     expect(res.headers['content-encoding']).toBe(coding);
     expect(res.headers['etag']).toBe(`"v-1-abc-${coding}"`);
     expect((res.body as Buffer).toString()).toBe(text);
-    expect(Number(res.headers['content-length'])).toBe(feed[coding].length);
-    expect(decode(feed[coding]).toString()).toBe(text);
+    expect(Number(res.headers['content-length'])).toBe(feed[coding]?.length);
+    expect(decode(feed[coding] ?? Buffer.alloc(0)).toString()).toBe(text);
   });
 
   it.each(['"v-1-abc"', '"v-1-abc-gzip"', 'W/"v-1-abc-br"', '"other", "v-1-abc"', '*'])(
@@ -92,7 +92,7 @@ describe('http/send-feed', () => {
     const res = await request(app).head('/feed.xml').set('accept-encoding', 'gzip');
 
     expect(res.status).toBe(200);
-    expect(res.headers['content-length']).toBe(String(feed.gzip.length));
+    expect(res.headers['content-length']).toBe(String(feed.gzip?.length));
     expect(res.headers['content-encoding']).toBe('gzip');
     expect(res.text ?? '').toBe('');
   });
@@ -104,5 +104,65 @@ describe('http/send-feed', () => {
     expect(res.body).toEqual({
       error: { code: 'NOT_ACCEPTABLE', message: 'No acceptable content coding (br, gzip or identity)' },
     });
+  });
+});
+
+const zipped = Buffer.from('PK\u0003\u0004 a zip body that gzip would not shrink');
+const workbook = encodedFeed(await encodeBody(zipped, false), {
+  key: 'products.xlsx|all|',
+  version: 'v-2',
+  lastModified,
+  contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  fileName: 'products-all.xlsx',
+});
+const workbookApp = express();
+workbookApp.get('/products.xlsx', (req, res) => sendFeed(req, res, workbook, { private: false }));
+
+describe('http/send-feed: a body compressed already (the workbook)', () => {
+  it('keeps no gzip or br form of it', () => {
+    expect(workbook.gzip).toBeUndefined();
+    expect(workbook.br).toBeUndefined();
+  });
+
+  it.each(['gzip, deflate, br', 'br', 'gzip', 'identity', '*'])(
+    'sends it as it is for Accept-Encoding %s, with its length, ETag and file name',
+    async (acceptEncoding) => {
+      const res = await request(workbookApp)
+        .get('/products.xlsx')
+        .set('accept-encoding', acceptEncoding)
+        .buffer(true)
+        .parse(binary);
+
+      expect(res.status).toBe(200);
+      expect(res.headers['content-encoding']).toBeUndefined();
+      expect((res.body as Buffer).equals(zipped)).toBe(true);
+      expect(res.headers['content-length']).toBe(String(zipped.length));
+      expect(res.headers['etag']).toBe(`"${workbook.tag}"`);
+      expect(res.headers['content-type']).toBe('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
+      expect(res.headers['content-disposition']).toBe('inline; filename="products-all.xlsx"');
+    },
+  );
+
+  it('answers 304 for its ETag and HEAD with the headers of GET', async () => {
+    const etag = `"${workbook.tag}"`;
+    const notModified = await request(workbookApp)
+      .get('/products.xlsx')
+      .set('accept-encoding', 'gzip')
+      .set('if-none-match', etag);
+    const head = await request(workbookApp).head('/products.xlsx').set('accept-encoding', 'gzip, br');
+
+    expect(notModified.status).toBe(304);
+    expect(notModified.headers['etag']).toBe(etag);
+    expect(head.status).toBe(200);
+    expect(head.headers['content-length']).toBe(String(zipped.length));
+    expect(head.headers['content-encoding']).toBeUndefined();
+    expect(head.text ?? '').toBe('');
+  });
+
+  it('answers 406, naming identity, when the client refuses identity', async () => {
+    const res = await request(workbookApp).get('/products.xlsx').set('accept-encoding', 'gzip, identity;q=0');
+
+    expect(res.status).toBe(406);
+    expect(res.body.error.message).toContain('identity');
   });
 });

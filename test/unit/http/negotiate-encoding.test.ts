@@ -20,4 +20,15 @@ describe('http/send-feed negotiateEncoding', () => {
   ])('Accept-Encoding %j → %s', (header, expected) => {
     expect(negotiateEncoding(header)).toBe(expected);
   });
+
+  it.each([
+    [undefined, 'identity'],
+    ['gzip, deflate, br', 'identity'],
+    ['*', 'identity'],
+    ['br;q=1, identity;q=0.1', 'identity'],
+    ['gzip, identity;q=0', undefined],
+    ['*;q=0', undefined],
+  ])('a body compressed already (identity only): Accept-Encoding %j → %s', (header, expected) => {
+    expect(negotiateEncoding(header, ['identity'])).toBe(expected);
+  });
 });

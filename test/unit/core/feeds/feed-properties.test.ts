@@ -9,7 +9,8 @@ import { encodeUrl } from '../../../../src/core/feeds/encode-url.js';
 import type { FeedContext, FeedItem } from '../../../../src/core/feeds/feed-item.js';
 import { formatMoney, formatPlainNumber } from '../../../../src/core/feeds/format-number.js';
 import { loadTemplates } from '../../../../src/core/feeds/load-templates.js';
-import { CSV_FEED_COLUMNS, type CsvProfile, renderCsvFeed } from '../../../../src/core/feeds/render-csv-feed.js';
+import { PRODUCT_COLUMNS } from '../../../../src/core/feeds/product-columns.js';
+import { type CsvProfile, renderCsvFeed } from '../../../../src/core/feeds/render-csv-feed.js';
 import { renderJsonFeed } from '../../../../src/core/feeds/render-json-feed.js';
 import { countCodePoints, truncateText } from '../../../../src/core/feeds/truncate-text.js';
 import { catalog, hostileContext } from './feed-arbitraries.js';
@@ -160,7 +161,7 @@ describe('feeds: properties on hostile catalogs', { timeout: 600_000 }, () => {
         const excel = profile === 'excel';
         const rows: string[][] = parse(body, { bom: true, delimiter: excel ? ';' : ',' });
         expect(rows).toHaveLength(items.length + 1);
-        expect(rows[0]).toEqual([...CSV_FEED_COLUMNS.map(([name]) => name), 'stock:PRG', 'stock:BRN']);
+        expect(rows[0]).toEqual([...PRODUCT_COLUMNS.map((column) => column.header), 'stock:PRG', 'stock:BRN']);
         const separator = excel ? ',' : '.';
         // The documented Excel rules, written out independently of the implementation.
         const text = (value: string | undefined): string => {

@@ -251,12 +251,12 @@ describe('feeds/load-templates', () => {
   });
 
   it('rejects files that clash with built-in routes, and unsafe file names', () => {
-    for (const file of ['products.json', 'products.csv', 'changes.json', 'Products.JSON']) {
+    for (const file of ['products.json', 'products.csv', 'products.xlsx', 'changes.json', 'Products.JSON']) {
       expect(problemsOf([xmlTemplate({ file })])).toEqual([
         {
           file: 'templates/test.json',
           path: 'file',
-          message: `"${file}" is a built-in route (products.json, products.csv, changes.json); choose another file name`,
+          message: `"${file}" is a built-in route (products.json, products.csv, products.xlsx, changes.json); choose another file name`,
         },
       ]);
     }

@@ -1,0 +1,195 @@
+/**
+ * The Excel workbook (`products.xlsx`, issue 15) at scale: a 100,000-product × 5-unit catalog rendered
+ * in the render worker thread, as the app does it, next to `products.csv` and `google.xml` of the same
+ * catalog for scale.
+ *
+ *   npx tsx bench/render-xlsx.ts [--products 100000] [--units 5] [--runs 3]
+ *
+ * The catalog is the sandbox's (names, EANs, PLUs, codes, per-unit prices and stock, kg goods), built
+ * straight from its generator and serialized into shared chunks as a full sync leaves them; the renderer
+ * is `createWorkerFeedRenderer` with the shipped templates. Per feed and run: wall time of the render
+ * call (parse of the chunks in the worker, render, compression) and the CPU time the process spent meanwhile
+ * (less disturbed than wall time by other load on the machine), the body's size, the process's peak
+ * RSS during the call above the RSS before it (all threads: the worker's heap is the process's), and
+ * the main thread's event-loop delay meanwhile (monitorEventLoopDelay, 10 ms resolution): the main
+ * thread only waits (its utilization shows how little it does; its delay is the machine's scheduling).
+ * An unmeasured render of products.json first starts the thread. Prints one JSON object.
+ */
+import os from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { createTestConfig } from '../src/config/load-config.js';
+import { aggregateOffer } from '../src/core/catalog/aggregate-offer.js';
+import { ALL_UNITS, type CatalogSnapshot, type Offer, type Product } from '../src/core/catalog/catalog.js';
+import { serializeItems } from '../src/core/catalog/catalog-chunks.js';
+import { createSandboxCatalog } from '../src/sandbox/sandbox-catalog.js';
+import { createFeedBuilder, type FeedRequest } from '../src/services/feeds/feed-builder.js';
+import { createInThreadFeedRenderer } from '../src/services/feeds/feed-renderer.js';
+import { loadConfiguredTemplates } from '../src/wiring.js';
+import { createWorkerFeedRenderer } from '../src/workers/create-feed-renderer.js';
+
+const { values: flags } = parseArgs({
+  options: {
+    products: { type: 'string', default: '100000' },
+    units: { type: 'string', default: '5' },
+    runs: { type: 'string', default: '3' },
+  },
+  strict: true,
+});
+const PRODUCTS = Number(flags.products);
+const UNITS = Number(flags.units);
+const RUNS = Number(flags.runs);
+const FEEDS = ['products.xlsx', 'products.csv', 'google.xml'];
+
+const mb = (bytes: number): number => Math.round((bytes / 1024 / 1024) * 10) / 10;
+const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+};
+
+/** The sandbox's catalog as a full sync publishes it (prices with VAT, stock per unit, the `all` aggregate). */
+function buildSnapshot(): CatalogSnapshot {
+  const sandbox = createSandboxCatalog({ seed: 42, units: UNITS, articles: PRODUCTS });
+  const units = sandbox.units.map((unit) => ({ code: unit.code, localId: unit.localId, name: unit.name }));
+  const primaryUnit = units[0]?.code ?? '';
+  const products: Product[] = [];
+  for (let index = 0; index < PRODUCTS; index++) {
+    const article = sandbox.articleAt(index);
+    const isStockItem = article.isStockItem !== false;
+    const offers: Offer[] = units.map((unit, unitIndex) => {
+      const price = sandbox.unitPrice(unitIndex, article);
+      const stock = sandbox.initialStockMilli(unitIndex, index, article.byWeight) / 1000;
+      return {
+        unit: unit.code,
+        price: price.priceVat,
+        ...(price.actionPrice === undefined ? {} : { salePrice: price.actionPrice }),
+        ...(price.standardPrice === undefined ? {} : { standardPrice: price.standardPrice }),
+        ...(isStockItem ? { stock } : {}),
+        availability: !isStockItem || stock > 0 ? 'in_stock' : 'out_of_stock',
+      };
+    });
+    products.push({
+      id: article.localId,
+      name: article.name,
+      ...(article.localGroupId === undefined ? {} : { groupId: article.localGroupId }),
+      ...(article.ean === undefined ? {} : { ean: article.ean }),
+      ...(article.plu === undefined ? {} : { plu: article.plu }),
+      ...(article.internalIdentifier === undefined ? {} : { internalIdentifier: article.internalIdentifier }),
+      ...(article.measureUnit === undefined ? {} : { measureUnit: article.measureUnit }),
+      isStockItem,
+      offers,
+      aggregate: aggregateOffer(offers, primaryUnit, isStockItem, 'out_of_stock'),
+    });
+  }
+  return {
+    version: 'v-bench-xlsx',
+    generatedAt: '2026-11-25T06:00:00.000Z',
+    currency: 'CZK',
+    primaryUnit,
+    units,
+    products,
+  };
+}
+
+const snapshot = buildSnapshot();
+const chunks = serializeItems(snapshot.products);
+const { compiled, files } = await loadConfiguredTemplates(createTestConfig({}));
+const options = {
+  currency: 'CZK',
+  brand: undefined,
+  baseUrl: 'https://bridge.example',
+  links: { storeCodes: {}, productUrl: 'https://shop.example.cz/p/{id}', imageUrl: 'https://shop.example.cz/i/{id}.jpg' },
+};
+const renderer = createWorkerFeedRenderer({
+  templates: files,
+  options,
+  chunksOf: async () => chunks,
+  fallback: createInThreadFeedRenderer(createFeedBuilder(compiled, options)),
+});
+
+interface Run {
+  readonly ms: number;
+  /** CPU time of the whole process during the call (all threads: the worker, zlib in libuv's pool, the idle main thread). */
+  readonly cpuMs: number;
+  readonly bytes: number;
+  readonly peakRssAboveBeforeMb: number;
+  readonly eventLoopDelayMaxMs: number;
+  readonly eventLoopDelayP99Ms: number;
+  /** Share of the call's time the main thread was busy (performance.eventLoopUtilization): it only waits. */
+  readonly mainThreadUtilization: number;
+}
+
+async function measure(file: string): Promise<Run> {
+  const request: FeedRequest = { file, view: ALL_UNITS, variant: {} };
+  const before = process.memoryUsage().rss;
+  let peak = before;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss);
+  }, 20);
+  const delay = monitorEventLoopDelay({ resolution: 10 });
+  delay.enable();
+  const started = performance.now();
+  const utilization = performance.eventLoopUtilization();
+  const cpu = process.cpuUsage();
+  const [body] = await renderer.render(snapshot, [request]);
+  const ms = performance.now() - started;
+  const used = process.cpuUsage(cpu);
+  const busy = performance.eventLoopUtilization(utilization);
+  delay.disable();
+  clearInterval(sampler);
+  peak = Math.max(peak, process.memoryUsage().rss);
+  return {
+    ms: Math.round(ms),
+    cpuMs: Math.round((used.user + used.system) / 1000),
+    bytes: body?.identity.length ?? 0,
+    peakRssAboveBeforeMb: mb(peak - before),
+    eventLoopDelayMaxMs: Math.round(delay.max / 1e6),
+    eventLoopDelayP99Ms: Math.round(delay.percentile(99) / 1e6),
+    mainThreadUtilization: Math.round(busy.utilization * 1000) / 1000,
+  };
+}
+
+// A first render starts the thread and compiles the templates there; it is not measured.
+await renderer.render(snapshot, [{ file: 'products.json', view: ALL_UNITS, variant: {} }]);
+const rssWithCatalogMb = mb(process.memoryUsage().rss);
+const loadAtStart = os.loadavg();
+const results: Record<string, Run[]> = Object.fromEntries(FEEDS.map((file) => [file, []]));
+// Feeds interleaved run by run, so a busy moment of the machine does not fall on one feed only.
+for (let run = 0; run < RUNS; run++) {
+  for (const file of FEEDS) results[file]?.push(await measure(file));
+}
+await renderer.close();
+
+process.stdout.write(
+  `${JSON.stringify(
+    {
+      node: process.version,
+      products: PRODUCTS,
+      units: UNITS,
+      runs: RUNS,
+      // The machine's 1/5/15-minute load averages: other work on its cores stretches wall times.
+      loadAverage: {
+        start: loadAtStart.map((load) => Math.round(load * 10) / 10),
+        end: os.loadavg().map((load) => Math.round(load * 10) / 10),
+      },
+      rssWithCatalogMb,
+      peakRssMb: mb(process.resourceUsage().maxRSS * 1024),
+      feeds: Object.fromEntries(
+        Object.entries(results).map(([file, runs]) => [
+          file,
+          {
+            medianMs: median(runs.map((run) => run.ms)),
+            medianCpuMs: median(runs.map((run) => run.cpuMs)),
+            bytes: runs[0]?.bytes,
+            maxPeakRssAboveBeforeMb: Math.max(...runs.map((run) => run.peakRssAboveBeforeMb)),
+            maxEventLoopDelayMs: Math.max(...runs.map((run) => run.eventLoopDelayMaxMs)),
+            maxMainThreadUtilization: Math.max(...runs.map((run) => run.mainThreadUtilization)),
+            runs,
+          },
+        ]),
+      ),
+    },
+    null,
+    2,
+  )}\n`,
+);
