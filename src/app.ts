@@ -10,6 +10,7 @@ import { createMutex } from './core/async/create-mutex.js';
 import type { CatalogSnapshot } from './core/catalog/catalog.js';
 import { createHttpApp } from './http/create-http-app.js';
 import { createAdminRoutes } from './http/routes/admin-routes.js';
+import { createDocsRoutes } from './http/routes/docs-routes.js';
 import { createFeedRoutes } from './http/routes/feed-routes.js';
 import { createMetricsRoutes } from './http/routes/metrics-routes.js';
 import { createStatusRoutes } from './http/routes/status-routes.js';
@@ -24,6 +25,7 @@ import { createWebhookProcessor, type WebhookProcessor } from './services/webhoo
 import {
   createCatalogParts,
   createConfiguredFeedService,
+  createShippedDocPages,
   loadConfiguredTemplates,
   openWebhookInbox,
   startSandboxIfNeeded,
@@ -242,6 +244,7 @@ function createRouters(parts: {
       accept: (dedupeKey, event) => webhooks.accept(dedupeKey, event),
       onEvent: (event, outcome) => metrics.webhookEvents.inc({ event, outcome }),
     }),
+    createDocsRoutes(createShippedDocPages()),
   ];
 }
 

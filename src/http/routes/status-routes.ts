@@ -4,6 +4,7 @@ import type { FeedReport } from '../../core/feeds/feed-report.js';
 import type { SyncJob, SyncReport } from '../../services/catalog-service.js';
 import type { FeedDescriptor, FeedService } from '../../services/feed-service.js';
 import type { WebhookStats } from '../../services/webhook-processor.js';
+import { reportCodeHref } from './docs-routes.js';
 import { createFeedTokenGuard } from './feed-routes.js';
 
 export interface StatusRoutesDeps {
@@ -33,6 +34,7 @@ interface FeedEntry {
   readonly warnings?: {
     readonly count: number;
     readonly byAttribute: Readonly<Record<string, number>>;
+    readonly byCode: FeedReport['warnings']['byCode'];
     readonly examples: FeedReport['warnings']['examples'];
   };
 }
@@ -85,6 +87,7 @@ function listFeeds(
               warnings: {
                 count: report.warnings.count,
                 byAttribute: report.warnings.byAttribute,
+                byCode: report.warnings.byCode,
                 examples: report.warnings.examples.slice(0, 5),
               },
             }),
@@ -108,6 +111,11 @@ function syncSummary(report: SyncReport | undefined) {
 
 const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char] ?? char);
+
+/** A report code linked to its entry in docs/report-codes.md (served by the bridge at /docs). */
+function codeLink(base: string, code: string, text: string = code): string {
+  return `<a href="${escapeHtml(reportCodeHref(base, code))}">${escapeHtml(text)}</a>`;
+}
 
 export function createStatusRoutes(deps: StatusRoutesDeps): Router {
   const router = Router();
@@ -163,12 +171,13 @@ export function createStatusRoutes(deps: StatusRoutesDeps): Router {
 }
 
 /** One line on the POS's sale webhooks: what waits, and what became of the sales since start. */
-function webhookLine(stats: WebhookStats | undefined): string {
+function webhookLine(stats: WebhookStats | undefined, base: string): string {
   if (stats === undefined) return '';
   const { applied, refetched, dropped } = stats.sales;
   const last = stats.lastSaleServedAt === undefined ? 'none yet' : escapeHtml(stats.lastSaleServedAt);
-  const droppedText = dropped > 0 ? ` · <span class="failed">${dropped} left to the stock sync</span>` : '';
-  return `<p id="webhooks">Sale webhooks since start: ${applied} applied from their movements · ${refetched} shown by re-reading the stock${droppedText} · ${stats.pending} waiting · last sale served: ${last}</p>`;
+  const droppedText =
+    dropped > 0 ? ` · <span class="failed">${dropped} ${codeLink(base, 'dropped', 'left to the stock sync')}</span>` : '';
+  return `<p id="webhooks">Sale webhooks since start: ${applied} ${codeLink(base, 'applied', 'applied from their movements')} · ${refetched} ${codeLink(base, 'refetched', 'shown by re-reading the stock')}${droppedText} · ${stats.pending} waiting · last sale served: ${last}</p>`;
 }
 
 function renderStatusPage(
@@ -184,8 +193,9 @@ function renderStatusPage(
     .map(([job, summary]) => {
       const outcome = summary?.outcome ?? 'not run yet';
       const detail = summary?.error?.message ?? summary?.reason ?? '';
+      const errorCode = summary?.error === undefined ? '' : `${codeLink(base, summary.error.code)}: `;
       const next = deps.nextRuns()[job];
-      return `<tr><td>${h(job)}</td><td class="${h(outcome)}">${h(outcome)}</td><td>${h(summary?.finishedAt ?? '')}</td><td>${summary ? `${summary.durationMs} ms` : ''}</td><td>${h(next ?? '')}</td><td>${h(detail)}</td></tr>`;
+      return `<tr><td>${h(job)}</td><td class="${h(outcome)}">${summary ? codeLink(base, outcome) : h(outcome)}</td><td>${h(summary?.finishedAt ?? '')}</td><td>${summary ? `${summary.durationMs} ms` : ''}</td><td>${h(next ?? '')}</td><td>${errorCode}${h(detail)}</td></tr>`;
     })
     .join('');
   let body: string;
@@ -204,11 +214,13 @@ function renderStatusPage(
             const href = `${entry.url}${tokenQuery}`;
             const warnings =
               entry.warnings && entry.warnings.count > 0
-                ? `<details><summary>${entry.warnings.count} left out</summary><ul>${Object.entries(entry.warnings.byAttribute)
+                ? `<details><summary>${entry.warnings.count} left out: ${Object.entries(entry.warnings.byCode)
+                    .map(([code, count]) => `${codeLink(base, code)} ${count}`)
+                    .join(', ')}</summary><ul>${Object.entries(entry.warnings.byAttribute)
                     .map(([attribute, count]) => `<li>${count} × ${h(attribute)}</li>`)
                     .join(
                       '',
-                    )}${entry.warnings.examples.map((example) => `<li>e.g. ${h(example.itemId)}: ${h(example.attribute)} ${h(example.reason)}</li>`).join('')}</ul></details>`
+                    )}${entry.warnings.examples.map((example) => `<li>e.g. ${h(example.itemId)}: ${h(example.attribute)} ${codeLink(base, example.code, example.reason)}</li>`).join('')}</ul></details>`
                 : entry.rendered
                   ? 'none'
                   : '<span class="muted">not rendered yet</span>';
@@ -223,7 +235,7 @@ function renderStatusPage(
       })
       .join('');
     const mergeIssues = Object.entries(sync['sync-catalog']?.issueCounts ?? {})
-      .map(([reason, count]) => `<li>${h(reason)}: ${count}</li>`)
+      .map(([reason, count]) => `<li>${codeLink(base, reason)}: ${count}</li>`)
       .join('');
     body = `<p>Version <code>${h(snapshot.version)}</code> generated ${h(snapshot.generatedAt)} · ${snapshot.products.length} products · ${snapshot.units.length} units · ${h(snapshot.currency)}</p>
 ${mergeIssues ? `<details><summary>Rows the last full sync reported</summary><ul>${mergeIssues}</ul></details>` : ''}
@@ -241,8 +253,8 @@ code{background:#f3f3f3;padding:0 .2rem}.notice{padding:1rem;background:#fff8e1}
 </style></head><body>
 <h1>catalog-bridge</h1>
 <table><thead><tr><th>job</th><th>last outcome</th><th>finished</th><th>took</th><th>next run</th><th>detail</th></tr></thead><tbody>${syncRows}</tbody></table>
-${webhookLine(deps.webhooks?.())}
+${webhookLine(deps.webhooks?.(), base)}
 ${body}
-<p class="muted">Machine-readable: <a href="${h(`${base}/feeds${tokenQuery}`)}">/feeds</a> · <a href="${h(`${base}/readyz`)}">/readyz</a></p>
+<p class="muted">Machine-readable: <a href="${h(`${base}/feeds${tokenQuery}`)}">/feeds</a> · <a href="${h(`${base}/readyz`)}">/readyz</a> · <a href="${h(`${base}/docs/`)}">documentation</a></p>
 </body></html>`;
 }
