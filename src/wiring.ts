@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createDocPages, type DocPages } from './adapters/docs/doc-pages.js';
+import type { DocPages } from './adapters/docs/doc-pages.js';
 import type { Logger } from './adapters/logger/create-logger.js';
 import { createPosClient, type PosClient } from './adapters/pos/pos-client.js';
 import { openKeyv } from './adapters/store/create-keyv.js';
@@ -24,6 +24,7 @@ import { createFeedCache } from './services/feeds/feed-cache.js';
 import { createInThreadFeedRenderer } from './services/feeds/feed-renderer.js';
 import type { StoredWebhookEvent } from './services/webhook-processor.js';
 import { createCatalogWorkers } from './workers/create-catalog-workers.js';
+import { createWorkerDocPages } from './workers/create-doc-pages.js';
 import { createWorkerFeedRenderer } from './workers/create-feed-renderer.js';
 
 /**
@@ -39,7 +40,7 @@ const SHIPPED_DOCS = fileURLToPath(new URL('../docs/', import.meta.url));
 
 /** The shipped documentation as HTML pages (`GET /docs/…`, linked from the status page). */
 export function createShippedDocPages(): DocPages {
-  return createDocPages(SHIPPED_DOCS);
+  return createWorkerDocPages(SHIPPED_DOCS);
 }
 
 /** Feed templates as read (the render worker compiles the same files) and as compiled. */

@@ -1,23 +1,24 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join, posix, sep } from 'node:path';
 import { Marked, type Tokens } from 'marked';
-import { createSlicer } from '../../core/async/create-slicer.js';
 
 /**
  * The project's own `docs/` folder as HTML pages (`report-codes.md` → page `report-codes`,
- * `decisions/0003-feed-templates.md` → page `decisions/0003-feed-templates`), so that the status page can
- * link a report code to its explanation on a server without internet access, in the words of the version
- * that runs. A page is rendered on its first request and kept.
+ * `decisions/0003-feed-templates.md` → page `decisions/0003-feed-templates`, the index → page `''`), so
+ * that the status page can link a report code to its explanation on a server without internet access,
+ * in the words of the version that runs (docs/report-codes.md says why).
  *
- * Rendering a page of ~40 KB takes marked 20-60 ms, too long for the main thread once the server listens,
- * so a page is rendered one section (heading) at a time, yielding to the event loop between slices.
+ * `renderDocPages` renders the whole folder at once. It costs marked some 400 ms and single pages tens of
+ * milliseconds while its code is cold, far too long for the main thread once the server listens, so the
+ * app runs it in a worker thread (`workers/create-doc-pages.ts`); `createDocPages` only keeps the result.
  */
 export interface DocPages {
-  /** Page names, sorted; empty when the folder is missing (docs not shipped). */
-  names(): Promise<readonly string[]>;
-  /** A page as a whole HTML document, or `undefined` when there is no such page. */
+  /** A page as a whole HTML document (`''`: the index), or `undefined` when there is no such page. */
   page(name: string): Promise<string | undefined>;
 }
+
+/** Every page of a folder by name, as `renderDocPages` gives them. */
+export type RenderedDocs = Readonly<Record<string, string>>;
 
 const STYLE = `body{font-family:system-ui,sans-serif;margin:2rem auto;max-width:52rem;padding:0 1rem;color:#222;line-height:1.5}
 table{border-collapse:collapse;margin:1rem 0}th,td{border:1px solid #ddd;padding:.3rem .5rem;text-align:left;vertical-align:top}
@@ -27,7 +28,7 @@ code{background:#f3f3f3;padding:0 .2rem}pre{background:#f6f6f6;padding:.75rem;ov
 const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char] ?? char);
 
-/** `docs/` folder → page names (posix, without `.md`). */
+/** `docs/` folder → page names (posix, without `.md`); none when the folder is missing (docs not shipped). */
 async function listPages(dir: string): Promise<string[]> {
   let entries: string[];
   try {
@@ -40,30 +41,6 @@ async function listPages(dir: string): Promise<string[]> {
     .filter((entry) => entry.endsWith('.md'))
     .map((entry) => entry.split(sep).join('/').slice(0, -'.md'.length))
     .sort();
-}
-
-/**
- * The markdown cut before each heading outside fenced code: sections render alone to the same HTML
- * (the docs use no reference-style links, the one construct that spans sections).
- */
-export function splitSections(markdown: string): string[] {
-  const sections: string[] = [];
-  let current: string[] = [];
-  let fence: string | undefined;
-  for (const line of markdown.split('\n')) {
-    const marker = /^\s{0,3}(`{3,}|~{3,})/.exec(line)?.[1];
-    if (marker !== undefined) {
-      if (fence === undefined) fence = marker;
-      else if (marker.startsWith(fence)) fence = undefined;
-    }
-    if (fence === undefined && marker === undefined && /^#{1,6}\s/.test(line) && current.length > 0) {
-      sections.push(current.join('\n'));
-      current = [];
-    }
-    current.push(line);
-  }
-  sections.push(current.join('\n'));
-  return sections;
 }
 
 /**
@@ -96,7 +73,7 @@ export function headingSlug(text: string): string {
 }
 
 function createRenderer(from: string, pages: ReadonlySet<string>): Marked {
-  const marked = new Marked({ gfm: true });
+  const marked = new Marked({ gfm: true, async: false });
   const slugs = new Map<string, number>();
   marked.use({
     renderer: {
@@ -127,21 +104,16 @@ function titleOf(markdown: string, name: string): string {
   return heading === undefined ? name : heading.replace(/[`*_]/g, '').trim();
 }
 
-async function renderPage(markdown: string, name: string, pages: ReadonlySet<string>): Promise<string> {
-  const marked = createRenderer(name, pages);
-  const slicer = createSlicer();
-  const parts: string[] = [];
-  for (const section of splitSections(markdown)) {
-    parts.push(await marked.parse(section, { async: true }));
-    await slicer.next();
-  }
+/** One page as a whole HTML document. */
+export function renderDocPage(markdown: string, name: string, pages: ReadonlySet<string>): string {
+  const body = createRenderer(name, pages).parse(markdown) as string;
   const up = '../'.repeat(name.split('/').length);
-  const index = posix.relative(posix.dirname(name), '.') || '.';
+  const index = posix.relative(posix.dirname(name), '.');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(titleOf(markdown, name))} — catalog-bridge</title><style>${STYLE}</style></head><body>
-<p class="nav"><a href="${up}">status page</a> · <a href="${index === '.' ? './' : `${index}/`}">documentation</a> · <code>docs/${escapeHtml(name)}.md</code></p>
-${parts.join('\n')}
+<p class="nav"><a href="${up}">status page</a> · <a href="${index === '' ? './' : `${index}/`}">documentation</a> · <code>docs/${escapeHtml(name)}.md</code></p>
+${body}
 </body></html>`;
 }
 
@@ -154,27 +126,35 @@ ${names.length === 0 ? '<p>This installation was shipped without its <code>docs/
 </body></html>`;
 }
 
-/** Pages of the folder `dir`; the index is the page named `''`. */
-export function createDocPages(dir: string): DocPages {
-  let listed: Promise<string[]> | undefined;
-  const rendered = new Map<string, Promise<string>>();
-  const names = () => {
-    listed ??= listPages(dir);
-    return listed;
-  };
+/** Every page of the folder `dir`, and its index (page `''`). */
+export async function renderDocPages(dir: string): Promise<RenderedDocs> {
+  const names = await listPages(dir);
+  const known = new Set(names);
+  const rendered: Record<string, string> = { '': renderIndex(names) };
+  for (const name of names) {
+    const markdown = await readFile(`${join(dir, ...name.split('/'))}.md`, 'utf8');
+    rendered[name] = renderDocPage(markdown, name, known);
+  }
+  return rendered;
+}
+
+/**
+ * The pages of `render()` (the whole folder, rendered elsewhere), asked for on the first request and kept;
+ * a failed render is tried again on the next request.
+ */
+export function createDocPages(render: () => Promise<RenderedDocs>): DocPages {
+  let pages: Promise<RenderedDocs> | undefined;
   return {
-    names,
     async page(name) {
-      const all = await names();
-      if (name === '') return renderIndex(all);
-      if (!all.includes(name)) return undefined;
-      let page = rendered.get(name);
-      if (page === undefined) {
-        page = readFile(`${join(dir, ...name.split('/'))}.md`, 'utf8').then((text) => renderPage(text, name, new Set(all)));
-        rendered.set(name, page);
-        page.catch(() => rendered.delete(name));
+      if (pages === undefined) {
+        const rendering = render();
+        pages = rendering;
+        rendering.catch(() => {
+          if (pages === rendering) pages = undefined;
+        });
       }
-      return page;
+      const all = await pages;
+      return Object.hasOwn(all, name) ? all[name] : undefined;
     },
   };
 }

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDocPages, headingSlug, servedHref, splitSections } from '../../../../src/adapters/docs/doc-pages.js';
+import { createDocPages, headingSlug, renderDocPages, servedHref } from '../../../../src/adapters/docs/doc-pages.js';
 
 describe('adapters/docs/doc-pages', () => {
   let dir: string;
@@ -36,11 +36,6 @@ describe('adapters/docs/doc-pages', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('cuts before headings, never inside fenced code', () => {
-    const sections = splitSections('# A\ntext\n```\n# code\n```\n## B\nmore');
-    expect(sections).toEqual(['# A\ntext\n```\n# code\n```', '## B\nmore']);
-  });
-
   it('gives headings the anchors GitHub gives them', () => {
     expect(headingSlug('Rule 7: availability, and the `all` view')).toBe('rule-7-availability-and-the-all-view');
     expect(headingSlug('4. `PUBLIC_BASE_URL`, HTTPS and a reverse proxy')).toBe('4-public_base_url-https-and-a-reverse-proxy');
@@ -59,8 +54,9 @@ describe('adapters/docs/doc-pages', () => {
   });
 
   it('lists the pages and renders one as a whole HTML document with working links and anchors', async () => {
-    const docs = createDocPages(dir);
-    expect(await docs.names()).toEqual(['codes', 'decisions/0001-x', 'guide']);
+    const rendered = await renderDocPages(dir);
+    expect(Object.keys(rendered).sort()).toEqual(['', 'codes', 'decisions/0001-x', 'guide']);
+    const docs = createDocPages(async () => rendered);
     const html = (await docs.page('codes')) ?? '';
     expect(html).toMatch(/^<!doctype html>/);
     expect(html).toContain('<title>Codes — catalog-bridge</title>');
@@ -81,15 +77,28 @@ describe('adapters/docs/doc-pages', () => {
   });
 
   it('answers undefined for an unknown page, and an index of every page', async () => {
-    const docs = createDocPages(dir);
+    const docs = createDocPages(() => renderDocPages(dir));
     expect(await docs.page('nope')).toBeUndefined();
     expect(await docs.page('../codes')).toBeUndefined();
+    expect(await docs.page('constructor')).toBeUndefined();
     expect(await docs.page('')).toContain('<a href="decisions/0001-x">decisions/0001-x</a>');
   });
 
-  it('has no pages when the folder was not shipped', async () => {
-    const docs = createDocPages(join(dir, 'missing'));
-    expect(await docs.names()).toEqual([]);
-    expect(await docs.page('')).toContain('shipped without');
+  it('has only an index saying so when the folder was not shipped', async () => {
+    const rendered = await renderDocPages(join(dir, 'missing'));
+    expect(Object.keys(rendered)).toEqual(['']);
+    expect(rendered['']).toContain('shipped without');
+  });
+
+  it('renders once for every request, and again after a failed render', async () => {
+    let calls = 0;
+    const docs = createDocPages(async () => {
+      calls += 1;
+      if (calls === 1) throw new Error('worker died');
+      return { '': 'index' };
+    });
+    await expect(docs.page('')).rejects.toThrow('worker died');
+    expect(await Promise.all([docs.page(''), docs.page(''), docs.page('x')])).toEqual(['index', 'index', undefined]);
+    expect(calls).toBe(2);
   });
 });
