@@ -49,7 +49,7 @@ export interface RunningApp {
   readonly jobs: Scheduler;
   /** Keeps the feeds in step with the catalog and pre-renders them. */
   readonly prewarm: FeedPrewarm;
-  /** The POS webhook receiver's processing (SPEC §6). */
+  /** The POS webhook receiver's processing (docs/webhooks.md). */
   readonly webhooks: WebhookProcessor;
   /** The first sync when the store had no catalog at start (already settled otherwise). */
   readonly initialSync: Promise<void>;

@@ -40,7 +40,7 @@ export function openKeyv(
     // took a webhook's accept far beyond its ~1 ms (decision 0005). In WAL mode, `synchronous=NORMAL`
     // drops the fsync of each commit (~0.5 ms → ~0.15 ms): a committed write then survives a crash of the
     // process, but a crash of the machine can lose the last ones. That is fine for data the POS can give
-    // again (the catalog), not for `durable` keyvs (the webhook inbox: SPEC §6 "stored durably"), which
+    // again (the catalog), not for `durable` keyvs (the webhook inbox: docs/webhooks.md, stored before answered), which
     // keep FULL. NORMAL is only ever set on top of WAL: in rollback mode it risks corruption on power loss.
     // Best effort: another connection may be switching the same file, and the defaults still work.
     void (async () => {

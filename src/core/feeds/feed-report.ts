@@ -1,5 +1,5 @@
 /**
- * What a render tells the status page (SPEC §5 `GET /`): how many items went out, how many the feed's
+ * What a render tells the status page (docs/http-interface.md, `GET /`): how many items went out, how many the feed's
  * filter left out on purpose, and which items a channel rule left out, with counts and first examples.
  */
 

@@ -58,7 +58,7 @@ function moneyCell(dialect: CsvDialect, value: number | undefined): string {
 }
 
 /**
- * The catalog as CSV (SPEC §5 `products.csv`): a header row, then one row per item. Text is cleaned of
+ * The catalog as CSV (docs/http-interface.md, `products.csv`): a header row, then one row per item. Text is cleaned of
  * the characters `cleanText` removes (C0/C1 controls, lone surrogates, U+FFFE/U+FFFF); in the `excel`
  * profile text cells are neutralised and codes kept as text (csv-dialect.ts).
  *

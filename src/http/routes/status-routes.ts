@@ -51,7 +51,7 @@ function feedPath(descriptor: FeedDescriptor, unit: string): string {
     : `/feeds/${encodeURIComponent(unit)}/${descriptor.file}`;
 }
 
-/** Every feed URL of the served version, with counts and warnings (SPEC §5 `GET /feeds`). */
+/** Every feed URL of the served version, with counts and warnings (docs/http-interface.md, `GET /feeds`). */
 function listFeeds(
   deps: StatusRoutesDeps,
   snapshot: CatalogSnapshot,
