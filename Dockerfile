@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1
-# Small non-root image running the same start as `npm start` (SPEC §2). Node: the current LTS, 26
+# Small non-root image running the same start as `npm start` (README, Operations). Node: the current LTS, 26
 # ("Lithium", Active LTS since 2026-10-28; its images are Debian 13 "trixie"). The code also runs on
 # Node 20.19+: `--build-arg NODE_IMAGE=node:24-bookworm-slim` pins an older line.
 ARG NODE_IMAGE=node:26-trixie-slim
@@ -33,6 +33,8 @@ COPY --chown=node:node package.json ./
 COPY --from=deps --chown=node:node /app/node_modules ./node_modules
 COPY --from=build --chown=node:node /app/dist ./dist
 COPY --chown=node:node templates ./templates
+# The documentation the bridge serves at /docs (the status page links report codes there).
+COPY --chown=node:node docs ./docs
 RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]

@@ -1,5 +1,5 @@
 /**
- * The main thread never stalls (SPEC §8): event-loop delay and outside probes while the bridge works.
+ * The main thread never stalls (docs/quality-bars.md): event-loop delay and outside probes while the bridge works.
  *
  *   npx tsx bench/event-loop.ts [--articles 100000] [--units 5] [--rate 50] [--seconds 20] [--tsx] [--memory] [--profile DIR]
  *

@@ -1,5 +1,5 @@
 /**
- * Full catalog sync from the sandbox POS over loopback (SPEC §8: 100,000 articles × 5 units in ≤ 30 s,
+ * Full catalog sync from the sandbox POS over loopback (docs/quality-bars.md: 100,000 articles × 5 units in ≤ 30 s,
  * peak RSS ≤ 512 MB, and 100k taking ≤ 2.2× the time of 50k).
  *
  *   npx tsx bench/full-sync.ts [--articles 100000] [--units 5] [--store sqlite|memory] [--runs 1]

@@ -52,7 +52,10 @@ function escapeXml(text: string): string {
   return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
 }
 
-/** One detail group, as KASAmax might emit it (upstream.md §6.3), padded with product-level fields of a full feed. */
+/**
+ * One detail group, as KASAmax might emit it (docs/pos-interface.md, the price-list XML), padded with
+ * product-level fields of a full feed.
+ */
 function detail(code: string, i: number): string {
   const price = (49 + (i % 500) + 0.9).toFixed(2);
   const action = i % 4 === 0 ? `<ACTION_PRICE>${(Number(price) * 0.8).toFixed(2)}</ACTION_PRICE>` : '<ACTION_PRICE/>';

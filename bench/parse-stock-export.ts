@@ -1,5 +1,5 @@
 /**
- * Benchmark of the stock export parse at the sync bar's size (SPEC §8: 100,000 articles × 5 units).
+ * Benchmark of the stock export parse at the sync bar's size (docs/quality-bars.md: 100,000 articles × 5 units).
  *
  *   npx tsx bench/parse-stock-export.ts [--articles 100000] [--units 5]
  *

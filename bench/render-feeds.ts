@@ -1,5 +1,5 @@
 /**
- * Render benchmark of the feed renderers (issue 5; SPEC §8 "rendering google.xml for 100,000 items:
+ * Render benchmark of the feed renderers (issue 5; docs/quality-bars.md "rendering google.xml for 100,000 items:
  * ≤ 1.5× a minimal hand-written string renderer of the same document in the same run").
  *
  *   npx tsx bench/render-feeds.ts [items=100000] [runs=7]

@@ -1,5 +1,5 @@
 /**
- * Serving benchmark (issue 5; SPEC §8): requests/s of the cached feed as the bridge serves it, against
+ * Serving benchmark (issue 5; docs/quality-bars.md): requests/s of the cached feed as the bridge serves it, against
  * minimal servers sending the same answer, measured with wrk (autocannon saturates first on
  * multi-megabyte bodies).
  *

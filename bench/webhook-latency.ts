@@ -1,5 +1,5 @@
 /**
- * Sale webhook → feed shows the new stock (SPEC §8: p95 ≤ 1 s at 50 sales/s).
+ * Sale webhook → feed shows the new stock (docs/quality-bars.md: p95 ≤ 1 s at 50 sales/s).
  *
  *   npx tsx bench/webhook-latency.ts [--articles 10000] [--units 3] [--rate 50] [--seconds 20]
  *

@@ -12,6 +12,7 @@ import type { CatalogSnapshot } from './core/catalog/catalog.js';
 import type { CatalogSource } from './core/catalog/catalog-source.js';
 import { createHttpApp } from './http/create-http-app.js';
 import { createAdminRoutes } from './http/routes/admin-routes.js';
+import { createDocsRoutes } from './http/routes/docs-routes.js';
 import { createFeedRoutes } from './http/routes/feed-routes.js';
 import { createMetricsRoutes } from './http/routes/metrics-routes.js';
 import { createStatusRoutes } from './http/routes/status-routes.js';
@@ -28,6 +29,7 @@ import {
   configuredSource,
   createCatalogParts,
   createConfiguredFeedService,
+  createShippedDocPages,
   loadConfiguredTemplates,
   openConfiguredWebhookInbox,
   startSandboxIfNeeded,
@@ -58,7 +60,7 @@ export interface RunningApp {
   readonly jobs: Scheduler;
   /** Keeps the feeds in step with the catalog and pre-renders them. */
   readonly prewarm: FeedPrewarm;
-  /** The POS webhook receiver's processing (SPEC §6). */
+  /** The POS webhook receiver's processing (docs/webhooks.md). */
   readonly webhooks: WebhookProcessor;
   /** The start sync's first attempt (settled when it ended, whatever its outcome; retries follow on their own). */
   readonly initialSync: Promise<void>;
@@ -290,6 +292,7 @@ function createRouters(parts: {
       accept: (dedupeKey, event) => webhooks.accept(dedupeKey, event),
       onEvent: (event, outcome) => metrics.webhookEvents.inc({ event, outcome }),
     }),
+    createDocsRoutes(createShippedDocPages()),
   ];
 }
 

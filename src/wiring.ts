@@ -2,6 +2,7 @@ import { scrypt } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { DocPages } from './adapters/docs/doc-pages.js';
 import type { Logger } from './adapters/logger/create-logger.js';
 import { createPosClient, type PosClient } from './adapters/pos/pos-client.js';
 import { openKeyv } from './adapters/store/create-keyv.js';
@@ -26,6 +27,7 @@ import { createFeedCache } from './services/feeds/feed-cache.js';
 import { createInThreadFeedRenderer } from './services/feeds/feed-renderer.js';
 import type { StoredWebhookEvent } from './services/webhook-processor.js';
 import { createCatalogWorkers } from './workers/create-catalog-workers.js';
+import { createWorkerDocPages } from './workers/create-doc-pages.js';
 import { createWorkerFeedRenderer } from './workers/create-feed-renderer.js';
 
 /**
@@ -35,6 +37,14 @@ import { createWorkerFeedRenderer } from './workers/create-feed-renderer.js';
 
 /** The templates/ folder shipped beside src/ and dist/. */
 const SHIPPED_TEMPLATES = fileURLToPath(new URL('../templates/', import.meta.url));
+
+/** The docs/ folder shipped beside src/ and dist/ (the Docker image copies it too). */
+const SHIPPED_DOCS = fileURLToPath(new URL('../docs/', import.meta.url));
+
+/** The shipped documentation as HTML pages (`GET /docs/…`, linked from the status page). */
+export function createShippedDocPages(): DocPages {
+  return createWorkerDocPages(SHIPPED_DOCS);
+}
 
 /** Feed templates as read (the render worker compiles the same files) and as compiled. */
 export interface LoadedTemplates {

@@ -2,7 +2,7 @@ import { validate as validateCron } from 'node-cron';
 import { z } from 'zod';
 
 /**
- * The single table of settings (SPEC §3). Every environment variable the bridge reads is a key here,
+ * The single table of settings (README, Configuration). Every environment variable the bridge reads is a key here,
  * with its default and a description; `.env.example` is checked against this table by a test.
  * Empty strings count as unset (an `.env` line `FEED_TOKEN=` means "no token").
  */

@@ -1,5 +1,5 @@
 /**
- * The error base of catalog-bridge (architecture guide §4): one class, stable string codes, no HTTP
+ * The error base of catalog-bridge (decision 0001, error model): one class, stable string codes, no HTTP
  * statuses. The HTTP edge maps codes to statuses in one exhaustive `Record<BridgeErrorCode, number>`,
  * so adding a code here makes the compiler point at every table that must learn it.
  *

@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 
-/** The bridge's API error body (SPEC §5): `{ "error": { "code", "message" } }`. */
+/** The bridge's API error body (docs/http-interface.md): `{ "error": { "code", "message" } }`. */
 export function sendError(
   res: Response,
   status: number,

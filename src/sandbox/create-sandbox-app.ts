@@ -31,7 +31,7 @@ function describePage(): string {
 <html lang="en"><head><meta charset="utf-8"><title>catalog-bridge sandbox POS</title></head>
 <body>
 <h1>catalog-bridge sandbox POS</h1>
-<p>A deterministic simulator of the POS interface (reference/pos-interface.md). Every call except this page,
+<p>A deterministic simulator of the POS interface (docs/pos-interface.md of catalog-bridge). Every call except this page,
 <code>/sandbox/products/{localId}</code> and <code>/sandbox/images/{localId}.png</code> needs the header
 <code>x-api-key</code> (the sandbox's key, SANDBOX_API_KEY). List pages are capped at ${PAGE_SIZE_CAP} items (default ${DEFAULT_PAGE_SIZE}).</p>
 <h2>POS interface</h2>

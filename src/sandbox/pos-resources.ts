@@ -1,5 +1,5 @@
 /**
- * The resources of the POS interface (reference/pos-interface.md part 2) as the sandbox serves them.
+ * The resources of the POS interface (docs/pos-interface.md, part 2) as the sandbox serves them.
  * Optional properties are left out of the JSON when the simulated POS has no value, never sent as
  * `null` or `""`, because that is how the interface describes them ("absent from some items").
  */

@@ -503,7 +503,7 @@ export function createPosRoutes(state: SandboxState, options: PosRoutesOptions):
   lists.post('/unit/list', auth, route(unitList));
 
   const exports = Router();
-  // `eshop-update` per the interface; `shoptet-update` is the path of the vendor's public docs (upstream.md §2.3).
+  // `eshop-update` per the interface; `shoptet-update` is the path of the vendor's public docs (docs/pos-interface.md, 4.5).
   exports.get('/unit/:identifier/price-list/export/eshop-update', auth, route(priceList));
   exports.get('/unit/:identifier/price-list/export/shoptet-update', auth, route(priceList));
   exports.get('/warehouse/stock/export/:type/:identifier', auth, route(unitStockExport));

@@ -41,7 +41,7 @@ function shopItem(state: SandboxState, unit: SandboxUnit, index: number): string
   const parts: string[] = [element('CODE', escapeXml(code)), element('NAME', escapeXml(article.name))];
   if (article.ean !== undefined && random.chance(0.7)) parts.push(element('EAN', article.ean));
   if (netOnly) {
-    // A net price only: the bridge must not read it as the gross price (SPEC §4.3).
+    // A net price only: the bridge must not read it as the gross price (docs/catalog-rules.md rule 3).
     parts.push(element('PRICE', round2(price.priceVat / (1 + article.vatRate / 100)).toFixed(2)));
   } else {
     parts.push(element('PRICE_VAT', price.priceVat.toFixed(2)));
@@ -64,7 +64,7 @@ function shopItem(state: SandboxState, unit: SandboxUnit, index: number): string
 }
 
 /**
- * A unit's e-shop price list in Shoptet update-import form (upstream.md §6.3), produced in chunks of
+ * A unit's e-shop price list in Shoptet update-import form (docs/pos-interface.md, the price-list XML), produced in chunks of
  * about 64 KiB so a 100k-article catalog never sits in memory as one string. CODE is the article's
  * internalIdentifier when it has one, else its PLU.
  */

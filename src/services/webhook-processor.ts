@@ -40,7 +40,7 @@ export interface WebhookProcessorDeps {
 }
 
 export interface WebhookProcessor {
-  /** Stores the event durably (SPEC §6: before the 200), then queues it. */
+  /** Stores the event durably (docs/webhooks.md: before the 200), then queues it. */
   accept(dedupeKey: string, event: StoredWebhookEvent): Promise<{ readonly duplicate: boolean }>;
   /** Drops the inbox's events of another source, then queues what it still holds (events accepted before a restart). */
   resume(): Promise<number>;
@@ -117,7 +117,7 @@ interface QueuedEntry {
 }
 
 /**
- * Processes accepted webhook events (SPEC §6). Sales are taken in batches: per unit (or across all
+ * Processes accepted webhook events (docs/webhooks.md). Sales are taken in batches: per unit (or across all
  * units for events without `unitId`), one movement-list call covering the batch's time window finds the
  * receipts' movements, which are applied to the served stock at once (`applyStockDeltas`); then the
  * stock of every affected unit is re-read from the POS (`syncStock({ units })`), coalesced: requests

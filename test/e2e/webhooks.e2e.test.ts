@@ -105,7 +105,9 @@ describe('POS webhooks against the sandbox', () => {
     expect(ready.webhooks.pending).toBe(0);
     expect(ready.webhooks.sales.applied).toBeGreaterThanOrEqual(2);
     const page = await (await fetch(`${app.url}/`)).text();
-    expect(page).toMatch(/Sale webhooks since start: \d+ applied from their movements/);
+    expect(page).toMatch(
+      /Sale webhooks since start: \d+ <a href="[^"]*\/docs\/report-codes#applied">applied from their movements<\/a>/,
+    );
   });
 
   it('rejects calls without the right key, and processes nothing', async () => {

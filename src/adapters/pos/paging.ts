@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { PosResponseInvalidError } from './pos-errors.js';
 
 /**
- * Paging that reads everything (SPEC §4 rule 2). The POS pages with `limit` + `skip`; some lists report
+ * Paging that reads everything (docs/catalog-rules.md rule 2). The POS pages with `limit` + `skip`; some lists report
  * `total`, the article list does not, and nothing says the server honours `limit` (it may cap it).
  *
  * Without `total`: `skip` advances by the number of items actually received; reading ends on an empty

@@ -2,7 +2,7 @@
  * Number parsing shared by the tolerant POS parsers (price-list XML and stock export).
  *
  * Shoptet XML writes dot decimals, while Czech spreadsheets and CSV exports write decimal commas and
- * group thousands with spaces (often NBSP or narrow NBSP) or dots (upstream.md §5, §7 quirk 8). The
+ * group thousands with spaces (often NBSP or narrow NBSP) or dots (docs/pos-interface.md, quirk 8). The
  * stock export's layout is undocumented, so every common spelling is accepted, but a spelling that is
  * ambiguous in a way that could silently scale a value (`12 34`, `1.23.4`) is rejected instead.
  */

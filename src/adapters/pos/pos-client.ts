@@ -22,7 +22,7 @@ import {
 import { type AttemptContext, parseRetryAfterMs, type RetryPolicy, withRetries } from './retry.js';
 
 /**
- * HTTP client of the POS interface (reference/pos-interface.md part 4; behaviour in ./README.md).
+ * HTTP client of the POS interface (docs/pos-interface.md, part 4; behaviour in ./README.md).
  * One pooled keep-alive undici Agent (or an injected dispatcher), `x-api-key` on every call, retries
  * with backoff on transient failures, paging that reads every page, and the three error families of
  * pos-errors.ts. The price-list XML and stock exports come back raw for the streaming parsers.

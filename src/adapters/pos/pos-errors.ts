@@ -1,7 +1,7 @@
 import { BridgeError, type BridgeErrorCode } from '../../core/errors.js';
 
 /**
- * The three families of POS call failures (architecture guide §4). They differ in what the sync does:
+ * The three families of POS call failures (decision 0001, error model). They differ in what the sync does:
  * unavailable → keep the last good catalog and try again on the next tick; rejected → configuration or
  * credentials, degrade readiness; invalid → the POS contract changed (or paging cannot end).
  *

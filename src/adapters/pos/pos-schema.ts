@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { SourceArticle, SourcePriceList, SourceUnit } from '../../core/catalog/source.js';
 
 /**
- * zod schemas of the POS interface's resources (reference/pos-interface.md part 2 and part 6).
+ * zod schemas of the POS interface's resources (docs/pos-interface.md, parts 2 and 6).
  *
  * Tolerance rules, applied the same way everywhere (see README.md "Schemas"):
  * - Unknown extra fields are kept (loose objects): the interface may grow without breaking us.
@@ -14,7 +14,7 @@ import type { SourceArticle, SourcePriceList, SourceUnit } from '../../core/cata
  *   their decimal text. EANs and phone numbers are never coerced from numbers (a number has already lost
  *   leading zeros and `+`); such an item is rejected with a reason instead.
  * - Booleans are booleans only: `"false"` is not guessed at.
- * - `items` (and a unit's `priceLists`) may be a single object instead of an array (upstream quirk 3).
+ * - `items` (and a unit's `priceLists`) may be a single object instead of an array (quirk 3, docs/pos-interface.md).
  */
 
 // ---------------------------------------------------------------------------------------------------
@@ -98,7 +98,7 @@ function optionalObject<Schema extends z.ZodType>(schema: Schema) {
     .optional();
 }
 
-/** An array, or a single object standing for a one-element array (upstream quirk 3). */
+/** An array, or a single object standing for a one-element array (quirk 3). */
 function arrayOrSingle<Schema extends z.ZodType>(item: Schema) {
   return z
     .union([z.array(item), item], { error: 'expected an array or an object' })
@@ -384,7 +384,7 @@ export type PosClientPointsEvent = z.output<typeof PosClientPointsEventSchema>;
 
 /**
  * A parsed webhook body. `kind` tells the known kinds apart; an unknown `event` is still a valid body
- * (SPEC §6: answered 200, ignored, counted), so it parses with `kind: 'unknown'`.
+ * (docs/webhooks.md: answered 200, ignored, counted), so it parses with `kind: 'unknown'`.
  */
 export type PosWebhookEvent =
   | ({ readonly kind: 'sale' } & PosSaleEvent)

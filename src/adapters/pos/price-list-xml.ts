@@ -6,8 +6,8 @@ import { parseDecimal } from './parse-number.js';
 
 /**
  * Tolerant, streaming parser of a unit's e-shop price-list XML (interface 4.5), which is Shoptet's
- * update-import form (upstream.md §6, SPEC §4 rule 3). Streaming (saxes) rather than a document tree:
- * see docs/decisions/0002-price-list-xml-streaming.md for the measurements.
+ * update-import form (docs/pos-interface.md, the price-list XML; docs/catalog-rules.md rule 3). Streaming
+ * (saxes) rather than a document tree: see docs/decisions/0002-price-list-xml-streaming.md for the measurements.
  *
  * Tolerance rules, all decided here so the sync never has to look at XML:
  * - `SHOPITEM` is found at any depth under any root (`SHOP`, the doc example's `<root/>`, wrappers).
@@ -331,7 +331,7 @@ export function createPriceListParser(onRow: (row: PriceListRow) => void): Price
       return;
     }
     const text = frame.text.trim();
-    if (text === '') return; // Empty elements mean "absent" (upstream.md §6.1, SPEC §4 rule 3).
+    if (text === '') return; // Empty elements mean "absent" (docs/catalog-rules.md rule 3).
     if (name === WAREHOUSE_VALUE) {
       scope.warehouseValues.push(text);
       return;
@@ -551,7 +551,10 @@ function resolve(scope: Scope): Resolved {
   return resolved;
 }
 
-/** `STOCK/AMOUNT`, else the sum of `STOCK/WAREHOUSES/WAREHOUSE/VALUE`, else a bare numeric `STOCK` (upstream.md §6.2). */
+/**
+ * `STOCK/AMOUNT`, else the sum of `STOCK/WAREHOUSES/WAREHOUSE/VALUE`, else a bare numeric `STOCK`
+ * (docs/pos-interface.md, the price-list XML).
+ */
 function resolveStock(scope: Scope, problems: string[]): number | undefined {
   // Stock may be negative (newer RNG allows it; the POS can sell below zero).
   const amount = scope.values.get('STOCK/AMOUNT');

@@ -5,8 +5,8 @@ import { parseDecimal } from './parse-number.js';
 
 /**
  * Tolerant parser of the POS stock export (interface 4.6/4.7, `text/plain`). Nothing public describes
- * its layout (upstream.md §5), so the parser assumes only "delimited text with a header row" and
- * discovers the rest (SPEC §4 rule 4):
+ * its layout (docs/pos-interface.md, the stock export), so the parser assumes only "delimited text with a header row" and
+ * discovers the rest (docs/catalog-rules.md rule 4):
  * - bytes are UTF-8, else windows-1250 (what Czech Windows tools write); a BOM is dropped;
  * - CRLF, LF and CR line ends; RFC 4180 quoting (`"a;b"`, `"say ""hi"""`);
  * - the delimiter is sniffed among `;` `\t` `,` `|` (an Excel `sep=;` first line is honoured);

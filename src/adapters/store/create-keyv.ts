@@ -39,8 +39,9 @@ export function openKeyv(
     // took a webhook's accept far beyond its ~1 ms (decision 0005). In WAL mode, `synchronous=NORMAL`
     // drops the fsync of each commit (~0.5 ms → ~0.15 ms): a committed write then survives a crash of the
     // process, but a crash of the machine can lose the last ones. That is fine for data the POS can give
-    // again (the catalog). The webhook inbox, which must be durable, is a SQLite file of its own with
-    // `synchronous=FULL` (`sqlite-webhook-inbox.ts`). NORMAL is only ever set on top of WAL: in rollback mode it risks corruption on power loss.
+    // again (the catalog). The webhook inbox, which must be durable (docs/webhooks.md: stored before
+    // answered), is a SQLite file of its own with `synchronous=FULL` (`sqlite-webhook-inbox.ts`). NORMAL is
+    // only ever set on top of WAL: in rollback mode it risks corruption on power loss.
     // Best effort: another connection may be switching the same file, and the defaults still work.
     void (async () => {
       try {

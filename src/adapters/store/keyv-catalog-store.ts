@@ -113,7 +113,7 @@ interface StoredReports {
 }
 
 /**
- * Versioned catalog snapshots on keyv (SPEC §4 rules 8-9): a reader sees the old or the new version,
+ * Versioned catalog snapshots on keyv (docs/catalog-rules.md rules 8-9): a reader sees the old or the new version,
  * never a mix, because the pointer moves only after the new version is completely written. Chunks are
  * stored as JSON text; the caller serializes and parses them (off the main thread where it can).
  */

@@ -7,7 +7,7 @@ const EVENT_PREFIX = 'event:';
 const SEEN_PREFIX = 'seen:';
 
 /**
- * The webhook inbox (SPEC §6) on keyv: `event:{id}` holds an accepted event until it is processed,
+ * The webhook inbox (docs/webhooks.md) on keyv: `event:{id}` holds an accepted event until it is processed,
  * `seen:{id}` (with a TTL) remembers that it was accepted. Give it a keyv of its own (namespace, and for
  * SQLite a table of its own: `pending()` iterates over the keyv, which must not mean over the catalog).
  *

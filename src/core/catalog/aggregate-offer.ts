@@ -2,7 +2,7 @@ import { ALL_UNITS, type Availability, type Offer } from './catalog.js';
 import { roundQuantity } from './round-money.js';
 
 /**
- * SPEC §4 rule 7: quantity > 0 → in stock; ≤ 0 → out of stock; services (`isStockItem: false`) are
+ * docs/catalog-rules.md rule 7: quantity > 0 → in stock; ≤ 0 → out of stock; services (`isStockItem: false`) are
  * always in stock; unknown stock → the operator's choice (`UNKNOWN_STOCK_AVAILABILITY`).
  */
 export function computeAvailability(
@@ -36,7 +36,7 @@ export function sumStock(offers: readonly Offer[]): number | undefined {
 }
 
 /**
- * The aggregate `all` offer (SPEC §4): stock = sum of the units' known stocks (unknown when all are
+ * The aggregate `all` offer (docs/catalog-rules.md rule 7): stock = sum of the units' known stocks (unknown when all are
  * unknown); price, sale price, "was" price and availability labels of the primary unit's offer.
  * Availability follows the summed stock; when that sum is not positive but some unit's stock is
  * unknown, the unknown-stock policy decides (a unit of unknown stock might still have the goods).

@@ -1,4 +1,4 @@
-/** Whether a new catalog version may replace the published one (SPEC §4 rule 8). */
+/** Whether a new catalog version may replace the published one (docs/catalog-rules.md rule 8). */
 export type PublishCheck =
   | { readonly ok: true }
   | { readonly ok: false; readonly reason: 'empty' | 'shrink'; readonly message: string };
@@ -14,7 +14,7 @@ export interface CatalogSize {
  * (1000 → 500 with 0.5 passes; 1000 → 400 is refused).
  *
  * An empty catalog is refused even when nothing was published yet: an empty article list is one of
- * the POS faults of SPEC §8, and publishing it would tell every channel to delist everything. Feeds keep
+ * the POS faults of docs/quality-bars.md, and publishing it would tell every channel to delist everything. Feeds keep
  * answering 503 until a non-empty catalog arrives; the sync report says why.
  *
  * @throws RangeError when `maxShrink` is not a number in [0, 1] (configuration validates it earlier).

@@ -1,9 +1,9 @@
 /**
- * Domain types of the normalized catalog (SPEC §4, §5). Types only: the rules that fill them live in
- * `merge-catalog.ts`, `aggregate-offer.ts` and `apply-stock.ts`; `core/feeds/to-feed-item.ts` turns a product into
- * the public item of one feed view. Optional fields are omitted when there is no value, never `undefined`.
+ * Domain types of the normalized catalog (docs/catalog-rules.md, docs/http-interface.md). Types only: the rules
+ * that fill them live in `merge-catalog.ts`, `aggregate-offer.ts` and `apply-stock.ts`; `core/feeds/to-feed-item.ts`
+ * turns a product into the public item of one feed view. Optional fields are omitted when there is no value, never `undefined`.
  *
- * Purchase prices are deliberately NOT part of `Product` (SPEC §4 rule 6): they live in
+ * Purchase prices are deliberately NOT part of `Product` (docs/catalog-rules.md rule 6): they live in
  * `InternalCatalog`, which only admin endpoints may read, so no public renderer can leak them by accident.
  */
 
@@ -11,7 +11,7 @@ export const AVAILABILITIES = ['in_stock', 'out_of_stock'] as const;
 
 export type Availability = (typeof AVAILABILITIES)[number];
 
-/** The aggregate view over every unit (SPEC §4: stock summed, prices of the primary unit). */
+/** The aggregate view over every unit (docs/catalog-rules.md rule 7: stock summed, prices of the primary unit). */
 export const ALL_UNITS = 'all';
 
 /** Availability labels of the unit's price-list XML (`AVAILABILITY_IN_STOCK`, `AVAILABILITY_OUT_OF_STOCK`). */
@@ -71,7 +71,7 @@ export interface CatalogSnapshot {
   readonly products: readonly Product[];
 }
 
-/** Admin-only data of one product (SPEC §3 `ADMIN_TOKEN`: "internal catalog with purchase prices"). */
+/** Admin-only data of one product (`ADMIN_TOKEN`): purchase prices never reach a public feed (docs/catalog-rules.md rule 6). */
 export interface InternalProductData {
   readonly id: string;
   readonly purchasePrice?: number;

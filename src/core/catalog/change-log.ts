@@ -64,7 +64,7 @@ function add(views: Map<string, Map<string, Change>>, view: string, id: string, 
 }
 
 /**
- * Compact per-view change records between consecutive versions, for the changes feed (SPEC §5). Only
+ * Compact per-view change records between consecutive versions, for the changes feed (docs/http-interface.md). Only
  * ids and changed field names are kept: item states are read from the served version when asked.
  * Products shared by reference between versions (a stock update touches few) cost nothing to compare.
  */

@@ -1,5 +1,5 @@
 /**
- * The catalog merge (SPEC §4): articles + units + per-unit price lists + per-unit stock exports →
+ * The catalog merge (docs/catalog-rules.md): articles + units + per-unit price lists + per-unit stock exports →
  * one `CatalogSnapshot`, an admin-only `InternalCatalog` and a `MergeReport`. Pure: no I/O, no clock,
  * `now` is a parameter. O(articles × units + rows); 100,000 articles × 5 units merge in well under a second.
  * `createCatalogMerger` is the same merge one unit document at a time (what a sync uses, so that it never
@@ -161,7 +161,7 @@ type MutableOfferCounts = { -readonly [K in keyof UnitOfferCounts]: number };
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /**
- * Merges the POS sources into one catalog version (SPEC §4 rules 1-7); see the module comment for
+ * Merges the POS sources into one catalog version (docs/catalog-rules.md rules 1-7); see the module comment for
  * every decision. Never throws on bad data: problems go to the report.
  *
  * @example

@@ -1,7 +1,7 @@
 import type { IdentityKey } from './source.js';
 
 /**
- * Identity resolution (SPEC §4 rule 5): which article does a price-list or stock row mean?
+ * Identity resolution (docs/catalog-rules.md rule 5): which article does a price-list or stock row mean?
  *
  * A row carries candidate codes (`code`, and maybe `ean`, `plu` columns); an article can be named by
  * its `localId`, `internalIdentifier`, `plu` or `ean`, and one document may mix them (an article

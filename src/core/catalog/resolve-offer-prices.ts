@@ -34,7 +34,7 @@ export interface OfferPriceInput {
 }
 
 /**
- * The prices of one offer (SPEC §4 rules 3 and 6), taken as given and never recomputed:
+ * The prices of one offer (docs/catalog-rules.md rules 3 and 6), taken as given and never recomputed:
  * - price: the row's `PRICE_VAT`, else the article's `salesPrice`; a net `PRICE` alone is no gross price;
  * - sale price: the row's `ACTION_PRICE` when above 0 and below the price;
  * - "was" price: the row's `STANDARD_PRICE` when above the price.

@@ -1,7 +1,7 @@
 /**
  * Rounds a given amount to 2 decimals, half away from zero, without the binary-float trap of
  * `Math.round(x * 100) / 100` (which turns 1.005 into 1). This is representation hygiene only:
- * prices are never recomputed (SPEC §4 rule 6); the POS's value is kept up to float noise.
+ * prices are never recomputed (docs/catalog-rules.md rule 6); the POS's value is kept up to float noise.
  *
  * @example roundMoney(1.005) // 1.01
  */

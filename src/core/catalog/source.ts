@@ -33,7 +33,7 @@ export interface SourceUnit {
   readonly priceLists: readonly SourcePriceList[];
 }
 
-/** The keys by which a price-list or stock row may name an article (SPEC §4.5). */
+/** The keys by which a price-list or stock row may name an article (docs/catalog-rules.md rule 5). */
 export type IdentityKey = 'localId' | 'internalIdentifier' | 'plu' | 'ean';
 
 /** One SHOPITEM (or VARIANT) of a unit's e-shop price-list XML. Prices as written, never recomputed. */

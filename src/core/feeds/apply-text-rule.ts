@@ -1,6 +1,7 @@
 import { cleanText } from './clean-text.js';
 import type { FeedValue } from './feed-fields.js';
 import { toText } from './feed-filters.js';
+import type { FeedRejection } from './feed-report.js';
 import { countCodePoints, truncateText } from './truncate-text.js';
 
 /** Length and shape rules of one element, attribute or column, compiled once per template. */
@@ -15,17 +16,15 @@ export interface TextRule {
   readonly mismatch: TextRejection;
 }
 
-export interface TextRejection {
-  readonly reason: string;
-}
+export type TextRejection = FeedRejection;
 
 export function createTextRule(options: { maxLength?: number; overflow?: 'truncate' | 'drop'; pattern?: RegExp }): TextRule {
   return {
     ...(options.maxLength === undefined ? {} : { maxLength: options.maxLength }),
     overflow: options.overflow ?? 'truncate',
     ...(options.pattern === undefined ? {} : { pattern: options.pattern }),
-    tooLong: { reason: `longer than ${options.maxLength ?? 0} characters` },
-    mismatch: { reason: `does not match ${options.pattern?.source ?? ''}` },
+    tooLong: { code: 'too-long', reason: `longer than ${options.maxLength ?? 0} characters` },
+    mismatch: { code: 'no-match', reason: `does not match ${options.pattern?.source ?? ''}` },
   };
 }
 

@@ -2,7 +2,7 @@
  * Characters no feed text may carry: what XML 1.0 forbids (C0 controls other than TAB, LF and CR;
  * U+FFFE, U+FFFF; unpaired surrogates) plus DEL and the C1 controls U+0080–U+009F, which XML only
  * discourages but which are never meaningful in catalog text (they come from mis-decoded Windows-1250
- * text) and which channels reject as "encoding problems" (reference/feeds.md §5.4).
+ * text) and which channels reject as "encoding problems" (docs/channels.md, text).
  *
  * The lookarounds see the original string, so removing one character never creates a new lone surrogate.
  */

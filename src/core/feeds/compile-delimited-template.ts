@@ -5,7 +5,7 @@ import { CSV_DIALECTS, type CsvDialect } from './csv-dialect.js';
 import type { RenderScope } from './feed-fields.js';
 import { toNumber, toText } from './feed-filters.js';
 import type { FeedContext, FeedItem } from './feed-item.js';
-import { createFeedReporter, FEED_CHUNK_SIZE, type FeedChunks } from './feed-report.js';
+import { createFeedReporter, FEED_CHUNK_SIZE, type FeedChunks, type FeedRejection, MISSING } from './feed-report.js';
 import { ColumnSchema, type FeedTemplate } from './feed-template-schema.js';
 import { formatMoney, formatPlainNumber } from './format-number.js';
 import { compileAt, compilePattern, joinPath, type ProblemSink, parseAt } from './template-problems.js';
@@ -21,14 +21,14 @@ export interface DelimitedRenderer {
 
 interface RowState extends RenderScope {
   failedAttribute: string;
-  failedReason: string;
+  failed: FeedRejection;
 }
 
 type CellRenderer = (state: RowState) => string | null;
 
-function fail(state: RowState, attribute: string, reason: string): null {
+function fail(state: RowState, attribute: string, rejection: FeedRejection): null {
   state.failedAttribute = attribute;
-  state.failedReason = reason;
+  state.failed = rejection;
   return null;
 }
 
@@ -83,14 +83,14 @@ export function compileDelimitedTemplate(
   return {
     *render(context, items) {
       const reporter = createFeedReporter(template.name);
-      const state: RowState = { context, item: undefined, offer: undefined, failedAttribute: '', failedReason: '' };
+      const state: RowState = { context, item: undefined, offer: undefined, failedAttribute: '', failed: MISSING };
       let out = headerLine;
       for (const item of items) {
         if (!rules.admit(item, state, reporter)) continue;
         if (!repeats) {
           const row = renderRow(state);
           if (row === null) {
-            reporter.warn(item.id, state.failedAttribute, state.failedReason);
+            reporter.warn(item.id, state.failedAttribute, state.failed);
             reporter.dropped++;
             continue;
           }
@@ -103,7 +103,7 @@ export function compileDelimitedTemplate(
             state.offer = offer;
             const row = renderRow(state);
             if (row === null) {
-              reporter.warn(item.id, state.failedAttribute, state.failedReason, offer.unit);
+              reporter.warn(item.id, state.failedAttribute, state.failed, offer.unit);
               failed++;
               continue;
             }
@@ -142,7 +142,7 @@ function compileCell(
   const text = (state: RowState, value: string | number | undefined): string | null => {
     const checked = applyTextRule(toText(value), rule);
     if (typeof checked !== 'string' || checked === '') {
-      return required ? fail(state, header, typeof checked === 'string' ? 'missing' : checked.reason) : '';
+      return required ? fail(state, header, typeof checked === 'string' ? MISSING : checked) : '';
     }
     return write(checked);
   };

@@ -1,7 +1,7 @@
 import { hasText } from './apply-text-rule.js';
 import type { RenderScope } from './feed-fields.js';
 import type { FeedItem } from './feed-item.js';
-import type { FeedReporter } from './feed-report.js';
+import { type FeedReporter, MISSING } from './feed-report.js';
 import type { FeedTemplate } from './feed-template-schema.js';
 import { compileAt, joinPath, type ProblemSink } from './template-problems.js';
 
@@ -57,7 +57,7 @@ export function compileItemRules(template: FeedTemplate, sink: ProblemSink): Ite
     scope.offer = undefined;
     const failed = failedCheck(scope);
     if (failed === undefined) return true;
-    reporter.warn(item.id, failed, 'missing');
+    reporter.warn(item.id, failed, MISSING);
     reporter.dropped++;
     return false;
   };

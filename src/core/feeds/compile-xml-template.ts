@@ -6,7 +6,14 @@ import { escapeXmlAttribute, escapeXmlText } from './escape-xml.js';
 import type { RenderScope } from './feed-fields.js';
 import { toText } from './feed-filters.js';
 import type { FeedContext, FeedItem } from './feed-item.js';
-import { createFeedReporter, FEED_CHUNK_SIZE, type FeedChunks, type FeedReporter } from './feed-report.js';
+import {
+  createFeedReporter,
+  FEED_CHUNK_SIZE,
+  type FeedChunks,
+  type FeedRejection,
+  type FeedReporter,
+  MISSING,
+} from './feed-report.js';
 import { AttributeObjectSchema, ElementNodeSchema, type FeedTemplate, ItemsNodeSchema } from './feed-template-schema.js';
 import { compileAt, compilePattern, joinPath, type ProblemSink, parseAt } from './template-problems.js';
 
@@ -26,10 +33,10 @@ const NAME_START =
   'A-Z_a-z\\u00C0-\\u00D6\\u00D8-\\u00F6\\u00F8-\\u02FF\\u0370-\\u037D\\u037F-\\u1FFF\\u200C\\u200D\\u2070-\\u218F\\u2C00-\\u2FEF\\u3001-\\uD7FF\\uF900-\\uFDCF\\uFDF0-\\uFFFD';
 const NCNAME = new RegExp(`^[${NAME_START}][${NAME_START}\\-.0-9\\u00B7\\u0300-\\u036F\\u203F\\u2040]*$`);
 
-/** The mutable state of one render: the scope plus the reason of the last failed `required` rule. */
+/** The mutable state of one render: the scope plus why the last `required` rule failed. */
 interface XmlState extends RenderScope {
   failedAttribute: string;
-  failedReason: string;
+  failed: FeedRejection;
   reporter: FeedReporter | undefined;
   records: number;
 }
@@ -60,9 +67,9 @@ export interface XmlRenderer {
   render(context: FeedContext, items: Iterable<FeedItem>): FeedChunks;
 }
 
-function fail(state: XmlState, attribute: string, reason: string): null {
+function fail(state: XmlState, attribute: string, rejection: FeedRejection): null {
   state.failedAttribute = attribute;
-  state.failedReason = reason;
+  state.failed = rejection;
   return null;
 }
 
@@ -99,7 +106,7 @@ export function compileXmlTemplate(template: FeedTemplate, rules: ItemRules, sin
         item: undefined,
         offer: undefined,
         failedAttribute: '',
-        failedReason: '',
+        failed: MISSING,
         reporter,
         records: 0,
       };
@@ -112,7 +119,7 @@ export function compileXmlTemplate(template: FeedTemplate, rules: ItemRules, sin
         const warningsBefore = reporter.warningCount;
         const rendered = itemRenderer(state);
         if (rendered === null) {
-          reporter.warn(item.id, state.failedAttribute, state.failedReason);
+          reporter.warn(item.id, state.failedAttribute, state.failed);
           reporter.dropped++;
           continue;
         }
@@ -250,7 +257,7 @@ function compileAttributes(
     renderers.push((state) => {
       const checked = applyTextRule(toText(evaluate(state)), rule);
       if (typeof checked !== 'string' || checked === '') {
-        return required ? fail(state, label, typeof checked === 'string' ? 'missing' : checked.reason) : '';
+        return required ? fail(state, label, typeof checked === 'string' ? MISSING : checked) : '';
       }
       return `${prefix}${escapeXmlAttribute(checked)}"`;
     });
@@ -328,7 +335,7 @@ function compileElement(raw: unknown, path: string, context: CompileContext, slo
       render = (state) => {
         const checked = applyTextRule(toText(evaluate(state)), rule);
         if (typeof checked !== 'string' || checked === '') {
-          if (required) return fail(state, label, typeof checked === 'string' ? 'missing' : checked.reason);
+          if (required) return fail(state, label, typeof checked === 'string' ? MISSING : checked);
           if (optional) return '';
           const attributeText = attributes === undefined ? '' : attributes(state);
           return attributeText === null ? null : `${open}${attributeText}/>\n`;
@@ -390,7 +397,7 @@ function compileElement(raw: unknown, path: string, context: CompileContext, slo
         state.offer = offer;
         const rendered = once(state);
         if (rendered === null) {
-          state.reporter?.warn(item.id, state.failedAttribute, state.failedReason, offer.unit);
+          state.reporter?.warn(item.id, state.failedAttribute, state.failed, offer.unit);
           continue;
         }
         if (isItemsElement && rendered !== '') state.records++;

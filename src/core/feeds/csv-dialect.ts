@@ -3,7 +3,7 @@
  *
  * - `rfc4180`: `,`, CRLF, no BOM, `"` quoting when a field holds `,` `"` CR or LF; values exact
  *   (machine consumers, Meta catalog CSV).
- * - `excel`: the marketing download for Excel/LibreOffice in a Czech locale (reference/feeds.md §5.5):
+ * - `excel`: the marketing download for Excel/LibreOffice in a Czech locale (docs/decisions/0003-feed-templates.md):
  *   UTF-8 BOM (else Excel guesses Windows-1250 and garbles diacritics), `;` (Czech list separator),
  *   CRLF, decimal comma in number and money cells (Czech Excel reads `1.5` as the date 1 May),
  *   text cells starting with `= + - @` TAB or CR prefixed with `'` (formula injection, OWASP), and

@@ -1,6 +1,6 @@
 /**
  * XML escaping of text that `cleanText` has already cleaned. All five predefined entities are used
- * everywhere (the SPEC asks for `& < > " '` in text and attributes alike), and the characters a parser
+ * everywhere (docs/channels.md: `& < > " '` in text and attributes alike), and the characters a parser
  * would normalise are written as character references so that every reader gets the exact text back:
  * CR in text (end-of-line handling would turn CR LF into LF), and TAB, LF, CR in attributes
  * (attribute-value normalisation would turn them into spaces).

@@ -33,7 +33,7 @@ export function quantityOf(stock: number | undefined): number | undefined {
   return stock === Number.POSITIVE_INFINITY ? undefined : Math.max(1, Math.floor(stock));
 }
 
-/** The sale price only when it really is below the price (reference/feeds.md §5.2: `sale_price` = `price`). */
+/** The sale price only when it is below the price: a `sale_price` equal to `price` gets items disapproved (docs/channels.md). */
 function salePriceOf(price: number | undefined, salePrice: number | undefined): number | undefined {
   return salePrice !== undefined && price !== undefined && salePrice < price ? salePrice : undefined;
 }

@@ -1,6 +1,6 @@
 /**
  * What every feed renders: one product as seen from one view (a unit code, or `all`), in the shape of
- * the JSON feed's items (SPEC §5). Optional fields are absent when the POS has no value.
+ * the JSON feed's items (docs/http-interface.md). Optional fields are absent when the POS has no value.
  * Never carries purchase prices.
  */
 export interface FeedOffer {

@@ -1,16 +1,29 @@
 /**
- * What a render tells the status page (SPEC §5 `GET /`): how many items went out, how many the feed's
+ * What a render tells the status page (docs/http-interface.md, `GET /`): how many items went out, how many the feed's
  * filter left out on purpose, and which items a channel rule left out, with counts and first examples.
  */
 
+/**
+ * Why a required value was not accepted: a stable code (documented in docs/report-codes.md, linked from
+ * the status page) and the reason in words (`longer than 50 characters`).
+ */
+export type FeedWarningCode = 'missing' | 'too-long' | 'no-match';
+
+export interface FeedRejection {
+  readonly code: FeedWarningCode;
+  /** `missing`, `longer than N characters` or `does not match <pattern>`. */
+  readonly reason: string;
+}
+
+/** An empty required value (or a failed `require` check). */
+export const MISSING: FeedRejection = { code: 'missing', reason: 'missing' };
+
 /** One item (or one unit's record of it) left out of a feed because a channel rule was not met. */
-export interface FeedWarning {
+export interface FeedWarning extends FeedRejection {
   readonly feed: string;
   readonly itemId: string;
   /** The element (`g:price`), attribute (`item@id`), column (`store_code`) or check that failed. */
   readonly attribute: string;
-  /** `missing`, `longer than N characters` or `does not match <pattern>`. */
-  readonly reason: string;
   /** Set when only the record of this unit was left out (`each: offers`). */
   readonly unit?: string;
 }
@@ -19,6 +32,8 @@ export interface FeedWarnings {
   readonly count: number;
   /** Count per `attribute`, so the status page can say "37 items without g:image_link". */
   readonly byAttribute: Readonly<Record<string, number>>;
+  /** Count per code. */
+  readonly byCode: Readonly<Partial<Record<FeedWarningCode, number>>>;
   /** The first warnings, in catalog order. */
   readonly examples: readonly FeedWarning[];
 }
@@ -52,12 +67,13 @@ export interface FeedReporter {
   dropped: number;
   /** Warnings so far (lets a renderer tell whether an item's rows were left out by a rule). */
   readonly warningCount: number;
-  warn(itemId: string, attribute: string, reason: string, unit?: string): void;
+  warn(itemId: string, attribute: string, rejection: FeedRejection, unit?: string): void;
   report(): FeedReport;
 }
 
 export function createFeedReporter(feed: string, maxExamples: number = MAX_WARNING_EXAMPLES): FeedReporter {
   const byAttribute: Record<string, number> = {};
+  const byCode: Partial<Record<FeedWarningCode, number>> = {};
   const examples: FeedWarning[] = [];
   let count = 0;
   return {
@@ -68,11 +84,15 @@ export function createFeedReporter(feed: string, maxExamples: number = MAX_WARNI
     get warningCount() {
       return count;
     },
-    warn(itemId, attribute, reason, unit) {
+    warn(itemId, attribute, rejection, unit) {
       count++;
       byAttribute[attribute] = (byAttribute[attribute] ?? 0) + 1;
+      byCode[rejection.code] = (byCode[rejection.code] ?? 0) + 1;
       if (examples.length < maxExamples) {
-        examples.push(unit === undefined ? { feed, itemId, attribute, reason } : { feed, itemId, attribute, reason, unit });
+        const { code, reason } = rejection;
+        examples.push(
+          unit === undefined ? { feed, itemId, attribute, code, reason } : { feed, itemId, attribute, code, reason, unit },
+        );
       }
     },
     report() {
@@ -82,7 +102,7 @@ export function createFeedReporter(feed: string, maxExamples: number = MAX_WARNI
         records: this.records,
         filtered: this.filtered,
         dropped: this.dropped,
-        warnings: { count, byAttribute: { ...byAttribute }, examples: [...examples] },
+        warnings: { count, byAttribute: { ...byAttribute }, byCode: { ...byCode }, examples: [...examples] },
       };
     },
   };

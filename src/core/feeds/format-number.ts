@@ -24,7 +24,7 @@ export function formatPlainNumber(value: number, decimalSeparator = '.'): string
 
 /**
  * Money with exactly two decimals, rounded half away from zero on the decimal digits as written (so
- * 1.005 gives 1.01, where `toFixed` would give 1.00). Prices are never recomputed (SPEC §4 rule 6): the
+ * 1.005 gives 1.01, where `toFixed` would give 1.00). Prices are never recomputed (docs/catalog-rules.md rule 6): the
  * POS's amount is only written out. `undefined` when `value` is not finite.
  *
  * @example formatMoney(129) // '129.00'

@@ -52,10 +52,10 @@ function cellWriter(dialect: CsvDialect, column: ProductColumn): CellWriter {
 }
 
 /**
- * The catalog as CSV (`products.csv`): a header row, then one row per item, in the columns of
- * product-columns.ts. Text is cleaned of the characters `cleanText` removes (C0/C1 controls, lone
- * surrogates, U+FFFE/U+FFFF); in the `excel` profile text cells are neutralised and codes kept as text
- * (csv-dialect.ts).
+ * The catalog as CSV (docs/http-interface.md, `products.csv`): a header row, then one row per item, in the
+ * columns of product-columns.ts. Text is cleaned of the characters `cleanText` removes (C0/C1 controls,
+ * lone surrogates, U+FFFE/U+FFFF); in the `excel` profile text cells are neutralised and codes kept as
+ * text (csv-dialect.ts).
  *
  * @example collectFeed(renderCsvFeed(context, items, { profile: 'excel' })).body
  */

@@ -27,7 +27,7 @@ function member(name: string, valueText: string | undefined): string {
   return valueText === undefined ? '' : `,"${name}":${valueText}`;
 }
 
-/** Money as a JSON number with exactly two decimals (`129.00`, SPEC §4 rule 6); JSON allows the zeros. */
+/** Money as a JSON number with exactly two decimals (`129.00`, docs/catalog-rules.md rule 6); JSON allows the zeros. */
 function money(value: number | undefined): string | undefined {
   return finite(value) ? formatMoney(value) : undefined;
 }
@@ -54,7 +54,7 @@ function jsonOfferText(offer: FeedOffer): string {
 }
 
 /**
- * One item as JSON text in the key order of SPEC §5; absent values are omitted, never `null`. Written
+ * One item as JSON text in the key order of docs/http-interface.md; absent values are omitted, never `null`. Written
  * by hand rather than by `JSON.stringify` of an object so that money keeps its two decimals.
  */
 export function jsonItemText(item: FeedItem): string {
@@ -77,7 +77,7 @@ export function jsonItemText(item: FeedItem): string {
 }
 
 /**
- * The JSON feed (SPEC §5): `{ version, generatedAt, unit, currency, count, items }`, numbers as numbers
+ * The JSON feed (docs/http-interface.md): `{ version, generatedAt, unit, currency, count, items }`, numbers as numbers
  * (money with two decimals),
  * optional fields omitted, one item per line. Text is passed through unchanged: JSON can carry any
  * string (`JSON.stringify` escapes control characters and lone surrogates), so nothing is stripped.

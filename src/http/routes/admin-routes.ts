@@ -24,7 +24,7 @@ const STATUS_OF_OUTCOME: Record<SyncReport['outcome'], number> = {
   failed: 502,
 };
 
-/** `POST /admin/sync` (SPEC §5): 202 and a run in the background, or with `?wait=true` the run's report. */
+/** `POST /admin/sync` (docs/http-interface.md): 202 and a run in the background, or with `?wait=true` the run's report. */
 export function createAdminRoutes(deps: AdminRoutesDeps): Router {
   const router = Router();
   router.use('/admin', (req, res, next) => {

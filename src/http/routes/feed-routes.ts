@@ -128,7 +128,7 @@ function problem(status: number, code: string, message: string, counted: string 
 }
 
 /**
- * Feed routes of SPEC §5: every feed of every unit view, from one catalog version per response, with
+ * Feed routes (docs/http-interface.md): every feed of every unit view, from one catalog version per response, with
  * validators, 304, HEAD and pre-compressed bodies (send-feed.ts).
  */
 export function createFeedRoutes(deps: FeedRoutesDeps): Router {
@@ -208,7 +208,7 @@ export function createFeedRoutes(deps: FeedRoutesDeps): Router {
   }
 
   /**
-   * The hot path (SPEC §8: polls and their 304s), run before express: a feed request that will be
+   * The hot path (docs/quality-bars.md: polls and their 304s), run before express: a feed request that will be
    * served costs a prefix check, not a walk through the routers and express's request decoration.
    * Anything else (other spellings, a missing token, every error answer) is declined untouched and
    * takes the routes below, which answer it as before.

@@ -6,6 +6,7 @@ import type { NotServedCatalog } from '../../services/catalog-start.js';
 import type { FeedDescriptor, FeedService } from '../../services/feed-service.js';
 import { type JobTiming, waitingReason } from '../../services/readiness.js';
 import type { WebhookStats } from '../../services/webhook-processor.js';
+import { reportCodeHref } from './docs-routes.js';
 import { createFeedTokenGuard } from './feed-routes.js';
 
 export interface StatusRoutesDeps {
@@ -41,6 +42,7 @@ interface FeedEntry {
   readonly warnings?: {
     readonly count: number;
     readonly byAttribute: Readonly<Record<string, number>>;
+    readonly byCode: FeedReport['warnings']['byCode'];
     readonly examples: FeedReport['warnings']['examples'];
   };
 }
@@ -57,7 +59,7 @@ function feedPath(descriptor: FeedDescriptor, unit: string): string {
     : `/feeds/${encodeURIComponent(unit)}/${descriptor.file}`;
 }
 
-/** Every feed URL of the served version, with counts and warnings (SPEC §5 `GET /feeds`). */
+/** Every feed URL of the served version, with counts and warnings (docs/http-interface.md, `GET /feeds`). */
 function listFeeds(
   deps: StatusRoutesDeps,
   snapshot: CatalogSnapshot,
@@ -93,6 +95,7 @@ function listFeeds(
               warnings: {
                 count: report.warnings.count,
                 byAttribute: report.warnings.byAttribute,
+                byCode: report.warnings.byCode,
                 examples: report.warnings.examples.slice(0, 5),
               },
             }),
@@ -120,6 +123,11 @@ const SPREADSHEET_NOTE =
 
 const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char] ?? char);
+
+/** A report code linked to its entry in docs/report-codes.md (served by the bridge at /docs). */
+function codeLink(base: string, code: string, text: string = code): string {
+  return `<a href="${escapeHtml(reportCodeHref(base, code))}">${escapeHtml(text)}</a>`;
+}
 
 export function createStatusRoutes(deps: StatusRoutesDeps): Router {
   const router = Router();
@@ -201,12 +209,13 @@ function waitingNotice(deps: StatusRoutesDeps): string {
 }
 
 /** One line on the POS's sale webhooks: what waits, and what became of the sales since start. */
-function webhookLine(stats: WebhookStats | undefined): string {
+function webhookLine(stats: WebhookStats | undefined, base: string): string {
   if (stats === undefined) return '';
   const { applied, refetched, dropped } = stats.sales;
   const last = stats.lastSaleServedAt === undefined ? 'none yet' : escapeHtml(stats.lastSaleServedAt);
-  const droppedText = dropped > 0 ? ` · <span class="failed">${dropped} left to the stock sync</span>` : '';
-  return `<p id="webhooks">Sale webhooks since start: ${applied} applied from their movements · ${refetched} shown by re-reading the stock${droppedText} · ${stats.pending} waiting · last sale served: ${last}</p>`;
+  const droppedText =
+    dropped > 0 ? ` · <span class="failed">${dropped} ${codeLink(base, 'dropped', 'left to the stock sync')}</span>` : '';
+  return `<p id="webhooks">Sale webhooks since start: ${applied} ${codeLink(base, 'applied', 'applied from their movements')} · ${refetched} ${codeLink(base, 'refetched', 'shown by re-reading the stock')}${droppedText} · ${stats.pending} waiting · last sale served: ${last}</p>`;
 }
 
 function renderStatusPage(
@@ -222,8 +231,9 @@ function renderStatusPage(
     .map(([job, summary]) => {
       const outcome = summary?.outcome ?? 'not run yet';
       const detail = summary?.error?.message ?? summary?.reason ?? '';
+      const errorCode = summary?.error === undefined ? '' : `${codeLink(base, summary.error.code)}: `;
       const next = deps.nextRuns()[job];
-      return `<tr><td>${h(job)}</td><td class="${h(outcome)}">${h(outcome)}</td><td>${h(summary?.finishedAt ?? '')}</td><td>${summary ? `${summary.durationMs} ms` : ''}</td><td>${h(next ?? '')}</td><td>${h(detail)}</td></tr>`;
+      return `<tr><td>${h(job)}</td><td class="${h(outcome)}">${summary ? codeLink(base, outcome) : h(outcome)}</td><td>${h(summary?.finishedAt ?? '')}</td><td>${summary ? `${summary.durationMs} ms` : ''}</td><td>${h(next ?? '')}</td><td>${errorCode}${h(detail)}</td></tr>`;
     })
     .join('');
   let body: string;
@@ -242,11 +252,13 @@ function renderStatusPage(
             const href = `${entry.url}${tokenQuery}`;
             const warnings =
               entry.warnings && entry.warnings.count > 0
-                ? `<details><summary>${entry.warnings.count} left out</summary><ul>${Object.entries(entry.warnings.byAttribute)
+                ? `<details><summary>${entry.warnings.count} left out: ${Object.entries(entry.warnings.byCode)
+                    .map(([code, count]) => `${codeLink(base, code)} ${count}`)
+                    .join(', ')}</summary><ul>${Object.entries(entry.warnings.byAttribute)
                     .map(([attribute, count]) => `<li>${count} × ${h(attribute)}</li>`)
                     .join(
                       '',
-                    )}${entry.warnings.examples.map((example) => `<li>e.g. ${h(example.itemId)}: ${h(example.attribute)} ${h(example.reason)}</li>`).join('')}</ul></details>`
+                    )}${entry.warnings.examples.map((example) => `<li>e.g. ${h(example.itemId)}: ${h(example.attribute)} ${codeLink(base, example.code, example.reason)}</li>`).join('')}</ul></details>`
                 : entry.rendered
                   ? 'none'
                   : '<span class="muted">not rendered yet</span>';
@@ -261,7 +273,7 @@ function renderStatusPage(
       })
       .join('');
     const mergeIssues = Object.entries(sync['sync-catalog']?.issueCounts ?? {})
-      .map(([reason, count]) => `<li>${h(reason)}: ${count}</li>`)
+      .map(([reason, count]) => `<li>${codeLink(base, reason)}: ${count}</li>`)
       .join('');
     body = `<p>Source: ${h(deps.source)}</p>
 <p>Version <code>${h(snapshot.version)}</code> generated ${h(snapshot.generatedAt)} · ${snapshot.products.length} products · ${snapshot.units.length} units · ${h(snapshot.currency)}</p>
@@ -281,8 +293,8 @@ code{background:#f3f3f3;padding:0 .2rem}.notice{padding:1rem;background:#fff8e1}
 </style></head><body>
 <h1>catalog-bridge</h1>
 <table><thead><tr><th>job</th><th>last outcome</th><th>finished</th><th>took</th><th>next run</th><th>detail</th></tr></thead><tbody>${syncRows}</tbody></table>
-${webhookLine(deps.webhooks?.())}
+${webhookLine(deps.webhooks?.(), base)}
 ${body}
-<p class="muted">Machine-readable: <a href="${h(`${base}/feeds${tokenQuery}`)}">/feeds</a> · <a href="${h(`${base}/readyz`)}">/readyz</a></p>
+<p class="muted">Machine-readable: <a href="${h(`${base}/feeds${tokenQuery}`)}">/feeds</a> · <a href="${h(`${base}/readyz`)}">/readyz</a> · <a href="${h(`${base}/docs/`)}">documentation</a></p>
 </body></html>`;
 }

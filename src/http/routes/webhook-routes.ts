@@ -17,7 +17,7 @@ export interface WebhookRoutesDeps {
   ) => void;
 }
 
-/** SPEC §6: bodies are at most 1 MiB. */
+/** Bodies are at most 1 MiB (docs/webhooks.md). */
 export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
 
 function describeIssues(error: z.ZodError): string {
@@ -28,7 +28,7 @@ function describeIssues(error: z.ZodError): string {
 }
 
 /**
- * `POST /webhooks/pos` (SPEC §6): the key is checked first (constant time, against every accepted key),
+ * `POST /webhooks/pos` (docs/webhooks.md): the key is checked first (constant time, against every accepted key),
  * then the body (JSON, ≤ 1 MiB, the interface's event schema). A known event is stored durably before
  * the `200 {}`; a repeated delivery is answered `200` too and not processed again; an unknown kind is
  * answered `200`, counted and dropped. When the event cannot be stored the answer is `503`, so that the

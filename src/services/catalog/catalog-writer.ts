@@ -7,7 +7,7 @@ import type { FamilyIdentity } from './resolve-stock-export.js';
 import { materializeTexts, type ServedCatalog, type ServedVersion } from './served-catalog.js';
 
 /**
- * Persistence of the served catalog (SPEC §4 rules 8-9): full versions as a sync made them, versions
+ * Persistence of the served catalog (docs/catalog-rules.md rules 8-9): full versions as a sync made them, versions
  * made by stock changes incrementally (only their changed chunks), and loading the stored version at
  * start. One job: what the store holds, in which order. Every write goes through one lock, and a full
  * sync's version is served inside it, so the store's pointer always ends on the served version.

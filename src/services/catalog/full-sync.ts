@@ -29,7 +29,7 @@ export interface FullSyncDeps {
 }
 
 /**
- * The full sync (SPEC §4 rules 8-9): reading, merging and serializing run in a worker
+ * The full sync (docs/catalog-rules.md rules 8-9): reading, merging and serializing run in a worker
  * (`read-catalog.ts`); here the result is compared with the served version, checked by the publish
  * guard, parsed into products in slices, stored and served. A run publishes a complete new version or
  * nothing: any failed source fails the run, and the guard refuses a catalog that shrank too much; either

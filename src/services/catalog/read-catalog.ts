@@ -21,7 +21,7 @@ import {
 } from './catalog-types.js';
 
 /**
- * The reading half of a full sync (SPEC §4 rules 1-7): units, articles, every unit's price list and
+ * The reading half of a full sync (docs/catalog-rules.md rules 1-7): units, articles, every unit's price list and
  * stock export, merged into one catalog, then serialized into chunks and fingerprinted. It needs nothing
  * but a POS client and returns only shared memory and small reports, so it runs in a worker thread
  * (`src/workers/`) as well as in the calling thread (tests with an in-memory POS); the publishing half

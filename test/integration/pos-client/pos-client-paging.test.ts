@@ -147,7 +147,7 @@ describe('pos-client paging without total (article list)', () => {
     expect(harness.logs).toContainEqual(expect.objectContaining({ level: 'warn', message: 'POS list items rejected' }));
   });
 
-  it('accepts items sent as a single object (upstream quirk 3)', async () => {
+  it('accepts items sent as a single object (quirk 3)', async () => {
     harness = createHarness({ pageSize: 10 });
     harness.pool
       .intercept({ path: ARTICLES, method: 'POST' })

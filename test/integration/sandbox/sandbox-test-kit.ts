@@ -74,7 +74,7 @@ export async function pollUntil<T>(probe: () => Promise<T | undefined> | T | und
   throw new Error(`condition not met within ${timeoutMs} ms`);
 }
 
-// --- Schemas of the interface's resources (reference/pos-interface.md part 2), strict: no extra fields.
+// --- Schemas of the interface's resources (docs/pos-interface.md, part 2), strict: no extra fields.
 
 export const ArticleSchema = z.strictObject({
   localId: z.string().min(1),
@@ -220,7 +220,7 @@ export const ClientPointsEventSchema = z.strictObject({
   }),
 });
 
-/** Reads the whole article list page by page the way SPEC §4.2 requires (skip += items received). */
+/** Reads the whole article list page by page the way docs/catalog-rules.md rule 2 requires (skip += items received). */
 export async function readAllArticles(url: string, limit = 500): Promise<Article[]> {
   const all: Article[] = [];
   for (let page = 0; page < 10_000; page++) {

@@ -183,7 +183,7 @@ describe('adapters/pos/pos-schema', () => {
       expect(parsed.warnings).toEqual(['single']);
     });
 
-    it('accepts items as a single object (upstream quirk 3) and requires items', () => {
+    it('accepts items as a single object (quirk 3) and requires items', () => {
       const single = PosListDataSchema.parse({ total: 1, items: { _id: 'm-1', count: 1 } });
 
       expect(single.items).toEqual({ _id: 'm-1', count: 1 });

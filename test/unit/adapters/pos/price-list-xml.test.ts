@@ -107,7 +107,7 @@ const MIXED_ROWS: PriceListRow[] = [
 ];
 
 describe('adapters/pos/price-list-xml', () => {
-  describe('documents of every shape in upstream.md §6', () => {
+  describe('documents of every shape docs/pos-interface.md describes', () => {
     it('reads the reconstructed SHOP example: simple items, empty elements, a variant product', () => {
       const { rows, summary } = parsePriceListXml(fixture('price-list-shop.xml'));
 

@@ -96,22 +96,33 @@ describe('feeds: channel rules at render', () => {
     expect(rendered.body.toString().split('\n').filter(Boolean)).toHaveLength(2);
     expect(rendered.report).toMatchObject({ items: 1, records: 1, dropped: 0 });
     expect(rendered.report.warnings.examples).toEqual([
-      { feed: 'google-local-inventory', itemId: 'x-1', attribute: 'store_code', reason: 'missing', unit: 'B' },
+      { feed: 'google-local-inventory', itemId: 'x-1', attribute: 'store_code', code: 'missing', reason: 'missing', unit: 'B' },
     ]);
     const xml = collectFeed(feed('heureka-availability').render(FIXTURE_CONTEXT, [ITEM]));
     expect(xml.body.toString()).not.toContain('<depot id="">');
     expect(xml.report.warnings.examples).toEqual([
-      { feed: 'heureka-availability', itemId: 'x-1', attribute: 'depot@id', reason: 'missing', unit: 'B' },
+      { feed: 'heureka-availability', itemId: 'x-1', attribute: 'depot@id', code: 'missing', reason: 'missing', unit: 'B' },
     ]);
   });
 
   it('leaves out items whose id is too long for Google instead of cutting it', () => {
     const rendered = collectFeed(feed('google').render(FIXTURE_CONTEXT, [{ ...ITEM, id: 'x'.repeat(51) }, ITEM]));
     expect(rendered.report).toMatchObject({ items: 1, dropped: 1 });
-    expect(rendered.report.warnings.examples[0]).toMatchObject({ attribute: 'g:id', reason: 'longer than 50 characters' });
+    expect(rendered.report.warnings.examples[0]).toMatchObject({
+      attribute: 'g:id',
+      code: 'too-long',
+      reason: 'longer than 50 characters',
+    });
   });
 
-  it('counts warnings per attribute and keeps the first examples', () => {
+  it("leaves out items whose id breaks Heureka's pattern, with the no-match code", () => {
+    const rendered = collectFeed(feed('heureka').render(FIXTURE_CONTEXT, [{ ...ITEM, id: 'a.1' }, ITEM]));
+    expect(rendered.report).toMatchObject({ items: 1, dropped: 1 });
+    expect(rendered.report.warnings.byCode).toEqual({ 'no-match': 1 });
+    expect(rendered.report.warnings.examples[0]).toMatchObject({ itemId: 'a.1', attribute: 'ITEM_ID', code: 'no-match' });
+  });
+
+  it('counts warnings per attribute and per code and keeps the first examples', () => {
     const items = Array.from(
       { length: 30 },
       (_, index) => ({ ...ITEM, id: `n-${index}`, price: undefined }) as unknown as FeedItem,
@@ -119,8 +130,15 @@ describe('feeds: channel rules at render', () => {
     const report = collectFeed(feed('heureka').render(FIXTURE_CONTEXT, items)).report;
     expect(report.warnings.count).toBe(30);
     expect(report.warnings.byAttribute).toEqual({ PRICE_VAT: 30 });
+    expect(report.warnings.byCode).toEqual({ missing: 30 });
     expect(report.warnings.examples).toHaveLength(MAX_WARNING_EXAMPLES);
-    expect(report.warnings.examples[0]).toEqual({ feed: 'heureka', itemId: 'n-0', attribute: 'PRICE_VAT', reason: 'missing' });
+    expect(report.warnings.examples[0]).toEqual({
+      feed: 'heureka',
+      itemId: 'n-0',
+      attribute: 'PRICE_VAT',
+      code: 'missing',
+      reason: 'missing',
+    });
   });
 
   it('applies when, unless, optional containers and literal braces', () => {
