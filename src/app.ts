@@ -240,10 +240,14 @@ function createJobs(parts: {
   jobs.schedule<SyncReport>({
     name: 'sync-catalog',
     cron: config.sync.catalogCron,
-    run: () => exclusive(() => catalog.syncCatalog()),
+    run: (signal) => exclusive(() => catalog.syncCatalog({ signal })),
     retry: { failed: (report) => report.outcome === 'failed', delayMs: parts.retryDelay },
   });
-  jobs.schedule({ name: 'sync-stock', cron: config.sync.stockCron, run: () => exclusive(() => catalog.syncStock()) });
+  jobs.schedule({
+    name: 'sync-stock',
+    cron: config.sync.stockCron,
+    run: (signal) => exclusive(() => catalog.syncStock({ signal })),
+  });
   return jobs;
 }
 

@@ -143,6 +143,12 @@ export const ConfigSchema = z.object({
   ),
   HOST: z.string().min(1).default('0.0.0.0').describe('Address the HTTP server listens on'),
   PORT: int(3000, 0, 65_535, 'Port the HTTP server listens on (0: any free port)'),
+  SHUTDOWN_GRACE_MS: int(
+    25_000,
+    0,
+    600_000,
+    'On SIGTERM/SIGINT, how long responses in flight (feed downloads included) may take to finish before connections are cut, in milliseconds',
+  ),
   PUBLIC_BASE_URL: z
     .url()
     .optional()
@@ -165,6 +171,12 @@ export const ConfigSchema = z.object({
     .max(1)
     .default(0.5)
     .describe('Largest share of items a sync may remove before it refuses to publish (0-1)'),
+  SYNC_DEADLINE_MS: int(
+    600_000,
+    1_000,
+    86_400_000,
+    'Longest a full or stock sync may run, in milliseconds; past it the sync is aborted and reported failed, and the last good catalog stays served',
+  ),
   UNKNOWN_STOCK_AVAILABILITY: z
     .enum(AVAILABILITIES)
     .default('out_of_stock')

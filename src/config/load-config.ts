@@ -30,13 +30,21 @@ export interface Config {
     readonly maxPages: number;
   };
   readonly webhook: { readonly apiKeys: readonly string[]; readonly movementWindowMs: number };
-  readonly http: { readonly host: string; readonly port: number; readonly publicBaseUrl: string | undefined };
+  readonly http: {
+    readonly host: string;
+    readonly port: number;
+    readonly publicBaseUrl: string | undefined;
+    /** How long a shutdown lets responses in flight finish before it cuts connections. */
+    readonly shutdownGraceMs: number;
+  };
   readonly store: { readonly url: string };
   readonly sync: {
     readonly catalogCron: string;
     readonly stockCron: string;
     readonly timezone: string;
     readonly maxShrink: number;
+    /** The longest a full or stock sync may run before it is aborted. */
+    readonly deadlineMs: number;
     readonly unknownStockAvailability: 'in_stock' | 'out_of_stock';
   };
   readonly feed: {
@@ -170,13 +178,19 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       apiKeys: webhookKeys.filter((key): key is string => key !== undefined),
       movementWindowMs: e.WEBHOOK_MOVEMENT_WINDOW_MS,
     },
-    http: { host: e.HOST, port: e.PORT, publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/+$/, '') },
+    http: {
+      host: e.HOST,
+      port: e.PORT,
+      publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
+      shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    },
     store: { url: e.STORE_URL },
     sync: {
       catalogCron: e.CATALOG_SYNC_CRON,
       stockCron: e.STOCK_SYNC_CRON,
       timezone: e.SYNC_TIMEZONE,
       maxShrink: e.SYNC_MAX_SHRINK,
+      deadlineMs: e.SYNC_DEADLINE_MS,
       unknownStockAvailability: e.UNKNOWN_STOCK_AVAILABILITY,
     },
     feed: {

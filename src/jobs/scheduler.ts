@@ -1,5 +1,6 @@
 import { createTask, type ScheduledTask } from 'node-cron';
 import type { Logger } from '../adapters/logger/create-logger.js';
+import { shuttingDown } from '../core/async/deadline.js';
 import { planRetry } from '../core/async/retry-backoff.js';
 
 /** How a job's failed runs are tried again before its next scheduled run. */
@@ -14,7 +15,8 @@ export interface JobDefinition<Result = unknown> {
   /** kebab-case id used in logs, metrics and runNow(). */
   readonly name: string;
   readonly cron: string;
-  readonly run: () => Promise<Result>;
+  /** `signal` aborts when the scheduler stops (a shutdown): a long run should end soon after, cleanly. */
+  readonly run: (signal: AbortSignal) => Promise<Result>;
   /**
    * Retries after a failed run, whatever started it: `delayMs(failures)` after it ended, never later than
    * the next cron run (which is then the retry), until a run succeeds; a success resets the count. A retry
@@ -50,7 +52,7 @@ export interface Scheduler {
    */
   runNow(name: string): Promise<JobOutcome>;
   status(): Record<string, JobStatus>;
-  /** Stops the triggers and waits for running jobs to end. */
+  /** Stops the triggers, aborts running jobs (their `signal`) and waits for them to end. */
   stop(): Promise<void>;
 }
 
@@ -86,6 +88,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
   const now = deps.now ?? (() => new Date());
   const jobs = new Map<string, JobState>();
   let stopped = false;
+  const stopping = new AbortController();
 
   function stateOf(name: string): JobState {
     const state = jobs.get(name);
@@ -100,7 +103,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     deps.logger.info({ job, reason }, 'job started');
     let outcome: JobOutcome;
     try {
-      const result = await state.definition.run();
+      const result = await state.definition.run(stopping.signal);
       outcome = { job, ok: true, startedAt, durationMs: Math.round(performance.now() - started), result };
       deps.logger.info({ job, durationMs: outcome.durationMs }, 'job finished');
     } catch (caught) {
@@ -227,6 +230,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     },
     async stop() {
       stopped = true;
+      stopping.abort(shuttingDown());
       for (const state of jobs.values()) {
         cancelRetry(state);
         await state.task?.destroy();

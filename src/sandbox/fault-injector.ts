@@ -14,7 +14,17 @@ export const FAULT_ENDPOINTS = [
 ] as const;
 export type FaultEndpoint = (typeof FAULT_ENDPOINTS)[number];
 
-export const FAULT_MODES = ['latency', 'error', 'malformed', 'truncated', 'hang', 'invalid', 'empty'] as const;
+export const FAULT_MODES = [
+  'latency',
+  'error',
+  'malformed',
+  'truncated',
+  'hang',
+  'invalid',
+  'empty',
+  'endless',
+  'trickle',
+] as const;
 export type FaultMode = (typeof FAULT_MODES)[number];
 
 export const FaultRuleSchema = z
@@ -24,6 +34,7 @@ export const FaultRuleSchema = z
     rate: z.number().min(0).max(1).default(1),
     status: z.number().int().min(400).max(599).optional(),
     latencyMs: z.number().int().min(0).max(600_000).optional(),
+    intervalMs: z.number().int().min(1).max(60_000).optional(),
     retryAfterSeconds: z.number().int().min(0).max(86_400).optional(),
     times: z.number().int().min(1).optional(),
   })
@@ -42,6 +53,8 @@ export interface ActiveFault {
   readonly status: number;
   /** Delay of `latency` mode (default 1000 ms). */
   readonly latencyMs: number;
+  /** Pause between the bytes of `trickle` mode (default 200 ms). */
+  readonly intervalMs: number;
   /** Retry-After of a 429 (default 1 s). */
   readonly retryAfterSeconds: number;
   /** Matching requests this rule still applies to; undefined = unlimited. */
@@ -77,6 +90,7 @@ export function createFaultInjector(seed: number): FaultInjector {
       rate: rule.rate,
       status: rule.status ?? 500,
       latencyMs: rule.latencyMs ?? 1000,
+      intervalMs: rule.intervalMs ?? 200,
       retryAfterSeconds: rule.retryAfterSeconds ?? 1,
       remaining: rule.times,
     };

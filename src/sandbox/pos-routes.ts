@@ -16,7 +16,9 @@ import {
   malformedReply,
   okEnvelope,
   type Reply,
+  sendEndless,
   sendReply,
+  sendTrickle,
   sendTruncated,
   textReply,
 } from './sandbox-replies.js';
@@ -229,6 +231,10 @@ export function createPosRoutes(state: SandboxState, options: PosRoutesOptions):
         return sendReply(res, invalidReply(['Simulated failure: the POS could not process the request']));
       case 'empty':
         return sendReply(res, definition.empty(req));
+      case 'endless':
+        return sendEndless(res, definition.media);
+      case 'trickle':
+        return sendTrickle(res, definition.handle(req), fault.intervalMs);
     }
   }
 

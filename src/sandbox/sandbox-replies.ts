@@ -136,3 +136,68 @@ export function malformedReply(media: Media): Reply {
     ]),
   };
 }
+
+/** Waits until `res` can take more, or has closed (then false). */
+function drained(res: Response): Promise<boolean> {
+  return new Promise((resolve) => {
+    const done = (open: boolean) => {
+      res.off('drain', onDrain);
+      res.off('close', onClose);
+      resolve(open);
+    };
+    const onDrain = () => done(true);
+    const onClose = () => done(false);
+    res.once('drain', onDrain);
+    res.once('close', onClose);
+  });
+}
+
+/** The start and the endlessly repeated row of an `endless` body, valid in the endpoint's format. */
+function endlessParts(media: Media): { readonly head: string; readonly row: (n: number) => string } {
+  if (media === 'json') {
+    return {
+      head: '{"isValid":true,"data":{"total":null,"items":[',
+      row: (n) => `{"localId":"endless-${n}","name":"Endless article ${n}","plu":"${n}"},`,
+    };
+  }
+  if (media === 'xml') {
+    return {
+      head: '<?xml version="1.0" encoding="UTF-8"?>\n<SHOP>\n',
+      row: (n) =>
+        `  <SHOPITEM><CODE>ENDLESS-${n}</CODE><PRICE_VAT>1.00</PRICE_VAT><STOCK><AMOUNT>1</AMOUNT></STOCK></SHOPITEM>\n`,
+    };
+  }
+  return { head: 'code;plu;quantity\n', row: (n) => `ENDLESS-${n};${n};1\n` };
+}
+
+/**
+ * A hostile POS: a 200 whose valid-looking body never ends, written as fast as the client reads, until the
+ * client goes away (or the sandbox stops, which closes every connection).
+ */
+export async function sendEndless(res: Response, media: Media): Promise<void> {
+  const { head, row } = endlessParts(media);
+  res.status(200);
+  res.setHeader('Content-Type', CONTENT_TYPES[media]);
+  res.write(head);
+  for (let n = 0; !res.destroyed; ) {
+    const rows: string[] = [];
+    for (const end = n + 512; n < end; n += 1) rows.push(row(n));
+    if (!res.write(rows.join('')) && !(await drained(res))) return;
+    // Lets the sandbox's other requests through between batches.
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+/** A POS on a bad line: the real answer, one byte every `intervalMs`, until it is sent or the client gives up. */
+export async function sendTrickle(res: Response, reply: Reply, intervalMs: number): Promise<void> {
+  const { contentType, body } = materialize(reply);
+  res.status(reply.status);
+  res.setHeader('Content-Type', contentType);
+  res.setHeader('Content-Length', String(body.length));
+  res.flushHeaders();
+  for (let at = 0; at < body.length && !res.destroyed; at += 1) {
+    res.write(body.subarray(at, at + 1));
+    await new Promise((resolve) => setTimeout(resolve, intervalMs).unref());
+  }
+  if (!res.destroyed) res.end();
+}

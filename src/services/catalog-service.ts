@@ -15,7 +15,7 @@ import type {
 } from './catalog/catalog-types.js';
 import type { CatalogWorkers } from './catalog/catalog-workers.js';
 import { createCatalogWriter } from './catalog/catalog-writer.js';
-import { createFullSync } from './catalog/full-sync.js';
+import { createFullSync, type SyncRunOptions } from './catalog/full-sync.js';
 import { type CatalogListener, createServedCatalog } from './catalog/served-catalog.js';
 import { createStockSync, type StockDeltaResult } from './catalog/stock-sync.js';
 import { createSyncReports } from './catalog/sync-reports.js';
@@ -32,6 +32,7 @@ export type {
   SyncReport,
 } from './catalog/catalog-types.js';
 export { catalogServiceOptions } from './catalog/catalog-types.js';
+export type { SyncRunOptions } from './catalog/full-sync.js';
 export type { CatalogChange, CatalogListener } from './catalog/served-catalog.js';
 export type { StockDeltaResult } from './catalog/stock-sync.js';
 
@@ -70,12 +71,16 @@ export interface CatalogService {
   adoptStored(version: string, from: CatalogSource | undefined): Promise<CatalogSnapshot | undefined>;
   /** Re-reads the store's pointer and loads a version another instance published. */
   refreshFromStore(): Promise<boolean>;
-  syncCatalog(): Promise<SyncReport>;
+  /**
+   * A full sync, under the deadline of the options (`deadlineMs`) and `run.signal` (a shutdown): past
+   * either it is aborted and reported failed with the phase it was in; the last good version stays.
+   */
+  syncCatalog(run?: SyncRunOptions): Promise<SyncReport>;
   /**
    * Re-reads the stock exports (of `units` only, by code, when given) and applies them to the served
-   * version: served at once, stored before the promise settles.
+   * version: served at once, stored before the promise settles. Under the same deadline as `syncCatalog`.
    */
-  syncStock(options?: { readonly units?: readonly string[] }): Promise<SyncReport>;
+  syncStock(options?: { readonly units?: readonly string[]; readonly signal?: AbortSignal }): Promise<SyncReport>;
   /**
    * Applies stock changes (sales) to the served version at once and stores it in the background
    * (`persisted`; stores coalesce, the newest served version wins). Nothing happens before a first version.

@@ -47,28 +47,39 @@ export function createCatalogWorkers(options: CatalogWorkersOptions): CatalogWor
   });
 
   let closed = false;
-  async function run<T>(pool: Piscina, message: CatalogWorkerTask, transferList?: TransferListItem[]): Promise<T> {
+  async function run<T>(
+    pool: Piscina,
+    message: CatalogWorkerTask,
+    options: { readonly transferList?: TransferListItem[]; readonly signal?: AbortSignal | undefined } = {},
+  ): Promise<T> {
     if (closed) throw new WorkerFailedError(`worker task ${message.task} refused: the worker threads are shut down`);
+    const { signal } = options;
+    signal?.throwIfAborted();
     try {
-      return (await pool.run(message, transferList === undefined ? {} : { transferList })) as T;
+      // piscina ends the thread of an aborted task that is running (its sockets and heap go with it).
+      return (await pool.run(message, {
+        ...(options.transferList === undefined ? {} : { transferList: options.transferList }),
+        ...(signal === undefined ? {} : { signal }),
+      })) as T;
     } catch (error) {
+      if (signal?.aborted) throw signal.reason;
       const text = error instanceof Error ? error.message : String(error);
       throw new WorkerFailedError(`worker task ${message.task} failed: ${text}`, { cause: error });
     }
   }
 
   return {
-    async readCatalog(input, onEvent) {
+    async readCatalog(input, onEvent, signal) {
       const { port1, port2 } = new MessageChannel();
       port1.on('message', (event: ReadCatalogEvent) => onEvent(event));
       try {
-        return await run(syncPool, { task: 'readCatalog', input: { input, events: port2 } }, [port2]);
+        return await run(syncPool, { task: 'readCatalog', input: { input, events: port2 } }, { transferList: [port2], signal });
       } finally {
         port1.close();
       }
     },
-    resolveStockExport: (input) => run(catalogPool, { task: 'resolveStockExport', input }),
-    fingerprint: (header, chunks) => run(catalogPool, { task: 'fingerprint', input: { header, chunks } }),
+    resolveStockExport: (input, signal) => run(catalogPool, { task: 'resolveStockExport', input }, { signal }),
+    fingerprint: (header, chunks, signal) => run(catalogPool, { task: 'fingerprint', input: { header, chunks } }, { signal }),
     async close() {
       closed = true;
       await Promise.all([syncPool.close(), catalogPool.close()]);

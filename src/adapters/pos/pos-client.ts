@@ -98,6 +98,11 @@ export interface PosBodyStream extends AsyncIterable<Uint8Array> {
   cancel(): void;
 }
 
+/** Per-call options of the POS client's reads. */
+export interface RequestOptions {
+  readonly signal?: AbortSignal;
+}
+
 export interface PosClient {
   /** Every unit (POST /ext/unit/list, all pages). */
   listUnits(): Promise<PosListResult<SourceUnit>>;
@@ -109,8 +114,11 @@ export interface PosClient {
   getClient(query: PosClientQuery): Promise<PosClientRecord | undefined>;
   /** The unit's e-shop price-list XML as a stream (GET {prefix}/unit/{identifier}/price-list/export/eshop-update). */
   fetchPriceListXml(unit: SourceUnit): Promise<PosBodyStream>;
-  /** The unit's stock export, whole (GET {prefix}/warehouse/stock/export/{type}/{identifier}). */
-  fetchStockExport(unit: SourceUnit): Promise<Uint8Array>;
+  /**
+   * The unit's stock export, whole (GET {prefix}/warehouse/stock/export/{type}/{identifier}). When
+   * `options.signal` aborts, the request is cut and no retry follows: it rejects with the signal's reason.
+   */
+  fetchStockExport(unit: SourceUnit, options?: RequestOptions): Promise<Uint8Array>;
   /** The stock export of all units, whole (GET {prefix}/warehouse/stock/export/{type}). */
   fetchStockExportAll(): Promise<Uint8Array>;
   /** Closes the Agent the client created; an injected dispatcher is left to its owner. */
@@ -208,9 +216,13 @@ export function createPosClient(options: CreatePosClientOptions): PosClient {
     return { method: 'GET', path: basePath + config.exportPathPrefix + path, accept };
   }
 
-  async function call<T>(operation: Operation, handle: ResponseHandler<T>): Promise<T> {
+  async function call<T>(operation: Operation, handle: ResponseHandler<T>, signal?: AbortSignal): Promise<T> {
     return withRetries(
-      (context) => attempt(operation, context, handle),
+      (context) => {
+        // Aborted by the caller (a sync's deadline, a shutdown): no further attempt.
+        signal?.throwIfAborted();
+        return attempt(operation, context, handle, signal);
+      },
       policy,
       effects,
       ({ error, attempt, delayMs }) => {
@@ -222,9 +234,16 @@ export function createPosClient(options: CreatePosClientOptions): PosClient {
     );
   }
 
-  async function attempt<T>(operation: Operation, context: AttemptContext, handle: ResponseHandler<T>): Promise<T> {
+  async function attempt<T>(
+    operation: Operation,
+    context: AttemptContext,
+    handle: ResponseHandler<T>,
+    signal: AbortSignal | undefined,
+  ): Promise<T> {
     const controller = new AbortController();
     let timedOut = false;
+    const abortByCaller = () => controller.abort();
+    signal?.addEventListener('abort', abortByCaller, { once: true });
     // Our own timer (not AbortSignal.timeout) so it can be cleared once a stream is handed on, and so
     // fake timers drive it in tests. It covers connect, headers and, for buffered calls, the whole body.
     const timer = setTimeout(() => {
@@ -247,6 +266,7 @@ export function createPosClient(options: CreatePosClientOptions): PosClient {
         });
       } catch (error) {
         if (isProgrammingError(error)) throw error;
+        signal?.throwIfAborted();
         throw unavailable(error, timedOut, context, where);
       }
       if (response.statusCode < 200 || response.statusCode > 299) {
@@ -257,12 +277,14 @@ export function createPosClient(options: CreatePosClientOptions): PosClient {
       } catch (error) {
         // Whatever went wrong, the connection must not stay tied to a half-read body.
         if (!response.body.destroyed) response.body.destroy();
+        signal?.throwIfAborted();
         if (error instanceof PosError) throw error;
         // The body broke off or timed out while it was read: transient, like a failed connection.
         throw unavailable(error, timedOut, context, { ...where, status: response.statusCode });
       }
     } finally {
       clearTimeout(timer);
+      signal?.removeEventListener('abort', abortByCaller);
     }
   }
 
@@ -427,21 +449,25 @@ export function createPosClient(options: CreatePosClientOptions): PosClient {
     return encodeURIComponent(identifier);
   }
 
-  async function fetchStock(path: string): Promise<Uint8Array> {
+  async function fetchStock(path: string, signal?: AbortSignal): Promise<Uint8Array> {
     const operation = exportOperation(path, 'text/plain, text/csv;q=0.9, */*;q=0.1');
-    return call(operation, async (response) => {
-      const where = { method: operation.method, path: operation.path, status: response.statusCode };
-      const tooLarge = () => invalidError(`stock export larger than ${maxStockExportBytes} bytes`, where);
-      const declared = Number(response.headers['content-length']);
-      if (Number.isFinite(declared) && declared > maxStockExportBytes) {
-        response.body.destroy();
-        throw tooLarge();
-      }
-      const bytes = await readCapped(response.body, maxStockExportBytes, 'fail', tooLarge);
-      const rejected = isJsonMediaType(response.headers['content-type']) ? envelopeRejection(bytes, where) : undefined;
-      if (rejected !== undefined) throw rejected;
-      return bytes;
-    });
+    return call(
+      operation,
+      async (response) => {
+        const where = { method: operation.method, path: operation.path, status: response.statusCode };
+        const tooLarge = () => invalidError(`stock export larger than ${maxStockExportBytes} bytes`, where);
+        const declared = Number(response.headers['content-length']);
+        if (Number.isFinite(declared) && declared > maxStockExportBytes) {
+          response.body.destroy();
+          throw tooLarge();
+        }
+        const bytes = await readCapped(response.body, maxStockExportBytes, 'fail', tooLarge);
+        const rejected = isJsonMediaType(response.headers['content-type']) ? envelopeRejection(bytes, where) : undefined;
+        if (rejected !== undefined) throw rejected;
+        return bytes;
+      },
+      signal,
+    );
   }
 
   /**
@@ -507,10 +533,10 @@ export function createPosClient(options: CreatePosClientOptions): PosClient {
       return call(operation, async (response) => toBodyStream(response, operation, redact, envelopeRejection));
     },
 
-    async fetchStockExport(unit) {
+    async fetchStockExport(unit, options = {}) {
       const template = '/warehouse/stock/export/{type}/{identifier}';
       const identifier = unitIdentifier(unit, config.exportPathPrefix + template);
-      return fetchStock(`/warehouse/stock/export/${encodeURIComponent(config.stockExportType)}/${identifier}`);
+      return fetchStock(`/warehouse/stock/export/${encodeURIComponent(config.stockExportType)}/${identifier}`, options.signal);
     },
 
     async fetchStockExportAll() {

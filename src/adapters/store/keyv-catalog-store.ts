@@ -45,11 +45,13 @@ export interface CatalogStore<Meta> {
   /**
    * Writes the version's new chunks, its metadata and chunk list, then moves the "current" pointer to
    * it, then prunes old versions and every version of another source (and the chunks no kept version
-   * uses). Returns the key of every chunk.
+   * uses). Returns the key of every chunk. Once `signal` has aborted, the pointer is not moved: the
+   * publish rejects with the signal's reason and removes what it had written.
    */
   publish(
     version: { readonly version: string; readonly meta: Meta; readonly chunks: readonly StoreChunk[] },
     publishedAt: Date,
+    options?: { readonly signal?: AbortSignal },
   ): Promise<readonly string[]>;
   /** The version the pointer names when it is this source's, without loading it (cheap; other instances poll it). */
   currentVersion(): Promise<string | undefined>;
@@ -197,23 +199,36 @@ export function createKeyvCatalogStore<Meta>(keyv: Keyv, options: KeyvCatalogSto
   }
 
   return {
-    async publish(catalog, publishedAt) {
+    async publish(catalog, publishedAt, { signal } = {}) {
+      signal?.throwIfAborted();
+      const written = [metaKey(catalog.version)];
       await keyv.set(metaKey(catalog.version), catalog.meta);
       // New chunks are written one at a time, each text made just before it is written: the texts (ours,
       // keyv's escaped copy, the driver's) then die young instead of piling up (bench/full-sync.ts).
       const refs: StoredChunkRef[] = [];
       let items = 0;
-      for (const [index, chunk] of catalog.chunks.entries()) {
-        if ('key' in chunk) {
-          refs.push({ key: chunk.key, count: chunk.count });
-        } else {
-          const key = chunkKey(catalog.version, index);
-          await keyv.set(key, chunk.text());
-          refs.push({ key, count: chunk.count });
+      try {
+        for (const [index, chunk] of catalog.chunks.entries()) {
+          if ('key' in chunk) {
+            refs.push({ key: chunk.key, count: chunk.count });
+          } else {
+            signal?.throwIfAborted();
+            const key = chunkKey(catalog.version, index);
+            written.push(key);
+            await keyv.set(key, chunk.text());
+            refs.push({ key, count: chunk.count });
+          }
+          items += chunk.count;
         }
-        items += chunk.count;
+        written.push(chunkListKey(catalog.version));
+        await keyv.set(chunkListKey(catalog.version), refs);
+        // The last moment to give up: past it the version is published.
+        signal?.throwIfAborted();
+      } catch (error) {
+        // Nothing names this version: what it wrote would stay in the store for good.
+        for (const key of written) await keyv.delete(key).catch(() => undefined);
+        throw error;
       }
-      await keyv.set(chunkListKey(catalog.version), refs);
       const pointer: VersionPointer = {
         version: catalog.version,
         publishedAt: publishedAt.toISOString(),

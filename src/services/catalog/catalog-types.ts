@@ -2,6 +2,7 @@ import type { PosRejectedItem } from '../../adapters/pos/pos-schema.js';
 import type { PriceListSummary } from '../../adapters/pos/price-list-xml.js';
 import type { StockColumnOverride, StockExportSummary } from '../../adapters/pos/stock-export.js';
 import type { Config } from '../../config/load-config.js';
+import { abortReasonOf } from '../../core/async/deadline.js';
 import type { ApplyStockReport } from '../../core/catalog/apply-stock.js';
 import type { Availability, CatalogSnapshot } from '../../core/catalog/catalog.js';
 import type { MergeReport } from '../../core/catalog/merge-catalog.js';
@@ -41,6 +42,8 @@ export type SyncOutcome = 'published' | 'unchanged' | 'refused' | 'failed' | 'sk
 export interface SyncError {
   readonly code: string;
   readonly message: string;
+  /** Of a run aborted by its deadline or a shutdown: the phase it was in (e.g. `sources`, `publish`). */
+  readonly phase?: string;
 }
 
 export interface PriceListReport {
@@ -98,7 +101,12 @@ export interface CatalogServiceOptions {
   readonly stockColumns: StockColumnOverride;
   readonly maxShrink: number;
   readonly concurrency: number;
+  /** The longest a full or stock sync may run before it is aborted (default `DEFAULT_SYNC_DEADLINE_MS`). */
+  readonly deadlineMs?: number;
 }
+
+/** The default of `SYNC_DEADLINE_MS`: 10 minutes (a full sync of 100,000 × 5 takes ~20 s). */
+export const DEFAULT_SYNC_DEADLINE_MS = 600_000;
 
 /** The service's options as the configuration gives them. */
 export function catalogServiceOptions(config: Config): CatalogServiceOptions {
@@ -111,6 +119,7 @@ export function catalogServiceOptions(config: Config): CatalogServiceOptions {
     stockColumns: config.pos.stockColumns,
     maxShrink: config.sync.maxShrink,
     concurrency: config.pos.concurrency,
+    deadlineMs: config.sync.deadlineMs,
   };
 }
 
@@ -121,8 +130,15 @@ export interface CatalogLogger {
   error(meta: object, message: string): void;
 }
 
-/** The error of a failed run as reports carry it: its `code` when it has one. */
-export function syncErrorOf(error: unknown): SyncError {
+/**
+ * The error of a failed run as reports carry it: its `code` when it has one. A run whose signal aborted
+ * failed because of that, whatever error the abort caused on the way (a cut request, a terminated worker).
+ */
+export function syncErrorOf(error: unknown, aborted?: { readonly signal: AbortSignal; readonly phase: string }): SyncError {
+  const reason = aborted === undefined ? undefined : abortReasonOf(aborted.signal);
+  if (reason !== undefined && aborted !== undefined) {
+    return { code: reason.code, message: `${reason.message} (in phase ${aborted.phase})`, phase: aborted.phase };
+  }
   if (error instanceof Error) {
     const code = 'code' in error && typeof error.code === 'string' ? error.code : 'SYNC_FAILED';
     return { code, message: error.message };

@@ -1,4 +1,5 @@
 import type { PosClient } from '../../adapters/pos/pos-client.js';
+import { raceAbort } from '../../core/async/deadline.js';
 import { fingerprintChunks, type ItemChunk } from '../../core/catalog/catalog-chunks.js';
 import { type ReadCatalogEvent, type ReadCatalogInput, type ReadCatalogOutput, readCatalog } from './read-catalog.js';
 import {
@@ -14,12 +15,19 @@ import {
  * POS. Inputs and outputs are shared memory, typed arrays and small reports, never object graphs.
  */
 export interface CatalogWorkers {
-  /** A full sync's reading, merging and serializing (`read-catalog.ts`). */
-  readCatalog(input: ReadCatalogInput, onEvent: (event: ReadCatalogEvent) => void): Promise<ReadCatalogOutput>;
+  /**
+   * A full sync's reading, merging and serializing (`read-catalog.ts`). When `signal` aborts, the task
+   * rejects with its reason at once and its thread is ended, its requests with it.
+   */
+  readCatalog(
+    input: ReadCatalogInput,
+    onEvent: (event: ReadCatalogEvent) => void,
+    signal?: AbortSignal,
+  ): Promise<ReadCatalogOutput>;
   /** Parses a unit's stock export and resolves its rows to product positions (`resolve-stock-export.ts`). */
-  resolveStockExport(input: StockExportInput): Promise<StockExportOutput>;
+  resolveStockExport(input: StockExportInput, signal?: AbortSignal): Promise<StockExportOutput>;
   /** The content fingerprint of serialized items (`fingerprintChunks`). */
-  fingerprint(header: string, chunks: readonly ItemChunk[]): Promise<string>;
+  fingerprint(header: string, chunks: readonly ItemChunk[], signal?: AbortSignal): Promise<string>;
   /** Waits for work in flight, then releases the threads. */
   close(): Promise<void>;
 }
@@ -28,9 +36,16 @@ export interface CatalogWorkers {
 export function createInThreadCatalogWorkers(pos: PosClient): CatalogWorkers {
   const identities = createIdentityIndexCache();
   return {
-    readCatalog: (input, onEvent) => readCatalog(pos, input, onEvent),
-    resolveStockExport: async (input) => resolveStockExportBody(input, identities),
-    fingerprint: async (header, chunks) => fingerprintChunks(header, chunks),
+    // The calling thread cannot be ended: an aborted read is dropped (it ends with its POS's answers).
+    readCatalog: (input, onEvent, signal) => raceAbort(readCatalog(pos, input, onEvent), signal),
+    resolveStockExport: async (input, signal) => {
+      signal?.throwIfAborted();
+      return resolveStockExportBody(input, identities);
+    },
+    fingerprint: async (header, chunks, signal) => {
+      signal?.throwIfAborted();
+      return fingerprintChunks(header, chunks);
+    },
     async close() {},
   };
 }

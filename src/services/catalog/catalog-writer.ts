@@ -13,8 +13,11 @@ import { materializeTexts, type ServedCatalog, type ServedVersion } from './serv
  * sync's version is served inside it, so the store's pointer always ends on the served version.
  */
 export interface CatalogWriter {
-  /** Stores a full sync's version (purchase prices first), then serves it. */
-  publishFull(input: FullVersion): Promise<ServedVersion>;
+  /**
+   * Stores a full sync's version (purchase prices first), then serves it. Once `signal` has aborted, the
+   * store's pointer is not moved and nothing is served (the run ran over its deadline or was stopped).
+   */
+  publishFull(input: FullVersion, signal?: AbortSignal): Promise<ServedVersion>;
   /**
    * Settles once the store holds the version served now, or a newer one. Each call queues one write
    * behind the others, which stores whatever is served when its turn comes, or nothing when an earlier
@@ -148,18 +151,22 @@ export function createCatalogWriter(deps: CatalogWriterDeps): CatalogWriter {
   }
 
   return {
-    publishFull(input) {
+    publishFull(input, signal) {
       return storeWrites(async () => {
+        signal?.throwIfAborted();
         const publishedAt = now();
         const { snapshot } = input;
+        const options = signal === undefined ? {} : { signal };
         // Internal data first: once the public pointer moves, its purchase prices must already be there.
         await deps.internalStore.publish(
           { version: snapshot.version, meta: { version: snapshot.version }, chunks: chunksToWrite(input.internal) },
           publishedAt,
+          options,
         );
         const keys = await store.publish(
           { version: snapshot.version, meta: metaOf(snapshot, input.fingerprint), chunks: chunksToWrite(input.chunks) },
           publishedAt,
+          options,
         );
         remember(input.chunks, keys);
         // Served inside the lock: a queued write of an older derived version then finds nothing to do.

@@ -1,8 +1,10 @@
+import { raceAbort, withDeadline } from '../../core/async/deadline.js';
 import { checkPublishable } from '../../core/catalog/catalog-guards.js';
 import { createCatalogVersion, fingerprintHeaderOf } from '../../core/catalog/catalog-version.js';
 import {
   type CatalogLogger,
   type CatalogServiceOptions,
+  DEFAULT_SYNC_DEADLINE_MS,
   type SyncPhase,
   type SyncReport,
   syncErrorOf,
@@ -28,6 +30,35 @@ export interface FullSyncDeps {
   readonly onPhase?: (phase: SyncPhase, ms: number, unit?: string) => void;
 }
 
+/** Options of one run: `signal` aborts it (a shutdown); its own deadline is added to it. */
+export interface SyncRunOptions {
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * The phase a full sync is in, after the reading half reported `ended` as over: what a run that is aborted
+ * now was doing (the reading half reports each phase as it ends).
+ */
+export function phaseAfter(ended: SyncPhase | undefined): string {
+  switch (ended) {
+    case undefined:
+      return 'units';
+    case 'units':
+      return 'articles';
+    case 'articles':
+    case 'price-list':
+    case 'stock':
+    case 'unit-merge':
+      return 'sources';
+    case 'sources':
+      return 'merge';
+    case 'merge':
+      return 'fingerprint';
+    default:
+      return 'publish';
+  }
+}
+
 /**
  * The full sync (docs/catalog-rules.md rules 8-9): reading, merging and serializing run in a worker
  * (`read-catalog.ts`); here the result is compared with the served version, checked by the publish
@@ -35,33 +66,38 @@ export interface FullSyncDeps {
  * nothing: any failed source fails the run, and the guard refuses a catalog that shrank too much; either
  * way the last good version stays served.
  */
-export function createFullSync(deps: FullSyncDeps): () => Promise<SyncReport> {
+export function createFullSync(deps: FullSyncDeps): (run?: SyncRunOptions) => Promise<SyncReport> {
   const { served, writer, workers, stock, reports, options, logger, now } = deps;
 
-  function relay(event: ReadCatalogEvent): void {
-    if (event.type === 'phase') deps.onPhase?.(event.phase, event.ms, event.unit);
-    else if (event.level === 'warn') logger.warn(event.meta, event.message);
-    else logger.debug?.(event.meta, event.message);
-  }
-
   /** The served version's fingerprint, computed from its chunks (in a worker) when it is not known. */
-  async function fingerprintOf(version: ServedVersion): Promise<string> {
+  async function fingerprintOf(version: ServedVersion, signal: AbortSignal): Promise<string> {
     if (version.fingerprint !== undefined) return version.fingerprint;
     const chunks = await served.chunksOf(version);
-    const fingerprint = await workers.fingerprint(fingerprintHeaderOf(version.snapshot), chunks);
+    const fingerprint = await workers.fingerprint(fingerprintHeaderOf(version.snapshot), chunks, signal);
     version.fingerprint = fingerprint;
     return fingerprint;
   }
 
-  return async function syncCatalog(): Promise<SyncReport> {
+  return async function syncCatalog(run: SyncRunOptions = {}): Promise<SyncReport> {
     const started = now();
     const previous = served.latest();
     const base = { job: 'sync-catalog' as const, ...(previous ? { previousVersion: previous.snapshot.version } : {}) };
     const readFrom = performance.now();
+    // Every request, worker task and store write of the run takes this signal (docs/failure-modes.md).
+    const deadline = withDeadline(options.deadlineMs ?? DEFAULT_SYNC_DEADLINE_MS, run.signal);
+    const { signal } = deadline;
+    let ended: SyncPhase | undefined;
+    const relay = (event: ReadCatalogEvent): void => {
+      if (event.type === 'phase') {
+        ended = event.phase;
+        deps.onPhase?.(event.phase, event.ms, event.unit);
+      } else if (event.level === 'warn') logger.warn(event.meta, event.message);
+      else logger.debug?.(event.meta, event.message);
+    };
     try {
       const version = createCatalogVersion(started, previous?.snapshot.version ?? 'first');
-      const { maxShrink: _guardOnly, ...readOptions } = options;
-      const read = await workers.readCatalog({ version, startedAt: started.toISOString(), options: readOptions }, relay);
+      const { maxShrink: _guardOnly, deadlineMs: _runOnly, ...readOptions } = options;
+      const read = await workers.readCatalog({ version, startedAt: started.toISOString(), options: readOptions }, relay, signal);
       if (!read.ok) {
         return await reports.finish({
           ...base,
@@ -73,7 +109,9 @@ export function createFullSync(deps: FullSyncDeps): () => Promise<SyncReport> {
         });
       }
       const { sources, merge, productCount: products } = read;
-      if (previous !== undefined && (await fingerprintOf(previous)) === read.fingerprint) {
+      // From here on the run is publishing: comparing, checking, storing.
+      ended = 'fingerprint';
+      if (previous !== undefined && (await fingerprintOf(previous, signal)) === read.fingerprint) {
         return await reports.finish({
           ...base,
           outcome: 'unchanged',
@@ -102,14 +140,17 @@ export function createFullSync(deps: FullSyncDeps): () => Promise<SyncReport> {
         });
       }
       const publishFrom = performance.now();
-      const snapshot = { ...read.snapshot, products: await materializeChunks(read.products) };
-      await writer.publishFull({
-        snapshot,
-        family: { id: version, identity: read.identity },
-        chunks: read.products,
-        internal: read.internal,
-        fingerprint: read.fingerprint,
-      });
+      const snapshot = { ...read.snapshot, products: await raceAbort(materializeChunks(read.products), signal) };
+      await writer.publishFull(
+        {
+          snapshot,
+          family: { id: version, identity: read.identity },
+          chunks: read.products,
+          internal: read.internal,
+          fingerprint: read.fingerprint,
+        },
+        signal,
+      );
       deps.onPhase?.('publish', performance.now() - publishFrom);
       stock.rereadChangedSince(readFrom, snapshot);
       return await reports.finish({
@@ -126,9 +167,11 @@ export function createFullSync(deps: FullSyncDeps): () => Promise<SyncReport> {
         ...base,
         outcome: 'failed',
         ...timingSince(started, now),
-        ...(previous ? { version: previous.snapshot.version } : {}),
-        error: syncErrorOf(error),
+        ...(previous ? { version: served.latest()?.snapshot.version ?? previous.snapshot.version } : {}),
+        error: syncErrorOf(error, { signal, phase: phaseAfter(ended) }),
       });
+    } finally {
+      deadline.dispose();
     }
   };
 }

@@ -1,5 +1,6 @@
 import type { PosClient } from '../../adapters/pos/pos-client.js';
 import { createSlicer } from '../../core/async/create-slicer.js';
+import { raceAbort, withDeadline } from '../../core/async/deadline.js';
 import { mapLimit } from '../../core/async/map-limit.js';
 import { applyResolvedStock, changedStockEntries, type ResolvedStockExport } from '../../core/catalog/apply-resolved-stock.js';
 import { type ApplyStockReport, applyStock, type StockDelta } from '../../core/catalog/apply-stock.js';
@@ -9,6 +10,7 @@ import type { SourceUnit } from '../../core/catalog/source.js';
 import {
   type CatalogLogger,
   type CatalogServiceOptions,
+  DEFAULT_SYNC_DEADLINE_MS,
   type StockExportReport,
   type SyncReport,
   type SyncSources,
@@ -34,7 +36,7 @@ export interface StockSync {
    * Re-reads the stock exports (of `units` only, by code, when given) and applies them to the served
    * version: served at once, stored before the promise settles.
    */
-  syncStock(options?: { readonly units?: readonly string[] }): Promise<SyncReport>;
+  syncStock(options?: { readonly units?: readonly string[]; readonly signal?: AbortSignal }): Promise<SyncReport>;
   /**
    * Applies stock changes (sales) to the served version at once and stores it in the background
    * (`persisted`; stores coalesce, the newest served version wins). Nothing happens before a first version.
@@ -86,19 +88,21 @@ export function createStockSync(deps: StockSyncDeps): StockSync {
   }
 
   /** The export resolved against the family served now (again, if a full sync changed the family meanwhile). */
-  async function resolveForServed(unit: SourceUnit, body: Uint8Array, known?: StockExportOutput): Promise<StockExportOutput> {
+  async function resolveForServed(
+    unit: SourceUnit,
+    body: Uint8Array,
+    signal: AbortSignal,
+    known?: StockExportOutput,
+  ): Promise<StockExportOutput> {
     let output = known;
     for (let attempt = 1; attempt <= MAX_RESOLVE_ATTEMPTS; attempt += 1) {
       const family = served.latest()?.family;
       if (family === undefined) throw new Error('no catalog is served');
       if (output?.familyId === family.id) return output;
-      output = await workers.resolveStockExport({
-        unit: unit.code,
-        body,
-        family,
-        stockKey: options.stockKey,
-        stockColumns: options.stockColumns,
-      });
+      output = await workers.resolveStockExport(
+        { unit: unit.code, body, family, stockKey: options.stockKey, stockColumns: options.stockColumns },
+        signal,
+      );
     }
     if (output === undefined || output.familyId !== served.latest()?.family.id) {
       throw new Error('the catalog changed while its stock was read; the next stock sync reads it again');
@@ -121,7 +125,9 @@ export function createStockSync(deps: StockSyncDeps): StockSync {
     return changed;
   }
 
-  async function syncStock(only: { readonly units?: readonly string[] } = {}): Promise<SyncReport> {
+  async function syncStock(
+    only: { readonly units?: readonly string[]; readonly signal?: AbortSignal } = {},
+  ): Promise<SyncReport> {
     const started = now();
     const previous = served.latest();
     if (previous === undefined) {
@@ -133,6 +139,9 @@ export function createStockSync(deps: StockSyncDeps): StockSync {
       });
     }
     const base = { job: 'sync-stock' as const, previousVersion: previous.snapshot.version };
+    const deadline = withDeadline(options.deadlineMs ?? DEFAULT_SYNC_DEADLINE_MS, only.signal);
+    const { signal } = deadline;
+    let phase = 'stock';
     try {
       const wanted = only.units === undefined ? undefined : new Set(only.units);
       const units = previous.snapshot.units
@@ -140,15 +149,16 @@ export function createStockSync(deps: StockSyncDeps): StockSync {
         .map((unit) => ({ ...unit, priceLists: [] }));
       const read = await mapLimit(units, options.concurrency, async (unit) => {
         const readAt = performance.now();
-        const body = await pos.fetchStockExport(unit);
-        return { unit, readAt, output: await resolveForServed(unit, body), body };
+        // Raced as well: the client's retries wait out their backoff before they look at the signal.
+        const body = await raceAbort(pos.fetchStockExport(unit, { signal }), signal);
+        return { unit, readAt, output: await resolveForServed(unit, body, signal), body };
       });
       const stockReports: Record<string, StockExportReport> = {};
       const resolved: ResolvedStockExport[] = [];
       const applied: string[] = [];
       for (const entry of read) {
         // Resolved while another unit was: a full sync may have changed the family since.
-        const output = await resolveForServed(entry.unit, entry.body, entry.output);
+        const output = await resolveForServed(entry.unit, entry.body, signal, entry.output);
         stockReports[entry.unit.code] = output.report;
         // An export read before the one already applied (a concurrent re-read) would undo newer sales.
         if ((stockReadAt.get(entry.unit.code) ?? Number.NEGATIVE_INFINITY) > entry.readAt) continue;
@@ -158,6 +168,9 @@ export function createStockSync(deps: StockSyncDeps): StockSync {
         stockReadAt.set(entry.unit.code, entry.readAt);
       }
       const sources = { stock: stockReports };
+      signal.throwIfAborted();
+      // Applying is bounded work on the served catalog, in slices: once it starts it ends.
+      phase = 'apply';
       return await applyExports(started, base, resolved, applied, sources);
     } catch (error) {
       return await reports.finish({
@@ -165,8 +178,10 @@ export function createStockSync(deps: StockSyncDeps): StockSync {
         outcome: 'failed',
         ...timingSince(started, now),
         version: served.current()?.version ?? previous.snapshot.version,
-        error: syncErrorOf(error),
+        error: syncErrorOf(error, { signal, phase }),
       });
+    } finally {
+      deadline.dispose();
     }
   }
 

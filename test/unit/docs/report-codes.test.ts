@@ -2,6 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import type { RunAbortedError } from '../../../src/core/async/deadline.js';
 import type { ApplyStockIssueReason } from '../../../src/core/catalog/apply-stock.js';
 import type { MergeIssueReason } from '../../../src/core/catalog/merge-catalog.js';
 import type { BridgeErrorCode } from '../../../src/core/errors.js';
@@ -31,6 +32,7 @@ function allOf<T extends string>() {
 const TYPED_CODES: Readonly<Record<string, readonly string[]>> = {
   'sync outcomes': allOf<SyncOutcome>()(['published', 'unchanged', 'refused', 'failed', 'skipped']),
   'sync errors of the POS': allOf<BridgeErrorCode>()(['POS_UNAVAILABLE', 'POS_REJECTED', 'POS_RESPONSE_INVALID']),
+  'aborted syncs': allOf<RunAbortedError['code']>()(['SYNC_DEADLINE', 'SYNC_ABORTED']),
   'merge issues': allOf<MergeIssueReason>()([
     'invalid-article',
     'duplicate-article',

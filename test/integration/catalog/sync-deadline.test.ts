@@ -1,0 +1,129 @@
+import { pino } from 'pino';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createPosClient, type PosClientConfig } from '../../../src/adapters/pos/pos-client.js';
+import { openKeyv } from '../../../src/adapters/store/create-keyv.js';
+import { createKeyvCatalogStore } from '../../../src/adapters/store/keyv-catalog-store.js';
+import { createTestConfig } from '../../../src/config/load-config.js';
+import { createMutex } from '../../../src/core/async/create-mutex.js';
+import { shuttingDown } from '../../../src/core/async/deadline.js';
+import type { RunningSandbox } from '../../../src/sandbox/start-sandbox.js';
+import {
+  type CatalogMeta,
+  type CatalogService,
+  catalogServiceOptions,
+  createCatalogService,
+  type SyncPhase,
+} from '../../../src/services/catalog-service.js';
+import { createCatalogWorkers } from '../../../src/workers/create-catalog-workers.js';
+import { API_KEY, sendJson, startTestSandbox } from '../sandbox/sandbox-test-kit.js';
+
+/**
+ * A sync never wedges (docs/failure-modes.md): a POS whose answer never ends, or ends a byte at a time,
+ * holds a sync only until its deadline; then the run is reported failed with the phase that ran over, the
+ * last good version stays served, the sync's lock is free and the next sync succeeds. Real worker threads
+ * read the sandbox over HTTP, as in the app.
+ */
+
+const DEADLINE_MS = 1_500;
+const SOURCE = { id: 'pos:deadline-test', label: 'the test POS' };
+let sandbox: RunningSandbox;
+let posConfig: PosClientConfig;
+const open: { close(): Promise<void> }[] = [];
+
+beforeAll(async () => {
+  sandbox = await startTestSandbox({ units: 2, articles: 200 });
+  const config = createTestConfig({ POS_BASE_URL: sandbox.url, POS_API_KEY: API_KEY });
+  posConfig = { ...config.pos, baseUrl: sandbox.url, apiKey: API_KEY };
+});
+afterEach(async () => {
+  await sendJson(`${sandbox.url}/sandbox/faults`, 'DELETE');
+  for (const resource of open.splice(0)) await resource.close();
+});
+afterAll(async () => {
+  await sandbox.stop();
+});
+
+function createService(onPhase?: (phase: SyncPhase) => void): CatalogService {
+  const { keyv } = openKeyv('memory://');
+  const pos = createPosClient({ config: posConfig });
+  const workers = createCatalogWorkers({ pos: posConfig });
+  open.push(workers, pos);
+  const options = catalogServiceOptions(createTestConfig({ POS_BASE_URL: sandbox.url, POS_API_KEY: API_KEY }));
+  return createCatalogService({
+    pos,
+    workers,
+    store: createKeyvCatalogStore<CatalogMeta>(keyv, { source: SOURCE }),
+    internalStore: createKeyvCatalogStore<{ version: string }>(keyv, { source: SOURCE, prefix: 'internal' }),
+    logger: pino({ level: 'silent' }),
+    now: () => new Date(),
+    options: { ...options, deadlineMs: DEADLINE_MS },
+    ...(onPhase === undefined ? {} : { onPhase }),
+  });
+}
+
+async function fault(rule: Record<string, unknown>): Promise<void> {
+  const answer = await sendJson(`${sandbox.url}/sandbox/faults`, 'PUT', rule);
+  expect(answer.status).toBeLessThan(300);
+}
+
+describe('catalog/ a sync under its deadline', () => {
+  it('aborts a full sync whose price lists never end, frees its lock, keeps the last good version, and syncs again', async () => {
+    const service = createService();
+    const first = await service.syncCatalog();
+    expect(first.outcome).toBe('published');
+
+    await fault({ endpoint: 'price-list', mode: 'endless' });
+    // The app's lock: the full and the stock sync take turns.
+    const exclusive = createMutex();
+    const stuck = exclusive(() => service.syncCatalog());
+    const queued = exclusive(() => service.syncStock());
+
+    const report = await stuck;
+    expect(report.outcome).toBe('failed');
+    expect(report.error?.code).toBe('SYNC_DEADLINE');
+    expect(report.error?.phase).toBe('sources');
+    expect(report.error?.message).toContain('deadline of 1.5 s');
+    expect(report.version).toBe(first.version);
+    expect(service.current()?.version).toBe(first.version);
+    // The run behind it got the lock.
+    expect((await queued).outcome).toBe('unchanged');
+
+    await sendJson(`${sandbox.url}/sandbox/faults`, 'DELETE');
+    const next = await exclusive(() => service.syncCatalog());
+    expect(['published', 'unchanged']).toContain(next.outcome);
+    expect(service.lastReport('sync-catalog')?.outcome).toBe(next.outcome);
+  });
+
+  it('aborts a full sync whose article list trickles a byte at a time, naming that phase', async () => {
+    const service = createService();
+    // (An endless fast JSON body is cut by the client's size limit instead: POS_RESPONSE_INVALID.)
+    await fault({ endpoint: 'article-list', mode: 'trickle', intervalMs: 200 });
+    const report = await service.syncCatalog();
+    expect(report.outcome).toBe('failed');
+    expect(report.error).toMatchObject({ code: 'SYNC_DEADLINE', phase: 'articles' });
+    expect(service.current()).toBeUndefined();
+  });
+
+  it('aborts a stock sync whose export trickles a byte at a time', async () => {
+    const service = createService();
+    const first = await service.syncCatalog();
+    await fault({ endpoint: 'stock-export', mode: 'trickle', intervalMs: 200 });
+    const report = await service.syncStock();
+    expect(report.outcome).toBe('failed');
+    expect(report.error).toMatchObject({ code: 'SYNC_DEADLINE', phase: 'stock' });
+    expect(service.current()?.version).toBe(first.version);
+  });
+
+  it('aborts a full sync at once when its signal aborts (a shutdown), and publishes nothing', async () => {
+    const shutdown = new AbortController();
+    // Once the sync has read the articles and waits for the price lists, which never answer.
+    const service = createService((phase) => {
+      if (phase === 'articles') shutdown.abort(shuttingDown());
+    });
+    await fault({ endpoint: 'price-list', mode: 'hang' });
+    const report = await service.syncCatalog({ signal: shutdown.signal });
+    expect(report.outcome).toBe('failed');
+    expect(report.error).toMatchObject({ code: 'SYNC_ABORTED', phase: 'sources' });
+    expect(service.current()).toBeUndefined();
+  });
+});
