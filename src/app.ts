@@ -11,6 +11,7 @@ import { retryDelayMs } from './core/async/retry-backoff.js';
 import type { CatalogSnapshot } from './core/catalog/catalog.js';
 import type { CatalogSource } from './core/catalog/catalog-source.js';
 import { createHttpApp } from './http/create-http-app.js';
+import { createServerDrain } from './http/drain-server.js';
 import { createAdminRoutes } from './http/routes/admin-routes.js';
 import { createDocsRoutes } from './http/routes/docs-routes.js';
 import { createFeedRoutes } from './http/routes/feed-routes.js';
@@ -64,7 +65,14 @@ export interface RunningApp {
   readonly webhooks: WebhookProcessor;
   /** The start sync's first attempt (settled when it ended, whatever its outcome; retries follow on their own). */
   readonly initialSync: Promise<void>;
-  stop(): Promise<void>;
+  /**
+   * Graceful shutdown: `/readyz` answers 503 at once, the listener stops accepting, a running sync is
+   * aborted, and responses in flight (feed downloads included) get up to `graceMs` (default
+   * `SHUTDOWN_GRACE_MS`) to finish before their connections are cut; then everything closes in order.
+   */
+  stop(options?: { readonly graceMs?: number }): Promise<void>;
+  /** Ends the grace period of a shutdown in progress: connections still open are cut now. */
+  cutConnections(): void;
 }
 
 /**
@@ -82,7 +90,7 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
   const templates = await loadConfiguredTemplates(config);
   const source = await configuredSource(config);
   const sandbox = await startSandboxIfNeeded(config, logger);
-  const { posUrl, pos, catalog, close: closeCatalogParts } = createCatalogParts(config, sandbox, source, logger, now);
+  const { posUrl, pos, catalog, abortRuns, close: closeCatalogParts } = createCatalogParts(config, sandbox, source, logger, now);
   const inbox = openConfiguredWebhookInbox(config, source);
   const webhooks = createWebhookProcessor({
     inbox,
@@ -144,11 +152,13 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
         source: source.label,
         notServed: () => stored.notServed(),
         timing,
+        stopping: () => drain.started,
       }),
     },
     routers: createRouters({ config, catalog, feeds, jobs, webhooks, metrics, source, stored, timing }),
   });
   const server = httpApp.listen(config.http.port, config.http.host);
+  const drain = createServerDrain(server);
   try {
     await once(server, 'listening');
   } catch (error) {
@@ -173,15 +183,20 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
     jobs,
     webhooks,
     initialSync,
-    stop() {
+    stop(options = {}) {
       stopping ??= (async () => {
-        await closeServer(server);
-        await jobs.stop();
+        const graceMs = options.graceMs ?? config.http.shutdownGraceMs;
+        // Syncs running now (scheduled, or re-reads after sales) end soon: their results would not be used.
+        abortRuns();
+        // The drain and the sync's abort run together; webhook processing and the store close after both.
+        const [drained] = await Promise.all([drain.run(graceMs), jobs.stop()]);
+        if (drained.cut > 0) logger.warn({ connections: drained.cut, graceMs }, 'shutdown cut connections still open');
         await closeAll();
         await sandbox?.stop();
       })();
       return stopping;
     },
+    cutConnections: () => drain.cut(),
   };
 }
 
@@ -331,13 +346,4 @@ function localUrlOf(server: Server, host: string): string {
   const { port } = server.address() as AddressInfo;
   const reachableHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
   return `http://${reachableHost}:${port}`;
-}
-
-function closeServer(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.close(() => resolve());
-    // Pollers keep connections alive; without this close() waits for them to time out.
-    server.closeIdleConnections();
-    setTimeout(() => server.closeAllConnections(), 5_000).unref();
-  });
 }

@@ -61,9 +61,17 @@ async function main(): Promise<void> {
 
   let stopping = false;
   async function shutdown(signal: NodeJS.Signals): Promise<void> {
-    if (stopping) return;
+    if (stopping) {
+      // A second signal: the operator does not want to wait for the downloads in flight.
+      logger.warn({ signal }, 'second signal: cutting the connections still open');
+      app.cutConnections();
+      return;
+    }
     stopping = true;
-    logger.info({ signal }, 'shutting down');
+    logger.info(
+      { signal, graceMs: config.http.shutdownGraceMs },
+      'shutting down: not ready any more, finishing the requests in flight',
+    );
     try {
       await app.stop();
       process.exit(0);

@@ -10,6 +10,7 @@ import { type CatalogStore, createKeyvCatalogStore } from './adapters/store/keyv
 import { openWebhookInbox } from './adapters/store/open-webhook-inbox.js';
 import type { WebhookInbox } from './adapters/store/webhook-inbox.js';
 import type { Config } from './config/load-config.js';
+import { shuttingDown } from './core/async/deadline.js';
 import { type CatalogSource, normalizePosBaseUrl, posSource, sandboxSource } from './core/catalog/catalog-source.js';
 import { createChangeLog } from './core/catalog/change-log.js';
 import type { CompiledFeed } from './core/feeds/compiled-feed.js';
@@ -106,6 +107,8 @@ export interface CatalogParts {
   readonly pos: PosClient;
   readonly store: CatalogStore<CatalogMeta>;
   readonly catalog: CatalogService;
+  /** Aborts every sync running now or started later (a shutdown): they end soon, reported `SYNC_ABORTED`. */
+  abortRuns(): void;
   /** Waits for the worker threads' tasks, then closes them, the POS client and the store. */
   close(): Promise<void>;
 }
@@ -127,6 +130,7 @@ export function createCatalogParts(
   const pos = createPosClient({ config: posConfig, logger: logger.child({ component: 'pos-client' }) });
   // The full sync reads the POS from a worker thread with a client of its own, configured the same way.
   const workers = createCatalogWorkers({ pos: posConfig });
+  const shutdown = new AbortController();
   const catalog = createCatalogService({
     pos,
     workers,
@@ -135,12 +139,14 @@ export function createCatalogParts(
     logger: logger.child({ component: 'catalog' }),
     now,
     options: catalogServiceOptions(config),
+    signal: shutdown.signal,
   });
   return {
     posUrl,
     pos,
     store,
     catalog,
+    abortRuns: () => shutdown.abort(shuttingDown()),
     async close() {
       await workers.close();
       await pos.close();

@@ -51,6 +51,8 @@ export interface CatalogServiceDeps {
    * unit code for per-unit phases). Used by `bench/full-sync.ts`; the app does not set it.
    */
   readonly onPhase?: (phase: SyncPhase, ms: number, unit?: string) => void;
+  /** Aborts every run, whoever started it (a shutdown); each run also has its own deadline and signal. */
+  readonly signal?: AbortSignal;
 }
 
 export interface CatalogService {
@@ -113,6 +115,7 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
   const reports = createSyncReports(store, logger);
   const writer = createCatalogWriter({ store, internalStore: deps.internalStore, served, logger, now });
   const stock = createStockSync({
+    ...(deps.signal === undefined ? {} : { signal: deps.signal }),
     pos: deps.pos,
     served,
     writer,
@@ -123,6 +126,7 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
     now,
   });
   const syncCatalog = createFullSync({
+    ...(deps.signal === undefined ? {} : { signal: deps.signal }),
     served,
     writer,
     workers: deps.workers,

@@ -39,9 +39,14 @@ export function createReadiness(deps: {
   /** A stored catalog of another source, kept but not served. */
   readonly notServed?: () => NotServedCatalog | undefined;
   readonly timing?: (job: SyncJob) => JobTiming | undefined;
+  /** Whether the bridge is shutting down: then not ready, so that a load balancer stops sending it requests. */
+  readonly stopping?: () => boolean;
 }): () => Readiness {
   const { catalog, webhooks, now } = deps;
   return () => {
+    if (deps.stopping?.() === true) {
+      return { ready: false, reason: 'shutting down: finishing the requests in flight', stopping: true };
+    }
     const snapshot = catalog.current();
     const lastRuns: Record<string, unknown> = {};
     for (const job of JOBS) {

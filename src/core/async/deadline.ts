@@ -31,20 +31,24 @@ export interface Deadline {
   dispose(): void;
 }
 
-/** A signal that aborts after `deadlineMs` (reason: `deadlineExceeded`) or with `outer`, if given. */
-export function withDeadline(deadlineMs: number, outer?: AbortSignal): Deadline {
+/** A signal that aborts after `deadlineMs` (reason: `deadlineExceeded`) or with the first of `outer` that does. */
+export function withDeadline(deadlineMs: number, ...outer: readonly (AbortSignal | undefined)[]): Deadline {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(deadlineExceeded(deadlineMs)), deadlineMs);
   // A pending deadline alone must not keep a process alive.
   timer.unref?.();
-  const follow = () => controller.abort(outer?.reason);
-  if (outer?.aborted) follow();
-  else outer?.addEventListener('abort', follow, { once: true });
+  const signals = outer.filter((signal): signal is AbortSignal => signal !== undefined);
+  const follows = signals.map((signal) => {
+    const follow = () => controller.abort(signal.reason);
+    if (signal.aborted) follow();
+    else signal.addEventListener('abort', follow, { once: true });
+    return follow;
+  });
   return {
     signal: controller.signal,
     dispose() {
       clearTimeout(timer);
-      outer?.removeEventListener('abort', follow);
+      for (const [index, signal] of signals.entries()) signal.removeEventListener('abort', follows[index] as () => void);
     },
   };
 }
@@ -85,5 +89,6 @@ export function abortReasonOf(signal: AbortSignal): RunAbortedError | undefined 
 }
 
 function formatSeconds(ms: number): string {
+  if (ms < 1_000) return `${ms} ms`;
   return ms % 1_000 === 0 ? `${ms / 1_000} s` : `${(ms / 1_000).toFixed(1)} s`;
 }

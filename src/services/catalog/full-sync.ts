@@ -28,6 +28,8 @@ export interface FullSyncDeps {
   readonly now: () => Date;
   /** Timing probe: each phase of a full sync as it ends, with its wall time in ms (bench/full-sync.ts). */
   readonly onPhase?: (phase: SyncPhase, ms: number, unit?: string) => void;
+  /** Aborts every run (a shutdown). */
+  readonly signal?: AbortSignal;
 }
 
 /** Options of one run: `signal` aborts it (a shutdown); its own deadline is added to it. */
@@ -84,7 +86,7 @@ export function createFullSync(deps: FullSyncDeps): (run?: SyncRunOptions) => Pr
     const base = { job: 'sync-catalog' as const, ...(previous ? { previousVersion: previous.snapshot.version } : {}) };
     const readFrom = performance.now();
     // Every request, worker task and store write of the run takes this signal (docs/failure-modes.md).
-    const deadline = withDeadline(options.deadlineMs ?? DEFAULT_SYNC_DEADLINE_MS, run.signal);
+    const deadline = withDeadline(options.deadlineMs ?? DEFAULT_SYNC_DEADLINE_MS, run.signal, deps.signal);
     const { signal } = deadline;
     let ended: SyncPhase | undefined;
     const relay = (event: ReadCatalogEvent): void => {

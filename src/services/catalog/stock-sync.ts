@@ -61,6 +61,8 @@ export interface StockSyncDeps {
   readonly options: CatalogServiceOptions;
   readonly logger: CatalogLogger;
   readonly now: () => Date;
+  /** Aborts every run (a shutdown). */
+  readonly signal?: AbortSignal;
 }
 
 /** A family resolution that was overtaken by a new family is done again, at most this often. */
@@ -139,7 +141,7 @@ export function createStockSync(deps: StockSyncDeps): StockSync {
       });
     }
     const base = { job: 'sync-stock' as const, previousVersion: previous.snapshot.version };
-    const deadline = withDeadline(options.deadlineMs ?? DEFAULT_SYNC_DEADLINE_MS, only.signal);
+    const deadline = withDeadline(options.deadlineMs ?? DEFAULT_SYNC_DEADLINE_MS, only.signal, deps.signal);
     const { signal } = deadline;
     let phase = 'stock';
     try {

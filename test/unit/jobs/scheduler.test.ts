@@ -1,5 +1,6 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
+import { RunAbortedError } from '../../../src/core/async/deadline.js';
 import { createScheduler } from '../../../src/jobs/scheduler.js';
 
 const logger = pino({ level: 'silent' });
@@ -13,6 +14,32 @@ function deferred<T = void>() {
 }
 
 describe('jobs/scheduler', () => {
+  it('aborts the signal of a running job when it stops, and waits for the job to end', async () => {
+    const scheduler = createScheduler({ timezone: 'UTC', logger });
+    const started = deferred();
+    let reason: unknown;
+    scheduler.schedule({
+      name: 'sync-catalog',
+      cron: '*/15 * * * *',
+      run: (signal) =>
+        new Promise<string>((resolve) => {
+          started.resolve();
+          signal.addEventListener('abort', () => {
+            reason = signal.reason;
+            resolve('aborted');
+          });
+        }),
+    });
+    const outcome = scheduler.runNow('sync-catalog');
+    await started.promise;
+
+    await scheduler.stop();
+
+    expect(reason).toBeInstanceOf(RunAbortedError);
+    expect(reason).toMatchObject({ code: 'SYNC_ABORTED' });
+    expect(await outcome).toMatchObject({ ok: true, result: 'aborted' });
+  });
+
   it('runs a job now and reports its outcome', async () => {
     const scheduler = createScheduler({ timezone: 'UTC', logger });
     scheduler.schedule({ name: 'sync-catalog', cron: '*/15 * * * *', run: async () => 42 });
