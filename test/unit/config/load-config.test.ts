@@ -23,12 +23,13 @@ describe('config/load-config', () => {
     expect(config.pos.unitIdentifier).toBe('localId');
     expect(config.pos.stockExportType).toBe('csv');
     expect(config.pos.exportPathPrefix).toBe('');
-    expect(config.http).toEqual({ host: '0.0.0.0', port: 3000, publicBaseUrl: undefined });
+    expect(config.http).toEqual({ host: '0.0.0.0', port: 3000, publicBaseUrl: undefined, shutdownGraceMs: 25_000 });
     expect(config.store.url).toBe('sqlite://data/catalog.sqlite');
     expect(config.sync.catalogCron).toBe('*/15 * * * *');
     expect(config.sync.stockCron).toBe('*/5 * * * *');
     expect(config.sync.timezone).toBe('UTC');
     expect(config.sync.maxShrink).toBe(0.5);
+    expect(config.sync.deadlineMs).toBe(600_000);
     expect(config.sync.unknownStockAvailability).toBe('out_of_stock');
     expect(config.feed.currency).toBe('CZK');
     expect(config.feed.token).toBeUndefined();
