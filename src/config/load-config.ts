@@ -1,3 +1,4 @@
+import type { DocumentLimitSettings } from '../core/catalog/document-limits.js';
 import { CONFIG_VARIABLES, type ConfigEnv, ConfigSchema } from './config-schema.js';
 
 export type IdentityKeyChoice = ConfigEnv['POS_PRICE_LIST_KEY'];
@@ -28,6 +29,10 @@ export interface Config {
     readonly maxRetries: number;
     readonly concurrency: number;
     readonly maxPages: number;
+    /** Largest JSON answer (one page of a list). */
+    readonly maxPageBytes: number;
+    /** Limits of a unit's price list and stock export, which follow the article count. */
+    readonly documents: DocumentLimitSettings;
   };
   readonly webhook: { readonly apiKeys: readonly string[]; readonly movementWindowMs: number };
   readonly http: {
@@ -173,6 +178,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       maxRetries: e.POS_MAX_RETRIES,
       concurrency: e.POS_CONCURRENCY,
       maxPages: e.POS_MAX_PAGES,
+      maxPageBytes: e.POS_MAX_PAGE_MB * 1024 * 1024,
+      documents: { rowsPerArticle: e.POS_MAX_ROWS_PER_ARTICLE, maxDocumentBytes: e.POS_MAX_DOCUMENT_MB * 1024 * 1024 },
     },
     webhook: {
       apiKeys: webhookKeys.filter((key): key is string => key !== undefined),

@@ -1,9 +1,11 @@
 import { Agent, type Dispatcher, request } from 'undici';
 import type { z } from 'zod';
 import type { Config } from '../../config/load-config.js';
+import { describeByteLimit } from '../../core/catalog/document-limits.js';
 import type { SourceArticle, SourceUnit } from '../../core/catalog/source.js';
 import { createRedactor } from '../../core/redact-secrets.js';
 import { readAllPages } from './paging.js';
+import { DocumentTooLargeError } from './parse-errors.js';
 import { PosError, PosRejectedError, PosResponseInvalidError, PosUnavailableError } from './pos-errors.js';
 import {
   formatIssues,
@@ -38,8 +40,8 @@ export type PosClientConfig = Pick<
   readonly callBudgetMs?: number;
   /** Largest stock export accepted; default 256 MiB. */
   readonly maxStockExportBytes?: number;
-  /** Largest JSON response accepted; default 64 MiB. */
-  readonly maxJsonBytes?: number;
+  /** Largest JSON response accepted (`POS_MAX_PAGE_MB`); default 16 MiB. */
+  readonly maxPageBytes?: number;
 };
 
 /** The two log levels the client uses; a pino logger fits. */
@@ -103,6 +105,12 @@ export interface RequestOptions {
   readonly signal?: AbortSignal;
 }
 
+/** Options of reading a whole document. */
+export interface DocumentRequestOptions extends RequestOptions {
+  /** Largest body accepted, below the client's own limit (`maxStockExportBytes`): more fails the read. */
+  readonly maxBytes?: number;
+}
+
 export interface PosClient {
   /** Every unit (POST /ext/unit/list, all pages). */
   listUnits(): Promise<PosListResult<SourceUnit>>;
@@ -118,7 +126,7 @@ export interface PosClient {
    * The unit's stock export, whole (GET {prefix}/warehouse/stock/export/{type}/{identifier}). When
    * `options.signal` aborts, the request is cut and no retry follows: it rejects with the signal's reason.
    */
-  fetchStockExport(unit: SourceUnit, options?: RequestOptions): Promise<Uint8Array>;
+  fetchStockExport(unit: SourceUnit, options?: DocumentRequestOptions): Promise<Uint8Array>;
   /** The stock export of all units, whole (GET {prefix}/warehouse/stock/export/{type}). */
   fetchStockExportAll(): Promise<Uint8Array>;
   /** Closes the Agent the client created; an injected dispatcher is left to its owner. */
@@ -126,7 +134,8 @@ export interface PosClient {
 }
 
 const DEFAULT_MAX_STOCK_EXPORT_BYTES = 256 * 1024 * 1024;
-const DEFAULT_MAX_JSON_BYTES = 64 * 1024 * 1024;
+/** One page of a list is ~1 MB at 500 items; parsed, 16 MiB of JSON already costs ~100 MB of objects. */
+const DEFAULT_MAX_JSON_BYTES = 16 * 1024 * 1024;
 /** How much of an error response is read to find the POS's error texts. */
 const ERROR_BODY_BYTES = 64 * 1024;
 
@@ -185,7 +194,7 @@ export function createPosClient(options: CreatePosClientOptions): PosClient {
     timeoutMs: config.timeoutMs,
     budgetMs: config.callBudgetMs ?? 4 * config.timeoutMs,
   };
-  const maxJsonBytes = config.maxJsonBytes ?? DEFAULT_MAX_JSON_BYTES;
+  const maxJsonBytes = config.maxPageBytes ?? DEFAULT_MAX_JSON_BYTES;
   const maxStockExportBytes = config.maxStockExportBytes ?? DEFAULT_MAX_STOCK_EXPORT_BYTES;
 
   /**
@@ -278,7 +287,8 @@ export function createPosClient(options: CreatePosClientOptions): PosClient {
         // Whatever went wrong, the connection must not stay tied to a half-read body.
         if (!response.body.destroyed) response.body.destroy();
         signal?.throwIfAborted();
-        if (error instanceof PosError) throw error;
+        // A body over its limit is an answer, not a broken transfer: no retry.
+        if (error instanceof PosError || error instanceof DocumentTooLargeError) throw error;
         // The body broke off or timed out while it was read: transient, like a failed connection.
         throw unavailable(error, timedOut, context, { ...where, status: response.statusCode });
       }
@@ -449,24 +459,26 @@ export function createPosClient(options: CreatePosClientOptions): PosClient {
     return encodeURIComponent(identifier);
   }
 
-  async function fetchStock(path: string, signal?: AbortSignal): Promise<Uint8Array> {
+  async function fetchStock(path: string, options: DocumentRequestOptions = {}): Promise<Uint8Array> {
     const operation = exportOperation(path, 'text/plain, text/csv;q=0.9, */*;q=0.1');
+    const limit = Math.min(maxStockExportBytes, options.maxBytes ?? Number.POSITIVE_INFINITY);
     return call(
       operation,
       async (response) => {
         const where = { method: operation.method, path: operation.path, status: response.statusCode };
-        const tooLarge = () => invalidError(`stock export larger than ${maxStockExportBytes} bytes`, where);
+        const tooLarge = () =>
+          new DocumentTooLargeError(`the stock export (${operation.path}) is larger than ${describeByteLimit(limit)}`);
         const declared = Number(response.headers['content-length']);
-        if (Number.isFinite(declared) && declared > maxStockExportBytes) {
+        if (Number.isFinite(declared) && declared > limit) {
           response.body.destroy();
           throw tooLarge();
         }
-        const bytes = await readCapped(response.body, maxStockExportBytes, 'fail', tooLarge);
+        const bytes = await readCapped(response.body, limit, 'fail', tooLarge);
         const rejected = isJsonMediaType(response.headers['content-type']) ? envelopeRejection(bytes, where) : undefined;
         if (rejected !== undefined) throw rejected;
         return bytes;
       },
-      signal,
+      options.signal,
     );
   }
 
@@ -536,7 +548,7 @@ export function createPosClient(options: CreatePosClientOptions): PosClient {
     async fetchStockExport(unit, options = {}) {
       const template = '/warehouse/stock/export/{type}/{identifier}';
       const identifier = unitIdentifier(unit, config.exportPathPrefix + template);
-      return fetchStock(`/warehouse/stock/export/${encodeURIComponent(config.stockExportType)}/${identifier}`, options.signal);
+      return fetchStock(`/warehouse/stock/export/${encodeURIComponent(config.stockExportType)}/${identifier}`, options);
     },
 
     async fetchStockExportAll() {

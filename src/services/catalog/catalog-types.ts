@@ -5,6 +5,7 @@ import type { Config } from '../../config/load-config.js';
 import { abortReasonOf } from '../../core/async/deadline.js';
 import type { ApplyStockReport } from '../../core/catalog/apply-stock.js';
 import type { Availability, CatalogSnapshot } from '../../core/catalog/catalog.js';
+import type { DocumentLimitSettings } from '../../core/catalog/document-limits.js';
 import type { MergeReport } from '../../core/catalog/merge-catalog.js';
 import type { IdentityKeyChoice } from '../../core/catalog/resolve-identity.js';
 
@@ -103,7 +104,12 @@ export interface CatalogServiceOptions {
   readonly concurrency: number;
   /** The longest a full or stock sync may run before it is aborted (default `DEFAULT_SYNC_DEADLINE_MS`). */
   readonly deadlineMs?: number;
+  /** Limits of the units' documents, which follow the article count (default `DEFAULT_DOCUMENT_LIMITS`). */
+  readonly documents?: DocumentLimitSettings;
 }
+
+/** The defaults of `POS_MAX_ROWS_PER_ARTICLE` and `POS_MAX_DOCUMENT_MB`. */
+export const DEFAULT_DOCUMENT_LIMITS: DocumentLimitSettings = { rowsPerArticle: 2, maxDocumentBytes: 1024 * 1024 * 1024 };
 
 /** The default of `SYNC_DEADLINE_MS`: 10 minutes (a full sync of 100,000 × 5 takes ~20 s). */
 export const DEFAULT_SYNC_DEADLINE_MS = 600_000;
@@ -120,6 +126,7 @@ export function catalogServiceOptions(config: Config): CatalogServiceOptions {
     maxShrink: config.sync.maxShrink,
     concurrency: config.pos.concurrency,
     deadlineMs: config.sync.deadlineMs,
+    documents: config.pos.documents,
   };
 }
 

@@ -146,7 +146,11 @@ export function createFullSync(deps: FullSyncDeps): (run?: SyncRunOptions) => Pr
       await writer.publishFull(
         {
           snapshot,
-          family: { id: version, identity: read.identity },
+          family: {
+            id: version,
+            identity: read.identity,
+            ...(sources.articles === undefined ? {} : { articles: sources.articles.count }),
+          },
           chunks: read.products,
           internal: read.internal,
           fingerprint: read.fingerprint,

@@ -1,3 +1,4 @@
+import { DocumentTooLargeError } from '../../adapters/pos/parse-errors.js';
 import type { PosClient } from '../../adapters/pos/pos-client.js';
 import { createPriceListParser } from '../../adapters/pos/price-list-xml.js';
 import { readStockExport, type StockColumnOverride } from '../../adapters/pos/stock-export.js';
@@ -5,6 +6,7 @@ import { mapLimit } from '../../core/async/map-limit.js';
 import type { CatalogSnapshot } from '../../core/catalog/catalog.js';
 import { fingerprintChunks, type ItemChunk, serializeItems, serializeItemsReleasing } from '../../core/catalog/catalog-chunks.js';
 import { fingerprintHeaderOf } from '../../core/catalog/catalog-version.js';
+import { type DocumentLimits, describeByteLimit, describeRowLimit, documentLimits } from '../../core/catalog/document-limits.js';
 import { identityRowsText, joinIdentityRows } from '../../core/catalog/identity-table.js';
 import { type CatalogMerger, createCatalogMerger, type MergeReport, type MergeResult } from '../../core/catalog/merge-catalog.js';
 import { createPriceListRowCollector, type PriceListRows } from '../../core/catalog/price-list-rows.js';
@@ -12,6 +14,7 @@ import type { SourceUnit } from '../../core/catalog/source.js';
 import { createStockRowCollector, type StockRows } from '../../core/catalog/stock-rows.js';
 import {
   type CatalogServiceOptions,
+  DEFAULT_DOCUMENT_LIMITS,
   type PriceListReport,
   type StockExportReport,
   type SyncError,
@@ -75,15 +78,27 @@ function phaseEnded(emit: Emit, phase: SyncPhase, since: number, unit?: string):
 async function readPriceList(
   pos: PosClient,
   unit: SourceUnit,
+  limits: DocumentLimits,
   emit: Emit,
 ): Promise<{ rows: PriceListRows; report: PriceListReport }> {
   const since = performance.now();
   // Rows are held in typed arrays until the document ends, not as 100,000 objects per unit (see price-list-rows.ts).
   const rows = createPriceListRowCollector();
-  const parser = createPriceListParser((row) => rows.push(row));
+  const tooLarge = (what: string) =>
+    new DocumentTooLargeError(`the price list of unit ${unit.code} has more than ${what}; reading stopped there`);
+  const parser = createPriceListParser((row) => {
+    // A POS whose document never ends is stopped by the catalog's own size, long before memory runs out.
+    if (rows.length >= limits.maxRows) throw tooLarge(describeRowLimit(limits));
+    rows.push(row);
+  });
   const body = await pos.fetchPriceListXml(unit);
+  let bytes = 0;
   try {
-    for await (const chunk of body) parser.write(chunk);
+    for await (const chunk of body) {
+      bytes += chunk.length;
+      if (bytes > limits.maxPriceListBytes) throw tooLarge(describeByteLimit(limits.maxPriceListBytes));
+      parser.write(chunk);
+    }
   } catch (error) {
     body.cancel();
     throw error;
@@ -102,10 +117,30 @@ async function readPriceList(
   };
 }
 
-/** Parses one stock export into typed-array rows (not 100,000 objects per unit; see stock-rows.ts). */
-export function parseStockExport(body: Uint8Array, columns: StockColumnOverride): { rows: StockRows; report: StockExportReport } {
+/**
+ * Parses one stock export into typed-array rows (not 100,000 objects per unit; see stock-rows.ts), at most
+ * `limits.maxRows` of them.
+ */
+export function parseStockExport(
+  body: Uint8Array,
+  columns: StockColumnOverride,
+  limits?: DocumentLimits,
+  unit?: string,
+): { rows: StockRows; report: StockExportReport } {
   const rows = createStockRowCollector();
-  const summary = readStockExport(body, (row) => rows.push(row), { columns });
+  const maxRows = limits?.maxRows ?? Number.POSITIVE_INFINITY;
+  const summary = readStockExport(
+    body,
+    (row) => {
+      if (rows.length >= maxRows && limits !== undefined) {
+        throw new DocumentTooLargeError(
+          `the stock export of unit ${unit ?? '?'} has more than ${describeRowLimit(limits)}; reading stopped there`,
+        );
+      }
+      rows.push(row);
+    },
+    { columns },
+  );
   return {
     rows,
     report: {
@@ -127,7 +162,7 @@ async function startMerge(
   input: ReadCatalogInput,
   progress: Progress,
   emit: Emit,
-): Promise<{ units: SourceUnit[]; merger: CatalogMerger }> {
+): Promise<{ units: SourceUnit[]; merger: CatalogMerger; limits: DocumentLimits }> {
   const { options } = input;
   const units = await pos.listUnits();
   progress.mark = phaseEnded(emit, 'units', progress.mark);
@@ -155,7 +190,8 @@ async function startMerge(
     },
     new Date(input.startedAt),
   );
-  return { units: units.items, merger };
+  const limits = documentLimits(articles.items.length, options.documents ?? DEFAULT_DOCUMENT_LIMITS);
+  return { units: units.items, merger, limits };
 }
 
 /**
@@ -163,7 +199,7 @@ async function startMerge(
  * (identity index, per-unit state) is garbage while the catalog is serialized.
  */
 async function readAndMerge(pos: PosClient, input: ReadCatalogInput, progress: Progress, emit: Emit): Promise<MergeResult> {
-  const { units, merger } = await startMerge(pos, input, progress, emit);
+  const { units, merger, limits } = await startMerge(pos, input, progress, emit);
   const { concurrency, stockColumns } = input.options;
   // Each unit's documents are merged as soon as they are read and their rows dropped, so the rows of
   // at most the units in flight are held, not those of every unit (bench/full-sync.ts). When two units
@@ -180,13 +216,14 @@ async function readAndMerge(pos: PosClient, input: ReadCatalogInput, progress: P
   // while the offers accumulate (bench/full-sync.ts).
   const stock = await mapLimit(units, concurrency, async (unit) => {
     const since = performance.now();
-    const { rows, report } = parseStockExport(await pos.fetchStockExport(unit), stockColumns);
+    const body = await pos.fetchStockExport(unit, { maxBytes: limits.maxStockExportBytes });
+    const { rows, report } = parseStockExport(body, stockColumns, limits, unit.code);
     phaseEnded(emit, 'stock', since, unit.code);
     if (lastOfCode.get(unit.code) === unit) timedMerge(unit, () => merger.addStock(unit.code, rows));
     return report;
   });
   const priceLists = await mapLimit(units, concurrency, async (unit) => {
-    const { rows, report } = await readPriceList(pos, unit, emit);
+    const { rows, report } = await readPriceList(pos, unit, limits, emit);
     if (lastOfCode.get(unit.code) === unit) timedMerge(unit, () => merger.addPriceList(unit.code, rows));
     return report;
   });

@@ -1,5 +1,6 @@
 import type { StockColumnOverride } from '../../adapters/pos/stock-export.js';
 import { type ResolvedStockExport, resolveStockExport } from '../../core/catalog/apply-resolved-stock.js';
+import type { DocumentLimits } from '../../core/catalog/document-limits.js';
 import { parseIdentityTable } from '../../core/catalog/identity-table.js';
 import { createIdentityIndex, type IdentityIndex, type IdentityKeyChoice } from '../../core/catalog/resolve-identity.js';
 import type { StockExportReport } from './catalog-types.js';
@@ -16,6 +17,8 @@ export interface FamilyIdentity {
   /** Id of the family (the version that started it); positions are valid for every version of it. */
   readonly id: string;
   readonly identity: Uint8Array;
+  /** The article count of the full sync that made it (the stock exports' limits follow it); unknown after a load. */
+  readonly articles?: number;
 }
 
 export interface StockExportInput {
@@ -24,6 +27,8 @@ export interface StockExportInput {
   readonly family: FamilyIdentity;
   readonly stockKey: IdentityKeyChoice;
   readonly stockColumns: StockColumnOverride;
+  /** At most this many rows are read (docs/failure-modes.md). */
+  readonly limits?: DocumentLimits;
 }
 
 export interface StockExportOutput {
@@ -53,7 +58,7 @@ export function createIdentityIndexCache(keep = 2): IdentityIndexCache {
 }
 
 export function resolveStockExportBody(input: StockExportInput, cache: IdentityIndexCache): StockExportOutput {
-  const { rows, report } = parseStockExport(input.body, input.stockColumns);
+  const { rows, report } = parseStockExport(input.body, input.stockColumns, input.limits, input.unit);
   const resolved = resolveStockExport(cache.get(input.family), input.unit, rows, input.stockKey);
   return { familyId: input.family.id, report, resolved };
 }

@@ -6,10 +6,12 @@ import { applyResolvedStock, changedStockEntries, type ResolvedStockExport } fro
 import { type ApplyStockReport, applyStock, type StockDelta } from '../../core/catalog/apply-stock.js';
 import type { CatalogSnapshot } from '../../core/catalog/catalog.js';
 import { createCatalogVersion } from '../../core/catalog/catalog-version.js';
+import { type DocumentLimits, documentLimits, unknownCatalogLimits } from '../../core/catalog/document-limits.js';
 import type { SourceUnit } from '../../core/catalog/source.js';
 import {
   type CatalogLogger,
   type CatalogServiceOptions,
+  DEFAULT_DOCUMENT_LIMITS,
   DEFAULT_SYNC_DEADLINE_MS,
   type StockExportReport,
   type SyncReport,
@@ -19,7 +21,7 @@ import {
 } from './catalog-types.js';
 import type { CatalogWorkers } from './catalog-workers.js';
 import type { CatalogWriter } from './catalog-writer.js';
-import type { StockExportOutput } from './resolve-stock-export.js';
+import type { FamilyIdentity, StockExportOutput } from './resolve-stock-export.js';
 import type { ServedCatalog, ServedVersion } from './served-catalog.js';
 import type { SyncReports } from './sync-reports.js';
 
@@ -75,6 +77,12 @@ const MAX_RESOLVE_ATTEMPTS = 3;
  */
 export function createStockSync(deps: StockSyncDeps): StockSync {
   const { pos, served, writer, workers, reports, options, logger, now } = deps;
+
+  /** The limits of a family's stock exports: by the article count of its full sync, when known. */
+  function limitsOf(family: FamilyIdentity): DocumentLimits {
+    const settings = options.documents ?? DEFAULT_DOCUMENT_LIMITS;
+    return family.articles === undefined ? unknownCatalogLimits(settings) : documentLimits(family.articles, settings);
+  }
   /**
    * Per unit, when the stock export last applied was read (performance.now()), and when its stock last
    * changed by any means: an export read earlier than the one applied is not applied over it, and a full
@@ -102,7 +110,14 @@ export function createStockSync(deps: StockSyncDeps): StockSync {
       if (family === undefined) throw new Error('no catalog is served');
       if (output?.familyId === family.id) return output;
       output = await workers.resolveStockExport(
-        { unit: unit.code, body, family, stockKey: options.stockKey, stockColumns: options.stockColumns },
+        {
+          unit: unit.code,
+          body,
+          family,
+          stockKey: options.stockKey,
+          stockColumns: options.stockColumns,
+          limits: limitsOf(family),
+        },
         signal,
       );
     }
@@ -152,7 +167,8 @@ export function createStockSync(deps: StockSyncDeps): StockSync {
       const read = await mapLimit(units, options.concurrency, async (unit) => {
         const readAt = performance.now();
         // Raced as well: the client's retries wait out their backoff before they look at the signal.
-        const body = await raceAbort(pos.fetchStockExport(unit, { signal }), signal);
+        const maxBytes = limitsOf(previous.family).maxStockExportBytes;
+        const body = await raceAbort(pos.fetchStockExport(unit, { signal, maxBytes }), signal);
         return { unit, readAt, output: await resolveForServed(unit, body, signal), body };
       });
       const stockReports: Record<string, StockExportReport> = {};

@@ -67,12 +67,12 @@ async function fault(rule: Record<string, unknown>): Promise<void> {
 }
 
 describe('catalog/ a sync under its deadline', () => {
-  it('aborts a full sync whose price lists never end, frees its lock, keeps the last good version, and syncs again', async () => {
+  it('aborts a full sync whose price lists trickle, frees its lock, keeps the last good version, and syncs again', async () => {
     const service = createService();
     const first = await service.syncCatalog();
     expect(first.outcome).toBe('published');
 
-    await fault({ endpoint: 'price-list', mode: 'endless' });
+    await fault({ endpoint: 'price-list', mode: 'trickle', intervalMs: 200 });
     // The app's lock: the full and the stock sync take turns.
     const exclusive = createMutex();
     const stuck = exclusive(() => service.syncCatalog());

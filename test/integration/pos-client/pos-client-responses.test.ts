@@ -1,5 +1,6 @@
 import { errors } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
+import { DocumentTooLargeError } from '../../../src/adapters/pos/parse-errors.js';
 import { PosRejectedError, PosResponseInvalidError, PosUnavailableError } from '../../../src/adapters/pos/pos-errors.js';
 import { createTestConfig } from '../../../src/config/load-config.js';
 import type { SourceUnit } from '../../../src/core/catalog/source.js';
@@ -183,8 +184,22 @@ describe('pos-client exports', () => {
       .intercept({ path: '/warehouse/stock/export/csv', method: 'GET' })
       .reply(200, 'x'.repeat(17), { headers: { 'content-length': '17' } });
 
-    await expect(harness.client.fetchStockExport(unit)).rejects.toThrow(/stock export larger than 16 bytes/);
-    await expect(harness.client.fetchStockExportAll()).rejects.toBeInstanceOf(PosResponseInvalidError);
+    await expect(harness.client.fetchStockExport(unit)).rejects.toMatchObject({
+      code: 'POS_RESPONSE_TOO_LARGE',
+      message: expect.stringMatching(/stock export .* is larger than 0 MiB/),
+    });
+    await expect(harness.client.fetchStockExportAll()).rejects.toBeInstanceOf(DocumentTooLargeError);
+    expect(harness.sleeps).toEqual([]);
+  });
+
+  it('refuses a stock export larger than the limit the caller gives, below its own', async () => {
+    harness = createHarness();
+    harness.pool.intercept({ path: '/warehouse/stock/export/csv/u-1', method: 'GET' }).reply(200, 'x'.repeat(2_000_000));
+
+    await expect(harness.client.fetchStockExport(unit, { maxBytes: 1_048_576 })).rejects.toMatchObject({
+      code: 'POS_RESPONSE_TOO_LARGE',
+      message: expect.stringContaining('larger than 1 MiB'),
+    });
     expect(harness.sleeps).toEqual([]);
   });
 });

@@ -1,0 +1,131 @@
+import { pino } from 'pino';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createPosClient, type PosClientConfig } from '../../../src/adapters/pos/pos-client.js';
+import { openKeyv } from '../../../src/adapters/store/create-keyv.js';
+import { createKeyvCatalogStore } from '../../../src/adapters/store/keyv-catalog-store.js';
+import { createTestConfig } from '../../../src/config/load-config.js';
+import type { RunningSandbox } from '../../../src/sandbox/start-sandbox.js';
+import {
+  type CatalogMeta,
+  type CatalogService,
+  catalogServiceOptions,
+  createCatalogService,
+  type SyncReport,
+} from '../../../src/services/catalog-service.js';
+import { createCatalogWorkers } from '../../../src/workers/create-catalog-workers.js';
+import { API_KEY, sendJson, startTestSandbox } from '../sandbox/sandbox-test-kit.js';
+
+/**
+ * Every POS read is bounded (docs/failure-modes.md). The sandbox plays a hostile POS on one endpoint at a
+ * time: a valid-looking body that never ends, as fast as it is read (`endless`), or the real answer a byte
+ * every 200 ms (`trickle`). Each full sync ends, by the catalog's own limits or by its deadline, with the
+ * code and phase that say why; the last good catalog stays served; the process's memory grows by a bounded
+ * amount; and the next sync, with the POS behaving again, publishes. Real worker threads, real HTTP.
+ */
+
+const DEADLINE_MS = 1_500;
+/** Growth of the process's RSS while one hostile sync runs (the worker thread's heap included). */
+const MEMORY_BOUND_MB = 160;
+const SOURCE = { id: 'pos:hostile-test', label: 'the test POS' };
+
+let sandbox: RunningSandbox;
+let posConfig: PosClientConfig;
+let service: CatalogService;
+let good: SyncReport;
+const open: { close(): Promise<void> }[] = [];
+
+beforeAll(async () => {
+  sandbox = await startTestSandbox({ units: 2, articles: 300 });
+  const config = createTestConfig({ POS_BASE_URL: sandbox.url, POS_API_KEY: API_KEY, POS_MAX_RETRIES: '0' });
+  posConfig = { ...config.pos, baseUrl: sandbox.url, apiKey: API_KEY };
+  const { keyv } = openKeyv('memory://');
+  const pos = createPosClient({ config: posConfig });
+  const workers = createCatalogWorkers({ pos: posConfig });
+  open.push(workers, pos);
+  service = createCatalogService({
+    pos,
+    workers,
+    store: createKeyvCatalogStore<CatalogMeta>(keyv, { source: SOURCE }),
+    internalStore: createKeyvCatalogStore<{ version: string }>(keyv, { source: SOURCE, prefix: 'internal' }),
+    logger: pino({ level: 'silent' }),
+    now: () => new Date(),
+    options: { ...catalogServiceOptions(config), deadlineMs: DEADLINE_MS },
+  });
+  good = await service.syncCatalog();
+  expect(good.outcome).toBe('published');
+});
+afterEach(async () => {
+  await sendJson(`${sandbox.url}/sandbox/faults`, 'DELETE');
+});
+afterAll(async () => {
+  for (const resource of open.splice(0)) await resource.close();
+  await sandbox.stop();
+});
+
+/** Runs `sync` while sampling the process's RSS; returns its report and the peak growth in MiB. */
+async function measured<T>(sync: () => Promise<T>): Promise<{ result: T; growthMb: number }> {
+  const before = process.memoryUsage.rss();
+  let peak = before;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage.rss());
+  }, 20);
+  try {
+    const result = await sync();
+    peak = Math.max(peak, process.memoryUsage.rss());
+    return { result, growthMb: (peak - before) / 1024 / 1024 };
+  } finally {
+    clearInterval(sampler);
+  }
+}
+
+const CASES: readonly {
+  readonly endpoint: string;
+  readonly mode: 'endless' | 'trickle';
+  readonly code: string;
+  readonly phase?: string;
+}[] = [
+  { endpoint: 'unit-list', mode: 'endless', code: 'POS_RESPONSE_INVALID' },
+  { endpoint: 'unit-list', mode: 'trickle', code: 'SYNC_DEADLINE', phase: 'units' },
+  { endpoint: 'article-list', mode: 'endless', code: 'POS_RESPONSE_INVALID' },
+  { endpoint: 'article-list', mode: 'trickle', code: 'SYNC_DEADLINE', phase: 'articles' },
+  { endpoint: 'price-list', mode: 'endless', code: 'POS_RESPONSE_TOO_LARGE' },
+  { endpoint: 'price-list', mode: 'trickle', code: 'SYNC_DEADLINE', phase: 'sources' },
+  { endpoint: 'stock-export', mode: 'endless', code: 'POS_RESPONSE_TOO_LARGE' },
+  { endpoint: 'stock-export', mode: 'trickle', code: 'SYNC_DEADLINE', phase: 'sources' },
+];
+
+describe('catalog/ a full sync against a hostile POS', () => {
+  it.each(CASES)(
+    '$endpoint $mode: ends with $code, keeps the catalog, bounded memory',
+    async ({ endpoint, mode, code, phase }) => {
+      const rule = { endpoint, mode, ...(mode === 'trickle' ? { intervalMs: 200 } : {}) };
+      expect((await sendJson(`${sandbox.url}/sandbox/faults`, 'PUT', rule)).status).toBeLessThan(300);
+
+      const { result: report, growthMb } = await measured(() => service.syncCatalog());
+
+      expect(report.outcome).toBe('failed');
+      expect(report.error?.code, report.error?.message).toBe(code);
+      if (phase !== undefined) expect(report.error?.phase).toBe(phase);
+      expect(service.current()?.version).toBe(good.version);
+      expect(growthMb).toBeLessThan(MEMORY_BOUND_MB);
+
+      await sendJson(`${sandbox.url}/sandbox/faults`, 'DELETE');
+      expect((await service.syncCatalog()).outcome).toBe('unchanged');
+    },
+  );
+
+  it('names the limit a price list went past, with the article count it follows', async () => {
+    await sendJson(`${sandbox.url}/sandbox/faults`, 'PUT', { endpoint: 'price-list', mode: 'endless' });
+    const report = await service.syncCatalog();
+    expect(report.error?.message).toMatch(/has more than 1600 rows \(2 per article of the 300 in the article list/);
+  });
+
+  it('ends a stock sync whose export never ends at its byte limit', async () => {
+    await sendJson(`${sandbox.url}/sandbox/faults`, 'PUT', { endpoint: 'stock-export', mode: 'endless' });
+    const { result: report, growthMb } = await measured(() => service.syncStock());
+    expect(report.outcome).toBe('failed');
+    expect(report.error?.code).toBe('POS_RESPONSE_TOO_LARGE');
+    expect(report.error?.message).toContain('larger than 8 MiB');
+    expect(growthMb).toBeLessThan(MEMORY_BOUND_MB);
+  });
+});
