@@ -7,6 +7,7 @@ import { createMetrics, type Metrics } from './adapters/metrics/create-metrics.j
 import { createEventLoopMonitor } from './adapters/metrics/event-loop-monitor.js';
 import type { Config } from './config/load-config.js';
 import { createMutex } from './core/async/create-mutex.js';
+import { withTimeout } from './core/async/deadline.js';
 import { retryDelayMs } from './core/async/retry-backoff.js';
 import type { CatalogSnapshot } from './core/catalog/catalog.js';
 import type { CatalogSource } from './core/catalog/catalog-source.js';
@@ -25,6 +26,7 @@ import { openStoredCatalog, type StoredCatalogStart } from './services/catalog-s
 import { type FeedPrewarm, startFeedPrewarm } from './services/feed-prewarm.js';
 import type { FeedService } from './services/feed-service.js';
 import { createReadiness, type JobTiming, waitingReason } from './services/readiness.js';
+import { createStoreHealth, type StoreHealth, waitForStore } from './services/store-health.js';
 import { createWebhookProcessor, type WebhookProcessor } from './services/webhook-processor.js';
 import {
   configuredSource,
@@ -36,6 +38,9 @@ import {
   startSandboxIfNeeded,
 } from './wiring.js';
 
+/** How long a webhook's event may take to be stored before the answer is 503 (the POS delivers it again). */
+const WEBHOOK_ACCEPT_DEADLINE_MS = 2_000;
+
 export interface AppDeps {
   readonly logger: Logger;
   readonly now?: () => Date;
@@ -46,6 +51,8 @@ export interface AppDeps {
    * 10 s, 30 s, 1 min, 2 min, then every 5 min, with jitter (`retryDelayMs`); tests make it short.
    */
   readonly syncRetryDelayMs?: (failures: number) => number;
+  /** How often the store is probed while it does not answer (at start: 5 s, running: 2 s); tests make it short. */
+  readonly storeProbeMs?: number;
 }
 
 export interface RunningApp {
@@ -90,7 +97,30 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
   const templates = await loadConfiguredTemplates(config);
   const source = await configuredSource(config);
   const sandbox = await startSandboxIfNeeded(config, logger);
-  const { posUrl, pos, catalog, abortRuns, close: closeCatalogParts } = createCatalogParts(config, sandbox, source, logger, now);
+  const parts = createCatalogParts(config, sandbox, source, logger, now);
+  const { posUrl, pos, catalog, abortRuns, close: closeCatalogParts } = parts;
+  const storeLogger = logger.child({ component: 'store' });
+  // Never a silent wait: a store that does not answer is named, once per attempt, until it does.
+  await waitForStore({
+    location: parts.storeLocation,
+    probe: () => parts.store.hasPointer(),
+    logger: storeLogger,
+    ...(deps.storeProbeMs === undefined ? {} : { retryMs: deps.storeProbeMs }),
+  });
+  const storeHealth = createStoreHealth({
+    location: parts.storeLocation,
+    probe: () => parts.store.hasPointer(),
+    serving: () => catalog.current() !== undefined,
+    writeBack: () => catalog.rewriteStore(),
+    logger: storeLogger,
+    now,
+    ...(deps.storeProbeMs === undefined ? {} : { intervalMs: deps.storeProbeMs }),
+    onChange: (state) => {
+      metrics.storeUp.set(state.up ? 1 : 0);
+      if (!state.up) metrics.storeOutages.inc();
+    },
+  });
+  metrics.storeUp.set(1);
   const inbox = openConfiguredWebhookInbox(config, source);
   const webhooks = createWebhookProcessor({
     inbox,
@@ -114,6 +144,7 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
 
   const closeAll = () =>
     closeParts({
+      storeHealth,
       logger,
       prewarm,
       eventLoop,
@@ -133,6 +164,7 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
     logger: logger.child({ component: 'catalog' }),
   });
   jobs.start();
+  storeHealth.start();
   // Every start syncs at once, whatever is served meanwhile: the POS may have changed while the bridge was down.
   const initialSync = jobs.runNow('sync-catalog').then(() => undefined);
   resumeWebhooks(webhooks, logger);
@@ -153,9 +185,10 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
         notServed: () => stored.notServed(),
         timing,
         stopping: () => drain.started,
+        store: () => storeHealth.state(),
       }),
     },
-    routers: createRouters({ config, catalog, feeds, jobs, webhooks, metrics, source, stored, timing }),
+    routers: createRouters({ config, catalog, feeds, jobs, webhooks, metrics, source, stored, timing, storeHealth }),
   });
   const server = httpApp.listen(config.http.port, config.http.host);
   const drain = createServerDrain(server);
@@ -205,6 +238,7 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
  * the render thread, the inbox, the worker threads, the POS client and the store close.
  */
 async function closeParts(parts: {
+  readonly storeHealth: StoreHealth;
   readonly logger: Logger;
   readonly prewarm: FeedPrewarm;
   readonly eventLoop: { stop(): void };
@@ -214,6 +248,7 @@ async function closeParts(parts: {
   readonly closeStores: () => Promise<void>;
 }): Promise<void> {
   const { logger, catalog } = parts;
+  parts.storeHealth.stop();
   parts.prewarm.stop();
   parts.eventLoop.stop();
   const flushFailed = (error: unknown) => logger.error({ err: error }, 'could not store the served catalog');
@@ -276,6 +311,7 @@ function createRouters(parts: {
   readonly source: CatalogSource;
   readonly stored: StoredCatalogStart;
   readonly timing: (job: SyncJob) => JobTiming | undefined;
+  readonly storeHealth: StoreHealth;
 }): Router[] {
   const { config, catalog, feeds, jobs, webhooks, metrics } = parts;
   return [
@@ -305,10 +341,19 @@ function createRouters(parts: {
       waiting: () => waitingReason(parts.source.label, catalog.lastReport('sync-catalog'), parts.timing('sync-catalog')),
     }),
     createMetricsRoutes(metrics.registry),
-    createAdminRoutes({ token: config.admin.token, runJob: (job) => jobs.runNow(job) }),
+    createAdminRoutes({
+      token: config.admin.token,
+      runJob: (job) => jobs.runNow(job),
+      unavailable: () => {
+        const store = parts.storeHealth.state();
+        return store.up ? undefined : `The store does not answer (${store.reason ?? 'no answer'}); try again once it is back`;
+      },
+    }),
     createWebhookRoutes({
       apiKeys: config.webhook.apiKeys,
-      accept: (dedupeKey, event) => webhooks.accept(dedupeKey, event),
+      // Stored durably within this, or answered 503 so that the POS delivers it again (never 200 and lost).
+      accept: (dedupeKey, event) =>
+        withTimeout(webhooks.accept(dedupeKey, event), WEBHOOK_ACCEPT_DEADLINE_MS, 'storing the event'),
       onEvent: (event, outcome) => metrics.webhookEvents.inc({ event, outcome }),
     }),
     createDocsRoutes(createShippedDocPages()),

@@ -106,6 +106,8 @@ export interface CatalogParts {
   readonly posUrl: string;
   readonly pos: PosClient;
   readonly store: CatalogStore<CatalogMeta>;
+  /** Where the store is (`STORE_URL` without credentials), for log lines. */
+  readonly storeLocation: string;
   readonly catalog: CatalogService;
   /** Aborts every sync running now or started later (a shutdown): they end soon, reported `SYNC_ABORTED`. */
   abortRuns(): void;
@@ -145,6 +147,7 @@ export function createCatalogParts(
     posUrl,
     pos,
     store,
+    storeLocation: opened.location,
     catalog,
     abortRuns: () => shutdown.abort(shuttingDown()),
     async close() {

@@ -94,6 +94,8 @@ export interface CatalogService {
   familyIndex(snapshot: CatalogSnapshot): Promise<FamilyIndex>;
   /** Settles when the store holds the version served now (before closing the store). */
   flush(): Promise<void>;
+  /** Writes the served version to a store that lost it (restarted empty), all of it. */
+  rewriteStore(): Promise<void>;
   lastReport(job: SyncJob): SyncReport | undefined;
   recentReports(job: SyncJob): Promise<unknown[]>;
   /**
@@ -167,6 +169,7 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
       await stock.rereadDone();
       await writer.flush();
     },
+    rewriteStore: () => writer.rewriteServed(),
     lastReport: (job) => reports.last(job),
     recentReports: (job) => reports.recent(job),
     onChange: (listener) => served.onChange(listener),

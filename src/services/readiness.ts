@@ -1,5 +1,6 @@
 import type { CatalogService, SyncJob, SyncReport } from './catalog-service.js';
 import type { NotServedCatalog } from './catalog-start.js';
+import type { StoreState } from './store-health.js';
 import type { WebhookProcessor } from './webhook-processor.js';
 
 const JOBS: readonly SyncJob[] = ['sync-catalog', 'sync-stock'];
@@ -41,6 +42,8 @@ export function createReadiness(deps: {
   readonly timing?: (job: SyncJob) => JobTiming | undefined;
   /** Whether the bridge is shutting down: then not ready, so that a load balancer stops sending it requests. */
   readonly stopping?: () => boolean;
+  /** Whether the store answers; while it does not, a served catalog is degraded. */
+  readonly store?: () => StoreState;
 }): () => Readiness {
   const { catalog, webhooks, now } = deps;
   return () => {
@@ -65,11 +68,20 @@ export function createReadiness(deps: {
           }
         : null;
     }
-    const degraded = JOBS.some((job) => {
-      const outcome = catalog.lastReport(job)?.outcome;
-      return outcome === 'failed' || outcome === 'refused';
-    });
-    const common = { source: deps.source, jobs: lastRuns, webhooks: webhooks.stats(), eventLoopDelay: deps.eventLoop() };
+    const store = deps.store?.();
+    const degraded =
+      store?.up === false ||
+      JOBS.some((job) => {
+        const outcome = catalog.lastReport(job)?.outcome;
+        return outcome === 'failed' || outcome === 'refused';
+      });
+    const common = {
+      source: deps.source,
+      ...(store === undefined ? {} : { store }),
+      jobs: lastRuns,
+      webhooks: webhooks.stats(),
+      eventLoopDelay: deps.eventLoop(),
+    };
     if (snapshot === undefined) {
       const report = catalog.lastReport('sync-catalog');
       const timing = deps.timing?.('sync-catalog');
@@ -89,6 +101,7 @@ export function createReadiness(deps: {
     return {
       ready: true,
       degraded,
+      ...(store?.up === false ? { reason: `the store does not answer since ${store.since}: ${store.reason ?? ''}` } : {}),
       version: snapshot.version,
       generatedAt: snapshot.generatedAt,
       ageSeconds: Math.max(0, Math.round((now().getTime() - Date.parse(snapshot.generatedAt)) / 1000)),

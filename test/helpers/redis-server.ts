@@ -4,10 +4,15 @@ import { createServer } from 'node:net';
 
 export interface RedisServer {
   readonly url: string;
+  readonly port: number;
   stop(): Promise<void>;
+  /** SIGSTOP: the server keeps its connections and data but answers nothing (a stalled Redis). */
+  pause(): void;
+  /** SIGCONT after `pause`. */
+  resume(): void;
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = createServer();
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -21,8 +26,8 @@ async function freePort(): Promise<number> {
  * Starts a throwaway real redis-server on a free loopback port, without persistence. `binary` comes from
  * the integration project's global setup (test/setup/redis-global-setup.ts), which finds or builds one.
  */
-export async function startRedisServer(binary: string): Promise<RedisServer> {
-  const port = await freePort();
+export async function startRedisServer(binary: string, options: { readonly port?: number } = {}): Promise<RedisServer> {
+  const port = options.port ?? (await freePort());
   const child: ChildProcess = spawn(
     binary,
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'yes'],
@@ -46,8 +51,13 @@ export async function startRedisServer(binary: string): Promise<RedisServer> {
   await ready;
   return {
     url: `redis://127.0.0.1:${port}`,
+    port,
+    pause: () => child.kill('SIGSTOP'),
+    resume: () => child.kill('SIGCONT'),
     async stop() {
       if (child.exitCode !== null) return;
+      // A paused server would not act on SIGTERM.
+      child.kill('SIGCONT');
       child.kill('SIGTERM');
       await once(child, 'exit');
     },

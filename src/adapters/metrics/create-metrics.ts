@@ -13,6 +13,8 @@ export interface Metrics {
   readonly webhookSales: Counter<'outcome'>;
   readonly webhookApplyLatency: Histogram;
   readonly eventLoopDelay: Histogram;
+  readonly storeUp: Gauge;
+  readonly storeOutages: Counter;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
@@ -79,6 +81,16 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       name: 'catalog_bridge_event_loop_delay_seconds',
       help: 'How late the main thread ran a 10 ms timer (perf_hooks.monitorEventLoopDelay): every request waits as long',
       buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers,
+    }),
+    storeUp: new Gauge({
+      name: 'catalog_bridge_store_up',
+      help: 'Whether the store (STORE_URL) answered its last probe (1) or not (0); feeds are served from memory meanwhile',
+      registers,
+    }),
+    storeOutages: new Counter({
+      name: 'catalog_bridge_store_outages_total',
+      help: 'Times the store stopped answering (each outage counted once, when it began)',
       registers,
     }),
   };

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import KeyvRedis from '@keyv/redis';
+import KeyvRedis, { createClient } from '@keyv/redis';
 import KeyvSqlite from '@keyv/sqlite';
 import { Keyv } from 'keyv';
 
@@ -54,13 +54,44 @@ export function openKeyv(
     return { keyv: new Keyv({ store, namespace, throwOnErrors: true }), kind: 'sqlite', location: path };
   }
   if (storeUrl.startsWith('redis://') || storeUrl.startsWith('rediss://')) {
-    const store = new KeyvRedis(storeUrl, { throwOnConnectError: true, throwOnErrors: true });
-    return { keyv: new Keyv({ store, namespace, throwOnErrors: true }), kind: 'redis', location: withoutCredentials(storeUrl) };
+    const store = new KeyvRedis(createRedisClient(storeUrl), {
+      throwOnConnectError: true,
+      throwOnErrors: true,
+      // A Redis that is not there makes a call fail after this, instead of waiting for it forever.
+      connectionTimeout: REDIS_CONNECT_TIMEOUT_MS,
+    });
+    const keyv = new Keyv({ store, namespace, throwOnErrors: true });
+    // Each failing call rejects (throwOnErrors) and the store-health probe reports the outage; the
+    // client's error events would only repeat that, once per reconnect attempt.
+    keyv.on('error', () => undefined);
+    return { keyv, kind: 'redis', location: withoutCredentials(storeUrl) };
   }
   throw new Error(`Unsupported STORE_URL scheme: ${withoutCredentials(storeUrl)}`);
 }
 
-function withoutCredentials(url: string): string {
+const REDIS_CONNECT_TIMEOUT_MS = 3_000;
+/** No single command of the bridge's takes long (chunks are ~1 MB); past this Redis is not answering. */
+const REDIS_COMMAND_TIMEOUT_MS = 10_000;
+
+/**
+ * The Redis client under keyv, set up so that an outage shows at once instead of as requests that hang
+ * (docs/failure-modes.md): commands are refused while it is disconnected (no offline queue that waits
+ * for the reconnect), each command has a deadline, and it reconnects by itself, backing off to 2 s.
+ */
+function createRedisClient(url: string) {
+  return createClient({
+    url,
+    disableOfflineQueue: true,
+    commandOptions: { timeout: REDIS_COMMAND_TIMEOUT_MS },
+    socket: {
+      connectTimeout: REDIS_CONNECT_TIMEOUT_MS,
+      reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 2_000),
+    },
+  });
+}
+
+/** A store URL without its user and password, for logs and the status page. */
+export function withoutCredentials(url: string): string {
   try {
     const parsed = new URL(url);
     parsed.username = '';

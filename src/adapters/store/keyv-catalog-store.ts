@@ -57,6 +57,8 @@ export interface CatalogStore<Meta> {
   currentVersion(): Promise<string | undefined>;
   /** What the pointer names, whichever its source (for telling why nothing is served). */
   describeCurrent(): Promise<StoredVersionInfo<Meta> | undefined>;
+  /** Whether the store holds a pointer at all (one read; the store-health probe, `store-health.ts`). */
+  hasPointer(): Promise<boolean>;
   /**
    * Records this store's source on the version the pointer names, when the source recorded there is `from`
    * (`undefined`: none, a version stored before sources were recorded) and, if given, it is `version`: a
@@ -252,6 +254,10 @@ export function createKeyvCatalogStore<Meta>(keyv: Keyv, options: KeyvCatalogSto
     async currentVersion() {
       const pointer = (await keyv.get(POINTER_KEY)) as VersionPointer | undefined;
       return pointer !== undefined && isOwn(pointer) ? pointer.version : undefined;
+    },
+
+    async hasPointer() {
+      return (await keyv.get(POINTER_KEY)) !== undefined;
     },
 
     async describeCurrent() {

@@ -92,3 +92,19 @@ function formatSeconds(ms: number): string {
   if (ms < 1_000) return `${ms} ms`;
   return ms % 1_000 === 0 ? `${ms / 1_000} s` : `${(ms / 1_000).toFixed(1)} s`;
 }
+
+/** Thrown by `withTimeout` when the work did not settle in time. */
+export class TimedOutError extends Error {
+  override readonly name = 'TimedOutError';
+}
+
+/**
+ * `promise`, or a `TimedOutError` after `ms`: the caller answers now (a webhook's `503`) while the work,
+ * which cannot be cancelled from here, goes on and its late outcome is dropped.
+ */
+export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new TimedOutError(`${what} took longer than ${formatSeconds(ms)}`)), ms);
+  timer.unref?.();
+  return raceAbort(promise, controller.signal).finally(() => clearTimeout(timer));
+}

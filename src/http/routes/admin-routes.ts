@@ -9,6 +9,8 @@ export interface AdminRoutesDeps {
   /** `undefined` disables the admin endpoints (ADMIN_TOKEN unset). */
   readonly token: string | undefined;
   readonly runJob: (job: 'sync-catalog' | 'sync-stock') => Promise<JobOutcome>;
+  /** Why a sync cannot run now (the store does not answer), or `undefined`. */
+  readonly unavailable?: () => string | undefined;
 }
 
 const SyncQuerySchema = z.object({
@@ -52,6 +54,13 @@ export function createAdminRoutes(deps: AdminRoutesDeps): Router {
       return;
     }
     const job = query.data.job === 'stock' ? 'sync-stock' : 'sync-catalog';
+    // Refused at once: a sync now could not store what it makes, and the caller would wait for nothing.
+    const unavailable = deps.unavailable?.();
+    if (unavailable !== undefined) {
+      res.set('retry-after', '10');
+      sendError(res, 503, 'STORE_UNAVAILABLE', unavailable);
+      return;
+    }
     const running = deps.runJob(job);
     if (query.data.wait !== 'true' && query.data.wait !== '1') {
       // The run goes on without the client; its outcome is logged and kept by the scheduler.

@@ -32,6 +32,11 @@ export interface CatalogWriter {
   persistSoon(): Promise<void>;
   /** Settles when the store holds the served version (a delayed write is started at once). */
   flush(): Promise<void>;
+  /**
+   * Writes the served version to a store that lost everything (a Redis restarted empty): every chunk
+   * anew, whatever earlier versions had stored.
+   */
+  rewriteServed(): Promise<void>;
   /** Loads the stored version and serves it; `undefined` when the store has none (of this source). */
   load(): Promise<CatalogSnapshot | undefined>;
   /**
@@ -183,6 +188,24 @@ export function createCatalogWriter(deps: CatalogWriterDeps): CatalogWriter {
       await Promise.all([pending?.stored, persistServed()]);
     },
     load,
+    rewriteServed() {
+      return storeWrites(async () => {
+        const current = served.latest();
+        if (current === undefined) return;
+        const { snapshot } = current;
+        const chunks = await served.chunksOf(current);
+        const keys = await store.publish(
+          {
+            version: snapshot.version,
+            meta: metaOf(snapshot, current.fingerprint ?? ''),
+            chunks: chunks.map((chunk) => ({ count: chunk.count, text: () => chunkText(chunk) })),
+          },
+          now(),
+        );
+        remember(chunks, keys);
+        storedSeq = current.seq;
+      });
+    },
     loadAdopted(adopt) {
       return storeWrites(async () => {
         if (served.latest() !== undefined || !(await adopt())) return undefined;

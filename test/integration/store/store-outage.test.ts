@@ -1,0 +1,162 @@
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { afterAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { openKeyv } from '../../../src/adapters/store/create-keyv.js';
+import { createKeyvCatalogStore } from '../../../src/adapters/store/keyv-catalog-store.js';
+import { type RunningApp, startApp } from '../../../src/app.js';
+import { createTestConfig } from '../../../src/config/load-config.js';
+import type { CatalogMeta } from '../../../src/services/catalog-service.js';
+import { freePort, type RedisServer, startRedisServer } from '../../helpers/redis-server.js';
+
+/**
+ * The store watched (docs/failure-modes.md), against a real redis-server: absent at start (named in a log
+ * line, retried, no silent hang), stalled while running (every call has a deadline: webhooks 503 instead
+ * of hanging, admin syncs refused, feeds served from memory, `/readyz` degraded; back by itself), and
+ * restarted empty (the served catalog written back at once).
+ */
+
+const binary = inject('redisServerBinary');
+const ADMIN = 'admin-token-0001';
+const KEY = 'sandbox-key';
+const PROBE_MS = 200;
+const running: { stop(): Promise<void> }[] = [];
+
+afterAll(async () => {
+  for (const resource of running.reverse()) await resource.stop();
+});
+
+/** A logger whose JSON lines are kept for the test to read. */
+function capturingLogger() {
+  const lines: Record<string, unknown>[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString('utf8').split('\n')) if (line !== '') lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  return { logger: pino({ level: 'info' }, stream), lines };
+}
+
+function config(storeUrl: string) {
+  return createTestConfig({
+    STORE_URL: storeUrl,
+    SANDBOX_ARTICLES: '120',
+    SANDBOX_UNITS: '2',
+    SANDBOX_SALES_PER_MINUTE: '0',
+    ADMIN_TOKEN: ADMIN,
+    CATALOG_SYNC_CRON: '0 0 1 1 *',
+    STOCK_SYNC_CRON: '0 0 1 1 *',
+  });
+}
+
+async function until(done: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await done()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  expect(await done()).toBe(true);
+}
+
+async function readiness(app: RunningApp): Promise<{ ready: boolean; degraded?: boolean; store?: { up: boolean } }> {
+  return (await fetch(`${app.url}/readyz`)).json() as Promise<{ ready: boolean; degraded?: boolean; store?: { up: boolean } }>;
+}
+
+function sale(id: string) {
+  return fetch(`${app.url}/webhooks/pos`, {
+    method: 'POST',
+    headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      timestamp: new Date().toISOString(),
+      event: 'accounting.receipt.sale',
+      data: { localId: id, number: id },
+    }),
+  });
+}
+
+let app: RunningApp;
+
+describe.skipIf(binary === null)('store/ a Redis store that goes away', () => {
+  beforeEach((context) => {
+    if (binary === null) context.skip();
+  });
+
+  it('names a Redis that is absent at start within seconds, keeps trying, and starts once it is there', async () => {
+    const port = await freePort();
+    const { logger, lines } = capturingLogger();
+    const starting = startApp(config(`redis://127.0.0.1:${port}`), { logger, storeProbeMs: PROBE_MS });
+    let started = false;
+    void starting.then(() => {
+      started = true;
+    });
+    await until(
+      () => lines.some((line) => String(line['msg']).includes(`cannot reach the store at redis://127.0.0.1:${port}`)),
+      5_000,
+    );
+    expect(started).toBe(false);
+
+    const redis = await startRedisServer(binary as string, { port });
+    running.push(redis);
+    app = await starting;
+    running.push(app);
+    await app.initialSync;
+    expect((await readiness(app)).ready).toBe(true);
+    const attempts = lines.filter(
+      (line) => line['msg'] === `cannot reach the store at redis://127.0.0.1:${port}; trying again in 0.2 s`,
+    );
+    expect(attempts.length).toBeGreaterThanOrEqual(1);
+  });
+
+  it('while Redis stalls: degraded, webhooks 503 within their deadline, admin sync refused, feeds served; then back', async () => {
+    const redis = running[0] as RedisServer;
+    const feed = `${app.url}/feeds/all/products.json`;
+    const before = await fetch(feed);
+    expect(before.status).toBe(200);
+    const etag = before.headers.get('etag');
+
+    redis.pause();
+    await until(async () => (await readiness(app)).store?.up === false);
+    const report = await readiness(app);
+    expect(report).toMatchObject({ ready: true, degraded: true });
+
+    const webhook = await sale('r-stalled');
+    expect(webhook.status).toBe(503);
+    expect(webhook.headers.get('retry-after')).not.toBeNull();
+    const admin = await fetch(`${app.url}/admin/sync?wait=true`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN}` },
+    });
+    expect(admin.status).toBe(503);
+    expect(((await admin.json()) as { error: { code: string } }).error.code).toBe('STORE_UNAVAILABLE');
+    const during = await fetch(feed);
+    expect(during.status).toBe(200);
+    expect(during.headers.get('etag')).toBe(etag);
+    expect(await (await fetch(`${app.url}/metrics`)).text()).toMatch(/^catalog_bridge_store_up 0$/m);
+
+    redis.resume();
+    await until(async () => (await readiness(app)).store?.up === true);
+    expect((await readiness(app)).degraded).toBe(false);
+    expect((await sale('r-after')).status).toBe(200);
+  });
+
+  it('writes the served catalog back at once when Redis comes back empty', async () => {
+    const redis = running[0] as RedisServer;
+    const served = app.catalog.current()?.version;
+    expect(served).toBeDefined();
+    await redis.stop();
+    await until(async () => (await readiness(app)).store?.up === false);
+
+    const empty = await startRedisServer(binary as string, { port: redis.port });
+    running.push(empty);
+    await until(async () => (await readiness(app)).store?.up === true);
+
+    // Read back as another process would: the same version, whole.
+    const { keyv } = openKeyv(empty.url);
+    const store = createKeyvCatalogStore<CatalogMeta>(keyv, { source: app.source });
+    await until(async () => (await store.currentVersion()) === served);
+    const loaded = await store.loadCurrent(async (head, texts) => {
+      let chunks = 0;
+      for await (const _text of texts) chunks += 1;
+      return { items: head.items, chunks };
+    });
+    expect(loaded?.items).toBe(app.catalog.current()?.products.length);
+    await store.close();
+  });
+});
