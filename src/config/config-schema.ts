@@ -142,7 +142,7 @@ export const ConfigSchema = z.object({
     1_024,
     1,
     65_536,
-    'Largest price list or stock export of one unit, in MiB; below it the limit follows the article count (4 KiB per allowed price-list row, 512 bytes per stock row; at least 32 and 8 MiB)',
+    'Largest price list or stock export of one unit, in MiB; below it the limit follows the article count (4 KiB per allowed price-list row, 512 bytes per stock row; at least 16 and 8 MiB)',
   ),
   POS_MAX_PAGE_MB: int(16, 1, 4_096, 'Largest JSON answer of the POS (one page of a list), in MiB'),
   POS_MAX_PAGES: int(10_000, 1, 1_000_000, 'Hard limit of pages read from one list before the sync fails'),

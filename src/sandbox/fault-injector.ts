@@ -24,6 +24,9 @@ export const FAULT_MODES = [
   'empty',
   'endless',
   'trickle',
+  'long-line',
+  'gzip-bomb',
+  'entities',
 ] as const;
 export type FaultMode = (typeof FAULT_MODES)[number];
 

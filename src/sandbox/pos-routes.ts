@@ -9,6 +9,7 @@ import { type SandboxUnit, toPosArticle } from './sandbox-catalog.js';
 import { type ClientQuery, clientMatches } from './sandbox-clients.js';
 import {
   CONTENT_TYPES,
+  entitiesReply,
   errorFaultReply,
   invalidReply,
   jsonReply,
@@ -17,6 +18,8 @@ import {
   okEnvelope,
   type Reply,
   sendEndless,
+  sendGzipBomb,
+  sendLongLine,
   sendReply,
   sendTrickle,
   sendTruncated,
@@ -235,6 +238,12 @@ export function createPosRoutes(state: SandboxState, options: PosRoutesOptions):
         return sendEndless(res, definition.media);
       case 'trickle':
         return sendTrickle(res, definition.handle(req), fault.intervalMs);
+      case 'long-line':
+        return sendLongLine(res, definition.media);
+      case 'gzip-bomb':
+        return sendGzipBomb(res, definition.media);
+      case 'entities':
+        return sendReply(res, entitiesReply(definition.media));
     }
   }
 

@@ -1,5 +1,7 @@
+import { once } from 'node:events';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { createGzip } from 'node:zlib';
 import type { Response } from 'express';
 import type { ActiveFault } from './fault-injector.js';
 
@@ -200,4 +202,67 @@ export async function sendTrickle(res: Response, reply: Reply, intervalMs: numbe
     await new Promise((resolve) => setTimeout(resolve, intervalMs).unref());
   }
   if (!res.destroyed) res.end();
+}
+
+/** 50 MB without a line break, in the endpoint's format: a parser that reads lines must not hold it whole. */
+export const LONG_LINE_BYTES = 50 * 1024 * 1024;
+
+/** A 200 whose body is one line of `LONG_LINE_BYTES`, sent in slices as the client reads. */
+export async function sendLongLine(res: Response, media: Media): Promise<void> {
+  const head =
+    media === 'json'
+      ? '{"isValid":true,"data":{"items":[{"localId":"'
+      : media === 'xml'
+        ? '<?xml version="1.0" encoding="UTF-8"?><SHOP><SHOPITEM><CODE>'
+        : 'code;quantity;';
+  const slice = Buffer.alloc(64 * 1024, 0x78);
+  res.status(200);
+  res.setHeader('Content-Type', CONTENT_TYPES[media]);
+  res.setHeader('Content-Length', String(head.length + LONG_LINE_BYTES));
+  res.write(head);
+  for (let sent = 0; sent < LONG_LINE_BYTES && !res.destroyed; sent += slice.length) {
+    const part = sent + slice.length <= LONG_LINE_BYTES ? slice : slice.subarray(0, LONG_LINE_BYTES - sent);
+    if (!res.write(part) && !(await drained(res))) return;
+  }
+  if (!res.destroyed) res.end();
+}
+
+/** Zeros that expand 1,000-fold: ~1 MB of gzip for 1 GiB. Made once, on first use, a MiB at a time. */
+let gzipBomb: Promise<Buffer> | undefined;
+function gzipBombBody(): Promise<Buffer> {
+  gzipBomb ??= (async () => {
+    const zeros = Buffer.alloc(1024 * 1024);
+    const parts: Buffer[] = [];
+    const gzip = createGzip({ level: 9 });
+    gzip.on('data', (part: Buffer) => parts.push(part));
+    for (let mib = 0; mib < 1024; mib += 1) if (!gzip.write(zeros)) await once(gzip, 'drain');
+    gzip.end();
+    await once(gzip, 'end');
+    return Buffer.concat(parts);
+  })();
+  return gzipBomb;
+}
+
+/** A gzip bomb labelled `Content-Encoding: gzip`: a client that inflates what it did not ask for is flooded. */
+export async function sendGzipBomb(res: Response, media: Media): Promise<void> {
+  const body = await gzipBombBody();
+  res.status(200);
+  res.setHeader('Content-Type', CONTENT_TYPES[media]);
+  res.setHeader('Content-Encoding', 'gzip');
+  res.setHeader('Content-Length', String(body.length));
+  res.end(body);
+}
+
+/** "Billion laughs": nested entities that expand to gigabytes in a parser that expands them. */
+export function entitiesReply(media: Media): Reply {
+  if (media !== 'xml') return malformedReply(media);
+  const levels = ['<!ENTITY lol0 "lol">'];
+  for (let level = 1; level <= 9; level += 1) {
+    levels.push(`<!ENTITY lol${level} "${`&lol${level - 1};`.repeat(10)}">`);
+  }
+  return textReply(
+    `<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE SHOP [\n${levels.join('\n')}\n]>\n<SHOP><SHOPITEM><CODE>&lol9;</CODE></SHOPITEM></SHOP>\n`,
+    200,
+    'xml',
+  );
 }

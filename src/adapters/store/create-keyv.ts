@@ -74,14 +74,15 @@ const REDIS_CONNECT_TIMEOUT_MS = 3_000;
 const REDIS_COMMAND_TIMEOUT_MS = 10_000;
 
 /**
- * The Redis client under keyv, set up so that an outage shows at once instead of as requests that hang
- * (docs/failure-modes.md): commands are refused while it is disconnected (no offline queue that waits
- * for the reconnect), each command has a deadline, and it reconnects by itself, backing off to 2 s.
+ * The Redis client under keyv, set up so that an outage never turns into requests that hang
+ * (docs/failure-modes.md): each command has a deadline, also while it waits for a reconnect, and the
+ * client reconnects by itself, backing off to 2 s. (Refusing commands while disconnected would also
+ * refuse those sent while the first connection is being made.) Callers that must answer sooner (a
+ * webhook's accept) set their own, shorter deadline.
  */
 function createRedisClient(url: string) {
   return createClient({
     url,
-    disableOfflineQueue: true,
     commandOptions: { timeout: REDIS_COMMAND_TIMEOUT_MS },
     socket: {
       connectTimeout: REDIS_CONNECT_TIMEOUT_MS,

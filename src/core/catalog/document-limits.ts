@@ -31,7 +31,7 @@ export const PRICE_LIST_BYTES_PER_ROW = 4_096;
 /** A stock-export line is well under 100 bytes; five times that is allowed per row. */
 export const STOCK_EXPORT_BYTES_PER_ROW = 512;
 /** Floors, so that limits never bite a small shop's ordinary documents. */
-export const MIN_PRICE_LIST_BYTES = 32 * 1024 * 1024;
+export const MIN_PRICE_LIST_BYTES = 16 * 1024 * 1024;
 export const MIN_STOCK_EXPORT_BYTES = 8 * 1024 * 1024;
 
 export function documentLimits(articles: number, settings: DocumentLimitSettings): DocumentLimits {

@@ -1,4 +1,5 @@
 import { pino } from 'pino';
+import { request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createPosClient, type PosClientConfig } from '../../../src/adapters/pos/pos-client.js';
 import { openKeyv } from '../../../src/adapters/store/create-keyv.js';
@@ -18,7 +19,8 @@ import { API_KEY, sendJson, startTestSandbox } from '../sandbox/sandbox-test-kit
 /**
  * Every POS read is bounded (docs/failure-modes.md). The sandbox plays a hostile POS on one endpoint at a
  * time: a valid-looking body that never ends, as fast as it is read (`endless`), or the real answer a byte
- * every 200 ms (`trickle`). Each full sync ends, by the catalog's own limits or by its deadline, with the
+ * every 200 ms (`trickle`), 50 MB on one line (`long-line`), a gzip bomb it never asked for (`gzip-bomb`),
+ * nested XML entities (`entities`). Each full sync ends, by the catalog's own limits or by its deadline, with the
  * code and phase that say why; the last good catalog stays served; the process's memory grows by a bounded
  * amount; and the next sync, with the POS behaving again, publishes. Real worker threads, real HTTP.
  */
@@ -53,6 +55,11 @@ beforeAll(async () => {
   });
   good = await service.syncCatalog();
   expect(good.outcome).toBe('published');
+  // The sandbox makes its gzip bomb once, on first use (a few seconds): not inside a sync's deadline.
+  await sendJson(`${sandbox.url}/sandbox/faults`, 'PUT', { endpoint: 'stock-export-all', mode: 'gzip-bomb' });
+  const warm = await request(`${sandbox.url}/warehouse/stock/export/csv`, { headers: { 'x-api-key': API_KEY } });
+  await warm.body.dump();
+  await sendJson(`${sandbox.url}/sandbox/faults`, 'DELETE');
 });
 afterEach(async () => {
   await sendJson(`${sandbox.url}/sandbox/faults`, 'DELETE');
@@ -80,7 +87,7 @@ async function measured<T>(sync: () => Promise<T>): Promise<{ result: T; growthM
 
 const CASES: readonly {
   readonly endpoint: string;
-  readonly mode: 'endless' | 'trickle';
+  readonly mode: 'endless' | 'trickle' | 'long-line' | 'gzip-bomb' | 'entities';
   readonly code: string;
   readonly phase?: string;
 }[] = [
@@ -92,6 +99,13 @@ const CASES: readonly {
   { endpoint: 'price-list', mode: 'trickle', code: 'SYNC_DEADLINE', phase: 'sources' },
   { endpoint: 'stock-export', mode: 'endless', code: 'POS_RESPONSE_TOO_LARGE' },
   { endpoint: 'stock-export', mode: 'trickle', code: 'SYNC_DEADLINE', phase: 'sources' },
+  { endpoint: 'article-list', mode: 'long-line', code: 'POS_RESPONSE_INVALID' },
+  { endpoint: 'article-list', mode: 'gzip-bomb', code: 'POS_RESPONSE_INVALID' },
+  { endpoint: 'price-list', mode: 'long-line', code: 'POS_RESPONSE_TOO_LARGE' },
+  { endpoint: 'price-list', mode: 'gzip-bomb', code: 'PRICE_LIST_INVALID' },
+  { endpoint: 'price-list', mode: 'entities', code: 'PRICE_LIST_INVALID' },
+  { endpoint: 'stock-export', mode: 'long-line', code: 'POS_RESPONSE_TOO_LARGE' },
+  { endpoint: 'stock-export', mode: 'gzip-bomb', code: 'STOCK_EXPORT_INVALID' },
 ];
 
 describe('catalog/ a full sync against a hostile POS', () => {
