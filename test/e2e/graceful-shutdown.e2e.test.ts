@@ -1,10 +1,11 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { type IncomingMessage, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { killAll, spawnBridge } from '../helpers/bridge-process.js';
 
 /**
  * A deploy never cuts a feed download (docs/failure-modes.md): on SIGTERM the bridge stops accepting,
@@ -12,60 +13,37 @@ import { afterAll, describe, expect, it } from 'vitest';
  * The bridge runs as `npm start` runs it (from source), with its built-in sandbox.
  */
 
-const ROOT = `${import.meta.dirname}/../..`;
 const ADMIN = 'admin-token-for-shutdown';
 const dir = mkdtempSync(join(tmpdir(), 'shutdown-e2e-'));
-const children: ChildProcess[] = [];
 
 afterAll(() => {
-  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  killAll();
   rmSync(dir, { recursive: true, force: true });
 });
 
 async function startBridge(): Promise<{ child: ChildProcess; url: string; output: () => string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      DOTENV_CONFIG_PATH: '/nonexistent/.env',
-      HOST: '127.0.0.1',
-      PORT: '0',
-      LOG_LEVEL: 'info',
-      LOG_FORMAT: 'json',
-      STORE_URL: `sqlite://${join(dir, 'catalog.sqlite')}`,
-      SANDBOX_ARTICLES: '20000',
-      SANDBOX_UNITS: '1',
-      SANDBOX_SALES_PER_MINUTE: '0',
-      ADMIN_TOKEN: ADMIN,
-      SHUTDOWN_GRACE_MS: '60000',
-      CATALOG_SYNC_CRON: '0 0 1 1 *',
-      STOCK_SYNC_CRON: '0 0 1 1 *',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const bridge = spawnBridge({
+    LOG_LEVEL: 'info',
+    LOG_FORMAT: 'json',
+    STORE_URL: `sqlite://${join(dir, 'catalog.sqlite')}`,
+    SANDBOX_ARTICLES: '20000',
+    SANDBOX_UNITS: '1',
+    SANDBOX_SALES_PER_MINUTE: '0',
+    ADMIN_TOKEN: ADMIN,
+    SHUTDOWN_GRACE_MS: '60000',
   });
-  children.push(child);
-  let out = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    out += chunk.toString('utf8');
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    out += chunk.toString('utf8');
-  });
+  const { url } = await bridge.listening(90_000);
+  // Ready once google.xml has been rendered (the first render answers 503 while it runs).
   const deadline = Date.now() + 90_000;
-  while (Date.now() < deadline && child.exitCode === null) {
-    const url = /listening on (http:\/\/\S+)/.exec(out)?.[1];
-    if (url !== undefined) {
-      // Ready once google.xml has been rendered (the first render answers 503 while it runs).
-      const status = await fetch(`${url}/feeds/all/google.xml`, { method: 'HEAD' }).then(
-        (response) => response.status,
-        () => 0,
-      );
-      if (status === 200) return { child, url, output: () => out };
-    }
+  while (Date.now() < deadline && bridge.child.exitCode === null) {
+    const status = await fetch(`${url}/feeds/all/google.xml`, { method: 'HEAD' }).then(
+      (response) => response.status,
+      () => 0,
+    );
+    if (status === 200) return { child: bridge.child, url, output: bridge.output };
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new Error(`the bridge did not start: ${out}`);
+  throw new Error(`the bridge did not render google.xml: ${bridge.output()}`);
 }
 
 interface Download {

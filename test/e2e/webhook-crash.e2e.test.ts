@@ -1,65 +1,41 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { killAll, spawnBridge } from '../helpers/bridge-process.js';
 
-const ROOT = `${import.meta.dirname}/../..`;
 const KEY = 'sandbox-key';
 const dir = mkdtempSync(join(tmpdir(), 'webhook-crash-'));
-const children: ChildProcess[] = [];
 
 afterAll(() => {
-  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  killAll();
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** The bridge as `npm start` runs it (from source), with its built-in sandbox and a SQLite store in `dir`. */
+/** The bridge as `npm start` runs it, with its built-in sandbox and a SQLite store in `dir`, once it serves. */
 async function startBridge(): Promise<{ child: ChildProcess; url: string; posUrl: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      DOTENV_CONFIG_PATH: '/nonexistent/.env',
-      HOST: '127.0.0.1',
-      PORT: '0',
-      LOG_LEVEL: 'silent',
-      STORE_URL: `sqlite://${join(dir, 'catalog.sqlite')}`,
-      SANDBOX_ARTICLES: '60',
-      SANDBOX_UNITS: '2',
-      SANDBOX_SALES_PER_MINUTE: '0',
-      POS_TIMEOUT_MS: '60000',
-      POS_MAX_RETRIES: '0',
-      CATALOG_SYNC_CRON: '0 0 1 1 *',
-      STOCK_SYNC_CRON: '0 0 1 1 *',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
+  const bridge = spawnBridge({
+    STORE_URL: `sqlite://${join(dir, 'catalog.sqlite')}`,
+    SANDBOX_ARTICLES: '60',
+    SANDBOX_UNITS: '2',
+    SANDBOX_SALES_PER_MINUTE: '0',
+    POS_TIMEOUT_MS: '60000',
+    POS_MAX_RETRIES: '0',
   });
-  children.push(child);
-  let out = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    out += chunk.toString('utf8');
-  });
+  const { url, posUrl } = await bridge.listening();
+  if (posUrl === undefined) throw new Error(`no sandbox: ${bridge.output()}`);
+  // Ready once the first catalog is served.
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
-    const url = /listening on (http:\/\/\S+)/.exec(out)?.[1];
-    const posUrl = /built-in sandbox at (http:\/\/\S+)/.exec(out)?.[1];
-    if (url !== undefined && posUrl !== undefined) {
-      // Ready once the first catalog is served.
-      while (Date.now() < deadline) {
-        const ready = await fetch(`${url}/readyz`).then(
-          (response) => response.status,
-          () => 0,
-        );
-        if (ready === 200) return { child, url, posUrl };
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    }
-    if (child.exitCode !== null) break;
+    const ready = await fetch(`${url}/readyz`).then(
+      (response) => response.status,
+      () => 0,
+    );
+    if (ready === 200) return { child: bridge.child, url, posUrl };
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  throw new Error(`the bridge did not start: ${out}`);
+  throw new Error(`the bridge did not get ready: ${bridge.output()}`);
 }
 
 async function soldMetric(url: string): Promise<string | undefined> {

@@ -1,20 +1,10 @@
-import { pino } from 'pino';
 import { request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createPosClient, type PosClientConfig } from '../../../src/adapters/pos/pos-client.js';
-import { openKeyv } from '../../../src/adapters/store/create-keyv.js';
-import { createKeyvCatalogStore } from '../../../src/adapters/store/keyv-catalog-store.js';
 import { createTestConfig } from '../../../src/config/load-config.js';
 import type { RunningSandbox } from '../../../src/sandbox/start-sandbox.js';
-import {
-  type CatalogMeta,
-  type CatalogService,
-  catalogServiceOptions,
-  createCatalogService,
-  type SyncReport,
-} from '../../../src/services/catalog-service.js';
-import { createCatalogWorkers } from '../../../src/workers/create-catalog-workers.js';
+import type { CatalogService, SyncReport } from '../../../src/services/catalog-service.js';
 import { API_KEY, sendJson, startTestSandbox } from '../sandbox/sandbox-test-kit.js';
+import { createWorkerCatalog } from './worker-catalog-kit.js';
 
 /**
  * Every POS read is bounded (docs/failure-modes.md). The sandbox plays a hostile POS on one endpoint at a
@@ -28,10 +18,8 @@ import { API_KEY, sendJson, startTestSandbox } from '../sandbox/sandbox-test-kit
 const DEADLINE_MS = 1_500;
 /** Growth of the process's RSS while one hostile sync runs (the worker thread's heap included). */
 const MEMORY_BOUND_MB = 160;
-const SOURCE = { id: 'pos:hostile-test', label: 'the test POS' };
 
 let sandbox: RunningSandbox;
-let posConfig: PosClientConfig;
 let service: CatalogService;
 let good: SyncReport;
 const open: { close(): Promise<void> }[] = [];
@@ -39,20 +27,7 @@ const open: { close(): Promise<void> }[] = [];
 beforeAll(async () => {
   sandbox = await startTestSandbox({ units: 2, articles: 300 });
   const config = createTestConfig({ POS_BASE_URL: sandbox.url, POS_API_KEY: API_KEY, POS_MAX_RETRIES: '0' });
-  posConfig = { ...config.pos, baseUrl: sandbox.url, apiKey: API_KEY };
-  const { keyv } = openKeyv('memory://');
-  const pos = createPosClient({ config: posConfig });
-  const workers = createCatalogWorkers({ pos: posConfig });
-  open.push(workers, pos);
-  service = createCatalogService({
-    pos,
-    workers,
-    store: createKeyvCatalogStore<CatalogMeta>(keyv, { source: SOURCE }),
-    internalStore: createKeyvCatalogStore<{ version: string }>(keyv, { source: SOURCE, prefix: 'internal' }),
-    logger: pino({ level: 'silent' }),
-    now: () => new Date(),
-    options: { ...catalogServiceOptions(config), deadlineMs: DEADLINE_MS },
-  });
+  service = createWorkerCatalog(config, { deadlineMs: DEADLINE_MS, open });
   good = await service.syncCatalog();
   expect(good.outcome).toBe('published');
   // The sandbox makes its gzip bomb once, on first use (a few seconds): not inside a sync's deadline.

@@ -1,21 +1,11 @@
-import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createPosClient, type PosClientConfig } from '../../../src/adapters/pos/pos-client.js';
-import { openKeyv } from '../../../src/adapters/store/create-keyv.js';
-import { createKeyvCatalogStore } from '../../../src/adapters/store/keyv-catalog-store.js';
 import { createTestConfig } from '../../../src/config/load-config.js';
 import { createMutex } from '../../../src/core/async/create-mutex.js';
 import { shuttingDown } from '../../../src/core/async/deadline.js';
 import type { RunningSandbox } from '../../../src/sandbox/start-sandbox.js';
-import {
-  type CatalogMeta,
-  type CatalogService,
-  catalogServiceOptions,
-  createCatalogService,
-  type SyncPhase,
-} from '../../../src/services/catalog-service.js';
-import { createCatalogWorkers } from '../../../src/workers/create-catalog-workers.js';
+import type { CatalogService, SyncPhase } from '../../../src/services/catalog-service.js';
 import { API_KEY, sendJson, startTestSandbox } from '../sandbox/sandbox-test-kit.js';
+import { createWorkerCatalog } from './worker-catalog-kit.js';
 
 /**
  * A sync never wedges (docs/failure-modes.md): a POS whose answer never ends, or ends a byte at a time,
@@ -25,15 +15,11 @@ import { API_KEY, sendJson, startTestSandbox } from '../sandbox/sandbox-test-kit
  */
 
 const DEADLINE_MS = 1_500;
-const SOURCE = { id: 'pos:deadline-test', label: 'the test POS' };
 let sandbox: RunningSandbox;
-let posConfig: PosClientConfig;
 const open: { close(): Promise<void> }[] = [];
 
 beforeAll(async () => {
   sandbox = await startTestSandbox({ units: 2, articles: 200 });
-  const config = createTestConfig({ POS_BASE_URL: sandbox.url, POS_API_KEY: API_KEY });
-  posConfig = { ...config.pos, baseUrl: sandbox.url, apiKey: API_KEY };
 });
 afterEach(async () => {
   await sendJson(`${sandbox.url}/sandbox/faults`, 'DELETE');
@@ -44,21 +30,8 @@ afterAll(async () => {
 });
 
 function createService(onPhase?: (phase: SyncPhase) => void): CatalogService {
-  const { keyv } = openKeyv('memory://');
-  const pos = createPosClient({ config: posConfig });
-  const workers = createCatalogWorkers({ pos: posConfig });
-  open.push(workers, pos);
-  const options = catalogServiceOptions(createTestConfig({ POS_BASE_URL: sandbox.url, POS_API_KEY: API_KEY }));
-  return createCatalogService({
-    pos,
-    workers,
-    store: createKeyvCatalogStore<CatalogMeta>(keyv, { source: SOURCE }),
-    internalStore: createKeyvCatalogStore<{ version: string }>(keyv, { source: SOURCE, prefix: 'internal' }),
-    logger: pino({ level: 'silent' }),
-    now: () => new Date(),
-    options: { ...options, deadlineMs: DEADLINE_MS },
-    ...(onPhase === undefined ? {} : { onPhase }),
-  });
+  const config = createTestConfig({ POS_BASE_URL: sandbox.url, POS_API_KEY: API_KEY });
+  return createWorkerCatalog(config, { deadlineMs: DEADLINE_MS, open, ...(onPhase === undefined ? {} : { onPhase }) });
 }
 
 async function fault(rule: Record<string, unknown>): Promise<void> {

@@ -1,0 +1,44 @@
+import { pino } from 'pino';
+import { createPosClient, type PosClientConfig } from '../../../src/adapters/pos/pos-client.js';
+import { openKeyv } from '../../../src/adapters/store/create-keyv.js';
+import { createKeyvCatalogStore } from '../../../src/adapters/store/keyv-catalog-store.js';
+import type { Config } from '../../../src/config/load-config.js';
+import {
+  type CatalogMeta,
+  type CatalogService,
+  catalogServiceOptions,
+  createCatalogService,
+  type SyncPhase,
+} from '../../../src/services/catalog-service.js';
+import { createCatalogWorkers } from '../../../src/workers/create-catalog-workers.js';
+
+const SOURCE = { id: 'pos:worker-catalog-kit', label: 'the test POS' };
+
+/**
+ * The catalog service as the app wires it (worker threads reading the POS over HTTP, a memory store) for
+ * `config`'s POS, with a short `deadlineMs`. What it opens is pushed to `open`, for an `afterEach`/`afterAll`.
+ */
+export function createWorkerCatalog(
+  config: Config,
+  options: {
+    readonly deadlineMs: number;
+    readonly open: { close(): Promise<void> }[];
+    readonly onPhase?: (phase: SyncPhase) => void;
+  },
+): CatalogService {
+  const posConfig: PosClientConfig = { ...config.pos, baseUrl: config.pos.baseUrl ?? '', apiKey: config.pos.apiKey ?? '' };
+  const { keyv } = openKeyv('memory://');
+  const pos = createPosClient({ config: posConfig });
+  const workers = createCatalogWorkers({ pos: posConfig });
+  options.open.push(workers, pos);
+  return createCatalogService({
+    pos,
+    workers,
+    store: createKeyvCatalogStore<CatalogMeta>(keyv, { source: SOURCE }),
+    internalStore: createKeyvCatalogStore<{ version: string }>(keyv, { source: SOURCE, prefix: 'internal' }),
+    logger: pino({ level: 'silent' }),
+    now: () => new Date(),
+    options: { ...catalogServiceOptions(config), deadlineMs: options.deadlineMs },
+    ...(options.onPhase === undefined ? {} : { onPhase: options.onPhase }),
+  });
+}
