@@ -332,6 +332,7 @@ function createRouters(parts: {
       source: parts.source.label,
       notServed: () => parts.stored.notServed(),
       timing: parts.timing,
+      store: () => parts.storeHealth.state(),
     }),
     createFeedRoutes({
       feeds,

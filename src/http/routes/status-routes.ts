@@ -5,6 +5,7 @@ import type { SyncJob, SyncReport } from '../../services/catalog-service.js';
 import type { NotServedCatalog } from '../../services/catalog-start.js';
 import type { FeedDescriptor, FeedService } from '../../services/feed-service.js';
 import { type JobTiming, waitingReason } from '../../services/readiness.js';
+import type { StoreState } from '../../services/store-health.js';
 import type { WebhookStats } from '../../services/webhook-processor.js';
 import { reportCodeHref } from './docs-routes.js';
 import { createFeedTokenGuard } from './feed-routes.js';
@@ -25,6 +26,8 @@ export interface StatusRoutesDeps {
   readonly source: string;
   /** A stored catalog of another source, kept but not served. */
   readonly notServed?: () => NotServedCatalog | undefined;
+  /** Whether the store answers (an outage is shown above everything else). */
+  readonly store?: () => StoreState;
   /** Whether a job runs now and when it runs next. */
   readonly timing?: (job: SyncJob) => JobTiming | undefined;
 }
@@ -208,6 +211,12 @@ function waitingNotice(deps: StatusRoutesDeps): string {
   return `<p class="notice${failed ? ' failed-notice' : ''}" id="waiting">${escapeHtml(sentence)} Feeds answer 503 until a catalog is built. This page refreshes itself.</p>${aside}`;
 }
 
+/** A store outage, said first: feeds come from memory and webhooks are refused until it is back. */
+function storeNotice(store: StoreState | undefined, base: string): string {
+  if (store === undefined || store.up) return '';
+  return `<p class="notice failed-notice" id="store-down">The store does not answer since ${escapeHtml(store.since)} (${escapeHtml(store.reason ?? 'no answer')}): feeds are served from memory, sale webhooks answer 503 (the POS delivers them again) and syncs wait until it is back. See <a href="${escapeHtml(`${base}/docs/failure-modes#the-store`)}">failure modes</a>.</p>`;
+}
+
 /** One line on the POS's sale webhooks: what waits, and what became of the sales since start. */
 function webhookLine(stats: WebhookStats | undefined, base: string): string {
   if (stats === undefined) return '';
@@ -292,6 +301,7 @@ a.button{display:inline-block;margin-left:.5rem;padding:.1rem .5rem;border:1px s
 code{background:#f3f3f3;padding:0 .2rem}.notice{padding:1rem;background:#fff8e1}.failed-notice{background:#fdecea}
 </style></head><body>
 <h1>catalog-bridge</h1>
+${storeNotice(deps.store?.(), base)}
 <table><thead><tr><th>job</th><th>last outcome</th><th>finished</th><th>took</th><th>next run</th><th>detail</th></tr></thead><tbody>${syncRows}</tbody></table>
 ${webhookLine(deps.webhooks?.(), base)}
 ${body}

@@ -129,10 +129,14 @@ describe.skipIf(binary === null)('store/ a Redis store that goes away', () => {
     expect(during.status).toBe(200);
     expect(during.headers.get('etag')).toBe(etag);
     expect(await (await fetch(`${app.url}/metrics`)).text()).toMatch(/^catalog_bridge_store_up 0$/m);
+    const page = await (await fetch(`${app.url}/`)).text();
+    expect(page).toContain('id="store-down"');
+    expect(page).toContain('/docs/failure-modes#the-store');
 
     redis.resume();
     await until(async () => (await readiness(app)).store?.up === true);
     expect((await readiness(app)).degraded).toBe(false);
+    expect(await (await fetch(`${app.url}/`)).text()).not.toContain('id="store-down"');
     expect((await sale('r-after')).status).toBe(200);
   });
 
