@@ -213,6 +213,35 @@ describe('POS webhooks against the sandbox', () => {
       app.sandbox?.setWebhookUrl(`${app.url}/webhooks/pos`);
     }
   });
+  it('still shows a sale when the movement list answers with an endless body: the stock re-read does', async () => {
+    app.sandbox?.setWebhookUrl(undefined);
+    try {
+      const item = await stockedItem(app, 'U1');
+      const before = item.stock ?? 0;
+      const sale = await app.sandbox?.makeSale({ unitCode: 'U1', lines: [{ localId: item.id, count: 1 }] });
+      if (sale === undefined) throw new Error('no sandbox');
+      await fetch(`${app.posUrl}/sandbox/faults`, {
+        method: 'PUT',
+        headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+        body: JSON.stringify({ endpoint: 'movement-list', mode: 'endless' }),
+      });
+      const refetchedBefore = await metric(app, /^catalog_bridge_webhook_sales_total\{outcome="refetched"\}/);
+
+      const event = {
+        timestamp: sale.createdAt,
+        event: 'accounting.receipt.sale',
+        unitId: sale.unit.localId,
+        data: sale.receipt,
+      };
+      expect((await postWebhook(app, event)).status).toBe(200);
+      expect(await stockBecomes(app, 'U1', item.id, before - 1)).toBe(before - 1);
+      await app.webhooks.idle();
+      expect(await metric(app, /^catalog_bridge_webhook_sales_total\{outcome="refetched"\}/)).toBe(refetchedBefore + 1);
+    } finally {
+      await fetch(`${app.posUrl}/sandbox/faults`, { method: 'DELETE', headers: { 'x-api-key': KEY } });
+      app.sandbox?.setWebhookUrl(`${app.url}/webhooks/pos`);
+    }
+  });
 });
 
 describe('POS webhooks across a restart', () => {
