@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -107,11 +108,17 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
     logger: storeLogger,
     ...(deps.storeProbeMs === undefined ? {} : { retryMs: deps.storeProbeMs }),
   });
+  // The mark tells a store that lost everything (a Redis restarted empty) from one that holds the catalog.
+  const mark = (await parts.store.readMark()) ?? randomUUID();
+  await parts.store.writeMark(mark);
   const storeHealth = createStoreHealth({
     location: parts.storeLocation,
-    probe: () => parts.store.hasPointer(),
+    probe: async () => (await parts.store.readMark()) !== undefined,
     serving: () => catalog.current() !== undefined,
-    writeBack: () => catalog.rewriteStore(),
+    writeBack: async () => {
+      await catalog.rewriteStore();
+      await parts.store.writeMark(mark);
+    },
     logger: storeLogger,
     now,
     ...(deps.storeProbeMs === undefined ? {} : { intervalMs: deps.storeProbeMs }),

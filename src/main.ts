@@ -63,8 +63,10 @@ async function main(): Promise<void> {
   async function shutdown(signal: NodeJS.Signals): Promise<void> {
     if (stopping) {
       // A second signal: the operator does not want to wait for the downloads in flight.
-      logger.warn({ signal }, 'second signal: cutting the connections still open');
+      logger.warn({ signal }, 'second signal: cutting the connections still open, exiting within 3 s');
       app.cutConnections();
+      // Accepted webhooks are stored already; whatever else still runs is given a moment, not more.
+      setTimeout(() => process.exit(1), 3_000).unref();
       return;
     }
     stopping = true;

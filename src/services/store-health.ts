@@ -29,13 +29,13 @@ export interface StoreHealthDeps {
   /** Where the store is, without credentials (for log lines). */
   readonly location: string;
   /**
-   * A cheap read of the store: whether it holds a current catalog version (`false` also when it holds
-   * none of this source). Rejects when the store does not answer.
+   * A cheap read of the store: whether it still holds what the bridge wrote (its mark). Rejects when the
+   * store does not answer.
    */
   readonly probe: () => Promise<boolean>;
   /** Whether a catalog is served, which the store should then hold. */
   readonly serving: () => boolean;
-  /** Writes the served catalog back to a store that lost it. */
+  /** Writes the served catalog (if any) and the mark back to a store that lost them. */
   readonly writeBack: () => Promise<void>;
   readonly logger: {
     info(meta: object, message: string): void;
@@ -57,6 +57,8 @@ export function createStoreHealth(deps: StoreHealthDeps): StoreHealth {
   let state: StoreState = { up: true, since: deps.now().toISOString() };
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<StoreState> | undefined;
+  let writeBackFailures = 0;
+  let nextWriteBack = 0;
 
   function change(next: StoreState): void {
     state = next;
@@ -64,6 +66,7 @@ export function createStoreHealth(deps: StoreHealthDeps): StoreHealth {
   }
 
   async function probeOnce(): Promise<StoreState> {
+    /** Whether the store still holds what the bridge wrote. */
     let holdsCatalog: boolean;
     try {
       holdsCatalog = await withTimeout(deps.probe(), timeoutMs, 'the store probe');
@@ -85,13 +88,19 @@ export function createStoreHealth(deps: StoreHealthDeps): StoreHealth {
       deps.logger.info({ store: deps.location, downMs }, 'the store answers again');
       change({ up: true, since: deps.now().toISOString() });
     }
-    if (!holdsCatalog && deps.serving()) {
-      deps.logger.warn({ store: deps.location }, 'the store lost the catalog (restarted empty?): writing it back');
+    if (!holdsCatalog && Date.now() >= nextWriteBack) {
+      const serving = deps.serving();
+      if (serving) deps.logger.warn({ store: deps.location }, 'the store lost the catalog (restarted empty?): writing it back');
       try {
         await deps.writeBack();
-        deps.logger.info({ store: deps.location }, 'the catalog is in the store again');
+        writeBackFailures = 0;
+        if (serving) deps.logger.info({ store: deps.location }, 'the catalog is in the store again');
       } catch (error) {
-        deps.logger.error({ store: deps.location, err: error }, 'could not write the catalog back; trying again');
+        // A store that takes no writes (out of memory, a full disk) is not rewritten every 2 s.
+        writeBackFailures += 1;
+        const delayMs = Math.min(intervalMs * 2 ** writeBackFailures, 60_000);
+        nextWriteBack = Date.now() + delayMs;
+        deps.logger.error({ store: deps.location, err: error, retryInMs: delayMs }, 'could not write the catalog back');
       }
     }
     return state;

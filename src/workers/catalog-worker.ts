@@ -79,12 +79,25 @@ export default function runTask(message: CatalogWorkerTask): unknown {
     case 'readCatalog':
       return readCatalog(message.input);
     case 'resolveStockExport': {
-      const output = resolveStockExport(message.input);
-      // The parsed export is garbage now; so is the body's copy (see collect-garbage.ts).
-      collectGarbage();
-      return output;
+      try {
+        return resolveStockExport(message.input);
+      } catch (error) {
+        throw withCodeInMessage(error);
+      } finally {
+        // The parsed export is garbage now; so is the body's copy (see collect-garbage.ts).
+        collectGarbage();
+      }
     }
     case 'fingerprint':
       return fingerprint(message.input);
   }
+}
+
+/**
+ * An error's `code` does not cross the thread boundary (only name, message and stack are cloned), so it
+ * travels at the head of the message, `CODE: message`; `create-catalog-workers.ts` takes it off again.
+ */
+function withCodeInMessage(error: unknown): unknown {
+  if (!(error instanceof Error) || !('code' in error) || typeof error.code !== 'string') return error;
+  return new Error(`${error.code}: ${error.message}`);
 }

@@ -12,6 +12,16 @@ export class WorkerFailedError extends Error {
   readonly code = 'WORKER_FAILED';
 }
 
+/** An error a task threw with a code of its own, carried across the thread boundary (`catalog-worker.ts`). */
+export class WorkerTaskError extends Error {
+  override readonly name = 'WorkerTaskError';
+  readonly code: string;
+  constructor(code: string, message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
 export interface CatalogWorkersOptions {
   readonly pos: PosClientConfig;
   /** Threads for stock exports and fingerprints; default 2. */
@@ -64,6 +74,9 @@ export function createCatalogWorkers(options: CatalogWorkersOptions): CatalogWor
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
       const text = error instanceof Error ? error.message : String(error);
+      // A coded error of the task's own (a document over its limits, a stock export without a header).
+      const coded = /^([A-Z][A-Z0-9_]+): ([\s\S]*)$/.exec(text);
+      if (coded?.[1] !== undefined) throw new WorkerTaskError(coded[1], coded[2] ?? '');
       throw new WorkerFailedError(`worker task ${message.task} failed: ${text}`, { cause: error });
     }
   }

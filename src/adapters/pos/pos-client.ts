@@ -38,8 +38,10 @@ export type PosClientConfig = Pick<
   readonly apiKey: string;
   /** Bound on one call, attempts and backoff waits together; default 4 × `timeoutMs`. */
   readonly callBudgetMs?: number;
-  /** Largest stock export accepted; default 256 MiB. */
+  /** Largest stock export accepted; default `documents.maxDocumentBytes` (`POS_MAX_DOCUMENT_MB`), else 256 MiB. */
   readonly maxStockExportBytes?: number;
+  /** The documents' limits of the configuration; their cap bounds a stock export. */
+  readonly documents?: { readonly maxDocumentBytes: number };
   /** Largest JSON response accepted (`POS_MAX_PAGE_MB`); default 16 MiB. */
   readonly maxPageBytes?: number;
 };
@@ -195,7 +197,7 @@ export function createPosClient(options: CreatePosClientOptions): PosClient {
     budgetMs: config.callBudgetMs ?? 4 * config.timeoutMs,
   };
   const maxJsonBytes = config.maxPageBytes ?? DEFAULT_MAX_JSON_BYTES;
-  const maxStockExportBytes = config.maxStockExportBytes ?? DEFAULT_MAX_STOCK_EXPORT_BYTES;
+  const maxStockExportBytes = config.maxStockExportBytes ?? config.documents?.maxDocumentBytes ?? DEFAULT_MAX_STOCK_EXPORT_BYTES;
 
   /**
    * Foreign text (POS messages, network errors) could in theory echo the key; it never reaches a message.
@@ -350,7 +352,7 @@ export function createPosClient(options: CreatePosClientOptions): PosClient {
     return async (response, operation) => {
       const where = { method: operation.method, path: operation.path, status: response.statusCode };
       const bytes = await readCapped(response.body, maxJsonBytes, 'fail', () =>
-        invalidError(`response larger than ${maxJsonBytes} bytes`, where),
+        invalidError(`response larger than ${maxJsonBytes} bytes (POS_MAX_PAGE_MB; a smaller POS_PAGE_SIZE also helps)`, where),
       );
       let json: unknown;
       try {

@@ -57,8 +57,14 @@ export interface CatalogStore<Meta> {
   currentVersion(): Promise<string | undefined>;
   /** What the pointer names, whichever its source (for telling why nothing is served). */
   describeCurrent(): Promise<StoredVersionInfo<Meta> | undefined>;
-  /** Whether the store holds a pointer at all (one read; the store-health probe, `store-health.ts`). */
+  /** Whether the store holds a pointer at all (one read). */
   hasPointer(): Promise<boolean>;
+  /**
+   * A mark the bridge leaves in the store (`store-health.ts`): when it is gone, so is everything else
+   * the bridge wrote (a Redis restarted without persistence), even if a write since made a pointer again.
+   */
+  readMark(): Promise<string | undefined>;
+  writeMark(mark: string): Promise<void>;
   /**
    * Records this store's source on the version the pointer names, when the source recorded there is `from`
    * (`undefined`: none, a version stored before sources were recorded) and, if given, it is `version`: a
@@ -95,6 +101,9 @@ export interface KeyvCatalogStoreOptions {
   readonly prefix?: string;
 }
 
+/** How long an aborted publish may spend removing what it wrote. */
+const CLEANUP_MS = 5_000;
+
 /**
  * How a version is listed. Layout 2 (chunk list of its own, chunks shared between versions) since
  * incremental stock versions; entries without `layout` are of the first layout (`chunks` numbered chunks
@@ -129,6 +138,7 @@ export function createKeyvCatalogStore<Meta>(keyv: Keyv, options: KeyvCatalogSto
   const prefix = options.prefix ?? 'catalog';
   const POINTER_KEY = `${prefix}:current`;
   const VERSIONS_KEY = `${prefix}:versions`;
+  const MARK_KEY = `${prefix}:mark`;
 
   const metaKey = (version: string) => `${prefix}:v:${version}:meta`;
   const chunkListKey = (version: string) => `${prefix}:v:${version}:chunks`;
@@ -186,6 +196,19 @@ export function createKeyvCatalogStore<Meta>(keyv: Keyv, options: KeyvCatalogSto
     }
   }
 
+  /** Best effort, at most `CLEANUP_MS` in all, stopping at the first failed delete. */
+  async function removeWritten(keys: readonly string[]): Promise<void> {
+    const until = Date.now() + CLEANUP_MS;
+    for (const key of keys) {
+      if (Date.now() > until) return;
+      try {
+        await keyv.delete(key);
+      } catch {
+        return;
+      }
+    }
+  }
+
   async function prune(kept: readonly VersionPointer[], dropped: readonly VersionPointer[]): Promise<void> {
     if (dropped.length === 0) return;
     const inUse = new Set<string>();
@@ -227,8 +250,10 @@ export function createKeyvCatalogStore<Meta>(keyv: Keyv, options: KeyvCatalogSto
         // The last moment to give up: past it the version is published.
         signal?.throwIfAborted();
       } catch (error) {
-        // Nothing names this version: what it wrote would stay in the store for good.
-        for (const key of written) await keyv.delete(key).catch(() => undefined);
+        // Aborted (a deadline, a shutdown): nothing names this version, and what it wrote would stay in the
+        // store for good. Bounded, and given up at the first failure: a store that fails to write would
+        // fail to delete as well, and the caller holds the write lock meanwhile.
+        if (signal?.aborted) await removeWritten(written);
         throw error;
       }
       const pointer: VersionPointer = {
@@ -258,6 +283,15 @@ export function createKeyvCatalogStore<Meta>(keyv: Keyv, options: KeyvCatalogSto
 
     async hasPointer() {
       return (await keyv.get(POINTER_KEY)) !== undefined;
+    },
+
+    async readMark() {
+      const mark = await keyv.get(MARK_KEY);
+      return typeof mark === 'string' ? mark : undefined;
+    },
+
+    async writeMark(mark) {
+      await keyv.set(MARK_KEY, mark);
     },
 
     async describeCurrent() {

@@ -1,3 +1,5 @@
+import { setMaxListeners } from 'node:events';
+
 /**
  * Deadlines and cancellation of long runs (a full or stock sync): one `AbortSignal` that fires when the
  * run's own deadline passes or when whoever started it gives up (a shutdown), whichever comes first, with
@@ -27,13 +29,18 @@ export function shuttingDown(): RunAbortedError {
 
 export interface Deadline {
   readonly signal: AbortSignal;
-  /** Clears the timer and lets go of the outer signal; call it when the run has ended. */
+  /**
+   * Clears the timer, lets go of the outer signals and aborts what the run left behind (work of other
+   * units after one failed); call it when the run has ended.
+   */
   dispose(): void;
 }
 
 /** A signal that aborts after `deadlineMs` (reason: `deadlineExceeded`) or with the first of `outer` that does. */
 export function withDeadline(deadlineMs: number, ...outer: readonly (AbortSignal | undefined)[]): Deadline {
   const controller = new AbortController();
+  // Each request and worker task of a run listens to the one signal; a run has dozens at once.
+  setMaxListeners(0, controller.signal);
   const timer = setTimeout(() => controller.abort(deadlineExceeded(deadlineMs)), deadlineMs);
   // A pending deadline alone must not keep a process alive.
   timer.unref?.();
@@ -48,7 +55,11 @@ export function withDeadline(deadlineMs: number, ...outer: readonly (AbortSignal
     signal: controller.signal,
     dispose() {
       clearTimeout(timer);
-      for (const [index, signal] of signals.entries()) signal.removeEventListener('abort', follows[index] as () => void);
+      signals.forEach((signal, index) => {
+        const follow = follows[index];
+        if (follow !== undefined) signal.removeEventListener('abort', follow);
+      });
+      if (!controller.signal.aborted) controller.abort(new RunAbortedError('SYNC_ABORTED', 'the run has ended'));
     },
   };
 }

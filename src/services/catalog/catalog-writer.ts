@@ -14,8 +14,8 @@ import { materializeTexts, type ServedCatalog, type ServedVersion } from './serv
  */
 export interface CatalogWriter {
   /**
-   * Stores a full sync's version (purchase prices first), then serves it. Once `signal` has aborted, the
-   * store's pointer is not moved and nothing is served (the run ran over its deadline or was stopped).
+   * Stores a full sync's version (purchase prices first), then serves it. `signal` can stop it until the
+   * purchase prices are published: then no pointer has moved and nothing is served.
    */
   publishFull(input: FullVersion, signal?: AbortSignal): Promise<ServedVersion>;
   /**
@@ -168,10 +168,11 @@ export function createCatalogWriter(deps: CatalogWriterDeps): CatalogWriter {
           publishedAt,
           options,
         );
+        // Not aborted past here: the purchase prices' pointer has moved to this version, so the public one
+        // follows (a few seconds of writes, each under the store's own deadline).
         const keys = await store.publish(
           { version: snapshot.version, meta: metaOf(snapshot, input.fingerprint), chunks: chunksToWrite(input.chunks) },
           publishedAt,
-          options,
         );
         remember(input.chunks, keys);
         // Served inside the lock: a queued write of an older derived version then finds nothing to do.

@@ -111,6 +111,7 @@ export function createFullSync(deps: FullSyncDeps): (run?: SyncRunOptions) => Pr
         });
       }
       const { sources, merge, productCount: products } = read;
+      if (sources.articles !== undefined) stock.noteArticleCount(sources.articles.count);
       // From here on the run is publishing: comparing, checking, storing.
       ended = 'fingerprint';
       if (previous !== undefined && (await fingerprintOf(previous, signal)) === read.fingerprint) {

@@ -52,6 +52,8 @@ export interface StockSync {
   rereadChangedSince(readFrom: number, snapshot: CatalogSnapshot): void;
   /** Settles when the re-read started by `rereadChangedSince` (if any) has ended. */
   rereadDone(): Promise<void>;
+  /** The article count of the last full sync that read the POS, published or not (the exports' limits follow it). */
+  noteArticleCount(count: number): void;
 }
 
 export interface StockSyncDeps {
@@ -78,10 +80,12 @@ const MAX_RESOLVE_ATTEMPTS = 3;
 export function createStockSync(deps: StockSyncDeps): StockSync {
   const { pos, served, writer, workers, reports, options, logger, now } = deps;
 
-  /** The limits of a family's stock exports: by the article count of its full sync, when known. */
+  let lastArticleCount: number | undefined;
+  /** The limits of a family's stock exports: by the article count of the last full sync, when known. */
   function limitsOf(family: FamilyIdentity): DocumentLimits {
     const settings = options.documents ?? DEFAULT_DOCUMENT_LIMITS;
-    return family.articles === undefined ? unknownCatalogLimits(settings) : documentLimits(family.articles, settings);
+    const articles = lastArticleCount ?? family.articles;
+    return articles === undefined ? unknownCatalogLimits(settings) : documentLimits(articles, settings);
   }
   /**
    * Per unit, when the stock export last applied was read (performance.now()), and when its stock last
@@ -308,6 +312,9 @@ export function createStockSync(deps: StockSyncDeps): StockSync {
     },
     async rereadDone() {
       await rereading;
+    },
+    noteArticleCount(count) {
+      lastArticleCount = count;
     },
   };
 }

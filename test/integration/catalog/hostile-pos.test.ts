@@ -109,6 +109,13 @@ describe('catalog/ a full sync against a hostile POS', () => {
     expect(report.error?.message).toMatch(/has more than 1600 rows \(2 per article of the 300 in the article list/);
   });
 
+  it("reports a stock export's own error code from the worker thread that parsed it", async () => {
+    await sendJson(`${sandbox.url}/sandbox/faults`, 'PUT', { endpoint: 'stock-export', mode: 'entities' });
+    const report = await service.syncStock();
+    expect(report.outcome).toBe('failed');
+    expect(report.error?.code, report.error?.message).toBe('STOCK_EXPORT_INVALID');
+  });
+
   it('ends a stock sync whose export never ends at its byte limit', async () => {
     await sendJson(`${sandbox.url}/sandbox/faults`, 'PUT', { endpoint: 'stock-export', mode: 'endless' });
     const { result: report, growthMb } = await measured(() => service.syncStock());

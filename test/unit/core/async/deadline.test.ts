@@ -28,13 +28,15 @@ describe('core/async/deadline', () => {
     deadline.dispose();
   });
 
-  it('does not abort after dispose', async () => {
+  it('aborts what the run left behind when disposed, and then follows nothing else', async () => {
     const outer = new AbortController();
     const deadline = withDeadline(20, outer.signal);
     deadline.dispose();
-    outer.abort(shuttingDown());
+    expect(deadline.signal.aborted).toBe(true);
+    expect(deadline.signal.reason).toMatchObject({ code: 'SYNC_ABORTED', message: 'the run has ended' });
+    outer.abort(new Error('later'));
     await new Promise((resolve) => setTimeout(resolve, 60));
-    expect(deadline.signal.aborted).toBe(false);
+    expect(deadline.signal.reason).toMatchObject({ message: 'the run has ended' });
   });
 
   it('races a promise against the signal', async () => {
