@@ -8,6 +8,19 @@ import { readAllPages } from './paging.js';
 import { DocumentTooLargeError } from './parse-errors.js';
 import { PosError, PosRejectedError, PosResponseInvalidError, PosUnavailableError } from './pos-errors.js';
 import {
+  decodeUtf8,
+  describeNetworkError,
+  ERROR_BODY_BYTES,
+  isJsonMediaType,
+  isProgrammingError,
+  mentions,
+  type Operation,
+  type PosBodyStream,
+  readCapped,
+  rejectionHint,
+  toBodyStream,
+} from './pos-responses.js';
+import {
   formatIssues,
   PosClientDataSchema,
   type PosClientRecord,
@@ -22,6 +35,8 @@ import {
   SourceUnitSchema,
 } from './pos-schema.js';
 import { type AttemptContext, parseRetryAfterMs, type RetryPolicy, withRetries } from './retry.js';
+
+export type { PosBodyStream } from './pos-responses.js';
 
 /**
  * HTTP client of the POS interface (docs/pos-interface.md, part 4; behaviour in ./README.md).
@@ -93,15 +108,6 @@ export interface PosClientQuery {
   readonly company?: { readonly TIN?: string; readonly VATID?: string };
 }
 
-/**
- * A response body streamed chunk by chunk (single use). A body that breaks off mid-stream throws a
- * `PosUnavailableError` from the iteration. Leaving the loop early (or `cancel()`) releases the connection.
- */
-export interface PosBodyStream extends AsyncIterable<Uint8Array> {
-  readonly contentType?: string;
-  cancel(): void;
-}
-
 /** Per-call options of the POS client's reads. */
 export interface RequestOptions {
   readonly signal?: AbortSignal;
@@ -138,8 +144,6 @@ export interface PosClient {
 const DEFAULT_MAX_STOCK_EXPORT_BYTES = 256 * 1024 * 1024;
 /** One page of a list is ~1 MB at 500 items; parsed, 16 MiB of JSON already costs ~100 MB of objects. */
 const DEFAULT_MAX_JSON_BYTES = 16 * 1024 * 1024;
-/** How much of an error response is read to find the POS's error texts. */
-const ERROR_BODY_BYTES = 64 * 1024;
 
 const PATHS = {
   units: '/ext/unit/list',
@@ -149,14 +153,6 @@ const PATHS = {
 } as const;
 
 type ResponseData = Dispatcher.ResponseData;
-
-interface Operation {
-  readonly method: 'GET' | 'POST';
-  /** Path as called (base path included), for requests, logs and errors. */
-  readonly path: string;
-  readonly body?: string;
-  readonly accept: string;
-}
 
 /** What an attempt does with a 2xx response: read it within the attempt (so failures are retried) or hand it on. */
 type ResponseHandler<T> = (response: ResponseData, operation: Operation) => Promise<T>;
@@ -573,131 +569,4 @@ const silentLogger: PosClientLogger = {
 
 function defaultSleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/** undici errors that mean a bug on our side (or an unmocked call in tests): retrying cannot help. */
-const PROGRAMMING_ERROR_CODES = new Set(['UND_ERR_INVALID_ARG', 'UND_ERR_NOT_SUPPORTED', 'UND_MOCK_ERR_MOCK_NOT_MATCHED']);
-
-function isProgrammingError(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && PROGRAMMING_ERROR_CODES.has(code);
-}
-
-function rejectionHint(status: number): string {
-  if (status === 401 || status === 403) return `HTTP ${status}: the API key was refused (check POS_API_KEY)`;
-  if (status === 404) return `HTTP ${status}: not found (check POS_BASE_URL, POS_EXPORT_PATH_PREFIX, POS_UNIT_IDENTIFIER)`;
-  if (status >= 300 && status < 400) return `HTTP ${status}: unexpected redirect (check POS_BASE_URL)`;
-  return `HTTP ${status}`;
-}
-
-function describeNetworkError(error: unknown, redact: (text: string) => string): string {
-  if (!(error instanceof Error)) return 'network error';
-  const code = (error as { code?: unknown }).code;
-  const label = typeof code === 'string' ? `network error ${code}` : 'network error';
-  return redact(`${label}: ${error.message}`);
-}
-
-/** Whether redaction would change the text of an error (or of its causes). */
-function mentions(value: unknown, redact: (text: string) => string, depth: number): boolean {
-  if (depth > 5) return false;
-  const changes = (text: string) => redact(text) !== text;
-  if (!(value instanceof Error)) return changes(String(value));
-  if (changes(value.message) || changes(value.stack ?? '')) return true;
-  return value.cause !== undefined && mentions(value.cause, redact, depth + 1);
-}
-
-function decodeUtf8(bytes: Uint8Array): string {
-  // A BOM before JSON is not JSON, but it is harmless to drop.
-  return new TextDecoder('utf-8').decode(bytes).replace(/^\uFEFF/, '');
-}
-
-/**
- * Reads a body into memory up to `limit` bytes. Over the limit: `'fail'` destroys the body and throws
- * `onTooLarge()`, `'truncate'` stops and returns what it has.
- */
-async function readCapped(
-  body: ResponseData['body'],
-  limit: number,
-  overflow: 'fail' | 'truncate',
-  onTooLarge?: () => Error,
-): Promise<Uint8Array> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    const buffer = chunk as Buffer;
-    if (size + buffer.length > limit) {
-      body.destroy();
-      if (overflow === 'fail') throw onTooLarge?.() ?? new Error('body too large');
-      chunks.push(buffer.subarray(0, limit - size));
-      size = limit;
-      break;
-    }
-    chunks.push(buffer);
-    size += buffer.length;
-  }
-  return Buffer.concat(chunks, size);
-}
-
-/** `application/json` or `…+json`, parameters ignored. */
-function isJsonMediaType(header: string | readonly string[] | undefined): boolean {
-  const value = typeof header === 'string' ? header : header?.[0];
-  const type = value?.split(';')[0]?.trim().toLowerCase() ?? '';
-  return type === 'application/json' || type.endsWith('+json');
-}
-
-function toBodyStream(
-  response: ResponseData,
-  operation: Operation,
-  redact: (text: string) => string,
-  envelopeRejection: (bytes: Uint8Array, where: { method: string; path: string; status: number }) => PosRejectedError | undefined,
-): PosBodyStream {
-  const body = response.body;
-  const contentType = response.headers['content-type'];
-  async function* chunks(): AsyncGenerator<Uint8Array> {
-    let received = 0;
-    // A JSON answer is held back (up to ERROR_BODY_BYTES) to see whether it is an `isValid: false` envelope.
-    let held: Buffer[] | undefined = isJsonMediaType(contentType) ? [] : undefined;
-    try {
-      for await (const chunk of body) {
-        const buffer = chunk as Buffer;
-        received += buffer.length;
-        if (held === undefined) {
-          yield buffer;
-          continue;
-        }
-        held.push(buffer);
-        if (received > ERROR_BODY_BYTES) {
-          const release = held;
-          held = undefined;
-          yield* release;
-        }
-      }
-      if (held !== undefined) {
-        const bytes = Buffer.concat(held, received);
-        const where = { method: operation.method, path: operation.path, status: response.statusCode };
-        const rejected = envelopeRejection(bytes, where);
-        if (rejected !== undefined) throw rejected;
-        if (bytes.length > 0) yield bytes;
-      }
-    } catch (error) {
-      if (error instanceof PosError) throw error;
-      throw new PosUnavailableError(`the body broke off after ${received} bytes (${describeNetworkError(error, redact)})`, {
-        method: operation.method,
-        path: operation.path,
-        status: response.statusCode,
-        cause: error,
-      });
-    } finally {
-      // Reached also when the consumer leaves the loop early: release the connection.
-      if (!body.destroyed) body.destroy();
-    }
-  }
-  const iterator = chunks();
-  return {
-    ...(typeof contentType === 'string' ? { contentType } : {}),
-    [Symbol.asyncIterator]: () => iterator,
-    cancel() {
-      if (!body.destroyed) body.destroy();
-    },
-  };
 }
