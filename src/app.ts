@@ -30,6 +30,7 @@ import { createReadiness, type JobTiming, waitingReason } from './services/readi
 import { createStoreHealth, type StoreHealth, waitForStore } from './services/store-health.js';
 import { createWebhookProcessor, type WebhookProcessor } from './services/webhook-processor.js';
 import {
+  type CatalogParts,
   configuredSource,
   createCatalogParts,
   createConfiguredFeedService,
@@ -101,33 +102,7 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
   const parts = createCatalogParts(config, sandbox, source, logger, now);
   const { posUrl, pos, catalog, abortRuns, close: closeCatalogParts } = parts;
   const storeLogger = logger.child({ component: 'store' });
-  // Never a silent wait: a store that does not answer is named, once per attempt, until it does.
-  await waitForStore({
-    location: parts.storeLocation,
-    probe: () => parts.store.hasPointer(),
-    logger: storeLogger,
-    ...(deps.storeProbeMs === undefined ? {} : { retryMs: deps.storeProbeMs }),
-  });
-  // The mark tells a store that lost everything (a Redis restarted empty) from one that holds the catalog.
-  const mark = (await parts.store.readMark()) ?? randomUUID();
-  await parts.store.writeMark(mark);
-  const storeHealth = createStoreHealth({
-    location: parts.storeLocation,
-    probe: async () => (await parts.store.readMark()) !== undefined,
-    serving: () => catalog.current() !== undefined,
-    writeBack: async () => {
-      await catalog.rewriteStore();
-      await parts.store.writeMark(mark);
-    },
-    logger: storeLogger,
-    now,
-    ...(deps.storeProbeMs === undefined ? {} : { intervalMs: deps.storeProbeMs }),
-    onChange: (state) => {
-      metrics.storeUp.set(state.up ? 1 : 0);
-      if (!state.up) metrics.storeOutages.inc();
-    },
-  });
-  metrics.storeUp.set(1);
+  const storeHealth = await watchStore({ parts, metrics, logger: storeLogger, now, probeMs: deps.storeProbeMs });
   const inbox = openConfiguredWebhookInbox(config, source);
   const webhooks = createWebhookProcessor({
     inbox,
@@ -238,6 +213,46 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
     },
     cutConnections: () => drain.cut(),
   };
+}
+
+/**
+ * The store, watched (docs/failure-modes.md): waited for at start with a log line per attempt (never a
+ * silent wait), marked (the mark tells a store that lost everything, a Redis restarted empty, from one
+ * that holds the catalog), then probed; a store found without the mark gets the served catalog back.
+ */
+async function watchStore(options: {
+  readonly parts: CatalogParts;
+  readonly metrics: Metrics;
+  readonly logger: Logger;
+  readonly now: () => Date;
+  readonly probeMs: number | undefined;
+}): Promise<StoreHealth> {
+  const { parts, metrics, logger, probeMs } = options;
+  await waitForStore({
+    location: parts.storeLocation,
+    probe: () => parts.store.readMark(),
+    logger,
+    ...(probeMs === undefined ? {} : { retryMs: probeMs }),
+  });
+  const mark = (await parts.store.readMark()) ?? randomUUID();
+  await parts.store.writeMark(mark);
+  metrics.storeUp.set(1);
+  return createStoreHealth({
+    location: parts.storeLocation,
+    probe: async () => (await parts.store.readMark()) !== undefined,
+    serving: () => parts.catalog.current() !== undefined,
+    writeBack: async () => {
+      await parts.catalog.rewriteStore();
+      await parts.store.writeMark(mark);
+    },
+    logger,
+    now: options.now,
+    ...(probeMs === undefined ? {} : { intervalMs: probeMs }),
+    onChange: (state) => {
+      metrics.storeUp.set(state.up ? 1 : 0);
+      if (!state.up) metrics.storeOutages.inc();
+    },
+  });
 }
 
 /**

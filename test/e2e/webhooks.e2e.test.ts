@@ -52,6 +52,14 @@ async function stockBecomes(app: RunningApp, unit: string, id: string, expected:
   return stock;
 }
 
+/** Sells one piece of a stocked item of `unit` in the sandbox: the item, its stock before, the sale. */
+async function sellOne(app: RunningApp, unit: string) {
+  const item = await stockedItem(app, unit);
+  const sale = await app.sandbox?.makeSale({ unitCode: unit, lines: [{ localId: item.id, count: 1 }] });
+  if (sale === undefined) throw new Error('no sandbox');
+  return { item, before: item.stock ?? 0, sale };
+}
+
 function postWebhook(app: RunningApp, body: string | object, headers: Record<string, string> = { 'x-api-key': KEY }) {
   return fetch(`${app.url}/webhooks/pos`, {
     method: 'POST',
@@ -170,10 +178,7 @@ describe('POS webhooks against the sandbox', () => {
   it('processes a repeated delivery of the same sale once', async () => {
     app.sandbox?.setWebhookUrl(undefined);
     try {
-      const item = await stockedItem(app, 'U1');
-      const before = item.stock ?? 0;
-      const sale = await app.sandbox?.makeSale({ unitCode: 'U1', lines: [{ localId: item.id, count: 1 }] });
-      if (sale === undefined) throw new Error('no sandbox');
+      const { item, before, sale } = await sellOne(app, 'U1');
       const event = { timestamp: sale.createdAt, event: 'accounting.receipt.sale', data: sale.receipt };
       const appliedBefore = await metric(app, /^catalog_bridge_webhook_sales_total\{outcome="applied"\}/);
 
@@ -193,10 +198,7 @@ describe('POS webhooks against the sandbox', () => {
   it('re-reads the unit stock when the sale has no movements to find', async () => {
     app.sandbox?.setWebhookUrl(undefined);
     try {
-      const item = await stockedItem(app, 'U2');
-      const before = item.stock ?? 0;
-      const sale = await app.sandbox?.makeSale({ unitCode: 'U2', lines: [{ localId: item.id, count: 1 }] });
-      if (sale === undefined) throw new Error('no sandbox');
+      const { item, before, sale } = await sellOne(app, 'U2');
       // A receipt id the movement list does not know: only the re-read can show the sale.
       const event = {
         timestamp: sale.createdAt,
@@ -213,13 +215,11 @@ describe('POS webhooks against the sandbox', () => {
       app.sandbox?.setWebhookUrl(`${app.url}/webhooks/pos`);
     }
   });
+
   it('still shows a sale when the movement list answers with an endless body: the stock re-read does', async () => {
     app.sandbox?.setWebhookUrl(undefined);
     try {
-      const item = await stockedItem(app, 'U1');
-      const before = item.stock ?? 0;
-      const sale = await app.sandbox?.makeSale({ unitCode: 'U1', lines: [{ localId: item.id, count: 1 }] });
-      if (sale === undefined) throw new Error('no sandbox');
+      const { item, before, sale } = await sellOne(app, 'U1');
       await fetch(`${app.posUrl}/sandbox/faults`, {
         method: 'PUT',
         headers: { 'x-api-key': KEY, 'content-type': 'application/json' },

@@ -57,8 +57,6 @@ export interface CatalogStore<Meta> {
   currentVersion(): Promise<string | undefined>;
   /** What the pointer names, whichever its source (for telling why nothing is served). */
   describeCurrent(): Promise<StoredVersionInfo<Meta> | undefined>;
-  /** Whether the store holds a pointer at all (one read). */
-  hasPointer(): Promise<boolean>;
   /**
    * A mark the bridge leaves in the store (`store-health.ts`): when it is gone, so is everything else
    * the bridge wrote (a Redis restarted without persistence), even if a write since made a pointer again.
@@ -279,10 +277,6 @@ export function createKeyvCatalogStore<Meta>(keyv: Keyv, options: KeyvCatalogSto
     async currentVersion() {
       const pointer = (await keyv.get(POINTER_KEY)) as VersionPointer | undefined;
       return pointer !== undefined && isOwn(pointer) ? pointer.version : undefined;
-    },
-
-    async hasPointer() {
-      return (await keyv.get(POINTER_KEY)) !== undefined;
     },
 
     async readMark() {

@@ -147,11 +147,7 @@ export function createFullSync(deps: FullSyncDeps): (run?: SyncRunOptions) => Pr
       await writer.publishFull(
         {
           snapshot,
-          family: {
-            id: version,
-            identity: read.identity,
-            ...(sources.articles === undefined ? {} : { articles: sources.articles.count }),
-          },
+          family: { id: version, identity: read.identity },
           chunks: read.products,
           internal: read.internal,
           fingerprint: read.fingerprint,

@@ -17,8 +17,6 @@ export interface FamilyIdentity {
   /** Id of the family (the version that started it); positions are valid for every version of it. */
   readonly id: string;
   readonly identity: Uint8Array;
-  /** The article count of the full sync that made it (the stock exports' limits follow it); unknown after a load. */
-  readonly articles?: number;
 }
 
 export interface StockExportInput {

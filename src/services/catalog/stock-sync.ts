@@ -21,7 +21,7 @@ import {
 } from './catalog-types.js';
 import type { CatalogWorkers } from './catalog-workers.js';
 import type { CatalogWriter } from './catalog-writer.js';
-import type { FamilyIdentity, StockExportOutput } from './resolve-stock-export.js';
+import type { StockExportOutput } from './resolve-stock-export.js';
 import type { ServedCatalog, ServedVersion } from './served-catalog.js';
 import type { SyncReports } from './sync-reports.js';
 
@@ -81,11 +81,10 @@ export function createStockSync(deps: StockSyncDeps): StockSync {
   const { pos, served, writer, workers, reports, options, logger, now } = deps;
 
   let lastArticleCount: number | undefined;
-  /** The limits of a family's stock exports: by the article count of the last full sync, when known. */
-  function limitsOf(family: FamilyIdentity): DocumentLimits {
+  /** The limits of the stock exports: by the article count of the last full sync, when known. */
+  function exportLimits(): DocumentLimits {
     const settings = options.documents ?? DEFAULT_DOCUMENT_LIMITS;
-    const articles = lastArticleCount ?? family.articles;
-    return articles === undefined ? unknownCatalogLimits(settings) : documentLimits(articles, settings);
+    return lastArticleCount === undefined ? unknownCatalogLimits(settings) : documentLimits(lastArticleCount, settings);
   }
   /**
    * Per unit, when the stock export last applied was read (performance.now()), and when its stock last
@@ -120,7 +119,7 @@ export function createStockSync(deps: StockSyncDeps): StockSync {
           family,
           stockKey: options.stockKey,
           stockColumns: options.stockColumns,
-          limits: limitsOf(family),
+          limits: exportLimits(),
         },
         signal,
       );
@@ -171,7 +170,7 @@ export function createStockSync(deps: StockSyncDeps): StockSync {
       const read = await mapLimit(units, options.concurrency, async (unit) => {
         const readAt = performance.now();
         // Raced as well: the client's retries wait out their backoff before they look at the signal.
-        const maxBytes = limitsOf(previous.family).maxStockExportBytes;
+        const maxBytes = exportLimits().maxStockExportBytes;
         const body = await raceAbort(pos.fetchStockExport(unit, { signal, maxBytes }), signal);
         return { unit, readAt, output: await resolveForServed(unit, body, signal), body };
       });
