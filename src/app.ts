@@ -12,6 +12,7 @@ import { withTimeout } from './core/async/deadline.js';
 import { retryDelayMs } from './core/async/retry-backoff.js';
 import type { CatalogSnapshot } from './core/catalog/catalog.js';
 import type { CatalogSource } from './core/catalog/catalog-source.js';
+import { openInstanceGroup } from './group-wiring.js';
 import { createHttpApp } from './http/create-http-app.js';
 import { createServerDrain } from './http/drain-server.js';
 import { createAdminRoutes } from './http/routes/admin-routes.js';
@@ -20,12 +21,13 @@ import { createFeedRoutes } from './http/routes/feed-routes.js';
 import { createMetricsRoutes } from './http/routes/metrics-routes.js';
 import { createStatusRoutes } from './http/routes/status-routes.js';
 import { createWebhookRoutes } from './http/routes/webhook-routes.js';
-import { createScheduler, type Scheduler } from './jobs/scheduler.js';
+import { createScheduler, type JobOutcome, type Scheduler } from './jobs/scheduler.js';
 import type { RunningSandbox } from './sandbox/start-sandbox.js';
 import type { CatalogService, SyncJob, SyncReport } from './services/catalog-service.js';
 import { openStoredCatalog, type StoredCatalogStart } from './services/catalog-start.js';
 import { type FeedPrewarm, startFeedPrewarm } from './services/feed-prewarm.js';
 import type { FeedService } from './services/feed-service.js';
+import type { GroupStatus } from './services/group-monitor.js';
 import { createReadiness, type JobTiming, waitingReason } from './services/readiness.js';
 import { createStoreHealth, type StoreHealth, waitForStore } from './services/store-health.js';
 import { createWebhookProcessor, type WebhookProcessor } from './services/webhook-processor.js';
@@ -99,11 +101,27 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
   const templates = await loadConfiguredTemplates(config);
   const source = await configuredSource(config);
   const sandbox = await startSandboxIfNeeded(config, logger);
-  const parts = createCatalogParts(config, sandbox, source, logger, now);
+  // Several instances on one Redis: a leader runs the syncs, the others follow (docs/scale-out.md).
+  const group = openInstanceGroup(config, metrics, logger);
+  const parts = createCatalogParts(config, sandbox, source, logger, now, group?.parts);
   const { posUrl, pos, catalog, abortRuns, close: closeCatalogParts } = parts;
   const storeLogger = logger.child({ component: 'store' });
-  const storeHealth = await watchStore({ parts, metrics, logger: storeLogger, now, probeMs: deps.storeProbeMs });
-  const inbox = openConfiguredWebhookInbox(config, source);
+  const storeHealth = await watchStore({
+    parts,
+    metrics,
+    logger: storeLogger,
+    now,
+    probeMs: deps.storeProbeMs,
+    mayWriteBack: group?.coordinator.isLeader,
+  });
+  const inbox = openConfiguredWebhookInbox(
+    config,
+    source,
+    group && {
+      redis: group.redis,
+      onError: (error, what) => logger.warn({ err: error, component: 'webhooks' }, `${what} failed; retrying`),
+    },
+  );
   const webhooks = createWebhookProcessor({
     inbox,
     pos,
@@ -122,7 +140,7 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
   });
   const eventLoop = createEventLoopMonitor({ histogram: metrics.eventLoopDelay });
   const retryDelay = deps.syncRetryDelayMs ?? ((failures: number) => retryDelayMs(failures, Math.random));
-  const jobs = createJobs({ config, catalog, metrics, logger, now, retryDelay });
+  const jobs = createJobs({ config, catalog, metrics, logger, now, retryDelay, leader: group?.coordinator.isLeader });
 
   const closeAll = () =>
     closeParts({
@@ -136,19 +154,25 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
       closeStores: async () => {
         await inbox.close();
         await closeCatalogParts();
+        await group?.close();
       },
     });
 
+  // The lease first: the leader may adopt the stored catalog, and then it syncs.
+  await group?.coordinator.start();
   const stored = await openStoredCatalog({
     catalog,
     source,
     listUnits: async () => (await pos.listUnits()).items,
     logger: logger.child({ component: 'catalog' }),
   });
+  await group?.begin({ catalog, jobs, inboxStats: inbox.shared?.stats });
   jobs.start();
   storeHealth.start();
-  // Every start syncs at once, whatever is served meanwhile: the POS may have changed while the bridge was down.
-  const initialSync = jobs.runNow('sync-catalog').then(() => undefined);
+  // Every start syncs at once, whatever is served meanwhile: the POS may have changed while the bridge was
+  // down. In a group only the leader does; the others serve what it publishes.
+  const initialSync =
+    group === undefined || group.coordinator.isLeader() ? jobs.runNow('sync-catalog').then(() => undefined) : Promise.resolve();
   resumeWebhooks(webhooks, logger);
 
   const timing = (job: SyncJob): JobTiming | undefined => {
@@ -168,9 +192,23 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
         timing,
         stopping: () => drain.started,
         store: () => storeHealth.state(),
+        ...(group === undefined ? {} : { group: () => group.status() }),
       }),
     },
-    routers: createRouters({ config, catalog, feeds, jobs, webhooks, metrics, source, stored, timing, storeHealth }),
+    routers: createRouters({
+      config,
+      catalog,
+      feeds,
+      jobs,
+      webhooks,
+      metrics,
+      source,
+      stored,
+      timing,
+      storeHealth,
+      runJob: group === undefined ? (job) => jobs.runNow(job) : (job) => group.runJob(job),
+      group: () => group?.status(),
+    }),
   });
   const server = httpApp.listen(config.http.port, config.http.host);
   const drain = createServerDrain(server);
@@ -178,6 +216,7 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
     await once(server, 'listening');
   } catch (error) {
     await jobs.stop();
+    await group?.stop();
     await closeAll();
     await sandbox?.stop();
     throw error;
@@ -204,7 +243,7 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
         // Syncs running now (scheduled, or re-reads after sales) end soon: their results would not be used.
         abortRuns();
         // The drain and the sync's abort run together; webhook processing and the store close after both.
-        const [drained] = await Promise.all([drain.run(graceMs), jobs.stop()]);
+        const [drained] = await Promise.all([drain.run(graceMs), jobs.stop().then(() => group?.stop())]);
         if (drained.cut > 0) logger.warn({ connections: drained.cut, graceMs }, 'shutdown cut connections still open');
         await closeAll();
         await sandbox?.stop();
@@ -226,6 +265,7 @@ async function watchStore(options: {
   readonly logger: Logger;
   readonly now: () => Date;
   readonly probeMs: number | undefined;
+  readonly mayWriteBack: (() => boolean) | undefined;
 }): Promise<StoreHealth> {
   const { parts, metrics, logger, probeMs } = options;
   await waitForStore({
@@ -247,6 +287,7 @@ async function watchStore(options: {
     },
     logger,
     now: options.now,
+    ...(options.mayWriteBack === undefined ? {} : { mayWriteBack: options.mayWriteBack }),
     ...(probeMs === undefined ? {} : { intervalMs: probeMs }),
     onChange: (state) => {
       metrics.storeUp.set(state.up ? 1 : 0);
@@ -295,12 +336,15 @@ function createJobs(parts: {
   readonly logger: Logger;
   readonly now: () => Date;
   readonly retryDelay: (failures: number) => number;
+  /** In a group: whether this instance leads (only the leader runs scheduled syncs). */
+  readonly leader: (() => boolean) | undefined;
 }): Scheduler {
-  const { config, catalog, metrics, logger, now } = parts;
+  const { config, catalog, metrics, logger, now, leader } = parts;
   const jobs = createScheduler({
     timezone: config.sync.timezone,
     logger: logger.child({ component: 'scheduler' }),
     now,
+    ...(leader === undefined ? {} : { shouldRun: async () => leader() }),
     onOutcome(outcome) {
       const report = outcome.ok ? (outcome.result as { outcome?: string; error?: { code: string } } | undefined) : undefined;
       metrics.jobRuns.inc({ job: outcome.job, outcome: outcome.ok ? (report?.outcome ?? 'ok') : 'crashed' });
@@ -334,6 +378,8 @@ function createRouters(parts: {
   readonly stored: StoredCatalogStart;
   readonly timing: (job: SyncJob) => JobTiming | undefined;
   readonly storeHealth: StoreHealth;
+  readonly runJob: (job: SyncJob) => Promise<JobOutcome>;
+  readonly group: () => GroupStatus | undefined;
 }): Router[] {
   const { config, catalog, feeds, jobs, webhooks, metrics } = parts;
   return [
@@ -355,6 +401,7 @@ function createRouters(parts: {
       notServed: () => parts.stored.notServed(),
       timing: parts.timing,
       store: () => parts.storeHealth.state(),
+      group: parts.group,
     }),
     createFeedRoutes({
       feeds,
@@ -366,7 +413,7 @@ function createRouters(parts: {
     createMetricsRoutes(metrics.registry),
     createAdminRoutes({
       token: config.admin.token,
-      runJob: (job) => jobs.runNow(job),
+      runJob: parts.runJob,
       unavailable: () => {
         const store = parts.storeHealth.state();
         return store.up ? undefined : `The store does not answer (${store.reason ?? 'no answer'}); try again once it is back`;

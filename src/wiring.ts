@@ -1,8 +1,10 @@
-import { scrypt } from 'node:crypto';
+import { randomBytes, scrypt } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DocPages } from './adapters/docs/doc-pages.js';
+import type { RedisGroup } from './adapters/group/redis-group.js';
 import type { Logger } from './adapters/logger/create-logger.js';
 import { createPosClient, type PosClient } from './adapters/pos/pos-client.js';
 import { openKeyv } from './adapters/store/create-keyv.js';
@@ -101,6 +103,22 @@ export async function configuredSource(config: Config): Promise<CatalogSource> {
   return posSource(baseUrl, hash.toString('hex'));
 }
 
+/** Several instances on one Redis (docs/scale-out.md): the group's Redis parts and this instance's role. */
+export interface GroupParts {
+  readonly redis: RedisGroup;
+  readonly isLeader: () => boolean;
+}
+
+/** Whether the store is shared by a group of instances (Redis). */
+export function isGroupStore(config: Config): boolean {
+  return /^rediss?:\/\//.test(config.store.url);
+}
+
+/** This instance's name in the group: `INSTANCE_ID`, or its host, process id and a random suffix. */
+export function instanceIdOf(config: Config): string {
+  return config.group.instanceId ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+}
+
 export interface CatalogParts {
   /** Base URL of the POS read: the configured one, or the sandbox's. */
   readonly posUrl: string;
@@ -122,12 +140,15 @@ export function createCatalogParts(
   source: CatalogSource,
   logger: Logger,
   now: () => Date,
+  group?: GroupParts,
 ): CatalogParts {
   const posUrl = config.pos.baseUrl ?? sandbox?.url ?? '';
   const apiKey = config.pos.apiKey ?? config.sandbox.apiKey;
   const opened = openKeyv(config.store.url);
-  const store = createKeyvCatalogStore<CatalogMeta>(opened.keyv, { source });
-  const internalStore = createKeyvCatalogStore<{ version: string }>(opened.keyv, { source, prefix: 'internal' });
+  // In a group, pointers are native Redis keys moved only under the leader's lease (fencing).
+  const pointer = group === undefined ? {} : { pointer: group.redis.pointer };
+  const store = createKeyvCatalogStore<CatalogMeta>(opened.keyv, { source, ...pointer });
+  const internalStore = createKeyvCatalogStore<{ version: string }>(opened.keyv, { source, prefix: 'internal', ...pointer });
   const posConfig = { ...config.pos, baseUrl: posUrl, apiKey };
   const pos = createPosClient({ config: posConfig, logger: logger.child({ component: 'pos-client' }) });
   // The full sync reads the POS from a worker thread with a client of its own, configured the same way.
@@ -142,6 +163,7 @@ export function createCatalogParts(
     now,
     options: catalogServiceOptions(config),
     signal: shutdown.signal,
+    ...(group === undefined ? {} : { group: { journal: group.redis.journal, source: source.id, isLeader: group.isLeader } }),
   });
   return {
     posUrl,
@@ -199,7 +221,20 @@ function linkTemplates(config: Config, sandbox: RunningSandbox | undefined): { p
   return { ...(productUrl === undefined ? {} : { productUrl }), ...(imageUrl === undefined ? {} : { imageUrl }) };
 }
 
-/** The webhook inbox for the configured store (`adapters/store/open-webhook-inbox.ts`), for `source`'s events. */
-export function openConfiguredWebhookInbox(config: Config, source: CatalogSource): WebhookInbox<StoredWebhookEvent> {
-  return openWebhookInbox<StoredWebhookEvent>(config.store.url, source.id);
+/**
+ * The webhook inbox for the configured store (`adapters/store/open-webhook-inbox.ts`), for `source`'s events;
+ * in a group, the shared stream (events an earlier release left in its keyv inbox are moved into it).
+ */
+export function openConfiguredWebhookInbox(
+  config: Config,
+  source: CatalogSource,
+  group?: { readonly redis: RedisGroup; readonly onError: (error: unknown, what: string) => void },
+): WebhookInbox<StoredWebhookEvent> {
+  if (group === undefined) return openWebhookInbox<StoredWebhookEvent>(config.store.url, source.id);
+  return group.redis.inbox<StoredWebhookEvent>({
+    source: source.id,
+    claimIdleMs: config.group.claimIdleMs,
+    onError: group.onError,
+    legacy: openWebhookInbox<unknown>(config.store.url, source.id),
+  });
 }

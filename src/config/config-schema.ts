@@ -171,6 +171,25 @@ export const ConfigSchema = z.object({
     .regex(/^(sqlite:\/\/.+|redis(s)?:\/\/.+|memory:\/\/)$/, 'must be sqlite://PATH, redis://HOST:PORT or memory://')
     .default('sqlite://data/catalog.sqlite')
     .describe('keyv store: sqlite://PATH (embedded), redis://... (shared by several instances), memory:// (tests)'),
+  INSTANCE_ID: z
+    .string()
+    .regex(/^[A-Za-z0-9._:-]{1,100}$/, 'may hold letters, digits and . _ : - (at most 100)')
+    .optional()
+    .describe(
+      'Name of this instance in a group on Redis, shown as leader and used as its inbox consumer (default: host name, process id and a random suffix)',
+    ),
+  GROUP_LEASE_MS: int(
+    10_000,
+    1_000,
+    600_000,
+    'With STORE_URL=redis://: how long the leader lease lasts unless renewed (renewed every third of it); a dead leader is replaced within it, in milliseconds',
+  ),
+  WEBHOOK_CLAIM_IDLE_MS: int(
+    30_000,
+    1_000,
+    3_600_000,
+    'With STORE_URL=redis://: how long a webhook event may stay with an instance that does not complete it (it died) before another takes it over, in milliseconds',
+  ),
   CATALOG_SYNC_CRON: cron('*/15 * * * *', 'Full sync: units, price lists, articles, stock'),
   STOCK_SYNC_CRON: cron('*/5 * * * *', 'Stock sync: stock exports merged onto the current catalog'),
   SYNC_TIMEZONE: z

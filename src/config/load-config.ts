@@ -43,6 +43,8 @@ export interface Config {
     readonly shutdownGraceMs: number;
   };
   readonly store: { readonly url: string };
+  /** Several instances on one Redis (docs/scale-out.md). */
+  readonly group: { readonly instanceId: string | undefined; readonly leaseMs: number; readonly claimIdleMs: number };
   readonly sync: {
     readonly catalogCron: string;
     readonly stockCron: string;
@@ -192,6 +194,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     },
     store: { url: e.STORE_URL },
+    group: { instanceId: e.INSTANCE_ID, leaseMs: e.GROUP_LEASE_MS, claimIdleMs: e.WEBHOOK_CLAIM_IDLE_MS },
     sync: {
       catalogCron: e.CATALOG_SYNC_CRON,
       stockCron: e.STOCK_SYNC_CRON,

@@ -1,3 +1,4 @@
+import type { ChangeJournal } from '../adapters/group/redis-change-journal.js';
 import type { PosClient } from '../adapters/pos/pos-client.js';
 import type { CatalogStore, StoredVersionInfo } from '../adapters/store/keyv-catalog-store.js';
 import type { StockDelta } from '../core/catalog/apply-stock.js';
@@ -14,8 +15,9 @@ import type {
   SyncReport,
 } from './catalog/catalog-types.js';
 import type { CatalogWorkers } from './catalog/catalog-workers.js';
-import { createCatalogWriter } from './catalog/catalog-writer.js';
+import { type CatalogWriter, createCatalogWriter } from './catalog/catalog-writer.js';
 import { createFullSync, type SyncRunOptions } from './catalog/full-sync.js';
+import { createReplication, type Replication, type ReplicationState } from './catalog/replication.js';
 import { type CatalogListener, createServedCatalog } from './catalog/served-catalog.js';
 import { createStockSync, type StockDeltaResult } from './catalog/stock-sync.js';
 import { createSyncReports } from './catalog/sync-reports.js';
@@ -33,8 +35,18 @@ export type {
 } from './catalog/catalog-types.js';
 export { catalogServiceOptions } from './catalog/catalog-types.js';
 export type { SyncRunOptions } from './catalog/full-sync.js';
+export type { ReplicationState } from './catalog/replication.js';
 export type { CatalogChange, CatalogListener } from './catalog/served-catalog.js';
 export type { StockDeltaResult } from './catalog/stock-sync.js';
+
+/** Several instances on Redis (docs/scale-out.md): what the catalog needs of the group. */
+export interface CatalogGroup {
+  readonly journal: ChangeJournal;
+  /** The source id the group's changes are recorded for. */
+  readonly source: string;
+  /** Whether this instance holds the lease (only the leader writes the store). */
+  readonly isLeader: () => boolean;
+}
 
 export interface CatalogServiceDeps {
   /** Stock exports are fetched here; everything else the full sync reads, `workers` reads. */
@@ -53,6 +65,8 @@ export interface CatalogServiceDeps {
   readonly onPhase?: (phase: SyncPhase, ms: number, unit?: string) => void;
   /** Aborts every run, whoever started it (a shutdown); each run also has its own deadline and signal. */
   readonly signal?: AbortSignal;
+  /** Set when several instances share a Redis store. */
+  readonly group?: CatalogGroup;
 }
 
 export interface CatalogService {
@@ -103,6 +117,11 @@ export interface CatalogService {
    * changed when the version was made from the previous one by stock changes.
    */
   onChange(listener: CatalogListener): void;
+  /** With a group: follows the group's change stream until `stopFollowing`. */
+  startFollowing(): void;
+  stopFollowing(): Promise<void>;
+  /** With a group: where this instance stands in it; `undefined` without one. */
+  groupState(): Promise<ReplicationState | undefined>;
 }
 
 /**
@@ -115,8 +134,39 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
   const { store, logger, now } = deps;
   const served = createServedCatalog(logger);
   const reports = createSyncReports(store, logger);
-  const writer = createCatalogWriter({ store, internalStore: deps.internalStore, served, logger, now });
+  // Bound once the stock sync exists: the group's stock changes mark its units (full syncs re-read them).
+  let onStockChanged: (units: readonly string[]) => void = () => undefined;
+  const writerRef: { current?: CatalogWriter } = {};
+  const replication: Replication | undefined =
+    deps.group &&
+    createReplication({
+      journal: deps.group.journal,
+      source: deps.group.source,
+      served,
+      load: async () => writerRef.current?.load(),
+      onStockChanged: (units) => onStockChanged(units),
+      logger,
+    });
+  const group = deps.group;
+  const writer = createCatalogWriter({
+    store,
+    internalStore: deps.internalStore,
+    served,
+    logger,
+    now,
+    ...(group === undefined || replication === undefined
+      ? {}
+      : {
+          group: {
+            canWrite: group.isLeader,
+            positionOf: replication.positionOf,
+            noteLoaded: replication.noteLoaded,
+            announcing: replication.announcing,
+          },
+        }),
+  });
   const stock = createStockSync({
+    ...(replication === undefined ? {} : { replication }),
     ...(deps.signal === undefined ? {} : { signal: deps.signal }),
     pos: deps.pos,
     served,
@@ -127,6 +177,13 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
     logger,
     now,
   });
+  writerRef.current = writer;
+  onStockChanged = (units) => {
+    stock.markStockChanged(units);
+    // The leader stores what the group serves (a follower's writer stores nothing).
+    if (replication !== undefined)
+      writer.persistSoon().catch((error: unknown) => logger.error({ err: error }, 'could not store the catalog'));
+  };
   const syncCatalog = createFullSync({
     ...(deps.signal === undefined ? {} : { signal: deps.signal }),
     served,
@@ -173,5 +230,8 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
     lastReport: (job) => reports.last(job),
     recentReports: (job) => reports.recent(job),
     onChange: (listener) => served.onChange(listener),
+    startFollowing: () => replication?.start(),
+    stopFollowing: async () => replication?.stop(),
+    groupState: async () => replication?.state(),
   };
 }

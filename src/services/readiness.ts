@@ -1,5 +1,6 @@
 import type { CatalogService, SyncJob, SyncReport } from './catalog-service.js';
 import type { NotServedCatalog } from './catalog-start.js';
+import type { GroupStatus } from './group-monitor.js';
 import type { StoreState } from './store-health.js';
 import type { WebhookProcessor } from './webhook-processor.js';
 
@@ -44,6 +45,8 @@ export function createReadiness(deps: {
   readonly stopping?: () => boolean;
   /** Whether the store answers; while it does not, a served catalog is degraded. */
   readonly store?: () => StoreState;
+  /** With several instances on Redis: this instance's role and how far behind the group it is. */
+  readonly group?: () => GroupStatus | undefined;
 }): () => Readiness {
   const { catalog, webhooks, now } = deps;
   return () => {
@@ -69,8 +72,11 @@ export function createReadiness(deps: {
         : null;
     }
     const store = deps.store?.();
+    const group = deps.group?.();
+    const groupProblem = groupProblemOf(group);
     const degraded =
       store?.up === false ||
+      groupProblem !== undefined ||
       JOBS.some((job) => {
         const outcome = catalog.lastReport(job)?.outcome;
         return outcome === 'failed' || outcome === 'refused';
@@ -78,6 +84,7 @@ export function createReadiness(deps: {
     const common = {
       source: deps.source,
       ...(store === undefined ? {} : { store }),
+      ...(group === undefined ? {} : { group }),
       jobs: lastRuns,
       webhooks: webhooks.stats(),
       eventLoopDelay: deps.eventLoop(),
@@ -101,7 +108,11 @@ export function createReadiness(deps: {
     return {
       ready: true,
       degraded,
-      ...(store?.up === false ? { reason: `the store does not answer since ${store.since}: ${store.reason ?? ''}` } : {}),
+      ...(store?.up === false
+        ? { reason: `the store does not answer since ${store.since}: ${store.reason ?? ''}` }
+        : groupProblem === undefined
+          ? {}
+          : { reason: groupProblem }),
       version: snapshot.version,
       generatedAt: snapshot.generatedAt,
       ageSeconds: Math.max(0, Math.round((now().getTime() - Date.parse(snapshot.generatedAt)) / 1000)),
@@ -110,4 +121,13 @@ export function createReadiness(deps: {
       ...common,
     };
   };
+}
+
+/** Why the group makes this instance degraded: Redis does not answer, or it serves an older version than the group. */
+function groupProblemOf(group: GroupStatus | undefined): string | undefined {
+  if (group === undefined) return undefined;
+  if (group.error !== undefined) return `the group's Redis does not answer: ${group.error}`;
+  if (group.behind > 0)
+    return `this instance is ${group.behind} change(s) behind the group's version ${group.groupVersion ?? ''}`;
+  return undefined;
 }

@@ -37,6 +37,8 @@ export interface StoreHealthDeps {
   readonly serving: () => boolean;
   /** Writes the served catalog (if any) and the mark back to a store that lost them. */
   readonly writeBack: () => Promise<void>;
+  /** Whether this instance writes back (in a group only the leader does; the others wait for its mark). */
+  readonly mayWriteBack?: () => boolean;
   readonly logger: {
     info(meta: object, message: string): void;
     warn(meta: object, message: string): void;
@@ -88,7 +90,7 @@ export function createStoreHealth(deps: StoreHealthDeps): StoreHealth {
       deps.logger.info({ store: deps.location, downMs }, 'the store answers again');
       change({ up: true, since: deps.now().toISOString() });
     }
-    if (!holdsCatalog && Date.now() >= nextWriteBack) {
+    if (!holdsCatalog && (deps.mayWriteBack?.() ?? true) && Date.now() >= nextWriteBack) {
       const serving = deps.serving();
       if (serving) deps.logger.warn({ store: deps.location }, 'the store lost the catalog (restarted empty?): writing it back');
       try {

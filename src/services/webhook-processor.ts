@@ -332,10 +332,17 @@ export function createWebhookProcessor(deps: WebhookProcessorDeps): WebhookProce
   return {
     async accept(dedupeKey, event) {
       const { entry, duplicate } = await inbox.accept(dedupeKey, event, deps.now());
-      if (!duplicate) enqueue(fresh(entry));
+      // A shared inbox hands the event to one instance of the group, maybe this one (`resume`).
+      if (!duplicate && inbox.shared === undefined) enqueue(fresh(entry));
       return { duplicate };
     },
     async resume() {
+      if (inbox.shared !== undefined) {
+        inbox.shared.consume((entries) => {
+          for (const entry of entries) enqueue(fresh(entry));
+        });
+        return 0;
+      }
       const discarding = inbox.discardForeign();
       track(discarding);
       const discarded = await discarding;

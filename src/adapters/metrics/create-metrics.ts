@@ -15,6 +15,14 @@ export interface Metrics {
   readonly eventLoopDelay: Histogram;
   readonly storeUp: Gauge;
   readonly storeOutages: Counter;
+  /** Several instances on Redis (docs/scale-out.md). */
+  readonly groupLeader: Gauge;
+  readonly groupLeaseRenewals: Counter;
+  readonly groupTakeovers: Counter;
+  readonly groupVersionsBehind: Gauge;
+  readonly inboxDepth: Gauge;
+  readonly inboxPending: Gauge;
+  readonly inboxClaims: Gauge;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
@@ -91,6 +99,41 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     storeOutages: new Counter({
       name: 'catalog_bridge_store_outages_total',
       help: 'Times the store stopped answering (each outage counted once, when it began)',
+      registers,
+    }),
+    groupLeader: new Gauge({
+      name: 'catalog_bridge_group_leader',
+      help: 'With several instances on Redis: whether this instance holds the leader lease (1) or follows (0)',
+      registers,
+    }),
+    groupLeaseRenewals: new Counter({
+      name: 'catalog_bridge_group_lease_renewals_total',
+      help: 'Renewals of the leader lease by this instance',
+      registers,
+    }),
+    groupTakeovers: new Counter({
+      name: 'catalog_bridge_group_takeovers_total',
+      help: 'Times this instance took the leader lease (at start, or when the leader was gone)',
+      registers,
+    }),
+    groupVersionsBehind: new Gauge({
+      name: 'catalog_bridge_group_versions_behind',
+      help: "Changes in the group's change stream this instance has not applied yet (0: it serves the group's current version)",
+      registers,
+    }),
+    inboxDepth: new Gauge({
+      name: 'catalog_bridge_webhook_inbox_depth',
+      help: 'Webhook events in the shared inbox (accepted and not yet completed by any instance)',
+      registers,
+    }),
+    inboxPending: new Gauge({
+      name: 'catalog_bridge_webhook_inbox_pending',
+      help: 'Of the shared inbox, events handed to an instance and not yet completed',
+      registers,
+    }),
+    inboxClaims: new Gauge({
+      name: 'catalog_bridge_webhook_inbox_claims',
+      help: 'Webhook events this instance took over from other instances (they did not complete them in time)',
       registers,
     }),
   };

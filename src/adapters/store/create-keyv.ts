@@ -80,7 +80,7 @@ const REDIS_COMMAND_TIMEOUT_MS = 10_000;
  * refuse those sent while the first connection is being made.) Callers that must answer sooner (a
  * webhook's accept) set their own, shorter deadline.
  */
-function createRedisClient(url: string) {
+export function createRedisClient(url: string) {
   return createClient({
     url,
     commandOptions: { timeout: REDIS_COMMAND_TIMEOUT_MS },

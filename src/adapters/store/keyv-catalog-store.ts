@@ -21,6 +21,37 @@ export interface VersionHead<Meta> {
   readonly meta: Meta;
   readonly items: number;
   readonly chunks: readonly StoredChunkRef[];
+  /** Where in the group's change stream this version stands (`pointer`: Redis with several instances). */
+  readonly position?: string;
+}
+
+/** What the store's pointer names: one version of the list, with where it came from. */
+export interface VersionPointer {
+  readonly version: string;
+  readonly publishedAt: string;
+  readonly items: number;
+  readonly layout?: 2;
+  readonly chunks?: number;
+  /** Absent in versions stored before sources were recorded. */
+  readonly source?: CatalogSource;
+}
+
+/** How a publish moves the pointer, when a group of instances shares the store. */
+export interface PointerWrite {
+  /** A new catalog family (a full sync, or a rewrite): the group is told to load it. */
+  readonly announce?: boolean;
+  /** The group's change-stream position the version includes (versions made by stock changes). */
+  readonly position?: string;
+}
+
+/**
+ * Where the "current" pointer lives. By default it is a keyv value like the rest; with several instances
+ * on Redis it is a native key moved only by the lease holder (compare-and-set in a script: fencing).
+ */
+export interface PointerBackend {
+  read(): Promise<{ readonly pointer: VersionPointer; readonly position?: string } | undefined>;
+  /** Rejects (code `LEASE_LOST`) when this instance may not move the pointer. */
+  write(pointer: VersionPointer, how: PointerWrite): Promise<void>;
 }
 
 /** What the store's pointer names, from whichever source it came. */
@@ -51,7 +82,7 @@ export interface CatalogStore<Meta> {
   publish(
     version: { readonly version: string; readonly meta: Meta; readonly chunks: readonly StoreChunk[] },
     publishedAt: Date,
-    options?: { readonly signal?: AbortSignal },
+    options?: { readonly signal?: AbortSignal } & PointerWrite,
   ): Promise<readonly string[]>;
   /** The version the pointer names when it is this source's, without loading it (cheap; other instances poll it). */
   currentVersion(): Promise<string | undefined>;
@@ -97,25 +128,19 @@ export interface KeyvCatalogStoreOptions {
   readonly concurrency?: number;
   /** Key prefix, so one keyv holds several independent version lists (public catalog, internal data). */
   readonly prefix?: string;
+  /** Where the pointer lives, given the prefix and the keyv pointer (default: that keyv value). */
+  readonly pointer?: (prefix: string, fallback: PointerBackend) => PointerBackend;
 }
 
 /** How long an aborted publish may spend removing what it wrote. */
 const CLEANUP_MS = 5_000;
 
-/**
- * How a version is listed. Layout 2 (chunk list of its own, chunks shared between versions) since
- * incremental stock versions; entries without `layout` are of the first layout (`chunks` numbered chunks
- * of the version's own), which is still read, so that an upgrade serves the stored catalog at once.
+/*
+ * How a version is listed (`VersionPointer`). Layout 2 (chunk list of its own, chunks shared between
+ * versions) since incremental stock versions; entries without `layout` are of the first layout (`chunks`
+ * numbered chunks of the version's own), which is still read, so that an upgrade serves the stored
+ * catalog at once.
  */
-interface VersionPointer {
-  readonly version: string;
-  readonly publishedAt: string;
-  readonly items: number;
-  readonly layout?: 2;
-  readonly chunks?: number;
-  /** Absent in versions stored before sources were recorded. */
-  readonly source?: CatalogSource;
-}
 
 /** A job's reports, of one source. Before sources were recorded, the list alone was stored. */
 interface StoredReports {
@@ -144,6 +169,17 @@ export function createKeyvCatalogStore<Meta>(keyv: Keyv, options: KeyvCatalogSto
   const firstLayoutChunkKey = (version: string, index: number) => `${prefix}:v:${version}:chunk:${index}`;
   const reportsKey = (job: string) => `${prefix}:reports:${job}`;
   const isOwn = (pointer: VersionPointer) => pointer.source?.id === source.id;
+  const keyvPointer: PointerBackend = {
+    async read() {
+      const pointer = (await keyv.get(POINTER_KEY)) as VersionPointer | undefined;
+      return pointer === undefined ? undefined : { pointer };
+    },
+    async write(pointer) {
+      await keyv.set(POINTER_KEY, pointer);
+    },
+  };
+  const pointers = options.pointer?.(prefix, keyvPointer) ?? keyvPointer;
+  const readPointer = async () => (await pointers.read())?.pointer;
 
   /** The reports of this source stored for a job. */
   async function ownReports(job: string): Promise<unknown[]> {
@@ -161,14 +197,14 @@ export function createKeyvCatalogStore<Meta>(keyv: Keyv, options: KeyvCatalogSto
     }));
   }
 
-  async function headOf(pointer: VersionPointer): Promise<VersionHead<Meta>> {
+  async function headOf(pointer: VersionPointer, position: string | undefined): Promise<VersionHead<Meta>> {
     const [meta, chunks] = await Promise.all([
       keyv.get(metaKey(pointer.version)) as Promise<Meta | undefined>,
       chunksOf(pointer),
     ]);
     if (meta === undefined) throw new StoreInconsistentError(`metadata of version ${pointer.version} is missing`);
     if (chunks === undefined) throw new StoreInconsistentError(`chunk list of version ${pointer.version} is missing`);
-    return { version: pointer.version, meta, items: pointer.items, chunks };
+    return { version: pointer.version, meta, items: pointer.items, chunks, ...(position === undefined ? {} : { position }) };
   }
 
   /** The chunk texts in order, `concurrency` read ahead. */
@@ -222,7 +258,7 @@ export function createKeyvCatalogStore<Meta>(keyv: Keyv, options: KeyvCatalogSto
   }
 
   return {
-    async publish(catalog, publishedAt, { signal } = {}) {
+    async publish(catalog, publishedAt, { signal, ...how } = {}) {
       signal?.throwIfAborted();
       const written = [metaKey(catalog.version)];
       await keyv.set(metaKey(catalog.version), catalog.meta);
@@ -261,7 +297,13 @@ export function createKeyvCatalogStore<Meta>(keyv: Keyv, options: KeyvCatalogSto
         layout: 2,
         source,
       };
-      await keyv.set(POINTER_KEY, pointer);
+      try {
+        await pointers.write(pointer, how);
+      } catch (error) {
+        // Fenced out (the lease lapsed): nothing names this version.
+        if (isLeaseLost(error)) await removeWritten(written);
+        throw error;
+      }
 
       const known = ((await keyv.get(VERSIONS_KEY)) as VersionPointer[] | undefined) ?? [];
       const others = known.filter((entry) => entry.version !== pointer.version);
@@ -275,7 +317,7 @@ export function createKeyvCatalogStore<Meta>(keyv: Keyv, options: KeyvCatalogSto
     },
 
     async currentVersion() {
-      const pointer = (await keyv.get(POINTER_KEY)) as VersionPointer | undefined;
+      const pointer = await readPointer();
       return pointer !== undefined && isOwn(pointer) ? pointer.version : undefined;
     },
 
@@ -289,7 +331,7 @@ export function createKeyvCatalogStore<Meta>(keyv: Keyv, options: KeyvCatalogSto
     },
 
     async describeCurrent() {
-      const pointer = (await keyv.get(POINTER_KEY)) as VersionPointer | undefined;
+      const pointer = await readPointer();
       if (pointer === undefined) return undefined;
       const { version, items, publishedAt } = pointer;
       const meta = (await keyv.get(metaKey(version))) as Meta | undefined;
@@ -297,7 +339,7 @@ export function createKeyvCatalogStore<Meta>(keyv: Keyv, options: KeyvCatalogSto
     },
 
     async adoptCurrent(from, version) {
-      const pointer = (await keyv.get(POINTER_KEY)) as VersionPointer | undefined;
+      const pointer = await readPointer();
       if (
         pointer === undefined ||
         isOwn(pointer) ||
@@ -307,7 +349,7 @@ export function createKeyvCatalogStore<Meta>(keyv: Keyv, options: KeyvCatalogSto
         return false;
       }
       const adopted: VersionPointer = { ...pointer, source };
-      await keyv.set(POINTER_KEY, adopted);
+      await pointers.write(adopted, {});
       const known = ((await keyv.get(VERSIONS_KEY)) as VersionPointer[] | undefined) ?? [];
       await keyv.set(
         VERSIONS_KEY,
@@ -319,10 +361,10 @@ export function createKeyvCatalogStore<Meta>(keyv: Keyv, options: KeyvCatalogSto
     async loadCurrent(consume) {
       // A version pruned while we read it (another instance published twice meanwhile): read the pointer again.
       for (let attempt = 1; ; attempt++) {
-        const pointer = (await keyv.get(POINTER_KEY)) as VersionPointer | undefined;
-        if (pointer === undefined || !isOwn(pointer)) return undefined;
+        const read = await pointers.read();
+        if (read === undefined || !isOwn(read.pointer)) return undefined;
         try {
-          const head = await headOf(pointer);
+          const head = await headOf(read.pointer, read.position);
           return await consume(head, textsOf(head));
         } catch (error) {
           if (!(error instanceof StoreInconsistentError) || attempt >= 3) throw error;
@@ -342,6 +384,16 @@ export function createKeyvCatalogStore<Meta>(keyv: Keyv, options: KeyvCatalogSto
       await keyv.disconnect();
     },
   };
+}
+
+/** The error a fenced pointer write rejects with when this instance no longer holds the lease. */
+export class LeaseLostError extends Error {
+  override readonly name = 'LeaseLostError';
+  readonly code = 'LEASE_LOST';
+}
+
+function isLeaseLost(error: unknown): boolean {
+  return (error as { code?: unknown } | undefined)?.code === 'LEASE_LOST';
 }
 
 /**

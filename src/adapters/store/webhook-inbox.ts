@@ -31,6 +31,30 @@ export interface WebhookInbox<Event> {
   /** Removes processed events; their dedupe keys stay for the dedupe window. */
   complete(ids: readonly string[]): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Present when several instances share the inbox (Redis): events are then handed out by the group, not
+   * processed by the instance that accepted them, and `pending()` is empty.
+   */
+  readonly shared?: SharedInbox<Event>;
+}
+
+/** How a shared inbox hands events to this instance (docs/scale-out.md). */
+export interface SharedInbox<Event> {
+  /**
+   * Starts handing this instance its share of the events (and those a dead instance left, once they have
+   * waited past the claim timeout) until the inbox is closed.
+   */
+  consume(deliver: (entries: readonly InboxEntry<Event>[]) => void): void;
+  stats(): Promise<SharedInboxStats>;
+}
+
+export interface SharedInboxStats {
+  /** Events in the inbox: accepted and not yet completed by any instance. */
+  readonly depth: number;
+  /** Of those, handed to an instance and not completed yet. */
+  readonly pending: number;
+  /** Events this instance took over from another since it started. */
+  readonly claimed: number;
 }
 
 /** How long a delivered event's key is remembered to drop repeated deliveries, by default. */

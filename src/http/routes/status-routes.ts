@@ -4,6 +4,7 @@ import type { FeedReport } from '../../core/feeds/feed-report.js';
 import type { SyncJob, SyncReport } from '../../services/catalog-service.js';
 import type { NotServedCatalog } from '../../services/catalog-start.js';
 import type { FeedDescriptor, FeedService } from '../../services/feed-service.js';
+import type { GroupStatus } from '../../services/group-monitor.js';
 import { type JobTiming, waitingReason } from '../../services/readiness.js';
 import type { StoreState } from '../../services/store-health.js';
 import type { WebhookStats } from '../../services/webhook-processor.js';
@@ -30,6 +31,8 @@ export interface StatusRoutesDeps {
   readonly store?: () => StoreState;
   /** Whether a job runs now and when it runs next. */
   readonly timing?: (job: SyncJob) => JobTiming | undefined;
+  /** With several instances on Redis: this instance's role in the group. */
+  readonly group?: () => GroupStatus | undefined;
 }
 
 interface FeedEntry {
@@ -211,6 +214,25 @@ function waitingNotice(deps: StatusRoutesDeps): string {
   return `<p class="notice${failed ? ' failed-notice' : ''}" id="waiting">${escapeHtml(sentence)} Feeds answer 503 until a catalog is built. This page refreshes itself.</p>${aside}`;
 }
 
+/** This instance's place in a group on Redis: its role, the leader, and whether it serves the group's version. */
+function groupLine(group: GroupStatus | undefined, base: string): string {
+  if (group === undefined) return '';
+  const role =
+    group.role === 'leader'
+      ? `This instance (<code>${escapeHtml(group.instance)}</code>) leads the group: it runs the scheduled syncs and stores the catalog.`
+      : `This instance (<code>${escapeHtml(group.instance)}</code>) follows; the leader is <code>${escapeHtml(group.leader ?? 'unknown (none holds the lease now)')}</code>.`;
+  const version =
+    group.behind === 0
+      ? "It serves the group's current version."
+      : `<span class="failed">It is ${group.behind} change(s) behind the group's version <code>${escapeHtml(group.groupVersion ?? '')}</code>.</span>`;
+  const inbox =
+    group.inbox === undefined
+      ? ''
+      : ` Shared webhook inbox: ${group.inbox.depth} event(s), ${group.inbox.pending} handed out and not completed; ${group.inbox.claimed} taken over by this instance.`;
+  const error = group.error === undefined ? '' : ` <span class="failed">Redis: ${escapeHtml(group.error)}</span>`;
+  return `<p id="group">${role} ${version}${inbox}${error} See <a href="${escapeHtml(`${base}/docs/scale-out`)}">running several instances</a>.</p>`;
+}
+
 /** A store outage, said first: feeds come from memory and webhooks are refused until it is back. */
 function storeNotice(store: StoreState | undefined, base: string): string {
   if (store === undefined || store.up) return '';
@@ -302,6 +324,7 @@ code{background:#f3f3f3;padding:0 .2rem}.notice{padding:1rem;background:#fff8e1}
 </style></head><body>
 <h1>catalog-bridge</h1>
 ${storeNotice(deps.store?.(), base)}
+${groupLine(deps.group?.(), base)}
 <table><thead><tr><th>job</th><th>last outcome</th><th>finished</th><th>took</th><th>next run</th><th>detail</th></tr></thead><tbody>${syncRows}</tbody></table>
 ${webhookLine(deps.webhooks?.(), base)}
 ${body}

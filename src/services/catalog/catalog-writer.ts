@@ -62,6 +62,16 @@ export interface CatalogWriterDeps {
   readonly served: ServedCatalog;
   readonly logger: CatalogLogger;
   readonly now: () => Date;
+  /** With several instances (docs/scale-out.md): only the leader writes, at the versions' stream positions. */
+  readonly group?: WriterGroup;
+}
+
+export interface WriterGroup {
+  /** Whether this instance may write the store now (it holds the lease). */
+  canWrite(): boolean;
+  positionOf(snapshot: CatalogSnapshot): string | undefined;
+  noteLoaded(snapshot: CatalogSnapshot, position: string | undefined): void;
+  announcing<T>(version: string, publish: () => Promise<T>): Promise<T>;
 }
 
 /** How long stock changes wait to be stored together: at least this, 5× the last such store… */
@@ -81,7 +91,10 @@ function metaOf(snapshot: CatalogSnapshot, fingerprint: string): CatalogMeta {
 }
 
 export function createCatalogWriter(deps: CatalogWriterDeps): CatalogWriter {
-  const { store, served, now } = deps;
+  const { store, served, now, group } = deps;
+  /** A new family's publish: announced to the group, which loads it from the store. */
+  const announced = <T>(version: string, publish: () => Promise<T>): Promise<T> =>
+    group === undefined ? publish() : group.announcing(version, publish);
   const storeWrites = createMutex();
   /** The number of the newest served version the store holds. */
   let storedSeq = 0;
@@ -109,6 +122,10 @@ export function createCatalogWriter(deps: CatalogWriterDeps): CatalogWriter {
       const current = served.latest();
       if (storedSeq >= target || current === undefined || current.seq <= storedSeq) return;
       const { snapshot } = current;
+      // A follower stores nothing (the leader stores what the group serves); a version whose place in the
+      // change stream is unknown would send loaders to the wrong entries.
+      const position = group?.positionOf(snapshot);
+      if (group !== undefined && (!group.canWrite() || position === undefined)) return;
       const chunks = await served.chunksOf(current);
       // A version made by stock changes is stored without a fingerprint unless one is known: hashing the
       // catalog for every store during a burst of sales is not worth it. The next full sync computes it
@@ -116,6 +133,7 @@ export function createCatalogWriter(deps: CatalogWriterDeps): CatalogWriter {
       const keys = await store.publish(
         { version: snapshot.version, meta: metaOf(snapshot, current.fingerprint ?? ''), chunks: chunksToWrite(chunks) },
         now(),
+        position === undefined ? {} : { position },
       );
       remember(chunks, keys);
       storedSeq = current.seq;
@@ -170,15 +188,18 @@ export function createCatalogWriter(deps: CatalogWriterDeps): CatalogWriter {
         );
         // Not aborted past here: the purchase prices' pointer has moved to this version, so the public one
         // follows (a few seconds of writes, each under the store's own deadline).
-        const keys = await store.publish(
-          { version: snapshot.version, meta: metaOf(snapshot, input.fingerprint), chunks: chunksToWrite(input.chunks) },
-          publishedAt,
-        );
-        remember(input.chunks, keys);
-        // Served inside the lock: a queued write of an older derived version then finds nothing to do.
-        const version = served.serve(snapshot, { family: input.family, chunks: input.chunks, fingerprint: input.fingerprint });
-        storedSeq = version.seq;
-        return version;
+        return announced(snapshot.version, async () => {
+          const keys = await store.publish(
+            { version: snapshot.version, meta: metaOf(snapshot, input.fingerprint), chunks: chunksToWrite(input.chunks) },
+            publishedAt,
+            { announce: true },
+          );
+          remember(input.chunks, keys);
+          // Served inside the lock: a queued write of an older derived version then finds nothing to do.
+          const version = served.serve(snapshot, { family: input.family, chunks: input.chunks, fingerprint: input.fingerprint });
+          storedSeq = version.seq;
+          return version;
+        });
       });
     },
     persistServed,
@@ -192,16 +213,19 @@ export function createCatalogWriter(deps: CatalogWriterDeps): CatalogWriter {
     rewriteServed() {
       return storeWrites(async () => {
         const current = served.latest();
-        if (current === undefined) return;
+        if (current === undefined || (group !== undefined && !group.canWrite())) return;
         const { snapshot } = current;
         const chunks = await served.chunksOf(current);
-        const keys = await store.publish(
-          {
-            version: snapshot.version,
-            meta: metaOf(snapshot, current.fingerprint ?? ''),
-            chunks: chunks.map((chunk) => ({ count: chunk.count, text: () => chunkText(chunk) })),
-          },
-          now(),
+        const keys = await announced(snapshot.version, () =>
+          store.publish(
+            {
+              version: snapshot.version,
+              meta: metaOf(snapshot, current.fingerprint ?? ''),
+              chunks: chunks.map((chunk) => ({ count: chunk.count, text: () => chunkText(chunk) })),
+            },
+            now(),
+            { announce: true },
+          ),
         );
         remember(chunks, keys);
         storedSeq = current.seq;
@@ -237,6 +261,7 @@ export function createCatalogWriter(deps: CatalogWriterDeps): CatalogWriter {
       loaded.chunks,
       loaded.head.chunks.map((ref) => ref.key),
     );
+    group?.noteLoaded(snapshot, loaded.head.position);
     const version = served.serve(snapshot, {
       family: { id: meta.version, identity: loaded.identity },
       chunks: loaded.chunks,

@@ -21,6 +21,7 @@ import {
 } from './catalog-types.js';
 import type { CatalogWorkers } from './catalog-workers.js';
 import type { CatalogWriter } from './catalog-writer.js';
+import type { Replication } from './replication.js';
 import type { StockExportOutput } from './resolve-stock-export.js';
 import type { ServedCatalog, ServedVersion } from './served-catalog.js';
 import type { SyncReports } from './sync-reports.js';
@@ -54,6 +55,8 @@ export interface StockSync {
   rereadDone(): Promise<void>;
   /** The article count of the last full sync that read the POS, published or not (the exports' limits follow it). */
   noteArticleCount(count: number): void;
+  /** Stock of these units changed (here, or by another instance of the group). */
+  markStockChanged(units: Iterable<string>): void;
 }
 
 export interface StockSyncDeps {
@@ -67,10 +70,16 @@ export interface StockSyncDeps {
   readonly now: () => Date;
   /** Aborts every run (a shutdown). */
   readonly signal?: AbortSignal;
+  /** With several instances: versions made here are appended to the group's change stream (docs/scale-out.md). */
+  readonly replication?: Replication;
 }
 
 /** A family resolution that was overtaken by a new family is done again, at most this often. */
 const MAX_RESOLVE_ATTEMPTS = 3;
+/** A change overtaken by another instance's is made again from the newer version, at most this often. */
+const MAX_APPEND_ATTEMPTS = 20;
+/** How long to wait for the other instance's change to arrive before making ours again. */
+const APPEND_RETRY_WAIT_MS = 1_000;
 
 /**
  * Stock between full syncs: re-read exports (scheduled, or after sales) and sales applied from their
@@ -218,45 +227,59 @@ export function createStockSync(deps: StockSyncDeps): StockSync {
     units: readonly string[],
     sources: SyncSources,
   ): Promise<SyncReport> {
-    const compared = served.latest() as ServedVersion;
-    const changed = await changedEntries(compared.snapshot, resolved);
-    const index = await served.indexOf(compared.snapshot);
-    const latest = served.latest() as ServedVersion;
-    if (latest.family !== compared.family) {
-      throw new Error('the catalog changed while its stock was applied; the next stock sync reads it again');
-    }
-    const version = createCatalogVersion(started, latest.snapshot.version);
-    const result = applyResolvedStock(
-      latest.snapshot,
-      resolved,
-      { version, unknownStockAvailability: options.unknownStockAvailability, positions: index.positions },
-      started,
-      undefined,
-      changed,
-    );
-    if (result.report.changedProducts === 0) {
-      return reports.finish({
+    for (let attempt = 1; ; attempt += 1) {
+      const compared = served.latest() as ServedVersion;
+      const changed = await changedEntries(compared.snapshot, resolved);
+      const index = await served.indexOf(compared.snapshot);
+      const latest = served.latest() as ServedVersion;
+      if (latest.family !== compared.family) {
+        throw new Error('the catalog changed while its stock was applied; the next stock sync reads it again');
+      }
+      if (latest !== compared && attempt < MAX_APPEND_ATTEMPTS) continue;
+      const version = createCatalogVersion(started, latest.snapshot.version);
+      const result = applyResolvedStock(
+        latest.snapshot,
+        resolved,
+        { version, unknownStockAvailability: options.unknownStockAvailability, positions: index.positions },
+        started,
+        undefined,
+        changed,
+      );
+      const report = {
         ...base,
-        outcome: 'unchanged',
         ...timingSince(started, now),
-        version: latest.snapshot.version,
-        products: latest.snapshot.products.length,
+        products: result.snapshot.products.length,
         sources,
         stock: result.report,
-      });
+      };
+      if (result.report.changedProducts === 0) {
+        return reports.finish({ ...report, outcome: 'unchanged', version: latest.snapshot.version });
+      }
+      if (!(await publishDerived(latest, result.snapshot, result.changedPositions, units))) {
+        if (attempt >= MAX_APPEND_ATTEMPTS)
+          throw new Error('other instances kept changing the stock; the next stock sync reads it again');
+        await deps.replication?.waitPast(latest, APPEND_RETRY_WAIT_MS);
+        continue;
+      }
+      if (deps.replication === undefined) await writer.persistServed();
+      return reports.finish({ ...report, outcome: 'published', version });
     }
-    served.serveDerived(latest, result.snapshot, result.changedPositions);
+  }
+
+  /**
+   * Serves a version made by stock changes: at once on a single instance, through the group's change
+   * stream with several (`false` when another instance's change came first).
+   */
+  async function publishDerived(
+    latest: ServedVersion,
+    snapshot: CatalogSnapshot,
+    positions: readonly number[],
+    units: readonly string[],
+  ): Promise<boolean> {
+    if (deps.replication !== undefined) return deps.replication.publishDerived(latest, snapshot, positions, units);
+    served.serveDerived(latest, snapshot, positions);
     markStockChanged(units);
-    await writer.persistServed();
-    return reports.finish({
-      ...base,
-      outcome: 'published',
-      ...timingSince(started, now),
-      version,
-      products: result.snapshot.products.length,
-      sources,
-      stock: result.report,
-    });
+    return true;
   }
 
   async function applyStockDeltas(deltas: readonly StockDelta[]): Promise<StockDeltaResult | undefined> {
@@ -283,13 +306,17 @@ export function createStockSync(deps: StockSyncDeps): StockSync {
       if (applied.report.changedProducts === 0) {
         return { version: latest.snapshot.version, report: applied.report, persisted: writer.persistServed() };
       }
-      served.serveDerived(latest, applied.snapshot, applied.changedPositions);
-      markStockChanged(deltas.map((delta) => delta.unitCode));
-      const persisted = writer.persistSoon();
+      const units = [...new Set(deltas.map((delta) => delta.unitCode))];
+      if (!(await publishDerived(latest, applied.snapshot, applied.changedPositions, units))) {
+        if (attempt >= MAX_APPEND_ATTEMPTS) throw new Error('other instances kept changing the stock; the sale is tried again');
+        await deps.replication?.waitPast(latest, APPEND_RETRY_WAIT_MS);
+        continue;
+      }
+      const stored = writer.persistSoon();
       // Callers may not wait; a failed write is logged here and retried by the next change or sync.
-      persisted.catch((error: unknown) =>
-        logger.error({ err: error, version }, 'could not store the catalog after stock changes'),
-      );
+      stored.catch((error: unknown) => logger.error({ err: error, version }, 'could not store the catalog after stock changes'));
+      // In a group the change is durable once it is in the change stream; the leader stores the version.
+      const persisted = deps.replication === undefined ? stored : Promise.resolve();
       return { version, report: applied.report, persisted };
     }
   }
@@ -315,5 +342,6 @@ export function createStockSync(deps: StockSyncDeps): StockSync {
     noteArticleCount(count) {
       lastArticleCount = count;
     },
+    markStockChanged,
   };
 }

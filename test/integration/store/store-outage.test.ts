@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { openRedisGroup } from '../../../src/adapters/group/redis-group.js';
 import { openKeyv } from '../../../src/adapters/store/create-keyv.js';
 import { createKeyvCatalogStore } from '../../../src/adapters/store/keyv-catalog-store.js';
 import { type RunningApp, startApp } from '../../../src/app.js';
@@ -155,9 +156,10 @@ describe.skipIf(binary === null)('store/ a Redis store that goes away', () => {
     await applied?.persisted.catch(() => undefined);
     await until(async () => (await readiness(app)).store?.up === true);
 
-    // Read back as another process would: the served version, whole.
+    // Read back as another instance of the group would: the served version, whole.
     const { keyv } = openKeyv(empty.url);
-    const store = createKeyvCatalogStore<CatalogMeta>(keyv, { source: app.source });
+    const group = openRedisGroup(empty.url, { instance: 'reader', leaseMs: 10_000 });
+    const store = createKeyvCatalogStore<CatalogMeta>(keyv, { source: app.source, pointer: group.pointer });
     const load = () =>
       store.loadCurrent(async (head, texts) => {
         let chunks = 0;
@@ -169,5 +171,6 @@ describe.skipIf(binary === null)('store/ a Redis store that goes away', () => {
       return loaded?.version === app.catalog.current()?.version && loaded?.items === app.catalog.current()?.products.length;
     });
     await store.close();
+    await group.close();
   });
 });

@@ -1,0 +1,136 @@
+import { randomUUID } from 'node:crypto';
+import { createRedisClient } from '../store/create-keyv.js';
+import type { PointerBackend } from '../store/keyv-catalog-store.js';
+import type { WebhookInbox } from '../store/webhook-inbox.js';
+import { type ChangeJournal, createChangeJournal } from './redis-change-journal.js';
+import { GROUP_KEYS, type RedisClient } from './redis-keys.js';
+import { createRedisLease, type RedisLease } from './redis-lease.js';
+import { createFencedPointer } from './redis-pointer.js';
+import { createRedisWebhookInbox, type RedisInboxOptions } from './redis-webhook-inbox.js';
+
+/** What a job run on the leader for another instance answered. */
+export interface RemoteRun {
+  readonly ok: boolean;
+  readonly result?: unknown;
+  readonly error?: string;
+}
+
+/** Several instances on one Redis: the parts of the group's coordination (docs/scale-out.md). */
+export interface RedisGroup {
+  readonly instance: string;
+  readonly lease: RedisLease;
+  readonly journal: ChangeJournal;
+  /** The pointer of a version list, moved only under the lease. */
+  pointer(prefix: string, fallback: PointerBackend): PointerBackend;
+  inbox<Event>(options: Omit<RedisInboxOptions, 'consumer'>): WebhookInbox<Event>;
+  /** On the leader: runs the jobs other instances ask for, until `stop` is called. */
+  serveJobRequests(run: (job: string) => Promise<unknown>): Promise<{ stop(): Promise<void> }>;
+  /**
+   * Asks the leader to run `job` and waits for its answer; `undefined` when no leader listens (the caller
+   * may take the lease and run it itself).
+   */
+  requestJob(job: string, timeoutMs: number): Promise<RemoteRun | undefined>;
+  /** Whether Redis answers now. */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the group's connections: one for commands, one for each blocking read (the change stream, the
+ * inbox), one for pub/sub. Each reconnects by itself (`createRedisClient`).
+ */
+export function openRedisGroup(url: string, options: { readonly instance: string; readonly leaseMs: number }): RedisGroup {
+  const { instance } = options;
+  const client = createRedisClient(url);
+  const journalReader = client.duplicate();
+  const inboxReader = client.duplicate();
+  const subscriber = client.duplicate();
+  const clients: RedisClient[] = [client, journalReader, inboxReader, subscriber];
+  for (const each of clients) each.on('error', () => undefined);
+  // Not awaited: an unreachable Redis at start is waited for by the store's watch; commands queue meanwhile.
+  for (const each of clients) each.connect().catch(() => undefined);
+  const lease = createRedisLease(client, instance, options.leaseMs);
+  const journal = createChangeJournal(client, journalReader);
+  let inboxes: WebhookInbox<unknown>[] = [];
+
+  return {
+    instance,
+    lease,
+    journal,
+    pointer: (prefix, fallback) => createFencedPointer(client, lease, prefix, fallback),
+    inbox<Event>(inboxOptions: Omit<RedisInboxOptions, 'consumer'>) {
+      const inbox = createRedisWebhookInbox<Event>(client, inboxReader, { ...inboxOptions, consumer: instance });
+      inboxes = [...inboxes, inbox as WebhookInbox<unknown>];
+      return inbox;
+    },
+    async serveJobRequests(run) {
+      const listener = (message: string) => {
+        const request = parseRequest(message);
+        if (request === undefined) return;
+        run(request.job).then(
+          (result) => client.publish(GROUP_KEYS.syncReplies(request.id), JSON.stringify({ ok: true, result })),
+          (error: unknown) =>
+            client.publish(GROUP_KEYS.syncReplies(request.id), JSON.stringify({ ok: false, error: String(error) })),
+        );
+      };
+      await subscriber.subscribe(GROUP_KEYS.syncRequests, listener);
+      return { stop: () => subscriber.unsubscribe(GROUP_KEYS.syncRequests, listener) };
+    },
+    async requestJob(job, timeoutMs) {
+      const id = randomUUID();
+      const channel = GROUP_KEYS.syncReplies(id);
+      let answer: (reply: RemoteRun) => void = () => undefined;
+      const replied = new Promise<RemoteRun>((resolve) => {
+        answer = resolve;
+      });
+      const listener = (message: string) => answer(parseReply(message));
+      await subscriber.subscribe(channel, listener);
+      try {
+        const receivers = Number(await client.publish(GROUP_KEYS.syncRequests, JSON.stringify({ id, job })));
+        if (receivers === 0) return undefined;
+        let timer: NodeJS.Timeout | undefined;
+        const timedOut = new Promise<RemoteRun>((resolve) => {
+          timer = setTimeout(() => resolve({ ok: false, error: `the leader did not answer within ${timeoutMs} ms` }), timeoutMs);
+        });
+        try {
+          return await Promise.race([replied, timedOut]);
+        } finally {
+          clearTimeout(timer);
+        }
+      } finally {
+        await subscriber.unsubscribe(channel, listener).catch(() => undefined);
+      }
+    },
+    async ping() {
+      try {
+        await client.ping();
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    async close() {
+      for (const inbox of inboxes) await inbox.close().catch(() => undefined);
+      await journal.close();
+      for (const each of clients) await each.close().catch(() => undefined);
+    },
+  };
+}
+
+function parseRequest(message: string): { readonly id: string; readonly job: string } | undefined {
+  try {
+    const parsed = JSON.parse(message) as { id?: unknown; job?: unknown };
+    return typeof parsed.id === 'string' && typeof parsed.job === 'string' ? { id: parsed.id, job: parsed.job } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function parseReply(message: string): RemoteRun {
+  try {
+    const parsed = JSON.parse(message) as RemoteRun;
+    return typeof parsed.ok === 'boolean' ? parsed : { ok: false, error: 'malformed answer from the leader' };
+  } catch {
+    return { ok: false, error: 'malformed answer from the leader' };
+  }
+}

@@ -1,0 +1,76 @@
+import { GROUP_KEYS, type RedisClient } from './redis-keys.js';
+
+/** Takes the lease when nobody holds it, with the next fencing token in its value. */
+const ACQUIRE = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local token = redis.call('INCR', KEYS[2])
+redis.call('SET', KEYS[1], ARGV[1] .. '|' .. token, 'PX', ARGV[2])
+return token`;
+
+/** Extends the lease only while it still holds this instance's value (compare-and-renew). */
+const RENEW = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1`;
+
+const RELEASE = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1])
+return 1`;
+
+export interface LeaseHolder {
+  readonly instance: string;
+  readonly token: number;
+}
+
+/** The leader lease in Redis: set-if-absent with expiry, renewed and released only by its holder. */
+export interface RedisLease {
+  /** The value held (`instance|token`), used by fenced writes; `undefined` when not held. */
+  held(): string | undefined;
+  /** Takes the lease if it is free; the fencing token when taken. */
+  acquire(): Promise<number | undefined>;
+  /** Whether the lease was still this instance's and was extended; when not, it is no longer held. */
+  renew(): Promise<boolean>;
+  /** Gives the lease up (shutdown), if it is still this instance's. */
+  release(): Promise<void>;
+  /** Who holds the lease now. */
+  holder(): Promise<LeaseHolder | undefined>;
+}
+
+export function createRedisLease(client: RedisClient, instance: string, leaseMs: number): RedisLease {
+  let value: string | undefined;
+  return {
+    held: () => value,
+    async acquire() {
+      const token = Number(
+        await client.eval(ACQUIRE, { keys: [GROUP_KEYS.lease, GROUP_KEYS.fence], arguments: [instance, String(leaseMs)] }),
+      );
+      if (!(token > 0)) return undefined;
+      value = `${instance}|${token}`;
+      return token;
+    },
+    async renew() {
+      const held = value;
+      if (held === undefined) return false;
+      const renewed = Number(await client.eval(RENEW, { keys: [GROUP_KEYS.lease], arguments: [held, String(leaseMs)] })) === 1;
+      if (!renewed && value === held) value = undefined;
+      return renewed;
+    },
+    async release() {
+      const held = value;
+      value = undefined;
+      if (held !== undefined) await client.eval(RELEASE, { keys: [GROUP_KEYS.lease], arguments: [held] });
+    },
+    async holder() {
+      const raw = await client.get(GROUP_KEYS.lease);
+      return raw === null ? undefined : parseLeaseValue(String(raw));
+    },
+  };
+}
+
+export function parseLeaseValue(raw: string): LeaseHolder | undefined {
+  const at = raw.lastIndexOf('|');
+  if (at < 0) return undefined;
+  const token = Number(raw.slice(at + 1));
+  return Number.isSafeInteger(token) ? { instance: raw.slice(0, at), token } : undefined;
+}

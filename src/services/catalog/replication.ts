@@ -1,0 +1,221 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ChangeJournal, JournalEntry } from '../../adapters/group/redis-change-journal.js';
+import { createMutex } from '../../core/async/create-mutex.js';
+import type { CatalogSnapshot, Product } from '../../core/catalog/catalog.js';
+import type { CatalogLogger } from './catalog-types.js';
+import type { ServedCatalog, ServedVersion } from './served-catalog.js';
+
+/**
+ * Several instances on Redis serve one sequence of catalog versions (docs/scale-out.md). New families (full
+ * syncs) are stored by the leader and announced in the group's change stream; every other instance loads
+ * each once. Versions made by stock changes (sales, stock re-reads), by any instance, are appended to the
+ * stream as the products they changed, onto the version the stream ends on (compare-and-set); every
+ * instance, the one that made it included, serves exactly that version, with the same id, from the base
+ * it already holds: no instance reloads the catalog for a sale.
+ */
+export interface Replication {
+  /**
+   * Appends a version made from `base` by stock changes and serves it. `false` when `base` is no longer
+   * the newest version (another instance's change came first): make it again from what is served then.
+   */
+  publishDerived(
+    base: ServedVersion,
+    snapshot: CatalogSnapshot,
+    positions: readonly number[],
+    units: readonly string[],
+  ): Promise<boolean>;
+  /** Settles when the served version is no longer `base`, or after `ms`. */
+  waitPast(base: ServedVersion, ms: number): Promise<void>;
+  /** The change-stream position of a version this instance served. */
+  positionOf(snapshot: CatalogSnapshot): string | undefined;
+  /** A version loaded from the store, at its position. */
+  noteLoaded(snapshot: CatalogSnapshot, position: string | undefined): void;
+  /** Runs this instance's own publish of a new family: its announcement is not loaded back from the store. */
+  announcing<T>(version: string, publish: () => Promise<T>): Promise<T>;
+  /** Follows the change stream until `stop`. */
+  start(): void;
+  stop(): Promise<void>;
+  /** For `/readyz`, the status page and `/metrics`. */
+  state(): Promise<ReplicationState>;
+}
+
+export interface ReplicationState {
+  /** The version the group's change stream ends on. */
+  readonly groupVersion: string | undefined;
+  /** Changes in the stream this instance has not applied yet. */
+  readonly behind: number;
+  /** Stored versions this instance loaded since it started (new families, or catching up). */
+  readonly loads: number;
+}
+
+export interface ReplicationDeps {
+  readonly journal: ChangeJournal;
+  readonly source: string;
+  readonly served: ServedCatalog;
+  /** Loads and serves the store's current version (`catalog-writer.ts`). */
+  readonly load: () => Promise<CatalogSnapshot | undefined>;
+  /** A version made by stock changes was served: the units whose stock changed (full syncs re-read them). */
+  readonly onStockChanged: (units: readonly string[]) => void;
+  readonly logger: CatalogLogger;
+  /** How long a blocking read of the stream waits. */
+  readonly blockMs?: number;
+}
+
+/** What a stock entry of the stream carries. */
+interface StockChangeBody {
+  readonly generatedAt: string;
+  readonly units: readonly string[];
+  readonly products: readonly Product[];
+}
+
+export function createReplication(deps: ReplicationDeps): Replication {
+  const { journal, served, logger } = deps;
+  /** Serving goes through this: an entry is applied, or a change published, on the version it was made from. */
+  const exclusive = createMutex();
+  /** Change-stream position by version id, of the recent versions (a version is known here before it is served). */
+  const positions = new Map<string, string>();
+  function place(version: string, id: string): void {
+    positions.set(version, id);
+    if (positions.size > 1_000) positions.delete(positions.keys().next().value as string);
+  }
+  let cursor: string | undefined;
+  let stopped = false;
+  let following: Promise<void> | undefined;
+  let loads = 0;
+  /** Versions this instance's full publish is announcing (it serves them itself). */
+  const announcing = new Set<string>();
+
+  async function reload(reason: string): Promise<void> {
+    logger.info({ reason }, 'loading the catalog version the group stored');
+    loads += 1;
+    await deps.load();
+  }
+
+  /** Applies one entry; returns the cursor to go on from. */
+  async function apply(entry: JournalEntry): Promise<string> {
+    if (entry.source !== deps.source) return entry.id;
+    const latest = served.latest();
+    if (latest?.snapshot.version === entry.version || announcing.has(entry.version)) {
+      // Served already, or being served by this instance's own full publish.
+      if (!positions.has(entry.version)) place(entry.version, entry.id);
+      return entry.id;
+    }
+    if (entry.kind === 'stock' && latest !== undefined && latest.snapshot.version === entry.base) {
+      if (await applyStock(latest, entry)) return entry.id;
+    }
+    // A new family, or changes this instance cannot place (it missed some): the stored version, then the
+    // stream from where that version stands.
+    const before = latest?.snapshot.version;
+    await reload(entry.kind === 'full' ? `new catalog ${entry.version}` : `change ${entry.id} is not on the served version`);
+    const now = served.latest()?.snapshot;
+    if (now === undefined) return entry.id;
+    if (now.version === before && entry.kind === 'stock') {
+      // The store is not ahead of us yet (the leader stores changes within seconds): wait, then read again.
+      await sleep(500);
+    }
+    return positions.get(now.version) ?? entry.id;
+  }
+
+  async function applyStock(base: ServedVersion, entry: JournalEntry & { kind: 'stock' }): Promise<boolean> {
+    const body = JSON.parse(entry.body) as StockChangeBody;
+    const index = await served.indexOf(base.snapshot);
+    if (served.latest() !== base) return false;
+    const products = base.snapshot.products.slice();
+    const changed: number[] = [];
+    for (const product of body.products) {
+      const position = index.positions.get(product.id);
+      if (position === undefined) return false;
+      products[position] = product;
+      changed.push(position);
+    }
+    const snapshot: CatalogSnapshot = { ...base.snapshot, version: entry.version, generatedAt: body.generatedAt, products };
+    served.serveDerived(base, snapshot, changed);
+    place(snapshot.version, entry.id);
+    deps.onStockChanged(body.units);
+    return true;
+  }
+
+  async function follow(): Promise<void> {
+    let failures = 0;
+    while (!stopped) {
+      try {
+        if (cursor === undefined) {
+          const current = served.latest()?.snapshot;
+          cursor = (current && positions.get(current.version)) ?? (await journal.lastId());
+        }
+        const entries = await journal.read(cursor, deps.blockMs ?? 1_000);
+        for (const entry of entries) {
+          const next = await exclusive(() => apply(entry));
+          cursor = next;
+          // Repositioned (a reload): read on from there.
+          if (next !== entry.id) break;
+        }
+        failures = 0;
+      } catch (error) {
+        if (stopped) return;
+        if (failures === 0) logger.warn({ err: error }, 'reading the group change stream failed; retrying');
+        failures += 1;
+        await sleep(Math.min(250 * failures, 2_000));
+      }
+    }
+  }
+
+  return {
+    publishDerived(base, snapshot, changed, units) {
+      return exclusive(async () => {
+        if (served.latest() !== base) return false;
+        const body: StockChangeBody = {
+          generatedAt: snapshot.generatedAt,
+          units,
+          products: changed.map((position) => snapshot.products[position] as Product),
+        };
+        const appended = await journal.appendStock({
+          base: base.snapshot.version,
+          version: snapshot.version,
+          source: deps.source,
+          body: JSON.stringify(body),
+        });
+        if (!appended.ok) return false;
+        served.serveDerived(base, snapshot, changed);
+        place(snapshot.version, appended.id);
+        deps.onStockChanged(units);
+        return true;
+      });
+    },
+    async waitPast(base, ms) {
+      const until = Date.now() + ms;
+      while (served.latest() === base && Date.now() < until) await sleep(20);
+    },
+    positionOf: (snapshot) => positions.get(snapshot.version),
+    noteLoaded(snapshot, position) {
+      if (position !== undefined) place(snapshot.version, position);
+    },
+    async announcing<T>(version: string, publish: () => Promise<T>): Promise<T> {
+      announcing.add(version);
+      try {
+        return await publish();
+      } finally {
+        announcing.delete(version);
+      }
+    },
+    start() {
+      following ??= follow();
+    },
+    async stop() {
+      stopped = true;
+      await following;
+    },
+    async state() {
+      const groupVersion = await journal.head();
+      const current = served.latest()?.snapshot;
+      const at = current === undefined ? undefined : positions.get(current.version);
+      const behind =
+        groupVersion === undefined || groupVersion === current?.version
+          ? 0
+          : at === undefined
+            ? 1
+            : await journal.countAfter(at, 1_000);
+      return { groupVersion, behind: Math.max(behind, groupVersion === current?.version ? 0 : 1), loads };
+    },
+  };
+}
