@@ -131,7 +131,14 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
     options: { movementWindowMs: config.webhook.movementWindowMs },
     onSale: (outcome, latencyMs) => recordSale(metrics, outcome, latencyMs),
   });
-  const feeds = createConfiguredFeedService(config, templates, sandbox, catalog, logger.child({ component: 'feeds' }));
+  const feeds = createConfiguredFeedService(
+    config,
+    templates,
+    sandbox,
+    catalog,
+    logger.child({ component: 'feeds' }),
+    parts.changeHistory,
+  );
   catalog.onChange((snapshot) => recordCatalogMetrics(metrics, snapshot, catalog));
   const prewarm = startFeedPrewarm({
     catalog,

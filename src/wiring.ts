@@ -9,12 +9,13 @@ import type { Logger } from './adapters/logger/create-logger.js';
 import { createPosClient, type PosClient } from './adapters/pos/pos-client.js';
 import { openKeyv } from './adapters/store/create-keyv.js';
 import { type CatalogStore, createKeyvCatalogStore } from './adapters/store/keyv-catalog-store.js';
+import { createKeyvChangeHistory } from './adapters/store/keyv-change-history.js';
 import { openWebhookInbox } from './adapters/store/open-webhook-inbox.js';
 import type { WebhookInbox } from './adapters/store/webhook-inbox.js';
 import type { Config } from './config/load-config.js';
 import { shuttingDown } from './core/async/deadline.js';
 import { type CatalogSource, normalizePosBaseUrl, posSource, sandboxSource } from './core/catalog/catalog-source.js';
-import { createChangeLog } from './core/catalog/change-log.js';
+import { type ChangeHistory, createChangeLog } from './core/catalog/change-log.js';
 import type { CompiledFeed } from './core/feeds/compiled-feed.js';
 import { loadTemplates, type TemplateFile } from './core/feeds/load-templates.js';
 import { type RunningSandbox, startSandbox } from './sandbox/start-sandbox.js';
@@ -127,6 +128,8 @@ export interface CatalogParts {
   /** Where the store is (`STORE_URL` without credentials), for log lines. */
   readonly storeLocation: string;
   readonly catalog: CatalogService;
+  /** The changes feed's transitions, kept beside the catalog. */
+  readonly changeHistory: ChangeHistory;
   /** Aborts every sync running now or started later (a shutdown): they end soon, reported `SYNC_ABORTED`. */
   abortRuns(): void;
   /** Waits for the worker threads' tasks, then closes them, the POS client and the store. */
@@ -171,6 +174,10 @@ export function createCatalogParts(
     store,
     storeLocation: opened.location,
     catalog,
+    changeHistory: createKeyvChangeHistory(opened.keyv, {
+      source: source.id,
+      ...(group === undefined ? {} : { canWrite: group.isLeader }),
+    }),
     abortRuns: () => shutdown.abort(shuttingDown()),
     async close() {
       await workers.close();
@@ -190,6 +197,7 @@ export function createConfiguredFeedService(
   sandbox: RunningSandbox | undefined,
   catalog: Pick<CatalogService, 'chunksOf'>,
   logger: Logger,
+  history?: ChangeHistory,
 ): FeedService {
   const options = {
     currency: config.feed.currency,
@@ -207,7 +215,11 @@ export function createConfiguredFeedService(
       fallback: inThread,
     }),
     cache: createFeedCache({ maxBytes: config.feed.cacheBytes }),
-    changeLog: createChangeLog({ maxTransitions: 100 }),
+    changeLog: createChangeLog({
+      maxTransitions: 100,
+      ...(history === undefined ? {} : { history }),
+      onHistoryError: (error) => logger.warn({ err: error }, 'could not read or store the changes feed history'),
+    }),
     options,
     onRenderError: (error, request) =>
       logger.warn({ err: error, feed: request.file, unit: request.view }, 'rendering a feed failed'),

@@ -340,7 +340,7 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
           list.push({ id: product.id, change: 'added' });
       }
     } else {
-      const result = await changeLog.changesSince(since, view);
+      const result = await changeLog.changesSince(since, view, snapshot.version);
       if (!result.ok) return { ok: false, next: snapshot.version };
       list = [...result.changes];
     }

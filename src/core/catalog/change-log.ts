@@ -28,6 +28,25 @@ export type ChangesSince =
   /** The cursor is not a version this log knows (too old, from before a restart, or made up). */
   | { readonly ok: false };
 
+/** A transition as stored beside the catalog (JSON), so that cursors outlive a restart and work on every instance. */
+export interface StoredTransition {
+  readonly from: string;
+  readonly to: string;
+  /** Per view: `[id, 'added' | 'removed' | changed fields]`; `null` when it was too large to store. */
+  readonly views: Readonly<Record<string, readonly (readonly [string, string | readonly ChangedField[]])[]>> | null;
+}
+
+/** Where transitions are kept beyond this process (docs/http-interface.md, the changes feed). */
+export interface ChangeHistory {
+  /** Keeps a transition (this instance may decline: in a group, only the leader stores). */
+  save(transition: StoredTransition): Promise<void>;
+  /** The stored transitions from the one that starts at `since` to the newest, oldest first; `[]` if none does. */
+  from(since: string): Promise<readonly StoredTransition[]>;
+}
+
+/** A transition with more changes than this is stored without them (cursors before it get `410`). */
+const MAX_STORED_CHANGES = 100_000;
+
 export interface ChangeLog {
   /**
    * Records the transition between the served version and the next one. The comparison runs in the
@@ -35,8 +54,11 @@ export interface ChangeLog {
    * computed in the order they were recorded.
    */
   record(previous: CatalogSnapshot | undefined, next: CatalogSnapshot, changedPositions?: readonly number[]): void;
-  /** The net changes in `view` from version `since` to the newest recorded version (once it is computed). */
-  changesSince(since: string, view: string): Promise<ChangesSince>;
+  /**
+   * The net changes in `view` from version `since` to the newest recorded version (once it is computed), or
+   * to `current` (the version served) when stored transitions reach it.
+   */
+  changesSince(since: string, view: string, current?: string): Promise<ChangesSince>;
 }
 
 const FIELDS = ['price', 'salePrice', 'standardPrice', 'stock', 'availability'] as const satisfies readonly ChangedField[];
@@ -102,7 +124,12 @@ function compare(views: Map<string, Map<string, Change>>, unitCodes: readonly st
   }
 }
 
-export function createChangeLog(options: { readonly maxTransitions: number }): ChangeLog {
+export function createChangeLog(options: {
+  readonly maxTransitions: number;
+  /** Transitions kept beside the catalog: cursors from before a restart or from another instance. */
+  readonly history?: ChangeHistory;
+  readonly onHistoryError?: (error: unknown) => void;
+}): ChangeLog {
   const transitions: Transition[] = [];
   /** The comparisons recorded and not yet done, in order. */
   let computing: Promise<void> = Promise.resolve();
@@ -162,6 +189,30 @@ export function createChangeLog(options: { readonly maxTransitions: number }): C
     if (last !== undefined && last.to !== transition.from) transitions.length = 0;
     transitions.push(transition);
     if (transitions.length > options.maxTransitions) transitions.splice(0, transitions.length - options.maxTransitions);
+    options.history?.save(storedOf(transition)).catch((error: unknown) => options.onHistoryError?.(error));
+  }
+
+  /** The transitions from `since` to the newest known here or to `current`, with stored ones where needed. */
+  async function chainFrom(since: string, current: string | undefined): Promise<readonly Transition[] | undefined> {
+    const start = transitions.findIndex((transition) => transition.from === since);
+    if (start >= 0) return transitions.slice(start);
+    if (options.history === undefined) return undefined;
+    let stored: readonly StoredTransition[];
+    try {
+      stored = await options.history.from(since);
+    } catch (error) {
+      options.onHistoryError?.(error);
+      return undefined;
+    }
+    const older = stored.map(transitionOf);
+    if (older.length === 0 || older.some((transition) => transition === undefined)) return undefined;
+    const chain = older as Transition[];
+    const end = (chain.at(-1) as Transition).to;
+    // Joined to what this instance recorded since, or reaching the version it serves.
+    const join = transitions.findIndex((transition) => transition.from === end);
+    if (join >= 0) return [...chain, ...transitions.slice(join)];
+    const newest = transitions.at(-1)?.to ?? current;
+    return end === newest ? chain : undefined;
   }
 
   return {
@@ -177,16 +228,15 @@ export function createChangeLog(options: { readonly maxTransitions: number }): C
       });
     },
 
-    async changesSince(since, view) {
+    async changesSince(since, view, current) {
       await computing;
-      const last = transitions.at(-1);
-      if (last === undefined) return { ok: false };
-      if (since === last.to) return { ok: true, changes: [] };
-      const start = transitions.findIndex((transition) => transition.from === since);
-      if (start < 0) return { ok: false };
+      const newest = transitions.at(-1)?.to ?? current;
+      if (since === newest) return { ok: true, changes: [] };
+      const chain = await chainFrom(since, current);
+      if (chain === undefined) return { ok: false };
       // Per id: whether it existed at `since` (its first recorded change was not an addition) and where it ends.
       const net = new Map<string, { existedBefore: boolean; exists: boolean; fields: Set<ChangedField> }>();
-      for (const transition of transitions.slice(start)) {
+      for (const transition of chain) {
         for (const [id, change] of transition.views.get(view) ?? []) {
           let entry = net.get(id);
           if (entry === undefined) {
@@ -215,3 +265,30 @@ export function createChangeLog(options: { readonly maxTransitions: number }): C
 }
 
 const FIELD_ORDER: readonly ChangedField[] = [...FIELDS, 'details'];
+
+/** A transition as stored; `views: null` when it has too many changes to be worth storing. */
+function storedOf(transition: Transition): StoredTransition {
+  let count = 0;
+  for (const changes of transition.views.values()) count += changes.size;
+  if (count > MAX_STORED_CHANGES) return { from: transition.from, to: transition.to, views: null };
+  const views: Record<string, (readonly [string, string | readonly ChangedField[]])[]> = {};
+  for (const [view, changes] of transition.views) {
+    views[view] = [...changes].map(([id, change]) => [id, typeof change === 'string' ? change : [...change]] as const);
+  }
+  return { from: transition.from, to: transition.to, views };
+}
+
+/** A stored transition back; `undefined` when it was stored without its changes. */
+function transitionOf(stored: StoredTransition): Transition | undefined {
+  if (stored.views === null) return undefined;
+  const views = new Map<string, Map<string, Change>>();
+  for (const [view, changes] of Object.entries(stored.views)) {
+    views.set(
+      view,
+      new Map(
+        changes.map(([id, change]) => [id, typeof change === 'string' ? (change as 'added' | 'removed') : new Set(change)]),
+      ),
+    );
+  }
+  return { from: stored.from, to: stored.to, views };
+}
