@@ -54,6 +54,10 @@ export function openInstanceGroup(config: Config, metrics: Metrics, logger: Logg
       serving.catch((error: unknown) => log.warn({ err: error }, 'could not listen for job requests'));
       // What the followers served while nobody stored it (this instance just took over) goes to the store.
       catalog?.flush().catch((error: unknown) => log.warn({ err: error }, 'could not store the served catalog'));
+      // Taking over a group that serves nothing yet (the leader died before its first sync): sync now.
+      if (catalog !== undefined && catalog.current() === undefined) {
+        jobs?.runNow('sync-catalog').catch((error: unknown) => log.warn({ err: error }, 'the sync on taking over failed'));
+      }
     } else {
       const stopping = serving;
       serving = undefined;
