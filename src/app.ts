@@ -74,6 +74,8 @@ export interface RunningApp {
   readonly prewarm: FeedPrewarm;
   /** The POS webhook receiver's processing (docs/webhooks.md). */
   readonly webhooks: WebhookProcessor;
+  /** With several instances on Redis: this instance's name and role now; `undefined` alone. */
+  readonly group: (() => { readonly instance: string; readonly role: 'leader' | 'follower' }) | undefined;
   /** The start sync's first attempt (settled when it ended, whatever its outcome; retries follow on their own). */
   readonly initialSync: Promise<void>;
   /**
@@ -243,6 +245,7 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
     prewarm,
     jobs,
     webhooks,
+    group: group && (() => group.coordinator.state()),
     initialSync,
     stop(options = {}) {
       stopping ??= (async () => {

@@ -55,7 +55,12 @@ async function main(): Promise<void> {
           `  ${feed.title.padEnd(28)} ${base}${feed.file === 'local-inventory.tsv' ? '/feeds' : '/feeds/all'}/${feed.file}${token}`,
       ),
     `  per unit: ${base}/feeds/{unit}/{feed}; health: ${base}/healthz, readiness: ${base}/readyz`,
-    app.catalog.current() === undefined ? '  the first sync is running; feeds answer 503 until it has finished' : '',
+    groupLine(app.group?.()),
+    app.catalog.current() === undefined
+      ? app.group?.().role === 'follower'
+        ? "  feeds answer 503 until the leader's first catalog is loaded"
+        : '  the first sync is running; feeds answer 503 until it has finished'
+      : '',
   ].filter((line) => line !== '');
   process.stdout.write(`${lines.join('\n')}\n`);
 
@@ -92,3 +97,9 @@ main().catch((error: unknown) => {
   );
   process.exit(1);
 });
+
+/** In a group on Redis: this instance's name and role (docs/scale-out.md). */
+function groupLine(group: { readonly instance: string; readonly role: string } | undefined): string {
+  if (group === undefined) return '';
+  return `  group on Redis: instance ${group.instance}, ${group.role === 'leader' ? 'leader (runs the syncs)' : 'follower'}`;
+}

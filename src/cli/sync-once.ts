@@ -1,10 +1,14 @@
+import { openRedisGroup } from '../adapters/group/redis-group.js';
 import type { Logger } from '../adapters/logger/create-logger.js';
 import type { Config } from '../config/load-config.js';
+import { timingSince } from '../services/catalog/catalog-types.js';
 import type { SyncReport } from '../services/catalog-service.js';
 import {
   configuredSource,
   createCatalogParts,
   createConfiguredFeedService,
+  instanceIdOf,
+  isGroupStore,
   loadConfiguredTemplates,
   startSandboxIfNeeded,
 } from '../wiring.js';
@@ -38,8 +42,30 @@ export async function syncOnce(config: Config, outDir: string, deps: SyncOnceDep
   const templates = await loadConfiguredTemplates(config);
   // No simulated sales: the run reads one consistent sandbox catalog.
   const sandbox = await startSandboxIfNeeded(config, deps.logger, { salesPerMinute: 0 });
+  const started = now();
+  // On a group's Redis the run leads for its duration (the lease), or is refused while an instance leads.
+  const leaseMs = config.group.leaseMs;
+  const group = isGroupStore(config)
+    ? openRedisGroup(config.store.url, { instance: `cli-${instanceIdOf(config)}`, leaseMs })
+    : undefined;
+  let renewing: NodeJS.Timeout | undefined;
   try {
-    const parts = createCatalogParts(config, sandbox, await configuredSource(config), deps.logger, now);
+    if (group !== undefined) {
+      if ((await group.lease.acquire()) === undefined) {
+        const leader = (await group.lease.holder())?.instance ?? 'another instance';
+        const reason = `${leader} leads the group on this Redis; run the sync there (POST /admin/sync) or point STORE_URL elsewhere`;
+        return { ok: false, report: { job: 'sync-catalog', outcome: 'refused', ...timingSince(started, now), reason } };
+      }
+      renewing = setInterval(() => void group.lease.renew().catch(() => false), Math.floor(leaseMs / 3));
+    }
+    const parts = createCatalogParts(
+      config,
+      sandbox,
+      await configuredSource(config),
+      deps.logger,
+      now,
+      group && { redis: group, isLeader: () => group.lease.held() !== undefined },
+    );
     try {
       try {
         await parts.catalog.loadFromStore();
@@ -62,6 +88,9 @@ export async function syncOnce(config: Config, outDir: string, deps: SyncOnceDep
       await parts.close();
     }
   } finally {
+    clearInterval(renewing);
+    await group?.lease.release().catch(() => undefined);
+    await group?.close();
     await sandbox?.stop();
   }
 }

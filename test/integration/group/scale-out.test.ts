@@ -317,6 +317,36 @@ describe.skipIf(binary === null)('group/several instances on one Redis', () => {
     );
   });
 
+  it('answers a changes.json cursor of one instance on the others and after a restart', { timeout: 90_000 }, async () => {
+    const instances = await startInstances(2);
+    await oneEtag(instances);
+    const [a, b] = instances as [Instance, Instance];
+    const cursorOf = async (instance: Instance, since?: string) => {
+      const response = await fetch(`${instance.url}/feeds/U1/changes.json${since === undefined ? '' : `?since=${since}`}`);
+      return { status: response.status, body: (await response.json()) as { next?: string; changes?: { id: string }[] } };
+    };
+    const start = (await cursorOf(a)).body.next as string;
+    pos.setWebhookUrl(`${a.url}/webhooks/pos`);
+    const sold = await pos.makeSale({ unitCode: 'U1' });
+    const id = sold.lines[0]?.localId;
+    await until(async () => ((await cursorOf(b)).body.next !== start ? true : undefined));
+    await oneEtag(instances);
+    pos.setWebhookUrl(undefined);
+
+    const onOther = await cursorOf(b, start);
+    expect(onOther.status).toBe(200);
+    expect(onOther.body.changes?.map((change) => change.id)).toContain(id);
+
+    // Restarted: the cursor is answered from the history kept beside the catalog.
+    b.process.child.kill('SIGKILL');
+    const [restarted] = (await startInstances(1, {}, 3)) as [Instance];
+    await oneEtag([a, restarted]);
+    const afterRestart = await cursorOf(restarted, start);
+    expect(afterRestart.status).toBe(200);
+    expect(afterRestart.body.changes?.map((change) => change.id)).toContain(id);
+    expect((await cursorOf(restarted, 'v-made-up')).status).toBe(410);
+  });
+
   it('keeps serving while Redis is away, refuses webhooks meanwhile, and recovers from a Redis restarted empty', {
     timeout: 90_000,
   }, async () => {
