@@ -123,8 +123,7 @@ export function openInstanceGroup(config: Config, metrics: Metrics, logger: Logg
     status: () => monitor?.status(),
     async stop() {
       monitor?.stop();
-      await coordinator.stop();
-      await catalog?.stopFollowing();
+      await Promise.all([coordinator.stop(), catalog?.stopFollowing()]);
     },
     close: () => redis.close(),
   };

@@ -182,7 +182,8 @@ export function createCatalogParts(
     async close() {
       await workers.close();
       await pos.close();
-      await store.close();
+      // Both version lists share the connection.
+      await opened.close();
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { RedisLease } from '../adapters/group/redis-lease.js';
+import { settledWithin } from '../core/async/settled-within.js';
 
 /**
  * Leadership of a group of instances on Redis (docs/scale-out.md): every third of the lease time the
@@ -128,11 +129,15 @@ export function createGroupCoordinator(deps: GroupCoordinatorDeps): GroupCoordin
     async stop() {
       if (timer !== undefined) clearInterval(timer);
       if (watch !== undefined) clearInterval(watch);
-      await round;
+      // Bounded: with Redis away a round waits for its command's own deadline.
+      await settledWithin(round, STOP_WAIT_MS);
       const wasLeading = isLeader();
       validUntil = 0;
       note(false, 'shutting down');
-      if (wasLeading) await lease.release().catch(() => undefined);
+      if (wasLeading) await settledWithin(lease.release(), STOP_WAIT_MS);
     },
   };
 }
+
+/** How long a shutdown waits for Redis before going on without it. */
+const STOP_WAIT_MS = 500;

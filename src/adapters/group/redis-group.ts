@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { settledWithin } from '../../core/async/settled-within.js';
 import { createRedisClient } from '../store/create-keyv.js';
 import type { PointerBackend } from '../store/keyv-catalog-store.js';
 import type { WebhookInbox } from '../store/webhook-inbox.js';
@@ -111,8 +112,14 @@ export function openRedisGroup(url: string, options: { readonly instance: string
     },
     async close() {
       for (const inbox of inboxes) await inbox.close().catch(() => undefined);
-      await journal.close();
-      for (const each of clients) await each.close().catch(() => undefined);
+      // A graceful close waits for the replies of commands in flight; with Redis away, they are dropped.
+      await Promise.all(
+        clients.map(async (each) => {
+          const closing = each.close().catch(() => undefined);
+          await settledWithin(closing, 1_000);
+          if (each.isOpen) each.destroy();
+        }),
+      );
     },
   };
 }

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { settledWithin } from '../../core/async/settled-within.js';
 import {
   DEFAULT_DEDUPE_TTL_MS,
   type InboxEntry,
@@ -159,11 +160,13 @@ export function createRedisWebhookInbox<Event>(
       for (const id of ids) held.delete(id);
     },
     async close() {
+      if (stopped) return;
       stopped = true;
       if (claimTimer !== undefined) clearInterval(claimTimer);
-      // The blocking read ends within its block time; the connection is closed by the group.
-      await consuming;
-      await options.legacy?.close().catch(() => undefined);
+      // The blocking read ends within its block time (bounded: while Redis is away it waits for its
+      // command's deadline); the connection is closed by the group.
+      await settledWithin(consuming, 500);
+      await settledWithin(options.legacy?.close(), 1_000);
     },
     shared: {
       consume(deliver) {

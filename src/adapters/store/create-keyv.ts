@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import KeyvRedis, { createClient } from '@keyv/redis';
 import KeyvSqlite from '@keyv/sqlite';
 import { Keyv } from 'keyv';
+import { settledWithin } from '../../core/async/settled-within.js';
 
 export type StoreKind = 'sqlite' | 'redis' | 'memory';
 
@@ -11,6 +12,11 @@ export interface OpenedKeyv {
   readonly kind: StoreKind;
   /** Where the data lives, without credentials (for logs and the status page). */
   readonly location: string;
+  /**
+   * Closes the store's connection, waiting for calls in flight at most a moment: a Redis that is away
+   * would keep a graceful close waiting for a reconnect.
+   */
+  close(): Promise<void>;
 }
 
 /**
@@ -25,7 +31,8 @@ export function openKeyv(
   options: { readonly sqliteTable?: string } = {},
 ): OpenedKeyv {
   if (storeUrl === 'memory://') {
-    return { keyv: new Keyv({ namespace, throwOnErrors: true }), kind: 'memory', location: 'memory' };
+    const keyv = new Keyv({ namespace, throwOnErrors: true });
+    return { keyv, kind: 'memory', location: 'memory', close: () => keyv.disconnect() };
   }
   if (storeUrl.startsWith('sqlite://')) {
     const path = resolve(storeUrl.slice('sqlite://'.length));
@@ -51,7 +58,8 @@ export function openKeyv(
         // Kept on the defaults.
       }
     })();
-    return { keyv: new Keyv({ store, namespace, throwOnErrors: true }), kind: 'sqlite', location: path };
+    const keyv = new Keyv({ store, namespace, throwOnErrors: true });
+    return { keyv, kind: 'sqlite', location: path, close: () => keyv.disconnect() };
   }
   if (storeUrl.startsWith('redis://') || storeUrl.startsWith('rediss://')) {
     const store = new KeyvRedis(createRedisClient(storeUrl), {
@@ -64,12 +72,19 @@ export function openKeyv(
     // Each failing call rejects (throwOnErrors) and the store-health probe reports the outage; the
     // client's error events would only repeat that, once per reconnect attempt.
     keyv.on('error', () => undefined);
-    return { keyv, kind: 'redis', location: withoutCredentials(storeUrl) };
+    const close = async () => {
+      await settledWithin(store.disconnect(), REDIS_CLOSE_WAIT_MS);
+      // Still open: Redis is away and the graceful close waits for it. Cut.
+      await store.disconnect(true).catch(() => undefined);
+    };
+    return { keyv, kind: 'redis', location: withoutCredentials(storeUrl), close };
   }
   throw new Error(`Unsupported STORE_URL scheme: ${withoutCredentials(storeUrl)}`);
 }
 
 const REDIS_CONNECT_TIMEOUT_MS = 3_000;
+/** How long closing waits for Redis to answer the calls in flight. */
+const REDIS_CLOSE_WAIT_MS = 2_000;
 /** No single command of the bridge's takes long (chunks are ~1 MB); past this Redis is not answering. */
 const REDIS_COMMAND_TIMEOUT_MS = 10_000;
 

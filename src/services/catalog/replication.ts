@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChangeJournal, JournalEntry } from '../../adapters/group/redis-change-journal.js';
 import { createMutex } from '../../core/async/create-mutex.js';
+import { settledWithin } from '../../core/async/settled-within.js';
 import type { CatalogSnapshot, Product } from '../../core/catalog/catalog.js';
 import type { CatalogLogger } from './catalog-types.js';
 import type { ServedCatalog, ServedVersion } from './served-catalog.js';
@@ -203,7 +204,8 @@ export function createReplication(deps: ReplicationDeps): Replication {
     },
     async stop() {
       stopped = true;
-      await following;
+      // Bounded: a blocking read waits for its command's deadline while Redis is away.
+      await settledWithin(following, 500);
     },
     async state() {
       const groupVersion = await journal.head();

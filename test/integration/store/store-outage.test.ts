@@ -22,9 +22,10 @@ const KEY = 'sandbox-key';
 const PROBE_MS = 200;
 const running: { stop(): Promise<void> }[] = [];
 
+// Stopping while Redis is away waits for a few Redis calls' own deadlines.
 afterAll(async () => {
   for (const resource of running.reverse()) await resource.stop();
-});
+}, 30_000);
 
 /** A logger whose JSON lines are kept for the test to read. */
 function capturingLogger() {
