@@ -15,10 +15,12 @@
  *   group's change stream in Redis (the first stock entry with that unit's stock of the article at or
  *   below the stock minus one), and the stream's order says which versions are at or past it. Latency:
  *   from just before the sale's request to the first `/readyz` of the last instance at or past that version.
- * - Per phase and instance: CPU (`catalog_bridge_process_cpu_seconds_total`) per version appended to the
- *   stream in the phase, `group.loads` (a follower must load nothing for a sale), peak RSS
- *   (`/proc/<pid>/status`, every 250 ms). A 5 s idle window first measures what the watcher alone costs.
- * Prints a summary table, then JSON.
+ * - Per phase and instance: CPU (`catalog_bridge_process_cpu_seconds_total`, all threads) per version
+ *   appended to the stream in the phase, also net of what the watcher alone costs (a 5 s idle window
+ *   first); `group.loads` (a follower must load nothing for a sale); peak RSS (`/proc/<pid>/status`,
+ *   every 250 ms). Each phase, and each publication round, ends once every instance is quiet again
+ *   (under 200 ms of CPU a second), so that the work it started (loads, feed renders, stock re-reads)
+ *   counts to it and not to the next. Prints a summary (a Markdown table per instance), then JSON.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, rmSync, symlinkSync } from 'node:fs';
@@ -165,12 +167,27 @@ async function readyz(instance: Instance): Promise<Ready> {
   return (await fetch(`${instance.url}/readyz`)).json() as Promise<Ready>;
 }
 
-/** Process CPU seconds and webhook sales by outcome, from `/metrics`. */
-async function metricsOf(instance: Instance): Promise<{ cpu: number; sales: Record<string, number> }> {
+type Metrics = { cpu: number; heapUsedMb: number; externalMb: number; sales: Record<string, number> };
+/** Process CPU seconds (all threads), main-thread heap used and external memory, webhook sales by outcome: `/metrics`. */
+async function metricsOf(instance: Instance): Promise<Metrics> {
   const text = await (await fetch(`${instance.url}/metrics`)).text();
-  const cpu = Number(/^catalog_bridge_process_cpu_seconds_total (\S+)/m.exec(text)?.[1] ?? Number.NaN);
+  const value = (name: string) => Number(new RegExp(`^catalog_bridge_${name} (\\S+)`, 'm').exec(text)?.[1] ?? Number.NaN);
+  const [heapUsedMb, externalMb] = ['nodejs_heap_size_used_bytes', 'nodejs_external_memory_bytes'].map((n) =>
+    round(value(n) / 2 ** 20),
+  );
   const matches = text.matchAll(/^catalog_bridge_webhook_sales_total\{outcome="(\w+)"\} (\d+)/gm);
-  return { cpu, sales: Object.fromEntries([...matches].map((m) => [m[1], Number(m[2])])) };
+  const sales = Object.fromEntries([...matches].map((m) => [m[1], Number(m[2])]));
+  return { cpu: value('process_cpu_seconds_total'), heapUsedMb: heapUsedMb ?? 0, externalMb: externalMb ?? 0, sales };
+}
+
+/** Waits (up to 90 s) until every instance spends under 200 ms of CPU a second: the work a phase started is done. */
+async function settle(instances: readonly Instance[]): Promise<void> {
+  for (let attempt = 0; attempt < 45; attempt++) {
+    const before = await Promise.all(instances.map(metricsOf));
+    await sleep(2_000);
+    const after = await Promise.all(instances.map(metricsOf));
+    if (after.every((m, n) => (m.cpu - (before[n]?.cpu ?? 0)) * 500 < 200)) return;
+  }
 }
 
 function procMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
@@ -292,13 +309,15 @@ async function measured<T>(bench: Bench, run: () => Promise<T>, idleCpuMsPerS: R
   const ended = Date.now();
   const perInstance = await Promise.all(
     instances.map(async (instance, n) => {
-      const [m, was] = [after[n] ?? { cpu: Number.NaN, sales: {} }, before[n]];
+      const [m, was] = [after[n], before[n]];
+      if (m === undefined) throw new Error('no metrics');
       const cpuMs = round((m.cpu - (was?.m.cpu ?? 0)) * 1000);
       const netCpuMs = cpuMs - ((idleCpuMsPerS[instance.id] ?? 0) * wallMs) / 1000;
       const sales = Object.fromEntries(Object.entries(m.sales).map(([k, v]) => [k, v - (was?.m.sales[k] ?? 0)]));
       const loads = (await loadsAfter(instance, ended)) - (was?.loads ?? 0);
       const [cpuMsPerVersion, netCpuMsPerVersion] = [cpuMs, netCpuMs].map((ms) => round(ms / Math.max(1, versions)));
-      return { instance: instance.id, cpuMs, cpuMsPerVersion, netCpuMsPerVersion, loads, peakRssMb: peaks[instance.id], sales };
+      const memory = { peakRssMb: peaks[instance.id], heapUsedMbAfter: m.heapUsedMb, externalMbAfter: m.externalMb };
+      return { instance: instance.id, cpuMs, cpuMsPerVersion, netCpuMsPerVersion, loads, ...memory, sales };
     }),
   );
   return { result, versions, wallMs: round(wallMs), perInstance };
@@ -327,6 +346,8 @@ async function publication(bench: Bench, articleId: string) {
     });
     for (const [k, instance] of instances.entries()) perInstance[instance.id]?.push((seen[k] ?? 0) - doneAt);
     all.push(Math.max(...seen) - doneAt);
+    // The followers' loads and every instance's feed renders of this version end before the next round.
+    await settle(instances);
   }
   return { allServingMs: percentiles(all), perInstanceMs: percentilesOf(perInstance), leaderSyncMs: percentiles(syncMs) };
 }
@@ -398,6 +419,8 @@ async function salesPhase(bench: Bench, chosen: Chosen) {
     const needed = Math.max(...sales.map((sale) => sale.index ?? Number.POSITIVE_INFINITY));
     return instances.every((i) => latest(i) >= needed) ? true : undefined;
   }).catch((error: unknown) => process.stderr.write(`${String(error)}\n`));
+  // The work the sales left (stock re-reads that confirm them, feed renders) counts to this phase.
+  await settle(instances);
   const all: number[] = [];
   const perInstance: Record<string, number[]> = Object.fromEntries(instances.map((i) => [i.id, []]));
   for (const sale of sales) {
@@ -444,6 +467,8 @@ async function main(): Promise<void> {
     const client = createClient({ url: group.storeUrl });
     await client.connect();
     const bench: Bench = { ...group, watcher: watchVersions(group.instances, 10), stream: followStream(client) };
+    // Feed renders of the first version and the like run for ~15 s after the start at 100k × 5.
+    await settle(group.instances);
     const idle = await measured(bench, () => sleep(IDLE_MS));
     const idleCpuMsPerS = Object.fromEntries(idle.perInstance.map((i) => [i.instance, i.cpuMs / (idle.wallMs / 1000)]));
     const published = await measured(bench, () => publication(bench, chosen[0]?.id ?? 'a-100001'), idleCpuMsPerS);

@@ -122,6 +122,8 @@ export interface CatalogService {
   stopFollowing(): Promise<void>;
   /** With a group: where this instance stands in it; `undefined` without one. */
   groupState(): Promise<ReplicationState | undefined>;
+  /** With a group: loads the stored version when it is the group's and this instance serves another. */
+  catchUpWithGroup(): Promise<boolean>;
 }
 
 /**
@@ -144,6 +146,7 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
       source: deps.group.source,
       served,
       load: async () => writerRef.current?.load(),
+      storedVersion: () => store.currentVersion(),
       onStockChanged: (units) => onStockChanged(units),
       logger,
     });
@@ -233,5 +236,6 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
     startFollowing: () => replication?.start(),
     stopFollowing: async () => replication?.stop(),
     groupState: async () => replication?.state(),
+    catchUpWithGroup: async () => (await replication?.catchUp()) ?? false,
   };
 }

@@ -16,6 +16,9 @@ export interface GroupStatus extends GroupRole {
   readonly checkedAt: string;
 }
 
+/** Measurements in a row behind the group on one version before the stored version is loaded instead. */
+const LAGGING_CHECKS = 5;
+
 export interface GroupMonitor {
   start(): void;
   stop(): void;
@@ -31,7 +34,7 @@ export interface GroupMonitor {
  */
 export function createGroupMonitor(deps: {
   readonly coordinator: GroupCoordinator;
-  readonly catalog: Pick<CatalogService, 'current' | 'groupState'>;
+  readonly catalog: Pick<CatalogService, 'current' | 'groupState' | 'catchUpWithGroup'>;
   readonly inboxStats: (() => Promise<SharedInboxStats>) | undefined;
   readonly now: () => Date;
   readonly intervalMs?: number;
@@ -39,6 +42,7 @@ export function createGroupMonitor(deps: {
 }): GroupMonitor {
   let last: GroupStatus | undefined;
   let timer: NodeJS.Timeout | undefined;
+  let lagging = 0;
 
   async function refresh(): Promise<GroupStatus> {
     const role = deps.coordinator.state();
@@ -49,6 +53,13 @@ export function createGroupMonitor(deps: {
       [replication, inbox] = await Promise.all([deps.catalog.groupState(), deps.inboxStats?.()]);
     } catch (failure) {
       error ??= failure instanceof Error ? failure.message : String(failure);
+    }
+    // Polling as the fallback of the change stream: behind for a while on the same version, catch up.
+    const servedVersion = deps.catalog.current()?.version;
+    lagging = (replication?.behind ?? 0) > 0 && servedVersion === last?.servedVersion ? lagging + 1 : 0;
+    if (lagging >= LAGGING_CHECKS) {
+      lagging = 0;
+      await deps.catalog.catchUpWithGroup().catch(() => false);
     }
     const status: GroupStatus = {
       ...role,

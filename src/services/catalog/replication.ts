@@ -33,6 +33,12 @@ export interface Replication {
   noteLoaded(snapshot: CatalogSnapshot, position: string | undefined): void;
   /** Runs this instance's own publish of a new family: its announcement is not loaded back from the store. */
   announcing<T>(version: string, publish: () => Promise<T>): Promise<T>;
+  /**
+   * The fallback for a follower that lags without noticing (its stream reads fail, or it missed an
+   * announcement): when the store holds the group's current version and this instance serves another, it
+   * loads it. Returns whether it did.
+   */
+  catchUp(): Promise<boolean>;
   /** Follows the change stream until `stop`. */
   start(): void;
   stop(): Promise<void>;
@@ -55,6 +61,8 @@ export interface ReplicationDeps {
   readonly served: ServedCatalog;
   /** Loads and serves the store's current version (`catalog-writer.ts`). */
   readonly load: () => Promise<CatalogSnapshot | undefined>;
+  /** The version the store's pointer names (cheap). */
+  readonly storedVersion: () => Promise<string | undefined>;
   /** A version made by stock changes was served: the units whose stock changed (full syncs re-read them). */
   readonly onStockChanged: (units: readonly string[]) => void;
   readonly logger: CatalogLogger;
@@ -89,6 +97,8 @@ export function createReplication(deps: ReplicationDeps): Replication {
   async function reload(reason: string): Promise<void> {
     logger.info({ reason }, 'loading the catalog version the group stored');
     loads += 1;
+    // What this instance applied since no longer counts: it starts again from the stored version.
+    positions.clear();
     await deps.load();
   }
 
@@ -96,6 +106,10 @@ export function createReplication(deps: ReplicationDeps): Replication {
   async function apply(entry: JournalEntry): Promise<string> {
     if (entry.source !== deps.source) return entry.id;
     const latest = served.latest();
+    if (positions.get(entry.version) === entry.id) {
+      // Made here (its reader comes after it), or applied already.
+      return entry.id;
+    }
     if (latest?.snapshot.version === entry.version || announcing.has(entry.version)) {
       // Served already, or being served by this instance's own full publish.
       if (!positions.has(entry.version)) place(entry.version, entry.id);
@@ -108,8 +122,11 @@ export function createReplication(deps: ReplicationDeps): Replication {
     // stream from where that version stands.
     const before = latest?.snapshot.version;
     await reload(entry.kind === 'full' ? `new catalog ${entry.version}` : `change ${entry.id} is not on the served version`);
-    const now = served.latest()?.snapshot;
-    if (now === undefined) return entry.id;
+    const loaded = served.latest();
+    const now = loaded?.snapshot;
+    if (loaded === undefined || now === undefined) return entry.id;
+    // The stored version is the one the change was made from: apply it now.
+    if (entry.kind === 'stock' && now.version === entry.base && (await applyStock(loaded, entry))) return entry.id;
     if (now.version === before && entry.kind === 'stock') {
       // The store is not ahead of us yet (the leader stores changes within seconds): wait, then read again.
       await sleep(500);
@@ -198,6 +215,18 @@ export function createReplication(deps: ReplicationDeps): Replication {
       } finally {
         announcing.delete(version);
       }
+    },
+    catchUp() {
+      return exclusive(async () => {
+        const [head, stored] = await Promise.all([journal.head(), deps.storedVersion()]);
+        const current = served.latest()?.snapshot.version;
+        if (head === undefined || head === current || stored !== head) return false;
+        await reload(`serving ${current ?? 'nothing'} while the group serves ${head}`);
+        const now = served.latest()?.snapshot;
+        // Read the stream on from the loaded version.
+        if (now !== undefined) cursor = positions.get(now.version) ?? cursor;
+        return true;
+      });
     },
     start() {
       following ??= follow();
