@@ -197,6 +197,15 @@ describe.skipIf(binary === null)('group/several instances on one Redis', () => {
       if (instance !== leader) expect(ready.jobs?.['sync-catalog'] ?? null).toBeNull();
     }
 
+    // Operators see the group: the role and the leader on the status page, the role in the metrics.
+    const page = await (await fetch(`${leader.url}/`)).text();
+    expect(page).toContain('id="group"');
+    expect(page).toContain('leads the group');
+    const follower = instances.find((instance) => instance !== leader) as Instance;
+    expect(await (await fetch(`${follower.url}/`)).text()).toContain(`the leader is <code>${leader.id}</code>`);
+    expect(await (await fetch(`${leader.url}/metrics`)).text()).toMatch(/^catalog_bridge_group_leader 1$/m);
+    expect(await (await fetch(`${follower.url}/metrics`)).text()).toMatch(/^catalog_bridge_group_leader 0$/m);
+
     await clearRequests();
     await new Promise((resolve) => setTimeout(resolve, 8_000));
     // One full sync every 2 s in the group (three instances each running theirs would make ~12).
