@@ -3,10 +3,9 @@ import type { AppendResult, ChangeJournal, JournalEntry } from '../../../src/ada
 import { applyStock } from '../../../src/core/catalog/apply-stock.js';
 import type { CatalogSnapshot } from '../../../src/core/catalog/catalog.js';
 import { createCatalogVersion } from '../../../src/core/catalog/catalog-version.js';
-import { mergeCatalog } from '../../../src/core/catalog/merge-catalog.js';
 import { createReplication, type Replication } from '../../../src/services/catalog/replication.js';
 import { createServedCatalog, type ServedCatalog } from '../../../src/services/catalog/served-catalog.js';
-import { article, NOW, stockRow, unit } from '../core/catalog/catalog-fixtures.js';
+import { article, NOW, stockedSnapshot, stockRow } from '../core/catalog/catalog-fixtures.js';
 
 /**
  * The group's replication (docs/scale-out.md) over an in-memory change stream with Redis's semantics: every
@@ -48,18 +47,7 @@ function snapshot(): CatalogSnapshot {
     ['U1', [stockRow({ code: 'a-1' }, 5), stockRow({ code: 'a-2' }, 3)]],
     ['U2', [stockRow({ code: 'a-1' }, 4)]],
   ]);
-  const options = {
-    version: 'v-1',
-    currency: 'CZK',
-    unknownStockAvailability: 'out_of_stock',
-    priceListKey: 'auto',
-    stockKey: 'auto',
-  } as const;
-  return mergeCatalog(
-    { units: [unit('U1'), unit('U2')], articles: [article('a-1'), article('a-2')], priceLists: new Map(), stock },
-    options,
-    NOW,
-  ).snapshot;
+  return stockedSnapshot([article('a-1'), article('a-2')], stock);
 }
 
 interface Instance {

@@ -11,7 +11,7 @@ import { applyStock, type StockUpdate } from '../../../../src/core/catalog/apply
 import type { Availability, CatalogSnapshot, Product } from '../../../../src/core/catalog/catalog.js';
 import { mergeCatalog } from '../../../../src/core/catalog/merge-catalog.js';
 import { createIdentityIndex } from '../../../../src/core/catalog/resolve-identity.js';
-import { article, NOW, stockRow, unit } from './catalog-fixtures.js';
+import { article, MERGE_OPTIONS, NOW, stockedSnapshot, stockRow, unit } from './catalog-fixtures.js';
 
 const LATER = new Date('2026-11-22T10:05:00.000Z');
 const OPTIONS = { version: 'v-2', unknownStockAvailability: 'out_of_stock' } as const;
@@ -26,14 +26,7 @@ function baseSnapshot(): CatalogSnapshot {
     ['U1', [stockRow({ code: 'a-1' }, 3), stockRow({ code: 'a-2' }, 0)]],
     ['U2', [stockRow({ code: 'a-1' }, 4)]],
   ]);
-  const options = {
-    version: 'v-1',
-    currency: 'CZK',
-    unknownStockAvailability: 'out_of_stock',
-    priceListKey: 'auto',
-    stockKey: 'auto',
-  } as const;
-  return mergeCatalog({ units: [unit('U1'), unit('U2')], articles, priceLists: new Map(), stock }, options, NOW).snapshot;
+  return stockedSnapshot(articles, stock);
 }
 
 function productOf(snapshot: CatalogSnapshot, id: string): Product {
@@ -234,20 +227,13 @@ describe('core/catalog/apply-stock', () => {
       availabilityInStock: 'Skladem',
       availabilityOutOfStock: 'Vyprodáno',
     };
-    const options = {
-      version: 'v-1',
-      currency: 'CZK',
-      unknownStockAvailability: 'out_of_stock',
-      priceListKey: 'auto',
-      stockKey: 'auto',
-    } as const;
     const input = {
       units: [unit('U1')],
       articles: [article('a-1')],
       priceLists: new Map([['U1', [priceRow]]]),
       stock: new Map(),
     };
-    const { snapshot } = mergeCatalog(input, options, NOW);
+    const { snapshot } = mergeCatalog(input, MERGE_OPTIONS, NOW);
 
     const { snapshot: next } = applyStock(snapshot, [{ unitCode: 'U1', articleId: 'a-1', delta: -1 }], OPTIONS, LATER);
 

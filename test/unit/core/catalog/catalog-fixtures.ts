@@ -1,3 +1,5 @@
+import type { CatalogSnapshot } from '../../../../src/core/catalog/catalog.js';
+import { mergeCatalog } from '../../../../src/core/catalog/merge-catalog.js';
 import type { PriceListRow, SourceArticle, SourceUnit, StockRow } from '../../../../src/core/catalog/source.js';
 
 /** Inline fixtures for the catalog core tests: small builders with explicit overrides. */
@@ -19,3 +21,20 @@ export function priceRow(code: string, overrides: Partial<PriceListRow> = {}): P
 export function stockRow(codes: StockRow['codes'], quantity: number, line = 2): StockRow {
   return { codes, quantity, line };
 }
+
+/** Units U1 and U2 with `articles` and `stock` (no price lists), merged as version `v-1` at `NOW`. */
+export function stockedSnapshot(
+  articles: readonly SourceArticle[],
+  stock: ReadonlyMap<string, readonly StockRow[]>,
+): CatalogSnapshot {
+  return mergeCatalog({ units: [unit('U1'), unit('U2')], articles, priceLists: new Map(), stock }, MERGE_OPTIONS, NOW).snapshot;
+}
+
+/** Merge options of version `v-1` with automatic identity keys. */
+export const MERGE_OPTIONS = {
+  version: 'v-1',
+  currency: 'CZK',
+  unknownStockAvailability: 'out_of_stock',
+  priceListKey: 'auto',
+  stockKey: 'auto',
+} as const;
