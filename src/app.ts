@@ -2,33 +2,25 @@ import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Router } from 'express';
 import type { Logger } from './adapters/logger/create-logger.js';
 import { createMetrics, type Metrics } from './adapters/metrics/create-metrics.js';
 import { createEventLoopMonitor } from './adapters/metrics/event-loop-monitor.js';
+import { createRouters } from './app-routers.js';
 import type { Config } from './config/load-config.js';
 import { createMutex } from './core/async/create-mutex.js';
-import { withTimeout } from './core/async/deadline.js';
 import { retryDelayMs } from './core/async/retry-backoff.js';
 import type { CatalogSnapshot } from './core/catalog/catalog.js';
 import type { CatalogSource } from './core/catalog/catalog-source.js';
 import { openInstanceGroup } from './group-wiring.js';
 import { createHttpApp } from './http/create-http-app.js';
 import { createServerDrain } from './http/drain-server.js';
-import { createAdminRoutes } from './http/routes/admin-routes.js';
-import { createDocsRoutes } from './http/routes/docs-routes.js';
-import { createFeedRoutes } from './http/routes/feed-routes.js';
-import { createMetricsRoutes } from './http/routes/metrics-routes.js';
-import { createStatusRoutes } from './http/routes/status-routes.js';
-import { createWebhookRoutes } from './http/routes/webhook-routes.js';
-import { createScheduler, type JobOutcome, type Scheduler } from './jobs/scheduler.js';
+import { createScheduler, type Scheduler } from './jobs/scheduler.js';
 import type { RunningSandbox } from './sandbox/start-sandbox.js';
 import type { CatalogService, SyncJob, SyncReport } from './services/catalog-service.js';
-import { openStoredCatalog, type StoredCatalogStart } from './services/catalog-start.js';
+import { openStoredCatalog } from './services/catalog-start.js';
 import { type FeedPrewarm, startFeedPrewarm } from './services/feed-prewarm.js';
 import type { FeedService } from './services/feed-service.js';
-import type { GroupStatus } from './services/group-monitor.js';
-import { createReadiness, type JobTiming, waitingReason } from './services/readiness.js';
+import { createReadiness, type JobTiming } from './services/readiness.js';
 import { createStoreHealth, type StoreHealth, waitForStore } from './services/store-health.js';
 import { createWebhookProcessor, type WebhookProcessor } from './services/webhook-processor.js';
 import {
@@ -36,14 +28,10 @@ import {
   configuredSource,
   createCatalogParts,
   createConfiguredFeedService,
-  createShippedDocPages,
   loadConfiguredTemplates,
   openConfiguredWebhookInbox,
   startSandboxIfNeeded,
 } from './wiring.js';
-
-/** How long a webhook's event may take to be stored before the answer is 503 (the POS delivers it again). */
-const WEBHOOK_ACCEPT_DEADLINE_MS = 2_000;
 
 export interface AppDeps {
   readonly logger: Logger;
@@ -375,69 +363,6 @@ function createJobs(parts: {
     run: (signal) => exclusive(() => catalog.syncStock({ signal })),
   });
   return jobs;
-}
-
-function createRouters(parts: {
-  readonly config: Config;
-  readonly catalog: CatalogService;
-  readonly feeds: FeedService;
-  readonly jobs: Scheduler;
-  readonly webhooks: WebhookProcessor;
-  readonly metrics: Metrics;
-  readonly source: CatalogSource;
-  readonly stored: StoredCatalogStart;
-  readonly timing: (job: SyncJob) => JobTiming | undefined;
-  readonly storeHealth: StoreHealth;
-  readonly runJob: (job: SyncJob) => Promise<JobOutcome>;
-  readonly group: () => GroupStatus | undefined;
-}): Router[] {
-  const { config, catalog, feeds, jobs, webhooks, metrics } = parts;
-  return [
-    createStatusRoutes({
-      feeds,
-      current: () => catalog.current(),
-      lastReport: (job) => catalog.lastReport(job),
-      // After a failure, its retry when that comes before the scheduled run.
-      nextRuns: () =>
-        Object.fromEntries(
-          Object.entries(jobs.status()).map(([job, status]) => [job, (status.nextTry ?? status.nextRun)?.toISOString()]),
-        ),
-      publicBaseUrl: config.http.publicBaseUrl,
-      token: config.feed.token,
-      storeCodes: config.feed.unitStoreCodes,
-      webhooks: () => webhooks.stats(),
-      unitCounts: async (snapshot) => (await catalog.familyIndex(snapshot)).unitCounts,
-      source: parts.source.label,
-      notServed: () => parts.stored.notServed(),
-      timing: parts.timing,
-      store: () => parts.storeHealth.state(),
-      group: parts.group,
-    }),
-    createFeedRoutes({
-      feeds,
-      current: () => catalog.current(),
-      token: config.feed.token,
-      onRequest: (feed, status) => metrics.feedRequests.inc({ feed, status: String(status) }),
-      waiting: () => waitingReason(parts.source.label, catalog.lastReport('sync-catalog'), parts.timing('sync-catalog')),
-    }),
-    createMetricsRoutes(metrics.registry),
-    createAdminRoutes({
-      token: config.admin.token,
-      runJob: parts.runJob,
-      unavailable: () => {
-        const store = parts.storeHealth.state();
-        return store.up ? undefined : `The store does not answer (${store.reason ?? 'no answer'}); try again once it is back`;
-      },
-    }),
-    createWebhookRoutes({
-      apiKeys: config.webhook.apiKeys,
-      // Stored durably within this, or answered 503 so that the POS delivers it again (never 200 and lost).
-      accept: (dedupeKey, event) =>
-        withTimeout(webhooks.accept(dedupeKey, event), WEBHOOK_ACCEPT_DEADLINE_MS, 'storing the event'),
-      onEvent: (event, outcome) => metrics.webhookEvents.inc({ event, outcome }),
-    }),
-    createDocsRoutes(createShippedDocPages()),
-  ];
 }
 
 function recordSale(metrics: Metrics, outcome: 'applied' | 'refetched' | 'dropped', latencyMs: number): void {

@@ -1,0 +1,87 @@
+import type { Router } from 'express';
+import type { Metrics } from './adapters/metrics/create-metrics.js';
+import type { Config } from './config/load-config.js';
+import { withTimeout } from './core/async/deadline.js';
+import type { CatalogSource } from './core/catalog/catalog-source.js';
+import { createAdminRoutes } from './http/routes/admin-routes.js';
+import { createDocsRoutes } from './http/routes/docs-routes.js';
+import { createFeedRoutes } from './http/routes/feed-routes.js';
+import { createMetricsRoutes } from './http/routes/metrics-routes.js';
+import { createStatusRoutes } from './http/routes/status-routes.js';
+import { createWebhookRoutes } from './http/routes/webhook-routes.js';
+import type { JobOutcome, Scheduler } from './jobs/scheduler.js';
+import type { CatalogService, SyncJob } from './services/catalog-service.js';
+import type { StoredCatalogStart } from './services/catalog-start.js';
+import type { FeedService } from './services/feed-service.js';
+import type { GroupStatus } from './services/group-monitor.js';
+import { type JobTiming, waitingReason } from './services/readiness.js';
+import type { StoreHealth } from './services/store-health.js';
+import type { WebhookProcessor } from './services/webhook-processor.js';
+import { createShippedDocPages } from './wiring.js';
+
+/** How long a webhook's event may take to be stored before the answer is 503 (the POS delivers it again). */
+const WEBHOOK_ACCEPT_DEADLINE_MS = 2_000;
+
+/** The HTTP routes of the running bridge, wired to its parts (composition root, beside `app.ts`). */
+export function createRouters(parts: {
+  readonly config: Config;
+  readonly catalog: CatalogService;
+  readonly feeds: FeedService;
+  readonly jobs: Scheduler;
+  readonly webhooks: WebhookProcessor;
+  readonly metrics: Metrics;
+  readonly source: CatalogSource;
+  readonly stored: StoredCatalogStart;
+  readonly timing: (job: SyncJob) => JobTiming | undefined;
+  readonly storeHealth: StoreHealth;
+  readonly runJob: (job: SyncJob) => Promise<JobOutcome>;
+  readonly group: () => GroupStatus | undefined;
+}): Router[] {
+  const { config, catalog, feeds, jobs, webhooks, metrics } = parts;
+  return [
+    createStatusRoutes({
+      feeds,
+      current: () => catalog.current(),
+      lastReport: (job) => catalog.lastReport(job),
+      // After a failure, its retry when that comes before the scheduled run.
+      nextRuns: () =>
+        Object.fromEntries(
+          Object.entries(jobs.status()).map(([job, status]) => [job, (status.nextTry ?? status.nextRun)?.toISOString()]),
+        ),
+      publicBaseUrl: config.http.publicBaseUrl,
+      token: config.feed.token,
+      storeCodes: config.feed.unitStoreCodes,
+      webhooks: () => webhooks.stats(),
+      unitCounts: async (snapshot) => (await catalog.familyIndex(snapshot)).unitCounts,
+      source: parts.source.label,
+      notServed: () => parts.stored.notServed(),
+      timing: parts.timing,
+      store: () => parts.storeHealth.state(),
+      group: parts.group,
+    }),
+    createFeedRoutes({
+      feeds,
+      current: () => catalog.current(),
+      token: config.feed.token,
+      onRequest: (feed, status) => metrics.feedRequests.inc({ feed, status: String(status) }),
+      waiting: () => waitingReason(parts.source.label, catalog.lastReport('sync-catalog'), parts.timing('sync-catalog')),
+    }),
+    createMetricsRoutes(metrics.registry),
+    createAdminRoutes({
+      token: config.admin.token,
+      runJob: parts.runJob,
+      unavailable: () => {
+        const store = parts.storeHealth.state();
+        return store.up ? undefined : `The store does not answer (${store.reason ?? 'no answer'}); try again once it is back`;
+      },
+    }),
+    createWebhookRoutes({
+      apiKeys: config.webhook.apiKeys,
+      // Stored durably within this, or answered 503 so that the POS delivers it again (never 200 and lost).
+      accept: (dedupeKey, event) =>
+        withTimeout(webhooks.accept(dedupeKey, event), WEBHOOK_ACCEPT_DEADLINE_MS, 'storing the event'),
+      onEvent: (event, outcome) => metrics.webhookEvents.inc({ event, outcome }),
+    }),
+    createDocsRoutes(createShippedDocPages()),
+  ];
+}
