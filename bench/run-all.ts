@@ -23,6 +23,11 @@ const BENCHMARKS: readonly { name: string; args: readonly string[]; what: string
     args: [],
     what: 'event-loop delay and outside probes during a full sync, feed rendering, a sales burst and a re-sync (quality bar)',
   },
+  {
+    name: 'scale-out',
+    args: [],
+    what: 'three instances on one Redis, 100k × 5: publication → all serving, sale → all at 50/s, follower CPU and RSS',
+  },
 ];
 
 const root = fileURLToPath(new URL('..', import.meta.url));

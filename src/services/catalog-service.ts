@@ -138,6 +138,7 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
   const reports = createSyncReports(store, logger);
   // Bound once the stock sync exists: the group's stock changes mark its units (full syncs re-read them).
   let onStockChanged: (units: readonly string[]) => void = () => undefined;
+  let onMissedChange: (units: readonly string[]) => void = () => undefined;
   const writerRef: { current?: CatalogWriter } = {};
   const replication: Replication | undefined =
     deps.group &&
@@ -148,6 +149,8 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
       load: async () => writerRef.current?.load(),
       storedVersion: () => store.currentVersion(),
       onStockChanged: (units) => onStockChanged(units),
+      // The leader reads those units' stock again (once for the group).
+      onMissedChange: (units) => onMissedChange(units),
       logger,
     });
   const group = deps.group;
@@ -186,6 +189,11 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
     // The leader stores what the group serves (a follower's writer stores nothing).
     if (replication !== undefined)
       writer.persistSoon().catch((error: unknown) => logger.error({ err: error }, 'could not store the catalog'));
+  };
+  onMissedChange = (units) => {
+    if (deps.group?.isLeader() !== true || units.length === 0) return;
+    logger.info({ units }, 'a stock change came before a newer catalog; reading those units again');
+    void stock.syncStock({ units: [...units] });
   };
   const syncCatalog = createFullSync({
     ...(deps.signal === undefined ? {} : { signal: deps.signal }),

@@ -66,9 +66,12 @@ export function createGroupCoordinator(deps: GroupCoordinatorDeps): GroupCoordin
     deps.onLeadership?.(now);
   }
 
+  let stopped = false;
+
   async function once(): Promise<void> {
     const started = performance.now();
     try {
+      if (stopped) return;
       if (lease.held() !== undefined) {
         if (await lease.renew()) {
           validUntil = started + leaseMs;
@@ -93,6 +96,11 @@ export function createGroupCoordinator(deps: GroupCoordinatorDeps): GroupCoordin
     } catch (failure) {
       error = failure instanceof Error ? failure.message : String(failure);
     }
+    if (stopped) {
+      // A round that ended after the shutdown began: it must not lead now.
+      if (lease.held() !== undefined) await lease.release().catch(() => undefined);
+      return;
+    }
     note(isLeader(), 'this instance took the lease and leads the group');
   }
 
@@ -114,6 +122,7 @@ export function createGroupCoordinator(deps: GroupCoordinatorDeps): GroupCoordin
     },
     isLeader,
     async tryLead() {
+      if (stopped) return false;
       await tick();
       return isLeader();
     },
@@ -129,9 +138,10 @@ export function createGroupCoordinator(deps: GroupCoordinatorDeps): GroupCoordin
     async stop() {
       if (timer !== undefined) clearInterval(timer);
       if (watch !== undefined) clearInterval(watch);
+      const wasLeading = isLeader();
+      stopped = true;
       // Bounded: with Redis away a round waits for its command's own deadline.
       await settledWithin(round, STOP_WAIT_MS);
-      const wasLeading = isLeader();
       validUntil = 0;
       note(false, 'shutting down');
       if (wasLeading) await settledWithin(lease.release(), STOP_WAIT_MS);

@@ -4,11 +4,13 @@ import { CHANGE_STREAM_MAXLEN } from './redis-pointer.js';
 /**
  * Appends a stock change only onto the version the stream ends on (compare-and-set of the head): two
  * instances that made a change from the same version cannot both append it; the second makes it again
- * from the first's result. A head that is gone (a Redis restarted empty) takes any base.
+ * from the first's result. Without a head (a Redis restarted empty) nothing is appended until the leader
+ * announces the catalog again: a lagging instance's change must not become the group's version.
  */
 const APPEND = `
 local head = redis.call('GET', KEYS[1])
-if head and head ~= ARGV[1] then return {0, head} end
+if not head then return {0, ''} end
+if head ~= ARGV[1] then return {0, head} end
 redis.call('SET', KEYS[1], ARGV[2])
 local id = redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], '*', 'kind', 'stock', 'base', ARGV[1], 'version', ARGV[2], 'source', ARGV[3], 'body', ARGV[4])
 return {1, id}`;

@@ -68,11 +68,14 @@ export function openRedisGroup(url: string, options: { readonly instance: string
       const listener = (message: string) => {
         const request = parseRequest(message);
         if (request === undefined) return;
-        run(request.job).then(
-          (result) => client.publish(GROUP_KEYS.syncReplies(request.id), JSON.stringify({ ok: true, result })),
-          (error: unknown) =>
-            client.publish(GROUP_KEYS.syncReplies(request.id), JSON.stringify({ ok: false, error: String(error) })),
-        );
+        run(request.job)
+          .then(
+            (result) => client.publish(GROUP_KEYS.syncReplies(request.id), JSON.stringify({ ok: true, result })),
+            (error: unknown) =>
+              client.publish(GROUP_KEYS.syncReplies(request.id), JSON.stringify({ ok: false, error: String(error) })),
+          )
+          // Redis away: the asking instance times out and says so.
+          .catch(() => undefined);
       };
       await subscriber.subscribe(GROUP_KEYS.syncRequests, listener);
       return { stop: () => subscriber.unsubscribe(GROUP_KEYS.syncRequests, listener) };

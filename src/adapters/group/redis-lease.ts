@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { GROUP_KEYS, type RedisClient } from './redis-keys.js';
 
 /** Takes the lease when nobody holds it, with the next fencing token in its value. */
@@ -38,15 +39,18 @@ export interface RedisLease {
 }
 
 export function createRedisLease(client: RedisClient, instance: string, leaseMs: number): RedisLease {
+  // Unique per process even when two share an INSTANCE_ID (a copied deployment), and after a Redis
+  // restarted empty begins the tokens at 1 again: a stale holder never matches a new one's value.
+  const holderId = `${instance}#${randomBytes(4).toString('hex')}`;
   let value: string | undefined;
   return {
     held: () => value,
     async acquire() {
       const token = Number(
-        await client.eval(ACQUIRE, { keys: [GROUP_KEYS.lease, GROUP_KEYS.fence], arguments: [instance, String(leaseMs)] }),
+        await client.eval(ACQUIRE, { keys: [GROUP_KEYS.lease, GROUP_KEYS.fence], arguments: [holderId, String(leaseMs)] }),
       );
       if (!(token > 0)) return undefined;
-      value = `${instance}|${token}`;
+      value = `${holderId}|${token}`;
       return token;
     },
     async renew() {
@@ -72,5 +76,7 @@ export function parseLeaseValue(raw: string): LeaseHolder | undefined {
   const at = raw.lastIndexOf('|');
   if (at < 0) return undefined;
   const token = Number(raw.slice(at + 1));
-  return Number.isSafeInteger(token) ? { instance: raw.slice(0, at), token } : undefined;
+  // The instance's name without the per-process suffix.
+  const instance = raw.slice(0, at).replace(/#[0-9a-f]{8}$/, '');
+  return Number.isSafeInteger(token) ? { instance, token } : undefined;
 }

@@ -16,7 +16,11 @@ if ARGV[3] == 'announce' then
   redis.call('SET', KEYS[3], id)
   return id
 end
-if ARGV[3] ~= '' then redis.call('SET', KEYS[3], ARGV[3]) end
+if ARGV[3] ~= '' then
+  redis.call('SET', KEYS[3], ARGV[3])
+  -- What comes before the stored version is needed by nobody: a follower further behind loads it.
+  redis.call('XTRIM', KEYS[5], 'MINID', '~', ARGV[3])
+end
 return 'ok'`;
 
 /** Stream entries kept (about): a follower further behind reloads the stored version instead. */

@@ -14,6 +14,11 @@ const ACCEPT = `
 if not redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[1]) then return false end
 return redis.call('XADD', KEYS[2], '*', 'entry', ARGV[2])`;
 
+/** Acknowledges and deletes completed events together: none is left acknowledged but still in the stream. */
+const ACKNOWLEDGE = `
+redis.call('XACK', KEYS[1], ARGV[1], unpack(ARGV, 2))
+return redis.call('XDEL', KEYS[1], unpack(ARGV, 2))`;
+
 export interface RedisInboxOptions {
   readonly source: string;
   /** This instance's consumer name in the group. */
@@ -45,6 +50,9 @@ export function createRedisWebhookInbox<Event>(
   /** Event id → stream id of the events handed to this instance and not completed yet. */
   const held = new Map<string, string>();
   let claimed = 0;
+  /** Stream ids completed here whose acknowledgement failed (Redis away): retried, never handed out again. */
+  const unacknowledged = new Set<string>();
+  let claiming = false;
   let stopped = false;
   let consuming: Promise<void> | undefined;
   let claimTimer: NodeJS.Timeout | undefined;
@@ -77,9 +85,15 @@ export function createRedisWebhookInbox<Event>(
     return taken;
   }
 
+  /** Acknowledged and removed in one step; what fails is tried again by the next claim round. */
   async function acknowledge(streamIds: readonly string[]): Promise<void> {
-    await client.sendCommand(['XACK', stream, group, ...streamIds]);
-    await client.sendCommand(['XDEL', stream, ...streamIds]);
+    try {
+      await client.eval(ACKNOWLEDGE, { keys: [stream], arguments: [group, ...streamIds] });
+      for (const id of streamIds) unacknowledged.delete(id);
+    } catch (error) {
+      for (const id of streamIds) unacknowledged.add(id);
+      throw error;
+    }
   }
 
   async function readLoop(deliver: (entries: readonly InboxEntry<Event>[]) => void): Promise<void> {
@@ -113,10 +127,35 @@ export function createRedisWebhookInbox<Event>(
     }
   }
 
+  /**
+   * Resets the idle time of the events this instance still works on, so that nobody takes them over;
+   * only those the group still counts as this instance's (another may have taken some over while this one
+   * was cut off from Redis: those are its now).
+   */
+  async function keepOwn(): Promise<void> {
+    if (held.size === 0) return;
+    const pending = (await client.sendCommand([
+      'XPENDING',
+      stream,
+      group,
+      '-',
+      '+',
+      String(held.size + 100),
+      consumer,
+    ])) as unknown[];
+    const owned = new Set(pending.map((row) => String((row as unknown[])[0])));
+    const keep: string[] = [];
+    for (const [id, streamId] of held) {
+      if (owned.has(streamId)) keep.push(streamId);
+      else held.delete(id);
+    }
+    if (keep.length > 0) await client.sendCommand(['XCLAIM', stream, group, consumer, '0', ...keep, 'JUSTID']);
+  }
+
   /** Takes over events another instance held past the claim timeout, and keeps this one's own. */
   async function claim(deliver: (entries: readonly InboxEntry<Event>[]) => void): Promise<void> {
-    const own = [...held.values()];
-    if (own.length > 0) await client.sendCommand(['XCLAIM', stream, group, consumer, '0', ...own, 'JUSTID']);
+    if (unacknowledged.size > 0) await acknowledge([...unacknowledged]);
+    await keepOwn();
     let start = '0-0';
     for (let round = 0; round < 10; round += 1) {
       const reply = (await client.sendCommand([
@@ -129,7 +168,8 @@ export function createRedisWebhookInbox<Event>(
         'COUNT',
         '100',
       ])) as unknown[];
-      const entries = entriesOf(reply[1]).filter((entry) => ![...held.values()].includes(entry.id));
+      const mine = new Set(held.values());
+      const entries = entriesOf(reply[1]).filter((entry) => !mine.has(entry.id) && !unacknowledged.has(entry.id));
       const taken = await take(entries);
       claimed += taken.length;
       if (taken.length > 0) deliver(taken);
@@ -156,8 +196,9 @@ export function createRedisWebhookInbox<Event>(
         const streamId = held.get(id);
         return streamId === undefined ? [] : [streamId];
       });
-      if (streamIds.length > 0) await acknowledge(streamIds);
+      // No longer this instance's to keep, whether the acknowledgement goes through now or later.
       for (const id of ids) held.delete(id);
+      if (streamIds.length > 0) await acknowledge(streamIds);
     },
     async close() {
       if (stopped) return;
@@ -174,9 +215,17 @@ export function createRedisWebhookInbox<Event>(
         consuming = (async () => {
           await moveLegacy(inbox, options.legacy, report);
           await ensureGroup().catch((error: unknown) => report(error, 'creating the webhook consumer group'));
+          // Closed while the group was being created: nothing to start.
+          if (stopped) return;
           claimTimer = setInterval(
             () => {
-              claim(deliver).catch((error: unknown) => report(error, 'claiming webhook events of other instances'));
+              if (claiming) return;
+              claiming = true;
+              claim(deliver)
+                .catch((error: unknown) => report(error, 'claiming webhook events of other instances'))
+                .finally(() => {
+                  claiming = false;
+                });
             },
             Math.max(200, Math.floor(claimIdleMs / 3)),
           );

@@ -257,6 +257,39 @@ export function createKeyvCatalogStore<Meta>(keyv: Keyv, options: KeyvCatalogSto
     }
   }
 
+  /** Whether the pointer or the version list names `version` (another writer stored it too). */
+  async function namedElsewhere(version: string): Promise<boolean> {
+    try {
+      const [current, known] = await Promise.all([
+        readPointer(),
+        keyv.get(VERSIONS_KEY) as Promise<VersionPointer[] | undefined>,
+      ]);
+      return current?.version === version || (known ?? []).some((entry) => entry.version === version);
+    } catch {
+      // Unknown: keep what was written rather than risk removing a stored version.
+      return true;
+    }
+  }
+
+  /**
+   * After the pointer moved: the version list, then old versions pruned. The version is published by
+   * then, so a failure here does not fail it: what it would have removed stays until the next publish.
+   */
+  async function listAndPrune(pointer: VersionPointer): Promise<void> {
+    try {
+      const known = ((await keyv.get(VERSIONS_KEY)) as VersionPointer[] | undefined) ?? [];
+      const others = known.filter((entry) => entry.version !== pointer.version);
+      const own = [pointer, ...others.filter(isOwn)];
+      const kept = own.slice(0, keepVersions);
+      await keyv.set(VERSIONS_KEY, kept);
+      // Another source's versions go once this source has one of its own: until then they stay, so that
+      // switching back before the first sync from the new source loses nothing.
+      await prune(kept, [...own.slice(keepVersions), ...others.filter((entry) => !isOwn(entry))]);
+    } catch {
+      // Left for the next publish (see above).
+    }
+  }
+
   return {
     async publish(catalog, publishedAt, { signal, ...how } = {}) {
       signal?.throwIfAborted();
@@ -300,19 +333,12 @@ export function createKeyvCatalogStore<Meta>(keyv: Keyv, options: KeyvCatalogSto
       try {
         await pointers.write(pointer, how);
       } catch (error) {
-        // Fenced out (the lease lapsed): nothing names this version.
-        if (isLeaseLost(error)) await removeWritten(written);
+        // Fenced out (the lease lapsed). In a group a version made by stock changes has the same id (so the
+        // same keys) on every instance: what the new leader stored under it is not removed.
+        if (isLeaseLost(error) && !(await namedElsewhere(catalog.version))) await removeWritten(written);
         throw error;
       }
-
-      const known = ((await keyv.get(VERSIONS_KEY)) as VersionPointer[] | undefined) ?? [];
-      const others = known.filter((entry) => entry.version !== pointer.version);
-      const own = [pointer, ...others.filter(isOwn)];
-      const kept = own.slice(0, keepVersions);
-      await keyv.set(VERSIONS_KEY, kept);
-      // Another source's versions go once this source has one of its own: until then they stay, so that
-      // switching back before the first sync from the new source loses nothing.
-      await prune(kept, [...own.slice(keepVersions), ...others.filter((entry) => !isOwn(entry))]);
+      await listAndPrune(pointer);
       return refs.map((ref) => ref.key);
     },
 

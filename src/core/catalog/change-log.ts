@@ -45,7 +45,7 @@ export interface ChangeHistory {
 }
 
 /** A transition with more changes than this is stored without them (cursors before it get `410`). */
-const MAX_STORED_CHANGES = 100_000;
+const MAX_STORED_CHANGES = 20_000;
 
 export interface ChangeLog {
   /**

@@ -65,6 +65,8 @@ export interface ReplicationDeps {
   readonly storedVersion: () => Promise<string | undefined>;
   /** A version made by stock changes was served: the units whose stock changed (full syncs re-read them). */
   readonly onStockChanged: (units: readonly string[]) => void;
+  /** A change made on a version a newer catalog replaced: the units whose stock should be read again. */
+  readonly onMissedChange?: (units: readonly string[]) => void;
   readonly logger: CatalogLogger;
   /** How long a blocking read of the stream waits. */
   readonly blockMs?: number;
@@ -91,8 +93,16 @@ export function createReplication(deps: ReplicationDeps): Replication {
   let stopped = false;
   let following: Promise<void> | undefined;
   let loads = 0;
-  /** Versions this instance's full publish is announcing (it serves them itself). */
-  const announcing = new Set<string>();
+  /** Versions this instance's full publish is announcing (it serves them itself), until that publish ends. */
+  const announcing = new Map<string, Promise<unknown>>();
+  /** Versions this instance served before: a change made on one of them came before a newer catalog. */
+  const past = new Set<string>();
+  served.onChange((snapshot) => {
+    past.add(snapshot.version);
+    if (past.size > 1_000) past.delete(past.values().next().value as string);
+  });
+  /** Bumped when the cursor is moved from outside the reading loop: a read in flight is then dropped. */
+  let generation = 0;
 
   async function reload(reason: string): Promise<void> {
     logger.info({ reason }, 'loading the catalog version the group stored');
@@ -105,18 +115,27 @@ export function createReplication(deps: ReplicationDeps): Replication {
   /** Applies one entry; returns the cursor to go on from. */
   async function apply(entry: JournalEntry): Promise<string> {
     if (entry.source !== deps.source) return entry.id;
-    const latest = served.latest();
     if (positions.get(entry.version) === entry.id) {
       // Made here (its reader comes after it), or applied already.
       return entry.id;
     }
-    if (latest?.snapshot.version === entry.version || announcing.has(entry.version)) {
-      // Served already, or being served by this instance's own full publish.
+    // This instance's own full publish of the version (or of the one the change was made on) is still
+    // under way: what it serves once that ends decides.
+    const publishing = announcing.get(entry.version) ?? (entry.kind === 'stock' ? announcing.get(entry.base) : undefined);
+    if (publishing !== undefined) await publishing.catch(() => undefined);
+    const latest = served.latest();
+    if (latest?.snapshot.version === entry.version) {
       if (!positions.has(entry.version)) place(entry.version, entry.id);
       return entry.id;
     }
     if (entry.kind === 'stock' && latest !== undefined && latest.snapshot.version === entry.base) {
       if (await applyStock(latest, entry)) return entry.id;
+    }
+    if (entry.kind === 'stock' && latest !== undefined && past.has(entry.base)) {
+      // Made on a version this instance has moved past (a newer catalog came first here): not applied on
+      // it, as on every instance that serves the newer catalog; its units' stock is read again instead.
+      deps.onMissedChange?.(unitsOf(entry));
+      return entry.id;
     }
     // A new family, or changes this instance cannot place (it missed some): the stored version, then the
     // stream from where that version stands.
@@ -161,7 +180,10 @@ export function createReplication(deps: ReplicationDeps): Replication {
           const current = served.latest()?.snapshot;
           cursor = (current && positions.get(current.version)) ?? (await journal.lastId());
         }
+        const reading = generation;
         const entries = await journal.read(cursor, deps.blockMs ?? 1_000);
+        // Moved meanwhile (a catch-up loaded the stored version): read again from there.
+        if (reading !== generation) continue;
         for (const entry of entries) {
           const next = await exclusive(() => apply(entry));
           cursor = next;
@@ -209,9 +231,10 @@ export function createReplication(deps: ReplicationDeps): Replication {
       if (position !== undefined) place(snapshot.version, position);
     },
     async announcing<T>(version: string, publish: () => Promise<T>): Promise<T> {
-      announcing.add(version);
+      const running = publish();
+      announcing.set(version, running);
       try {
-        return await publish();
+        return await running;
       } finally {
         announcing.delete(version);
       }
@@ -225,6 +248,7 @@ export function createReplication(deps: ReplicationDeps): Replication {
         const now = served.latest()?.snapshot;
         // Read the stream on from the loaded version.
         if (now !== undefined) cursor = positions.get(now.version) ?? cursor;
+        generation += 1;
         return true;
       });
     },
@@ -245,8 +269,17 @@ export function createReplication(deps: ReplicationDeps): Replication {
           ? 0
           : at === undefined
             ? 1
-            : await journal.countAfter(at, 1_000);
+            : await journal.countAfter(at, 100);
       return { groupVersion, behind: Math.max(behind, groupVersion === current?.version ? 0 : 1), loads };
     },
   };
+}
+
+/** The units a stock entry changed (for reading them again); none when its body cannot be read. */
+function unitsOf(entry: JournalEntry & { kind: 'stock' }): readonly string[] {
+  try {
+    return (JSON.parse(entry.body) as StockChangeBody).units;
+  } catch {
+    return [];
+  }
 }

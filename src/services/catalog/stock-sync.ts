@@ -235,7 +235,8 @@ export function createStockSync(deps: StockSyncDeps): StockSync {
       if (latest.family !== compared.family) {
         throw new Error('the catalog changed while its stock was applied; the next stock sync reads it again');
       }
-      if (latest !== compared && attempt < MAX_APPEND_ATTEMPTS) continue;
+      // In a group the version may have moved (another instance's change) while this was compared.
+      if (deps.replication !== undefined && latest !== compared && attempt < MAX_APPEND_ATTEMPTS) continue;
       const version = createCatalogVersion(started, latest.snapshot.version);
       const result = applyResolvedStock(
         latest.snapshot,
