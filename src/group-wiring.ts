@@ -72,6 +72,7 @@ export function openInstanceGroup(config: Config, metrics: Metrics, logger: Logg
     logger: log,
     onLeadership,
     onRenewal: () => metrics.groupLeaseRenewals.inc(),
+    heartbeat: () => redis.switching.heartbeat(),
     onTakeover: () => metrics.groupTakeovers.inc(),
   });
 

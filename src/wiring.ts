@@ -166,7 +166,11 @@ export function createCatalogParts(
     now,
     options: catalogServiceOptions(config),
     signal: shutdown.signal,
-    ...(group === undefined ? {} : { group: { journal: group.redis.journal, source: source.id, isLeader: group.isLeader } }),
+    ...(group === undefined
+      ? {}
+      : {
+          group: { journal: group.redis.journal, switching: group.redis.switching, source: source.id, isLeader: group.isLeader },
+        }),
   });
   return {
     posUrl,

@@ -1,4 +1,5 @@
 import type { ChangeJournal } from '../adapters/group/redis-change-journal.js';
+import type { GroupSwitch } from '../adapters/group/redis-switch.js';
 import type { PosClient } from '../adapters/pos/pos-client.js';
 import type { CatalogStore, StoredVersionInfo } from '../adapters/store/keyv-catalog-store.js';
 import type { StockDelta } from '../core/catalog/apply-stock.js';
@@ -42,6 +43,7 @@ export type { StockDeltaResult } from './catalog/stock-sync.js';
 /** Several instances on Redis (docs/scale-out.md): what the catalog needs of the group. */
 export interface CatalogGroup {
   readonly journal: ChangeJournal;
+  readonly switching: GroupSwitch;
   /** The source id the group's changes are recorded for. */
   readonly source: string;
   /** Whether this instance holds the lease (only the leader writes the store). */
@@ -126,6 +128,9 @@ export interface CatalogService {
   catchUpWithGroup(): Promise<boolean>;
 }
 
+/** How long a new catalog waits for the group's other instances to load it before the group switches anyway. */
+const SWITCH_WAIT_MS = 15_000;
+
 /**
  * The catalog's use cases, composed from rooms with one job each (`src/services/catalog/`): the served
  * version (`served-catalog.ts`), persistence (`catalog-writer.ts`), the full sync (`full-sync.ts`,
@@ -147,6 +152,8 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
       source: deps.group.source,
       served,
       load: async () => writerRef.current?.load(),
+      prepare: async () => writerRef.current?.prepare(),
+      markReady: (version) => deps.group?.switching.markReady(version) ?? Promise.resolve(),
       storedVersion: () => store.currentVersion(),
       onStockChanged: (units) => onStockChanged(units),
       // The leader reads those units' stock again (once for the group).
@@ -168,6 +175,14 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
             positionOf: replication.positionOf,
             noteLoaded: replication.noteLoaded,
             announcing: replication.announcing,
+            async switchOver(version, wait) {
+              if (wait) {
+                const { ready, members } = await group.switching.waitReady(version, SWITCH_WAIT_MS);
+                if (ready < members)
+                  logger.warn({ version, ready, members }, 'switching the group before every instance loaded the catalog');
+              }
+              await group.switching.switchTo(version, group.source);
+            },
           },
         }),
   });

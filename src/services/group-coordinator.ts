@@ -39,6 +39,8 @@ export interface GroupCoordinatorDeps {
   /** Told when this instance becomes leader (`true`) or stops being one. */
   readonly onLeadership?: (leader: boolean) => void;
   readonly onRenewal?: () => void;
+  /** Counts this instance as a live member of the group (every round). */
+  readonly heartbeat?: () => Promise<void>;
   readonly onTakeover?: () => void;
 }
 
@@ -89,6 +91,7 @@ export function createGroupCoordinator(deps: GroupCoordinatorDeps): GroupCoordin
           deps.onTakeover?.();
         }
       }
+      await deps.heartbeat?.();
       const holder = await lease.holder();
       leader = holder?.instance;
       token = holder?.token;

@@ -17,7 +17,7 @@ return {1, id}`;
 
 /** One entry of the group's change stream. */
 export type JournalEntry =
-  | { readonly id: string; readonly kind: 'full'; readonly version: string; readonly source: string }
+  | { readonly id: string; readonly kind: 'full' | 'serve'; readonly version: string; readonly source: string }
   | {
       readonly id: string;
       readonly kind: 'stock';
@@ -77,7 +77,7 @@ export function createChangeJournal(client: RedisClient, reader: RedisClient): C
       for (const { id, fields } of streamReplyEntries(raw)) {
         const version = fields['version'] ?? '';
         const source = fields['source'] ?? '';
-        if (fields['kind'] === 'full') entries.push({ id, kind: 'full', version, source });
+        if (fields['kind'] === 'full' || fields['kind'] === 'serve') entries.push({ id, kind: fields['kind'], version, source });
         else if (fields['kind'] === 'stock') {
           entries.push({ id, kind: 'stock', base: fields['base'] ?? '', version, source, body: fields['body'] ?? '' });
         }

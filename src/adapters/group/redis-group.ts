@@ -7,6 +7,7 @@ import { type ChangeJournal, createChangeJournal } from './redis-change-journal.
 import { GROUP_KEYS, type RedisClient } from './redis-keys.js';
 import { createRedisLease, type RedisLease } from './redis-lease.js';
 import { createFencedPointer } from './redis-pointer.js';
+import { createGroupSwitch, type GroupSwitch } from './redis-switch.js';
 import { createRedisWebhookInbox, type RedisInboxOptions } from './redis-webhook-inbox.js';
 
 /** What a job run on the leader for another instance answered. */
@@ -21,6 +22,7 @@ export interface RedisGroup {
   readonly instance: string;
   readonly lease: RedisLease;
   readonly journal: ChangeJournal;
+  readonly switching: GroupSwitch;
   /** The pointer of a version list, moved only under the lease. */
   pointer(prefix: string, fallback: PointerBackend): PointerBackend;
   inbox<Event>(options: Omit<RedisInboxOptions, 'consumer'>): WebhookInbox<Event>;
@@ -52,12 +54,14 @@ export function openRedisGroup(url: string, options: { readonly instance: string
   for (const each of clients) each.connect().catch(() => undefined);
   const lease = createRedisLease(client, instance, options.leaseMs);
   const journal = createChangeJournal(client, journalReader);
+  const switching = createGroupSwitch(client, lease, instance, options.leaseMs);
   let inboxes: WebhookInbox<unknown>[] = [];
 
   return {
     instance,
     lease,
     journal,
+    switching,
     pointer: (prefix, fallback) => createFencedPointer(client, lease, prefix, fallback),
     inbox<Event>(inboxOptions: Omit<RedisInboxOptions, 'consumer'>) {
       const inbox = createRedisWebhookInbox<Event>(client, inboxReader, { ...inboxOptions, consumer: instance });

@@ -4,14 +4,14 @@ import type { RedisLease } from './redis-lease.js';
 
 /**
  * Moves a pointer only while the lease holds this instance's value (fencing: a leader that was paused past
- * its lease cannot publish). An announced version (a new catalog family) also becomes the change stream's
- * head and gets a `full` entry there, in the same script: the group loads it from that entry.
+ * its lease cannot publish). An announced version (a new catalog family) gets a `full` entry in the change
+ * stream in the same script: the group loads it from that entry, and serves it at the `serve` entry that
+ * follows once they all have (`redis-switch.ts`).
  */
 const WRITE = `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return redis.error_reply('LEASE_LOST') end
 redis.call('SET', KEYS[2], ARGV[2])
 if ARGV[3] == 'announce' then
-  redis.call('SET', KEYS[4], ARGV[4])
   local id = redis.call('XADD', KEYS[5], 'MAXLEN', '~', ARGV[6], '*', 'kind', 'full', 'version', ARGV[4], 'source', ARGV[5])
   redis.call('SET', KEYS[3], id)
   return id

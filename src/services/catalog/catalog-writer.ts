@@ -39,6 +39,8 @@ export interface CatalogWriter {
   rewriteServed(): Promise<void>;
   /** Loads the stored version and serves it; `undefined` when the store has none (of this source). */
   load(): Promise<CatalogSnapshot | undefined>;
+  /** Loads the stored version without serving it yet (a group switches to it together). */
+  prepare(): Promise<PreparedVersion | undefined>;
   /**
    * While nothing is served: `adopt` (records the source on the stored version), then `load`, in the write
    * lock, so that a full sync publishing meanwhile either comes after (and replaces it) or leaves nothing
@@ -66,12 +68,23 @@ export interface CatalogWriterDeps {
   readonly group?: WriterGroup;
 }
 
+/** A stored version loaded and ready to be served at once. */
+export interface PreparedVersion {
+  readonly snapshot: CatalogSnapshot;
+  serve(): void;
+}
+
 export interface WriterGroup {
   /** Whether this instance may write the store now (it holds the lease). */
   canWrite(): boolean;
   positionOf(snapshot: CatalogSnapshot): string | undefined;
   noteLoaded(snapshot: CatalogSnapshot, position: string | undefined): void;
   announcing<T>(version: string, publish: () => Promise<T>): Promise<T>;
+  /**
+   * After a new catalog is stored and announced: makes it the group's, once the other instances have
+   * loaded it (`wait`), so that they all serve it from the same moment.
+   */
+  switchOver(version: string, wait: boolean): Promise<void>;
 }
 
 /** How long stock changes wait to be stored together: at least this, 5× the last such store… */
@@ -195,6 +208,7 @@ export function createCatalogWriter(deps: CatalogWriterDeps): CatalogWriter {
             { announce: true },
           );
           remember(input.chunks, keys);
+          await group?.switchOver(snapshot.version, true);
           // Served inside the lock: a queued write of an older derived version then finds nothing to do.
           const version = served.serve(snapshot, { family: input.family, chunks: input.chunks, fingerprint: input.fingerprint });
           storedSeq = version.seq;
@@ -210,6 +224,7 @@ export function createCatalogWriter(deps: CatalogWriterDeps): CatalogWriter {
       await Promise.all([pending?.stored, persistServed()]);
     },
     load,
+    prepare,
     rewriteServed() {
       return storeWrites(async () => {
         const current = served.latest();
@@ -217,15 +232,21 @@ export function createCatalogWriter(deps: CatalogWriterDeps): CatalogWriter {
         const { snapshot } = current;
         const chunks = await served.chunksOf(current);
         const keys = await announced(snapshot.version, () =>
-          store.publish(
-            {
-              version: snapshot.version,
-              meta: metaOf(snapshot, current.fingerprint ?? ''),
-              chunks: chunks.map((chunk) => ({ count: chunk.count, text: () => chunkText(chunk) })),
-            },
-            now(),
-            { announce: true },
-          ),
+          store
+            .publish(
+              {
+                version: snapshot.version,
+                meta: metaOf(snapshot, current.fingerprint ?? ''),
+                chunks: chunks.map((chunk) => ({ count: chunk.count, text: () => chunkText(chunk) })),
+              },
+              now(),
+              { announce: true },
+            )
+            .then(async (keys) => {
+              // Every instance serves it already.
+              await group?.switchOver(snapshot.version, false);
+              return keys;
+            }),
         );
         remember(chunks, keys);
         storedSeq = current.seq;
@@ -240,6 +261,12 @@ export function createCatalogWriter(deps: CatalogWriterDeps): CatalogWriter {
   };
 
   async function load(): Promise<CatalogSnapshot | undefined> {
+    const prepared = await prepare();
+    prepared?.serve();
+    return prepared?.snapshot;
+  }
+
+  async function prepare(): Promise<PreparedVersion | undefined> {
     const loaded = await store.loadCurrent(async (head, texts) => {
       const version = await materializeTexts(texts);
       if (version.products.length !== head.items) {
@@ -261,13 +288,17 @@ export function createCatalogWriter(deps: CatalogWriterDeps): CatalogWriter {
       loaded.chunks,
       loaded.head.chunks.map((ref) => ref.key),
     );
-    group?.noteLoaded(snapshot, loaded.head.position);
-    const version = served.serve(snapshot, {
-      family: { id: meta.version, identity: loaded.identity },
-      chunks: loaded.chunks,
-      fingerprint: meta.fingerprint === '' ? undefined : meta.fingerprint,
-    });
-    storedSeq = version.seq;
-    return snapshot;
+    return {
+      snapshot,
+      serve() {
+        group?.noteLoaded(snapshot, loaded.head.position);
+        const version = served.serve(snapshot, {
+          family: { id: meta.version, identity: loaded.identity },
+          chunks: loaded.chunks,
+          fingerprint: meta.fingerprint === '' ? undefined : meta.fingerprint,
+        });
+        storedSeq = version.seq;
+      },
+    };
   }
 }

@@ -4,6 +4,7 @@ import { createMutex } from '../../core/async/create-mutex.js';
 import { settledWithin } from '../../core/async/settled-within.js';
 import type { CatalogSnapshot, Product } from '../../core/catalog/catalog.js';
 import type { CatalogLogger } from './catalog-types.js';
+import type { PreparedVersion } from './catalog-writer.js';
 import type { ServedCatalog, ServedVersion } from './served-catalog.js';
 
 /**
@@ -61,6 +62,10 @@ export interface ReplicationDeps {
   readonly served: ServedCatalog;
   /** Loads and serves the store's current version (`catalog-writer.ts`). */
   readonly load: () => Promise<CatalogSnapshot | undefined>;
+  /** Loads the store's current version without serving it (a new catalog, served at the group's switch). */
+  readonly prepare?: () => Promise<PreparedVersion | undefined>;
+  /** Tells the group this instance has loaded `version` and can serve it at once. */
+  readonly markReady?: (version: string) => Promise<void>;
   /** The version the store's pointer names (cheap). */
   readonly storedVersion: () => Promise<string | undefined>;
   /** A version made by stock changes was served: the units whose stock changed (full syncs re-read them). */
@@ -103,6 +108,35 @@ export function createReplication(deps: ReplicationDeps): Replication {
   });
   /** Bumped when the cursor is moved from outside the reading loop: a read in flight is then dropped. */
   let generation = 0;
+  /** A new catalog announced and being loaded, to be served at its `serve` entry. */
+  let staged: { readonly version: string; readonly prepared: Promise<PreparedVersion | undefined> } | undefined;
+
+  /** Loads an announced catalog in the background and tells the group once it can be served. */
+  function stage(version: string): void {
+    if (staged?.version === version || deps.prepare === undefined) return;
+    const prepare = deps.prepare;
+    const prepared = (async () => {
+      const loaded = await prepare();
+      if (loaded?.snapshot.version === version) await deps.markReady?.(version);
+      return loaded;
+    })();
+    // Awaited at the `serve` entry; a failure there means a reload.
+    prepared.catch((error: unknown) => logger.warn({ err: error, version }, 'loading the announced catalog failed'));
+    staged = { version, prepared };
+  }
+
+  /** Serves the staged catalog when it is `version`; whether it did. */
+  async function serveStaged(version: string): Promise<boolean> {
+    const candidate = staged;
+    if (candidate?.version !== version) return false;
+    staged = undefined;
+    const prepared = await candidate.prepared.catch(() => undefined);
+    if (prepared?.snapshot.version !== version) return false;
+    positions.clear();
+    prepared.serve();
+    loads += 1;
+    return true;
+  }
 
   async function reload(reason: string): Promise<void> {
     logger.info({ reason }, 'loading the catalog version the group stored');
@@ -119,8 +153,13 @@ export function createReplication(deps: ReplicationDeps): Replication {
       // Made here (its reader comes after it), or applied already.
       return entry.id;
     }
-    // This instance's own full publish of the version (or of the one the change was made on) is still
-    // under way: what it serves once that ends decides.
+    if (entry.kind === 'full' && announcing.has(entry.version)) {
+      // This instance's own new catalog: it serves it itself when the group switches.
+      if (!positions.has(entry.version)) place(entry.version, entry.id);
+      return entry.id;
+    }
+    // This instance's own full publish of the version (or of the one the change was made on) is ending
+    // (the group switched to it): what it serves once that ends decides.
     const publishing = announcing.get(entry.version) ?? (entry.kind === 'stock' ? announcing.get(entry.base) : undefined);
     if (publishing !== undefined) await publishing.catch(() => undefined);
     const latest = served.latest();
@@ -131,25 +170,38 @@ export function createReplication(deps: ReplicationDeps): Replication {
     if (entry.kind === 'stock' && latest !== undefined && latest.snapshot.version === entry.base) {
       if (await applyStock(latest, entry)) return entry.id;
     }
+    if (entry.kind === 'full') {
+      // A new catalog: loaded now, served with the whole group at its `serve` entry.
+      if (deps.prepare !== undefined) {
+        stage(entry.version);
+        return entry.id;
+      }
+    }
+    if (entry.kind === 'serve' && (await serveStaged(entry.version))) {
+      place(entry.version, entry.id);
+      return entry.id;
+    }
     if (entry.kind === 'stock' && latest !== undefined && past.has(entry.base)) {
       // Made on a version this instance has moved past (a newer catalog came first here): not applied on
       // it, as on every instance that serves the newer catalog; its units' stock is read again instead.
       deps.onMissedChange?.(unitsOf(entry));
       return entry.id;
     }
-    // A new family, or changes this instance cannot place (it missed some): the stored version, then the
-    // stream from where that version stands.
-    const before = latest?.snapshot.version;
-    await reload(entry.kind === 'full' ? `new catalog ${entry.version}` : `change ${entry.id} is not on the served version`);
+    if (entry.kind === 'stock' && latest !== undefined && (await deps.storedVersion()) === latest.snapshot.version) {
+      // The store holds what this instance serves, and the change is not on it: it was made on the catalog
+      // the group served before this one was loaded (between a new catalog's announcement and its switch).
+      // The leader reads its units again after the switch.
+      return entry.id;
+    }
+    // A new catalog this instance did not stage, or changes it cannot place (it missed some): the stored
+    // version, then the stream from where that version stands.
+    await reload(entry.kind === 'stock' ? `change ${entry.id} is not on the served version` : `catalog ${entry.version}`);
     const loaded = served.latest();
     const now = loaded?.snapshot;
     if (loaded === undefined || now === undefined) return entry.id;
+    if (entry.kind === 'serve' && now.version === entry.version) place(entry.version, entry.id);
     // The stored version is the one the change was made from: apply it now.
     if (entry.kind === 'stock' && now.version === entry.base && (await applyStock(loaded, entry))) return entry.id;
-    if (now.version === before && entry.kind === 'stock') {
-      // The store is not ahead of us yet (the leader stores changes within seconds): wait, then read again.
-      await sleep(500);
-    }
     return positions.get(now.version) ?? entry.id;
   }
 

@@ -76,6 +76,9 @@ describe.skipIf(binary === null)('group/redis parts', () => {
     expect(await a.lease.acquire()).toBeDefined();
     await pointerA.write(pointer('v-1'), { announce: true });
     expect((await pointerB.read())?.pointer.version).toBe('v-1');
+    // Announced, not switched yet: the group serves it from its `serve` entry on.
+    expect(await a.journal.head()).toBeUndefined();
+    await a.switching.switchTo('v-1', source.id);
     expect(await a.journal.head()).toBe('v-1');
 
     await new Promise((resolve) => setTimeout(resolve, 400));
@@ -83,6 +86,7 @@ describe.skipIf(binary === null)('group/redis parts', () => {
     // `a` still believes it holds the lease (it was paused and has not renewed since).
     expect(a.lease.held()).toBeDefined();
     await expect(pointerA.write(pointer('v-stale'), { announce: true })).rejects.toMatchObject({ code: 'LEASE_LOST' });
+    await expect(a.switching.switchTo('v-stale', source.id)).rejects.toMatchObject({ code: 'LEASE_LOST' });
     expect((await pointerB.read())?.pointer.version).toBe('v-1');
     await pointerB.write(pointer('v-2'), { announce: true });
     const read = await pointerA.read();
@@ -91,9 +95,20 @@ describe.skipIf(binary === null)('group/redis parts', () => {
     const entries = await b.journal.read('0-0', 10);
     expect(entries.map((entry) => [entry.kind, entry.version])).toEqual([
       ['full', 'v-1'],
+      ['serve', 'v-1'],
       ['full', 'v-2'],
     ]);
-    expect(read?.position).toBe(entries[1]?.id);
+    expect(read?.position).toBe(entries[2]?.id);
+  });
+
+  it('waits for the other live members to load a new catalog before the group switches to it', async () => {
+    const [a, b, c] = [group('a'), group('b'), group('c')];
+    await Promise.all([a, b, c].map((each) => each.switching.heartbeat()));
+    expect(await a.switching.waitReady('v-9', 100)).toEqual({ ready: 0, members: 2 });
+    await b.switching.markReady('v-9');
+    const waiting = a.switching.waitReady('v-9', 5_000);
+    await c.switching.markReady('v-9');
+    expect(await waiting).toEqual({ ready: 2, members: 2 });
   });
 
   it('appends a stock change only onto the head: of two made from one version, one is appended', async () => {
@@ -104,6 +119,7 @@ describe.skipIf(binary === null)('group/redis parts', () => {
     expect(await a.journal.appendStock(change('v-1a'))).toEqual({ ok: false, head: '' });
     expect(await a.lease.acquire()).toBeDefined();
     await a.pointer('catalog', noPointer).write(pointer('v-1'), { announce: true });
+    await a.switching.switchTo('v-1', source.id);
     expect((await a.journal.appendStock(change('v-1a'))).ok).toBe(true);
     const [first, second] = await Promise.all([a.journal.appendStock(change('v-2a')), b.journal.appendStock(change('v-2b'))]);
     expect(first).toEqual({ ok: false, head: 'v-1a' });
@@ -113,8 +129,8 @@ describe.skipIf(binary === null)('group/redis parts', () => {
       b.journal.appendStock({ ...change('v-3b'), base: 'v-1a' }),
     ]);
     expect(onHead.filter((result) => result.ok)).toHaveLength(1);
-    // The announcement and two changes.
-    expect(await a.journal.countAfter('0-0', 100)).toBe(3);
+    // The announcement, the switch and two changes.
+    expect(await a.journal.countAfter('0-0', 100)).toBe(4);
   });
 
   it('accepts an event once however many instances get it at the same moment, and hands it to one', async () => {
