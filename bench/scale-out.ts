@@ -73,7 +73,12 @@ type Ready = {
   readonly version?: string;
   readonly group?: { readonly role?: string; readonly loads?: number; readonly checkedAt?: string };
 };
-type StreamEntry = { readonly id: string; readonly version: string; readonly products: readonly Product[] };
+type StreamEntry = {
+  readonly id: string;
+  readonly kind: string;
+  readonly version: string;
+  readonly products: readonly Product[];
+};
 
 const children: ChildProcess[] = [];
 const running = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
@@ -251,7 +256,7 @@ function followStream(redis: { sendCommand(args: string[]): Promise<unknown> }) 
       for (const { id, fields } of page) {
         const body = fields['kind'] === 'stock' ? (JSON.parse(fields['body'] ?? '{}') as { products?: Product[] }) : {};
         indexOf.set(fields['version'] ?? '', entries.length);
-        entries.push({ id, version: fields['version'] ?? '', products: body.products ?? [] });
+        entries.push({ id, kind: fields['kind'] ?? '', version: fields['version'] ?? '', products: body.products ?? [] });
       }
       if (page.length < 1000) return entries.slice(from);
     }
@@ -328,6 +333,8 @@ async function publication(bench: Bench, articleId: string) {
   const perInstance: Record<string, number[]> = Object.fromEntries(instances.map((i) => [i.id, []]));
   const all: number[] = [];
   const syncMs: number[] = [];
+  /** Between the first and the last instance serving it. */
+  const spread: number[] = [];
   for (let n = 1; n <= rounds; n++) {
     const headers = { 'x-api-key': API_KEY, 'content-type': 'application/json' };
     const body = JSON.stringify({ localId: articleId, salesPrice: 1000 + n + 0.25 });
@@ -344,12 +351,22 @@ async function publication(bench: Bench, articleId: string) {
       const times = instances.map((i) => watcher.firstSeen(i.id, version));
       return times.every((t) => t !== undefined) ? (times as number[]) : undefined;
     });
-    for (const [k, instance] of instances.entries()) perInstance[instance.id]?.push((seen[k] ?? 0) - doneAt);
-    all.push(Math.max(...seen) - doneAt);
+    // From the group's switch to the version (its `serve` entry, stamped by Redis's clock, this machine's).
+    await bench.stream.refresh();
+    const serve = bench.stream.entries.find((entry) => entry.kind === 'serve' && entry.version === version);
+    const switchedAt = serve === undefined ? doneAt : Number(serve.id.split('-')[0]) - (Date.now() - performance.now());
+    for (const [k, instance] of instances.entries()) perInstance[instance.id]?.push((seen[k] ?? 0) - switchedAt);
+    all.push(Math.max(...seen) - switchedAt);
+    spread.push(Math.max(...seen) - Math.min(...seen));
     // The followers' loads and every instance's feed renders of this version end before the next round.
     await settle(instances);
   }
-  return { allServingMs: percentiles(all), perInstanceMs: percentilesOf(perInstance), leaderSyncMs: percentiles(syncMs) };
+  return {
+    allServingMs: percentiles(all),
+    spreadMs: percentiles(spread),
+    perInstanceMs: percentilesOf(perInstance),
+    leaderSyncMs: percentiles(syncMs),
+  };
 }
 
 /** Distinct (unit, article) pairs with a whole stock of at least 2, spread over the catalog. */
@@ -368,7 +385,11 @@ async function chooseSales(instance: Instance, total: number): Promise<{ unit: s
 type Chosen = Awaited<ReturnType<typeof chooseSales>>;
 
 /** Sales at `rate` per second, paced against the start; each sale's webhook goes from the sandbox to bridge-1. */
-async function makeSales(posUrl: string, chosen: Chosen): Promise<{ sales: Sale[]; failed: number }> {
+async function makeSales(
+  posUrl: string,
+  chosen: Chosen,
+  onSale: (sale: Sale) => void,
+): Promise<{ sales: Sale[]; failed: number }> {
   const sales: Sale[] = [];
   const requests: Promise<boolean>[] = [];
   const started = performance.now();
@@ -376,7 +397,9 @@ async function makeSales(posUrl: string, chosen: Chosen): Promise<{ sales: Sale[
   for (const [index, item] of chosen.entries()) {
     const wait = started + (index * 1000) / rate - performance.now();
     if (wait > 0) await sleep(wait);
-    sales.push({ unit: item.unit, id: item.id, expected: item.stock - 1, startedAt: performance.now() });
+    const sale: Sale = { unit: item.unit, id: item.id, expected: item.stock - 1, startedAt: performance.now() };
+    sales.push(sale);
+    onSale(sale);
     const body = JSON.stringify({ unitCode: item.unit, lines: [{ localId: item.id, count: 1 }] });
     const made = fetch(`${posUrl}/sandbox/sales`, { method: 'POST', headers, body });
     const ok = made.then(async (response) => {
@@ -411,8 +434,22 @@ function firstAtOrPast(bench: Bench, instance: Instance, index: number): number 
 
 async function salesPhase(bench: Bench, chosen: Chosen) {
   const { instances, watcher, stream } = bench;
-  const { sales, failed } = await makeSales(bench.posUrl, chosen);
-  const open = new Map(sales.map((sale) => [`${sale.unit}|${sale.id}`, sale]));
+  // Read as it grows: the leader trims the stream to the version it stored.
+  let reading = false;
+  const follow = setInterval(() => {
+    if (reading) return;
+    reading = true;
+    stream
+      .refresh()
+      .then((fresh) => placeSales(open, bench, fresh))
+      .catch(() => undefined)
+      .finally(() => {
+        reading = false;
+      });
+  }, 20);
+  const open = new Map<string, Sale>();
+  const { sales, failed } = await makeSales(bench.posUrl, chosen, (sale) => open.set(`${sale.unit}|${sale.id}`, sale));
+  clearInterval(follow);
   const latest = (i: Instance) => stream.indexOf.get(watcher.sightings.get(i.id)?.at(-1)?.version ?? '') ?? -1;
   await until('every sale on every instance', 60_000, 100, async () => {
     placeSales(open, bench, await stream.refresh());
@@ -501,7 +538,7 @@ function printSummary(
   const { published: pub, sold } = r;
   const lines = [
     `three instances on one Redis, ${articles} articles × ${units} units; all serving one ETag ${r.startupMs} ms after the start`,
-    `publication → all three serving, ${rounds} rounds (ms p50 / p95 / max): ${pct(pub.result.allServingMs)}; the leader's sync: ${pct(pub.result.leaderSyncMs)}`,
+    `publication (the group's switch) → all three serving, ${rounds} rounds (ms p50 / p95 / max): ${pct(pub.result.allServingMs)}; first → last instance serving it: ${pct(pub.result.spreadMs)}; the leader's sync: ${pct(pub.result.leaderSyncMs)}`,
     `sale → all three serving, ${rate}/s for ${seconds} s, ${sold.result.saleToAllServingMs.count} of ${sold.result.requested} sales (ms p50 / p95 / max): ${pct(sold.result.saleToAllServingMs)} (bar: p95 ≤ 1000)`,
     `versions appended: publication ${pub.versions}, sales ${sold.versions}; afterwards one ETag everywhere: ${r.finalEtag}`,
     '',
