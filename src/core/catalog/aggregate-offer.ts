@@ -23,14 +23,15 @@ export function availabilityTextOf(offer: Offer): string | undefined {
 }
 
 /**
- * Sums the known stocks of the offers; `undefined` when every stock is unknown (or there are no offers).
- * Negative stocks are summed as they are: the POS's figures are not second-guessed.
+ * Sums the known stocks of the offers, each floored at 0; `undefined` when every stock is unknown (or there
+ * are no offers). A unit's negative stock (sold before it was received) has nothing a buyer could get: it
+ * must not cancel another unit's pieces, which are on its shelf (docs/catalog-rules.md rule 7).
  */
 export function sumStock(offers: readonly Offer[]): number | undefined {
   let sum: number | undefined;
   for (const offer of offers) {
     if (offer.stock === undefined) continue;
-    sum = (sum ?? 0) + offer.stock;
+    sum = (sum ?? 0) + Math.max(0, offer.stock);
   }
   return sum === undefined ? undefined : roundQuantity(sum);
 }

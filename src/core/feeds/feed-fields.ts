@@ -38,6 +38,21 @@ function salePriceOf(price: number | undefined, salePrice: number | undefined): 
   return salePrice !== undefined && price !== undefined && salePrice < price ? salePrice : undefined;
 }
 
+/**
+ * What a buyer pays: the sale price when one applies, else the price. A price of 0 or less is a
+ * placeholder in the POS, never an offer: it counts as no price, so a channel's required price leaves the
+ * item out (reported as missing) instead of advertising it for nothing.
+ */
+function finalPriceOf(price: number | undefined, salePrice: number | undefined): number | undefined {
+  const final = salePriceOf(price, salePrice) ?? price;
+  return final !== undefined && final > 0 ? final : undefined;
+}
+
+/** A price a channel may show: a price of 0 or less (a placeholder in the POS) counts as none. */
+function offeredPrice(price: number | undefined): number | undefined {
+  return price !== undefined && price > 0 ? price : undefined;
+}
+
 function standardPriceOf(price: number | undefined, standardPrice: number | undefined): number | undefined {
   return standardPrice !== undefined && price !== undefined && standardPrice > price ? standardPrice : undefined;
 }
@@ -66,7 +81,12 @@ export const FEED_FIELDS: Readonly<Record<string, FieldSpec>> = {
   plu: { scope: 'item', get: (s) => s.item?.plu, description: 'PLU' },
   internalIdentifier: { scope: 'item', get: (s) => s.item?.internalIdentifier, description: 'internal code' },
   measureUnit: { scope: 'item', get: (s) => s.item?.measureUnit, description: 'measure unit' },
-  price: { scope: 'item', get: (s) => s.item?.price, description: 'gross price of the view' },
+  price: { scope: 'item', get: (s) => offeredPrice(s.item?.price), description: 'gross price of the view (none when 0)' },
+  finalPrice: {
+    scope: 'item',
+    get: (s) => finalPriceOf(s.item?.price, s.item?.salePrice),
+    description: 'what a buyer pays: the sale price when one applies, else the price (none when 0)',
+  },
   salePrice: {
     scope: 'item',
     get: (s) => salePriceOf(s.item?.price, s.item?.salePrice),
@@ -88,7 +108,16 @@ export const FEED_FIELDS: Readonly<Record<string, FieldSpec>> = {
   'offer.unit': { scope: 'offer', get: (s) => s.offer?.unit, description: 'POS unit code' },
   'offer.storeCode': { scope: 'offer', get: (s) => s.offer?.storeCode, description: 'channel store code of the unit' },
   'offer.unitName': { scope: 'offer', get: (s) => s.offer?.unitName, description: 'unit name' },
-  'offer.price': { scope: 'offer', get: (s) => s.offer?.price, description: "the unit's gross price" },
+  'offer.price': {
+    scope: 'offer',
+    get: (s) => offeredPrice(s.offer?.price),
+    description: "the unit's gross price (none when 0)",
+  },
+  'offer.finalPrice': {
+    scope: 'offer',
+    get: (s) => finalPriceOf(s.offer?.price, s.offer?.salePrice),
+    description: 'what a buyer pays in the unit: its sale price when one applies, else its price',
+  },
   'offer.salePrice': {
     scope: 'offer',
     get: (s) => salePriceOf(s.offer?.price, s.offer?.salePrice),

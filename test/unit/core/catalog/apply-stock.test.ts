@@ -135,7 +135,8 @@ describe('core/catalog/apply-stock', () => {
       [
         [-1, 'in_stock'],
         [undefined, 'in_stock'],
-        [-1, 'in_stock'],
+        // The `all` sum floors each unit's stock at 0.
+        [0, 'in_stock'],
       ],
       [],
     ],

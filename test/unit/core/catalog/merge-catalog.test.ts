@@ -515,7 +515,9 @@ describe('core/catalog/merge-catalog', () => {
         true,
         { availability: 'in_stock' },
       ],
-      ['a negative unit stock counts in the sum', [-5, 3, 0], {}, true, { stock: -2, availability: 'out_of_stock' }],
+      // Oversold in one unit, on the shelf in another: the other's pieces are still there to buy.
+      ['a negative unit stock counts as 0 in the sum', [-4, 1, 0], {}, true, { stock: 1, availability: 'in_stock' }],
+      ['only negative unit stocks sum to 0', [-5, -1, undefined], {}, true, { stock: 0, availability: 'out_of_stock' }],
       [
         'sum 0 with an unknown unit follows the unknown policy',
         [0, undefined, 0],
