@@ -207,7 +207,8 @@ export function createConfiguredFeedService(
   const options = {
     currency: config.feed.currency,
     brand: config.feed.brand,
-    baseUrl: config.http.publicBaseUrl ?? '',
+    // RSS 2.0 requires the channel's <link>: the documented default when PUBLIC_BASE_URL is unset.
+    baseUrl: config.http.publicBaseUrl ?? `http://localhost:${config.http.port}`,
     links: { storeCodes: config.feed.unitStoreCodes, ...linkTemplates(config, sandbox) },
   };
   const inThread = createInThreadFeedRenderer(createFeedBuilder(templates.compiled, options));

@@ -70,6 +70,12 @@ describe('feeds over HTTP from the sandbox', () => {
     expect(XMLValidator.validate(body.toString('utf8'))).toBe(true);
   });
 
+  it('gives google.xml its channel link (RSS 2.0 requires one) even without PUBLIC_BASE_URL', async () => {
+    const { body } = await get(`${app.url}/feeds/all/google.xml`);
+    // The documented default, http://localhost:PORT (this test's configured PORT is 0: any free port).
+    expect(body.toString('utf8')).toMatch(/<channel>[\s\S]*?<link>http:\/\/localhost:0<\/link>/);
+  });
+
   it('answers 304 for If-None-Match and for If-Modified-Since', async () => {
     const first = await get(`${app.url}/feeds/all/google.xml`, { 'accept-encoding': 'gzip' });
     const etag = header(first.headers, 'etag') ?? '';
