@@ -1,4 +1,4 @@
-import { applyTextRule, createTextRule } from './apply-text-rule.js';
+import { applyTextRule, createTextRule, type TruncationCounter } from './apply-text-rule.js';
 import { cleanText } from './clean-text.js';
 import type { ItemRules } from './compile-item-rules.js';
 import { CSV_DIALECTS, type CsvDialect } from './csv-dialect.js';
@@ -22,6 +22,8 @@ export interface DelimitedRenderer {
 interface RowState extends RenderScope {
   failedAttribute: string;
   failed: FeedRejection;
+  /** Counts the values cut to their length. */
+  readonly counter: TruncationCounter;
 }
 
 type CellRenderer = (state: RowState) => string | null;
@@ -83,7 +85,14 @@ export function compileDelimitedTemplate(
   return {
     *render(context, items) {
       const reporter = createFeedReporter(template.name);
-      const state: RowState = { context, item: undefined, offer: undefined, failedAttribute: '', failed: MISSING };
+      const state: RowState = {
+        context,
+        item: undefined,
+        offer: undefined,
+        failedAttribute: '',
+        failed: MISSING,
+        counter: reporter,
+      };
       let out = headerLine;
       for (const item of items) {
         if (!rules.admit(item, state, reporter)) continue;
@@ -140,7 +149,7 @@ function compileCell(
   const write = type === 'code' ? dialect.code : dialect.text;
   const separator = dialect.decimalSeparator;
   const text = (state: RowState, value: string | number | undefined): string | null => {
-    const checked = applyTextRule(toText(value), rule);
+    const checked = applyTextRule(toText(value), rule, state.counter);
     if (typeof checked !== 'string' || checked === '') {
       return required ? fail(state, header, typeof checked === 'string' ? MISSING : checked) : '';
     }

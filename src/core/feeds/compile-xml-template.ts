@@ -255,7 +255,7 @@ function compileAttributes(
     const prefix = ` ${name}="`;
     const label = `${node.name}@${name}`;
     renderers.push((state) => {
-      const checked = applyTextRule(toText(evaluate(state)), rule);
+      const checked = applyTextRule(toText(evaluate(state)), rule, state.reporter);
       if (typeof checked !== 'string' || checked === '') {
         return required ? fail(state, label, typeof checked === 'string' ? MISSING : checked) : '';
       }
@@ -333,7 +333,7 @@ function compileElement(raw: unknown, path: string, context: CompileContext, slo
       });
       const openClosed = `${open}>`;
       render = (state) => {
-        const checked = applyTextRule(toText(evaluate(state)), rule);
+        const checked = applyTextRule(toText(evaluate(state)), rule, state.reporter);
         if (typeof checked !== 'string' || checked === '') {
           if (required) return fail(state, label, typeof checked === 'string' ? MISSING : checked);
           if (optional) return '';

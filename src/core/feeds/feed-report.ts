@@ -48,6 +48,8 @@ export interface FeedReport {
   readonly filtered: number;
   /** Items left out because a required attribute was missing or invalid. */
   readonly dropped: number;
+  /** Values cut to a channel's length limit (at a word boundary), e.g. long titles. */
+  readonly truncated: number;
   readonly warnings: FeedWarnings;
 }
 
@@ -65,6 +67,7 @@ export interface FeedReporter {
   records: number;
   filtered: number;
   dropped: number;
+  truncated: number;
   /** Warnings so far (lets a renderer tell whether an item's rows were left out by a rule). */
   readonly warningCount: number;
   warn(itemId: string, attribute: string, rejection: FeedRejection, unit?: string): void;
@@ -81,6 +84,7 @@ export function createFeedReporter(feed: string, maxExamples: number = MAX_WARNI
     records: 0,
     filtered: 0,
     dropped: 0,
+    truncated: 0,
     get warningCount() {
       return count;
     },
@@ -102,6 +106,7 @@ export function createFeedReporter(feed: string, maxExamples: number = MAX_WARNI
         records: this.records,
         filtered: this.filtered,
         dropped: this.dropped,
+        truncated: this.truncated,
         warnings: { count, byAttribute: { ...byAttribute }, byCode: { ...byCode }, examples: [...examples] },
       };
     },

@@ -42,3 +42,25 @@ export function truncateText(text: string, maxLength: number): string {
   }
   return text;
 }
+
+/** A cut may go back this far (a share of the limit) to end at a word; a longer last word is cut. */
+const WORD_CUT_MIN_SHARE = 0.6;
+
+/**
+ * The first `maxLength` code points of `text`, ending at a word boundary: a title cut mid-word reads as a
+ * typo to a buyer. When the last word that fits would leave less than 60 % of the limit (one very long
+ * word), the text is cut at the limit as `truncateText` does. Trailing spaces of the cut are removed.
+ *
+ * @example truncateAtWord('Káva zrnková Brazílie', 15) // 'Káva zrnková'
+ */
+export function truncateAtWord(text: string, maxLength: number): string {
+  const cut = truncateText(text, maxLength);
+  if (cut.length === text.length) return text;
+  // The cut ends a word when the next character is a space.
+  if (/\s/.test(text.charAt(cut.length))) return cut.trimEnd();
+  const lastSpace = cut.search(/\s\S*$/);
+  if (lastSpace > 0 && countCodePoints(cut.slice(0, lastSpace)) >= maxLength * WORD_CUT_MIN_SHARE) {
+    return cut.slice(0, lastSpace).trimEnd();
+  }
+  return cut;
+}

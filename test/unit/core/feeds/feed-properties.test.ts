@@ -31,10 +31,23 @@ const FORBIDDEN =
   // biome-ignore lint/suspicious/noControlCharactersInRegex: looking for control characters is the point.
   /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-/** The documented text pipeline: clean, then cut to `max` characters. */
+/** A channel value on one line: cleaned, whitespace runs as one space, ends trimmed. */
+function oneLine(raw: string): string {
+  return cleanText(raw).replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * The documented text pipeline: clean, one line (whitespace runs, tabs and line breaks become one space;
+ * ends trimmed), then cut to `max` characters at the last word boundary, unless that keeps under 60 % of
+ * `max` (one very long word): then at `max`.
+ */
 function expectedText(raw: string, max?: number): string {
-  const clean = cleanText(raw);
-  return max === undefined ? clean : truncateText(clean, max);
+  const clean = oneLine(raw);
+  if (max === undefined || countCodePoints(clean) <= max) return clean;
+  const cut = truncateText(clean, max);
+  if (clean.charAt(cut.length) === ' ') return cut.trimEnd();
+  const space = cut.lastIndexOf(' ');
+  return space > 0 && countCodePoints(cut.slice(0, space)) >= max * 0.6 ? cut.slice(0, space).trimEnd() : cut;
 }
 
 /** The documented URL pipeline: `url` filter, then a `drop` length rule. */
@@ -83,7 +96,7 @@ describe('feeds: properties on hostile catalogs', { timeout: 600_000 }, () => {
         const expectedIds = items
           .filter(
             (item) =>
-              cleanText(item.name) !== '' &&
+              oneLine(item.name) !== '' &&
               item.price !== undefined &&
               item.price > 0 &&
               expectedUrl(item.link, 2000) !== undefined &&
@@ -131,7 +144,7 @@ describe('feeds: properties on hostile catalogs', { timeout: 600_000 }, () => {
           expect(entry['PRODUCTNAME']).toBe(expectedText(item.name, 255));
           const depots = item.offers
             .filter((offer) => offer.availability === 'in_stock')
-            .map((offer) => cleanText(offer.storeCode))
+            .map((offer) => oneLine(offer.storeCode))
             .filter((code) => code !== '');
           expect(asArray(entry['SHOP_DEPOTS'] as string | string[] | undefined)).toEqual(depots);
         }
@@ -141,8 +154,8 @@ describe('feeds: properties on hostile catalogs', { timeout: 600_000 }, () => {
           expect(item.isStockItem).toBe(true);
           const depots = asArray(entry['depot'] as Record<string, string>[] | undefined);
           // A depot without a known stock has nothing to say and is left out (optional); one without a store code is warned about.
-          const expected = item.offers.filter((offer) => offer.stock !== undefined && cleanText(offer.storeCode) !== '');
-          expect(depots.map((depot) => depot['@id'])).toEqual(expected.map((offer) => cleanText(offer.storeCode)));
+          const expected = item.offers.filter((offer) => offer.stock !== undefined && oneLine(offer.storeCode) !== '');
+          expect(depots.map((depot) => depot['@id'])).toEqual(expected.map((offer) => oneLine(offer.storeCode)));
           for (const [index, depot] of depots.entries()) {
             const quantity = expected[index]?.stock;
             const whole = quantity === undefined ? undefined : quantity <= 0 ? 0 : Math.max(1, Math.floor(quantity));
@@ -216,9 +229,9 @@ describe('feeds: properties on hostile catalogs', { timeout: 600_000 }, () => {
         expect(lines.pop()).toBe('');
         expect(lines).toHaveLength(tsv.report.records + 1);
         for (const line of lines) expect(line.split('\t')).toHaveLength(6);
-        const flat = (value: string) => cleanText(value).replace(/[\t\r\n]/g, ' ');
+        const flat = oneLine;
         const expectedRows = items.flatMap((item) =>
-          item.offers.filter((offer) => cleanText(offer.storeCode) !== '').map((offer) => [flat(offer.storeCode), item.id]),
+          item.offers.filter((offer) => oneLine(offer.storeCode) !== '').map((offer) => [flat(offer.storeCode), item.id]),
         );
         expect(lines.slice(1).map((line) => line.split('\t').slice(0, 2))).toEqual(expectedRows);
       }),

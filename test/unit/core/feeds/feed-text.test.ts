@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { applyTextRule, createTextRule, singleLine } from '../../../../src/core/feeds/apply-text-rule.js';
 import { cleanText } from '../../../../src/core/feeds/clean-text.js';
 import { CSV_DIALECTS, excelText } from '../../../../src/core/feeds/csv-dialect.js';
 import { encodeUrl } from '../../../../src/core/feeds/encode-url.js';
 import { escapeXmlAttribute, escapeXmlText } from '../../../../src/core/feeds/escape-xml.js';
 import { formatMoney, formatPlainNumber } from '../../../../src/core/feeds/format-number.js';
 import { normalizeGtin } from '../../../../src/core/feeds/normalize-gtin.js';
-import { countCodePoints, truncateText } from '../../../../src/core/feeds/truncate-text.js';
+import { countCodePoints, truncateAtWord, truncateText } from '../../../../src/core/feeds/truncate-text.js';
 
 describe('feeds/clean-text', () => {
   it('removes C0 controls except TAB/LF/CR, DEL, C1 controls, U+FFFE/U+FFFF and lone surrogates', () => {
@@ -138,5 +139,27 @@ describe('feeds/csv-dialect', () => {
 
   it('tsv flattens TAB, CR and LF to spaces', () => {
     expect(CSV_DIALECTS.tsv.text('a\tb\r\nc')).toBe('a b  c');
+  });
+});
+
+describe('feeds/single-line values and cuts at a word', () => {
+  it('puts a name with line breaks, tabs and runs of spaces on one line', () => {
+    expect(singleLine(' Káva\r\nzrnková\t 1 kg  ')).toBe('Káva zrnková 1 kg');
+    expect(singleLine('Káva zrnková')).toBe('Káva zrnková');
+  });
+
+  it('cuts at the last word that fits, or at the limit for one very long word', () => {
+    expect(truncateAtWord('Káva zrnková Brazílie', 15)).toBe('Káva zrnková');
+    expect(truncateAtWord('Káva zrnková Brazílie', 13)).toBe('Káva zrnková');
+    expect(truncateAtWord('Káva zrnková', 50)).toBe('Káva zrnková');
+    expect(truncateAtWord('Superdlouhýnázevbezmezer a dál', 10)).toBe('Superdlouh');
+  });
+
+  it('counts the values it cuts', () => {
+    const rule = createTextRule({ maxLength: 15 });
+    const counter = { truncated: 0 };
+    expect(applyTextRule('Káva\nzrnková Brazílie', rule, counter)).toBe('Káva zrnková');
+    expect(applyTextRule('Čaj', rule, counter)).toBe('Čaj');
+    expect(counter.truncated).toBe(1);
   });
 });
