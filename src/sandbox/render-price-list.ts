@@ -12,8 +12,21 @@ export const EMPTY_PRICE_LIST = `${XML_DECLARATION}<root/>\n`;
 
 const XML_ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
 
+/**
+ * Markup characters, and the characters XML 1.0 cannot carry at all, not even as a reference: C0 controls
+ * other than TAB, LF and CR, U+FFFE and U+FFFF. (Lone surrogates never reach the bytes: Node writes them to
+ * UTF-8 as U+FFFD.)
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
+const ESCAPED = /[&<>"'\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
+
+/**
+ * Text for XML content or an attribute value. A character XML forbids becomes U+FFFD, so a name imported
+ * with a control character (assortment-import takes any JSON string) never makes the sandbox's own
+ * documents ill-formed. U+FFFD rather than nothing, as the bridge's parser does in codes: visibly damaged.
+ */
 export function escapeXml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => XML_ESCAPES[char] ?? char);
+  return text.replace(ESCAPED, (char) => XML_ESCAPES[char] ?? '\uFFFD');
 }
 
 function element(name: string, value: string): string {

@@ -19,6 +19,13 @@ import { parseDecimal } from './parse-number.js';
  * - Problems of one item (no CODE/EAN, a non-numeric or negative price, a duplicate element) are reported
  *   in the summary, never thrown. Only a document that is not well-formed XML throws, always as
  *   `PriceListParseError`.
+ * - One exception to well-formedness: a character XML 1.0 forbids (a C0 control other than TAB, LF, CR;
+ *   U+FFFE, U+FFFF; a lone surrogate) in text, an attribute value or a comment is read, not thrown. A real
+ *   POS writes such characters into article names, and one of them must not freeze every price of the
+ *   catalog. In the fields we read it becomes U+FFFD (availability texts lose it), and the item or variant is
+ *   reported once in `warnings` (`forbiddenCharacterProblem`).
+ *   In markup (a tag or attribute name, the XML declaration) or outside the document element it still throws:
+ *   that is a broken document, not a bad value.
  */
 
 /** One skipped item or variant, or one field-level problem of an emitted row. */
@@ -47,6 +54,11 @@ export interface PriceListSummary {
   /** Rows emitted without one of their fields, with the reason; at most `MAX_REPORTED` entries. */
   readonly warnings: readonly PriceListIssue[];
   readonly warningCount: number;
+  /**
+   * Characters XML forbids that were read tolerantly, in rows or between them; absent when there were none.
+   * Each item or variant that had any is also in `warnings` (once, however many it had).
+   */
+  readonly forbiddenCharacters?: number;
 }
 
 /**
@@ -136,6 +148,10 @@ interface Scope {
   readonly values: Map<FieldPath, string>;
   readonly warehouseValues: string[];
   readonly problems: string[];
+  /** Characters XML forbids read inside this item or variant (its own children, not its variants'). */
+  forbiddenCharacters: number;
+  /** The first of them, for the report. */
+  firstForbidden: number;
 }
 
 /** One open element inside the current scope; `node` is undefined inside subtrees we do not read. */
@@ -212,7 +228,65 @@ function localUpperName(name: string): string {
 }
 
 function newScope(): Scope {
-  return { values: new Map(), warehouseValues: [], problems: [] };
+  return { values: new Map(), warehouseValues: [], problems: [], forbiddenCharacters: 0, firstForbidden: 0 };
+}
+
+/**
+ * Characters XML 1.0 forbids (its `Char` production): C0 controls other than TAB, LF and CR, U+FFFE,
+ * U+FFFF, and lone surrogates (the `u` flag makes a class of surrogates match lone ones only, never a pair;
+ * they can come only from text input, the decoder turns bad bytes into U+FFFD). XML 1.1's restricted
+ * C1 controls are not here: a 1.1 document with one still fails, as Shoptet's feeds are 1.0.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
+const FORBIDDEN_CHARACTERS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uD800-\uDFFF\uFFFE\uFFFF]/gu;
+
+function isForbiddenCharacter(code: number): boolean {
+  if (code < 0x20) return code !== 0x09 && code !== 0x0a && code !== 0x0d;
+  return (code >= 0xd800 && code <= 0xdfff) || code === 0xfffe || code === 0xffff;
+}
+
+/**
+ * A value with the characters XML forbids replaced. Codes, EAN, PLU, currency and numbers get U+FFFD, not
+ * deletion: the value stays visibly damaged instead of quietly becoming another valid one. `12\u000134`
+ * must not become the code or price `1234` of something else; as `12\uFFFD34` it matches no article and is
+ * no number, and both are reported like any bad value (U+FFFD is also what the decoder puts in place of
+ * bytes it cannot read). Availability texts are shown to shoppers, and no identity or amount hangs on them:
+ * there the characters are removed, as every feed removes them from its text anyway (core/feeds/clean-text.ts).
+ */
+function replaceForbidden(name: FieldPath | typeof WAREHOUSE_VALUE, text: string): string {
+  const isLabel = name === 'AVAILABILITY_IN_STOCK' || name === 'AVAILABILITY_OUT_OF_STOCK';
+  return text.replace(FORBIDDEN_CHARACTERS, isLabel ? '' : '\uFFFD');
+}
+
+/** The warning of an item or variant that had characters XML forbids. */
+export function forbiddenCharacterProblem(count: number, first: number): string {
+  const code = `U+${first.toString(16).toUpperCase().padStart(4, '0')}`;
+  return count === 1
+    ? `1 character that XML forbids (${code}) replaced`
+    : `${count} characters that XML forbids (first ${code}) replaced`;
+}
+
+/** What saxes 6 keeps of its reading position, in fields its typings declare private. */
+interface SaxesReadPosition {
+  readonly chunk?: unknown;
+  readonly prevI?: unknown;
+}
+
+/**
+ * The character saxes just failed on, when the failure is only that the character is one XML forbids.
+ *
+ * saxes checks every character it reads (no pass of ours over the text is needed) and, when an error
+ * handler returns instead of throwing, goes on with the character kept in the text. Its message for that,
+ * "disallowed character.", is also the one for a `<` inside an attribute value, which must stay fatal (an
+ * unclosed quote would otherwise swallow the rows after it): hence the look at the character itself. Should
+ * a saxes version no longer have these fields, every such character is fatal again, as it was before.
+ */
+function forbiddenCharacterOf(sax: SaxesParser, error: Error): number | undefined {
+  if (!error.message.endsWith('disallowed character.')) return undefined;
+  const { chunk, prevI } = sax as unknown as SaxesReadPosition;
+  if (typeof chunk !== 'string' || typeof prevI !== 'number') return undefined;
+  const code = chunk.charCodeAt(prevI);
+  return isForbiddenCharacter(code) ? code : undefined;
 }
 
 /**
@@ -236,6 +310,10 @@ export function createPriceListParser(onRow: (row: PriceListRow) => void): Price
   let rowsEmitted = 0;
   let skippedCount = 0;
   let warningCount = 0;
+  let forbiddenCharacters = 0;
+  // Forbidden characters saxes read since the last event, not yet given to an item: see `takeForbidden`.
+  let pendingForbidden = 0;
+  let pendingFirst = 0;
   const skipped: PriceListIssue[] = [];
   const warnings: PriceListIssue[] = [];
 
@@ -272,6 +350,22 @@ export function createPriceListParser(onRow: (row: PriceListRow) => void): Price
     return variant === undefined ? itemFrames : variantFrames;
   }
 
+  /**
+   * Gives the forbidden characters read since the last event to the item or variant they were in. saxes
+   * reports a character when it reads it, but hands over the text around it (or the tag it sits in) only
+   * at the next event, so the characters wait for that event: text before the next tag and a close tag belong
+   * to the scope current when the event arrives, an open tag's attribute values to the element it opens
+   * (called after the open tag changed the scope). Outside any SHOPITEM they count for the document only.
+   */
+  function takeForbidden(): void {
+    if (itemDepth !== 0) {
+      const scope = variant ?? item;
+      if (scope.forbiddenCharacters === 0) scope.firstForbidden = pendingFirst;
+      scope.forbiddenCharacters += pendingForbidden;
+    }
+    pendingForbidden = 0;
+  }
+
   function onOpenTag(tag: SaxesTagPlain): void {
     depth += 1;
     if (depth === 1) rootElement = detach(tag.name);
@@ -297,6 +391,7 @@ export function createPriceListParser(onRow: (row: PriceListRow) => void): Price
   }
 
   function onText(text: string): void {
+    if (pendingForbidden !== 0) takeForbidden();
     if (itemDepth === 0) return;
     const frame = currentFrames().at(-1);
     if (frame?.node?.field === undefined || frame.overflow) return;
@@ -309,6 +404,7 @@ export function createPriceListParser(onRow: (row: PriceListRow) => void): Price
   }
 
   function onCloseTag(): void {
+    if (pendingForbidden !== 0) takeForbidden();
     if (itemDepth !== 0) {
       if (depth === itemDepth) {
         finishItem();
@@ -330,7 +426,8 @@ export function createPriceListParser(onRow: (row: PriceListRow) => void): Price
       scope.problems.push(`${name} is longer than ${MAX_FIELD_CHARS} characters, ignored`);
       return;
     }
-    const text = frame.text.trim();
+    // Replaced before trimming: a vertical tab or form feed is no whitespace to XML, and is replaced too.
+    const text = (scope.forbiddenCharacters === 0 ? frame.text : replaceForbidden(name, frame.text)).trim();
     if (text === '') return; // Empty elements mean "absent" (docs/catalog-rules.md rule 3).
     if (name === WAREHOUSE_VALUE) {
       scope.warehouseValues.push(text);
@@ -394,11 +491,22 @@ export function createPriceListParser(onRow: (row: PriceListRow) => void): Price
     inCallback = false;
   }
 
-  sax.on('opentag', onOpenTag);
+  sax.on('opentag', (tag) => {
+    onOpenTag(tag);
+    if (pendingForbidden !== 0) takeForbidden();
+  });
   sax.on('closetag', onCloseTag);
   sax.on('text', onText);
   sax.on('cdata', onText);
   sax.on('error', (error) => {
+    const forbidden = forbiddenCharacterOf(sax, error);
+    if (forbidden !== undefined) {
+      // Read on: the character stays in saxes' text, `store` replaces it in the fields we keep.
+      forbiddenCharacters += 1;
+      if (pendingForbidden === 0) pendingFirst = forbidden;
+      pendingForbidden += 1;
+      return;
+    }
     // Throwing here stops saxes at the first problem (its default would be to report and carry on).
     // saxes prefixes its messages with "line:column: "; the typed error carries the position separately.
     // Its `column` is 0-based for the next character, i.e. the 1-based column of the offending one.
@@ -486,6 +594,7 @@ export function createPriceListParser(onRow: (row: PriceListRow) => void): Price
       const summary: Mutable<PriceListSummary> = { itemsSeen, rowsEmitted, skipped, skippedCount, warnings, warningCount };
       if (rootElement !== undefined) summary.rootElement = rootElement;
       if (encoding !== undefined) summary.encoding = encoding;
+      if (forbiddenCharacters !== 0) summary.forbiddenCharacters = forbiddenCharacters;
       return summary;
     },
   };
@@ -522,7 +631,10 @@ function readPrice(scope: Scope, path: FieldPath, problems: string[]): number | 
 }
 
 function resolve(scope: Scope): Resolved {
-  const problems = [...scope.problems];
+  const problems =
+    scope.forbiddenCharacters === 0
+      ? [...scope.problems]
+      : [forbiddenCharacterProblem(scope.forbiddenCharacters, scope.firstForbidden), ...scope.problems];
   const values: Values = {};
   const priceVat = readPrice(scope, 'PRICE_VAT', problems);
   if (priceVat !== undefined) values.priceVat = priceVat;

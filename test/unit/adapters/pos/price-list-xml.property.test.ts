@@ -1,7 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PriceListParseError } from '../../../../src/adapters/pos/parse-errors.js';
-import { createPriceListParser, parsePriceListXml } from '../../../../src/adapters/pos/price-list-xml.js';
+import {
+  createPriceListParser,
+  forbiddenCharacterProblem,
+  parsePriceListXml,
+} from '../../../../src/adapters/pos/price-list-xml.js';
 import type { PriceListRow } from '../../../../src/core/catalog/source.js';
 
 /**
@@ -264,6 +268,38 @@ describe('adapters/pos/price-list-xml (properties)', () => {
 
         expect(feedInChunks(bytes, cutPoints)).toEqual(parsePriceListXml(bytes).rows);
       }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('reads generated documents with a character XML forbids in item names: the same rows, each such item reported', () => {
+    const forbidden = fc.constantFrom('\u0000', '\u0001', '\u0008', '\u000B', '\u000C', '\u000E', '\u001F', '\uFFFE', '\uFFFF');
+    fc.assert(
+      fc.property(
+        document,
+        fc.array(fc.option(forbidden, { nil: undefined }), { maxLength: 6 }),
+        cuts,
+        (doc, chars, cutPoints) => {
+          const [head = '', ...items] = serializeDocument(doc).split('<SHOPITEM>');
+          const xml =
+            head +
+            items
+              .map((rest, index) => `<SHOPITEM>${chars[index] === undefined ? '' : `<NAME>a${chars[index]}b</NAME>`}${rest}`)
+              .join('');
+          const affected = items.flatMap((_, index) => (chars[index] === undefined ? [] : [index + 1]));
+          const bytes = new TextEncoder().encode(xml);
+
+          const { rows, summary } = parsePriceListXml(bytes);
+
+          expect(rows).toEqual(expectedRows(doc.items));
+          expect(summary.warnings.map((warning) => warning.position)).toEqual(affected);
+          expect(summary.warnings.map((warning) => warning.message)).toEqual(
+            affected.map((position) => forbiddenCharacterProblem(1, chars[position - 1]?.charCodeAt(0) ?? -1)),
+          );
+          expect(summary.forbiddenCharacters).toBe(affected.length === 0 ? undefined : affected.length);
+          expect(feedInChunks(bytes, cutPoints)).toEqual(rows);
+        },
+      ),
       { numRuns: 100 },
     );
   });

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { PriceListParseError } from '../../../../src/adapters/pos/parse-errors.js';
 import {
   createPriceListParser,
+  forbiddenCharacterProblem,
   MAX_REPORTED,
   type PriceListSummary,
   parsePriceListXml,
@@ -351,6 +352,161 @@ describe('adapters/pos/price-list-xml', () => {
     });
   });
 
+  describe('characters XML forbids (a real POS writes control characters into article names)', () => {
+    const CLEAN = `<?xml version="1.0" encoding="UTF-8"?>
+<SHOP>
+  <SHOPITEM id="1"><NAME>Káva zrnková</NAME><CODE>K-1</CODE><PRICE_VAT>129.00</PRICE_VAT><STOCK><AMOUNT>3.000</AMOUNT></STOCK></SHOPITEM>
+  <SHOPITEM id="2"><NAME>Čaj černý</NAME><CODE>C-2</CODE><PRICE_VAT>59.90</PRICE_VAT><AVAILABILITY_IN_STOCK>Skladem</AVAILABILITY_IN_STOCK></SHOPITEM>
+  <SHOPITEM id="3"><NAME>Hrnek</NAME><CODE>H-3</CODE><PRICE_VAT>99.00</PRICE_VAT></SHOPITEM>
+</SHOP>
+`;
+    const CLEAN_ROWS: PriceListRow[] = [
+      { code: 'K-1', priceVat: 129, stock: 3, position: 1 },
+      { code: 'C-2', priceVat: 59.9, availabilityInStock: 'Skladem', position: 2 },
+      { code: 'H-3', priceVat: 99, position: 3 },
+    ];
+
+    it('reads a well-formed document exactly as before: no warning, no count', () => {
+      const { rows, summary } = parsePriceListXml(Buffer.from(CLEAN));
+
+      expect(rows).toStrictEqual(CLEAN_ROWS);
+      expect(summary).toStrictEqual({
+        rootElement: 'SHOP',
+        encoding: 'utf-8',
+        itemsSeen: 3,
+        rowsEmitted: 3,
+        skipped: [],
+        skippedCount: 0,
+        warnings: [],
+        warningCount: 0,
+      });
+      expect(summary).not.toHaveProperty('forbiddenCharacters');
+    });
+
+    it.each([
+      ['U+0001', '\u0001'],
+      ['U+000B', '\u000B'],
+      ['U+001F', '\u001F'],
+      ['U+0000', '\u0000'],
+      ['U+FFFF', '\uFFFF'],
+    ])('reads a document with %s in one article name: all rows, that row reported', (code, char) => {
+      const xml = CLEAN.replace('Čaj černý', `Čaj${char}černý`);
+
+      for (const input of [xml, Buffer.from(xml)]) {
+        const { rows, summary } = parsePriceListXml(input);
+
+        expect(rows).toStrictEqual(CLEAN_ROWS);
+        expect(summary.warnings).toStrictEqual([
+          { position: 2, code: 'C-2', message: `1 character that XML forbids (${code}) replaced` },
+        ]);
+        expect(summary.warningCount).toBe(1);
+        expect(summary.forbiddenCharacters).toBe(1);
+        expect(summary.skippedCount).toBe(0);
+      }
+    });
+
+    it('replaces them with U+FFFD in codes and amounts, removes them from availability texts, reports each row once', () => {
+      const xml = CLEAN.replace('<CODE>K-1</CODE>', '<CODE>K\u0001-1</CODE>')
+        .replace('<AVAILABILITY_IN_STOCK>Skladem', '<AVAILABILITY_IN_STOCK>Sk\u001Fla\u0002dem')
+        .replace('<PRICE_VAT>99.00', '<PRICE_VAT>9\u00079.00');
+
+      const { rows, summary } = parsePriceListXml(xml);
+
+      // Not deleted from codes and amounts: `K-1` could be an article the POS did not name, `9\u00079` is no price of 99.
+      expect(rows).toStrictEqual([
+        { code: 'K\uFFFD-1', priceVat: 129, stock: 3, position: 1 },
+        { code: 'C-2', priceVat: 59.9, availabilityInStock: 'Skladem', position: 2 },
+        { code: 'H-3', position: 3 },
+      ]);
+      expect(summary.warnings).toStrictEqual([
+        { position: 1, code: 'K\uFFFD-1', message: '1 character that XML forbids (U+0001) replaced' },
+        { position: 2, code: 'C-2', message: '2 characters that XML forbids (first U+001F) replaced' },
+        { position: 3, code: 'H-3', message: '1 character that XML forbids (U+0007) replaced' },
+        { position: 3, code: 'H-3', message: 'PRICE_VAT "9\uFFFD9.00" is not a number, ignored' },
+      ]);
+      expect(summary.forbiddenCharacters).toBe(4);
+    });
+
+    it('replaces a vertical tab or form feed around a value too (XML has no such whitespace)', () => {
+      const { rows } = parsePriceListXml(
+        '<SHOP><SHOPITEM><CODE>\u000BA\u000C</CODE><AVAILABILITY_OUT_OF_STOCK> \u000B </AVAILABILITY_OUT_OF_STOCK></SHOPITEM></SHOP>',
+      );
+
+      // An availability text left empty is absent, as any empty element.
+      expect(rows).toStrictEqual([{ code: '\uFFFDA\uFFFD', position: 1 }]);
+    });
+
+    it('reads them in attribute values and gives them to the element the attribute is on', () => {
+      const xml = `<SHOP>
+        <SHOPITEM id="1\u0001"><CODE>A</CODE></SHOPITEM>
+        <SHOPITEM><CODE type="x\u0002">B</CODE></SHOPITEM>
+        <SHOPITEM><CODE>C</CODE><VARIANTS><VARIANT label="\u0003"><CODE>C-1</CODE></VARIANT><VARIANT><CODE>C-2</CODE></VARIANT></VARIANTS></SHOPITEM>
+      </SHOP>`;
+
+      const { rows, summary } = parsePriceListXml(xml);
+
+      expect(rows).toStrictEqual([
+        { code: 'A', position: 1 },
+        { code: 'B', position: 2 },
+        { code: 'C-1', position: 3 },
+        { code: 'C-2', position: 3 },
+      ]);
+      expect(summary.warnings).toStrictEqual([
+        { position: 1, code: 'A', message: '1 character that XML forbids (U+0001) replaced' },
+        { position: 2, code: 'B', message: '1 character that XML forbids (U+0002) replaced' },
+        { position: 3, variant: 1, code: 'C-1', message: '1 character that XML forbids (U+0003) replaced' },
+      ]);
+    });
+
+    it('reports a variant product once for its own fields and once per variant that had them', () => {
+      const xml =
+        '<SHOP><SHOPITEM><NAME>Tričko\u0001</NAME><PRICE_VAT>10</PRICE_VAT><VARIANTS>' +
+        '<VARIANT><CODE>T-S</CODE></VARIANT><VARIANT><CODE>T-M</CODE><PARAMETERS><PARAMETER><VALUE>M\u0008</VALUE></PARAMETER></PARAMETERS></VARIANT>' +
+        '</VARIANTS></SHOPITEM></SHOP>';
+
+      const { rows, summary } = parsePriceListXml(xml);
+
+      expect(rows).toStrictEqual([
+        { code: 'T-S', priceVat: 10, position: 1 },
+        { code: 'T-M', priceVat: 10, position: 1 },
+      ]);
+      expect(summary.warnings).toStrictEqual([
+        { position: 1, message: '1 character that XML forbids (U+0001) replaced' },
+        { position: 1, variant: 2, code: 'T-M', message: '1 character that XML forbids (U+0008) replaced' },
+      ]);
+    });
+
+    it('reads them in CDATA and comments; between items they are counted for the document only', () => {
+      const xml =
+        '<SHOP>\u0001<SHOPITEM><CODE><![CDATA[A\u0005]]></CODE><!-- \u0006 --></SHOPITEM>\n\u0007 <SHOPITEM><CODE>B</CODE></SHOPITEM></SHOP>';
+
+      const { rows, summary } = parsePriceListXml(xml);
+
+      expect(rows).toStrictEqual([
+        { code: 'A\uFFFD', position: 1 },
+        { code: 'B', position: 2 },
+      ]);
+      expect(summary.warnings).toStrictEqual([
+        { position: 1, code: 'A\uFFFD', message: '2 characters that XML forbids (first U+0005) replaced' },
+      ]);
+      expect(summary.forbiddenCharacters).toBe(4);
+    });
+
+    it('gives the same result whatever the chunking, the character split from its text or not', () => {
+      const bytes = Buffer.from(CLEAN.replace('Čaj černý', 'Čaj\u0001\u0002černý').replace('<CODE>H-3', '<CODE>H\u001F-3'));
+      const whole = parsePriceListXml(bytes);
+
+      expect(whole.summary.warningCount).toBe(2);
+      expect(parseInChunks(splitEvery(bytes, 1))).toEqual(whole);
+      for (const seed of [1, 2, 3]) expect(parseInChunks(splitRandomly(bytes, seed))).toEqual(whole);
+    });
+
+    it('names the count and the first character in its message', () => {
+      expect(forbiddenCharacterProblem(1, 0x1f)).toBe('1 character that XML forbids (U+001F) replaced');
+      expect(forbiddenCharacterProblem(3, 0xfffe)).toBe('3 characters that XML forbids (first U+FFFE) replaced');
+    });
+  });
+
   describe('documents that are not well-formed', () => {
     it.each([
       ['an empty document', '', /must contain a root element/],
@@ -363,7 +519,16 @@ describe('adapters/pos/price-list-xml', () => {
       ['text before the root', 'x<SHOP/>', /text data outside of root node/],
       ['an undefined entity', '<SHOP><SHOPITEM><CODE>&nbsp;</CODE></SHOPITEM></SHOP>', /undefined entity/],
       ['a bare ampersand', '<SHOP>a & b</SHOP>', /./],
-      ['a forbidden character', '<SHOP>\u0001</SHOP>', /disallowed character/],
+      ['a forbidden character in a tag name', '<SHOP><SHOP\u0001ITEM/></SHOP>', /disallowed character in tag name/],
+      ['a forbidden character in a close tag', '<SHOP></SH\u0001OP>', /disallowed character in closing tag/],
+      ['a forbidden character before the root', '\u0001<SHOP/>', /text data outside of root node/],
+      ['NUL padding after the root', '<SHOP/>\u0000\u0000', /text data outside of root node/],
+      ['a "<" in an attribute value', '<SHOP><SHOPITEM id="a<b"><CODE>A</CODE></SHOPITEM></SHOP>', /disallowed character/],
+      [
+        'a reference to a forbidden character',
+        '<SHOP><SHOPITEM><CODE>A&#1;</CODE></SHOPITEM></SHOP>',
+        /malformed character entity/,
+      ],
       ['an HTML error page', '<html><body><p>502 Bad Gateway</body></html>', /unexpected close tag/],
       ['a JSON error body', '{"isValid":false}', /text data outside of root node/],
     ])('rejects %s with PriceListParseError', (_, xml, problem) => {
