@@ -53,6 +53,8 @@ export interface PriceListReport {
   readonly skippedCount: number;
   readonly warningCount: number;
   readonly skipped: PriceListSummary['skipped'];
+  /** The first warnings (fields ignored with the reason, characters XML forbids replaced). */
+  readonly warnings?: PriceListSummary['warnings'];
 }
 
 export interface StockExportReport {

@@ -113,6 +113,8 @@ async function readPriceList(
       skippedCount: summary.skippedCount,
       warningCount: summary.warningCount,
       skipped: summary.skipped.slice(0, 20),
+      // Fields ignored with the reason, characters XML forbids replaced: the first ones, as examples.
+      warnings: summary.warnings.slice(0, 20),
     },
   };
 }
