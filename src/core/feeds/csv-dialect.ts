@@ -45,8 +45,13 @@ export function excelText(value: string): string {
   return /[";\r\n]/.test(safe) ? quoted(safe) : safe;
 }
 
+/**
+ * A code Excel would turn into a number or a date (`0040000001454`, `8594000000013`) as the constant
+ * formula `="…"`: Excel and LibreOffice show it as text, zeros kept, and its value is exactly the digits
+ * (decision 0003). Safe as a formula: the value holds only digits and `. , : / space e E + -`.
+ */
 function excelCode(value: string): string {
-  return NUMBER_OR_DATE_LIKE.test(value) ? quoted(`\t${value}`) : excelText(value);
+  return NUMBER_OR_DATE_LIKE.test(value) ? quoted(`="${value}"`) : excelText(value);
 }
 
 function tsvText(value: string): string {

@@ -184,7 +184,7 @@ describe('feeds: properties on hostile catalogs', { timeout: 600_000 }, () => {
         };
         const code = (value: string | undefined): string => {
           const clean = value === undefined ? '' : cleanText(value);
-          return excel && /^[0-9][0-9.,:/ eE+-]*$/.test(clean) ? `\t${clean}` : text(clean);
+          return excel && /^[0-9][0-9.,:/ eE+-]*$/.test(clean) ? `="${clean}"` : text(clean);
         };
         const number = (value: number | undefined) => (value === undefined ? '' : (formatPlainNumber(value, separator) ?? ''));
         const amount = (value: number | undefined) => (value === undefined ? '' : (formatMoney(value, separator) ?? ''));

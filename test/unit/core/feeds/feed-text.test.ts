@@ -128,11 +128,12 @@ describe('feeds/csv-dialect', () => {
     expect(excelText('Příliš žluťoučký')).toBe('Příliš žluťoučký');
   });
 
-  it('excel keeps numeric-looking codes as text with a leading TAB in a quoted field', () => {
+  it('excel keeps numeric-looking codes as text: a constant formula ="…", as a quoted field', () => {
     const { code } = CSV_DIALECTS.excel;
-    expect(code('0012345678905')).toBe('"\t0012345678905"');
-    expect(code('8594000000013')).toBe('"\t8594000000013"');
-    expect(code('1-2')).toBe('"\t1-2"');
+    // Opens as the text 0012345678905 in Excel and LibreOffice, zeros kept, nothing else in the cell.
+    expect(code('0012345678905')).toBe('"=""0012345678905"""');
+    expect(code('8594000000013')).toBe('"=""8594000000013"""');
+    expect(code('1-2')).toBe('"=""1-2"""');
     expect(code('KAV-1')).toBe('KAV-1');
     expect(code('=1')).toBe("'=1");
   });

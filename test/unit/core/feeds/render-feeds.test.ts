@@ -279,9 +279,9 @@ describe('feeds/render-csv-feed', () => {
     expect([...buffer.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
     const rows: string[][] = parse(buffer, { bom: true, delimiter: ';', relax_column_count: false });
     expect(rows[0]?.[0]).toBe('id');
-    expect(rows[1]?.slice(0, 4)).toEqual(['a-1001', 'Káva zrnková 1 kg', '\t8594000000013', '1001']);
+    expect(rows[1]?.slice(0, 4)).toEqual(['a-1001', 'Káva zrnková 1 kg', '="8594000000013"', '1001']);
     expect(rows[1]?.slice(7, 10)).toEqual(['129,00', '99,00', '149,00']);
-    expect(rows[2]?.[4]).toBe('\t0042');
+    expect(rows[2]?.[4]).toBe('="0042"');
     expect(rows[8]?.[11]).toBe('0,5');
     expect(rows[9]?.slice(0, 6)).toEqual(['a-1009', `'=HYPERLINK("http://evil.example";"klik")`, "'+420123", '', "'-5", "'@g"]);
     expect(buffer.toString('utf8').split('\r\n')).toHaveLength(12);
