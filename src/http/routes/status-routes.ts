@@ -42,8 +42,13 @@ interface FeedEntry {
   readonly unit: string;
   readonly url: string;
   readonly downloadUrl?: string;
-  /** Items in the feed when it has been rendered for this version, else the items of the view. */
-  readonly items: number;
+  /**
+   * Items in the feed once it has been rendered for this version; `null` until then (a channel's rules
+   * leave some of the view's products out, so the view's count would overstate it).
+   */
+  readonly items: number | null;
+  /** Products in the view (the most the feed can have). */
+  readonly viewProducts: number;
   readonly rendered: boolean;
   readonly warnings?: {
     readonly count: number;
@@ -93,7 +98,8 @@ function listFeeds(
         ...(descriptor.file === 'products.csv'
           ? { downloadUrl: `${url}?profile=excel${tokenQuery ? `&${tokenQuery.slice(1)}` : ''}` }
           : {}),
-        items: report?.items ?? counts.get(view) ?? 0,
+        items: report?.items ?? null,
+        viewProducts: counts.get(view) ?? 0,
         rendered: report !== undefined,
         ...(report === undefined
           ? {}
@@ -297,7 +303,7 @@ function renderStatusPage(
               entry.downloadUrl === undefined
                 ? ''
                 : ` <a class="button" href="${h(entry.downloadUrl)}" download title="Czech locale: ; separator, decimal comma">Excel CSV (Czech locale)</a>`;
-            return `<tr><td>${h(entry.title)}</td><td>${h(entry.format)}</td><td><a href="${h(href)}">${h(entry.url)}</a>${download}</td><td class="num">${entry.items}</td><td>${warnings}</td></tr>`;
+            return `<tr><td>${h(entry.title)}</td><td>${h(entry.format)}</td><td><a href="${h(href)}">${h(entry.url)}</a>${download}</td><td class="num">${entry.items ?? `<span class="muted" title="not rendered yet for this version; ${entry.viewProducts} products in the view">—</span>`}</td><td>${warnings}</td></tr>`;
           })
           .join('');
         return `<h2>${h(view)} — ${h(unitName)}</h2><table><thead><tr><th>feed</th><th>format</th><th>URL</th><th>items</th><th>warnings</th></tr></thead><tbody>${rows}</tbody></table>`;
