@@ -5,6 +5,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningApp, startApp } from '../../src/app.js';
 import { createTestConfig } from '../../src/config/load-config.js';
+import { ChangesFeedSchema, ProductsFeedSchema } from '../../src/core/feeds/json-feed-schema.js';
 
 const logger = pino({ level: 'silent' });
 
@@ -74,6 +75,20 @@ describe('feeds over HTTP from the sandbox', () => {
     const { body } = await get(`${app.url}/feeds/all/google.xml`);
     // The documented default, http://localhost:PORT (this test's configured PORT is 0: any free port).
     expect(body.toString('utf8')).toMatch(/<channel>[\s\S]*?<link>http:\/\/localhost:0<\/link>/);
+  });
+
+  it('serves the JSON Schemas of products.json and changes.json, and 404 for another name', async () => {
+    for (const name of ['products.schema.json', 'changes.schema.json']) {
+      const answer = await get(`${app.url}/schemas/${name}`);
+      expect(answer.status).toBe(200);
+      expect(header(answer.headers, 'content-type')).toMatch(/^application\/schema\+json/);
+      const schema = JSON.parse(answer.body.toString()) as { $schema?: string; type?: string; required?: string[] };
+      expect(schema.$schema).toMatch(/json-schema\.org/);
+      expect(schema.required).toContain(name.startsWith('products') ? 'items' : 'changes');
+    }
+    const unknown = await get(`${app.url}/schemas/nope.json`);
+    expect(unknown.status).toBe(404);
+    expect(JSON.parse(unknown.body.toString()).error.code).toBe('UNKNOWN_SCHEMA');
   });
 
   it('answers 304 for If-None-Match and for If-Modified-Since', async () => {
@@ -152,6 +167,14 @@ describe('feeds over HTTP from the sandbox', () => {
     expect(run.outcome).toBe('published');
 
     const changes = await get(`${app.url}/feeds/U1/changes.json?since=${before}`);
+    // Both documents have the published shape (their JSON Schemas are served at /schemas/…).
+    expect(ChangesFeedSchema.safeParse(JSON.parse(changes.body.toString())).error).toBeUndefined();
+    const full = await get(`${app.url}/feeds/U1/changes.json`);
+    expect(ChangesFeedSchema.safeParse(JSON.parse(full.body.toString())).error).toBeUndefined();
+    for (const view of ['all', 'U1']) {
+      const products = await get(`${app.url}/feeds/${view}/products.json`);
+      expect(ProductsFeedSchema.safeParse(JSON.parse(products.body.toString())).error).toBeUndefined();
+    }
     const body = JSON.parse(changes.body.toString()) as {
       since: string;
       next: string;

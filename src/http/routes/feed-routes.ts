@@ -3,6 +3,7 @@ import { parse as parseQueryString } from 'node:querystring';
 import { type Request, type RequestHandler, type Response, Router } from 'express';
 import { z } from 'zod';
 import { ALL_UNITS, type CatalogSnapshot } from '../../core/catalog/catalog.js';
+import { JSON_FEED_SCHEMAS } from '../../core/feeds/json-feed-schema.js';
 import type { FeedDescriptor, FeedService, FeedVariant } from '../../services/feed-service.js';
 import { withFrontHandler } from '../create-http-app.js';
 import { bearerTokenOf, secretMatches } from '../middleware/token-auth.js';
@@ -259,6 +260,18 @@ export function createFeedRoutes(deps: FeedRoutesDeps): Router {
 
   router.get('/feeds/:unit/:file', guard, async (req, res) => {
     await serveFeed(req, res, paramOf(req, 'unit'), paramOf(req, 'file'));
+  });
+
+  // The published shape of products.json and changes.json: public, like any API documentation.
+  router.get('/schemas/:name', (req, res) => {
+    const name = paramOf(req, 'name');
+    const schema = JSON_FEED_SCHEMAS[name];
+    if (schema === undefined) {
+      sendError(res, 404, 'UNKNOWN_SCHEMA', `No schema "${name}"; known: ${Object.keys(JSON_FEED_SCHEMAS).join(', ')}`);
+      return;
+    }
+    res.set('cache-control', 'public, max-age=3600');
+    res.type('application/schema+json').send(JSON.stringify(schema));
   });
 
   return withFrontHandler(router, front);

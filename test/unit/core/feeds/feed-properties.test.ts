@@ -8,6 +8,7 @@ import type { CompiledFeed } from '../../../../src/core/feeds/compiled-feed.js';
 import { encodeUrl } from '../../../../src/core/feeds/encode-url.js';
 import type { FeedContext, FeedItem } from '../../../../src/core/feeds/feed-item.js';
 import { formatMoney, formatPlainNumber } from '../../../../src/core/feeds/format-number.js';
+import { ProductsFeedSchema } from '../../../../src/core/feeds/json-feed-schema.js';
 import { loadTemplates } from '../../../../src/core/feeds/load-templates.js';
 import { PRODUCT_COLUMNS } from '../../../../src/core/feeds/product-columns.js';
 import { type CsvProfile, renderCsvFeed } from '../../../../src/core/feeds/render-csv-feed.js';
@@ -243,6 +244,8 @@ describe('feeds: properties on hostile catalogs', { timeout: 600_000 }, () => {
     fc.assert(
       fc.property(hostileContext, catalog(false), (context, items) => {
         const parsed = JSON.parse(collectFeed(renderJsonFeed(context, items)).body.toString('utf8'));
+        // The published shape (its JSON Schema is served at /schemas/products.schema.json).
+        expect(ProductsFeedSchema.safeParse(parsed).error).toBeUndefined();
         expect(parsed.count).toBe(items.length);
         expect(parsed.version).toBe(context.version);
         parsed.items.forEach((entry: Record<string, unknown>, index: number) => {
