@@ -3,6 +3,10 @@ import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import type { PriceListRow } from '../../core/catalog/source.js';
 import { PriceListParseError } from './parse-errors.js';
 import { parseDecimal } from './parse-number.js';
+import { concatBytes, ENCODING_SNIFF_BYTES, sniffEncoding } from './xml-encoding.js';
+import { forbiddenCharacterOf, forbiddenCharacterProblem, replaceForbidden } from './xml-forbidden-characters.js';
+
+export { forbiddenCharacterProblem } from './xml-forbidden-characters.js';
 
 /**
  * Tolerant, streaming parser of a unit's e-shop price-list XML (interface 4.5), which is Shoptet's
@@ -77,9 +81,6 @@ export const MAX_REPORTED = 1000;
 
 /** Longer text in a field we read is not a code, price or label; refusing it keeps one item's memory bounded. */
 const MAX_FIELD_CHARS = 1000;
-
-/** How many leading bytes may be held back to read the XML declaration's `encoding` before decoding. */
-const ENCODING_SNIFF_BYTES = 1024;
 
 type FieldPath =
   | 'CODE'
@@ -232,64 +233,6 @@ function newScope(): Scope {
 }
 
 /**
- * Characters XML 1.0 forbids (its `Char` production): C0 controls other than TAB, LF and CR, U+FFFE,
- * U+FFFF, and lone surrogates (the `u` flag makes a class of surrogates match lone ones only, never a pair;
- * they can come only from text input, the decoder turns bad bytes into U+FFFD). XML 1.1's restricted
- * C1 controls are not here: a 1.1 document with one still fails, as Shoptet's feeds are 1.0.
- */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
-const FORBIDDEN_CHARACTERS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uD800-\uDFFF\uFFFE\uFFFF]/gu;
-
-function isForbiddenCharacter(code: number): boolean {
-  if (code < 0x20) return code !== 0x09 && code !== 0x0a && code !== 0x0d;
-  return (code >= 0xd800 && code <= 0xdfff) || code === 0xfffe || code === 0xffff;
-}
-
-/**
- * A value with the characters XML forbids replaced. Codes, EAN, PLU, currency and numbers get U+FFFD, not
- * deletion: the value stays visibly damaged instead of quietly becoming another valid one. `12\u000134`
- * must not become the code or price `1234` of something else; as `12\uFFFD34` it matches no article and is
- * no number, and both are reported like any bad value (U+FFFD is also what the decoder puts in place of
- * bytes it cannot read). Availability texts are shown to shoppers, and no identity or amount hangs on them:
- * there the characters are removed, as every feed removes them from its text anyway (core/feeds/clean-text.ts).
- */
-function replaceForbidden(name: FieldPath | typeof WAREHOUSE_VALUE, text: string): string {
-  const isLabel = name === 'AVAILABILITY_IN_STOCK' || name === 'AVAILABILITY_OUT_OF_STOCK';
-  return text.replace(FORBIDDEN_CHARACTERS, isLabel ? '' : '\uFFFD');
-}
-
-/** The warning of an item or variant that had characters XML forbids. */
-export function forbiddenCharacterProblem(count: number, first: number): string {
-  const code = `U+${first.toString(16).toUpperCase().padStart(4, '0')}`;
-  return count === 1
-    ? `1 character that XML forbids (${code}) replaced`
-    : `${count} characters that XML forbids (first ${code}) replaced`;
-}
-
-/** What saxes 6 keeps of its reading position, in fields its typings declare private. */
-interface SaxesReadPosition {
-  readonly chunk?: unknown;
-  readonly prevI?: unknown;
-}
-
-/**
- * The character saxes just failed on, when the failure is only that the character is one XML forbids.
- *
- * saxes checks every character it reads (no pass of ours over the text is needed) and, when an error
- * handler returns instead of throwing, goes on with the character kept in the text. Its message for that,
- * "disallowed character.", is also the one for a `<` inside an attribute value, which must stay fatal (an
- * unclosed quote would otherwise swallow the rows after it): hence the look at the character itself. Should
- * a saxes version no longer have these fields, every such character is fatal again, as it was before.
- */
-function forbiddenCharacterOf(sax: SaxesParser, error: Error): number | undefined {
-  if (!error.message.endsWith('disallowed character.')) return undefined;
-  const { chunk, prevI } = sax as unknown as SaxesReadPosition;
-  if (typeof chunk !== 'string' || typeof prevI !== 'number') return undefined;
-  const code = chunk.charCodeAt(prevI);
-  return isForbiddenCharacter(code) ? code : undefined;
-}
-
-/**
  * Creates a streaming parser that calls `onRow` for each row as soon as its SHOPITEM closes; the
  * document itself is never retained. Feed it the chunks of an HTTP body as they arrive.
  *
@@ -427,7 +370,11 @@ export function createPriceListParser(onRow: (row: PriceListRow) => void): Price
       return;
     }
     // Replaced before trimming: a vertical tab or form feed is no whitespace to XML, and is replaced too.
-    const text = (scope.forbiddenCharacters === 0 ? frame.text : replaceForbidden(name, frame.text)).trim();
+    const text = (
+      scope.forbiddenCharacters === 0
+        ? frame.text
+        : replaceForbidden(frame.text, name === 'AVAILABILITY_IN_STOCK' || name === 'AVAILABILITY_OUT_OF_STOCK')
+    ).trim();
     if (text === '') return; // Empty elements mean "absent" (docs/catalog-rules.md rule 3).
     if (name === WAREHOUSE_VALUE) {
       scope.warehouseValues.push(text);
@@ -694,25 +641,4 @@ function resolveStock(scope: Scope, problems: string[]): number | undefined {
   const value = parseDecimal(bare);
   if (value === undefined) problems.push(`STOCK "${bare}" is not a number, ignored`);
   return value;
-}
-
-/** The encoding label from a BOM or the XML declaration; UTF-8 when neither says. */
-function sniffEncoding(head: Uint8Array): string {
-  if (head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) return 'utf-8';
-  if (head[0] === 0xff && head[1] === 0xfe) return 'utf-16le';
-  if (head[0] === 0xfe && head[1] === 0xff) return 'utf-16be';
-  const ascii = new TextDecoder('latin1').decode(head.subarray(0, ENCODING_SNIFF_BYTES));
-  const declared = /^\s*<\?xml[^>]*?\sencoding\s*=\s*["']([A-Za-z0-9._:-]+)["']/.exec(ascii);
-  return declared?.[1] ?? 'utf-8';
-}
-
-function concatBytes(parts: readonly Uint8Array[], length: number): Uint8Array {
-  if (parts.length === 1 && parts[0] !== undefined) return parts[0];
-  const out = new Uint8Array(length);
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
 }
