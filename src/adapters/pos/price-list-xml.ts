@@ -2,9 +2,17 @@ import { TextDecoder } from 'node:util';
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import type { PriceListRow } from '../../core/catalog/source.js';
 import { PriceListParseError } from './parse-errors.js';
-import { parseDecimal } from './parse-number.js';
+import {
+  type FieldPath,
+  type Mutable,
+  type Resolved,
+  resolve,
+  type Scope,
+  type Values,
+  WAREHOUSE_VALUE,
+} from './price-list-values.js';
 import { concatBytes, ENCODING_SNIFF_BYTES, sniffEncoding } from './xml-encoding.js';
-import { forbiddenCharacterOf, forbiddenCharacterProblem, replaceForbidden } from './xml-forbidden-characters.js';
+import { forbiddenCharacterOf, replaceForbidden } from './xml-forbidden-characters.js';
 
 export { forbiddenCharacterProblem } from './xml-forbidden-characters.js';
 
@@ -82,22 +90,6 @@ export const MAX_REPORTED = 1000;
 /** Longer text in a field we read is not a code, price or label; refusing it keeps one item's memory bounded. */
 const MAX_FIELD_CHARS = 1000;
 
-type FieldPath =
-  | 'CODE'
-  | 'EAN'
-  | 'PLU'
-  | 'PRICE_VAT'
-  | 'PRICE'
-  | 'ACTION_PRICE'
-  | 'STANDARD_PRICE'
-  | 'CURRENCY'
-  | 'AVAILABILITY_IN_STOCK'
-  | 'AVAILABILITY_OUT_OF_STOCK'
-  | 'STOCK'
-  | 'STOCK/AMOUNT';
-
-const WAREHOUSE_VALUE = 'STOCK/WAREHOUSES/WAREHOUSE/VALUE';
-
 const FIELD_PATHS: readonly FieldPath[] = [
   'CODE',
   'EAN',
@@ -144,45 +136,12 @@ function buildPathTree(fields: readonly (FieldPath | typeof WAREHOUSE_VALUE)[], 
 const PATH_ROOT = buildPathTree([...FIELD_PATHS, WAREHOUSE_VALUE], ['VARIANTS']);
 const VARIANTS_NODE = PATH_ROOT.children.get('VARIANTS');
 
-/** Raw texts collected for one SHOPITEM or one VARIANT (trimmed, non-empty). */
-interface Scope {
-  readonly values: Map<FieldPath, string>;
-  readonly warehouseValues: string[];
-  readonly problems: string[];
-  /** Characters XML forbids read inside this item or variant (its own children, not its variants'). */
-  forbiddenCharacters: number;
-  /** The first of them, for the report. */
-  firstForbidden: number;
-}
-
 /** One open element inside the current scope; `node` is undefined inside subtrees we do not read. */
 interface Frame {
   readonly node: PathNode | undefined;
   text: string;
   overflow: boolean;
 }
-
-/** Fields of a row other than identity and position, after number parsing. */
-interface Values {
-  priceVat?: number;
-  priceNet?: number;
-  actionPrice?: number;
-  standardPrice?: number;
-  currency?: string;
-  stock?: number;
-  availabilityInStock?: string;
-  availabilityOutOfStock?: string;
-}
-
-interface Resolved {
-  readonly code?: string;
-  readonly ean?: string;
-  readonly plu?: string;
-  readonly values: Values;
-  readonly problems: readonly string[];
-}
-
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /**
  * A flat copy of a short string. saxes hands out text as slices of the current chunk, and V8 keeps a
@@ -560,85 +519,4 @@ export function parsePriceListXml(xml: string | Uint8Array): { rows: PriceListRo
   });
   parser.write(xml);
   return { rows, summary: parser.end() };
-}
-
-function readPrice(scope: Scope, path: FieldPath, problems: string[]): number | undefined {
-  const raw = scope.values.get(path);
-  if (raw === undefined) return undefined;
-  const value = parseDecimal(raw);
-  if (value === undefined) {
-    problems.push(`${path} "${raw}" is not a number, ignored`);
-    return undefined;
-  }
-  if (value < 0) {
-    problems.push(`${path} "${raw}" is negative, ignored`);
-    return undefined;
-  }
-  return value;
-}
-
-function resolve(scope: Scope): Resolved {
-  const problems =
-    scope.forbiddenCharacters === 0
-      ? [...scope.problems]
-      : [forbiddenCharacterProblem(scope.forbiddenCharacters, scope.firstForbidden), ...scope.problems];
-  const values: Values = {};
-  const priceVat = readPrice(scope, 'PRICE_VAT', problems);
-  if (priceVat !== undefined) values.priceVat = priceVat;
-  const priceNet = readPrice(scope, 'PRICE', problems);
-  if (priceNet !== undefined) values.priceNet = priceNet;
-  const actionPrice = readPrice(scope, 'ACTION_PRICE', problems);
-  if (actionPrice !== undefined) values.actionPrice = actionPrice;
-  const standardPrice = readPrice(scope, 'STANDARD_PRICE', problems);
-  if (standardPrice !== undefined) values.standardPrice = standardPrice;
-  const currency = scope.values.get('CURRENCY');
-  if (currency !== undefined) values.currency = currency;
-  const inStock = scope.values.get('AVAILABILITY_IN_STOCK');
-  if (inStock !== undefined) values.availabilityInStock = inStock;
-  const outOfStock = scope.values.get('AVAILABILITY_OUT_OF_STOCK');
-  if (outOfStock !== undefined) values.availabilityOutOfStock = outOfStock;
-  const stock = resolveStock(scope, problems);
-  if (stock !== undefined) values.stock = stock;
-
-  const resolved: Mutable<Resolved> = { values, problems };
-  const code = scope.values.get('CODE');
-  if (code !== undefined) resolved.code = code;
-  const ean = scope.values.get('EAN');
-  if (ean !== undefined) resolved.ean = ean;
-  const plu = scope.values.get('PLU');
-  if (plu !== undefined) resolved.plu = plu;
-  return resolved;
-}
-
-/**
- * `STOCK/AMOUNT`, else the sum of `STOCK/WAREHOUSES/WAREHOUSE/VALUE`, else a bare numeric `STOCK`
- * (docs/pos-interface.md, the price-list XML).
- */
-function resolveStock(scope: Scope, problems: string[]): number | undefined {
-  // Stock may be negative (newer RNG allows it; the POS can sell below zero).
-  const amount = scope.values.get('STOCK/AMOUNT');
-  if (amount !== undefined) {
-    const value = parseDecimal(amount);
-    if (value === undefined) problems.push(`STOCK/AMOUNT "${amount}" is not a number, ignored`);
-    return value;
-  }
-  if (scope.warehouseValues.length > 0) {
-    let sum = 0;
-    for (const raw of scope.warehouseValues) {
-      const value = parseDecimal(raw);
-      if (value === undefined) {
-        // A partial sum would understate stock; better no stock figure than a wrong one.
-        problems.push(`STOCK/WAREHOUSES/WAREHOUSE/VALUE "${raw}" is not a number, stock ignored`);
-        return undefined;
-      }
-      sum += value;
-    }
-    // Summing decimals (0.1 + 0.2) must not leave binary noise in a quantity written with 3 decimals.
-    return Math.round(sum * 1e6) / 1e6;
-  }
-  const bare = scope.values.get('STOCK');
-  if (bare === undefined) return undefined;
-  const value = parseDecimal(bare);
-  if (value === undefined) problems.push(`STOCK "${bare}" is not a number, ignored`);
-  return value;
 }
