@@ -10,6 +10,18 @@ import {
 } from '../../../../src/adapters/pos/price-list-xml.js';
 import type { PriceListRow } from '../../../../src/core/catalog/source.js';
 
+/** The summary of a clean three-item SHOP document: nothing skipped, nothing to warn about. */
+const CLEAN_THREE_ROW_SUMMARY = {
+  rootElement: 'SHOP',
+  encoding: 'utf-8',
+  itemsSeen: 3,
+  rowsEmitted: 3,
+  skipped: [],
+  skippedCount: 0,
+  warnings: [],
+  warningCount: 0,
+};
+
 function fixture(name: string): Buffer {
   return readFileSync(new URL(`../../../fixtures/pos/${name}`, import.meta.url));
 }
@@ -114,16 +126,7 @@ describe('adapters/pos/price-list-xml', () => {
 
       // toStrictEqual: absent values are omitted, never present as `undefined`.
       expect(rows).toStrictEqual(SHOP_ROWS);
-      expect(summary).toStrictEqual({
-        rootElement: 'SHOP',
-        encoding: 'utf-8',
-        itemsSeen: 3,
-        rowsEmitted: 3,
-        skipped: [],
-        skippedCount: 0,
-        warnings: [],
-        warningCount: 0,
-      });
+      expect(summary).toStrictEqual(CLEAN_THREE_ROW_SUMMARY);
     });
 
     it.each([
@@ -370,16 +373,7 @@ describe('adapters/pos/price-list-xml', () => {
       const { rows, summary } = parsePriceListXml(Buffer.from(CLEAN));
 
       expect(rows).toStrictEqual(CLEAN_ROWS);
-      expect(summary).toStrictEqual({
-        rootElement: 'SHOP',
-        encoding: 'utf-8',
-        itemsSeen: 3,
-        rowsEmitted: 3,
-        skipped: [],
-        skippedCount: 0,
-        warnings: [],
-        warningCount: 0,
-      });
+      expect(summary).toStrictEqual(CLEAN_THREE_ROW_SUMMARY);
       expect(summary).not.toHaveProperty('forbiddenCharacters');
     });
 
