@@ -36,6 +36,39 @@ export interface Offer {
   readonly availabilityTexts?: AvailabilityTexts;
 }
 
+/**
+ * What the marketer's enrichment sheet adds to a product (docs/enrichment.md): its own row's values over its
+ * article group's (`group:{id}` rows). Text the POS does not know; price and stock never come from it.
+ * Every field is validated when the sheet is read (URLs absolute, lengths); absent when the sheet has no value.
+ */
+export interface ProductEnrichment {
+  /** Replaces the POS name in channel feeds (`{title}`); the POS name stays `name`. */
+  readonly title?: string;
+  readonly description?: string;
+  readonly brand?: string;
+  /** Absolute http(s) URL; wins over `FEED_PRODUCT_URL`. */
+  readonly link?: string;
+  /** Absolute http(s) URL; wins over `FEED_IMAGE_URL`. */
+  readonly imageLink?: string;
+  /** Absolute http(s) URLs, at most 10, in sheet order. */
+  readonly additionalImageLinks?: readonly string[];
+  /** The shop's category path, parts joined by ` > ` (`Potraviny > Káva`). */
+  readonly category?: string;
+  /** Google's product category: a numeric id or a path of its taxonomy. */
+  readonly googleProductCategory?: string;
+  /** Heureka's CATEGORYTEXT (`Heureka.cz | Jídlo a nápoje | Káva`). */
+  readonly heurekaCategory?: string;
+  /** Zboží.cz's CATEGORYTEXT. */
+  readonly zboziCategory?: string;
+  readonly customLabel0?: string;
+  readonly customLabel1?: string;
+  readonly customLabel2?: string;
+  readonly customLabel3?: string;
+  readonly customLabel4?: string;
+  /** Feed names (template `name`) the product is left out of; `*` for every template feed. Never empty. */
+  readonly exclude?: readonly string[];
+}
+
 export interface Product {
   /** The article's `localId`. */
   readonly id: string;
@@ -51,6 +84,8 @@ export interface Product {
   readonly offers: readonly Offer[];
   /** The `all` offer, derived from `offers` by `aggregateOffer` and kept in step with them. */
   readonly aggregate: Offer;
+  /** From the enrichment sheet (`ENRICHMENT_SOURCE`); absent when no row or group row names the product. */
+  readonly enrichment?: ProductEnrichment;
 }
 
 export interface CatalogUnit {
