@@ -1,7 +1,7 @@
 import { createSlicer } from '../async/create-slicer.js';
-import { ALL_UNITS, type CatalogSnapshot, type Offer, type Product } from './catalog.js';
+import { ALL_UNITS, type CatalogSnapshot, type Offer, type Product, type ProductEnrichment } from './catalog.js';
 
-/** What changed in an item; `details` covers name, identifiers, measure unit and the stock-item flag. */
+/** What changed in an item; `details` covers name, identifiers, measure unit, the stock-item flag and the enrichment sheet's values. */
 export type ChangedField = 'price' | 'salePrice' | 'standardPrice' | 'stock' | 'availability' | 'details';
 
 /** What happened to one item in one view between two versions. */
@@ -72,8 +72,29 @@ function offerFields(before: Offer | undefined, after: Offer | undefined): Chang
   return fields;
 }
 
+function sameList(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
+  if (a === b) return true;
+  if (a === undefined || b === undefined || a.length !== b.length) return false;
+  return a.every((value, index) => value === b[index]);
+}
+
+/** Whether the enrichment sheet's values of a product differ (a sheet change publishes as `details`). */
+function enrichmentChanged(before: ProductEnrichment | undefined, after: ProductEnrichment | undefined): boolean {
+  if (before === after) return false;
+  if (before === undefined || after === undefined) return true;
+  const keys = new Set([...Object.keys(before), ...Object.keys(after)]) as Set<keyof ProductEnrichment>;
+  for (const key of keys) {
+    const a = before[key];
+    const b = after[key];
+    if (Array.isArray(a) || Array.isArray(b)) {
+      if (!sameList(a as readonly string[] | undefined, b as readonly string[] | undefined)) return true;
+    } else if (a !== b) return true;
+  }
+  return false;
+}
+
 function detailsChanged(before: Product, after: Product): boolean {
-  return DETAIL_FIELDS.some((field) => before[field] !== after[field]);
+  return DETAIL_FIELDS.some((field) => before[field] !== after[field]) || enrichmentChanged(before.enrichment, after.enrichment);
 }
 
 function add(views: Map<string, Map<string, Change>>, view: string, id: string, change: Change): void {

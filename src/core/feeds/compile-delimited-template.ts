@@ -126,7 +126,7 @@ export function compileDelimitedTemplate(
           }
           reporter.records += rows;
         }
-        reporter.items++;
+        reporter.countItem();
         if (out.length >= FEED_CHUNK_SIZE) {
           yield out;
           out = '';

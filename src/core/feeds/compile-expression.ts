@@ -1,5 +1,5 @@
-import { FEED_FIELDS, type FeedValue, type FieldScope, type RenderScope } from './feed-fields.js';
-import { FEED_FILTERS, type FilterEnvironment, type FilterFunction, toText } from './feed-filters.js';
+import { FEED_FIELDS, type FeedValue, type FieldScope, type FieldSpec, type RenderScope } from './feed-fields.js';
+import { FEED_FILTERS, type FilterEnvironment, toText } from './feed-filters.js';
 
 /**
  * Value expressions of templates: literal text with `{field|filter|filter:argument}` placeholders;
@@ -22,6 +22,8 @@ export interface ExpressionEnvironment extends FilterEnvironment {
   readonly offerScope: boolean;
   /** Whether item fields are available (inside `items`, or a delimited feed's columns). */
   readonly itemScope: boolean;
+  /** Whether `image` is available (inside `each: images`). */
+  readonly imageScope?: boolean;
 }
 
 export type ExpressionResult =
@@ -30,7 +32,7 @@ export type ExpressionResult =
 
 type Part = string | ((scope: RenderScope) => FeedValue);
 
-const SCOPE_RANK: Record<FieldScope, number> = { context: 0, item: 1, offer: 2 };
+const SCOPE_RANK: Record<FieldScope, number> = { context: 0, item: 1, offer: 2, image: 2 };
 
 export function compileExpression(source: string, environment: ExpressionEnvironment): ExpressionResult {
   const problems: string[] = [];
@@ -104,37 +106,70 @@ function join(parts: readonly Part[]): (scope: RenderScope) => FeedValue {
   };
 }
 
-function compilePlaceholder(
-  body: string,
-  environment: ExpressionEnvironment,
-  problems: string[],
-): { evaluate: (scope: RenderScope) => FeedValue; needs: FieldScope } | undefined {
-  const [rawPath = '', ...rawFilters] = body.split('|');
-  const path = rawPath.trim();
+type ScopedFilter = (value: FeedValue, scope: RenderScope) => FeedValue;
+
+/** The field a placeholder or an `or:` filter names, or a problem: unknown, or not available here. */
+function fieldAt(path: string, body: string, environment: ExpressionEnvironment, problems: string[]): FieldSpec | undefined {
   const field = Object.hasOwn(FEED_FIELDS, path) ? FEED_FIELDS[path] : undefined;
-  let ok = true;
   if (field === undefined) {
     problems.push(
       path === ''
         ? `empty placeholder "{${body}}"`
         : `unknown field "${path}" in "{${body}}" (known: ${Object.keys(FEED_FIELDS).join(', ')})`,
     );
-    ok = false;
   } else if (field.scope === 'offer' && !environment.offerScope) {
     problems.push(`field "${path}" is only available inside an element (or feed) with "each": "offers"`);
-    ok = false;
+  } else if (field.scope === 'image' && environment.imageScope !== true) {
+    problems.push(`field "${path}" is only available inside an element with "each": "images"`);
   } else if (field.scope === 'item' && !environment.itemScope) {
     problems.push(`item field "${path}" is only available inside "items" (here only feed-wide fields such as currency)`);
-    ok = false;
+  } else return field;
+  return undefined;
+}
+
+/** `or:FIELD`: the other field's value when this one is empty (`{description|or:title}`). */
+function orFilter(
+  argument: string | undefined,
+  body: string,
+  environment: ExpressionEnvironment,
+  problems: string[],
+): { filter: ScopedFilter; scope: FieldScope } | undefined {
+  if (argument === undefined || argument === '') {
+    problems.push('filter "or" needs a field name ("or:title")');
+    return undefined;
   }
-  const filters: FilterFunction[] = [];
+  const other = fieldAt(argument, body, environment, problems);
+  if (other === undefined) return undefined;
+  const get = other.get;
+  return { filter: (value, scope) => (value === undefined || value === '' ? get(scope) : value), scope: other.scope };
+}
+
+function compilePlaceholder(
+  body: string,
+  environment: ExpressionEnvironment,
+  problems: string[],
+): { evaluate: (scope: RenderScope) => FeedValue; needs: FieldScope } | undefined {
+  const [rawPath = '', ...rawFilters] = body.split('|');
+  const field = fieldAt(rawPath.trim(), body, environment, problems);
+  let ok = field !== undefined;
+  let needs: FieldScope = field?.scope ?? 'context';
+  const filters: ScopedFilter[] = [];
   for (const rawFilter of rawFilters) {
     const colon = rawFilter.indexOf(':');
     const name = (colon < 0 ? rawFilter : rawFilter.slice(0, colon)).trim();
     const argument = colon < 0 ? undefined : rawFilter.slice(colon + 1).trim();
+    if (name === 'or') {
+      const or = orFilter(argument, body, environment, problems);
+      if (or === undefined) ok = false;
+      else {
+        filters.push(or.filter);
+        if (SCOPE_RANK[or.scope] > SCOPE_RANK[needs]) needs = or.scope;
+      }
+      continue;
+    }
     const spec = Object.hasOwn(FEED_FILTERS, name) ? FEED_FILTERS[name] : undefined;
     if (spec === undefined) {
-      problems.push(`unknown filter "${name}" in "{${body}}" (known: ${Object.keys(FEED_FILTERS).join(', ')})`);
+      problems.push(`unknown filter "${name}" in "{${body}}" (known: ${[...Object.keys(FEED_FILTERS), 'or'].join(', ')})`);
       ok = false;
       continue;
     }
@@ -159,14 +194,14 @@ function compilePlaceholder(
   if (!ok || field === undefined) return undefined;
   const get = field.get;
   const [only] = filters;
-  if (filters.length === 0) return { evaluate: get, needs: field.scope };
-  if (filters.length === 1 && only !== undefined) return { evaluate: (scope) => only(get(scope)), needs: field.scope };
+  if (filters.length === 0) return { evaluate: get, needs };
+  if (filters.length === 1 && only !== undefined) return { evaluate: (scope) => only(get(scope), scope), needs };
   return {
     evaluate: (scope) => {
       let value = get(scope);
-      for (const filter of filters) value = filter(value);
+      for (const filter of filters) value = filter(value, scope);
       return value;
     },
-    needs: field.scope,
+    needs,
   };
 }

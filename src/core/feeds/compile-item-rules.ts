@@ -1,5 +1,5 @@
 import { hasText } from './apply-text-rule.js';
-import type { RenderScope } from './feed-fields.js';
+import type { FeedValue, RenderScope } from './feed-fields.js';
 import type { FeedItem } from './feed-item.js';
 import { type FeedReporter, MISSING } from './feed-report.js';
 import type { FeedTemplate } from './feed-template-schema.js';
@@ -19,6 +19,36 @@ export interface ItemRules {
   readonly admit: (item: FeedItem, scope: RenderScope, reporter: FeedReporter) => boolean;
 }
 
+interface CompiledCheck {
+  readonly name: string;
+  readonly anyOf: readonly ((scope: RenderScope) => FeedValue)[];
+}
+
+function compileChecks(template: FeedTemplate, key: 'require' | 'recommend', sink: ProblemSink): CompiledCheck[] {
+  const environment = { maps: template.maps ?? {}, itemScope: true, offerScope: false };
+  return (template[key] ?? []).map((check, index) => {
+    const base = joinPath(joinPath(key, index), 'anyOf');
+    const anyOf = check.anyOf.flatMap((source, position) => {
+      const expression = compileAt(sink, joinPath(base, position), source, environment);
+      return expression === undefined ? [] : [expression.evaluate];
+    });
+    return { name: check.name, anyOf };
+  });
+}
+
+const NOTHING_MISSING: readonly string[] = [];
+
+/** The names of the checks the item in `scope` fails (no allocation when it passes them all). */
+function missingOf(checks: readonly CompiledCheck[], scope: RenderScope): readonly string[] {
+  let missing: string[] | undefined;
+  for (const check of checks) {
+    if (check.anyOf.some((evaluate) => hasText(evaluate(scope)))) continue;
+    missing ??= [];
+    missing.push(check.name);
+  }
+  return missing ?? NOTHING_MISSING;
+}
+
 export function compileItemRules(template: FeedTemplate, sink: ProblemSink): ItemRules {
   const filter = template.filter ?? {};
   const availability = filter.availability;
@@ -30,15 +60,9 @@ export function compileItemRules(template: FeedTemplate, sink: ProblemSink): Ite
           (availability === undefined || item.availability === availability) &&
           (isStockItem === undefined || item.isStockItem === isStockItem);
 
-  const environment = { maps: template.maps ?? {}, itemScope: true, offerScope: false };
-  const checks = (template.require ?? []).map((check, index) => {
-    const base = joinPath(joinPath('require', index), 'anyOf');
-    const anyOf = check.anyOf.flatMap((source, position) => {
-      const expression = compileAt(sink, joinPath(base, position), source, environment);
-      return expression === undefined ? [] : [expression.evaluate];
-    });
-    return { name: check.name, anyOf };
-  });
+  const checks = compileChecks(template, 'require', sink);
+  const recommended = compileChecks(template, 'recommend', sink);
+  const excludedBy = new Set([template.name, '*']);
   const failedCheck =
     checks.length === 0
       ? () => undefined
@@ -53,10 +77,18 @@ export function compileItemRules(template: FeedTemplate, sink: ProblemSink): Ite
       reporter.filtered++;
       return false;
     }
+    // The marketer's `exclude` column (docs/enrichment.md): by design, counted apart from the filter.
+    if (item.enrichment?.exclude?.some((name) => excludedBy.has(name)) === true) {
+      reporter.excluded++;
+      return false;
+    }
     scope.item = item;
     scope.offer = undefined;
     const failed = failedCheck(scope);
-    if (failed === undefined) return true;
+    if (failed === undefined) {
+      if (recommended.length > 0) reporter.recommendMissing(item.id, missingOf(recommended, scope));
+      return true;
+    }
     reporter.warn(item.id, failed, MISSING);
     reporter.dropped++;
     return false;

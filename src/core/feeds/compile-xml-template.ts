@@ -52,6 +52,7 @@ interface CompileContext {
   readonly depth: number;
   readonly itemScope: boolean;
   readonly offerScope: boolean;
+  readonly imageScope: boolean;
   /** Whether this element is the one rendered per item (its repetitions are the feed's records). */
   readonly isItemsElement: boolean;
 }
@@ -82,6 +83,7 @@ export function compileXmlTemplate(template: FeedTemplate, rules: ItemRules, sin
     depth: 0,
     itemScope: false,
     offerScope: false,
+    imageScope: false,
     isItemsElement: false,
   };
   if (template.document === undefined) {
@@ -129,7 +131,7 @@ export function compileXmlTemplate(template: FeedTemplate, rules: ItemRules, sin
           else reporter.filtered++;
           continue;
         }
-        reporter.items++;
+        reporter.countItem();
         if (!repeats) state.records++;
         out += rendered;
         if (out.length >= FEED_CHUNK_SIZE) {
@@ -301,7 +303,12 @@ function compileElement(raw: unknown, path: string, context: CompileContext, slo
   if (required && !context.itemScope) sink.add(joinPath(path, 'required'), '"required" only applies inside "items"');
   if (required && optional) sink.add(path, 'an element cannot be both "required" and "optional"');
   if (node.each !== undefined && !context.itemScope) sink.add(joinPath(path, 'each'), '"each" only applies inside "items"');
-  if (node.each !== undefined && context.offerScope) sink.add(joinPath(path, 'each'), '"each": "offers" cannot be nested');
+  if (node.each !== undefined && (context.offerScope || context.imageScope)) {
+    sink.add(joinPath(path, 'each'), '"each" cannot be nested');
+  }
+  if (node.each === 'images' && context.isItemsElement) {
+    sink.add(joinPath(path, 'each'), '"each": "images" repeats an element inside an item, not the item itself');
+  }
   if (node.value !== undefined && node.children !== undefined) {
     sink.add(path, 'an element has a "value" or "children", not both (mixed content is not supported)');
   }
@@ -310,7 +317,8 @@ function compileElement(raw: unknown, path: string, context: CompileContext, slo
   }
 
   const offerScope = context.offerScope || node.each === 'offers';
-  const environment: ExpressionEnvironment = { maps: context.maps, itemScope: context.itemScope, offerScope };
+  const imageScope = context.imageScope || node.each === 'images';
+  const environment: ExpressionEnvironment = { maps: context.maps, itemScope: context.itemScope, offerScope, imageScope };
   const when = compileConditions(sink, joinPath(path, 'when'), node.when, environment);
   const unless = compileConditions(sink, joinPath(path, 'unless'), node.unless, environment);
   const attributes = compileAttributes(node, path, context, namespaces, environment);
@@ -352,7 +360,7 @@ function compileElement(raw: unknown, path: string, context: CompileContext, slo
       const compiled = compileNode(
         child,
         joinPath(joinPath(path, 'children'), index),
-        { ...context, namespaces, depth: context.depth + 1, offerScope, isItemsElement: false },
+        { ...context, namespaces, depth: context.depth + 1, offerScope, imageScope, isItemsElement: false },
         slot,
       );
       if (compiled !== undefined) children.push(compiled);
@@ -407,5 +415,21 @@ function compileElement(raw: unknown, path: string, context: CompileContext, slo
       return out;
     };
   }
+  if (node.each === 'images') render = repeatPerImage(render);
   return render;
+}
+
+/** The element once per additional image link; a link the element's rules reject is left out, not the item. */
+function repeatPerImage(once: NodeRenderer): NodeRenderer {
+  return (state) => {
+    const links = state.item?.enrichment?.additionalImageLinks;
+    if (links === undefined) return '';
+    let out = '';
+    for (const link of links) {
+      state.image = link;
+      out += once(state) ?? '';
+    }
+    state.image = undefined;
+    return out;
+  };
 }

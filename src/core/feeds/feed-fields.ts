@@ -11,10 +11,15 @@ export interface RenderScope {
   context: FeedContext;
   item: FeedItem | undefined;
   offer: FeedOffer | undefined;
+  /** The additional image link of this repetition of an `each: images` element. */
+  image?: string | undefined;
 }
 
-/** Where a field may be used: `context` anywhere, `item` inside `items`, `offer` inside `each: offers`. */
-export type FieldScope = 'context' | 'item' | 'offer';
+/**
+ * Where a field may be used: `context` anywhere, `item` inside `items`, `offer` inside `each: offers`,
+ * `image` inside `each: images`.
+ */
+export type FieldScope = 'context' | 'item' | 'offer' | 'image';
 
 export interface FieldSpec {
   readonly scope: FieldScope;
@@ -61,6 +66,45 @@ function flag(value: boolean | undefined): FeedValue {
   return value === true ? 'true' : undefined;
 }
 
+/** The enrichment sheet's text fields (docs/enrichment.md); absent when the sheet has no value for the item. */
+const ENRICHMENT_FIELDS: Readonly<Record<string, FieldSpec>> = {
+  description: {
+    scope: 'item',
+    get: (s) => s.item?.enrichment?.description,
+    description: 'description from the enrichment sheet',
+  },
+  category: {
+    scope: 'item',
+    get: (s) => s.item?.enrichment?.category,
+    description: "the shop's category path from the enrichment sheet (`Potraviny > Káva`)",
+  },
+  googleProductCategory: {
+    scope: 'item',
+    get: (s) => s.item?.enrichment?.googleProductCategory,
+    description: "Google's product category (id or path) from the enrichment sheet",
+  },
+  heurekaCategory: {
+    scope: 'item',
+    get: (s) => s.item?.enrichment?.heurekaCategory,
+    description: "Heureka's CATEGORYTEXT from the enrichment sheet",
+  },
+  zboziCategory: {
+    scope: 'item',
+    get: (s) => s.item?.enrichment?.zboziCategory,
+    description: "Zboží.cz's CATEGORYTEXT from the enrichment sheet",
+  },
+  additionalImageLinks: {
+    scope: 'item',
+    get: (s) => s.item?.enrichment?.additionalImageLinks?.join(','),
+    description: 'the additional image links, comma-separated (XML: repeat an element with `each: images`)',
+  },
+  customLabel0: { scope: 'item', get: (s) => s.item?.enrichment?.customLabel0, description: 'custom label 0' },
+  customLabel1: { scope: 'item', get: (s) => s.item?.enrichment?.customLabel1, description: 'custom label 1' },
+  customLabel2: { scope: 'item', get: (s) => s.item?.enrichment?.customLabel2, description: 'custom label 2' },
+  customLabel3: { scope: 'item', get: (s) => s.item?.enrichment?.customLabel3, description: 'custom label 3' },
+  customLabel4: { scope: 'item', get: (s) => s.item?.enrichment?.customLabel4, description: 'custom label 4' },
+};
+
 /**
  * Every field a template may name. Context fields have no prefix (`{currency}`), offer fields the
  * `offer.` prefix. `inStock` and `isStockItem` give `true` or nothing, for `when`/`unless`.
@@ -71,11 +115,21 @@ export const FEED_FIELDS: Readonly<Record<string, FieldSpec>> = {
   unit: { scope: 'context', get: (s) => s.context.unit, description: 'the view: a unit code or `all`' },
   unitName: { scope: 'context', get: (s) => s.context.unitName, description: 'name of the view' },
   currency: { scope: 'context', get: (s) => s.context.currency, description: 'ISO 4217 code of all prices' },
-  brand: { scope: 'context', get: (s) => s.context.brand, description: 'FEED_BRAND' },
+  brand: {
+    scope: 'context',
+    get: (s) => s.item?.enrichment?.brand ?? s.context.brand,
+    description: "the enrichment sheet's brand, else FEED_BRAND (in a feed's head: FEED_BRAND)",
+  },
   baseUrl: { scope: 'context', get: (s) => s.context.baseUrl, description: 'public base URL of the bridge' },
 
   id: { scope: 'item', get: (s) => s.item?.id, description: 'article localId' },
-  name: { scope: 'item', get: (s) => s.item?.name, description: 'article name' },
+  name: { scope: 'item', get: (s) => s.item?.name, description: 'article name (as the POS has it)' },
+  title: {
+    scope: 'item',
+    get: (s) => s.item?.enrichment?.title ?? s.item?.name,
+    description: "the enrichment sheet's title, else the article name",
+  },
+  ...ENRICHMENT_FIELDS,
   groupId: { scope: 'item', get: (s) => s.item?.groupId, description: 'article group id' },
   ean: { scope: 'item', get: (s) => s.item?.ean, description: 'EAN as the POS has it (use `|gtin` for channels)' },
   plu: { scope: 'item', get: (s) => s.item?.plu, description: 'PLU' },
@@ -104,6 +158,8 @@ export const FEED_FIELDS: Readonly<Record<string, FieldSpec>> = {
   isStockItem: { scope: 'item', get: (s) => flag(s.item?.isStockItem), description: '`true` unless a service' },
   link: { scope: 'item', get: (s) => s.item?.link, description: 'product page URL' },
   imageLink: { scope: 'item', get: (s) => s.item?.imageLink, description: 'image URL' },
+
+  image: { scope: 'image', get: (s) => s.image, description: 'one additional image link (inside `each: images`)' },
 
   'offer.unit': { scope: 'offer', get: (s) => s.offer?.unit, description: 'POS unit code' },
   'offer.storeCode': { scope: 'offer', get: (s) => s.offer?.storeCode, description: 'channel store code of the unit' },

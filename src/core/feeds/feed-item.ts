@@ -1,3 +1,5 @@
+import type { ProductEnrichment } from '../catalog/catalog.js';
+
 /**
  * What every feed renders: one product as seen from one view (a unit code, or `all`), in the shape of
  * the JSON feed's items (docs/http-interface.md). Optional fields are absent when the POS has no value.
@@ -35,8 +37,12 @@ export interface FeedItem {
   readonly availability: 'in_stock' | 'out_of_stock';
   /** `false` for services (no stock kept). */
   readonly isStockItem: boolean;
+  /** The enrichment sheet's link, else `FEED_PRODUCT_URL` filled in. */
   readonly link?: string;
+  /** The enrichment sheet's image, else `FEED_IMAGE_URL` filled in. */
   readonly imageLink?: string;
+  /** The marketer's values (docs/enrichment.md), shared with the catalog's product, never copied. */
+  readonly enrichment?: ProductEnrichment;
   /** Every unit's offer for `all`, the one unit's offer for a unit view. */
   readonly offers: readonly FeedOffer[];
 }

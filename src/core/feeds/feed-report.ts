@@ -38,6 +38,23 @@ export interface FeedWarnings {
   readonly examples: readonly FeedWarning[];
 }
 
+/** An item in the feed that lacks a value its channel recommends (brand, description, category, image). */
+export interface ReadinessExample {
+  readonly itemId: string;
+  readonly missing: readonly string[];
+}
+
+/**
+ * Channel readiness of a rendered feed (a template's `recommend` checks): of the items in the body, how
+ * many carry every recommended value, and per check how many do not, with first examples.
+ */
+export interface FeedReadiness {
+  readonly complete: number;
+  /** Per check name (`brand`, `description`, …): items in the feed without it. */
+  readonly missing: Readonly<Record<string, number>>;
+  readonly examples: readonly ReadinessExample[];
+}
+
 export interface FeedReport {
   readonly feed: string;
   /** Items with at least one record in the body. */
@@ -50,7 +67,11 @@ export interface FeedReport {
   readonly dropped: number;
   /** Values cut to a channel's length limit (at a word boundary), e.g. long titles. */
   readonly truncated: number;
+  /** Items the enrichment sheet's `exclude` column leaves out of this feed. */
+  readonly excluded: number;
   readonly warnings: FeedWarnings;
+  /** Only for templates with `recommend` checks. */
+  readonly readiness?: FeedReadiness;
 }
 
 /** The chunks of one rendered feed (UTF-8 text, about 64 KB each); the return value is its report. */
@@ -68,16 +89,52 @@ export interface FeedReporter {
   filtered: number;
   dropped: number;
   truncated: number;
+  excluded: number;
   /** Warnings so far (lets a renderer tell whether an item's rows were left out by a rule). */
   readonly warningCount: number;
   warn(itemId: string, attribute: string, rejection: FeedRejection, unit?: string): void;
+  /** The recommended values the item being rendered lacks (set when it is admitted; `[]` when none). */
+  recommendMissing(itemId: string, missing: readonly string[]): void;
+  /** Counts the item being rendered as in the body (and its readiness). */
+  countItem(): void;
   report(): FeedReport;
+}
+
+interface ReadinessCounter {
+  note(itemId: string, missing: readonly string[]): void;
+  count(): void;
+  result(): FeedReadiness | undefined;
+}
+
+function createReadinessCounter(maxExamples: number): ReadinessCounter {
+  const missingCounts: Record<string, number> = {};
+  const examples: ReadinessExample[] = [];
+  let used = false;
+  let complete = 0;
+  let pendingId = '';
+  let pending: readonly string[] = [];
+  return {
+    note(itemId, missing) {
+      used = true;
+      pendingId = itemId;
+      pending = missing;
+    },
+    count() {
+      if (!used) return;
+      if (pending.length === 0) complete++;
+      for (const name of pending) missingCounts[name] = (missingCounts[name] ?? 0) + 1;
+      if (pending.length > 0 && examples.length < maxExamples) examples.push({ itemId: pendingId, missing: pending });
+      pending = [];
+    },
+    result: () => (used ? { complete, missing: { ...missingCounts }, examples: [...examples] } : undefined),
+  };
 }
 
 export function createFeedReporter(feed: string, maxExamples: number = MAX_WARNING_EXAMPLES): FeedReporter {
   const byAttribute: Record<string, number> = {};
   const byCode: Partial<Record<FeedWarningCode, number>> = {};
   const examples: FeedWarning[] = [];
+  const readiness = createReadinessCounter(maxExamples);
   let count = 0;
   return {
     items: 0,
@@ -85,6 +142,7 @@ export function createFeedReporter(feed: string, maxExamples: number = MAX_WARNI
     filtered: 0,
     dropped: 0,
     truncated: 0,
+    excluded: 0,
     get warningCount() {
       return count;
     },
@@ -99,7 +157,13 @@ export function createFeedReporter(feed: string, maxExamples: number = MAX_WARNI
         );
       }
     },
+    recommendMissing: readiness.note,
+    countItem() {
+      this.items++;
+      readiness.count();
+    },
     report() {
+      const ready = readiness.result();
       return {
         feed,
         items: this.items,
@@ -107,7 +171,9 @@ export function createFeedReporter(feed: string, maxExamples: number = MAX_WARNI
         filtered: this.filtered,
         dropped: this.dropped,
         truncated: this.truncated,
+        excluded: this.excluded,
         warnings: { count, byAttribute: { ...byAttribute }, byCode: { ...byCode }, examples: [...examples] },
+        ...(ready === undefined ? {} : { readiness: ready }),
       };
     },
   };

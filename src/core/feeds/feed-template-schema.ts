@@ -48,8 +48,11 @@ export const ElementNodeSchema = z.strictObject({
   optional: z.boolean().optional(),
   /** An empty (or invalid) value leaves the item out (inside `each`: that unit's record), with a warning. */
   required: z.boolean().optional(),
-  /** Repeat the element once per offer (per unit); `offer.*` fields become available inside. */
-  each: z.literal('offers').optional(),
+  /**
+   * Repeat the element once per offer (per unit; `offer.*` fields inside) or once per additional image link
+   * of the enrichment sheet (`{image}` inside).
+   */
+  each: z.enum(['offers', 'images']).optional(),
   /** Only rendered when every one of these expressions is non-empty. */
   when: condition.optional(),
   /** Not rendered when any one of these expressions is non-empty. */
@@ -115,6 +118,11 @@ export const FeedTemplateSchema = z.strictObject({
     )
     .optional(),
   require: z.array(RequireSchema).optional(),
+  /**
+   * Channel readiness: values the channel recommends (brand, description, category, image). An item without
+   * one stays in the feed and is counted in the feed's readiness report, with examples.
+   */
+  recommend: z.array(RequireSchema).optional(),
   /** xml: the root element of the document. */
   document: z.unknown().optional(),
   /** csv/tsv: one row per offer (per unit) instead of one per item. */

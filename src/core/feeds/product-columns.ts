@@ -40,6 +40,31 @@ export const PRODUCT_COLUMNS: readonly ProductColumn[] = [
   { header: 'availability', type: 'text', width: 13, value: (item) => item.availability },
   { header: 'link', type: 'text', width: 40, value: (item) => item.link },
   { header: 'imageLink', type: 'text', width: 40, value: (item) => item.imageLink },
+  // The enrichment sheet's values (docs/enrichment.md), named as in products.json.
+  { header: 'title', type: 'text', width: 48, value: (item) => item.enrichment?.title },
+  { header: 'description', type: 'text', width: 48, value: (item) => item.enrichment?.description },
+  { header: 'brand', type: 'text', width: 16, value: (item) => item.enrichment?.brand },
+  { header: 'category', type: 'text', width: 32, value: (item) => item.enrichment?.category },
+  {
+    header: 'googleProductCategory',
+    type: 'text',
+    width: 24,
+    value: (item) => item.enrichment?.googleProductCategory,
+  },
+  { header: 'heurekaCategory', type: 'text', width: 32, value: (item) => item.enrichment?.heurekaCategory },
+  { header: 'zboziCategory', type: 'text', width: 32, value: (item) => item.enrichment?.zboziCategory },
+  {
+    header: 'additionalImageLinks',
+    type: 'text',
+    width: 40,
+    value: (item) => item.enrichment?.additionalImageLinks?.join(' '),
+  },
+  { header: 'customLabel0', type: 'text', width: 14, value: (item) => item.enrichment?.customLabel0 },
+  { header: 'customLabel1', type: 'text', width: 14, value: (item) => item.enrichment?.customLabel1 },
+  { header: 'customLabel2', type: 'text', width: 14, value: (item) => item.enrichment?.customLabel2 },
+  { header: 'customLabel3', type: 'text', width: 14, value: (item) => item.enrichment?.customLabel3 },
+  { header: 'customLabel4', type: 'text', width: 14, value: (item) => item.enrichment?.customLabel4 },
+  { header: 'exclude', type: 'text', width: 12, value: (item) => item.enrichment?.exclude?.join(',') },
 ];
 
 /** The stock of one unit, for the `all` view's `stock:{unit}` columns (what the marketing team compares). */

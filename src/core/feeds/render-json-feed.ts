@@ -1,3 +1,4 @@
+import type { ProductEnrichment } from '../catalog/catalog.js';
 import type { FeedContext, FeedItem, FeedOffer } from './feed-item.js';
 import { createFeedReporter, FEED_CHUNK_SIZE, type FeedChunks } from './feed-report.js';
 import { formatMoney } from './format-number.js';
@@ -41,6 +42,31 @@ function text(value: string | undefined): string | undefined {
   return value === undefined ? undefined : JSON.stringify(value);
 }
 
+function textList(values: readonly string[] | undefined): string | undefined {
+  return values === undefined ? undefined : JSON.stringify(values);
+}
+
+/** The enrichment sheet's values (docs/enrichment.md), after the POS's, in the documented key order. */
+function jsonEnrichmentText(enrichment: ProductEnrichment | undefined): string {
+  if (enrichment === undefined) return '';
+  return (
+    member('title', text(enrichment.title)) +
+    member('description', text(enrichment.description)) +
+    member('brand', text(enrichment.brand)) +
+    member('category', text(enrichment.category)) +
+    member('googleProductCategory', text(enrichment.googleProductCategory)) +
+    member('heurekaCategory', text(enrichment.heurekaCategory)) +
+    member('zboziCategory', text(enrichment.zboziCategory)) +
+    member('additionalImageLinks', textList(enrichment.additionalImageLinks)) +
+    member('customLabel0', text(enrichment.customLabel0)) +
+    member('customLabel1', text(enrichment.customLabel1)) +
+    member('customLabel2', text(enrichment.customLabel2)) +
+    member('customLabel3', text(enrichment.customLabel3)) +
+    member('customLabel4', text(enrichment.customLabel4)) +
+    member('exclude', textList(enrichment.exclude))
+  );
+}
+
 /** The offer in the documented key order; unit names and store codes are channel data, not catalog data. */
 function jsonOfferText(offer: FeedOffer): string {
   return (
@@ -72,6 +98,7 @@ export function jsonItemText(item: FeedItem): string {
     `,"availability":${JSON.stringify(item.availability)}` +
     member('link', text(item.link)) +
     member('imageLink', text(item.imageLink)) +
+    jsonEnrichmentText(item.enrichment) +
     `,"offers":[${item.offers.map(jsonOfferText).join(',')}]}`
   );
 }

@@ -68,8 +68,11 @@ export function toFeedItem(product: Product, view: string, options: FeedItemOpti
   const offer = view === ALL_UNITS ? product.aggregate : product.offers.find((candidate) => candidate.unit === view);
   if (offer === undefined) return undefined;
   const offers = view === ALL_UNITS ? product.offers : [offer];
-  const link = options.productUrl === undefined ? undefined : fillLinkTemplate(options.productUrl, product);
-  const imageLink = options.imageUrl === undefined ? undefined : fillLinkTemplate(options.imageUrl, product);
+  const enrichment = product.enrichment;
+  // The marketer's own URL wins over one derived from a template (docs/enrichment.md).
+  const link = enrichment?.link ?? (options.productUrl === undefined ? undefined : fillLinkTemplate(options.productUrl, product));
+  const imageLink =
+    enrichment?.imageLink ?? (options.imageUrl === undefined ? undefined : fillLinkTemplate(options.imageUrl, product));
   return {
     id: product.id,
     name: product.name,
@@ -86,6 +89,7 @@ export function toFeedItem(product: Product, view: string, options: FeedItemOpti
     isStockItem: product.isStockItem,
     ...(link === undefined ? {} : { link }),
     ...(imageLink === undefined ? {} : { imageLink }),
+    ...(enrichment === undefined ? {} : { enrichment }),
     offers: offers.map((item) => toFeedOffer(item, options)),
   };
 }

@@ -105,7 +105,7 @@ describe('services/feeds/xlsx-feed', () => {
   it('freezes the bold header row, filters it, and sets every column width', () => {
     expect(sheet.views[0]).toMatchObject({ state: 'frozen', ySplit: 1 });
     expect(sheet.getRow(1).getCell(1).font?.bold).toBe(true);
-    expect(sheet.autoFilter).toBe(`A1:Q${FIXTURE_ITEMS.length + 1}`);
+    expect(sheet.autoFilter).toBe(`A1:AE${FIXTURE_ITEMS.length + 1}`);
     for (const [index, column] of productColumns(UNITS).entries()) {
       expect(sheet.getColumn(index + 1).width, column.header).toBe(column.width);
     }

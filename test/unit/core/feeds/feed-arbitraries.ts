@@ -108,6 +108,22 @@ const offer: fc.Arbitrary<FeedOffer> = fc
   })
   .map(defined);
 
+/** Enrichment-sheet values as hostile as the POS's: the renderers must clean them the same way. */
+const enrichment = fc
+  .record({
+    title: optional(fc.oneof(hostileText, longText)),
+    description: optional(fc.oneof(hostileText, longText)),
+    brand: optional(hostileText),
+    category: optional(hostileText),
+    googleProductCategory: optional(hostileText),
+    heurekaCategory: optional(hostileText),
+    zboziCategory: optional(hostileText),
+    additionalImageLinks: optional(fc.array(url, { minLength: 1, maxLength: 3 })),
+    customLabel0: optional(hostileText),
+    exclude: optional(fc.constantFrom(['*'], ['google'], ['heureka', 'meta'])),
+  })
+  .map(defined);
+
 /**
  * A catalog of up to 12 items with hostile text everywhere. With `safeIds`, ids are unique and valid for
  * every channel (so the test can find each item again); otherwise ids are hostile too.
@@ -130,6 +146,7 @@ export function catalog(safeIds: boolean): fc.Arbitrary<FeedItem[]> {
       isStockItem: fc.boolean(),
       link: optional(url),
       imageLink: optional(url),
+      enrichment: optional(enrichment),
       offers: fc.array(offer, { maxLength: 3 }),
     })
     .map(defined);

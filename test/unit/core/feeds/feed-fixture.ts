@@ -56,6 +56,17 @@ export const FIXTURE_ITEMS: readonly FeedItem[] = [
     isStockItem: true,
     link: 'https://shop.example.cz/p/a-1001',
     imageLink: 'https://shop.example.cz/obrázky/káva zrnková.jpg',
+    // The marketer's sheet: a title, a description with a line break, categories, extra images, a label.
+    enrichment: {
+      title: 'Káva zrnková Arabica 1 kg',
+      description: 'Jemná arabika z Etiopie.\nPražená v Brně.',
+      brand: 'Pražírna Brno',
+      category: 'Potraviny > Káva',
+      googleProductCategory: '1868',
+      heurekaCategory: 'Heureka.cz | Jídlo a nápoje | Káva',
+      additionalImageLinks: ['https://shop.example.cz/obrázky/káva-2.jpg', 'https://shop.example.cz/img/kava-3.jpg'],
+      customLabel0: 'bestseller',
+    },
     offers: [
       praha({ price: 129, salePrice: 99, standardPrice: 149, stock: 7, availability: 'in_stock' }),
       brno({ price: 129, standardPrice: 149, stock: 5, availability: 'in_stock' }),
@@ -113,6 +124,8 @@ export const FIXTURE_ITEMS: readonly FeedItem[] = [
     isStockItem: false,
     link: 'https://shop.example.cz/p/a-1005',
     imageLink: 'https://shop.example.cz/img/a-1005.jpg',
+    // Not a product to advertise on comparison sites: the sheet's `exclude` column.
+    enrichment: { exclude: ['heureka', 'zbozi'] },
     offers: [praha({ price: 25, availability: 'in_stock' }), brno({ price: 25, availability: 'in_stock' })],
   },
   // Sold out everywhere; a restricted-circulation (in-store) EAN that is not a GTIN.

@@ -57,6 +57,22 @@ function expectedUrl(raw: string | undefined, max: number): string | undefined {
   return encoded === undefined || encoded === '' || countCodePoints(encoded) > max ? undefined : encoded;
 }
 
+/** What `{title}` gives: the enrichment sheet's title, else the POS name. */
+function titleOf(item: FeedItem): string {
+  return item.enrichment?.title ?? item.name;
+}
+
+/** What `{description|or:title}` gives. */
+function describedBy(item: FeedItem): string {
+  const description = item.enrichment?.description;
+  return description === undefined || description === '' ? titleOf(item) : description;
+}
+
+/** Whether the sheet's `exclude` column leaves the item out of `feedName`. */
+function excludedFrom(item: FeedItem, feedName: string): boolean {
+  return item.enrichment?.exclude?.some((name) => name === '*' || name === feedName) === true;
+}
+
 function asArray<T>(value: T | T[] | undefined): T[] {
   if (value === undefined) return [];
   return Array.isArray(value) ? value : [value];
@@ -80,7 +96,7 @@ describe('feeds: properties on hostile catalogs', { timeout: 600_000 }, () => {
           expect(XMLValidator.validate(xml)).toBe(true);
           expect(strictXmlErrors(xml)).toEqual([]);
           expect(FORBIDDEN.test(xml)).toBe(false);
-          expect(report.items + report.filtered + report.dropped).toBe(items.length);
+          expect(report.items + report.filtered + report.dropped + report.excluded).toBe(items.length);
         }
       }),
       RUNS,
@@ -97,7 +113,9 @@ describe('feeds: properties on hostile catalogs', { timeout: 600_000 }, () => {
         const expectedIds = items
           .filter(
             (item) =>
-              oneLine(item.name) !== '' &&
+              !excludedFrom(item, 'google') &&
+              oneLine(titleOf(item)) !== '' &&
+              oneLine(describedBy(item)) !== '' &&
               item.price !== undefined &&
               item.price > 0 &&
               expectedUrl(item.link, 2000) !== undefined &&
@@ -107,18 +125,22 @@ describe('feeds: properties on hostile catalogs', { timeout: 600_000 }, () => {
         expect(rendered.map((entry) => entry['g:id'])).toEqual(expectedIds);
         for (const entry of rendered) {
           const item = items.find((candidate) => candidate.id === entry['g:id']) as FeedItem;
-          expect(entry['title']).toBe(expectedText(item.name, 150));
-          expect(entry['description']).toBe(expectedText(item.name, 5000));
+          expect(entry['title']).toBe(expectedText(titleOf(item), 150));
+          expect(entry['description']).toBe(expectedText(describedBy(item), 5000));
           expect(entry['link']).toBe(expectedUrl(item.link, 2000));
           expect(entry['g:image_link']).toBe(expectedUrl(item.imageLink, 2000));
           expect(entry['g:price']).toBe(`${formatMoney(item.price as number)} ${context.currency}`);
           const sale = item.salePrice !== undefined && item.salePrice < (item.price as number) ? item.salePrice : undefined;
           expect(entry['g:sale_price']).toBe(sale === undefined ? undefined : `${formatMoney(sale)} ${context.currency}`);
           expect(entry['g:availability']).toBe(item.availability);
-          const group = item.groupId === undefined ? '' : expectedText(item.groupId, 750);
-          expect(entry['g:product_type']).toBe(group === '' ? undefined : group);
-          const brand = context.brand === undefined ? '' : expectedText(context.brand, 70);
+          const category = item.enrichment?.category;
+          const productType = category === undefined ? '' : expectedText(category, 750);
+          expect(entry['g:product_type']).toBe(productType === '' ? undefined : productType);
+          const brandOf = item.enrichment?.brand ?? context.brand;
+          const brand = brandOf === undefined ? '' : expectedText(brandOf, 70);
           expect(entry['g:brand']).toBe(brand === '' ? undefined : brand);
+          const images = (item.enrichment?.additionalImageLinks ?? []).flatMap((link) => expectedUrl(link, 2000) ?? []);
+          expect(asArray(entry['g:additional_image_link'])).toEqual(images);
         }
       }),
       RUNS,
@@ -134,7 +156,8 @@ describe('feeds: properties on hostile catalogs', { timeout: 600_000 }, () => {
         for (const entry of heureka) {
           const item = items.find((candidate) => candidate.id === entry['ITEM_ID']) as FeedItem;
           expect(item.availability).toBe('in_stock');
-          expect(entry['PRODUCTNAME']).toBe(expectedText(item.name, 200));
+          expect(excludedFrom(item, 'heureka')).toBe(false);
+          expect(entry['PRODUCTNAME']).toBe(expectedText(titleOf(item), 200));
           expect(entry['PRICE_VAT']).toBe(formatMoney(finalPrice(item)));
         }
         const zbozi = asArray<Record<string, unknown>>(
@@ -142,7 +165,7 @@ describe('feeds: properties on hostile catalogs', { timeout: 600_000 }, () => {
         );
         for (const entry of zbozi) {
           const item = items.find((candidate) => candidate.id === entry['ITEM_ID']) as FeedItem;
-          expect(entry['PRODUCTNAME']).toBe(expectedText(item.name, 255));
+          expect(entry['PRODUCTNAME']).toBe(expectedText(titleOf(item), 255));
           const depots = item.offers
             .filter((offer) => offer.availability === 'in_stock')
             .map((offer) => oneLine(offer.storeCode))
@@ -206,6 +229,20 @@ describe('feeds: properties on hostile catalogs', { timeout: 600_000 }, () => {
             item.availability,
             text(item.link),
             text(item.imageLink),
+            text(item.enrichment?.title),
+            text(item.enrichment?.description),
+            text(item.enrichment?.brand),
+            text(item.enrichment?.category),
+            text(item.enrichment?.googleProductCategory),
+            text(item.enrichment?.heurekaCategory),
+            text(item.enrichment?.zboziCategory),
+            text(item.enrichment?.additionalImageLinks?.join(' ')),
+            text(item.enrichment?.customLabel0),
+            text(item.enrichment?.customLabel1),
+            text(item.enrichment?.customLabel2),
+            text(item.enrichment?.customLabel3),
+            text(item.enrichment?.customLabel4),
+            text(item.enrichment?.exclude?.join(',')),
             ...units.map((unit) => number(item.offers.find((offer) => offer.unit === unit)?.stock)),
           ]);
         });
@@ -222,8 +259,8 @@ describe('feeds: properties on hostile catalogs', { timeout: 600_000 }, () => {
         expect(header?.[1]).toBe('title');
         for (const record of records) {
           const item = items.find((candidate) => candidate.id === record[0]) as FeedItem;
-          expect(record[1]).toBe(expectedText(item.name, 200));
-          expect(record[2]).toBe(expectedText(item.name, 9999));
+          expect(record[1]).toBe(expectedText(titleOf(item), 200));
+          expect(record[2]).toBe(expectedText(describedBy(item), 9999));
         }
         const tsv = render(feed('google-local-inventory'), context, items);
         const lines = tsv.body.toString('utf8').split('\n');
@@ -231,7 +268,8 @@ describe('feeds: properties on hostile catalogs', { timeout: 600_000 }, () => {
         expect(lines).toHaveLength(tsv.report.records + 1);
         for (const line of lines) expect(line.split('\t')).toHaveLength(6);
         const flat = oneLine;
-        const expectedRows = items.flatMap((item) =>
+        const listed = items.filter((item) => !excludedFrom(item, 'google-local-inventory'));
+        const expectedRows = listed.flatMap((item) =>
           item.offers.filter((offer) => oneLine(offer.storeCode) !== '').map((offer) => [flat(offer.storeCode), item.id]),
         );
         expect(lines.slice(1).map((line) => line.split('\t').slice(0, 2))).toEqual(expectedRows);

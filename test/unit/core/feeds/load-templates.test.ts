@@ -195,7 +195,7 @@ describe('feeds/load-templates', () => {
         'document.children[1].items.children[0].value',
         'field "offer.stock" is only available inside an element (or feed) with "each": "offers"',
       ],
-      ['document.children[1].items.children[1].children[0].each', '"each": "offers" cannot be nested'],
+      ['document.children[1].items.children[1].children[0].each', '"each" cannot be nested'],
     ]);
   });
 

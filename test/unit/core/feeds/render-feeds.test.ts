@@ -49,7 +49,9 @@ describe('feeds: channel rules at render', () => {
   it('Google: with a brand there is g:brand and never identifier_exists', () => {
     const xml = body(feed('google').render({ ...FIXTURE_CONTEXT, brand: 'Pražírna & Co' }, FIXTURE_ITEMS));
     expect(xml).not.toContain('identifier_exists');
-    expect(xml.match(/<g:brand>Pražírna &amp; Co<\/g:brand>/g)).toHaveLength(9);
+    // The enrichment sheet's brand wins over FEED_BRAND for the item that has one.
+    expect(xml.match(/<g:brand>Pražírna &amp; Co<\/g:brand>/g)).toHaveLength(8);
+    expect(xml.match(/<g:brand>Pražírna Brno<\/g:brand>/g)).toHaveLength(1);
   });
 
   it('Google: identifier_exists=no only for items with neither EAN nor brand', () => {
@@ -216,6 +218,14 @@ describe('feeds/render-json-feed', () => {
       'availability',
       'link',
       'imageLink',
+      'title',
+      'description',
+      'brand',
+      'category',
+      'googleProductCategory',
+      'heurekaCategory',
+      'additionalImageLinks',
+      'customLabel0',
       'offers',
     ]);
     expect(parsed.items[0].offers[0]).toEqual({
@@ -250,7 +260,7 @@ describe('feeds/render-csv-feed', () => {
     const text = body(renderCsvFeed(FIXTURE_CONTEXT, FIXTURE_ITEMS));
     expect(
       text.startsWith(
-        'id,name,ean,plu,internalIdentifier,groupId,measureUnit,price,salePrice,standardPrice,currency,stock,availability,link,imageLink\r\n',
+        'id,name,ean,plu,internalIdentifier,groupId,measureUnit,price,salePrice,standardPrice,currency,stock,availability,link,imageLink,title,description,brand,category,googleProductCategory,heurekaCategory,zboziCategory,additionalImageLinks,customLabel0,customLabel1,customLabel2,customLabel3,customLabel4,exclude\r\n',
       ),
     ).toBe(true);
     const rows: string[][] = parse(text);
@@ -270,6 +280,18 @@ describe('feeds/render-csv-feed', () => {
       'in_stock',
       'https://shop.example.cz/p/a-1002?utm_source=feed&variant=1',
       'https://shop.example.cz/img/a-1002.jpg',
+      ...Array<string>(14).fill(''),
+    ]);
+    // The enrichment sheet's columns, after the POS's.
+    expect(rows[1]?.slice(15, 23)).toEqual([
+      'Káva zrnková Arabica 1 kg',
+      'Jemná arabika z Etiopie.\nPražená v Brně.',
+      'Pražírna Brno',
+      'Potraviny > Káva',
+      '1868',
+      'Heureka.cz | Jídlo a nápoje | Káva',
+      '',
+      'https://shop.example.cz/obrázky/káva-2.jpg https://shop.example.cz/img/kava-3.jpg',
     ]);
     expect(rows[9]?.[1]).toBe('=HYPERLINK("http://evil.example";"klik")');
   });
