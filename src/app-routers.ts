@@ -12,6 +12,7 @@ import { createWebhookRoutes } from './http/routes/webhook-routes.js';
 import type { JobOutcome, Scheduler } from './jobs/scheduler.js';
 import type { CatalogService, SyncJob } from './services/catalog-service.js';
 import type { StoredCatalogStart } from './services/catalog-start.js';
+import type { EnrichmentStatus } from './services/enrichment/enrichment-service.js';
 import type { FeedService } from './services/feed-service.js';
 import type { GroupStatus } from './services/group-monitor.js';
 import { type JobTiming, waitingReason } from './services/readiness.js';
@@ -36,6 +37,8 @@ export function createRouters(parts: {
   readonly storeHealth: StoreHealth;
   readonly runJob: (job: SyncJob) => Promise<JobOutcome>;
   readonly group: () => GroupStatus | undefined;
+  readonly enrichment: () => EnrichmentStatus | undefined;
+  readonly warnings: () => readonly string[];
 }): Router[] {
   const { config, catalog, feeds, jobs, webhooks, metrics } = parts;
   return [
@@ -58,6 +61,8 @@ export function createRouters(parts: {
       timing: parts.timing,
       store: () => parts.storeHealth.state(),
       group: parts.group,
+      enrichment: parts.enrichment,
+      warnings: parts.warnings,
     }),
     createFeedRoutes({
       feeds,

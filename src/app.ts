@@ -18,8 +18,10 @@ import { createScheduler, type Scheduler } from './jobs/scheduler.js';
 import type { RunningSandbox } from './sandbox/start-sandbox.js';
 import type { CatalogService, SyncJob, SyncReport } from './services/catalog-service.js';
 import { openStoredCatalog } from './services/catalog-start.js';
+import type { EnrichmentService } from './services/enrichment/enrichment-service.js';
 import { type FeedPrewarm, startFeedPrewarm } from './services/feed-prewarm.js';
 import type { FeedService } from './services/feed-service.js';
+import { emptyFeedWarnings, enrichmentWarnings } from './services/feed-warnings.js';
 import { createReadiness, type JobTiming } from './services/readiness.js';
 import { createStoreHealth, type StoreHealth, waitForStore } from './services/store-health.js';
 import { createWebhookProcessor, type WebhookProcessor } from './services/webhook-processor.js';
@@ -130,14 +132,35 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
     parts.changeHistory,
   );
   catalog.onChange((snapshot) => recordCatalogMetrics(metrics, snapshot, catalog));
+  const operatorWarnings = () => [
+    ...emptyFeedWarnings(feeds.reports(), feeds.feeds),
+    ...enrichmentWarnings(parts.enrichment?.status()),
+  ];
+  const logged = new Set<string>();
   const prewarm = startFeedPrewarm({
     catalog,
     feeds,
     onError: (error, version) => logger.warn({ err: error, version }, 'pre-rendering feeds failed'),
+    // A channel feed that comes out empty is the first-run gap of most shops: said once, plainly.
+    onPrewarmed: () => {
+      for (const warning of emptyFeedWarnings(feeds.reports(), feeds.feeds)) {
+        if (!logged.has(warning)) logger.warn({ component: 'feeds' }, warning);
+        logged.add(warning);
+      }
+    },
   });
   const eventLoop = createEventLoopMonitor({ histogram: metrics.eventLoopDelay });
   const retryDelay = deps.syncRetryDelayMs ?? ((failures: number) => retryDelayMs(failures, Math.random));
-  const jobs = createJobs({ config, catalog, metrics, logger, now, retryDelay, leader: group?.coordinator.isLeader });
+  const jobs = createJobs({
+    config,
+    catalog,
+    metrics,
+    logger,
+    now,
+    retryDelay,
+    leader: group?.coordinator.isLeader,
+    enrichment: parts.enrichment,
+  });
 
   const closeAll = () =>
     closeParts({
@@ -164,12 +187,20 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
     logger: logger.child({ component: 'catalog' }),
   });
   await group?.begin({ catalog, jobs, inboxStats: inbox.shared?.stats });
+  const leads = group === undefined || group.coordinator.isLeader();
+  await parts.enrichment?.start();
   jobs.start();
   storeHealth.start();
   // Every start syncs at once, whatever is served meanwhile: the POS may have changed while the bridge was
   // down. In a group only the leader does; the others serve what it publishes.
-  const initialSync =
-    group === undefined || group.coordinator.isLeader() ? jobs.runNow('sync-catalog').then(() => undefined) : Promise.resolve();
+  // The sheet is read first, so that the first catalog carries the marketer's values (docs/enrichment.md);
+  // not awaited here: a slow sheet must not hold back the listener (the stored catalog is served meanwhile).
+  const initialSync = leads
+    ? (async () => {
+        await parts.enrichment?.refresh();
+        await jobs.runNow('sync-catalog');
+      })()
+    : Promise.resolve();
   resumeWebhooks(webhooks, logger);
 
   const timing = (job: SyncJob): JobTiming | undefined => {
@@ -190,6 +221,8 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
         stopping: () => drain.started,
         store: () => storeHealth.state(),
         ...(group === undefined ? {} : { group: () => group.status() }),
+        enrichment: () => parts.enrichment?.status(),
+        warnings: operatorWarnings,
       }),
     },
     routers: createRouters({
@@ -205,6 +238,8 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
       storeHealth,
       runJob: group === undefined ? (job) => jobs.runNow(job) : (job) => group.runJob(job),
       group: () => group?.status(),
+      enrichment: () => parts.enrichment?.status(),
+      warnings: operatorWarnings,
     }),
   });
   const server = httpApp.listen(config.http.port, config.http.host);
@@ -336,6 +371,7 @@ function createJobs(parts: {
   readonly retryDelay: (failures: number) => number;
   /** In a group: whether this instance leads (only the leader runs scheduled syncs). */
   readonly leader: (() => boolean) | undefined;
+  readonly enrichment: EnrichmentService | undefined;
 }): Scheduler {
   const { config, catalog, metrics, logger, now, leader } = parts;
   const jobs = createScheduler({
@@ -362,6 +398,19 @@ function createJobs(parts: {
     cron: config.sync.stockCron,
     run: (signal) => exclusive(() => catalog.syncStock({ signal })),
   });
+  const { enrichment } = parts;
+  if (enrichment !== undefined) {
+    jobs.schedule({
+      name: 'sync-enrichment',
+      cron: config.enrichment.cron,
+      run: async (signal) => {
+        const outcome = await enrichment.refresh(signal);
+        // A new sheet is a change like any other: a full sync publishes it (not awaited: its own job).
+        if (outcome === 'adopted') void jobs.runNow('sync-catalog');
+        return { outcome };
+      },
+    });
+  }
   return jobs;
 }
 

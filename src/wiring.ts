@@ -3,13 +3,16 @@ import { readdir, readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Keyv } from 'keyv';
 import type { DocPages } from './adapters/docs/doc-pages.js';
+import { createEnrichmentSource, type EnrichmentDocument } from './adapters/enrichment/enrichment-source.js';
 import type { RedisGroup } from './adapters/group/redis-group.js';
 import type { Logger } from './adapters/logger/create-logger.js';
 import { createPosClient, type PosClient } from './adapters/pos/pos-client.js';
 import { openKeyv } from './adapters/store/create-keyv.js';
 import { type CatalogStore, createKeyvCatalogStore } from './adapters/store/keyv-catalog-store.js';
 import { createKeyvChangeHistory } from './adapters/store/keyv-change-history.js';
+import { createKeyvEnrichmentStore } from './adapters/store/keyv-enrichment-store.js';
 import { openWebhookInbox } from './adapters/store/open-webhook-inbox.js';
 import type { WebhookInbox } from './adapters/store/webhook-inbox.js';
 import type { Config } from './config/load-config.js';
@@ -19,12 +22,15 @@ import { type ChangeHistory, createChangeLog } from './core/catalog/change-log.j
 import type { CompiledFeed } from './core/feeds/compiled-feed.js';
 import { loadTemplates, type TemplateFile } from './core/feeds/load-templates.js';
 import { type RunningSandbox, startSandbox } from './sandbox/start-sandbox.js';
+import type { CatalogWorkers } from './services/catalog/catalog-workers.js';
+import type { EnrichmentSheetInput } from './services/catalog/enrich-catalog.js';
 import {
   type CatalogMeta,
   type CatalogService,
   catalogServiceOptions,
   createCatalogService,
 } from './services/catalog-service.js';
+import { createEnrichmentService, type EnrichmentService } from './services/enrichment/enrichment-service.js';
 import { createFeedService, type FeedService } from './services/feed-service.js';
 import { createFeedBuilder } from './services/feeds/feed-builder.js';
 import { createFeedCache } from './services/feeds/feed-cache.js';
@@ -130,6 +136,8 @@ export interface CatalogParts {
   readonly catalog: CatalogService;
   /** The changes feed's transitions, kept beside the catalog. */
   readonly changeHistory: ChangeHistory;
+  /** The marketer's enrichment sheet, when `ENRICHMENT_SOURCE` is set. */
+  readonly enrichment: EnrichmentService | undefined;
   /** Aborts every sync running now or started later (a shutdown): they end soon, reported `SYNC_ABORTED`. */
   abortRuns(): void;
   /** Waits for the worker threads' tasks, then closes them, the POS client and the store. */
@@ -157,6 +165,7 @@ export function createCatalogParts(
   // The full sync reads the POS from a worker thread with a client of its own, configured the same way.
   const workers = createCatalogWorkers({ pos: posConfig });
   const shutdown = new AbortController();
+  const enrichment = createConfiguredEnrichment(config, opened.keyv, workers, logger);
   const catalog = createCatalogService({
     pos,
     workers,
@@ -166,6 +175,7 @@ export function createCatalogParts(
     now,
     options: catalogServiceOptions(config),
     signal: shutdown.signal,
+    ...(enrichment === undefined ? {} : { enrichment: enrichment.sheet }),
     ...(group === undefined
       ? {}
       : {
@@ -182,13 +192,63 @@ export function createCatalogParts(
       source: source.id,
       ...(group === undefined ? {} : { canWrite: group.isLeader }),
     }),
+    enrichment: enrichment?.service,
     abortRuns: () => shutdown.abort(shuttingDown()),
     async close() {
+      await enrichment?.close();
       await workers.close();
       await pos.close();
       // Both version lists share the connection.
       await opened.close();
     },
+  };
+}
+
+/**
+ * `ENRICHMENT_SOURCE` read on its schedule, its last good sheet kept in the store, and what a full sync
+ * hands to its worker (the sheet's bytes, copied).
+ */
+function createConfiguredEnrichment(
+  config: Config,
+  keyv: Keyv,
+  workers: CatalogWorkers,
+  logger: Logger,
+):
+  | {
+      readonly service: EnrichmentService;
+      readonly sheet: () => Promise<EnrichmentSheetInput | undefined>;
+      readonly close: () => Promise<void>;
+    }
+  | undefined {
+  const location = config.enrichment.source;
+  if (location === undefined) return undefined;
+  const source = createEnrichmentSource(location, {
+    maxBytes: config.enrichment.maxBytes,
+    timeoutMs: config.enrichment.timeoutMs,
+  });
+  const service = createEnrichmentService({
+    source,
+    store: createKeyvEnrichmentStore(keyv, { source: source.label }),
+    check: (document, signal) => workers.checkEnrichment(sheetInputOf(document), signal),
+    logger: logger.child({ component: 'enrichment' }),
+    now: () => new Date(),
+  });
+  return {
+    service,
+    sheet: async () => {
+      const document = await service.current();
+      return document === undefined ? undefined : sheetInputOf(document);
+    },
+    close: () => source.close(),
+  };
+}
+
+function sheetInputOf(document: EnrichmentDocument): EnrichmentSheetInput {
+  return {
+    bytes: document.bytes,
+    name: document.name,
+    fetchedAt: document.fetchedAt,
+    ...(document.contentType === undefined ? {} : { contentType: document.contentType }),
   };
 }
 

@@ -72,6 +72,9 @@ export async function syncOnce(config: Config, outDir: string, deps: SyncOnceDep
       } catch (error) {
         deps.logger.warn({ err: error }, 'could not load the stored catalog; syncing without it');
       }
+      // The enrichment sheet as the server would apply it: the last good one, or a newer good one.
+      await parts.enrichment?.start();
+      await parts.enrichment?.refresh();
       const report = await parts.catalog.syncCatalog();
       const snapshot = parts.catalog.current();
       if ((report.outcome !== 'published' && report.outcome !== 'unchanged') || snapshot === undefined) {

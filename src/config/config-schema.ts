@@ -228,6 +228,23 @@ export const ConfigSchema = z.object({
     .optional()
     .describe('Unit code whose prices the aggregate "all" view shows (default: the first unit of the unit list)'),
   UNIT_STORE_CODES: KeyValueMap.describe('Map from POS unit code to channel store code, e.g. U1=praha-1,U2=brno'),
+  ENRICHMENT_SOURCE: z
+    .string()
+    .superRefine((value, ctx) => {
+      if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value) && !/^https?:\/\/[^/\s]+/i.test(value)) {
+        ctx.addIssue({ code: 'custom', message: 'must be a file path or an http(s) URL' });
+      }
+    })
+    .optional()
+    .describe(
+      "The marketer's enrichment sheet (docs/enrichment.md): a file path or an http(s) URL (e.g. a published Google Sheets CSV); CSV in Excel's dialects or .xlsx",
+    ),
+  ENRICHMENT_SYNC_CRON: cron(
+    '*/5 * * * *',
+    'When the enrichment sheet is read again (conditionally: unchanged costs nothing); a changed sheet publishes with a full sync',
+  ),
+  ENRICHMENT_TIMEOUT_MS: int(30_000, 1_000, 600_000, 'Longest one read of the enrichment sheet may take, in milliseconds'),
+  ENRICHMENT_MAX_MB: int(64, 1, 1_024, 'Largest enrichment sheet read, in MiB'),
   FEED_TEMPLATES_DIR: z
     .string()
     .optional()

@@ -65,6 +65,13 @@ export interface Config {
     readonly templatesDir: string | undefined;
     readonly cacheBytes: number;
   };
+  /** The marketer's enrichment sheet (docs/enrichment.md); `source` unset: none. */
+  readonly enrichment: {
+    readonly source: string | undefined;
+    readonly cron: string;
+    readonly timeoutMs: number;
+    readonly maxBytes: number;
+  };
   readonly admin: { readonly token: string | undefined };
   readonly logLevel: ConfigEnv['LOG_LEVEL'];
   readonly logFormat: ConfigEnv['LOG_FORMAT'];
@@ -213,6 +220,12 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       token: e.FEED_TOKEN,
       templatesDir: e.FEED_TEMPLATES_DIR,
       cacheBytes: e.FEED_CACHE_MB * 1024 * 1024,
+    },
+    enrichment: {
+      source: e.ENRICHMENT_SOURCE,
+      cron: e.ENRICHMENT_SYNC_CRON,
+      timeoutMs: e.ENRICHMENT_TIMEOUT_MS,
+      maxBytes: e.ENRICHMENT_MAX_MB * 1024 * 1024,
     },
     admin: { token: e.ADMIN_TOKEN },
     logLevel: e.LOG_LEVEL,

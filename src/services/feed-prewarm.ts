@@ -24,6 +24,8 @@ export function startFeedPrewarm(deps: {
   readonly catalog: Pick<CatalogService, 'current' | 'onChange'>;
   readonly feeds: Pick<FeedService, 'recordChange' | 'prewarm'>;
   readonly onError: (error: unknown, version: string) => void;
+  /** After a version's feeds were pre-rendered (their reports are then known). */
+  readonly onPrewarmed?: (snapshot: CatalogSnapshot) => void;
 }): FeedPrewarm {
   const { catalog, feeds } = deps;
   let previous: CatalogSnapshot | undefined;
@@ -42,6 +44,7 @@ export function startFeedPrewarm(deps: {
     const began = performance.now();
     const render = feeds
       .prewarm(current, () => catalog.current() === current)
+      .then(() => deps.onPrewarmed?.(current))
       .catch((error: unknown) => deps.onError(error, current.version))
       .finally(() => {
         lastDurationMs = performance.now() - began;

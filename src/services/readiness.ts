@@ -1,5 +1,6 @@
 import type { CatalogService, SyncJob, SyncReport } from './catalog-service.js';
 import type { NotServedCatalog } from './catalog-start.js';
+import type { EnrichmentStatus } from './enrichment/enrichment-service.js';
 import type { GroupStatus } from './group-monitor.js';
 import type { StoreState } from './store-health.js';
 import type { WebhookProcessor } from './webhook-processor.js';
@@ -47,6 +48,10 @@ export function createReadiness(deps: {
   readonly store?: () => StoreState;
   /** With several instances on Redis: this instance's role and how far behind the group it is. */
   readonly group?: () => GroupStatus | undefined;
+  /** The enrichment sheet (`ENRICHMENT_SOURCE`): the one in use and the last problem. */
+  readonly enrichment?: () => EnrichmentStatus | undefined;
+  /** What the operator should fix (empty channel feeds, an enrichment sheet that failed); not degraded. */
+  readonly warnings?: () => readonly string[];
 }): () => Readiness {
   const { catalog, webhooks, now } = deps;
   return () => {
@@ -81,8 +86,11 @@ export function createReadiness(deps: {
         const outcome = catalog.lastReport(job)?.outcome;
         return outcome === 'failed' || outcome === 'refused';
       });
+    const enrichment = deps.enrichment?.();
     const common = {
       source: deps.source,
+      warnings: deps.warnings?.() ?? [],
+      ...(enrichment === undefined ? {} : { enrichment }),
       ...(store === undefined ? {} : { store }),
       ...(group === undefined ? {} : { group }),
       jobs: lastRuns,

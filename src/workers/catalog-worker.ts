@@ -1,6 +1,7 @@
 import { type MessagePort, workerData } from 'node:worker_threads';
 import { createPosClient, type PosClientConfig } from '../adapters/pos/pos-client.js';
 import { fingerprintChunks, type ItemChunk } from '../core/catalog/catalog-chunks.js';
+import { checkEnrichmentSheet, type EnrichmentSheetInput } from '../services/catalog/enrich-catalog.js';
 import {
   type ReadCatalogEvent,
   type ReadCatalogInput,
@@ -71,7 +72,8 @@ function fingerprint(task: { readonly header: string; readonly chunks: readonly 
 export type CatalogWorkerTask =
   | { readonly task: 'readCatalog'; readonly input: ReadCatalogTask }
   | { readonly task: 'resolveStockExport'; readonly input: StockExportInput }
-  | { readonly task: 'fingerprint'; readonly input: { readonly header: string; readonly chunks: readonly ItemChunk[] } };
+  | { readonly task: 'fingerprint'; readonly input: { readonly header: string; readonly chunks: readonly ItemChunk[] } }
+  | { readonly task: 'checkEnrichment'; readonly input: EnrichmentSheetInput };
 
 /** piscina calls an entry's default export with each task's message. */
 export default function runTask(message: CatalogWorkerTask): unknown {
@@ -90,6 +92,8 @@ export default function runTask(message: CatalogWorkerTask): unknown {
     }
     case 'fingerprint':
       return fingerprint(message.input);
+    case 'checkEnrichment':
+      return checkEnrichmentSheet(message.input).finally(collectGarbage);
   }
 }
 

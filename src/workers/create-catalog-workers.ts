@@ -93,6 +93,7 @@ export function createCatalogWorkers(options: CatalogWorkersOptions): CatalogWor
     },
     resolveStockExport: (input, signal) => run(catalogPool, { task: 'resolveStockExport', input }, { signal }),
     fingerprint: (header, chunks, signal) => run(catalogPool, { task: 'fingerprint', input: { header, chunks } }, { signal }),
+    checkEnrichment: (sheet, signal) => run(catalogPool, { task: 'checkEnrichment', input: sheet }, { signal }),
     async close() {
       closed = true;
       await Promise.all([syncPool.close(), catalogPool.close()]);

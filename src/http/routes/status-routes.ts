@@ -3,6 +3,7 @@ import { ALL_UNITS, type CatalogSnapshot } from '../../core/catalog/catalog.js';
 import type { FeedReport } from '../../core/feeds/feed-report.js';
 import type { SyncJob, SyncReport } from '../../services/catalog-service.js';
 import type { NotServedCatalog } from '../../services/catalog-start.js';
+import type { EnrichmentStatus } from '../../services/enrichment/enrichment-service.js';
 import type { FeedDescriptor, FeedService } from '../../services/feed-service.js';
 import type { GroupStatus } from '../../services/group-monitor.js';
 import { type JobTiming, waitingReason } from '../../services/readiness.js';
@@ -10,6 +11,7 @@ import type { StoreState } from '../../services/store-health.js';
 import type { WebhookStats } from '../../services/webhook-processor.js';
 import { reportCodeHref } from './docs-routes.js';
 import { createFeedTokenGuard } from './feed-routes.js';
+import { enrichmentLine, escapeHtml, readinessCell, warningsNotice } from './status-sections.js';
 
 export interface StatusRoutesDeps {
   readonly feeds: FeedService;
@@ -33,6 +35,10 @@ export interface StatusRoutesDeps {
   readonly timing?: (job: SyncJob) => JobTiming | undefined;
   /** With several instances on Redis: this instance's role in the group. */
   readonly group?: () => GroupStatus | undefined;
+  /** The enrichment sheet in use and its last problem (`ENRICHMENT_SOURCE`). */
+  readonly enrichment?: () => EnrichmentStatus | undefined;
+  /** What the operator should fix (empty channel feeds, an enrichment sheet that failed). */
+  readonly warnings?: () => readonly string[];
 }
 
 interface FeedEntry {
@@ -56,6 +62,10 @@ interface FeedEntry {
     readonly byCode: FeedReport['warnings']['byCode'];
     readonly examples: FeedReport['warnings']['examples'];
   };
+  /** Items the enrichment sheet's `exclude` column leaves out. */
+  readonly excluded?: number;
+  /** Items missing values the channel recommends (templates with `recommend`). */
+  readonly readiness?: FeedReport['readiness'];
 }
 
 function baseUrlOf(req: Request, configured: string | undefined): string {
@@ -110,6 +120,10 @@ function listFeeds(
                 byCode: report.warnings.byCode,
                 examples: report.warnings.examples.slice(0, 5),
               },
+              excluded: report.excluded,
+              ...(report.readiness === undefined
+                ? {}
+                : { readiness: { ...report.readiness, examples: report.readiness.examples.slice(0, 5) } }),
             }),
       });
     }
@@ -132,9 +146,6 @@ function syncSummary(report: SyncReport | undefined) {
 /** Which spreadsheet download to take: the workbook is right in every locale, the Excel CSV only in a Czech one. */
 const SPREADSHEET_NOTE =
   '<p id="spreadsheets">Spreadsheets: <strong>Catalog (Excel workbook)</strong>, <code>products.xlsx</code>, opens right in Excel, LibreOffice and Google Sheets in any language or region: codes and EANs stay text (leading zeros kept), prices and stock are numbers. The <strong>Excel CSV</strong> (<code>products.csv?profile=excel</code>) assumes a <strong>Czech</strong> locale (<code>;</code> between fields, decimal comma); opened with other regional settings, prices may become text and <code>76,131</code> kg the number 76131. Programs take <code>products.csv</code> (RFC 4180).</p>';
-
-const escapeHtml = (text: string): string =>
-  text.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char] ?? char);
 
 /** A report code linked to its entry in docs/report-codes.md (served by the bridge at /docs). */
 function codeLink(base: string, code: string, text: string = code): string {
@@ -171,6 +182,8 @@ export function createStatusRoutes(deps: StatusRoutesDeps): Router {
           source: deps.source,
           reason: waitingReason(deps.source, deps.lastReport('sync-catalog'), deps.timing?.('sync-catalog')),
           feeds: [],
+          warnings: deps.warnings?.() ?? [],
+          ...(deps.enrichment?.() === undefined ? {} : { enrichment: deps.enrichment?.() }),
           sync,
           nextRuns: deps.nextRuns(),
         });
@@ -190,6 +203,8 @@ export function createStatusRoutes(deps: StatusRoutesDeps): Router {
       })),
       products: snapshot.products.length,
       feeds: listFeeds(deps, snapshot, base, '', await deps.unitCounts(snapshot)),
+      warnings: deps.warnings?.() ?? [],
+      ...(deps.enrichment?.() === undefined ? {} : { enrichment: deps.enrichment?.() }),
       sync,
       nextRuns: deps.nextRuns(),
     });
@@ -303,10 +318,10 @@ function renderStatusPage(
               entry.downloadUrl === undefined
                 ? ''
                 : ` <a class="button" href="${h(entry.downloadUrl)}" download title="Czech locale: ; separator, decimal comma">Excel CSV (Czech locale)</a>`;
-            return `<tr><td>${h(entry.title)}</td><td>${h(entry.format)}</td><td><a href="${h(href)}">${h(entry.url)}</a>${download}</td><td class="num">${entry.items ?? `<span class="muted" title="not rendered yet for this version; ${entry.viewProducts} products in the view">—</span>`}</td><td>${warnings}</td></tr>`;
+            return `<tr><td>${h(entry.title)}</td><td>${h(entry.format)}</td><td><a href="${h(href)}">${h(entry.url)}</a>${download}</td><td class="num">${entry.items ?? `<span class="muted" title="not rendered yet for this version; ${entry.viewProducts} products in the view">—</span>`}</td><td>${warnings}</td><td>${readinessCell(entry.readiness, entry.items)}</td></tr>`;
           })
           .join('');
-        return `<h2>${h(view)} — ${h(unitName)}</h2><table><thead><tr><th>feed</th><th>format</th><th>URL</th><th>items</th><th>warnings</th></tr></thead><tbody>${rows}</tbody></table>`;
+        return `<h2>${h(view)} — ${h(unitName)}</h2><table><thead><tr><th>feed</th><th>format</th><th>URL</th><th>items</th><th>left out</th><th>channel-ready</th></tr></thead><tbody>${rows}</tbody></table>`;
       })
       .join('');
     const mergeIssues = Object.entries(sync['sync-catalog']?.issueCounts ?? {})
@@ -329,10 +344,12 @@ a.button{display:inline-block;margin-left:.5rem;padding:.1rem .5rem;border:1px s
 code{background:#f3f3f3;padding:0 .2rem}.notice{padding:1rem;background:#fff8e1}.failed-notice{background:#fdecea}
 </style></head><body>
 <h1>catalog-bridge</h1>
+${warningsNotice(deps.warnings?.() ?? [])}
 ${storeNotice(deps.store?.(), base)}
 ${groupLine(deps.group?.(), base)}
 <table><thead><tr><th>job</th><th>last outcome</th><th>finished</th><th>took</th><th>next run</th><th>detail</th></tr></thead><tbody>${syncRows}</tbody></table>
 ${webhookLine(deps.webhooks?.(), base)}
+${enrichmentLine(deps.enrichment?.())}
 ${body}
 <p class="muted">Machine-readable: <a href="${h(`${base}/feeds${tokenQuery}`)}">/feeds</a> · <a href="${h(`${base}/readyz`)}">/readyz</a> · <a href="${h(`${base}/docs/`)}">documentation</a></p>
 </body></html>`;

@@ -8,6 +8,7 @@ import type { Availability, CatalogSnapshot } from '../../core/catalog/catalog.j
 import type { DocumentLimitSettings } from '../../core/catalog/document-limits.js';
 import type { MergeReport } from '../../core/catalog/merge-catalog.js';
 import type { IdentityKeyChoice } from '../../core/catalog/resolve-identity.js';
+import type { EnrichmentSyncReport } from './enrich-catalog.js';
 
 /** Everything of a snapshot but its products, stored as the version's metadata. */
 export interface CatalogMeta {
@@ -36,6 +37,7 @@ export type SyncPhase =
   | 'unit-merge'
   | 'sources'
   | 'merge'
+  | 'enrichment'
   | 'fingerprint'
   | 'publish';
 export type SyncOutcome = 'published' | 'unchanged' | 'refused' | 'failed' | 'skipped';
@@ -75,6 +77,8 @@ export interface SyncSources {
   };
   readonly priceLists?: Readonly<Record<string, PriceListReport>>;
   readonly stock?: Readonly<Record<string, StockExportReport>>;
+  /** The enrichment sheet applied (docs/enrichment.md): rows matched, unmatched, ambiguous, problems. */
+  readonly enrichment?: EnrichmentSyncReport;
 }
 
 /** What one run did: logged, kept (the last few) in the store, shown by `/readyz` and the admin API. */

@@ -12,6 +12,7 @@ import {
 } from './catalog-types.js';
 import type { CatalogWorkers } from './catalog-workers.js';
 import type { CatalogWriter } from './catalog-writer.js';
+import type { EnrichmentSheetInput } from './enrich-catalog.js';
 import type { ReadCatalogEvent } from './read-catalog.js';
 import { materializeChunks, type ServedCatalog, type ServedVersion } from './served-catalog.js';
 import type { StockSync } from './stock-sync.js';
@@ -30,6 +31,8 @@ export interface FullSyncDeps {
   readonly onPhase?: (phase: SyncPhase, ms: number, unit?: string) => void;
   /** Aborts every run (a shutdown). */
   readonly signal?: AbortSignal;
+  /** The last good enrichment sheet, applied to every full sync's catalog (docs/enrichment.md). */
+  readonly enrichment?: () => Promise<EnrichmentSheetInput | undefined>;
 }
 
 /** Options of one run: `signal` aborts it (a shutdown); its own deadline is added to it. */
@@ -55,6 +58,7 @@ export function phaseAfter(ended: SyncPhase | undefined): string {
     case 'sources':
       return 'merge';
     case 'merge':
+    case 'enrichment':
       return 'fingerprint';
     default:
       return 'publish';
@@ -99,7 +103,12 @@ export function createFullSync(deps: FullSyncDeps): (run?: SyncRunOptions) => Pr
     try {
       const version = createCatalogVersion(started, previous?.snapshot.version ?? 'first');
       const { maxShrink: _guardOnly, deadlineMs: _runOnly, ...readOptions } = options;
-      const read = await workers.readCatalog({ version, startedAt: started.toISOString(), options: readOptions }, relay, signal);
+      const enrichment = await deps.enrichment?.();
+      const read = await workers.readCatalog(
+        { version, startedAt: started.toISOString(), options: readOptions, ...(enrichment === undefined ? {} : { enrichment }) },
+        relay,
+        signal,
+      );
       if (!read.ok) {
         return await reports.finish({
           ...base,

@@ -22,6 +22,7 @@ import {
   type SyncSources,
   syncErrorOf,
 } from './catalog-types.js';
+import { type EnrichmentSheetInput, enrichProducts } from './enrich-catalog.js';
 
 /**
  * The reading half of a full sync (docs/catalog-rules.md rules 1-7): units, articles, every unit's price list and
@@ -36,6 +37,8 @@ export interface ReadCatalogInput {
   /** ISO 8601: the `generatedAt` of the version. */
   readonly startedAt: string;
   readonly options: Omit<CatalogServiceOptions, 'maxShrink'>;
+  /** The last good enrichment sheet, applied after the merge (docs/enrichment.md). */
+  readonly enrichment?: EnrichmentSheetInput;
 }
 
 /** Progress reported while reading: phase timings (`onPhase` probe) and log lines of the POS client. */
@@ -242,6 +245,15 @@ async function readAndMerge(pos: PosClient, input: ReadCatalogInput, progress: P
   return merged;
 }
 
+/** The merged catalog with the enrichment sheet's values, when there is a sheet. */
+async function enrichMerged(merged: MergeResult, input: ReadCatalogInput, progress: Progress, emit: Emit): Promise<MergeResult> {
+  if (input.enrichment === undefined) return merged;
+  const { products, report } = await enrichProducts(merged.snapshot.products, input.enrichment);
+  progress.sources = { ...progress.sources, enrichment: report };
+  progress.mark = phaseEnded(emit, 'enrichment', progress.mark);
+  return { ...merged, snapshot: { ...merged.snapshot, products } };
+}
+
 /** Pieces of the identity table, made a slice of products at a time (no 100,000-row array at once). */
 function identityBytes(snapshot: CatalogSnapshot): Uint8Array {
   const pieces: string[] = [];
@@ -263,7 +275,7 @@ export async function readCatalog(
 ): Promise<ReadCatalogOutput> {
   const progress: Progress = { sources: {}, mark: performance.now() };
   try {
-    const merged = await readAndMerge(pos, input, progress, emit);
+    const merged = await enrichMerged(await readAndMerge(pos, input, progress, emit), input, progress, emit);
     const { products, ...rest } = merged.snapshot;
     const identity = identityBytes(merged.snapshot);
     const internal = serializeItems(merged.internal.products);

@@ -183,6 +183,7 @@ describe('workers/ the worker-thread boundary', () => {
         readCatalog: (input, onEvent) => current.readCatalog(input, onEvent),
         resolveStockExport: (input) => current.resolveStockExport(input),
         fingerprint: (header, chunks) => current.fingerprint(header, chunks),
+        checkEnrichment: (sheet) => current.checkEnrichment(sheet),
         close: async () => {},
       });
       const first = await service.syncCatalog();

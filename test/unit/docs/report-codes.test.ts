@@ -9,6 +9,7 @@ import type { BridgeErrorCode } from '../../../src/core/errors.js';
 import type { FeedWarningCode } from '../../../src/core/feeds/feed-report.js';
 import type { WebhookRoutesDeps } from '../../../src/http/routes/webhook-routes.js';
 import type { SyncOutcome } from '../../../src/services/catalog/catalog-types.js';
+import type { EnrichmentProblemReport } from '../../../src/services/enrichment/enrichment-service.js';
 import type { WebhookStats } from '../../../src/services/webhook-processor.js';
 
 /**
@@ -61,6 +62,14 @@ const TYPED_CODES: Readonly<Record<string, readonly string[]>> = {
     'row-key-conflict',
   ]),
   'feed warnings': allOf<FeedWarningCode>()(['missing', 'too-long', 'no-match']),
+  'enrichment sheet': allOf<EnrichmentProblemReport['code']>()([
+    'ENRICHMENT_UNREACHABLE',
+    'ENRICHMENT_HTTP_STATUS',
+    'ENRICHMENT_TOO_LARGE',
+    'ENRICHMENT_TIMEOUT',
+    'ENRICHMENT_NOT_FOUND',
+    'ENRICHMENT_INVALID',
+  ]),
   'webhook calls': allOf<WebhookCallOutcome>()(['accepted', 'duplicate', 'ignored', 'rejected', 'unauthorized', 'failed']),
   'webhook sales': allOf<SaleOutcome>()(['applied', 'refetched', 'dropped']),
   // A metrics label written in app.ts (a job run that threw); checked against the source below.
@@ -75,6 +84,8 @@ const SECTION_ANCHORS = [
   'stock-updates',
   'feed-reports',
   'filtered',
+  'excluded',
+  'enrichment-sheet',
   'webhook-outcomes',
   'http-error-codes',
   'messages-without-a-code',

@@ -1,0 +1,228 @@
+import { createHash } from 'node:crypto';
+import { open, stat } from 'node:fs/promises';
+import { basename, resolve } from 'node:path';
+import { Agent, type Dispatcher, interceptors, request } from 'undici';
+import { readCapped } from '../pos/pos-responses.js';
+
+/**
+ * Reads the marketer's enrichment sheet (`ENRICHMENT_SOURCE`, docs/enrichment.md): a local file or an
+ * http(s) URL, typically a Google Sheets "publish to the web" CSV link (which redirects). Every read is
+ * conditional: `If-None-Match`/`If-Modified-Since` for HTTP, size and modification time for a file, and a
+ * body whose SHA-256 equals the last one's counts as unchanged too (servers without validators). Reads are
+ * bounded in size and time; what the bytes mean is decided elsewhere (`core/enrichment`).
+ */
+
+/** What makes the next read conditional. */
+export interface EnrichmentValidators {
+  readonly etag?: string;
+  readonly lastModified?: string;
+  /** A file's `size:mtimeMs`. */
+  readonly fileStamp?: string;
+  /** SHA-256 (hex) of the last body. */
+  readonly sha256?: string;
+}
+
+/** One read of the sheet, as it came. */
+export interface EnrichmentDocument {
+  readonly bytes: Uint8Array;
+  /** File name (from the path or the URL), a format hint. */
+  readonly name: string;
+  readonly contentType?: string;
+  readonly validators: EnrichmentValidators;
+  /** ISO time of the read. */
+  readonly fetchedAt: string;
+}
+
+export type EnrichmentRead = { readonly changed: true; readonly document: EnrichmentDocument } | { readonly changed: false };
+
+export type EnrichmentSourceErrorCode =
+  | 'ENRICHMENT_UNREACHABLE'
+  | 'ENRICHMENT_HTTP_STATUS'
+  | 'ENRICHMENT_TOO_LARGE'
+  | 'ENRICHMENT_TIMEOUT'
+  | 'ENRICHMENT_NOT_FOUND';
+
+export class EnrichmentSourceError extends Error {
+  override readonly name = 'EnrichmentSourceError';
+  readonly code: EnrichmentSourceErrorCode;
+  constructor(code: EnrichmentSourceErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+}
+
+/**
+ * A sheet URL as logs and pages show it: no credentials, query values hidden, long path segments
+ * shortened. A published Google Sheet's URL is its only key: whoever has it can read the sheet.
+ */
+export function redactSheetUrl(location: string): string {
+  const url = new URL(location);
+  const path = url.pathname
+    .split('/')
+    .map((part) => (part.length > 16 ? `${part.slice(0, 6)}…` : part))
+    .join('/');
+  const query = [...url.searchParams.keys()].map((key) => `${key}=…`).join('&');
+  return `${url.protocol}//${url.host}${path}${query === '' ? '' : `?${query}`}`;
+}
+
+export interface EnrichmentSourceOptions {
+  readonly maxBytes: number;
+  readonly timeoutMs: number;
+  /** undici dispatcher (tests); without one the source owns an Agent that follows redirects. */
+  readonly dispatcher?: Dispatcher;
+}
+
+export interface EnrichmentSource {
+  /** Where the sheet is, safe for logs and pages (credentials in a URL redacted). */
+  readonly label: string;
+  read(previous: EnrichmentValidators | undefined, signal?: AbortSignal): Promise<EnrichmentRead>;
+  close(): Promise<void>;
+}
+
+export function isUrlLocation(location: string): boolean {
+  return /^https?:\/\//i.test(location);
+}
+
+function sha256Of(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+function tooLarge(label: string, maxBytes: number): EnrichmentSourceError {
+  return new EnrichmentSourceError(
+    'ENRICHMENT_TOO_LARGE',
+    `the enrichment sheet ${label} is larger than ${Math.round(maxBytes / 1024 / 1024)} MiB`,
+  );
+}
+
+export function createEnrichmentSource(location: string, options: EnrichmentSourceOptions): EnrichmentSource {
+  return isUrlLocation(location) ? createUrlSource(location, options) : createFileSource(location, options);
+}
+
+function createFileSource(location: string, options: EnrichmentSourceOptions): EnrichmentSource {
+  const path = resolve(location);
+  const label = path;
+  return {
+    label,
+    async read(previous) {
+      const info = await stat(path).catch((error: unknown) => {
+        throw new EnrichmentSourceError('ENRICHMENT_NOT_FOUND', `cannot read the enrichment sheet ${label}`, { cause: error });
+      });
+      const fileStamp = `${info.size}:${info.mtimeMs}`;
+      if (previous?.fileStamp === fileStamp) return { changed: false };
+      if (info.size > options.maxBytes) throw tooLarge(label, options.maxBytes);
+      // Read at most maxBytes + 1 even if the file grows meanwhile.
+      const handle = await open(path, 'r');
+      let bytes: Uint8Array;
+      try {
+        const buffer = Buffer.alloc(Math.min(info.size, options.maxBytes) + 1);
+        const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+        if (bytesRead > options.maxBytes) throw tooLarge(label, options.maxBytes);
+        bytes = buffer.subarray(0, bytesRead);
+      } finally {
+        await handle.close();
+      }
+      const sha256 = sha256Of(bytes);
+      if (previous?.sha256 === sha256) return { changed: false };
+      return {
+        changed: true,
+        document: { bytes, name: basename(path), validators: { fileStamp, sha256 }, fetchedAt: new Date().toISOString() },
+      };
+    },
+    close: async () => undefined,
+  };
+}
+
+function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function nameOfUrl(url: URL): string {
+  const last =
+    url.pathname
+      .split('/')
+      .filter((part) => part !== '')
+      .pop() ?? '';
+  // Google Sheets' published CSV ends in `/pub?output=csv`: the query says the format.
+  return url.searchParams.get('output') === 'csv' || url.searchParams.get('format') === 'csv' ? `${last}.csv` : last;
+}
+
+function createUrlSource(location: string, options: EnrichmentSourceOptions): EnrichmentSource {
+  const url = new URL(location);
+  const label = redactSheetUrl(location);
+  // Published Google Sheets answer with a redirect to googleusercontent.com.
+  const owned =
+    options.dispatcher === undefined
+      ? new Agent({ keepAliveTimeout: 10_000 }).compose(interceptors.redirect({ maxRedirections: 5 }))
+      : undefined;
+  const dispatcher = options.dispatcher ?? (owned as Dispatcher);
+  return {
+    label,
+    async read(previous, signal) {
+      const timeout = AbortSignal.timeout(options.timeoutMs);
+      const combined = signal === undefined ? timeout : AbortSignal.any([signal, timeout]);
+      const headers: Record<string, string> = {
+        accept: 'text/csv, application/vnd.openxmlformats-officedocument.spreadsheetml.sheet, */*;q=0.5',
+      };
+      if (previous?.etag !== undefined) headers['if-none-match'] = previous.etag;
+      if (previous?.lastModified !== undefined) headers['if-modified-since'] = previous.lastModified;
+      try {
+        const response = await request(url, {
+          method: 'GET',
+          headers,
+          dispatcher,
+          signal: combined,
+          headersTimeout: options.timeoutMs,
+          bodyTimeout: options.timeoutMs,
+        });
+        if (response.statusCode === 304) {
+          await response.body.dump();
+          return { changed: false };
+        }
+        if (response.statusCode !== 200) {
+          await response.body.dump().catch(() => undefined);
+          throw new EnrichmentSourceError(
+            'ENRICHMENT_HTTP_STATUS',
+            `the enrichment sheet ${label} answered HTTP ${response.statusCode}`,
+          );
+        }
+        const bytes = await readCapped(response.body, options.maxBytes, 'fail', () => tooLarge(label, options.maxBytes));
+        const sha256 = sha256Of(bytes);
+        if (previous?.sha256 === sha256) return { changed: false };
+        const etag = header(response.headers, 'etag');
+        const lastModified = header(response.headers, 'last-modified');
+        const contentType = header(response.headers, 'content-type');
+        return {
+          changed: true,
+          document: {
+            bytes,
+            name: nameOfUrl(url),
+            ...(contentType === undefined ? {} : { contentType }),
+            validators: {
+              ...(etag === undefined ? {} : { etag }),
+              ...(lastModified === undefined ? {} : { lastModified }),
+              sha256,
+            },
+            fetchedAt: new Date().toISOString(),
+          },
+        };
+      } catch (error) {
+        if (error instanceof EnrichmentSourceError) throw error;
+        if (timeout.aborted) {
+          throw new EnrichmentSourceError(
+            'ENRICHMENT_TIMEOUT',
+            `the enrichment sheet ${label} did not arrive within ${options.timeoutMs} ms`,
+            { cause: error },
+          );
+        }
+        if (signal?.aborted === true) throw error;
+        throw new EnrichmentSourceError('ENRICHMENT_UNREACHABLE', `cannot reach the enrichment sheet ${label}`, {
+          cause: error,
+        });
+      }
+    },
+    async close() {
+      await owned?.close();
+    },
+  };
+}

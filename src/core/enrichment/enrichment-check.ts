@@ -1,0 +1,43 @@
+import type { EnrichmentProblem, EnrichmentProblemCode, EnrichmentSheetResult } from './enrichment-sheet.js';
+
+/**
+ * What reading a sheet found, without its rows: what the status page, `/readyz` and the sync report show,
+ * and what is kept beside the last good sheet. `ok: false` is a sheet that cannot be used at all (no key
+ * column, unreadable, too large); the last good one then stays in use.
+ */
+export interface EnrichmentCheck {
+  readonly ok: boolean;
+  /** Why the sheet cannot be used (only when `ok` is false). */
+  readonly error?: string;
+  readonly format?: 'csv' | 'xlsx';
+  readonly encoding?: string;
+  readonly delimiter?: string;
+  readonly keyColumn?: string;
+  readonly columns?: readonly string[];
+  readonly rows?: number;
+  readonly groups?: number;
+  readonly problemCount?: number;
+  readonly problemCounts?: Partial<Record<EnrichmentProblemCode, number>>;
+  /** The first problems, each naming its row and column. */
+  readonly problems?: readonly EnrichmentProblem[];
+}
+
+/** How many problems a check keeps as examples. */
+export const CHECK_PROBLEM_EXAMPLES = 20;
+
+export function checkOf(result: EnrichmentSheetResult): EnrichmentCheck {
+  if (!result.ok) return { ok: false, error: result.error };
+  return {
+    ok: true,
+    format: result.format,
+    ...(result.encoding === undefined ? {} : { encoding: result.encoding }),
+    ...(result.delimiter === undefined ? {} : { delimiter: result.delimiter }),
+    keyColumn: result.keyColumn,
+    columns: result.columns,
+    rows: result.rows.length,
+    groups: result.groups.length,
+    problemCount: result.problemCount,
+    problemCounts: result.problemCounts,
+    problems: result.problems.slice(0, CHECK_PROBLEM_EXAMPLES),
+  };
+}

@@ -1,0 +1,48 @@
+import { ALL_UNITS } from '../core/catalog/catalog.js';
+import type { FeedReport } from '../core/feeds/feed-report.js';
+import type { EnrichmentStatus } from './enrichment/enrichment-service.js';
+
+/**
+ * Warnings for the people who run the bridge, in one list (`/readyz` `warnings`, the status page, the log):
+ * a channel feed that came out empty although the catalog has products, with the rule that emptied it and
+ * what to set; and an enrichment sheet that could not be updated.
+ */
+
+/** What to do about the attribute that left every item out (the usual first-run gaps). */
+function hintFor(attribute: string): string {
+  const name = attribute.toLowerCase();
+  if (/(^|[^a-z])(link|url)$|^url$/.test(name) && !name.includes('image') && !name.includes('img')) {
+    return 'set FEED_PRODUCT_URL (e.g. https://shop.example.cz/p/{code}) or give the enrichment sheet a link column';
+  }
+  if (name.includes('image') || name.includes('img')) {
+    return 'set FEED_IMAGE_URL or give the enrichment sheet an image_link column';
+  }
+  if (name.includes('brand')) return 'set FEED_BRAND or give the enrichment sheet a brand column';
+  if (name.includes('price')) return 'check the prices of the POS price lists (a price of 0 is never advertised)';
+  return 'see the feed report on the status page';
+}
+
+/** Feeds of the `all` view that were rendered empty while the view has products, each with a hint. */
+export function emptyFeedWarnings(
+  reports: ReadonlyMap<string, FeedReport>,
+  feeds: readonly { readonly file: string; readonly title: string }[],
+): string[] {
+  const warnings: string[] = [];
+  for (const feed of feeds) {
+    const report = reports.get(`${feed.file}|${ALL_UNITS}|`);
+    if (report === undefined || report.items > 0 || report.dropped === 0) continue;
+    const [attribute, count] = Object.entries(report.warnings.byAttribute).sort((a, b) => b[1] - a[1])[0] ?? ['?', 0];
+    warnings.push(
+      `${feed.title} (${feed.file}) is empty: all ${report.dropped} items are left out, ${count} for a missing or invalid ${attribute}; ${hintFor(attribute)}`,
+    );
+  }
+  return warnings;
+}
+
+/** The enrichment sheet's problem, when its last read or check failed. */
+export function enrichmentWarnings(status: EnrichmentStatus | undefined): string[] {
+  const problem = status?.problem;
+  if (problem === undefined) return [];
+  const kept = status?.current === undefined ? 'no sheet is applied' : `the sheet read ${status.current.fetchedAt} stays in use`;
+  return [`enrichment sheet ${status?.source ?? ''} not updated (${problem.code}): ${problem.message}; ${kept}`];
+}

@@ -1,0 +1,243 @@
+import { mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Keyv } from 'keyv';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createEnrichmentSource,
+  type EnrichmentDocument,
+  redactSheetUrl,
+} from '../../../src/adapters/enrichment/enrichment-source.js';
+import { createKeyvEnrichmentStore } from '../../../src/adapters/store/keyv-enrichment-store.js';
+import type { EnrichmentCheck } from '../../../src/core/enrichment/enrichment-check.js';
+import { createEnrichmentService } from '../../../src/services/enrichment/enrichment-service.js';
+
+/**
+ * The enrichment sheet read over real HTTP from a local server (and from a file): validators and `304`,
+ * a server error, a timeout, a redirect (what a published Google Sheet answers), a body over the limit.
+ * The last good sheet stays in use through every failure, and the failure is reported.
+ */
+
+const GOOD = 'id;title\n1;Káva\n';
+const NEWER = 'id;title\n1;Káva zrnková\n';
+
+interface Reply {
+  status: number;
+  body?: string;
+  etag?: string;
+  delayMs?: number;
+  location?: string;
+}
+
+let server: Server;
+let base = '';
+let reply: Reply = { status: 200, body: GOOD, etag: '"v1"' };
+const requests: IncomingMessage[] = [];
+
+function handle(req: IncomingMessage, res: ServerResponse): void {
+  requests.push(req);
+  const answer = reply;
+  const send = () => {
+    if (answer.location !== undefined && req.url?.startsWith('/published') === true) {
+      res.writeHead(307, { location: `${base}${answer.location}` }).end();
+      return;
+    }
+    if (answer.etag !== undefined && req.headers['if-none-match'] === answer.etag) {
+      res.writeHead(304, { etag: answer.etag }).end();
+      return;
+    }
+    res.writeHead(answer.status, {
+      'content-type': 'text/csv; charset=utf-8',
+      ...(answer.etag === undefined ? {} : { etag: answer.etag }),
+    });
+    res.end(answer.body ?? '');
+  };
+  if (answer.delayMs === undefined) send();
+  else setTimeout(send, answer.delayMs).unref();
+}
+
+beforeAll(async () => {
+  server = createServer(handle);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+afterEach(() => {
+  requests.length = 0;
+});
+
+/** Stands in for the worker's sheet reader: a body containing BROKEN has no key column. */
+async function check(document: EnrichmentDocument): Promise<EnrichmentCheck> {
+  const text = Buffer.from(document.bytes).toString('utf8');
+  return text.includes('BROKEN')
+    ? { ok: false, error: 'no key column: the first row has none of id, ean, plu, internalIdentifier, code' }
+    : { ok: true, rows: text.trim().split('\n').length - 1, groups: 0, keyColumn: 'id', problemCount: 0, problems: [] };
+}
+
+function quietLogger() {
+  const warnings: string[] = [];
+  return { warnings, logger: { info: () => {}, warn: (_meta: object, message: string) => void warnings.push(message) } };
+}
+
+function serviceFor(location: string, keyv = new Keyv(), timeoutMs = 2_000) {
+  const source = createEnrichmentSource(location, { maxBytes: 1024, timeoutMs });
+  const { warnings, logger } = quietLogger();
+  const service = createEnrichmentService({
+    source,
+    store: createKeyvEnrichmentStore(keyv, { source: source.label }),
+    check,
+    logger,
+    now: () => new Date('2026-11-26T08:00:00Z'),
+  });
+  return { service, source, warnings, keyv };
+}
+
+async function textOf(service: { current(): Promise<EnrichmentDocument | undefined> }): Promise<string | undefined> {
+  const document = await service.current();
+  return document === undefined ? undefined : Buffer.from(document.bytes).toString('utf8');
+}
+
+describe('enrichment sheet over HTTP', () => {
+  it('reads it once, then asks with If-None-Match and takes a 304 as unchanged', async () => {
+    reply = { status: 200, body: GOOD, etag: '"v1"' };
+    const { service, source } = serviceFor(`${base}/sheet.csv`);
+    try {
+      expect(await service.refresh()).toBe('adopted');
+      expect(await service.refresh()).toBe('unchanged');
+      expect(requests[1]?.headers['if-none-match']).toBe('"v1"');
+      reply = { status: 200, body: NEWER, etag: '"v2"' };
+      expect(await service.refresh()).toBe('adopted');
+      expect(await textOf(service)).toBe(NEWER);
+      expect(service.status().current).toMatchObject({ name: 'sheet.csv', check: { ok: true, rows: 1 } });
+    } finally {
+      await source.close();
+    }
+  });
+
+  it('takes a body identical to the last one as unchanged when the server sends no validators', async () => {
+    reply = { status: 200, body: GOOD };
+    const { service, source } = serviceFor(`${base}/plain.csv`);
+    try {
+      expect(await service.refresh()).toBe('adopted');
+      expect(await service.refresh()).toBe('unchanged');
+    } finally {
+      await source.close();
+    }
+  });
+
+  it('keeps the last good sheet through a 500, a timeout, an oversized body and an unusable sheet, and reports each', async () => {
+    reply = { status: 200, body: GOOD, etag: '"v1"' };
+    const { service, source, warnings } = serviceFor(`${base}/sheet.csv`, new Keyv(), 300);
+    try {
+      expect(await service.refresh()).toBe('adopted');
+
+      reply = { status: 500, body: 'oops' };
+      expect(await service.refresh()).toBe('failed');
+      expect(service.status().problem).toMatchObject({ code: 'ENRICHMENT_HTTP_STATUS' });
+      expect(service.status().problem?.message).toContain('HTTP 500');
+      expect(await textOf(service)).toBe(GOOD);
+
+      reply = { status: 200, body: NEWER, etag: '"v2"', delayMs: 1_000 };
+      expect(await service.refresh()).toBe('failed');
+      expect(service.status().problem?.code).toBe('ENRICHMENT_TIMEOUT');
+
+      reply = { status: 200, body: 'x'.repeat(2_000), etag: '"big"' };
+      expect(await service.refresh()).toBe('failed');
+      expect(service.status().problem?.code).toBe('ENRICHMENT_TOO_LARGE');
+
+      reply = { status: 200, body: 'BROKEN;title\n1;x\n', etag: '"v3"' };
+      expect(await service.refresh()).toBe('failed');
+      expect(service.status().problem).toMatchObject({ code: 'ENRICHMENT_INVALID', check: { ok: false } });
+      expect(service.status().problem?.message).toContain('no key column');
+
+      // Through all of it the last good sheet stayed in use, and each problem was logged once.
+      expect(await textOf(service)).toBe(GOOD);
+      expect(service.status().current?.check.ok).toBe(true);
+      expect(warnings).toHaveLength(4);
+      expect(warnings.every((warning) => warning.includes('the last good sheet stays in use'))).toBe(true);
+
+      reply = { status: 200, body: NEWER, etag: '"v4"' };
+      expect(await service.refresh()).toBe('adopted');
+      expect(service.status().problem).toBeUndefined();
+    } finally {
+      await source.close();
+    }
+  });
+
+  it('follows the redirect of a published Google Sheet', async () => {
+    reply = { status: 200, body: GOOD, location: '/googleusercontent/sheet' };
+    const { service, source } = serviceFor(`${base}/published?output=csv`);
+    try {
+      expect(await service.refresh()).toBe('adopted');
+      expect(requests.map((request) => request.url)).toEqual(['/published?output=csv', '/googleusercontent/sheet']);
+      expect((await service.current())?.name).toBe('published.csv');
+    } finally {
+      await source.close();
+    }
+  });
+
+  it('keeps the last good sheet in the store: a restart (or a new leader) applies it before any read', async () => {
+    reply = { status: 200, body: GOOD, etag: '"v1"' };
+    const keyv = new Keyv();
+    const first = serviceFor(`${base}/sheet.csv`, keyv);
+    await first.service.refresh();
+    await first.source.close();
+
+    reply = { status: 500 };
+    const second = serviceFor(`${base}/sheet.csv`, keyv);
+    try {
+      await second.service.start();
+      expect(await textOf(second.service)).toBe(GOOD);
+      expect(requests).toHaveLength(1);
+      // Another instance stores a newer sheet: the next sync here picks it up from the store.
+      const third = serviceFor(`${base}/sheet.csv`, keyv);
+      reply = { status: 200, body: NEWER, etag: '"v2"' };
+      await third.service.refresh();
+      await third.source.close();
+      expect(await textOf(second.service)).toBe(NEWER);
+    } finally {
+      await second.source.close();
+    }
+  });
+
+  it('never shows a published sheet URL whole in logs or pages', () => {
+    const label = redactSheetUrl(
+      'https://user:pw@docs.google.com/spreadsheets/d/e/2PACX-1vQ3xYzLongSecretId/pub?gid=0&output=csv',
+    );
+    expect(label).toBe('https://docs.google.com/spreadsheets/d/e/2PACX-…/pub?gid=…&output=…');
+  });
+});
+
+describe('enrichment sheet from a file', () => {
+  let dir = '';
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'enrichment-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('re-reads it only when its size or time changes, and reports a missing file', async () => {
+    const path = join(dir, 'sheet.csv');
+    await writeFile(path, GOOD);
+    const { service, source } = serviceFor(path);
+    expect(await service.refresh()).toBe('adopted');
+    expect(await service.refresh()).toBe('unchanged');
+    await writeFile(path, NEWER);
+    await utimes(path, new Date(), new Date(Date.now() + 5_000));
+    expect(await service.refresh()).toBe('adopted');
+    expect(await textOf(service)).toBe(NEWER);
+    await rm(path);
+    expect(await service.refresh()).toBe('failed');
+    expect(service.status().problem?.code).toBe('ENRICHMENT_NOT_FOUND');
+    expect(await textOf(service)).toBe(NEWER);
+    await source.close();
+  });
+});
