@@ -13,7 +13,7 @@ import { createProblemTally, quoteValue } from './enrichment-problems.js';
 import type { EnrichmentKeyColumn, EnrichmentProblemCode, EnrichmentSheet } from './enrichment-sheet.js';
 
 /**
- * Puts a read enrichment sheet onto the catalog's products (docs/enrichment.md#how-rows-reach-products):
+ * Puts a read enrichment sheet onto the catalog's products (docs/enrichment.md#group-rows):
  * rows are matched by the identity rules of price lists and stock (docs/catalog-rules.md rule 5), never
  * guessed; a product's enrichment is its group row's values overlaid field by field by its own row's.
  * Only `enrichment` changes: names, prices, stock and offers stay as the POS said.
