@@ -45,36 +45,63 @@ const ACCEPTED_KEYS = 'id, ean, plu, internalIdentifier (or internal_identifier)
 
 export function createEnrichmentCollector(limits: EnrichmentLimits): EnrichmentCollector {
   const problems = createProblemTally<EnrichmentProblem>(limits.maxProblemExamples);
+  const report: Report = (code, line, column, message) =>
+    problems.add(column === undefined ? { code, line, message } : { code, line, column, message });
+  let plan: HeaderPlan | undefined;
+  let reader: RowReader | undefined;
+  let error: string | undefined;
+  let dataRows = 0;
+
+  return {
+    record(line, cells) {
+      if (error !== undefined || isBlankRecord(cells)) return error === undefined;
+      if (reader === undefined) {
+        const read = readHeader(line, cells, report);
+        if (typeof read === 'string') error = read;
+        else [plan, reader] = [read, createRowReader(read, report)];
+        return error === undefined;
+      }
+      dataRows += 1;
+      if (dataRows > limits.maxRows) {
+        report('too-many-rows', line, undefined, `more than ${limits.maxRows} rows: this row and all later ones are ignored`);
+        return false;
+      }
+      reader.read(line, cells);
+      return true;
+    },
+    finish(layout) {
+      if (error !== undefined) return { ok: false, error };
+      if (plan === undefined || reader === undefined) return { ok: false, error: 'the sheet is empty: it has no header row' };
+      return {
+        ok: true,
+        ...layout,
+        keyColumn: plan.keyColumn,
+        columns: plan.slots.map((slot) => slot.column),
+        rows: reader.rows,
+        groups: reader.groups,
+        problemCount: problems.count,
+        problemCounts: problems.counts,
+        problems: problems.examples,
+      };
+    },
+  };
+}
+
+interface RowReader {
+  read(line: number, cells: readonly SheetCell[]): void;
+  readonly rows: readonly EnrichmentRow[];
+  readonly groups: readonly EnrichmentRow[];
+}
+
+/** Reads the data rows under `header`: keys, duplicates, values. */
+function createRowReader(header: HeaderPlan, report: Report): RowReader {
   const rows: EnrichmentRow[] = [];
   const groups: EnrichmentRow[] = [];
   const seen = new Map<string, number>();
   const seenGroups = new Map<string, number>();
   const reportedUnnamed = new Set<number>();
-  let plan: HeaderPlan | undefined;
-  let error: string | undefined;
-  let dataRows = 0;
 
-  function report(code: EnrichmentProblemCode, line: number, column: string | undefined, message: string): void {
-    problems.add(column === undefined ? { code, line, message } : { code, line, column, message });
-  }
-
-  function readRow(header: HeaderPlan, line: number, cells: readonly SheetCell[]): void {
-    const key = readKey(header, line, cells[header.keyIndex], report);
-    if (key === undefined) return;
-    const target = key.group ? seenGroups : seen;
-    const normalized = key.group ? key.id : dedupeKey(header.keyColumn, key.id);
-    const first = target.get(normalized);
-    if (first !== undefined) {
-      report('duplicate-key', line, header.keyHeader, `${quoteValue(key.text)} was already on line ${first}; the first row wins`);
-      return;
-    }
-    target.set(normalized, line);
-    const values = readValues(header, line, cells, key.group, report);
-    (key.group ? groups : rows).push({ line, key: key.id, values });
-    reportUnnamed(header, line, cells);
-  }
-
-  function reportUnnamed(header: HeaderPlan, line: number, cells: readonly SheetCell[]): void {
+  function reportUnnamed(line: number, cells: readonly SheetCell[]): void {
     for (let index = 0; index < cells.length; index += 1) {
       if (header.named[index] === true || cells[index] === undefined || reportedUnnamed.has(index)) continue;
       reportedUnnamed.add(index);
@@ -83,37 +110,27 @@ export function createEnrichmentCollector(limits: EnrichmentLimits): EnrichmentC
   }
 
   return {
-    record(line, cells) {
-      if (error !== undefined || isBlankRecord(cells)) return error === undefined;
-      if (plan === undefined) {
-        const read = readHeader(line, cells, report);
-        if (typeof read === 'string') error = read;
-        else plan = read;
-        return error === undefined;
+    rows,
+    groups,
+    read(line, cells) {
+      const key = readKey(header, line, cells[header.keyIndex], report);
+      if (key === undefined) return;
+      const target = key.group ? seenGroups : seen;
+      const normalized = key.group ? key.id : dedupeKey(header.keyColumn, key.id);
+      const first = target.get(normalized);
+      if (first !== undefined) {
+        report(
+          'duplicate-key',
+          line,
+          header.keyHeader,
+          `${quoteValue(key.text)} was already on line ${first}; the first row wins`,
+        );
+        return;
       }
-      dataRows += 1;
-      if (dataRows > limits.maxRows) {
-        report('too-many-rows', line, undefined, `more than ${limits.maxRows} rows: this row and all later ones are ignored`);
-        return false;
-      }
-      readRow(plan, line, cells);
-      return true;
-    },
-    finish(layout) {
-      if (error !== undefined) return { ok: false, error };
-      if (plan === undefined) return { ok: false, error: 'the sheet is empty: it has no header row' };
-      const columns = plan.slots.map((slot) => slot.column);
-      return {
-        ok: true,
-        ...layout,
-        keyColumn: plan.keyColumn,
-        columns,
-        rows,
-        groups,
-        problemCount: problems.count,
-        problemCounts: problems.counts,
-        problems: problems.examples,
-      };
+      target.set(normalized, line);
+      const values = readValues(header, line, cells, key.group, report);
+      (key.group ? groups : rows).push({ line, key: key.id, values });
+      reportUnnamed(line, cells);
     },
   };
 }
