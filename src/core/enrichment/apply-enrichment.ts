@@ -1,0 +1,254 @@
+import type { Product, ProductEnrichment } from '../catalog/catalog.js';
+import {
+  createIdentityIndex,
+  type IdentityArticle,
+  type IdentityCandidates,
+  type IdentityKeyChoice,
+  type IdentityResolution,
+  type IdentityRows,
+  resolveIdentity,
+} from '../catalog/resolve-identity.js';
+import { type EnrichmentField, VALUE_COLUMNS } from './enrichment-columns.js';
+import { createProblemTally, quoteValue } from './enrichment-problems.js';
+import type { EnrichmentKeyColumn, EnrichmentProblemCode, EnrichmentSheet } from './enrichment-sheet.js';
+
+/**
+ * Puts a read enrichment sheet onto the catalog's products (docs/enrichment.md#group-rows):
+ * rows are matched by the identity rules of price lists and stock (docs/catalog-rules.md rule 5), never
+ * guessed; a product's enrichment is its group row's values overlaid field by field by its own row's.
+ * Only `enrichment` changes: names, prices, stock and offers stay as the POS said.
+ */
+
+export type EnrichmentMatchProblemCode = 'unmatched' | 'ambiguous' | 'duplicate' | 'group-unmatched';
+
+export type EnrichmentReportProblemCode = EnrichmentProblemCode | EnrichmentMatchProblemCode;
+
+export interface EnrichmentReportProblem {
+  readonly code: EnrichmentReportProblemCode;
+  readonly line?: number;
+  readonly column?: string;
+  /** The row's key (a group row's: its group id). */
+  readonly key?: string;
+  readonly message: string;
+}
+
+export interface EnrichmentReport {
+  readonly keyColumn: EnrichmentKeyColumn;
+  /** Product rows of the sheet (duplicate keys already removed). */
+  readonly rows: number;
+  /** Group rows of the sheet. */
+  readonly groups: number;
+  /** Product rows matched to a product. */
+  readonly matched: number;
+  readonly unmatched: number;
+  /** Rows whose key names several products: applied to none. */
+  readonly ambiguous: number;
+  /** Rows naming a product an earlier row already enriches. */
+  readonly duplicates: number;
+  /** Group rows naming a group no product is in. */
+  readonly groupsUnmatched: number;
+  /** Products that carry an enrichment. */
+  readonly enrichedProducts: number;
+  /** Per field, how many products carry it. */
+  readonly fields: Partial<Record<EnrichmentField, number>>;
+  /** The sheet's problems and the matching problems. */
+  readonly problemCount: number;
+  readonly problemCounts: Partial<Record<EnrichmentReportProblemCode, number>>;
+  /** The first examples: the sheet's problems, then the matching problems. */
+  readonly problems: readonly EnrichmentReportProblem[];
+}
+
+export interface ApplyEnrichmentOptions {
+  /** Problems kept as examples in the report (default 50). */
+  readonly maxExamples?: number;
+}
+
+const DEFAULT_MAX_EXAMPLES = 50;
+
+/** Which identity key each key column fixes, and the row field that carries it. */
+const MATCHING: Readonly<
+  Record<EnrichmentKeyColumn, { readonly choice: IdentityKeyChoice; readonly field: keyof IdentityCandidates }>
+> = {
+  id: { choice: 'localId', field: 'code' },
+  internalIdentifier: { choice: 'internalIdentifier', field: 'code' },
+  ean: { choice: 'ean', field: 'ean' },
+  plu: { choice: 'plu', field: 'plu' },
+  code: { choice: 'auto', field: 'code' },
+};
+
+const FIELDS: readonly EnrichmentField[] = Object.values(VALUE_COLUMNS);
+
+/**
+ * The products with the sheet's values on them, in the same order. Products the sheet does not name are
+ * returned as they are (by reference), except that an enrichment they carried from an earlier sheet is removed.
+ *
+ * @example
+ * const { products, report } = applyEnrichment(snapshot.products, sheet);
+ */
+export function applyEnrichment(
+  products: readonly Product[],
+  sheet: EnrichmentSheet,
+  options: ApplyEnrichmentOptions = {},
+): { products: Product[]; report: EnrichmentReport } {
+  const maxExamples = options.maxExamples ?? DEFAULT_MAX_EXAMPLES;
+  const problems = createProblemTally<EnrichmentReportProblem>(maxExamples);
+  const rowOf = matchRows(products, sheet, problems.add);
+  const groupValues = matchGroups(products, sheet, problems.add);
+  const merged = enrichProducts(products, sheet, rowOf.rows, groupValues);
+
+  const problemCounts: Partial<Record<EnrichmentReportProblemCode, number>> = { ...sheet.problemCounts };
+  for (const [code, count] of Object.entries(problems.counts) as [EnrichmentMatchProblemCode, number][]) {
+    problemCounts[code] = (problemCounts[code] ?? 0) + count;
+  }
+  const report: EnrichmentReport = {
+    keyColumn: sheet.keyColumn,
+    rows: sheet.rows.length,
+    groups: sheet.groups.length,
+    matched: rowOf.matched,
+    unmatched: problems.counts['unmatched'] ?? 0,
+    ambiguous: problems.counts['ambiguous'] ?? 0,
+    duplicates: problems.counts['duplicate'] ?? 0,
+    groupsUnmatched: problems.counts['group-unmatched'] ?? 0,
+    enrichedProducts: merged.enrichedProducts,
+    fields: merged.fields,
+    problemCount: sheet.problemCount + problems.count,
+    problemCounts,
+    problems: [...sheet.problems.slice(0, maxExamples), ...problems.examples].slice(0, maxExamples),
+  };
+  return { products: merged.products, report };
+}
+
+/** Each product with its group's values overlaid by its own row's; the rest by reference. */
+function enrichProducts(
+  products: readonly Product[],
+  sheet: EnrichmentSheet,
+  rowOf: Int32Array,
+  groupValues: ReadonlyMap<string, ProductEnrichment>,
+): { products: Product[]; enrichedProducts: number; fields: Partial<Record<EnrichmentField, number>> } {
+  const enriched: Product[] = new Array(products.length);
+  const fields: Record<string, number> = {};
+  let enrichedProducts = 0;
+  for (let position = 0; position < products.length; position += 1) {
+    const product = products[position] as Product;
+    const row = rowOf[position] ?? -1;
+    const own = row >= 0 ? sheet.rows[row]?.values : undefined;
+    const group = product.groupId === undefined ? undefined : groupValues.get(product.groupId);
+    const enrichment = overlay(group, own);
+    if (enrichment === undefined) {
+      enriched[position] = product.enrichment === undefined ? product : withoutEnrichment(product);
+      continue;
+    }
+    enrichedProducts += 1;
+    // for-in over the few fields present: probing all 16 by a variable key is a megamorphic load per field.
+    for (const field in enrichment) fields[field] = (fields[field] ?? 0) + 1;
+    enriched[position] = { ...product, enrichment };
+  }
+  return { products: enriched, enrichedProducts, fields: fieldCounts(fields) };
+}
+
+type AddProblem = (problem: EnrichmentReportProblem) => void;
+
+/** Per product position, the index of the sheet row that names it (-1: none). */
+function matchRows(products: readonly Product[], sheet: EnrichmentSheet, add: AddProblem): { rows: Int32Array; matched: number } {
+  const { choice, field } = MATCHING[sheet.keyColumn];
+  const index = createIdentityIndex(products.map(identityOf));
+  const rowsView: IdentityRows = {
+    length: sheet.rows.length,
+    candidates: (row) => {
+      const key = sheet.rows[row]?.key;
+      return key === undefined ? undefined : candidatesOf(field, key);
+    },
+  };
+  const rows = new Int32Array(products.length).fill(-1);
+  let matched = 0;
+  const resolution = resolveIdentity(index, rowsView, choice, undefined, (row, article) => {
+    rows[article] = row;
+    matched += 1;
+  });
+  reportUnresolved(sheet, resolution, add);
+  return { rows, matched };
+}
+
+/** Unmatched, ambiguous and duplicate rows, reported in sheet order. */
+function reportUnresolved(sheet: EnrichmentSheet, resolution: IdentityResolution, add: AddProblem): void {
+  const found: [row: number, problem: EnrichmentReportProblem][] = [];
+  const rowAt = (row: number) => sheet.rows[row] ?? { line: 0, key: '' };
+  for (const { row } of resolution.unmatched) {
+    const { line, key } = rowAt(row);
+    found.push([row, { code: 'unmatched', line, key, message: `no product has the ${sheet.keyColumn} ${quoteValue(key)}` }]);
+  }
+  for (const { row, articleIds } of resolution.ambiguous) {
+    const { line, key } = rowAt(row);
+    const ids = `${articleIds.slice(0, 5).join(', ')}${articleIds.length > 5 ? ', …' : ''}`;
+    const message = `${quoteValue(key)} names ${articleIds.length} products (${ids}): the row is applied to none`;
+    found.push([row, { code: 'ambiguous', line, key, message }]);
+  }
+  for (const { row, articleId, firstRow } of resolution.duplicates) {
+    const { line, key } = rowAt(row);
+    const first = rowAt(firstRow).line;
+    const message = `${quoteValue(key)} names product ${articleId}, which the row on line ${first} already enriches: the first row wins`;
+    found.push([row, { code: 'duplicate', line, key, message }]);
+  }
+  found.sort((a, b) => a[0] - b[0]);
+  for (const [, problem] of found) add(problem);
+}
+
+/** Values of the group rows whose group has products, by group id; the others are reported. */
+function matchGroups(products: readonly Product[], sheet: EnrichmentSheet, add: AddProblem): Map<string, ProductEnrichment> {
+  const values = new Map<string, ProductEnrichment>();
+  if (sheet.groups.length === 0) return values;
+  const present = new Set<string>();
+  for (const product of products) {
+    if (product.groupId !== undefined) present.add(product.groupId);
+  }
+  for (const { line, key, values: groupValues } of sheet.groups) {
+    if (present.has(key)) values.set(key, groupValues);
+    else add({ code: 'group-unmatched', line, key, message: `no product is in the group ${quoteValue(key)}` });
+  }
+  return values;
+}
+
+/** The row's values over its group's, field by field; `undefined` when neither has a value. */
+function overlay(group: ProductEnrichment | undefined, own: ProductEnrichment | undefined): ProductEnrichment | undefined {
+  const merged = group === undefined ? own : own === undefined ? group : { ...group, ...own };
+  return merged === undefined || isEmpty(merged) ? undefined : merged;
+}
+
+/** The counts in the fixed field order (stable JSON), typed by field. */
+function fieldCounts(counts: Readonly<Record<string, number>>): Partial<Record<EnrichmentField, number>> {
+  const ordered: Partial<Record<EnrichmentField, number>> = {};
+  for (const field of FIELDS) {
+    const count = counts[field];
+    if (count !== undefined) ordered[field] = count;
+  }
+  return ordered;
+}
+
+function isEmpty(values: ProductEnrichment): boolean {
+  for (const _ in values) return false;
+  return true;
+}
+
+function identityOf(product: Product): IdentityArticle {
+  const article: { -readonly [K in keyof IdentityArticle]: IdentityArticle[K] } = { localId: product.id };
+  if (product.internalIdentifier !== undefined) article.internalIdentifier = product.internalIdentifier;
+  if (product.plu !== undefined) article.plu = product.plu;
+  if (product.ean !== undefined) article.ean = product.ean;
+  return article;
+}
+
+function candidatesOf(field: keyof IdentityCandidates, key: string): IdentityCandidates {
+  switch (field) {
+    case 'ean':
+      return { ean: key };
+    case 'plu':
+      return { plu: key };
+    default:
+      return { code: key };
+  }
+}
+
+function withoutEnrichment(product: Product): Product {
+  const { enrichment: _removed, ...rest } = product;
+  return rest;
+}
