@@ -42,7 +42,7 @@ const ITEM_CHILD = 'document.children[0].items.children[0]';
 describe('feeds/load-templates', () => {
   it('compiles every shipped template', () => {
     const feeds = loadTemplates(readTemplateFiles());
-    expect(feeds).toHaveLength(6);
+    expect(feeds).toHaveLength(10);
     const google = feeds.find((feed) => feed.name === 'google');
     expect(google?.contentType).toBe('application/xml; charset=utf-8');
     expect(google?.servesView('all')).toBe(true);
@@ -51,6 +51,10 @@ describe('feeds/load-templates', () => {
     expect(local?.servesView('all')).toBe(true);
     expect(local?.servesView('PRG')).toBe(false);
     expect(local?.contentType).toBe('text/tab-separated-values; charset=utf-8');
+    const shopify = feeds.find((feed) => feed.file === 'shopify-inventory.csv');
+    expect(shopify?.servesView('all')).toBe(true);
+    expect(shopify?.servesView('PRG')).toBe(false);
+    expect(feeds.find((feed) => feed.file === 'prestashop.csv')?.contentType).toBe('text/csv; charset=utf-8; header=present');
   });
 
   it('compiles a minimal template', () => {
