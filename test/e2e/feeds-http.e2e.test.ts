@@ -42,6 +42,10 @@ describe('feeds over HTTP from the sandbox', () => {
     '/feeds/all/heureka-availability.xml',
     '/feeds/U3/zbozi.xml',
     '/feeds/all/meta.csv',
+    '/feeds/all/shoptet.xml',
+    '/feeds/U1/woocommerce.csv',
+    '/feeds/U2/prestashop.csv',
+    '/feeds/all/shopify-inventory.csv',
     '/feeds/all/changes.json',
   ];
 
@@ -121,6 +125,7 @@ describe('feeds over HTTP from the sandbox', () => {
     ['/feeds/X9/products.json', 'UNKNOWN_UNIT'],
     ['/feeds/all/nothing.xml', 'UNKNOWN_FEED'],
     ['/feeds/U1/local-inventory.tsv', 'FEED_NOT_IN_VIEW'],
+    ['/feeds/U1/shopify-inventory.csv', 'FEED_NOT_IN_VIEW'],
   ])('%s is a 404 with a JSON error', async (path, code) => {
     const response = await get(`${app.url}${path}`);
 

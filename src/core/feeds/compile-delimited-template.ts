@@ -1,7 +1,7 @@
 import { applyTextRule, createTextRule, type TruncationCounter } from './apply-text-rule.js';
 import { cleanText } from './clean-text.js';
 import type { ItemRules } from './compile-item-rules.js';
-import { CSV_DIALECTS, type CsvDialect } from './csv-dialect.js';
+import { CSV_DIALECTS, type CsvDialect, rfc4180With } from './csv-dialect.js';
 import type { RenderScope } from './feed-fields.js';
 import { toNumber, toText } from './feed-filters.js';
 import type { FeedContext, FeedItem } from './feed-item.js';
@@ -42,9 +42,22 @@ export function compileDelimitedTemplate(
   if (template.document !== undefined)
     sink.add('document', `"document" is for xml templates; a ${template.kind} template has "columns"`);
   if (template.kind === 'tsv' && template.dialect !== undefined) sink.add('dialect', '"dialect" applies to csv templates only');
+  if (template.delimiter !== undefined && (template.kind === 'tsv' || template.dialect === 'excel')) {
+    sink.add(
+      'delimiter',
+      template.kind === 'tsv'
+        ? '"delimiter" applies to csv templates only (tsv is always TAB)'
+        : '"delimiter" applies to the rfc4180 dialect only (excel always writes ";")',
+    );
+  }
   const rawColumns = template.columns ?? [];
   if (rawColumns.length === 0) sink.add('columns', `a ${template.kind} template needs at least one column`);
-  const dialect: CsvDialect = template.kind === 'tsv' ? CSV_DIALECTS.tsv : CSV_DIALECTS[template.dialect ?? 'rfc4180'];
+  const dialect: CsvDialect =
+    template.kind === 'tsv'
+      ? CSV_DIALECTS.tsv
+      : template.dialect === 'excel'
+        ? CSV_DIALECTS.excel
+        : rfc4180With(template.delimiter ?? ',');
   const repeats = template.each === 'offers';
   const environment = { maps: template.maps ?? {}, itemScope: true, offerScope: repeats };
 

@@ -2,7 +2,7 @@
  * The delimited-text dialects. Values reach them already cleaned (`cleanText`).
  *
  * - `rfc4180`: `,`, CRLF, no BOM, `"` quoting when a field holds `,` `"` CR or LF; values exact
- *   (machine consumers, Meta catalog CSV).
+ *   (machine consumers, Meta catalog CSV). A template may swap the delimiter (`rfc4180With`).
  * - `excel`: the marketing download for Excel/LibreOffice in a Czech locale (docs/decisions/0003-feed-templates.md):
  *   UTF-8 BOM (else Excel guesses Windows-1250 and garbles diacritics), `;` (Czech list separator),
  *   CRLF, decimal comma in number and money cells (Czech Excel reads `1.5` as the date 1 May),
@@ -56,6 +56,23 @@ function excelCode(value: string): string {
 
 function tsvText(value: string): string {
   return /[\t\r\n]/.test(value) ? value.replace(/[\t\r\n]/g, ' ') : value;
+}
+
+/** Field delimiters a `csv` template may choose (`"delimiter"`); `,` is RFC 4180's own. */
+export const CSV_DELIMITERS = [',', ';', '|'] as const;
+export type CsvDelimiter = (typeof CSV_DELIMITERS)[number];
+
+/**
+ * The rfc4180 dialect with another field delimiter: the same rules (CRLF, no BOM, values exact), a field
+ * quoted when it holds the delimiter, `"`, CR or LF. For importers whose default is not `,` (PrestaShop
+ * reads `;`). Numbers keep the dot: only the excel dialect writes a decimal comma.
+ */
+export function rfc4180With(delimiter: CsvDelimiter): CsvDialect {
+  if (delimiter === ',') return CSV_DIALECTS.rfc4180;
+  // `;` and `|` are literal inside a character class.
+  const special = new RegExp(`["\r\n${delimiter}]`);
+  const text = (value: string): string => (special.test(value) ? quoted(value) : value);
+  return { ...CSV_DIALECTS.rfc4180, delimiter, text, code: text };
 }
 
 export const CSV_DIALECTS: Readonly<Record<CsvDialectName, CsvDialect>> = {

@@ -1,4 +1,5 @@
 import type { FeedContext, FeedItem, FeedOffer } from './feed-item.js';
+import { productCode } from './to-feed-item.js';
 
 /** A value inside a template expression: text, a number, or nothing (absent/empty). */
 export type FeedValue = string | number | undefined;
@@ -134,6 +135,11 @@ export const FEED_FIELDS: Readonly<Record<string, FieldSpec>> = {
   ean: { scope: 'item', get: (s) => s.item?.ean, description: 'EAN as the POS has it (use `|gtin` for channels)' },
   plu: { scope: 'item', get: (s) => s.item?.plu, description: 'PLU' },
   internalIdentifier: { scope: 'item', get: (s) => s.item?.internalIdentifier, description: 'internal code' },
+  code: {
+    scope: 'item',
+    get: (s) => (s.item === undefined ? undefined : productCode(s.item)),
+    description: 'the code e-shops pair on: internal identifier, else PLU, else id',
+  },
   measureUnit: { scope: 'item', get: (s) => s.item?.measureUnit, description: 'measure unit' },
   price: { scope: 'item', get: (s) => offeredPrice(s.item?.price), description: 'gross price of the view (none when 0)' },
   finalPrice: {
@@ -154,6 +160,16 @@ export const FEED_FIELDS: Readonly<Record<string, FieldSpec>> = {
   stock: { scope: 'item', get: (s) => s.item?.stock, description: 'stock as the POS says (may be fractional)' },
   quantity: { scope: 'item', get: (s) => quantityOf(s.item?.stock), description: 'stock in whole units, never negative' },
   availability: { scope: 'item', get: (s) => s.item?.availability, description: '`in_stock` or `out_of_stock`' },
+  availabilityInStockText: {
+    scope: 'item',
+    get: (s) => s.item?.availabilityTexts?.inStock,
+    description: "the view's label for goods in stock (its price list's AVAILABILITY_IN_STOCK)",
+  },
+  availabilityOutOfStockText: {
+    scope: 'item',
+    get: (s) => s.item?.availabilityTexts?.outOfStock,
+    description: "the view's label for sold-out goods (its price list's AVAILABILITY_OUT_OF_STOCK)",
+  },
   inStock: { scope: 'item', get: (s) => flag(s.item?.availability === 'in_stock'), description: '`true` when in stock' },
   isStockItem: { scope: 'item', get: (s) => flag(s.item?.isStockItem), description: '`true` unless a service' },
   link: { scope: 'item', get: (s) => s.item?.link, description: 'product page URL' },
@@ -187,6 +203,16 @@ export const FEED_FIELDS: Readonly<Record<string, FieldSpec>> = {
   'offer.stock': { scope: 'offer', get: (s) => s.offer?.stock, description: "the unit's stock" },
   'offer.quantity': { scope: 'offer', get: (s) => quantityOf(s.offer?.stock), description: "the unit's stock in whole units" },
   'offer.availability': { scope: 'offer', get: (s) => s.offer?.availability, description: "the unit's availability" },
+  'offer.availabilityInStockText': {
+    scope: 'offer',
+    get: (s) => s.offer?.availabilityTexts?.inStock,
+    description: "the unit's label for goods in stock",
+  },
+  'offer.availabilityOutOfStockText': {
+    scope: 'offer',
+    get: (s) => s.offer?.availabilityTexts?.outOfStock,
+    description: "the unit's label for sold-out goods",
+  },
   'offer.inStock': {
     scope: 'offer',
     get: (s) => flag(s.offer?.availability === 'in_stock'),

@@ -50,6 +50,20 @@ function money(separator: string): FilterFunction {
 const ISO_DATE = /^(\d{4}-\d{2}-\d{2})(?:$|[T ])/;
 
 /**
+ * A URL handle: lower-case ASCII letters and digits, words joined by one `-`. Accents are taken off
+ * (`Káva zrnková` → `kava-zrnkova`), every other run of characters becomes one `-`, none at either end.
+ * This is how e-shops derive a product's handle from its name (Shopify's `handleize`).
+ */
+export function slugify(input: string): string {
+  return input
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+}
+
+/**
  * The filters of template expressions (`{price|money}`). All are total: bad input gives an empty
  * value, never an exception, so one odd POS value cannot break a render.
  */
@@ -124,5 +138,10 @@ export const FEED_FILTERS: Readonly<Record<string, FilterSpec>> = {
           .trim(),
       ),
     description: 'without HTML tags, whitespace collapsed (entities are left as text)',
+  },
+  slug: {
+    argument: 'none',
+    create: () => text((input) => slugify(input) || undefined),
+    description: 'a URL handle: lower-case ASCII words joined by "-" (kava-zrnkova-1-kg)',
   },
 };

@@ -1,4 +1,4 @@
-import type { ProductEnrichment } from '../catalog/catalog.js';
+import type { AvailabilityTexts, ProductEnrichment } from '../catalog/catalog.js';
 
 /**
  * What every feed renders: one product as seen from one view (a unit code, or `all`), in the shape of
@@ -16,6 +16,8 @@ export interface FeedOffer {
   readonly standardPrice?: number;
   readonly stock?: number;
   readonly availability: 'in_stock' | 'out_of_stock';
+  /** The unit's own labels for either state (its price list's `AVAILABILITY_IN_STOCK` / `_OUT_OF_STOCK`). Not in the JSON feed. */
+  readonly availabilityTexts?: AvailabilityTexts;
 }
 
 export interface FeedItem {
@@ -35,6 +37,8 @@ export interface FeedItem {
   /** Summed over units for `all`; absent when unknown. */
   readonly stock?: number;
   readonly availability: 'in_stock' | 'out_of_stock';
+  /** The view's availability labels (the primary unit's for `all`); shared with the catalog, not copied. Not in the JSON feed. */
+  readonly availabilityTexts?: AvailabilityTexts;
   /** `false` for services (no stock kept). */
   readonly isStockItem: boolean;
   /** The enrichment sheet's link, else `FEED_PRODUCT_URL` filled in. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CSV_DELIMITERS } from './csv-dialect.js';
 
 /**
  * The schema of a feed template file (`templates/*.json`, one feed per file). The envelope and each
@@ -129,6 +130,8 @@ export const FeedTemplateSchema = z.strictObject({
   each: z.literal('offers').optional(),
   /** csv only: `rfc4180` (default) or `excel`. */
   dialect: z.enum(['rfc4180', 'excel']).optional(),
+  /** csv with the rfc4180 dialect only: the field delimiter, `,` (default), `;` or `|`. */
+  delimiter: z.enum(CSV_DELIMITERS).optional(),
   /** csv/tsv: the columns, in order. */
   columns: z.array(z.unknown()).optional(),
 });

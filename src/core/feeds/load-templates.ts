@@ -74,6 +74,7 @@ function compileFile(file: TemplateFile, sink: ReturnType<typeof createProblemSi
     if (template.columns !== undefined)
       sink.add('columns', '"columns" are for csv/tsv templates; an xml template has a "document"');
     if (template.dialect !== undefined) sink.add('dialect', '"dialect" applies to csv templates only');
+    if (template.delimiter !== undefined) sink.add('delimiter', '"delimiter" applies to csv templates only');
     if (template.each !== undefined) sink.add('each', 'in an xml template, put "each" on the element to repeat');
   }
   const rules = compileItemRules(template, sink);

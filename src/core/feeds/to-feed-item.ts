@@ -14,6 +14,14 @@ export interface FeedItemOptions {
   readonly unitNames: ReadonlyMap<string, string>;
 }
 
+/**
+ * The product code e-shops pair on: the internal identifier, else the PLU, else the id (the POS writes the
+ * first two as `CODE` in its own Shoptet-form price list). `{code}` of link templates and the feed field `code`.
+ */
+export function productCode(product: Pick<Product, 'id' | 'plu' | 'internalIdentifier'>): string {
+  return product.internalIdentifier ?? (product.plu === undefined ? product.id : String(product.plu));
+}
+
 function placeholderValue(product: Product, name: LinkPlaceholder): string | undefined {
   switch (name) {
     case 'id':
@@ -25,7 +33,7 @@ function placeholderValue(product: Product, name: LinkPlaceholder): string | und
     case 'internalIdentifier':
       return product.internalIdentifier;
     case 'code':
-      return product.internalIdentifier ?? (product.plu === undefined ? product.id : String(product.plu));
+      return productCode(product);
   }
 }
 
@@ -57,6 +65,7 @@ function toFeedOffer(offer: Offer, options: FeedItemOptions): FeedOffer {
     ...(offer.standardPrice === undefined ? {} : { standardPrice: offer.standardPrice }),
     ...(offer.stock === undefined ? {} : { stock: offer.stock }),
     availability: offer.availability,
+    ...(offer.availabilityTexts === undefined ? {} : { availabilityTexts: offer.availabilityTexts }),
   };
 }
 
@@ -86,6 +95,7 @@ export function toFeedItem(product: Product, view: string, options: FeedItemOpti
     ...(offer.standardPrice === undefined ? {} : { standardPrice: offer.standardPrice }),
     ...(offer.stock === undefined ? {} : { stock: offer.stock }),
     availability: offer.availability,
+    ...(offer.availabilityTexts === undefined ? {} : { availabilityTexts: offer.availabilityTexts }),
     isStockItem: product.isStockItem,
     ...(link === undefined ? {} : { link }),
     ...(imageLink === undefined ? {} : { imageLink }),

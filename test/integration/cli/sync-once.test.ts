@@ -68,6 +68,9 @@ describe('catalog-bridge sync --once --out DIR', () => {
         'heureka.xml',
         'zbozi.xml',
         'meta.csv',
+        'shoptet.xml',
+        'woocommerce.csv',
+        'prestashop.csv',
       ]) {
         expect(paths).toContain(`${view}/${file}`);
       }
@@ -75,6 +78,8 @@ describe('catalog-bridge sync --once --out DIR', () => {
     expect(paths).toContain('local-inventory.tsv');
     expect(paths).toContain('all/local-inventory.tsv');
     expect(paths).not.toContain('U1/local-inventory.tsv');
+    expect(paths).toContain('all/shopify-inventory.csv');
+    expect(paths).not.toContain('U1/shopify-inventory.csv');
     for (const file of index.files) {
       const body = readFileSync(join(out, file.path));
       expect(body.length).toBe(file.bytes);

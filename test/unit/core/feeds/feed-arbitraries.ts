@@ -95,6 +95,9 @@ function defined<T extends object>(value: T): Defined<T> {
   return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as Defined<T>;
 }
 
+/** A unit's availability labels, hostile like every POS text. */
+const availabilityTexts = fc.record({ inStock: hostileText, outOfStock: hostileText }, { requiredKeys: [] }).map(defined);
+
 const offer: fc.Arbitrary<FeedOffer> = fc
   .record({
     unit: hostileText,
@@ -105,6 +108,7 @@ const offer: fc.Arbitrary<FeedOffer> = fc
     standardPrice: optional(money),
     stock: optional(stock),
     availability,
+    availabilityTexts: optional(availabilityTexts),
   })
   .map(defined);
 
@@ -143,6 +147,7 @@ export function catalog(safeIds: boolean): fc.Arbitrary<FeedItem[]> {
       standardPrice: optional(money),
       stock: optional(stock),
       availability,
+      availabilityTexts: optional(availabilityTexts),
       isStockItem: fc.boolean(),
       link: optional(url),
       imageLink: optional(url),

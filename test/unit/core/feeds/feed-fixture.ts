@@ -32,6 +32,10 @@ function brno(offer: Partial<FeedOffer> & Pick<FeedOffer, 'availability'>): Feed
   return { unit: 'BRN', storeCode: 'BRNO-2', unitName: 'Brno', ...offer };
 }
 
+/** Availability labels of the units' price lists (Offer.availabilityTexts). */
+const PRAHA_TEXTS = { inStock: 'Skladem na prodejně', outOfStock: 'Na objednávku' } as const;
+const BRNO_TEXTS = { inStock: 'Skladem', outOfStock: 'Dočasně vyprodáno' } as const;
+
 const LONG_NAME = `Čokoláda hořká 70 % ${'s kousky pražených lískových ořechů a mořskou solí, '.repeat(5)}— dárkové balení`;
 
 /**
@@ -39,7 +43,8 @@ const LONG_NAME = `Čokoláda hořká 70 % ${'s kousky pražených lískových o
  * each item. Golden files in test/fixtures/feeds/ are rendered from it.
  */
 export const FIXTURE_ITEMS: readonly FeedItem[] = [
-  // Diacritics everywhere, sale and "was" price, a valid EAN-13, two units, a URL with diacritics and a space.
+  // Diacritics everywhere, sale and "was" price, a valid EAN-13, two units, a URL with diacritics and a space;
+  // each unit's own availability labels (the primary unit's, Praha's, for the all view).
   {
     id: 'a-1001',
     name: 'Káva zrnková 1 kg',
@@ -53,6 +58,7 @@ export const FIXTURE_ITEMS: readonly FeedItem[] = [
     standardPrice: 149,
     stock: 12,
     availability: 'in_stock',
+    availabilityTexts: PRAHA_TEXTS,
     isStockItem: true,
     link: 'https://shop.example.cz/p/a-1001',
     imageLink: 'https://shop.example.cz/obrázky/káva zrnková.jpg',
@@ -68,8 +74,15 @@ export const FIXTURE_ITEMS: readonly FeedItem[] = [
       customLabel0: 'bestseller',
     },
     offers: [
-      praha({ price: 129, salePrice: 99, standardPrice: 149, stock: 7, availability: 'in_stock' }),
-      brno({ price: 129, standardPrice: 149, stock: 5, availability: 'in_stock' }),
+      praha({
+        price: 129,
+        salePrice: 99,
+        standardPrice: 149,
+        stock: 7,
+        availability: 'in_stock',
+        availabilityTexts: PRAHA_TEXTS,
+      }),
+      brno({ price: 129, standardPrice: 149, stock: 5, availability: 'in_stock', availabilityTexts: BRNO_TEXTS }),
     ],
   },
   // XML specials and quotes in the name; an EAN with a leading zero; a digits-only code with a leading zero.
@@ -128,7 +141,7 @@ export const FIXTURE_ITEMS: readonly FeedItem[] = [
     enrichment: { exclude: ['heureka', 'zbozi'] },
     offers: [praha({ price: 25, availability: 'in_stock' }), brno({ price: 25, availability: 'in_stock' })],
   },
-  // Sold out everywhere; a restricted-circulation (in-store) EAN that is not a GTIN.
+  // Sold out everywhere; a restricted-circulation (in-store) EAN that is not a GTIN; labels with XML specials.
   {
     id: 'a-1006',
     name: 'Sirup malinový 0,5 l',
@@ -137,6 +150,7 @@ export const FIXTURE_ITEMS: readonly FeedItem[] = [
     standardPrice: 99,
     stock: 0,
     availability: 'out_of_stock',
+    availabilityTexts: { inStock: 'Skladem', outOfStock: 'Vyprodáno – <do 14 dnů> & "víc"' },
     isStockItem: true,
     link: 'https://shop.example.cz/p/a-1006',
     imageLink: 'https://shop.example.cz/img/a-1006.jpg',

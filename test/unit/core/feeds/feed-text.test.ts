@@ -4,6 +4,7 @@ import { cleanText } from '../../../../src/core/feeds/clean-text.js';
 import { CSV_DIALECTS, excelText } from '../../../../src/core/feeds/csv-dialect.js';
 import { encodeUrl } from '../../../../src/core/feeds/encode-url.js';
 import { escapeXmlAttribute, escapeXmlText } from '../../../../src/core/feeds/escape-xml.js';
+import { FEED_FILTERS, slugify } from '../../../../src/core/feeds/feed-filters.js';
 import { formatMoney, formatPlainNumber } from '../../../../src/core/feeds/format-number.js';
 import { normalizeGtin } from '../../../../src/core/feeds/normalize-gtin.js';
 import { countCodePoints, truncateAtWord, truncateText } from '../../../../src/core/feeds/truncate-text.js';
@@ -103,6 +104,24 @@ describe('feeds/encode-url', () => {
     expect(encodeUrl('/relative/path')).toBeUndefined();
     expect(encodeUrl('javascript:alert(1)')).toBeUndefined();
     expect(encodeUrl('https:///no-host')).toBeUndefined();
+  });
+});
+
+describe('feeds/feed-filters slug', () => {
+  it('makes a URL handle: lower-case ASCII words joined by one dash, accents taken off', () => {
+    expect(slugify('Káva zrnková 1 kg')).toBe('kava-zrnkova-1-kg');
+    expect(slugify(`Čaj "Earl Grey" & <citron> 'bio'`)).toBe('caj-earl-grey-citron-bio');
+    expect(slugify('  --Příliš ŽLUŤOUČKÝ kůň 😀 ó--  ')).toBe('prilis-zlutoucky-kun-o');
+    expect(slugify('Mýdlo; levandule, 100 g')).toBe('mydlo-levandule-100-g');
+    expect(slugify('🎂 ☕')).toBe('');
+  });
+
+  it('is empty when nothing is left, like every filter on input it cannot use', () => {
+    const slug = FEED_FILTERS['slug']?.create('', { maps: {} });
+    if (typeof slug !== 'function') throw new Error('no slug filter');
+    expect(slug('🎂')).toBeUndefined();
+    expect(slug(undefined)).toBeUndefined();
+    expect(slug(1001)).toBe('1001');
   });
 });
 

@@ -40,13 +40,17 @@ function golden(name: string, actual: Buffer): void {
 }
 
 describe('feeds: golden files of the fixture catalog', () => {
-  it('ships the six templates', () => {
+  it('ships the ten templates: six channel feeds and four e-shop platform imports', () => {
     expect(feeds.map((feed) => feed.file).sort()).toEqual([
       'google.xml',
       'heureka-availability.xml',
       'heureka.xml',
       'local-inventory.tsv',
       'meta.csv',
+      'prestashop.csv',
+      'shopify-inventory.csv',
+      'shoptet.xml',
+      'woocommerce.csv',
       'zbozi.xml',
     ]);
   });

@@ -42,7 +42,7 @@ const ITEM_CHILD = 'document.children[0].items.children[0]';
 describe('feeds/load-templates', () => {
   it('compiles every shipped template', () => {
     const feeds = loadTemplates(readTemplateFiles());
-    expect(feeds).toHaveLength(6);
+    expect(feeds).toHaveLength(10);
     const google = feeds.find((feed) => feed.name === 'google');
     expect(google?.contentType).toBe('application/xml; charset=utf-8');
     expect(google?.servesView('all')).toBe(true);
@@ -51,6 +51,10 @@ describe('feeds/load-templates', () => {
     expect(local?.servesView('all')).toBe(true);
     expect(local?.servesView('PRG')).toBe(false);
     expect(local?.contentType).toBe('text/tab-separated-values; charset=utf-8');
+    const shopify = feeds.find((feed) => feed.file === 'shopify-inventory.csv');
+    expect(shopify?.servesView('all')).toBe(true);
+    expect(shopify?.servesView('PRG')).toBe(false);
+    expect(feeds.find((feed) => feed.file === 'prestashop.csv')?.contentType).toBe('text/csv; charset=utf-8; header=present');
   });
 
   it('compiles a minimal template', () => {
@@ -300,5 +304,44 @@ describe('feeds/load-templates', () => {
     expect(message).toMatch(/^Invalid feed templates \(2 problems\):\n/);
     expect(message).toContain(`  templates/test.json at ${ITEM_CHILD}.value: unknown field "nope"`);
     expect(message).toContain('  templates/x.json at $: invalid JSON: ');
+  });
+  it('writes a csv with another delimiter: quoted where a value holds it, numbers with a dot', () => {
+    const template = (patch: Record<string, unknown>): TemplateFile => ({
+      name: 'templates/semi.json',
+      text: JSON.stringify({
+        name: 'semi',
+        title: 'Semicolons',
+        file: 'semi.csv',
+        kind: 'csv',
+        columns: [
+          { header: 'name;text', value: '{name}' },
+          { header: 'price', value: '{price}', type: 'money' },
+          { header: 'quote', value: 'say "hi"' },
+        ],
+        ...patch,
+      }),
+    });
+    // The soap: "Mýdlo; levandule, 100 g" at 35.
+    const items = FIXTURE_ITEMS.filter((item) => item.id === 'a/1010 x');
+    const render = (patch: Record<string, unknown>) => {
+      const [feed] = loadTemplates([template(patch)]);
+      if (feed === undefined) throw new Error('no feed');
+      return collectFeed(feed.render(FIXTURE_CONTEXT, items)).body.toString('utf8');
+    };
+    expect(render({ delimiter: ';' })).toBe('"name;text";price;quote\r\n"Mýdlo; levandule, 100 g";35.00;"say ""hi"""\r\n');
+    expect(render({ delimiter: '|' })).toBe('name;text|price|quote\r\nMýdlo; levandule, 100 g|35.00|"say ""hi"""\r\n');
+    expect(render({})).toBe('name;text,price,quote\r\n"Mýdlo; levandule, 100 g",35.00,"say ""hi"""\r\n');
+    expect(render({ delimiter: ',', dialect: 'rfc4180' })).toBe(render({}));
+
+    expect(
+      problemsOf([template({ delimiter: ';', dialect: 'excel' })]).map((problem) => [problem.path, problem.message]),
+    ).toEqual([['delimiter', '"delimiter" applies to the rfc4180 dialect only (excel always writes ";")']]);
+    expect(problemsOf([template({ delimiter: ';', kind: 'tsv', file: 'semi.tsv' })]).map((problem) => problem.message)).toEqual([
+      '"delimiter" applies to csv templates only (tsv is always TAB)',
+    ]);
+    expect(problemsOf([xmlTemplate({ delimiter: ';' })]).map((problem) => problem.message)).toEqual([
+      '"delimiter" applies to csv templates only',
+    ]);
+    expect(problemsOf([template({ delimiter: '\t' })]).map((problem) => problem.path)).toEqual(['delimiter']);
   });
 });

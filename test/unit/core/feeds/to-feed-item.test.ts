@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Product } from '../../../../src/core/catalog/catalog.js';
-import { fillLinkTemplate, toFeedItem } from '../../../../src/core/feeds/to-feed-item.js';
+import { FEED_FIELDS, type RenderScope } from '../../../../src/core/feeds/feed-fields.js';
+import type { FeedItem } from '../../../../src/core/feeds/feed-item.js';
+import { fillLinkTemplate, productCode, toFeedItem } from '../../../../src/core/feeds/to-feed-item.js';
 
 const product: Product = {
   id: 'a-1/2',
@@ -23,6 +25,8 @@ const options = {
     ['U2', 'Brno'],
   ]),
 };
+
+const FIXTURE = { version: 'v', generatedAt: '', unit: 'all', unitName: 'All', currency: 'CZK', baseUrl: '' };
 
 describe('core/feeds/to-feed-item', () => {
   it.each([
@@ -64,5 +68,44 @@ describe('core/feeds/to-feed-item', () => {
     expect(item?.salePrice).toBeUndefined();
     expect(item?.offers).toHaveLength(1);
     expect(toFeedItem(product, 'U9', options)).toBeUndefined();
+  });
+
+  it("carries each offer's availability labels, the primary unit's for all, shared with the catalog", () => {
+    const texts = { inStock: 'Skladem', outOfStock: 'Na dotaz' };
+    const withTexts: Product = {
+      ...product,
+      offers: [
+        { ...(product.offers[0] as Product['offers'][number]), availabilityTexts: texts },
+        product.offers[1] as Product['offers'][number],
+      ],
+      aggregate: { ...product.aggregate, availabilityTexts: texts },
+    };
+    const all = toFeedItem(withTexts, 'all', options);
+    expect(all?.availabilityTexts).toBe(texts);
+    expect(all?.offers[0]?.availabilityTexts).toBe(texts);
+    expect(all?.offers[1]?.availabilityTexts).toBeUndefined();
+    expect(toFeedItem(product, 'all', options)).not.toHaveProperty('availabilityTexts');
+
+    const scope = (item: FeedItem | undefined): RenderScope => ({
+      context: FIXTURE,
+      item,
+      offer: item?.offers[0],
+    });
+    const field = (name: string, item: FeedItem | undefined) => FEED_FIELDS[name]?.get(scope(item));
+    expect(field('availabilityInStockText', all)).toBe('Skladem');
+    expect(field('availabilityOutOfStockText', all)).toBe('Na dotaz');
+    expect(field('offer.availabilityInStockText', all)).toBe('Skladem');
+    expect(field('offer.availabilityOutOfStockText', toFeedItem(product, 'all', options))).toBeUndefined();
+  });
+
+  it('gives the code e-shops pair on: internal identifier, else PLU, else id, as {code} of links does', () => {
+    expect(productCode({ id: 'a-1', plu: 7, internalIdentifier: 'KAV-1' })).toBe('KAV-1');
+    expect(productCode({ id: 'a-1', plu: 7 })).toBe('7');
+    expect(productCode({ id: 'a-1' })).toBe('a-1');
+    const item = toFeedItem({ ...product, internalIdentifier: 'KAV-1' }, 'all', options);
+    expect(FEED_FIELDS['code']?.get({ context: FIXTURE, item, offer: undefined })).toBe('KAV-1');
+    expect(fillLinkTemplate('https://shop.example/p/{code}', { ...product, internalIdentifier: 'KAV-1' })).toBe(
+      'https://shop.example/p/KAV-1',
+    );
   });
 });
