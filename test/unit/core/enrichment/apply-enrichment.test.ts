@@ -156,7 +156,8 @@ describe('core/enrichment/apply-enrichment', () => {
     expect(report).toMatchObject({ matched: 1, enrichedProducts: 0, fields: {} });
   });
 
-  it('puts 100,000 rows onto 100,000 products in well under a second', { timeout: 60_000 }, async () => {
+  // Its time is measured by bench/full-sync.ts (BENCHMARKS.md), not asserted here.
+  it('puts 100,000 rows onto 100,000 products, each row on its own product', { timeout: 60_000 }, async () => {
     const count = 100_000;
     const many = Array.from({ length: count }, (_, n) =>
       product(`p-${n}`, { ean: String(8_590_000_000_000 + n), groupId: `g-${n % 100}` }),
@@ -165,18 +166,10 @@ describe('core/enrichment/apply-enrichment', () => {
     const groups = Array.from({ length: 100 }, (_, n) => `group:g-${n};;Group brand ${n}`);
     const sheet = await readSheet(`ean;title;brand\n${[...groups, ...lines].join('\n')}\n`);
 
-    // The best of three runs: a busy test machine should not fail a linear algorithm.
-    let best = Number.POSITIVE_INFINITY;
-    let result: ReturnType<typeof applyEnrichment> | undefined;
-    for (let run = 0; run < 3; run += 1) {
-      const started = performance.now();
-      result = applyEnrichment(many, sheet);
-      best = Math.min(best, performance.now() - started);
-    }
+    const result = applyEnrichment(many, sheet);
 
-    expect(result?.report).toMatchObject({ rows: count, groups: 100, matched: count, enrichedProducts: count });
-    expect(result?.products[0]?.enrichment).toEqual({ title: `Title ${count - 1}`, brand: `Brand ${(count - 1) % 7}` });
-    expect(result?.products[1]?.enrichment).toEqual({ title: `Title ${count - 2}`, brand: `Brand ${(count - 2) % 7}` });
-    expect(best).toBeLessThan(1000);
+    expect(result.report).toMatchObject({ rows: count, groups: 100, matched: count, enrichedProducts: count });
+    expect(result.products[0]?.enrichment).toEqual({ title: `Title ${count - 1}`, brand: `Brand ${(count - 1) % 7}` });
+    expect(result.products[1]?.enrichment).toEqual({ title: `Title ${count - 2}`, brand: `Brand ${(count - 2) % 7}` });
   });
 });
