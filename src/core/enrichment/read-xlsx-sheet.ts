@@ -1,6 +1,7 @@
 import ExcelJS from 'exceljs';
 import type { EnrichmentCollector } from './collect-enrichment-rows.js';
 import { type SheetCell, textCell } from './sheet-cells.js';
+import { zipDeclaredSize } from './zip-declared-size.js';
 
 /**
  * An .xlsx enrichment sheet (docs/enrichment.md#formats): the worksheet named `enrichment`, else the first;
@@ -9,6 +10,9 @@ import { type SheetCell, textCell } from './sheet-cells.js';
 
 /** The worksheet read when a workbook has several. */
 const SHEET_NAME = 'enrichment';
+
+/** The most a workbook may unpack to (its XML is ~10× its ZIP): 100,000 rows of text fit well within. */
+const MAX_UNPACKED_BYTES = 512 * 1_048_576;
 
 /** Up to 15 significant digits (what Excel keeps), never an exponent, no grouping. */
 const DECIMAL = new Intl.NumberFormat('en-US', { useGrouping: false, maximumSignificantDigits: 15 });
@@ -19,6 +23,11 @@ export async function readXlsxSheet(
   collector: EnrichmentCollector,
   maxCellChars: number,
 ): Promise<string | undefined> {
+  const declared = zipDeclaredSize(bytes);
+  if (declared === undefined) return 'the file is not a readable .xlsx workbook (its ZIP directory cannot be read)';
+  if (declared > MAX_UNPACKED_BYTES) {
+    return `the workbook unpacks to ${Math.round(declared / 1_048_576)} MiB, more than the ${MAX_UNPACKED_BYTES / 1_048_576} MiB read; save only the enrichment sheet, without images`;
+  }
   const workbook = new ExcelJS.Workbook();
   try {
     // exceljs declares a Buffer type of its own; a Node Buffer over the same bytes is what it reads (no copy).

@@ -129,4 +129,21 @@ describe('core/enrichment: .xlsx sheets', () => {
     expect(headerOnly).toMatchObject({ keyColumn: 'id', rows: [], problemCount: 0 });
     expect(empty).toEqual({ ok: false, error: 'the sheet is empty: it has no header row' });
   });
+
+  it('refuses a workbook that declares it unpacks to gigabytes, before unpacking it', async () => {
+    const bytes = await xlsxBytes((workbook) => workbook.addWorksheet('enrichment').addRow(['id', 'title']));
+    // Patch the central directory: the first entry now claims 2 GiB uncompressed (a ZIP bomb's signature).
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    let header = -1;
+    for (let at = bytes.length - 22; at >= 0; at -= 1) {
+      if (view.getUint32(at, true) === 0x06054b50) {
+        header = view.getUint32(at + 16, true);
+        break;
+      }
+    }
+    view.setUint32(header + 24, 0x7fffffff, true);
+    const result = await readEnrichmentSheet(bytes, { name: 'sheet.xlsx' });
+    expect(result.ok).toBe(false);
+    expect(result.ok ? '' : result.error).toMatch(/unpacks to 2048 MiB, more than the 512 MiB/);
+  });
 });
