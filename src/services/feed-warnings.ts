@@ -33,7 +33,7 @@ export function emptyFeedWarnings(
     if (report === undefined || report.items > 0 || report.dropped === 0) continue;
     const [attribute, count] = Object.entries(report.warnings.byAttribute).sort((a, b) => b[1] - a[1])[0] ?? ['?', 0];
     warnings.push(
-      `${feed.title} (${feed.file}) is empty: all ${report.dropped} items are left out, ${count} for a missing or invalid ${attribute}; ${hintFor(attribute)}`,
+      `${feed.title} (${feed.file}) is empty: no item passes its rules (${report.dropped} left out, ${count} of them for a missing or invalid ${attribute}); ${hintFor(attribute)}`,
     );
   }
   return warnings;

@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { createFeedReporter, type FeedReport, MISSING } from '../../../src/core/feeds/feed-report.js';
+import { emptyFeedWarnings, enrichmentWarnings } from '../../../src/services/feed-warnings.js';
+
+function reportOf(feed: string, build: (reporter: ReturnType<typeof createFeedReporter>) => void): FeedReport {
+  const reporter = createFeedReporter(feed);
+  build(reporter);
+  return reporter.report();
+}
+
+const FEEDS = [
+  { file: 'google.xml', title: 'Google Merchant Center' },
+  { file: 'heureka.xml', title: 'Heureka.cz' },
+  { file: 'meta.csv', title: 'Meta' },
+];
+
+describe('emptyFeedWarnings', () => {
+  it('names a channel feed of the all view that every item was left out of, the rule, and what to set', () => {
+    const reports = new Map<string, FeedReport>([
+      [
+        'google.xml|all|',
+        reportOf('google', (reporter) => {
+          for (let n = 0; n < 5; n += 1) {
+            reporter.warn(`a-${n}`, 'link', MISSING);
+            reporter.dropped++;
+          }
+        }),
+      ],
+      [
+        'meta.csv|all|',
+        reportOf('meta', (reporter) => {
+          reporter.warn('a-1', 'brand|gtin', MISSING);
+          reporter.dropped++;
+        }),
+      ],
+      // Not empty: one item went out.
+      ['heureka.xml|all|', reportOf('heureka', (reporter) => reporter.countItem())],
+    ]);
+    expect(emptyFeedWarnings(reports, FEEDS)).toEqual([
+      'Google Merchant Center (google.xml) is empty: no item passes its rules (5 left out, 5 of them for a missing or invalid link); set FEED_PRODUCT_URL (e.g. https://shop.example.cz/p/{code}) or give the enrichment sheet a link column',
+      'Meta (meta.csv) is empty: no item passes its rules (1 left out, 1 of them for a missing or invalid brand|gtin); set FEED_BRAND or give the enrichment sheet a brand column',
+    ]);
+  });
+
+  it('says nothing of feeds not rendered yet, of unit views, or of feeds empty by their filter alone', () => {
+    const filteredOnly = reportOf('heureka', (reporter) => {
+      reporter.filtered = 3;
+    });
+    const unitView = reportOf('google', (reporter) => {
+      reporter.warn('a-1', 'link', MISSING);
+      reporter.dropped++;
+    });
+    const reports = new Map([
+      ['heureka.xml|all|', filteredOnly],
+      ['google.xml|U1|', unitView],
+    ]);
+    expect(emptyFeedWarnings(reports, FEEDS)).toEqual([]);
+  });
+});
+
+describe('enrichmentWarnings', () => {
+  it('says which sheet stays in use when a read failed, and nothing when all is well', () => {
+    const current = { name: 'sheet.csv', fetchedAt: '2026-11-26T06:00:00.000Z', check: { ok: true } };
+    expect(enrichmentWarnings(undefined)).toEqual([]);
+    expect(enrichmentWarnings({ source: 'https://x/sheet.csv', current })).toEqual([]);
+    expect(
+      enrichmentWarnings({
+        source: 'https://x/sheet.csv',
+        current,
+        problem: { at: '2026-11-26T07:00:00.000Z', code: 'ENRICHMENT_HTTP_STATUS', message: 'answered HTTP 500' },
+      }),
+    ).toEqual([
+      'enrichment sheet https://x/sheet.csv not updated (ENRICHMENT_HTTP_STATUS): answered HTTP 500; the sheet read 2026-11-26T06:00:00.000Z stays in use',
+    ]);
+  });
+});
