@@ -9,6 +9,9 @@
  *   npx tsx bench/full-sync.ts --timeline ...   (adds RSS and heap used every 100 ms to each run)
  *   npx tsx bench/full-sync.ts --diagnose ...   (worker with --expose-gc: live heap after a forced GC per phase;
  *                                                 distorts timings, for finding memory only)
+ *   npx tsx bench/full-sync.ts --enrichment ROWS ...   (every sync applies an enrichment sheet of ROWS product rows)
+ *   npx tsx bench/full-sync.ts --compare-enrichment [--articles 100000] [--units 5] [--enrichment ROWS] [--runs 3]
+ *                                                 (the same catalog without and with a sheet, interleaved; deltas)
  *
  * Each run starts the standalone sandbox (`src/sandbox/main.ts`) as a child process, waits until it
  * listens, then runs the sync in a second child process (this script again, with `--worker`), so the peak
@@ -19,6 +22,17 @@
  * `execArgv` (tsx's loader), no other Node flags. Prints JSON: per run, the sync's wall time, its phases
  * (from the service's `onPhase` probe), products, outcome, CPU and GC time, peak RSS; then medians.
  * `--compare` interleaves 50k and 100k runs so that drift of a shared machine hits both alike.
+ *
+ * `--enrichment ROWS` writes a marketer's enrichment sheet (docs/enrichment.md; `bench/enrichment-sheet.ts`:
+ * Excel's UTF-8 CSV with `;` and BOM, keyed by `id`, ROWS product rows of ~640 bytes plus one `group:` row per
+ * article group) for the sandbox's catalog (the same seed, units and articles) into a temp dir; the worker
+ * reads it once and hands it to the service as its `enrichment` dep, so every sync parses and applies it in
+ * its worker thread (phase `enrichment`). Rows name products first; rows asked beyond the catalog's products
+ * (ROWS of 100,000 with 100,000 articles, of which 96,999 are products) name articles the POS does not sell
+ * and are reported `unmatched`. Each run must publish, with the report's `sources.enrichment` counts as the
+ * generator expects (`matched` and the rest); a run that does not fails the bench.
+ * `--compare-enrichment` interleaves runs without and with the sheet (ROWS defaults to the article count),
+ * alternating which goes first each round, and prints the medians and their differences.
  */
 
 import { spawn } from 'node:child_process';
@@ -30,6 +44,7 @@ import { constants, PerformanceObserver, performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { getHeapSpaceStatistics, getHeapStatistics } from 'node:v8';
 import { compileScript } from './compile-script.js';
+import { type EnrichmentSheetSummary, writeEnrichmentSheet } from './enrichment-sheet.js';
 import { startSandboxProcess } from './sandbox-process.js';
 
 const SCRIPT = fileURLToPath(import.meta.url);
@@ -38,6 +53,22 @@ const API_KEY = 'bench-key';
 const MB = 1_048_576;
 
 type StoreKind = 'sqlite' | 'memory';
+
+/** The sync report's `sources.enrichment`, without its problem examples. */
+interface EnrichmentResult {
+  readonly sheetBytes: number;
+  readonly rows: number;
+  readonly groups: number;
+  readonly matched: number;
+  readonly unmatched: number;
+  readonly ambiguous: number;
+  readonly duplicates: number;
+  readonly groupsUnmatched: number;
+  readonly enrichedProducts: number;
+  readonly fields: Record<string, number>;
+  readonly problemCount: number;
+  readonly problemCounts: Record<string, number>;
+}
 
 interface WorkerResult {
   readonly articles: number;
@@ -76,6 +107,8 @@ interface WorkerResult {
   readonly peakRssMb: number;
   readonly heapUsedAfterMb: number;
   readonly storeBytes?: number;
+  /** `--enrichment` only: what the sync report says about the sheet it applied. */
+  readonly enrichment?: EnrichmentResult;
 }
 
 interface RunResult extends WorkerResult {
@@ -144,6 +177,12 @@ async function worker(): Promise<void> {
     ...(concurrency === undefined ? {} : { POS_CONCURRENCY: concurrency }),
   });
   const logger = createLogger(config.logLevel);
+  // The sheet, read once: every sync is handed the same bytes (the service copies them into its worker).
+  const sheetPath = option('enrichment-file');
+  const sheet =
+    sheetPath === undefined
+      ? undefined
+      : { bytes: readFileSync(sheetPath) as Uint8Array, name: 'enrichment.csv', fetchedAt: new Date().toISOString() };
 
   let gcCount = 0;
   let gcMs = 0;
@@ -221,6 +260,7 @@ async function worker(): Promise<void> {
     logger: logger.child({}),
     now: () => new Date(),
     options: service.catalogServiceOptions(config),
+    ...(sheet === undefined ? {} : { enrichment: async () => sheet }),
     onPhase(phase, ms, unit) {
       sample();
       lastPhase = unit === undefined ? phase : `${phase}:${unit}`;
@@ -279,12 +319,34 @@ async function worker(): Promise<void> {
     peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
     heapUsedAfterMb: toMb(process.memoryUsage().heapUsed),
     ...(dir === undefined ? {} : { storeBytes: statSync(join(dir, 'catalog.sqlite')).size }),
+    ...(sheet === undefined ? {} : { enrichment: enrichmentResultOf(sheet.bytes.byteLength, report.sources?.enrichment) }),
   };
   await workers.close();
   await pos.close();
   await catalogStore.close();
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   process.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+/** The counts of the report's `sources.enrichment` (zeros when the report has none: a failed sync). */
+function enrichmentResultOf(
+  sheetBytes: number,
+  report: import('../src/services/catalog/enrich-catalog.js').EnrichmentSyncReport | undefined,
+): EnrichmentResult {
+  return {
+    sheetBytes,
+    rows: report?.rows ?? 0,
+    groups: report?.groups ?? 0,
+    matched: report?.matched ?? 0,
+    unmatched: report?.unmatched ?? 0,
+    ambiguous: report?.ambiguous ?? 0,
+    duplicates: report?.duplicates ?? 0,
+    groupsUnmatched: report?.groupsUnmatched ?? 0,
+    enrichedProducts: report?.enrichedProducts ?? 0,
+    fields: { ...report?.fields },
+    problemCount: report?.problemCount ?? 0,
+    problemCounts: { ...report?.problemCounts },
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -309,6 +371,7 @@ async function runWorker(
   units: number,
   store: StoreKind,
   compiled: string | undefined,
+  sheet: EnrichmentSheetSummary | undefined,
 ): Promise<WorkerResult> {
   // `--diagnose` adds --expose-gc to the worker (forced GCs at phase ends); never for measurements of the bar.
   const diagnose = process.argv.includes('--diagnose') ? ['--expose-gc'] : [];
@@ -329,6 +392,7 @@ async function runWorker(
       store,
       ...(option('pos-concurrency') === undefined ? [] : ['--pos-concurrency', option('pos-concurrency') ?? '']),
       ...(process.argv.includes('--timeline') ? ['--timeline'] : []),
+      ...(sheet === undefined ? [] : ['--enrichment-file', sheet.path]),
     ],
     { cwd: ROOT, env: { ...process.env, TZ: 'UTC' }, stdio: ['ignore', 'pipe', 'inherit'] },
   );
@@ -342,17 +406,53 @@ async function runWorker(
   return JSON.parse(line) as WorkerResult;
 }
 
-async function runOnce(articles: number, units: number, store: StoreKind, compiled: string | undefined): Promise<RunResult> {
+/**
+ * A run with a sheet must publish, and its report must count what the generator wrote: every row that names
+ * a product matched, the others unmatched, every group row matched. Throws otherwise (the bench fails).
+ */
+function checkEnrichment(result: WorkerResult, sheet: EnrichmentSheetSummary): void {
+  const got = result.enrichment;
+  const expected = {
+    rows: sheet.rows,
+    groups: sheet.groups,
+    matched: sheet.expectedMatched,
+    unmatched: sheet.expectedUnmatched,
+    groupsUnmatched: sheet.expectedGroupsUnmatched,
+    enrichedProducts: sheet.expectedEnrichedProducts,
+  };
+  const wrong = Object.entries(expected).filter(([key, value]) => got?.[key as keyof typeof expected] !== value);
+  if (result.outcome !== 'published' || wrong.length > 0) {
+    throw new Error(
+      `the sync with the enrichment sheet did not come out as expected: outcome ${result.outcome}` +
+        `${result.error === undefined ? '' : ` (${JSON.stringify(result.error)})`}; ` +
+        `expected ${JSON.stringify(expected)}, the report says ${JSON.stringify(got)}`,
+    );
+  }
+}
+
+async function runOnce(
+  articles: number,
+  units: number,
+  store: StoreKind,
+  compiled: string | undefined,
+  sheet?: EnrichmentSheetSummary,
+): Promise<RunResult> {
   const sandbox = await startSandboxProcess({ articles, units, apiKey: API_KEY });
   try {
     const cpuBefore = processCpuMs(sandbox.child.pid);
-    const result = await runWorker(sandbox.url, articles, units, store, compiled);
+    const result = await runWorker(sandbox.url, articles, units, store, compiled, sheet);
     const cpuAfter = processCpuMs(sandbox.child.pid);
     const sandboxCpuMs = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore;
+    const enriched =
+      result.enrichment === undefined
+        ? ''
+        : `, sheet: ${result.enrichment.matched} of ${result.enrichment.rows} rows matched, ` +
+          `${result.enrichment.enrichedProducts} products enriched, enrichment phase ${result.phases['enrichment'] ?? '?'} ms`;
     process.stderr.write(
       `  ${articles} × ${units} (${store}): ${result.outcome}, ${result.products ?? 0} products, ` +
-        `${(result.wallMs / 1000).toFixed(1)} s, peak RSS ${result.peakRssMb} MiB\n`,
+        `${(result.wallMs / 1000).toFixed(1)} s, peak RSS ${result.peakRssMb} MiB${enriched}\n`,
     );
+    if (sheet !== undefined) checkEnrichment(result, sheet);
     return sandboxCpuMs === undefined ? result : { ...result, sandboxCpuMs };
   } finally {
     await sandbox.stop();
@@ -368,14 +468,71 @@ function median(values: readonly number[]): number {
 
 function summarize(runs: readonly RunResult[]): Record<string, unknown> {
   const phaseNames = [...new Set(runs.flatMap((run) => Object.keys(run.phases)))];
+  const peakPhaseNames = [...new Set(runs.flatMap((run) => Object.keys(run.phasePeakRssMb)))];
   return {
     runs: runs.length,
     outcomes: [...new Set(runs.map((run) => run.outcome))],
     wallMs: { median: median(runs.map((run) => run.wallMs)), all: runs.map((run) => run.wallMs) },
     peakRssMb: { median: median(runs.map((run) => run.peakRssMb)), all: runs.map((run) => run.peakRssMb) },
     phasesMedianMs: Object.fromEntries(phaseNames.map((name) => [name, median(runs.map((run) => run.phases[name] ?? 0))])),
+    phasePeakRssMbMedian: Object.fromEntries(
+      peakPhaseNames.map((name) => [name, median(runs.map((run) => run.phasePeakRssMb[name] ?? 0))]),
+    ),
     cpuMsMedian: median(runs.map((run) => run.cpuMs.user + run.cpuMs.system)),
     gcMsMedian: median(runs.map((run) => run.gc.ms)),
+    ...(runs.some((run) => run.storeBytes !== undefined)
+      ? { storeBytesMedian: median(runs.map((run) => run.storeBytes ?? 0)) }
+      : {}),
+  };
+}
+
+/** One kind of run of this invocation: a catalog size, with or without a sheet. */
+interface Variant {
+  readonly key: string;
+  readonly articles: number;
+  readonly sheet?: EnrichmentSheetSummary;
+}
+
+/** The sandbox's seed, as the sandbox child resolves it (SANDBOX_SEED, else the default), pinned for the child. */
+async function pinnedSandboxSeed(): Promise<number> {
+  const { createTestConfig } = await import('../src/config/load-config.js');
+  const seed = createTestConfig({ SANDBOX_SEED: process.env['SANDBOX_SEED'] }).sandbox.seed;
+  // The child inherits this process's environment, which a .env file does not override.
+  process.env['SANDBOX_SEED'] = String(seed);
+  return seed;
+}
+
+/** Differences of the medians with and without the sheet (`--compare-enrichment`). */
+function enrichmentDelta(without: readonly RunResult[], withSheet: readonly RunResult[]): Record<string, unknown> {
+  const medianOf = (runs: readonly RunResult[], pick: (run: RunResult) => number): number => median(runs.map(pick));
+  const wallWithout = medianOf(without, (run) => run.wallMs);
+  const wallWith = medianOf(withSheet, (run) => run.wallMs);
+  const rssWithout = medianOf(without, (run) => run.peakRssMb);
+  const rssWith = medianOf(withSheet, (run) => run.peakRssMb);
+  const phaseNames = [...new Set([...without, ...withSheet].flatMap((run) => Object.keys(run.phases)))];
+  return {
+    wallMs: { without: wallWithout, with: wallWith, added: wallWith - wallWithout },
+    addedWallPercent: Math.round(((wallWith - wallWithout) / wallWithout) * 1000) / 10,
+    enrichmentPhaseMs: {
+      median: medianOf(withSheet, (run) => run.phases['enrichment'] ?? 0),
+      all: withSheet.map((run) => run.phases['enrichment'] ?? 0),
+    },
+    peakRssMb: { without: rssWithout, with: rssWith, added: rssWith - rssWithout },
+    cpuMs: {
+      without: medianOf(without, (run) => run.cpuMs.user + run.cpuMs.system),
+      with: medianOf(withSheet, (run) => run.cpuMs.user + run.cpuMs.system),
+    },
+    addedPhasesMs: Object.fromEntries(
+      phaseNames.map((name) => [
+        name,
+        medianOf(withSheet, (run) => run.phases[name] ?? 0) - medianOf(without, (run) => run.phases[name] ?? 0),
+      ]),
+    ),
+    // Round by round (the two runs of a round ran back to back).
+    perRound: withSheet.map((run, index) => ({
+      addedWallMs: run.wallMs - (without[index]?.wallMs ?? Number.NaN),
+      addedPeakRssMb: run.peakRssMb - (without[index]?.peakRssMb ?? Number.NaN),
+    })),
   };
 }
 
@@ -387,37 +544,109 @@ async function main(): Promise<void> {
   const units = numberOption('units', 5);
   const store = storeOption();
   const compare = process.argv.includes('--compare');
-  const runs = numberOption('runs', compare ? 3 : 1);
-  const sizes = compare ? [50_000, 100_000] : [numberOption('articles', 100_000)];
-  const results = new Map<number, RunResult[]>(sizes.map((size) => [size, []]));
+  const compareEnrichment = process.argv.includes('--compare-enrichment');
+  if (compare && compareEnrichment) throw new Error('--compare and --compare-enrichment do not go together');
+  const runs = numberOption('runs', compare || compareEnrichment ? 3 : 1);
+  const articles = numberOption('articles', 100_000);
+  const sheetRows = compareEnrichment
+    ? numberOption('enrichment', articles)
+    : option('enrichment') === undefined
+      ? undefined
+      : numberOption('enrichment', Number.NaN);
+  if (sheetRows !== undefined && !Number.isFinite(sheetRows)) throw new Error('--enrichment needs a number of rows');
+
+  const sheetDir = sheetRows === undefined ? undefined : mkdtempSync(join(tmpdir(), 'full-sync-sheet-'));
+  const seed = sheetRows === undefined ? undefined : await pinnedSandboxSeed();
+  const sheetFor = (size: number): EnrichmentSheetSummary | undefined => {
+    if (sheetDir === undefined || seed === undefined || sheetRows === undefined) return undefined;
+    const started = performance.now();
+    const sheet = writeEnrichmentSheet(join(sheetDir, `enrichment-${size}.csv`), {
+      seed,
+      units,
+      articles: size,
+      rows: sheetRows,
+    });
+    process.stderr.write(
+      `enrichment sheet for ${size} × ${units} (seed ${seed}): ${sheet.rows} product rows ` +
+        `(${sheet.expectedMatched} name products), ${sheet.groups} group rows, ${(sheet.bytes / MB).toFixed(1)} MiB, ` +
+        `written in ${round(performance.now() - started)} ms\n`,
+    );
+    return sheet;
+  };
+
   const compiled = process.argv.includes('--compiled') ? compileScript(SCRIPT) : undefined;
+  let variants: Variant[] = [];
+  const results = new Map<string, RunResult[]>();
   try {
+    if (compareEnrichment) {
+      const sheet = sheetFor(articles);
+      variants = [
+        { key: 'without', articles },
+        { key: 'with', articles, ...(sheet === undefined ? {} : { sheet }) },
+      ];
+    } else {
+      variants = (compare ? [50_000, 100_000] : [articles]).map((size) => {
+        const sheet = sheetFor(size);
+        return { key: String(size), articles: size, ...(sheet === undefined ? {} : { sheet }) };
+      });
+    }
+    for (const variant of variants) results.set(variant.key, []);
     for (let run = 1; run <= runs; run++) {
-      for (const articles of sizes) {
-        process.stderr.write(`run ${run}/${runs}\n`);
-        results.get(articles)?.push(await runOnce(articles, units, store, compiled));
+      // Without and with the sheet take turns going first, so that drift within a round hits both alike.
+      const order = compareEnrichment && run % 2 === 0 ? [...variants].reverse() : variants;
+      for (const variant of order) {
+        process.stderr.write(`run ${run}/${runs}${compareEnrichment ? ` (${variant.key} the sheet)` : ''}\n`);
+        const result = await runOnce(variant.articles, units, store, compiled, variant.sheet);
+        if (compareEnrichment && result.outcome !== 'published')
+          throw new Error(`the run ${variant.key} the sheet ended ${result.outcome}: ${JSON.stringify(result.error)}`);
+        results.get(variant.key)?.push(result);
       }
     }
   } finally {
     if (compiled !== undefined) rmSync(join(compiled, '..', '..'), { recursive: true, force: true });
+    if (sheetDir !== undefined) rmSync(sheetDir, { recursive: true, force: true });
   }
-  const summaries = Object.fromEntries(sizes.map((size) => [size, summarize(results.get(size) ?? [])]));
+  const summaries = Object.fromEntries(variants.map((variant) => [variant.key, summarize(results.get(variant.key) ?? [])]));
+  const sheets = variants.flatMap((variant) => (variant.sheet === undefined ? [] : [variant.sheet]));
   const output: Record<string, unknown> = {
     node: process.version,
     worker: compiled === undefined ? 'tsx' : 'compiled (plain node)',
+    ...(compareEnrichment ? { articles } : {}),
     units,
     store,
+    ...(sheets.length === 0
+      ? {}
+      : {
+          enrichmentSheets: sheets.map(({ path: _path, ...sheet }) => ({
+            ...sheet,
+            mib: Math.round((sheet.bytes / MB) * 10) / 10,
+          })),
+        }),
     summaries,
-    runs: Object.fromEntries(sizes.map((size) => [size, results.get(size)])),
+    runs: Object.fromEntries(variants.map((variant) => [variant.key, results.get(variant.key)])),
   };
   if (compare) {
-    const small = results.get(50_000) ?? [];
-    const large = results.get(100_000) ?? [];
+    const small = results.get('50000') ?? [];
+    const large = results.get('100000') ?? [];
     const ratio = median(large.map((run) => run.wallMs)) / median(small.map((run) => run.wallMs));
     output['ratio100kTo50k'] = {
       ofMedians: Math.round(ratio * 100) / 100,
       perRound: large.map((run, index) => Math.round((run.wallMs / (small[index]?.wallMs ?? Number.NaN)) * 100) / 100),
     };
+  }
+  if (compareEnrichment) {
+    const delta = enrichmentDelta(results.get('without') ?? [], results.get('with') ?? []);
+    output['enrichmentDelta'] = delta;
+    const wall = delta['wallMs'] as { without: number; with: number; added: number };
+    const rss = delta['peakRssMb'] as { without: number; with: number; added: number };
+    const phase = delta['enrichmentPhaseMs'] as { median: number };
+    process.stderr.write(
+      `\nmedians of ${runs} rounds, ${articles} × ${units}:\n` +
+        `  without the sheet: wall ${(wall.without / 1000).toFixed(1)} s, peak RSS ${rss.without} MiB\n` +
+        `  with the sheet:    wall ${(wall.with / 1000).toFixed(1)} s (enrichment phase ${(phase.median / 1000).toFixed(1)} s), ` +
+        `peak RSS ${rss.with} MiB\n` +
+        `  added:             ${(wall.added / 1000).toFixed(1)} s, ${rss.added} MiB\n`,
+    );
   }
   process.stdout.write(`${JSON.stringify(output, null, 2)}\n`);
 }
