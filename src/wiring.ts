@@ -229,7 +229,7 @@ function createConfiguredEnrichment(
   const service = createEnrichmentService({
     source,
     store: createKeyvEnrichmentStore(keyv, { source: source.label }),
-    check: (document, signal) => workers.checkEnrichment(sheetInputOf(document), signal),
+    check: (document, signal) => workers.checkEnrichment(sheetInputOf(document, config.enrichment.maxBytes), signal),
     logger: logger.child({ component: 'enrichment' }),
     now: () => new Date(),
   });
@@ -237,17 +237,18 @@ function createConfiguredEnrichment(
     service,
     sheet: async () => {
       const document = await service.current();
-      return document === undefined ? undefined : sheetInputOf(document);
+      return document === undefined ? undefined : sheetInputOf(document, config.enrichment.maxBytes);
     },
     close: () => source.close(),
   };
 }
 
-function sheetInputOf(document: EnrichmentDocument): EnrichmentSheetInput {
+function sheetInputOf(document: EnrichmentDocument, maxBytes: number): EnrichmentSheetInput {
   return {
     bytes: document.bytes,
     name: document.name,
     fetchedAt: document.fetchedAt,
+    maxBytes,
     ...(document.contentType === undefined ? {} : { contentType: document.contentType }),
   };
 }

@@ -17,6 +17,8 @@ export interface EnrichmentSheetInput {
   readonly contentType?: string;
   /** When it was read: shown in the sync report. */
   readonly fetchedAt: string;
+  /** `ENRICHMENT_MAX_MB` in bytes: the reader's limit must be the source's. */
+  readonly maxBytes?: number;
 }
 
 /** The sync report's part for the sheet: what was matched and what was not. */
@@ -34,8 +36,12 @@ function hintOf(sheet: EnrichmentSheetInput): { name: string; contentType?: stri
   return { name: sheet.name, ...(sheet.contentType === undefined ? {} : { contentType: sheet.contentType }) };
 }
 
+function limitsOf(sheet: EnrichmentSheetInput): { maxBytes?: number } {
+  return sheet.maxBytes === undefined ? {} : { maxBytes: sheet.maxBytes };
+}
+
 export async function checkEnrichmentSheet(sheet: EnrichmentSheetInput): Promise<EnrichmentCheck> {
-  return checkOf(await readEnrichmentSheet(sheet.bytes, hintOf(sheet)));
+  return checkOf(await readEnrichmentSheet(sheet.bytes, hintOf(sheet), limitsOf(sheet)));
 }
 
 /**
@@ -46,7 +52,7 @@ export async function enrichProducts(
   products: readonly Product[],
   sheet: EnrichmentSheetInput,
 ): Promise<{ products: Product[]; report: EnrichmentSyncReport }> {
-  const read = await readEnrichmentSheet(sheet.bytes, hintOf(sheet));
+  const read = await readEnrichmentSheet(sheet.bytes, hintOf(sheet), limitsOf(sheet));
   if (!read.ok) throw new EnrichmentUnusableError(`the enrichment sheet ${sheet.name} cannot be used: ${read.error}`);
   const applied = applyEnrichment(products, read);
   return { products: applied.products, report: { ...applied.report, name: sheet.name, fetchedAt: sheet.fetchedAt } };
