@@ -3,32 +3,40 @@ import type { RenderScope } from './feed-fields.js';
 import type { FeedItem } from './feed-item.js';
 import { type FeedReporter, MISSING } from './feed-report.js';
 import type { FeedTemplate } from './feed-template-schema.js';
+import { itemAvailabilityOf, omitsItem, type StockPolicy } from './stock-policy.js';
 import { compileAt, joinPath, type ProblemSink } from './template-problems.js';
 
-/** The item-level rules of a template: its filter (silent) and its `require` checks (warned). */
+/** The item-level rules of a template: its filter (silent), its stock policy and its `require` checks (warned). */
 export interface ItemRules {
-  /** `false` when the template's filter leaves the item out. */
-  readonly accepts: (item: FeedItem) => boolean;
+  /** The feed's stock policy (the renderers put it in every scope). */
+  readonly stockPolicy: StockPolicy;
+  /** `false` when the template's filter leaves the item in scope out (availability after the stock policy). */
+  readonly accepts: (scope: RenderScope) => boolean;
   /** The name of the first `require` check the item fails, or `undefined`. */
   readonly failedCheck: (scope: RenderScope) => string | undefined;
   /**
    * What every renderer does first with an item: puts it in `scope` (no offer yet) and tells whether it
-   * is rendered. An item the filter leaves out counts as filtered; one failing a check is warned about
-   * and counts as dropped.
+   * is rendered. An item the filter leaves out counts as filtered; one the stock policy leaves out
+   * (`outOfStock: omit`) as out of stock; one failing a check is warned about and counts as dropped.
    */
   readonly admit: (item: FeedItem, scope: RenderScope, reporter: FeedReporter) => boolean;
 }
 
-export function compileItemRules(template: FeedTemplate, sink: ProblemSink): ItemRules {
+export function compileItemRules(template: FeedTemplate, stockPolicy: StockPolicy, sink: ProblemSink): ItemRules {
   const filter = template.filter ?? {};
   const availability = filter.availability;
   const isStockItem = filter.isStockItem;
+  // `in_stock` keeps what the feed advertises as available: `limited_availability` is in stock too.
   const accepts =
     availability === undefined && isStockItem === undefined
       ? () => true
-      : (item: FeedItem) =>
-          (availability === undefined || item.availability === availability) &&
-          (isStockItem === undefined || item.isStockItem === isStockItem);
+      : (scope: RenderScope) => {
+          const item = scope.item;
+          if (item === undefined) return false;
+          if (isStockItem !== undefined && item.isStockItem !== isStockItem) return false;
+          if (availability === undefined) return true;
+          return (itemAvailabilityOf(scope.stock, item) === 'out_of_stock') === (availability === 'out_of_stock');
+        };
 
   const environment = { maps: template.maps ?? {}, itemScope: true, offerScope: false };
   const checks = (template.require ?? []).map((check, index) => {
@@ -48,18 +56,23 @@ export function compileItemRules(template: FeedTemplate, sink: ProblemSink): Ite
           }
           return undefined;
         };
+  const omits = stockPolicy.outOfStock === 'omit';
   const admit = (item: FeedItem, scope: RenderScope, reporter: FeedReporter): boolean => {
-    if (!accepts(item)) {
+    scope.item = item;
+    scope.offer = undefined;
+    if (!accepts(scope)) {
       reporter.filtered++;
       return false;
     }
-    scope.item = item;
-    scope.offer = undefined;
+    if (omits && omitsItem(scope.stock, item)) {
+      reporter.outOfStock++;
+      return false;
+    }
     const failed = failedCheck(scope);
     if (failed === undefined) return true;
     reporter.warn(item.id, failed, MISSING);
     reporter.dropped++;
     return false;
   };
-  return { accepts, failedCheck, admit };
+  return { stockPolicy, accepts, failedCheck, admit };
 }
