@@ -113,7 +113,10 @@ const StockBufferMap = KeyValueMap.transform((map, ctx) => {
   return buffers;
 });
 
-/** `google:buffer=1,limitedBelow=3;heureka:outOfStock=omit`, checked key by key (core/feeds/stock-policy.ts). */
+/**
+ * `google:buffer=1;google-local-inventory:buffer=1,limitedBelow=5;heureka:outOfStock=omit`, checked key by key
+ * (core/feeds/stock-policy.ts); the feed names are checked where the templates are loaded.
+ */
 const StockPolicyMap = z
   .string()
   .optional()
@@ -262,7 +265,7 @@ export const ConfigSchema = z.object({
     .optional()
     .describe('Folder of the feed templates, one JSON file per feed (default: the templates/ folder shipped with the bridge)'),
   FEED_STOCK_POLICY: StockPolicyMap.describe(
-    "Per-feed stock policy over the templates' stockPolicy, key by key, e.g. google:buffer=1,limitedBelow=3;heureka:outOfStock=omit (keys: buffer, outOfStockBelow, limitedBelow, outOfStock=list|omit)",
+    "Per-feed stock policy over the templates' stockPolicy, key by key, e.g. google:buffer=1;google-local-inventory:buffer=1,limitedBelow=5;heureka:outOfStock=omit (keys: buffer, outOfStockBelow, limitedBelow, outOfStock=list|omit)",
   ),
   FEED_CACHE_MB: int(
     512,

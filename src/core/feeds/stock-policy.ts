@@ -246,8 +246,8 @@ export function omitsOffer(state: StockState, offer: FeedOffer, isStockItem: boo
 }
 
 /**
- * Parses `FEED_STOCK_POLICY`: `google:buffer=1,limitedBelow=3;heureka:outOfStock=omit` (sections by `;`,
- * a feed name, `:`, then `key=value` pairs by `,`). Every problem is a message naming the feed and key.
+ * Parses `FEED_STOCK_POLICY`: `google:buffer=1;google-local-inventory:buffer=1,limitedBelow=5;heureka:outOfStock=omit`
+ * (sections by `;`, a feed name, `:`, then `key=value` pairs by `,`). Every problem is a message naming the feed and key.
  * Whether the feed names exist is checked where the templates are loaded.
  */
 export function parseStockPolicies(text: string): { policies: Record<string, StockPolicySpec>; problems: string[] } {
@@ -259,7 +259,7 @@ export function parseStockPolicies(text: string): { policies: Record<string, Sto
     const colon = section.indexOf(':');
     const feed = colon < 0 ? '' : section.slice(0, colon).trim();
     if (colon < 0 || feed === '') {
-      problems.push(`"${section}" is not of the form FEED:key=value,key=value (e.g. google:buffer=1,limitedBelow=3)`);
+      problems.push(`"${section}" is not of the form FEED:key=value,key=value (e.g. google:buffer=1,outOfStockBelow=2)`);
       continue;
     }
     if (!/^[a-z0-9][a-z0-9-]{0,63}$/.test(feed)) {

@@ -200,7 +200,7 @@ describe('config/load-config', () => {
       'FEED_STOCK_POLICY: feed "google": unknown key "bufer" (known: buffer, outOfStockBelow, limitedBelow, outOfStock)',
       'FEED_STOCK_POLICY: feed "google": outOfStockBelow must be a whole number of pieces, at least 1, got "0"',
       'FEED_STOCK_POLICY: feed "heureka": outOfStock must be list or omit, got "hide"',
-      'FEED_STOCK_POLICY: "zbozi" is not of the form FEED:key=value,key=value (e.g. google:buffer=1,limitedBelow=3)',
+      'FEED_STOCK_POLICY: "zbozi" is not of the form FEED:key=value,key=value (e.g. google:buffer=1,outOfStockBelow=2)',
     ]);
   });
 

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { ConfigSchema } from '../../../../src/config/config-schema.js';
+import { loadConfig } from '../../../../src/config/load-config.js';
 import { collectFeed } from '../../../../src/core/feeds/collect-feed.js';
 import { loadTemplates, type TemplateFile, TemplateLoadError } from '../../../../src/core/feeds/load-templates.js';
 import type { StockSettings } from '../../../../src/core/feeds/stock-policy.js';
@@ -303,6 +305,11 @@ describe('feeds/load-templates', () => {
       stock({ 'google-local-inventory': { limitedBelow: 5 }, meta: { buffer: 2 } }),
     );
     expect(feeds).toHaveLength(6);
+    // The example of the README and .env.example starts with the shipped templates.
+    const shown = /e\.g\. (\S+)/.exec(ConfigSchema.shape.FEED_STOCK_POLICY.description ?? '')?.[1] ?? '';
+    const example = loadConfig({ FEED_STOCK_POLICY: shown });
+    expect(Object.keys(example.feed.stockPolicies)).toEqual(['google', 'google-local-inventory', 'heureka']);
+    expect(loadTemplates(readTemplateFiles(), stock(example.feed.stockPolicies))).toHaveLength(6);
   });
 
   it('lists every problem of every file in one error message', () => {

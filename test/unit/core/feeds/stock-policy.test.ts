@@ -405,7 +405,7 @@ describe('feeds: FEED_STOCK_POLICY syntax', () => {
       'feed "google": limitedBelow must be a whole number of pieces, at least 2, got "1.5"',
       'feed "heureka": outOfStock must be list or omit, got "hide"',
       'feed "heureka": buffer must be a non-negative number of pieces, got "-1"',
-      '"zbozi buffer=1" is not of the form FEED:key=value,key=value (e.g. google:buffer=1,limitedBelow=3)',
+      '"zbozi buffer=1" is not of the form FEED:key=value,key=value (e.g. google:buffer=1,outOfStockBelow=2)',
       '"Meta" is not a feed name (a template\'s "name": lower-case letters, digits and dashes)',
       'feed "google" is named twice; give all its keys in one section',
       'feed "x": "buffer" is not of the form key=value',
