@@ -3,7 +3,13 @@ import { compileItemRules } from './compile-item-rules.js';
 import { compileXmlTemplate } from './compile-xml-template.js';
 import { type CompiledFeed, DEFAULT_CONTENT_TYPES, servesView } from './compiled-feed.js';
 import { BUILT_IN_FEED_FILES, type FeedTemplate, FeedTemplateSchema } from './feed-template-schema.js';
-import { NO_STOCK_SETTINGS, resolveStockPolicy, type StockPolicy, type StockSettings } from './stock-policy.js';
+import {
+  DEFAULT_STOCK_POLICY,
+  NO_STOCK_SETTINGS,
+  resolveStockPolicy,
+  type StockPolicy,
+  type StockSettings,
+} from './stock-policy.js';
 import { createProblemSink, joinPath, type ProblemSink, parseAt, type TemplateProblem } from './template-problems.js';
 
 /** A template file as the caller read it (the loader itself does no I/O). */
@@ -88,9 +94,8 @@ function compileFile(file: TemplateFile, sink: ProblemSink, stock: StockSettings
     if (template.dialect !== undefined) sink.add('dialect', '"dialect" applies to csv templates only');
     if (template.each !== undefined) sink.add('each', 'in an xml template, put "each" on the element to repeat');
   }
-  const stockPolicy = compileStockPolicy(template, stock, sink);
-  if (stockPolicy === undefined) return undefined;
-  const rules = compileItemRules(template, stockPolicy, sink);
+  // A refused policy is reported; the rest is still compiled (with the default) so that every problem shows at once.
+  const rules = compileItemRules(template, compileStockPolicy(template, stock, sink) ?? DEFAULT_STOCK_POLICY, sink);
   const renderer =
     template.kind === 'xml' ? compileXmlTemplate(template, rules, sink) : compileDelimitedTemplate(template, rules, sink);
   if (renderer === undefined || sink.problems.length > 0) return undefined;

@@ -333,6 +333,11 @@ describe('feeds: stock policy (buffer, thresholds, listing)', () => {
       );
     });
 
+    it('reports a refused policy together with the other problems of the template', () => {
+      const template = { ...itemCsv({ outOfStockBelow: 4, limitedBelow: 2 }), columns: [{ header: 'x', value: '{nope}' }] };
+      expect(problemsOf(template).map((problem) => problem.path)).toEqual(['stockPolicy', 'columns[0].value']);
+    });
+
     it('refuses invalid values in the template', () => {
       const problems = problemsOf(itemCsv({ buffer: -1, outOfStockBelow: 0.5, outOfStock: 'hide', keep: 1 }));
       expect(problems.map((problem) => problem.path).sort()).toEqual([
