@@ -109,8 +109,14 @@ export function resolveStockPolicy(
   };
 }
 
+function defaultPolicy(): StockPolicy {
+  const policy = resolveStockPolicy(undefined, undefined, {});
+  if (typeof policy === 'string') throw new Error(policy);
+  return policy;
+}
+
 /** The policy of a feed without `stockPolicy` and without configuration: the catalog's availability, as is. */
-export const DEFAULT_STOCK_POLICY = resolveStockPolicy(undefined, undefined, {}) as StockPolicy;
+export const DEFAULT_STOCK_POLICY: StockPolicy = defaultPolicy();
 
 /** Pieces kept back from `unit`'s stock in this feed. */
 export function bufferOf(policy: StockPolicy, unit: string): number {
