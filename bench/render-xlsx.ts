@@ -93,7 +93,7 @@ function buildSnapshot(): CatalogSnapshot {
 
 const snapshot = buildSnapshot();
 const chunks = serializeItems(snapshot.products);
-const { compiled, files } = await loadConfiguredTemplates(createTestConfig({}));
+const { compiled, files, stock } = await loadConfiguredTemplates(createTestConfig({}));
 const options = {
   currency: 'CZK',
   brand: undefined,
@@ -102,6 +102,7 @@ const options = {
 };
 const renderer = createWorkerFeedRenderer({
   templates: files,
+  stock,
   options,
   chunksOf: async () => chunks,
   fallback: createInThreadFeedRenderer(createFeedBuilder(compiled, options)),

@@ -21,6 +21,7 @@ import { type CatalogSource, normalizePosBaseUrl, posSource, sandboxSource } fro
 import { type ChangeHistory, createChangeLog } from './core/catalog/change-log.js';
 import type { CompiledFeed } from './core/feeds/compiled-feed.js';
 import { loadTemplates, type TemplateFile } from './core/feeds/load-templates.js';
+import { NO_STOCK_SETTINGS, type StockSettings } from './core/feeds/stock-policy.js';
 import { type RunningSandbox, startSandbox } from './sandbox/start-sandbox.js';
 import type { CatalogWorkers } from './services/catalog/catalog-workers.js';
 import type { EnrichmentSheetInput } from './services/catalog/enrich-catalog.js';
@@ -56,24 +57,34 @@ export function createShippedDocPages(): DocPages {
   return createWorkerDocPages(SHIPPED_DOCS);
 }
 
-/** Feed templates as read (the render worker compiles the same files) and as compiled. */
+/** Feed templates as read (the render worker compiles the same files, with the same stock settings) and as compiled. */
 export interface LoadedTemplates {
   readonly files: readonly TemplateFile[];
+  /** The configuration's part of every feed's stock policy, as the templates were compiled with it. */
+  readonly stock: StockSettings;
   readonly compiled: readonly CompiledFeed[];
 }
 
-/** Reads and compiles every `*.json` feed template; any problem stops the start (TemplateLoadError). */
-export async function loadTemplateDir(dir: string): Promise<LoadedTemplates> {
+/**
+ * Reads and compiles every `*.json` feed template; any problem stops the start (TemplateLoadError), and so
+ * does a `FEED_STOCK_POLICY` that names no template.
+ */
+export async function loadTemplateDir(dir: string, stock: StockSettings = NO_STOCK_SETTINGS): Promise<LoadedTemplates> {
   const names = (await readdir(dir)).filter((name) => name.endsWith('.json')).sort();
   const files = await Promise.all(
     names.map(async (name) => ({ name: join(dir, name), text: await readFile(join(dir, name), 'utf8') })),
   );
-  return { files, compiled: loadTemplates(files) };
+  return { files, stock, compiled: loadTemplates(files, stock) };
 }
 
-/** `FEED_TEMPLATES_DIR`, or the shipped templates. */
+/** `UNIT_STOCK_BUFFER` and `FEED_STOCK_POLICY`, as the feed templates take them. */
+export function stockSettingsOf(config: Config): StockSettings {
+  return { unitBuffers: config.feed.unitStockBuffers, feedPolicies: config.feed.stockPolicies };
+}
+
+/** `FEED_TEMPLATES_DIR`, or the shipped templates, with the configured stock settings. */
 export function loadConfiguredTemplates(config: Config): Promise<LoadedTemplates> {
-  return loadTemplateDir(config.feed.templatesDir ?? SHIPPED_TEMPLATES);
+  return loadTemplateDir(config.feed.templatesDir ?? SHIPPED_TEMPLATES, stockSettingsOf(config));
 }
 
 /** The built-in sandbox POS when `POS_BASE_URL` is unset (on loopback, any free port). */
@@ -277,6 +288,7 @@ export function createConfiguredFeedService(
     templates: templates.compiled,
     renderer: createWorkerFeedRenderer({
       templates: templates.files,
+      stock: templates.stock,
       options,
       chunksOf: (snapshot) => catalog.chunksOf(snapshot),
       fallback: inThread,

@@ -1,5 +1,6 @@
 import { validate as validateCron } from 'node-cron';
 import { z } from 'zod';
+import { parseStockPolicies } from '../core/feeds/stock-policy.js';
 
 /**
  * The single table of settings (README, Configuration). Every environment variable the bridge reads is a key here,
@@ -96,6 +97,34 @@ const KeyValueMap = z
       map[key] = mapped;
     }
     return map;
+  });
+
+/** `U1=2,*=1` → `{ U1: 2, '*': 1 }`: pieces kept back per unit, non-negative numbers; `*` is every unit not named. */
+const StockBufferMap = KeyValueMap.transform((map, ctx) => {
+  const buffers: Record<string, number> = {};
+  for (const [unit, text] of Object.entries(map)) {
+    const buffer = /^\d+(?:\.\d+)?$/.test(text) ? Number(text) : Number.NaN;
+    if (!Number.isFinite(buffer)) {
+      ctx.addIssue({ code: 'custom', message: `entry "${unit}=${text}": the buffer must be a non-negative number of pieces` });
+      continue;
+    }
+    buffers[unit] = buffer;
+  }
+  return buffers;
+});
+
+/**
+ * `google:buffer=1;google-local-inventory:buffer=1,limitedBelow=5;heureka:outOfStock=omit`, checked key by key
+ * (core/feeds/stock-policy.ts); the feed names are checked where the templates are loaded.
+ */
+const StockPolicyMap = z
+  .string()
+  .optional()
+  .transform((value, ctx) => {
+    if (value === undefined) return {};
+    const { policies, problems } = parseStockPolicies(value);
+    for (const message of problems) ctx.addIssue({ code: 'custom', message });
+    return policies;
   });
 
 export const ConfigSchema = z.object({
@@ -245,10 +274,16 @@ export const ConfigSchema = z.object({
   ),
   ENRICHMENT_TIMEOUT_MS: int(30_000, 1_000, 600_000, 'Longest one read of the enrichment sheet may take, in milliseconds'),
   ENRICHMENT_MAX_MB: int(64, 1, 1_024, 'Largest enrichment sheet read, in MiB'),
+  UNIT_STOCK_BUFFER: StockBufferMap.describe(
+    "Pieces kept back from each unit's stock in every channel feed, e.g. U1=2,U2=0,*=1 (* = every unit not named); a feed's own buffer is added",
+  ),
   FEED_TEMPLATES_DIR: z
     .string()
     .optional()
     .describe('Folder of the feed templates, one JSON file per feed (default: the templates/ folder shipped with the bridge)'),
+  FEED_STOCK_POLICY: StockPolicyMap.describe(
+    "Per-feed stock policy over the templates' stockPolicy, key by key, e.g. google:buffer=1;google-local-inventory:buffer=1,limitedBelow=5;heureka:outOfStock=omit (keys: buffer, outOfStockBelow, limitedBelow, outOfStock=list|omit)",
+  ),
   FEED_CACHE_MB: int(
     512,
     16,

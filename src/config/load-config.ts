@@ -1,4 +1,5 @@
 import type { DocumentLimitSettings } from '../core/catalog/document-limits.js';
+import type { StockPolicySpec } from '../core/feeds/stock-policy.js';
 import { CONFIG_VARIABLES, type ConfigEnv, ConfigSchema } from './config-schema.js';
 
 export type IdentityKeyChoice = ConfigEnv['POS_PRICE_LIST_KEY'];
@@ -61,6 +62,10 @@ export interface Config {
     readonly brand: string | undefined;
     readonly primaryUnit: string | undefined;
     readonly unitStoreCodes: Readonly<Record<string, string>>;
+    /** `UNIT_STOCK_BUFFER`: unit code (or `*`) → pieces kept back in every channel feed. */
+    readonly unitStockBuffers: Readonly<Record<string, number>>;
+    /** `FEED_STOCK_POLICY`: feed name → keys over the template's `stockPolicy` (names checked with the templates). */
+    readonly stockPolicies: Readonly<Record<string, StockPolicySpec>>;
     readonly token: string | undefined;
     readonly templatesDir: string | undefined;
     readonly cacheBytes: number;
@@ -97,7 +102,18 @@ function withoutEmptyValues(env: Readonly<Record<string, string | undefined>>): 
   return cleaned;
 }
 
-const OWN_PREFIXES = ['POS_', 'FEED_', 'SANDBOX_', 'SYNC_', 'WEBHOOK_', 'CATALOG_SYNC', 'STOCK_SYNC', 'ADMIN_', 'UNIT_STORE'];
+const OWN_PREFIXES = [
+  'POS_',
+  'FEED_',
+  'SANDBOX_',
+  'SYNC_',
+  'WEBHOOK_',
+  'CATALOG_SYNC',
+  'STOCK_SYNC',
+  'ADMIN_',
+  'UNIT_STORE',
+  'UNIT_STOCK',
+];
 const KNOWN = new Set<string>(CONFIG_VARIABLES);
 
 /** A misspelt setting would otherwise fall back to its default without a word. */
@@ -217,6 +233,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       brand: e.FEED_BRAND,
       primaryUnit: e.FEED_PRIMARY_UNIT,
       unitStoreCodes: e.UNIT_STORE_CODES,
+      unitStockBuffers: e.UNIT_STOCK_BUFFER,
+      stockPolicies: e.FEED_STOCK_POLICY,
       token: e.FEED_TOKEN,
       templatesDir: e.FEED_TEMPLATES_DIR,
       cacheBytes: e.FEED_CACHE_MB * 1024 * 1024,

@@ -2,6 +2,7 @@ import { Piscina } from 'piscina';
 import type { CatalogSnapshot } from '../core/catalog/catalog.js';
 import type { ItemChunk } from '../core/catalog/catalog-chunks.js';
 import type { TemplateFile } from '../core/feeds/load-templates.js';
+import type { StockSettings } from '../core/feeds/stock-policy.js';
 import type { FeedServiceOptions } from '../services/feeds/feed-builder.js';
 import type { FeedRenderer, RenderedBody } from '../services/feeds/feed-renderer.js';
 import { WorkerFailedError } from './create-catalog-workers.js';
@@ -10,6 +11,8 @@ import { workerEntry, workerEntryAt } from './worker-entry.js';
 
 export interface WorkerFeedRendererOptions {
   readonly templates: readonly TemplateFile[];
+  /** The stock settings the templates were compiled with in this thread (`LoadedTemplates.stock`). */
+  readonly stock: StockSettings;
   readonly options: FeedServiceOptions;
   /** The serialized chunks of a served version (`CatalogService.chunksOf`). */
   readonly chunksOf: (snapshot: CatalogSnapshot) => Promise<readonly ItemChunk[] | undefined>;
@@ -31,7 +34,7 @@ function buffer(view: Uint8Array): Buffer {
  * a time anyway.
  */
 export function createWorkerFeedRenderer(options: WorkerFeedRendererOptions): FeedRenderer {
-  const data: RenderWorkerData = { templates: options.templates, options: options.options };
+  const data: RenderWorkerData = { templates: options.templates, stock: options.stock, options: options.options };
   const entry = options.entry === undefined ? workerEntry('render-worker', data) : workerEntryAt(options.entry, data);
   const pool = new Piscina({ ...entry, minThreads: 0, maxThreads: 1, idleTimeout: 60_000 });
   let closed = false;

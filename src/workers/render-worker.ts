@@ -4,6 +4,7 @@ import type { CatalogSnapshot, Product } from '../core/catalog/catalog.js';
 import { decodeChunk, type ItemChunk } from '../core/catalog/catalog-chunks.js';
 import type { FeedReport } from '../core/feeds/feed-report.js';
 import { loadTemplates, type TemplateFile } from '../core/feeds/load-templates.js';
+import type { StockSettings } from '../core/feeds/stock-policy.js';
 import { encodeBodySync } from '../services/feeds/encoded-feed.js';
 import { createFeedBuilder, type FeedRequest, type FeedServiceOptions, isPrecompressed } from '../services/feeds/feed-builder.js';
 import { createGarbageCollector } from './collect-garbage.js';
@@ -18,6 +19,7 @@ import { lowerThreadPriority } from './lower-thread-priority.js';
 
 export interface RenderWorkerData {
   readonly templates: readonly TemplateFile[];
+  readonly stock: StockSettings;
   readonly options: FeedServiceOptions;
 }
 
@@ -41,7 +43,7 @@ export interface RenderResult {
 const data = workerData as RenderWorkerData;
 // Renders wait for the main thread on a busy machine: a poller is answered from the last render meanwhile.
 lowerThreadPriority();
-const builder = createFeedBuilder(loadTemplates(data.templates), data.options);
+const builder = createFeedBuilder(loadTemplates(data.templates, data.stock), data.options);
 const collectGarbage = createGarbageCollector();
 
 /** The bytes in an ArrayBuffer of their own: small Buffers share a pool, which must not be moved away. */

@@ -8,6 +8,7 @@ import type { FeedContext, FeedItem } from './feed-item.js';
 import { createFeedReporter, FEED_CHUNK_SIZE, type FeedChunks, type FeedRejection, MISSING } from './feed-report.js';
 import { ColumnSchema, type FeedTemplate } from './feed-template-schema.js';
 import { formatMoney, formatPlainNumber } from './format-number.js';
+import { createStockState, omitsOffer } from './stock-policy.js';
 import { compileAt, compilePattern, joinPath, type ProblemSink, parseAt } from './template-problems.js';
 
 /**
@@ -102,6 +103,7 @@ export function compileDelimitedTemplate(
         context,
         item: undefined,
         offer: undefined,
+        stock: createStockState(rules.stockPolicy, context.unit),
         failedAttribute: '',
         failed: MISSING,
         counter: reporter,
@@ -121,7 +123,12 @@ export function compileDelimitedTemplate(
         } else {
           let rows = 0;
           let failed = 0;
+          let omitted = 0;
           for (const offer of item.offers) {
+            if (omitsOffer(state.stock, offer, item.isStockItem)) {
+              omitted++;
+              continue;
+            }
             state.offer = offer;
             const row = renderRow(state);
             if (row === null) {
@@ -134,6 +141,7 @@ export function compileDelimitedTemplate(
           }
           if (rows === 0) {
             if (failed > 0) reporter.dropped++;
+            else if (omitted > 0) reporter.outOfStock++;
             else reporter.filtered++;
             continue;
           }

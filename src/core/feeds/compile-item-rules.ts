@@ -3,18 +3,21 @@ import type { FeedValue, RenderScope } from './feed-fields.js';
 import type { FeedItem } from './feed-item.js';
 import { type FeedReporter, MISSING } from './feed-report.js';
 import type { FeedTemplate } from './feed-template-schema.js';
+import { itemAvailabilityOf, omitsItem, type StockPolicy } from './stock-policy.js';
 import { compileAt, joinPath, type ProblemSink } from './template-problems.js';
 
-/** The item-level rules of a template: its filter (silent) and its `require` checks (warned). */
+/** The item-level rules of a template: its filter (silent), its stock policy and its `require` checks (warned). */
 export interface ItemRules {
-  /** `false` when the template's filter leaves the item out. */
-  readonly accepts: (item: FeedItem) => boolean;
+  /** The feed's stock policy (the renderers put it in every scope). */
+  readonly stockPolicy: StockPolicy;
+  /** `false` when the template's filter leaves the item in scope out (availability after the stock policy). */
+  readonly accepts: (scope: RenderScope) => boolean;
   /** The name of the first `require` check the item fails, or `undefined`. */
   readonly failedCheck: (scope: RenderScope) => string | undefined;
   /**
    * What every renderer does first with an item: puts it in `scope` (no offer yet) and tells whether it
-   * is rendered. An item the filter leaves out counts as filtered; one failing a check is warned about
-   * and counts as dropped.
+   * is rendered. An item the filter leaves out counts as filtered; one the stock policy leaves out
+   * (`outOfStock: omit`) as out of stock; one failing a check is warned about and counts as dropped.
    */
   readonly admit: (item: FeedItem, scope: RenderScope, reporter: FeedReporter) => boolean;
 }
@@ -49,16 +52,21 @@ function missingOf(checks: readonly CompiledCheck[], scope: RenderScope): readon
   return missing ?? NOTHING_MISSING;
 }
 
-export function compileItemRules(template: FeedTemplate, sink: ProblemSink): ItemRules {
+export function compileItemRules(template: FeedTemplate, stockPolicy: StockPolicy, sink: ProblemSink): ItemRules {
   const filter = template.filter ?? {};
   const availability = filter.availability;
   const isStockItem = filter.isStockItem;
+  // `in_stock` keeps what the feed advertises as available: `limited_availability` is in stock too.
   const accepts =
     availability === undefined && isStockItem === undefined
       ? () => true
-      : (item: FeedItem) =>
-          (availability === undefined || item.availability === availability) &&
-          (isStockItem === undefined || item.isStockItem === isStockItem);
+      : (scope: RenderScope) => {
+          const item = scope.item;
+          if (item === undefined) return false;
+          if (isStockItem !== undefined && item.isStockItem !== isStockItem) return false;
+          if (availability === undefined) return true;
+          return (itemAvailabilityOf(scope.stock, item) === 'out_of_stock') === (availability === 'out_of_stock');
+        };
 
   const checks = compileChecks(template, 'require', sink);
   const recommended = compileChecks(template, 'recommend', sink);
@@ -72,18 +80,23 @@ export function compileItemRules(template: FeedTemplate, sink: ProblemSink): Ite
           }
           return undefined;
         };
+  const omits = stockPolicy.outOfStock === 'omit';
   const admit = (item: FeedItem, scope: RenderScope, reporter: FeedReporter): boolean => {
-    if (!accepts(item)) {
-      reporter.filtered++;
-      return false;
-    }
+    scope.item = item;
+    scope.offer = undefined;
     // The marketer's `exclude` column (docs/enrichment.md): by design, counted apart from the filter.
     if (item.enrichment?.exclude?.some((name) => excludedBy.has(name)) === true) {
       reporter.excluded++;
       return false;
     }
-    scope.item = item;
-    scope.offer = undefined;
+    if (!accepts(scope)) {
+      reporter.filtered++;
+      return false;
+    }
+    if (omits && omitsItem(scope.stock, item)) {
+      reporter.outOfStock++;
+      return false;
+    }
     const failed = failedCheck(scope);
     if (failed === undefined) {
       if (recommended.length > 0) reporter.recommendMissing(item.id, missingOf(recommended, scope));
@@ -93,5 +106,5 @@ export function compileItemRules(template: FeedTemplate, sink: ProblemSink): Ite
     reporter.dropped++;
     return false;
   };
-  return { accepts, failedCheck, admit };
+  return { stockPolicy, accepts, failedCheck, admit };
 }

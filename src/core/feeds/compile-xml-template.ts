@@ -15,6 +15,7 @@ import {
   MISSING,
 } from './feed-report.js';
 import { AttributeObjectSchema, ElementNodeSchema, type FeedTemplate, ItemsNodeSchema } from './feed-template-schema.js';
+import { createStockState, omitsOffer } from './stock-policy.js';
 import { compileAt, compilePattern, joinPath, type ProblemSink, parseAt } from './template-problems.js';
 
 /**
@@ -107,6 +108,7 @@ export function compileXmlTemplate(template: FeedTemplate, rules: ItemRules, sin
         context: feedContext,
         item: undefined,
         offer: undefined,
+        stock: createStockState(rules.stockPolicy, feedContext.unit),
         failedAttribute: '',
         failed: MISSING,
         reporter,
@@ -119,6 +121,7 @@ export function compileXmlTemplate(template: FeedTemplate, rules: ItemRules, sin
       for (const item of items) {
         if (!rules.admit(item, state, reporter)) continue;
         const warningsBefore = reporter.warningCount;
+        const omittedBefore = state.stock.omittedOffers;
         const rendered = itemRenderer(state);
         if (rendered === null) {
           reporter.warn(item.id, state.failedAttribute, state.failed);
@@ -126,8 +129,9 @@ export function compileXmlTemplate(template: FeedTemplate, rules: ItemRules, sin
           continue;
         }
         if (rendered === '') {
-          // Nothing to show (a condition, or every unit's record was left out by a rule).
+          // Nothing to show (a condition, or every unit's record was left out by a rule or the stock policy).
           if (reporter.warningCount > warningsBefore) reporter.dropped++;
+          else if (repeats && state.stock.omittedOffers > omittedBefore) reporter.outOfStock++;
           else reporter.filtered++;
           continue;
         }
@@ -402,6 +406,7 @@ function compileElement(raw: unknown, path: string, context: CompileContext, slo
       const saved = state.offer;
       let out = '';
       for (const offer of item.offers) {
+        if (omitsOffer(state.stock, offer, item.isStockItem)) continue;
         state.offer = offer;
         const rendered = once(state);
         if (rendered === null) {

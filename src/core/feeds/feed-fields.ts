@@ -1,5 +1,15 @@
 import type { FeedContext, FeedItem, FeedOffer } from './feed-item.js';
+import {
+  itemAvailabilityOf,
+  itemStockOf,
+  offerAvailabilityOf,
+  offerStockOf,
+  quantityOf,
+  type StockState,
+} from './stock-policy.js';
 import { productCode } from './to-feed-item.js';
+
+export { quantityOf } from './stock-policy.js';
 
 /** A value inside a template expression: text, a number, or nothing (absent/empty). */
 export type FeedValue = string | number | undefined;
@@ -14,6 +24,8 @@ export interface RenderScope {
   offer: FeedOffer | undefined;
   /** The additional image link of this repetition of an `each: images` element. */
   image?: string | undefined;
+  /** The feed's stock policy applied to the item in scope (stock-policy.ts). */
+  readonly stock: StockState;
 }
 
 /**
@@ -26,17 +38,6 @@ export interface FieldSpec {
   readonly scope: FieldScope;
   readonly get: (scope: RenderScope) => FeedValue;
   readonly description: string;
-}
-
-/**
- * Whole units for channels that count pieces: fractional stock is rounded down, but never below 1 while
- * any stock remains (0.5 kg in stock must not read as "0 available" next to `in_stock`); negative
- * stock counts as 0; unknown stock stays unknown.
- */
-export function quantityOf(stock: number | undefined): number | undefined {
-  if (stock === undefined || Number.isNaN(stock)) return undefined;
-  if (stock <= 0) return 0;
-  return stock === Number.POSITIVE_INFINITY ? undefined : Math.max(1, Math.floor(stock));
 }
 
 /** The sale price only when it is below the price: a `sale_price` equal to `price` gets items disapproved (docs/channels.md). */
@@ -158,8 +159,16 @@ export const FEED_FIELDS: Readonly<Record<string, FieldSpec>> = {
     description: '"was" price, only when above price',
   },
   stock: { scope: 'item', get: (s) => s.item?.stock, description: 'stock as the POS says (may be fractional)' },
-  quantity: { scope: 'item', get: (s) => quantityOf(s.item?.stock), description: 'stock in whole units, never negative' },
-  availability: { scope: 'item', get: (s) => s.item?.availability, description: '`in_stock` or `out_of_stock`' },
+  quantity: {
+    scope: 'item',
+    get: (s) => (s.item === undefined ? undefined : quantityOf(itemStockOf(s.stock, s.item))),
+    description: "advertised stock in whole units, never negative (the feed's stock policy applied)",
+  },
+  availability: {
+    scope: 'item',
+    get: (s) => (s.item === undefined ? undefined : itemAvailabilityOf(s.stock, s.item)),
+    description: '`in_stock` or `out_of_stock` (`limited_availability` too when the stock policy sets `limitedBelow`)',
+  },
   availabilityInStockText: {
     scope: 'item',
     get: (s) => s.item?.availabilityTexts?.inStock,
@@ -170,7 +179,11 @@ export const FEED_FIELDS: Readonly<Record<string, FieldSpec>> = {
     get: (s) => s.item?.availabilityTexts?.outOfStock,
     description: "the view's label for sold-out goods (its price list's AVAILABILITY_OUT_OF_STOCK)",
   },
-  inStock: { scope: 'item', get: (s) => flag(s.item?.availability === 'in_stock'), description: '`true` when in stock' },
+  inStock: {
+    scope: 'item',
+    get: (s) => flag(s.item !== undefined && itemAvailabilityOf(s.stock, s.item) !== 'out_of_stock'),
+    description: '`true` when in stock (limited included)',
+  },
   isStockItem: { scope: 'item', get: (s) => flag(s.item?.isStockItem), description: '`true` unless a service' },
   link: { scope: 'item', get: (s) => s.item?.link, description: 'product page URL' },
   imageLink: { scope: 'item', get: (s) => s.item?.imageLink, description: 'image URL' },
@@ -201,8 +214,16 @@ export const FEED_FIELDS: Readonly<Record<string, FieldSpec>> = {
     description: 'the unit\'s "was" price',
   },
   'offer.stock': { scope: 'offer', get: (s) => s.offer?.stock, description: "the unit's stock" },
-  'offer.quantity': { scope: 'offer', get: (s) => quantityOf(s.offer?.stock), description: "the unit's stock in whole units" },
-  'offer.availability': { scope: 'offer', get: (s) => s.offer?.availability, description: "the unit's availability" },
+  'offer.quantity': {
+    scope: 'offer',
+    get: (s) => (s.offer === undefined ? undefined : quantityOf(offerStockOf(s.stock, s.offer, s.item?.isStockItem ?? true))),
+    description: "the unit's advertised stock in whole units",
+  },
+  'offer.availability': {
+    scope: 'offer',
+    get: (s) => (s.offer === undefined ? undefined : offerAvailabilityOf(s.stock, s.offer, s.item?.isStockItem ?? true)),
+    description: "the unit's availability (the stock policy applied)",
+  },
   'offer.availabilityInStockText': {
     scope: 'offer',
     get: (s) => s.offer?.availabilityTexts?.inStock,
@@ -215,7 +236,8 @@ export const FEED_FIELDS: Readonly<Record<string, FieldSpec>> = {
   },
   'offer.inStock': {
     scope: 'offer',
-    get: (s) => flag(s.offer?.availability === 'in_stock'),
-    description: '`true` when the unit has it in stock',
+    get: (s) =>
+      flag(s.offer !== undefined && offerAvailabilityOf(s.stock, s.offer, s.item?.isStockItem ?? true) !== 'out_of_stock'),
+    description: '`true` when the unit has it in stock (limited included)',
   },
 };

@@ -1,6 +1,6 @@
 /**
  * What a render tells the status page (docs/http-interface.md, `GET /`): how many items went out, how many the feed's
- * filter left out on purpose, and which items a channel rule left out, with counts and first examples.
+ * filter or stock policy left out on purpose, and which items a channel rule left out, with counts and first examples.
  */
 
 /**
@@ -63,6 +63,11 @@ export interface FeedReport {
   readonly records: number;
   /** Items left out by the feed's filter (e.g. sold-out goods on Heureka): by design, not a warning. */
   readonly filtered: number;
+  /**
+   * Items left out as out of stock by the feed's stock policy (`outOfStock: omit`), including items whose
+   * every unit's record was: by design, not a warning.
+   */
+  readonly outOfStock: number;
   /** Items left out because a required attribute was missing or invalid. */
   readonly dropped: number;
   /** Values cut to a channel's length limit (at a word boundary), e.g. long titles. */
@@ -87,6 +92,7 @@ export interface FeedReporter {
   items: number;
   records: number;
   filtered: number;
+  outOfStock: number;
   dropped: number;
   truncated: number;
   excluded: number;
@@ -140,6 +146,7 @@ export function createFeedReporter(feed: string, maxExamples: number = MAX_WARNI
     items: 0,
     records: 0,
     filtered: 0,
+    outOfStock: 0,
     dropped: 0,
     truncated: 0,
     excluded: 0,
@@ -169,6 +176,7 @@ export function createFeedReporter(feed: string, maxExamples: number = MAX_WARNI
         items: this.items,
         records: this.records,
         filtered: this.filtered,
+        outOfStock: this.outOfStock,
         dropped: this.dropped,
         truncated: this.truncated,
         excluded: this.excluded,

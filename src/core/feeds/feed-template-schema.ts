@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CSV_DELIMITERS } from './csv-dialect.js';
+import { StockPolicySchema } from './stock-policy.js';
 
 /**
  * The schema of a feed template file (`templates/*.json`, one feed per file). The envelope and each
@@ -111,6 +112,8 @@ export const FeedTemplateSchema = z.strictObject({
       isStockItem: z.boolean().optional(),
     })
     .optional(),
+  /** How stock is advertised: a safety buffer, thresholds, and whether sold-out items are listed (stock-policy.ts). */
+  stockPolicy: StockPolicySchema.optional(),
   /** Named lookup tables for the `map:NAME` filter. */
   maps: z
     .record(

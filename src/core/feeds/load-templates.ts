@@ -2,8 +2,15 @@ import { compileDelimitedTemplate } from './compile-delimited-template.js';
 import { compileItemRules } from './compile-item-rules.js';
 import { compileXmlTemplate } from './compile-xml-template.js';
 import { type CompiledFeed, DEFAULT_CONTENT_TYPES, servesView } from './compiled-feed.js';
-import { BUILT_IN_FEED_FILES, FeedTemplateSchema } from './feed-template-schema.js';
-import { createProblemSink, parseAt, type TemplateProblem } from './template-problems.js';
+import { BUILT_IN_FEED_FILES, type FeedTemplate, FeedTemplateSchema } from './feed-template-schema.js';
+import {
+  DEFAULT_STOCK_POLICY,
+  NO_STOCK_SETTINGS,
+  resolveStockPolicy,
+  type StockPolicy,
+  type StockSettings,
+} from './stock-policy.js';
+import { createProblemSink, joinPath, type ProblemSink, parseAt, type TemplateProblem } from './template-problems.js';
 
 /** A template file as the caller read it (the loader itself does no I/O). */
 export interface TemplateFile {
@@ -28,18 +35,21 @@ export class TemplateLoadError extends Error {
  * Validates and compiles the feed templates, once at start-up. Throws `TemplateLoadError` listing every
  * problem (file, JSON path, message): invalid JSON, schema violations, unknown fields or filters, bad
  * XML names, undeclared prefixes, duplicate `name`s or `file`s, and `file`s that clash with built-in
- * routes (products.json, products.csv, changes.json).
+ * routes (products.json, products.csv, changes.json). `stock` is the configuration's part of every feed's
+ * stock policy (`UNIT_STOCK_BUFFER`, `FEED_STOCK_POLICY`); a `FEED_STOCK_POLICY` naming no template is a
+ * problem too (reported under the file name `FEED_STOCK_POLICY`).
  *
  * @example loadTemplates([{ name: 'templates/heureka.json', text }])[0].file // 'heureka.xml'
  */
-export function loadTemplates(files: readonly TemplateFile[]): CompiledFeed[] {
+export function loadTemplates(files: readonly TemplateFile[], stock: StockSettings = NO_STOCK_SETTINGS): CompiledFeed[] {
   const problems: TemplateProblem[] = [];
   const feeds: CompiledFeed[] = [];
   const byFile = new Map<string, string>();
   const byName = new Map<string, string>();
+  const names: string[] = [];
   for (const file of files) {
     const sink = createProblemSink(file.name);
-    const feed = compileFile(file, sink);
+    const feed = compileFile(file, sink, stock, names);
     if (feed !== undefined) {
       // URL segments compare case-insensitively: file systems and proxies in front may fold case.
       const fileKey = feed.file.toLowerCase();
@@ -53,11 +63,18 @@ export function loadTemplates(files: readonly TemplateFile[]): CompiledFeed[] {
     }
     problems.push(...sink.problems);
   }
+  const policySink = createProblemSink('FEED_STOCK_POLICY');
+  for (const feed of Object.keys(stock.feedPolicies)) {
+    if (!names.includes(feed)) {
+      policySink.add(feed, `names no feed template (the feeds: ${names.length === 0 ? 'none' : names.join(', ')})`);
+    }
+  }
+  problems.push(...policySink.problems);
   if (problems.length > 0) throw new TemplateLoadError(problems);
   return feeds;
 }
 
-function compileFile(file: TemplateFile, sink: ReturnType<typeof createProblemSink>): CompiledFeed | undefined {
+function compileFile(file: TemplateFile, sink: ProblemSink, stock: StockSettings, names: string[]): CompiledFeed | undefined {
   let json: unknown;
   try {
     json = JSON.parse(file.text.startsWith('\uFEFF') ? file.text.slice(1) : file.text);
@@ -67,6 +84,7 @@ function compileFile(file: TemplateFile, sink: ReturnType<typeof createProblemSi
   }
   const template = parseAt(sink, '', FeedTemplateSchema, json);
   if (template === undefined) return undefined;
+  names.push(template.name);
   if (BUILT_IN_FEED_FILES.some((builtIn) => builtIn.toLowerCase() === template.file.toLowerCase())) {
     sink.add('file', `"${template.file}" is a built-in route (${BUILT_IN_FEED_FILES.join(', ')}); choose another file name`);
   }
@@ -77,7 +95,8 @@ function compileFile(file: TemplateFile, sink: ReturnType<typeof createProblemSi
     if (template.delimiter !== undefined) sink.add('delimiter', '"delimiter" applies to csv templates only');
     if (template.each !== undefined) sink.add('each', 'in an xml template, put "each" on the element to repeat');
   }
-  const rules = compileItemRules(template, sink);
+  // A refused policy is reported; the rest is still compiled (with the default) so that every problem shows at once.
+  const rules = compileItemRules(template, compileStockPolicy(template, stock, sink) ?? DEFAULT_STOCK_POLICY, sink);
   const renderer =
     template.kind === 'xml' ? compileXmlTemplate(template, rules, sink) : compileDelimitedTemplate(template, rules, sink);
   if (renderer === undefined || sink.problems.length > 0) return undefined;
@@ -93,6 +112,57 @@ function compileFile(file: TemplateFile, sink: ReturnType<typeof createProblemSi
     servesView: (unit) => servesView(views, unit),
     render: (context, items) => renderer.render(context, items),
   };
+}
+
+/**
+ * The feed's stock policy: the template's `stockPolicy`, each key overridden by `FEED_STOCK_POLICY`, with the
+ * units' buffers. With `limitedBelow`, every map the template applies to an availability must translate
+ * `limited_availability`, or the channel would get an empty (and, where required, a dropped) value.
+ */
+function compileStockPolicy(template: FeedTemplate, stock: StockSettings, sink: ProblemSink): StockPolicy | undefined {
+  const override = Object.hasOwn(stock.feedPolicies, template.name) ? stock.feedPolicies[template.name] : undefined;
+  const origin = override === undefined ? '' : ' (the template with FEED_STOCK_POLICY)';
+  const policy = resolveStockPolicy(template.stockPolicy, override, stock.unitBuffers);
+  if (typeof policy === 'string') {
+    sink.add('stockPolicy', `${policy}${origin}`);
+    return undefined;
+  }
+  if (policy.limitedBelow !== undefined) {
+    const maps = template.maps ?? {};
+    for (const name of availabilityMaps(template)) {
+      const table = Object.hasOwn(maps, name) ? maps[name] : undefined;
+      if (table !== undefined && !Object.hasOwn(table, 'limited_availability')) {
+        sink.add(
+          joinPath(joinPath('maps', name), 'limited_availability'),
+          `the stock policy sets limitedBelow${origin}, so the availability map "${name}" must translate "limited_availability" too`,
+        );
+      }
+    }
+  }
+  return policy;
+}
+
+/** Names of the maps a template applies to `availability` or `offer.availability` (`{availability|map:NAME}`). */
+function availabilityMaps(template: FeedTemplate): Set<string> {
+  const found = new Set<string>();
+  const visit = (value: unknown): void => {
+    if (typeof value === 'string') {
+      for (const match of value.matchAll(/\{\s*(?:offer\.)?availability\s*((?:\|[^|}]*)*)\}/g)) {
+        for (const filter of (match[1] ?? '').split('|')) {
+          const map = /^\s*map\s*:\s*(.*?)\s*$/.exec(filter)?.[1];
+          if (map !== undefined && map !== '') found.add(map);
+        }
+      }
+    } else if (Array.isArray(value)) {
+      for (const entry of value) visit(entry);
+    } else if (typeof value === 'object' && value !== null) {
+      for (const [key, entry] of Object.entries(value)) if (key !== '$comment') visit(entry);
+    }
+  };
+  visit(template.document);
+  visit(template.columns);
+  visit(template.require);
+  return found;
 }
 
 function describeJsonError(error: unknown, text: string): string {

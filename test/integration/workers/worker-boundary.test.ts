@@ -128,7 +128,13 @@ describe('workers/ the worker-thread boundary', () => {
     const service = createService(pooled());
     await service.syncCatalog();
     const snapshot = service.current() as CatalogSnapshot;
-    const { compiled, files } = await loadConfiguredTemplates(createTestConfig({}));
+    // Stock settings too: the worker compiles the templates with them, so its feeds must keep the same pieces back.
+    const stockConfig = createTestConfig({
+      UNIT_STOCK_BUFFER: '*=1',
+      FEED_STOCK_POLICY: 'meta:buffer=1;heureka:outOfStock=list',
+    });
+    const { compiled, files, stock } = await loadConfiguredTemplates(stockConfig);
+    expect(stock.unitBuffers).toEqual({ '*': 1 });
     const feedOptions = {
       currency: 'CZK',
       brand: 'Značka',
@@ -138,6 +144,7 @@ describe('workers/ the worker-thread boundary', () => {
     const here = createInThreadFeedRenderer(createFeedBuilder(compiled, feedOptions));
     const inWorker = createWorkerFeedRenderer({
       templates: files,
+      stock,
       options: feedOptions,
       chunksOf: (s) => service.chunksOf(s),
       fallback: here,
@@ -216,12 +223,13 @@ describe('workers/ the worker-thread boundary', () => {
     const service = createService(pooled());
     await service.syncCatalog();
     const snapshot = service.current() as CatalogSnapshot;
-    const { compiled, files } = await loadConfiguredTemplates(createTestConfig({}));
+    const { compiled, files, stock } = await loadConfiguredTemplates(createTestConfig({}));
     const feedOptions = { currency: 'CZK', brand: undefined, baseUrl: '', links: { storeCodes: {} } };
     process.env['FAULTY_WORKER'] = 'exit';
     process.env['FAULTY_WORKER_MARKER'] = join(dir, `marker-render-${Math.random()}`);
     const renderer = createWorkerFeedRenderer({
       templates: files,
+      stock,
       options: feedOptions,
       chunksOf: (s) => service.chunksOf(s),
       fallback: createInThreadFeedRenderer(createFeedBuilder(compiled, feedOptions)),

@@ -164,6 +164,46 @@ describe('config/load-config', () => {
     ]);
   });
 
+  it('reads UNIT_STOCK_BUFFER: pieces kept back per unit, * for the units not named', () => {
+    expect(loadConfig({}).feed.unitStockBuffers).toEqual({});
+    expect(loadConfig({ UNIT_STOCK_BUFFER: 'U1=2, U2=0,*=1,U3=0.5' }).feed.unitStockBuffers).toEqual({
+      U1: 2,
+      U2: 0,
+      '*': 1,
+      U3: 0.5,
+    });
+  });
+
+  it('names each invalid UNIT_STOCK_BUFFER entry', () => {
+    expect(problemsOf({ UNIT_STOCK_BUFFER: 'U1=-2,U2=two,*=1' })).toEqual([
+      'UNIT_STOCK_BUFFER: entry "U1=-2": the buffer must be a non-negative number of pieces',
+      'UNIT_STOCK_BUFFER: entry "U2=two": the buffer must be a non-negative number of pieces',
+    ]);
+    expect(problemsOf({ UNIT_STOCK_BUFFER: 'U1' })).toEqual(['UNIT_STOCK_BUFFER: entry "U1" is not of the form KEY=VALUE']);
+    expect(problemsOf({ UNIT_STOCK_BUFER: '*=1' })).toEqual([
+      'UNIT_STOCK_BUFER: is not a known setting (did you mean UNIT_STOCK_BUFFER?)',
+    ]);
+  });
+
+  it('reads FEED_STOCK_POLICY: per feed, keys over the template policy', () => {
+    expect(loadConfig({}).feed.stockPolicies).toEqual({});
+    const config = loadConfig({ FEED_STOCK_POLICY: 'google:buffer=1,limitedBelow=3;heureka:outOfStock=omit' });
+    expect(config.feed.stockPolicies).toEqual({ google: { buffer: 1, limitedBelow: 3 }, heureka: { outOfStock: 'omit' } });
+    expect(Object.isFrozen(config.feed.stockPolicies['google'])).toBe(true);
+  });
+
+  it('names the feed and the key of each FEED_STOCK_POLICY problem, with the other problems', () => {
+    expect(
+      problemsOf({ FEED_STOCK_POLICY: 'google:bufer=1,outOfStockBelow=0;heureka:outOfStock=hide;zbozi', PORT: 'x' }),
+    ).toEqual([
+      'PORT: "x" is not a number',
+      'FEED_STOCK_POLICY: feed "google": unknown key "bufer" (known: buffer, outOfStockBelow, limitedBelow, outOfStock)',
+      'FEED_STOCK_POLICY: feed "google": outOfStockBelow must be a whole number of pieces, at least 1, got "0"',
+      'FEED_STOCK_POLICY: feed "heureka": outOfStock must be list or omit, got "hide"',
+      'FEED_STOCK_POLICY: "zbozi" is not of the form FEED:key=value,key=value (e.g. google:buffer=1,outOfStockBelow=2)',
+    ]);
+  });
+
   it('returns a frozen configuration', () => {
     const config = loadConfig({});
 

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { ConfigSchema } from '../../../../src/config/config-schema.js';
+import { loadConfig } from '../../../../src/config/load-config.js';
 import { collectFeed } from '../../../../src/core/feeds/collect-feed.js';
 import { loadTemplates, type TemplateFile, TemplateLoadError } from '../../../../src/core/feeds/load-templates.js';
+import type { StockSettings } from '../../../../src/core/feeds/stock-policy.js';
 import type { TemplateProblem } from '../../../../src/core/feeds/template-problems.js';
 import { FIXTURE_CONTEXT, FIXTURE_ITEMS, readTemplateFiles } from './feed-fixture.js';
 
@@ -290,6 +293,27 @@ describe('feeds/load-templates', () => {
       ['columns[0].value', 'field "offer.unit" is only available inside an element (or feed) with "each": "offers"'],
       ['columns[1].type', expect.stringMatching(/Invalid option/)],
     ]);
+  });
+
+  it('stops the start when FEED_STOCK_POLICY names no template or breaks a shipped one, naming the feeds', () => {
+    const stock = (feedPolicies: StockSettings['feedPolicies']): StockSettings => ({ unitBuffers: {}, feedPolicies });
+    expect(() => loadTemplates(readTemplateFiles(), stock({ gogle: { buffer: 1 } }))).toThrow(
+      'FEED_STOCK_POLICY at gogle: names no feed template (the feeds: google-local-inventory, google, heureka-availability, heureka, meta, prestashop, shopify-inventory, shoptet, woocommerce, zbozi)',
+    );
+    // Google's main feed has no value for limited availability: its map must be given one first.
+    expect(() => loadTemplates(readTemplateFiles(), stock({ google: { limitedBelow: 3 } }))).toThrow(
+      'templates/google.json at maps.availability.limited_availability: the stock policy sets limitedBelow (the template with FEED_STOCK_POLICY)',
+    );
+    const feeds = loadTemplates(
+      readTemplateFiles(),
+      stock({ 'google-local-inventory': { limitedBelow: 5 }, meta: { buffer: 2 } }),
+    );
+    expect(feeds).toHaveLength(10);
+    // The example of the README and .env.example starts with the shipped templates.
+    const shown = /e\.g\. (\S+)/.exec(ConfigSchema.shape.FEED_STOCK_POLICY.description ?? '')?.[1] ?? '';
+    const example = loadConfig({ FEED_STOCK_POLICY: shown });
+    expect(Object.keys(example.feed.stockPolicies)).toEqual(['google', 'google-local-inventory', 'heureka']);
+    expect(loadTemplates(readTemplateFiles(), stock(example.feed.stockPolicies))).toHaveLength(10);
   });
 
   it('lists every problem of every file in one error message', () => {

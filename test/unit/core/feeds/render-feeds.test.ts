@@ -71,8 +71,56 @@ describe('feeds: channel rules at render', () => {
     for (const name of ['heureka', 'zbozi']) {
       const rendered = collectFeed(feed(name).render(FIXTURE_CONTEXT, FIXTURE_ITEMS));
       expect(rendered.body.toString()).not.toContain('a-1006');
-      expect(rendered.report.filtered).toBe(1);
+      // Left out by the stock policy (outOfStock: omit), counted as such, not as filtered or as a warning.
+      expect(rendered.report).toMatchObject({ filtered: 0, outOfStock: 1 });
     }
+    for (const name of ['google', 'meta', 'heureka-availability', 'google-local-inventory']) {
+      // With a brand, Meta's brand|gtin check keeps a-1006 (its EAN is an in-store number).
+      const rendered = collectFeed(feed(name).render({ ...FIXTURE_CONTEXT, brand: 'Značka' }, FIXTURE_ITEMS));
+      expect(rendered.body.toString(), name).toContain('a-1006');
+      expect(rendered.report.outOfStock, name).toBe(0);
+    }
+  });
+
+  it('Google local inventory: 1-2 pieces in a store are limited availability, sold-out rows stay', () => {
+    const rows = body(feed('google-local-inventory').render(FIXTURE_CONTEXT, FIXTURE_ITEMS))
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => line.split('\t'));
+    const availability = (store: string, id: string) => rows.find((row) => row[0] === store && row[1] === id)?.[5];
+    expect(availability('PRG-1', 'a-1002')).toBe('in stock'); // 3 pieces
+    expect(availability('PRG-1', 'a-1003')).toBe('limited availability'); // 2 pieces
+    expect(availability('PRG-1', 'a-1008')).toBe('limited availability'); // 0.5 kg: 1 piece
+    expect(availability('BRNO-2', 'a-1002')).toBe('out of stock'); // 0 pieces
+    expect(availability('PRG-1', 'a-1005')).toBe('in stock'); // a service
+  });
+
+  it('shipped feeds under a configured stock policy: buffers per unit and per feed, FEED_STOCK_POLICY per key', () => {
+    const configured = loadTemplates(readTemplateFiles(), {
+      unitBuffers: { PRG: 2, '*': 0 },
+      feedPolicies: { 'heureka-availability': { buffer: 1 }, heureka: { outOfStock: 'list' }, google: { buffer: 1 } },
+    });
+    const shipped = (name: string) => configured.find((candidate) => candidate.name === name) as CompiledFeed;
+    // a-1001: PRG 7 − 2 − 1 = 4, BRNO 5 − 1 = 4: 8 in all; a-1002: PRG 3 − 3 = 0, BRNO 0: sold out.
+    const depots = exactXmlParser.parse(body(shipped('heureka-availability').render(FIXTURE_CONTEXT, FIXTURE_ITEMS)));
+    const coffee = depots.item_list.item.find((entry: Record<string, unknown>) => entry['@id'] === 'a-1001');
+    expect(coffee.stock_quantity).toBe('8');
+    expect(coffee.depot.map((depot: Record<string, string>) => [depot['@id'], depot['stock_quantity']])).toEqual([
+      ['PRG-1', '4'],
+      ['BRNO-2', '4'],
+    ]);
+    const tea = depots.item_list.item.find((entry: Record<string, unknown>) => entry['@id'] === 'a-1002');
+    expect(tea.stock_quantity).toBe('0');
+    // Google: a-1002 sold out once PRG's buffer (2) and the feed's (1) are taken; listed as out_of_stock.
+    const google = exactXmlParser.parse(body(shipped('google').render(FIXTURE_CONTEXT, FIXTURE_ITEMS)));
+    const entry = google.rss.channel.item.find((item: Record<string, string>) => item['g:id'] === 'a-1002');
+    expect(entry['g:availability']).toBe('out_of_stock');
+    // Heureka lists as the configuration says: sold-out items come in (a-1003, a-1008, a-1009 once PRG keeps 2
+    // back; a-1006), and their DELIVERY_DATE (mapped for in_stock only) is missing, so the channel rule leaves
+    // them out with a warning instead.
+    const heureka = collectFeed(shipped('heureka').render(FIXTURE_CONTEXT, FIXTURE_ITEMS));
+    expect(heureka.report.outOfStock).toBe(0);
+    expect(heureka.report.warnings.byAttribute['DELIVERY_DATE']).toBe(4);
   });
 
   it('never renders a sale price that is not below the price', () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Product } from '../../../../src/core/catalog/catalog.js';
 import { FEED_FIELDS, type RenderScope } from '../../../../src/core/feeds/feed-fields.js';
 import type { FeedItem } from '../../../../src/core/feeds/feed-item.js';
+import { createStockState, DEFAULT_STOCK_POLICY } from '../../../../src/core/feeds/stock-policy.js';
 import { fillLinkTemplate, productCode, toFeedItem } from '../../../../src/core/feeds/to-feed-item.js';
 
 const product: Product = {
@@ -90,6 +91,7 @@ describe('core/feeds/to-feed-item', () => {
       context: FIXTURE,
       item,
       offer: item?.offers[0],
+      stock: createStockState(DEFAULT_STOCK_POLICY, 'all'),
     });
     const field = (name: string, item: FeedItem | undefined) => FEED_FIELDS[name]?.get(scope(item));
     expect(field('availabilityInStockText', all)).toBe('Skladem');
@@ -103,7 +105,8 @@ describe('core/feeds/to-feed-item', () => {
     expect(productCode({ id: 'a-1', plu: 7 })).toBe('7');
     expect(productCode({ id: 'a-1' })).toBe('a-1');
     const item = toFeedItem({ ...product, internalIdentifier: 'KAV-1' }, 'all', options);
-    expect(FEED_FIELDS['code']?.get({ context: FIXTURE, item, offer: undefined })).toBe('KAV-1');
+    const stock = createStockState(DEFAULT_STOCK_POLICY, 'all');
+    expect(FEED_FIELDS['code']?.get({ context: FIXTURE, item, offer: undefined, stock })).toBe('KAV-1');
     expect(fillLinkTemplate('https://shop.example/p/{code}', { ...product, internalIdentifier: 'KAV-1' })).toBe(
       'https://shop.example/p/KAV-1',
     );
