@@ -21,7 +21,7 @@ import { openStoredCatalog } from './services/catalog-start.js';
 import type { EnrichmentService } from './services/enrichment/enrichment-service.js';
 import { type FeedPrewarm, startFeedPrewarm } from './services/feed-prewarm.js';
 import type { FeedService } from './services/feed-service.js';
-import { emptyFeedWarnings, enrichmentWarnings } from './services/feed-warnings.js';
+import { emptyFeedWarnings, enrichmentWarnings, readinessWarnings } from './services/feed-warnings.js';
 import { createReadiness, type JobTiming } from './services/readiness.js';
 import { createStoreHealth, type StoreHealth, waitForStore } from './services/store-health.js';
 import { createWebhookProcessor, type WebhookProcessor } from './services/webhook-processor.js';
@@ -135,6 +135,7 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
   const operatorWarnings = () => [
     ...emptyFeedWarnings(feeds.reports(), feeds.feeds),
     ...enrichmentWarnings(parts.enrichment?.status()),
+    ...readinessWarnings(feeds.reports(), feeds.feeds),
   ];
   const logged = new Set<string>();
   const prewarm = startFeedPrewarm({

@@ -39,6 +39,43 @@ export function emptyFeedWarnings(
   return warnings;
 }
 
+/** A recommended value missing from at least this share of a feed's items is worth a warning. */
+const POOR_READINESS_SHARE = 0.5;
+
+/** What to give the items that lack a recommended value. */
+function readinessHint(name: string): string {
+  const lower = name.toLowerCase();
+  if (lower.includes('brand') || lower === 'manufacturer') return 'a brand column in the enrichment sheet, or FEED_BRAND';
+  if (lower.includes('description')) return 'a description column in the enrichment sheet';
+  if (lower.includes('categor') || lower === 'product_type') {
+    return 'category columns in the enrichment sheet (group:{id} rows cover a whole article group)';
+  }
+  return 'the enrichment sheet';
+}
+
+/**
+ * Channel feeds of the `all` view in which most items lack a value the channel recommends (templates'
+ * `recommend` checks): such items are listed, but rank and pair worse. Each with what to add.
+ */
+export function readinessWarnings(
+  reports: ReadonlyMap<string, FeedReport>,
+  feeds: readonly { readonly file: string; readonly title: string }[],
+): string[] {
+  const warnings: string[] = [];
+  for (const feed of feeds) {
+    const report = reports.get(`${feed.file}|${ALL_UNITS}|`);
+    const readiness = report?.readiness;
+    if (report === undefined || readiness === undefined || report.items === 0) continue;
+    for (const [name, count] of Object.entries(readiness.missing)) {
+      if (count / report.items < POOR_READINESS_SHARE) continue;
+      warnings.push(
+        `${feed.title} (${feed.file}): ${count} of ${report.items} items have no ${name}, which the channel recommends; add ${readinessHint(name)}`,
+      );
+    }
+  }
+  return warnings;
+}
+
 /** The enrichment sheet's problem, when its last read or check failed. */
 export function enrichmentWarnings(status: EnrichmentStatus | undefined): string[] {
   const problem = status?.problem;

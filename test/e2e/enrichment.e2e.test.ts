@@ -206,7 +206,7 @@ describe('enrichment sheet end to end (sandbox POS, sheet over HTTP)', () => {
     served = { status: 500, body: '', etag: '"broken"' };
     await app.jobs.runNow('sync-enrichment');
     const readyz = JSON.parse((await get(`${app.url}/readyz`)).text);
-    expect(readyz.warnings).toEqual([expect.stringContaining('ENRICHMENT_HTTP_STATUS')]);
+    expect(readyz.warnings).toContainEqual(expect.stringContaining('ENRICHMENT_HTTP_STATUS'));
     expect(readyz.enrichment.problem.message).toContain('HTTP 500');
     const page = (await get(`${app.url}/`)).text;
     expect(page).toContain('Last read failed (ENRICHMENT_HTTP_STATUS)');

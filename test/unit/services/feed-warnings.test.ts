@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createFeedReporter, type FeedReport, MISSING } from '../../../src/core/feeds/feed-report.js';
-import { emptyFeedWarnings, enrichmentWarnings } from '../../../src/services/feed-warnings.js';
+import { emptyFeedWarnings, enrichmentWarnings, readinessWarnings } from '../../../src/services/feed-warnings.js';
 
 function reportOf(feed: string, build: (reporter: ReturnType<typeof createFeedReporter>) => void): FeedReport {
   const reporter = createFeedReporter(feed);
@@ -72,5 +72,31 @@ describe('enrichmentWarnings', () => {
     ).toEqual([
       'enrichment sheet https://x/sheet.csv not updated (ENRICHMENT_HTTP_STATUS): answered HTTP 500; the sheet read 2026-11-26T06:00:00.000Z stays in use',
     ]);
+  });
+});
+
+describe('readinessWarnings', () => {
+  it('names a recommended value most items of a channel feed lack, and what to add; not one most items have', () => {
+    const google = reportOf('google', (reporter) => {
+      for (let n = 0; n < 4; n += 1) {
+        reporter.recommendMissing(`a-${n}`, n < 3 ? ['brand', 'description'] : ['description']);
+        reporter.countItem();
+      }
+      reporter.recommendMissing('a-4', []);
+      reporter.countItem();
+    });
+    expect(readinessWarnings(new Map([['google.xml|all|', google]]), FEEDS)).toEqual([
+      'Google Merchant Center (google.xml): 3 of 5 items have no brand, which the channel recommends; add a brand column in the enrichment sheet, or FEED_BRAND',
+      'Google Merchant Center (google.xml): 4 of 5 items have no description, which the channel recommends; add a description column in the enrichment sheet',
+    ]);
+    const fine = reportOf('google', (reporter) => {
+      reporter.recommendMissing('a-1', ['brand']);
+      reporter.countItem();
+      reporter.recommendMissing('a-2', []);
+      reporter.countItem();
+      reporter.recommendMissing('a-3', []);
+      reporter.countItem();
+    });
+    expect(readinessWarnings(new Map([['google.xml|all|', fine]]), FEEDS)).toEqual([]);
   });
 });
