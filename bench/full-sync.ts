@@ -43,6 +43,7 @@ import { join } from 'node:path';
 import { constants, PerformanceObserver, performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { getHeapSpaceStatistics, getHeapStatistics } from 'node:v8';
+import { toSharedBytes } from '../src/services/enrichment/enrichment-service.js';
 import { compileScript } from './compile-script.js';
 import { type EnrichmentSheetSummary, writeEnrichmentSheet } from './enrichment-sheet.js';
 import { startSandboxProcess } from './sandbox-process.js';
@@ -182,7 +183,8 @@ async function worker(): Promise<void> {
   const sheet =
     sheetPath === undefined
       ? undefined
-      : { bytes: readFileSync(sheetPath) as Uint8Array, name: 'enrichment.csv', fetchedAt: new Date().toISOString() };
+      : // In shared memory, as the app keeps its last good sheet (enrichment-service.ts): no copy per sync.
+        { bytes: toSharedBytes(readFileSync(sheetPath)), name: 'enrichment.csv', fetchedAt: new Date().toISOString() };
 
   let gcCount = 0;
   let gcMs = 0;

@@ -63,10 +63,14 @@ export interface EnrichmentServiceDeps {
  * instead of a copy per task (a 100,000-row sheet is ~60 MB; BENCHMARKS.md).
  */
 function sharedCopy(document: EnrichmentDocument): EnrichmentDocument {
-  if (document.bytes.buffer instanceof SharedArrayBuffer) return document;
-  const bytes = new Uint8Array(new SharedArrayBuffer(document.bytes.byteLength));
-  bytes.set(document.bytes);
-  return { ...document, bytes };
+  return document.bytes.buffer instanceof SharedArrayBuffer ? document : { ...document, bytes: toSharedBytes(document.bytes) };
+}
+
+/** `bytes` copied into a SharedArrayBuffer (a worker task given it reads the same memory). */
+export function toSharedBytes(bytes: Uint8Array): Uint8Array {
+  const shared = new Uint8Array(new SharedArrayBuffer(bytes.byteLength));
+  shared.set(bytes);
+  return shared;
 }
 
 function codeOf(error: unknown): EnrichmentSourceErrorCode {
