@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
-import { open, stat } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { Agent, type Dispatcher, interceptors, request } from 'undici';
-import { readCapped } from '../pos/pos-responses.js';
+import { collectShared } from './shared-bytes.js';
 
 /**
  * Reads the marketer's enrichment sheet (`ENRICHMENT_SOURCE`, docs/enrichment.md): a local file or an
@@ -24,6 +24,7 @@ export interface EnrichmentValidators {
 
 /** One read of the sheet, as it came. */
 export interface EnrichmentDocument {
+  /** In shared memory (a worker task reads them in place). */
   readonly bytes: Uint8Array;
   /** File name (from the path or the URL), a format hint. */
   readonly name: string;
@@ -83,10 +84,6 @@ export function isUrlLocation(location: string): boolean {
   return /^https?:\/\//i.test(location);
 }
 
-function sha256Of(bytes: Uint8Array): string {
-  return createHash('sha256').update(bytes).digest('hex');
-}
-
 function tooLarge(label: string, maxBytes: number): EnrichmentSourceError {
   return new EnrichmentSourceError(
     'ENRICHMENT_TOO_LARGE',
@@ -110,18 +107,10 @@ function createFileSource(location: string, options: EnrichmentSourceOptions): E
       const fileStamp = `${info.size}:${info.mtimeMs}`;
       if (previous?.fileStamp === fileStamp) return { changed: false };
       if (info.size > options.maxBytes) throw tooLarge(label, options.maxBytes);
-      // Read at most maxBytes + 1 even if the file grows meanwhile.
-      const handle = await open(path, 'r');
-      let bytes: Uint8Array;
-      try {
-        const buffer = Buffer.alloc(Math.min(info.size, options.maxBytes) + 1);
-        const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-        if (bytesRead > options.maxBytes) throw tooLarge(label, options.maxBytes);
-        bytes = buffer.subarray(0, bytesRead);
-      } finally {
-        await handle.close();
-      }
-      const sha256 = sha256Of(bytes);
+      // Read in 64 KiB chunks and hashed as they come: a large sheet never holds the main thread.
+      const { bytes, sha256 } = await collectShared(createReadStream(path, { highWaterMark: 64 * 1024 }), options.maxBytes, () =>
+        tooLarge(label, options.maxBytes),
+      );
       if (previous?.sha256 === sha256) return { changed: false };
       return {
         changed: true,
@@ -186,8 +175,10 @@ function createUrlSource(location: string, options: EnrichmentSourceOptions): En
             `the enrichment sheet ${label} answered HTTP ${response.statusCode}`,
           );
         }
-        const bytes = await readCapped(response.body, options.maxBytes, 'fail', () => tooLarge(label, options.maxBytes));
-        const sha256 = sha256Of(bytes);
+        const { bytes, sha256 } = await collectShared(response.body, options.maxBytes, () => {
+          response.body.destroy();
+          return tooLarge(label, options.maxBytes);
+        });
         if (previous?.sha256 === sha256) return { changed: false };
         const etag = header(response.headers, 'etag');
         const lastModified = header(response.headers, 'last-modified');

@@ -1,6 +1,7 @@
 import type { Keyv } from 'keyv';
 import type { EnrichmentCheck } from '../../core/enrichment/enrichment-check.js';
 import type { EnrichmentDocument, EnrichmentValidators } from '../enrichment/enrichment-source.js';
+import { copyShared } from '../enrichment/shared-bytes.js';
 
 /** What is known of the last good sheet without its bytes: enough to tell whether another instance stored a newer one. */
 export interface StoredEnrichmentMeta {
@@ -11,6 +12,8 @@ export interface StoredEnrichmentMeta {
   /** Where it was read from (a redacted label): a sheet from another source is not used. */
   readonly source: string;
   readonly check: EnrichmentCheck;
+  /** How many slices its bytes are stored in. */
+  readonly slices: number;
 }
 
 /** The last good enrichment sheet, kept in the store so that a restart or a new leader applies it at once. */
@@ -21,10 +24,11 @@ export interface EnrichmentStore {
   save(document: EnrichmentDocument, check: EnrichmentCheck): Promise<void>;
 }
 
-interface StoredBytes {
-  readonly sha256: string | undefined;
-  readonly base64: string;
-}
+/**
+ * Bytes per stored slice. A 60 MB sheet in one keyv value would be one 80 MB base64 string that keyv
+ * serializes and parses in one go on the main thread; slices keep each step to about a millisecond.
+ */
+const SLICE_BYTES = 512 * 1024;
 
 export function createKeyvEnrichmentStore(
   keyv: Keyv,
@@ -32,11 +36,17 @@ export function createKeyvEnrichmentStore(
 ): EnrichmentStore {
   const prefix = options.prefix ?? 'enrichment';
   const metaKey = `${prefix}:last-good:meta`;
-  const bytesKey = `${prefix}:last-good:bytes`;
+  // Slices are named by the sheet's hash: a save that stops half-way never touches the slices in use.
+  const sliceKey = (sha256: string | undefined, index: number) => `${prefix}:last-good:bytes:${sha256 ?? 'none'}:${index}`;
 
   async function loadMeta(): Promise<StoredEnrichmentMeta | undefined> {
     const meta = (await keyv.get(metaKey)) as StoredEnrichmentMeta | undefined;
-    return meta?.source === options.source ? meta : undefined;
+    return meta?.source === options.source && typeof meta.slices === 'number' ? meta : undefined;
+  }
+
+  async function deleteSlices(old: StoredEnrichmentMeta | undefined, keep: string | undefined): Promise<void> {
+    if (old === undefined || typeof old.slices !== 'number' || old.validators.sha256 === keep) return;
+    for (let index = 0; index < old.slices; index += 1) await keyv.delete(sliceKey(old.validators.sha256, index));
   }
 
   return {
@@ -44,19 +54,33 @@ export function createKeyvEnrichmentStore(
     async load() {
       const meta = await loadMeta();
       if (meta === undefined) return undefined;
-      const stored = (await keyv.get(bytesKey)) as StoredBytes | undefined;
-      if (stored === undefined || stored.sha256 !== meta.validators.sha256) return undefined;
+      const parts: Buffer[] = [];
+      let size = 0;
+      for (let index = 0; index < meta.slices; index += 1) {
+        const slice = (await keyv.get(sliceKey(meta.validators.sha256, index))) as string | undefined;
+        if (typeof slice !== 'string') return undefined;
+        const part = Buffer.from(slice, 'base64');
+        parts.push(part);
+        size += part.byteLength;
+      }
       return {
         name: meta.name,
         ...(meta.contentType === undefined ? {} : { contentType: meta.contentType }),
         validators: meta.validators,
         fetchedAt: meta.fetchedAt,
-        bytes: new Uint8Array(Buffer.from(stored.base64, 'base64')),
+        bytes: await copyShared(parts, size),
       };
     },
     async save(document, check) {
-      const bytes: StoredBytes = { sha256: document.validators.sha256, base64: Buffer.from(document.bytes).toString('base64') };
-      await keyv.set(bytesKey, bytes);
+      const previous = (await keyv.get(metaKey)) as StoredEnrichmentMeta | undefined;
+      const sha256 = document.validators.sha256;
+      const { bytes } = document;
+      let slices = 0;
+      for (let from = 0; from < bytes.byteLength; from += SLICE_BYTES) {
+        const slice = Buffer.from(bytes.subarray(from, Math.min(bytes.byteLength, from + SLICE_BYTES)));
+        await keyv.set(sliceKey(sha256, slices), slice.toString('base64'));
+        slices += 1;
+      }
       const meta: StoredEnrichmentMeta = {
         name: document.name,
         ...(document.contentType === undefined ? {} : { contentType: document.contentType }),
@@ -64,8 +88,11 @@ export function createKeyvEnrichmentStore(
         fetchedAt: document.fetchedAt,
         source: options.source,
         check,
+        slices,
       };
       await keyv.set(metaKey, meta);
+      // The sheet it replaced: its slices are no longer named by anything.
+      await deleteSlices(previous, sha256);
     },
   };
 }

@@ -207,6 +207,31 @@ describe('enrichment sheet over HTTP', () => {
     }
   });
 
+  it('stores a large sheet in slices, loads it back byte for byte, and drops the slices of the sheet it replaced', async () => {
+    const map = new Map<string, unknown>();
+    const keyv = new Keyv({ store: map });
+    const store = createKeyvEnrichmentStore(keyv, { source: 'test' });
+    const big = new Uint8Array(1_300_000).map((_, index) => index % 251);
+    const document = (bytes: Uint8Array, sha256: string): EnrichmentDocument => ({
+      bytes,
+      name: 'big.csv',
+      validators: { sha256 },
+      fetchedAt: '2026-11-26T07:00:00.000Z',
+    });
+    const check: EnrichmentCheck = { ok: true, rows: 1 };
+    await store.save(document(big, 'aaa'), check);
+    const loaded = await store.load();
+    expect(loaded?.bytes.buffer).toBeInstanceOf(SharedArrayBuffer);
+    expect(Buffer.from(loaded?.bytes ?? []).equals(Buffer.from(big))).toBe(true);
+    expect((await store.loadMeta())?.slices).toBe(3);
+
+    await store.save(document(new Uint8Array([1, 2, 3]), 'bbb'), check);
+    const keys = [...map.keys()].filter((key) => key.includes(':bytes:'));
+    expect(keys).toHaveLength(1);
+    expect(keys[0]).toContain(':bbb:0');
+    expect([...((await store.load())?.bytes ?? [])]).toEqual([1, 2, 3]);
+  });
+
   it('never shows a published sheet URL whole in logs or pages', () => {
     const label = redactSheetUrl(
       'https://user:pw@docs.google.com/spreadsheets/d/e/2PACX-1vQ3xYzLongSecretId/pub?gid=0&output=csv',
