@@ -43,6 +43,8 @@ import { join } from 'node:path';
 import { constants, PerformanceObserver, performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { getHeapSpaceStatistics, getHeapStatistics } from 'node:v8';
+import type { EnrichmentReport } from '../src/core/enrichment/apply-enrichment.js';
+import type { EnrichmentSyncReport } from '../src/services/catalog/enrich-catalog.js';
 import { toSharedBytes } from '../src/services/enrichment/enrichment-service.js';
 import { compileScript } from './compile-script.js';
 import { type EnrichmentSheetSummary, writeEnrichmentSheet } from './enrichment-sheet.js';
@@ -55,21 +57,11 @@ const MB = 1_048_576;
 
 type StoreKind = 'sqlite' | 'memory';
 
-/** The sync report's `sources.enrichment`, without its problem examples. */
-interface EnrichmentResult {
-  readonly sheetBytes: number;
-  readonly rows: number;
-  readonly groups: number;
-  readonly matched: number;
-  readonly unmatched: number;
-  readonly ambiguous: number;
-  readonly duplicates: number;
-  readonly groupsUnmatched: number;
-  readonly enrichedProducts: number;
-  readonly fields: Record<string, number>;
-  readonly problemCount: number;
-  readonly problemCounts: Record<string, number>;
-}
+/** The sync report's `sources.enrichment`, without its problem examples (zeros when there is none). */
+type EnrichmentResult = { readonly sheetBytes: number } & Omit<
+  EnrichmentReport,
+  'keyColumn' | 'problems' | 'fields' | 'problemCounts'
+> & { readonly fields: Record<string, number>; readonly problemCounts: Record<string, number> };
 
 interface WorkerResult {
   readonly articles: number;
@@ -331,10 +323,7 @@ async function worker(): Promise<void> {
 }
 
 /** The counts of the report's `sources.enrichment` (zeros when the report has none: a failed sync). */
-function enrichmentResultOf(
-  sheetBytes: number,
-  report: import('../src/services/catalog/enrich-catalog.js').EnrichmentSyncReport | undefined,
-): EnrichmentResult {
+function enrichmentResultOf(sheetBytes: number, report: EnrichmentSyncReport | undefined): EnrichmentResult {
   return {
     sheetBytes,
     rows: report?.rows ?? 0,

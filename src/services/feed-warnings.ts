@@ -22,15 +22,21 @@ function hintFor(attribute: string): string {
   return 'see the feed report on the status page';
 }
 
-/** Feeds of the `all` view that were rendered empty while the view has products, each with a hint. */
-export function emptyFeedWarnings(
-  reports: ReadonlyMap<string, FeedReport>,
-  feeds: readonly { readonly file: string; readonly title: string }[],
-): string[] {
-  const warnings: string[] = [];
+type FeedTitles = readonly { readonly file: string; readonly title: string }[];
+
+/** Each feed with its report of the `all` view, where it has been rendered: what channels fetch most. */
+function* allViewReports(reports: ReadonlyMap<string, FeedReport>, feeds: FeedTitles) {
   for (const feed of feeds) {
     const report = reports.get(`${feed.file}|${ALL_UNITS}|`);
-    if (report === undefined || report.items > 0 || report.dropped === 0) continue;
+    if (report !== undefined) yield { feed, report };
+  }
+}
+
+/** Feeds of the `all` view that were rendered empty while the view has products, each with a hint. */
+export function emptyFeedWarnings(reports: ReadonlyMap<string, FeedReport>, feeds: FeedTitles): string[] {
+  const warnings: string[] = [];
+  for (const { feed, report } of allViewReports(reports, feeds)) {
+    if (report.items > 0 || report.dropped === 0) continue;
     const [attribute, count] = Object.entries(report.warnings.byAttribute).sort((a, b) => b[1] - a[1])[0] ?? ['?', 0];
     warnings.push(
       `${feed.title} (${feed.file}) is empty: no item passes its rules (${report.dropped} left out, ${count} of them for a missing or invalid ${attribute}); ${hintFor(attribute)}`,
@@ -57,15 +63,11 @@ function readinessHint(name: string): string {
  * Channel feeds of the `all` view in which most items lack a value the channel recommends (templates'
  * `recommend` checks): such items are listed, but rank and pair worse. Each with what to add.
  */
-export function readinessWarnings(
-  reports: ReadonlyMap<string, FeedReport>,
-  feeds: readonly { readonly file: string; readonly title: string }[],
-): string[] {
+export function readinessWarnings(reports: ReadonlyMap<string, FeedReport>, feeds: FeedTitles): string[] {
   const warnings: string[] = [];
-  for (const feed of feeds) {
-    const report = reports.get(`${feed.file}|${ALL_UNITS}|`);
-    const readiness = report?.readiness;
-    if (report === undefined || readiness === undefined || report.items === 0) continue;
+  for (const { feed, report } of allViewReports(reports, feeds)) {
+    const readiness = report.readiness;
+    if (readiness === undefined || report.items === 0) continue;
     for (const [name, count] of Object.entries(readiness.missing)) {
       if (count / report.items < POOR_READINESS_SHARE) continue;
       warnings.push(
