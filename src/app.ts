@@ -5,20 +5,19 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from './adapters/logger/create-logger.js';
 import { createMetrics, type Metrics } from './adapters/metrics/create-metrics.js';
 import { createEventLoopMonitor } from './adapters/metrics/event-loop-monitor.js';
+import { createJobs } from './app-jobs.js';
 import { createRouters } from './app-routers.js';
 import type { Config } from './config/load-config.js';
-import { createMutex } from './core/async/create-mutex.js';
 import { retryDelayMs } from './core/async/retry-backoff.js';
 import type { CatalogSnapshot } from './core/catalog/catalog.js';
 import type { CatalogSource } from './core/catalog/catalog-source.js';
 import { openInstanceGroup } from './group-wiring.js';
 import { createHttpApp } from './http/create-http-app.js';
 import { createServerDrain } from './http/drain-server.js';
-import { createScheduler, type Scheduler } from './jobs/scheduler.js';
+import type { Scheduler } from './jobs/scheduler.js';
 import type { RunningSandbox } from './sandbox/start-sandbox.js';
-import type { CatalogService, SyncJob, SyncReport } from './services/catalog-service.js';
+import type { CatalogService, SyncJob } from './services/catalog-service.js';
 import { openStoredCatalog } from './services/catalog-start.js';
-import type { EnrichmentService } from './services/enrichment/enrichment-service.js';
 import { type FeedPrewarm, startFeedPrewarm } from './services/feed-prewarm.js';
 import type { FeedService } from './services/feed-service.js';
 import { emptyFeedWarnings, enrichmentWarnings, readinessWarnings } from './services/feed-warnings.js';
@@ -356,63 +355,6 @@ async function closeParts(parts: {
   await catalog.flush().catch(flushFailed);
   await parts.feeds.close();
   await parts.closeStores();
-}
-
-/**
- * The scheduled syncs; the full and the stock sync never run at once (both derive from the served version).
- * A failed full sync is retried after `retryDelay(failures)`; one refused by the publish guard is not: the
- * POS answered, and what it answered would be refused again (the next scheduled run reads it anew).
- */
-function createJobs(parts: {
-  readonly config: Config;
-  readonly catalog: CatalogService;
-  readonly metrics: Metrics;
-  readonly logger: Logger;
-  readonly now: () => Date;
-  readonly retryDelay: (failures: number) => number;
-  /** In a group: whether this instance leads (only the leader runs scheduled syncs). */
-  readonly leader: (() => boolean) | undefined;
-  readonly enrichment: EnrichmentService | undefined;
-}): Scheduler {
-  const { config, catalog, metrics, logger, now, leader } = parts;
-  const jobs = createScheduler({
-    timezone: config.sync.timezone,
-    logger: logger.child({ component: 'scheduler' }),
-    now,
-    ...(leader === undefined ? {} : { shouldRun: async () => leader() }),
-    onOutcome(outcome) {
-      const report = outcome.ok ? (outcome.result as { outcome?: string; error?: { code: string } } | undefined) : undefined;
-      metrics.jobRuns.inc({ job: outcome.job, outcome: outcome.ok ? (report?.outcome ?? 'ok') : 'crashed' });
-      metrics.jobDuration.observe({ job: outcome.job }, outcome.durationMs / 1000);
-      if (report?.error !== undefined) metrics.posErrors.inc({ family: report.error.code, operation: outcome.job });
-    },
-  });
-  const exclusive = createMutex();
-  jobs.schedule<SyncReport>({
-    name: 'sync-catalog',
-    cron: config.sync.catalogCron,
-    run: (signal) => exclusive(() => catalog.syncCatalog({ signal })),
-    retry: { failed: (report) => report.outcome === 'failed', delayMs: parts.retryDelay },
-  });
-  jobs.schedule({
-    name: 'sync-stock',
-    cron: config.sync.stockCron,
-    run: (signal) => exclusive(() => catalog.syncStock({ signal })),
-  });
-  const { enrichment } = parts;
-  if (enrichment !== undefined) {
-    jobs.schedule({
-      name: 'sync-enrichment',
-      cron: config.enrichment.cron,
-      run: async (signal) => {
-        const outcome = await enrichment.refresh(signal);
-        // A new sheet is a change like any other: a full sync publishes it (not awaited: its own job).
-        if (outcome === 'adopted') void jobs.runNow('sync-catalog');
-        return { outcome };
-      },
-    });
-  }
-  return jobs;
 }
 
 function recordSale(metrics: Metrics, outcome: 'applied' | 'refetched' | 'dropped', latencyMs: number): void {
