@@ -197,7 +197,10 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
   // not awaited here: a slow sheet must not hold back the listener (the stored catalog is served meanwhile).
   const initialSync = leads
     ? (async () => {
-        await parts.enrichment?.refresh();
+        // refresh() reports its own failures; whatever happens to the sheet, the catalog syncs.
+        await parts.enrichment
+          ?.refresh()
+          .catch((error: unknown) => logger.warn({ err: error }, 'reading the enrichment sheet failed'));
         await jobs.runNow('sync-catalog');
       })()
     : Promise.resolve();

@@ -239,7 +239,7 @@ function createConfiguredEnrichment(
   });
   const service = createEnrichmentService({
     source,
-    store: createKeyvEnrichmentStore(keyv, { source: source.label }),
+    store: createKeyvEnrichmentStore(keyv, { source: source.identity }),
     check: (document, signal) => workers.checkEnrichment(sheetInputOf(document, config.enrichment.maxBytes), signal),
     logger: logger.child({ component: 'enrichment' }),
     now: () => new Date(),

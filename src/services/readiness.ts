@@ -86,7 +86,7 @@ export function createReadiness(deps: {
         const outcome = catalog.lastReport(job)?.outcome;
         return outcome === 'failed' || outcome === 'refused';
       });
-    const enrichment = deps.enrichment?.();
+    const enrichment = enrichmentSummary(deps.enrichment?.());
     const common = {
       source: deps.source,
       warnings: deps.warnings?.() ?? [],
@@ -128,6 +128,30 @@ export function createReadiness(deps: {
       units: snapshot.units.map((unit) => unit.code),
       ...common,
     };
+  };
+}
+
+/**
+ * The enrichment sheet as `/readyz` (no token) shows it: counts and codes, never the sheet's cells (its
+ * problems quote them); the details are on the status page and in `/feeds`, behind `FEED_TOKEN`.
+ */
+function enrichmentSummary(status: EnrichmentStatus | undefined): object | undefined {
+  if (status === undefined) return undefined;
+  const { current, problem } = status;
+  return {
+    source: status.source,
+    ...(status.lastCheckAt === undefined ? {} : { lastCheckAt: status.lastCheckAt }),
+    ...(current === undefined
+      ? {}
+      : {
+          current: {
+            fetchedAt: current.fetchedAt,
+            rows: current.check.rows,
+            groups: current.check.groups,
+            problemCount: current.check.problemCount ?? 0,
+          },
+        }),
+    ...(problem === undefined ? {} : { problem: { at: problem.at, code: problem.code } }),
   };
 }
 

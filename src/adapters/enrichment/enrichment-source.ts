@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
@@ -34,7 +35,10 @@ export interface EnrichmentDocument {
   readonly fetchedAt: string;
 }
 
-export type EnrichmentRead = { readonly changed: true; readonly document: EnrichmentDocument } | { readonly changed: false };
+export type EnrichmentRead =
+  | { readonly changed: true; readonly document: EnrichmentDocument }
+  /** `validators`: fresher ones for the same content (a new ETag or file time), to ask with next time. */
+  | { readonly changed: false; readonly validators?: EnrichmentValidators };
 
 export type EnrichmentSourceErrorCode =
   | 'ENRICHMENT_UNREACHABLE'
@@ -76,6 +80,8 @@ export interface EnrichmentSourceOptions {
 export interface EnrichmentSource {
   /** Where the sheet is, safe for logs and pages (credentials in a URL redacted). */
   readonly label: string;
+  /** SHA-256 of the location: tells two sheets apart whose labels read the same (redacted URLs). */
+  readonly identity: string;
   read(previous: EnrichmentValidators | undefined, signal?: AbortSignal): Promise<EnrichmentRead>;
   close(): Promise<void>;
 }
@@ -92,10 +98,11 @@ function tooLarge(label: string, maxBytes: number): EnrichmentSourceError {
 }
 
 export function createEnrichmentSource(location: string, options: EnrichmentSourceOptions): EnrichmentSource {
-  return isUrlLocation(location) ? createUrlSource(location, options) : createFileSource(location, options);
+  const source = isUrlLocation(location) ? createUrlSource(location, options) : createFileSource(location, options);
+  return { ...source, identity: createHash('sha256').update(location).digest('hex') };
 }
 
-function createFileSource(location: string, options: EnrichmentSourceOptions): EnrichmentSource {
+function createFileSource(location: string, options: EnrichmentSourceOptions): Omit<EnrichmentSource, 'identity'> {
   const path = resolve(location);
   const label = path;
   return {
@@ -104,14 +111,16 @@ function createFileSource(location: string, options: EnrichmentSourceOptions): E
       const info = await stat(path).catch((error: unknown) => {
         throw new EnrichmentSourceError('ENRICHMENT_NOT_FOUND', `cannot read the enrichment sheet ${label}`, { cause: error });
       });
-      const fileStamp = `${info.size}:${info.mtimeMs}`;
+      const fileStamp = stampOf(info);
       if (previous?.fileStamp === fileStamp) return { changed: false };
       if (info.size > options.maxBytes) throw tooLarge(label, options.maxBytes);
       // Read in 64 KiB chunks and hashed as they come: a large sheet never holds the main thread.
       const { bytes, sha256 } = await collectShared(createReadStream(path, { highWaterMark: 64 * 1024 }), options.maxBytes, () =>
         tooLarge(label, options.maxBytes),
       );
-      if (previous?.sha256 === sha256) return { changed: false };
+      // A file caught while it is being saved: taken on the next read, once it is whole.
+      if (stampOf(await stat(path)) !== fileStamp) return { changed: false };
+      if (previous?.sha256 === sha256) return { changed: false, validators: { fileStamp, sha256 } };
       return {
         changed: true,
         document: { bytes, name: basename(path), validators: { fileStamp, sha256 }, fetchedAt: new Date().toISOString() },
@@ -121,22 +130,78 @@ function createFileSource(location: string, options: EnrichmentSourceOptions): E
   };
 }
 
+function stampOf(info: { readonly size: number; readonly mtimeMs: number }): string {
+  return `${info.size}:${info.mtimeMs}`;
+}
+
 function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
   const value = headers[name];
   return Array.isArray(value) ? value[0] : value;
 }
 
+/**
+ * A name for a sheet read from a URL: `sheet.xlsx` or `sheet.csv`, a format hint only. The URL's own last
+ * segment is not shown: in some share links it is the secret.
+ */
 function nameOfUrl(url: URL): string {
-  const last =
-    url.pathname
-      .split('/')
-      .filter((part) => part !== '')
-      .pop() ?? '';
-  // Google Sheets' published CSV ends in `/pub?output=csv`: the query says the format.
-  return url.searchParams.get('output') === 'csv' || url.searchParams.get('format') === 'csv' ? `${last}.csv` : last;
+  const last = url.pathname.split('/').pop()?.toLowerCase() ?? '';
+  const asked = url.searchParams.get('output') ?? url.searchParams.get('format');
+  return last.endsWith('.xlsx') || asked === 'xlsx' ? 'sheet.xlsx' : 'sheet.csv';
 }
 
-function createUrlSource(location: string, options: EnrichmentSourceOptions): EnrichmentSource {
+function validatorsOf(response: Dispatcher.ResponseData, sha256: string): EnrichmentValidators {
+  const etag = header(response.headers, 'etag');
+  const lastModified = header(response.headers, 'last-modified');
+  return { ...(etag === undefined ? {} : { etag }), ...(lastModified === undefined ? {} : { lastModified }), sha256 };
+}
+
+/** What went wrong with a request, as the source's error (a timeout, an unreachable host). */
+function requestError(error: unknown, label: string, timeout: AbortSignal, timeoutMs: number): unknown {
+  if (error instanceof EnrichmentSourceError) return error;
+  if (timeout.aborted) {
+    const message = `the enrichment sheet ${label} did not arrive within ${timeoutMs} ms`;
+    return new EnrichmentSourceError('ENRICHMENT_TIMEOUT', message, { cause: error });
+  }
+  return new EnrichmentSourceError('ENRICHMENT_UNREACHABLE', `cannot reach the enrichment sheet ${label}`, { cause: error });
+}
+
+/** The answer to a conditional GET: not modified, the same body again, or a new sheet. */
+async function readAnswer(
+  response: Dispatcher.ResponseData,
+  url: URL,
+  label: string,
+  previous: EnrichmentValidators | undefined,
+  maxBytes: number,
+): Promise<EnrichmentRead> {
+  if (response.statusCode === 304) {
+    await response.body.dump();
+    return { changed: false };
+  }
+  if (response.statusCode !== 200) {
+    await response.body.dump().catch(() => undefined);
+    const message = `the enrichment sheet ${label} answered HTTP ${response.statusCode}`;
+    throw new EnrichmentSourceError('ENRICHMENT_HTTP_STATUS', message);
+  }
+  const { bytes, sha256 } = await collectShared(response.body, maxBytes, () => {
+    response.body.destroy();
+    return tooLarge(label, maxBytes);
+  });
+  const validators = validatorsOf(response, sha256);
+  if (previous?.sha256 === sha256) return { changed: false, validators };
+  const contentType = header(response.headers, 'content-type');
+  return {
+    changed: true,
+    document: {
+      bytes,
+      name: nameOfUrl(url),
+      ...(contentType === undefined ? {} : { contentType }),
+      validators,
+      fetchedAt: new Date().toISOString(),
+    },
+  };
+}
+
+function createUrlSource(location: string, options: EnrichmentSourceOptions): Omit<EnrichmentSource, 'identity'> {
   const url = new URL(location);
   const label = redactSheetUrl(location);
   // Published Google Sheets answer with a redirect to googleusercontent.com.
@@ -149,7 +214,6 @@ function createUrlSource(location: string, options: EnrichmentSourceOptions): En
     label,
     async read(previous, signal) {
       const timeout = AbortSignal.timeout(options.timeoutMs);
-      const combined = signal === undefined ? timeout : AbortSignal.any([signal, timeout]);
       const headers: Record<string, string> = {
         accept: 'text/csv, application/vnd.openxmlformats-officedocument.spreadsheetml.sheet, */*;q=0.5',
       };
@@ -160,56 +224,14 @@ function createUrlSource(location: string, options: EnrichmentSourceOptions): En
           method: 'GET',
           headers,
           dispatcher,
-          signal: combined,
+          signal: signal === undefined ? timeout : AbortSignal.any([signal, timeout]),
           headersTimeout: options.timeoutMs,
           bodyTimeout: options.timeoutMs,
         });
-        if (response.statusCode === 304) {
-          await response.body.dump();
-          return { changed: false };
-        }
-        if (response.statusCode !== 200) {
-          await response.body.dump().catch(() => undefined);
-          throw new EnrichmentSourceError(
-            'ENRICHMENT_HTTP_STATUS',
-            `the enrichment sheet ${label} answered HTTP ${response.statusCode}`,
-          );
-        }
-        const { bytes, sha256 } = await collectShared(response.body, options.maxBytes, () => {
-          response.body.destroy();
-          return tooLarge(label, options.maxBytes);
-        });
-        if (previous?.sha256 === sha256) return { changed: false };
-        const etag = header(response.headers, 'etag');
-        const lastModified = header(response.headers, 'last-modified');
-        const contentType = header(response.headers, 'content-type');
-        return {
-          changed: true,
-          document: {
-            bytes,
-            name: nameOfUrl(url),
-            ...(contentType === undefined ? {} : { contentType }),
-            validators: {
-              ...(etag === undefined ? {} : { etag }),
-              ...(lastModified === undefined ? {} : { lastModified }),
-              sha256,
-            },
-            fetchedAt: new Date().toISOString(),
-          },
-        };
+        return await readAnswer(response, url, label, previous, options.maxBytes);
       } catch (error) {
-        if (error instanceof EnrichmentSourceError) throw error;
-        if (timeout.aborted) {
-          throw new EnrichmentSourceError(
-            'ENRICHMENT_TIMEOUT',
-            `the enrichment sheet ${label} did not arrive within ${options.timeoutMs} ms`,
-            { cause: error },
-          );
-        }
         if (signal?.aborted === true) throw error;
-        throw new EnrichmentSourceError('ENRICHMENT_UNREACHABLE', `cannot reach the enrichment sheet ${label}`, {
-          cause: error,
-        });
+        throw requestError(error, label, timeout, options.timeoutMs);
       }
     },
     async close() {

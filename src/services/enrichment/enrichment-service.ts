@@ -1,9 +1,12 @@
 import type {
   EnrichmentDocument,
+  EnrichmentRead,
   EnrichmentSource,
   EnrichmentSourceErrorCode,
+  EnrichmentValidators,
 } from '../../adapters/enrichment/enrichment-source.js';
 import type { EnrichmentStore } from '../../adapters/store/keyv-enrichment-store.js';
+import { createMutex } from '../../core/async/create-mutex.js';
 import type { EnrichmentCheck } from '../../core/enrichment/enrichment-check.js';
 
 /**
@@ -37,7 +40,7 @@ export interface EnrichmentStatus {
 export type EnrichmentRefreshOutcome = 'unchanged' | 'adopted' | 'failed';
 
 export interface EnrichmentService {
-  /** Loads the last good sheet from the store (no read of the source). */
+  /** Learns the last good sheet from the store (what it is; its bytes are loaded when a sync needs them). */
   start(): Promise<void>;
   /** Reads the source; a usable new sheet is stored and adopted. Never throws for a bad source or sheet. */
   refresh(signal?: AbortSignal): Promise<EnrichmentRefreshOutcome>;
@@ -80,78 +83,129 @@ function codeOf(error: unknown): EnrichmentSourceErrorCode {
     : 'ENRICHMENT_UNREACHABLE';
 }
 
+/** The sheet in use: what is known of it, and its bytes once a sync needed them (followers never load them). */
+interface SheetInUse {
+  readonly name: string;
+  readonly fetchedAt: string;
+  validators: EnrichmentValidators;
+  readonly check: EnrichmentCheck;
+  document: EnrichmentDocument | undefined;
+}
+
+function inUseOf(document: EnrichmentDocument, check: EnrichmentCheck): SheetInUse {
+  return { name: document.name, fetchedAt: document.fetchedAt, validators: document.validators, check, document };
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 export function createEnrichmentService(deps: EnrichmentServiceDeps): EnrichmentService {
   const { source, store, logger, now } = deps;
-  let current: { document: EnrichmentDocument; check: EnrichmentCheck } | undefined;
+  // One read at a time: the start-up read and a scheduled one never download and store a sheet twice.
+  const serially = createMutex();
+  let inUse: SheetInUse | undefined;
   let lastCheckAt: string | undefined;
   let problem: EnrichmentProblemReport | undefined;
 
-  async function adoptStored(): Promise<void> {
+  /** The store's sheet, when it is another than this instance's (another instance, an earlier leader, a restart). */
+  async function followStore(): Promise<void> {
     const meta = await store.loadMeta();
-    if (meta === undefined || meta.validators.sha256 === current?.document.validators.sha256) return;
-    const document = await store.load();
-    if (document !== undefined) current = { document: sharedCopy(document), check: meta.check };
+    if (meta === undefined || meta.validators.sha256 === inUse?.validators.sha256) return;
+    inUse = { name: meta.name, fetchedAt: meta.fetchedAt, validators: meta.validators, check: meta.check, document: undefined };
   }
 
   function fail(report: EnrichmentProblemReport): EnrichmentRefreshOutcome {
     const repeated = problem?.code === report.code && problem.message === report.message;
     problem = report;
     if (!repeated) {
+      const kept = inUse === undefined ? '' : '; the last good sheet stays in use';
       logger.warn(
-        { source: source.label, code: report.code, ...(current === undefined ? {} : { inUse: current.document.fetchedAt }) },
-        `enrichment sheet not updated: ${report.message}${current === undefined ? '' : '; the last good sheet stays in use'}`,
+        { source: source.label, code: report.code, ...(inUse === undefined ? {} : { inUse: inUse.fetchedAt }) },
+        `enrichment sheet not updated: ${report.message}${kept}`,
       );
     }
     return 'failed';
   }
 
-  return {
-    async start() {
-      await adoptStored();
-    },
-    async refresh(signal) {
-      lastCheckAt = now().toISOString();
-      let read: Awaited<ReturnType<EnrichmentSource['read']>>;
-      try {
-        read = await source.read(current?.document.validators, signal);
-      } catch (error) {
-        if (signal?.aborted === true) throw error;
-        return fail({ at: lastCheckAt, code: codeOf(error), message: error instanceof Error ? error.message : String(error) });
-      }
-      if (!read.changed) {
-        problem = undefined;
-        return 'unchanged';
-      }
-      const document = sharedCopy(read.document);
-      const check = await deps.check(document, signal);
-      if (!check.ok) {
-        return fail({
-          at: lastCheckAt,
-          code: 'ENRICHMENT_INVALID',
-          message: `the sheet ${document.name} cannot be used: ${check.error ?? 'unreadable'}`,
-          check,
-        });
-      }
-      await store.save(document, check);
-      current = { document, check };
-      problem = undefined;
-      logger.info(
-        { source: source.label, rows: check.rows, groups: check.groups, problems: check.problemCount },
-        'enrichment sheet updated; publishing it with a full sync',
+  /** Checks a sheet read anew; a usable one is kept in the store (best effort) and used. */
+  async function adopt(document: EnrichmentDocument, at: string, signal?: AbortSignal): Promise<EnrichmentRefreshOutcome> {
+    let check: EnrichmentCheck;
+    try {
+      check = await deps.check(document, signal);
+    } catch (error) {
+      if (signal?.aborted === true) throw error;
+      check = { ok: false, error: `it could not be checked (${messageOf(error)})` };
+    }
+    if (!check.ok) {
+      const message = `the sheet ${document.name} cannot be used: ${check.error ?? 'unreadable'}`;
+      return fail({ at, code: 'ENRICHMENT_INVALID', message, check });
+    }
+    // A store that fails now costs only the restart case: this instance uses the sheet all the same.
+    await store.save(document, check).catch((error: unknown) => {
+      logger.warn(
+        { source: source.label, err: error },
+        'could not keep the enrichment sheet in the store; using it all the same',
       );
-      return 'adopted';
-    },
+    });
+    inUse = inUseOf(document, check);
+    problem = undefined;
+    logger.info(
+      { source: source.label, rows: check.rows, groups: check.groups, problems: check.problemCount },
+      'enrichment sheet updated; publishing it with a full sync',
+    );
+    return 'adopted';
+  }
+
+  async function refresh(signal?: AbortSignal): Promise<EnrichmentRefreshOutcome> {
+    lastCheckAt = now().toISOString();
+    const at = lastCheckAt;
+    let read: EnrichmentRead;
+    try {
+      await followStore();
+      read = await source.read(inUse?.validators, signal);
+    } catch (error) {
+      if (signal?.aborted === true) throw error;
+      return fail({ at, code: codeOf(error), message: messageOf(error) });
+    }
+    if (read.changed) return adopt(read.document, at, signal);
+    if (inUse !== undefined && read.validators !== undefined) inUse.validators = read.validators;
+    problem = undefined;
+    return 'unchanged';
+  }
+
+  /**
+   * The bytes of the sheet in use, loaded from the store when this instance has not read them itself, and
+   * checked again then: a sheet the reader (or a lowered limit) refuses is not applied.
+   */
+  async function loadInUse(): Promise<EnrichmentDocument | undefined> {
+    const sheet = inUse;
+    if (sheet === undefined || sheet.document !== undefined) return sheet?.document;
+    const document = await store.load();
+    if (document === undefined || document.validators.sha256 !== sheet.validators.sha256) return undefined;
+    const shared = sharedCopy(document);
+    const check = await deps.check(shared).catch((error: unknown) => ({ ok: false, error: messageOf(error) }));
+    if (!check.ok) {
+      const message = `the stored sheet ${document.name} cannot be used: ${check.error ?? 'unreadable'}`;
+      fail({ at: now().toISOString(), code: 'ENRICHMENT_INVALID', message, check });
+      return undefined;
+    }
+    if (inUse === sheet) sheet.document = shared;
+    return shared;
+  }
+
+  return {
+    start: () => followStore(),
+    refresh: (signal) => serially(() => refresh(signal)),
     async current() {
-      await adoptStored();
-      return current?.document;
+      await followStore();
+      return loadInUse();
     },
     status() {
       return {
         source: source.label,
         ...(lastCheckAt === undefined ? {} : { lastCheckAt }),
-        ...(current === undefined
-          ? {}
-          : { current: { name: current.document.name, fetchedAt: current.document.fetchedAt, check: current.check } }),
+        ...(inUse === undefined ? {} : { current: { name: inUse.name, fetchedAt: inUse.fetchedAt, check: inUse.check } }),
         ...(problem === undefined ? {} : { problem }),
       };
     },

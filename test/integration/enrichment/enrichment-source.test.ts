@@ -91,7 +91,7 @@ function serviceFor(location: string, keyv = new Keyv(), timeoutMs = 2_000) {
   const { warnings, logger } = quietLogger();
   const service = createEnrichmentService({
     source,
-    store: createKeyvEnrichmentStore(keyv, { source: source.label }),
+    store: createKeyvEnrichmentStore(keyv, { source: source.identity }),
     check,
     logger,
     now: () => new Date('2026-11-26T08:00:00Z'),
@@ -177,7 +177,7 @@ describe('enrichment sheet over HTTP', () => {
     try {
       expect(await service.refresh()).toBe('adopted');
       expect(requests.map((request) => request.url)).toEqual(['/published?output=csv', '/googleusercontent/sheet']);
-      expect((await service.current())?.name).toBe('published.csv');
+      expect((await service.current())?.name).toBe('sheet.csv');
     } finally {
       await source.close();
     }
@@ -230,6 +230,98 @@ describe('enrichment sheet over HTTP', () => {
     expect(keys).toHaveLength(1);
     expect(keys[0]).toContain(':bbb:0');
     expect([...((await store.load())?.bytes ?? [])]).toEqual([1, 2, 3]);
+  });
+
+  it('reads once for two refreshes at once, and asks with the fresher ETag of an unchanged body', async () => {
+    reply = { status: 200, body: GOOD, etag: '"e1"' };
+    const { service, source } = serviceFor(`${base}/sheet.csv`);
+    try {
+      const outcomes = await Promise.all([service.refresh(), service.refresh()]);
+      expect(outcomes).toEqual(['adopted', 'unchanged']);
+      // The same body under a new ETag: nothing new, but the next request asks with the new ETag.
+      reply = { status: 200, body: GOOD, etag: '"e2"' };
+      expect(await service.refresh()).toBe('unchanged');
+      expect(await service.refresh()).toBe('unchanged');
+      expect(requests.at(-1)?.headers['if-none-match']).toBe('"e2"');
+    } finally {
+      await source.close();
+    }
+  });
+
+  it('keeps the last good sheet when the check itself fails, and uses a good sheet the store could not keep', async () => {
+    reply = { status: 200, body: GOOD, etag: '"c1"' };
+    const keyv = new Keyv();
+    const source = createEnrichmentSource(`${base}/sheet.csv`, { maxBytes: 1024, timeoutMs: 2_000 });
+    const store = createKeyvEnrichmentStore(keyv, { source: source.identity });
+    let checks = 0;
+    const { logger, warnings } = quietLogger();
+    const service = createEnrichmentService({
+      source,
+      store: {
+        ...store,
+        save: async (document, result) => {
+          if (checks === 1) throw new Error('the store is full');
+          await store.save(document, result);
+        },
+      },
+      check: async (document) => {
+        checks += 1;
+        if (checks === 2) throw new Error('worker exited');
+        return check(document);
+      },
+      logger,
+      now: () => new Date('2026-11-26T08:00:00Z'),
+    });
+    try {
+      expect(await service.refresh()).toBe('adopted');
+      expect(warnings).toEqual([expect.stringContaining('could not keep the enrichment sheet in the store')]);
+      reply = { status: 200, body: NEWER, etag: '"c2"' };
+      expect(await service.refresh()).toBe('failed');
+      expect(service.status().problem).toMatchObject({ code: 'ENRICHMENT_INVALID' });
+      expect(service.status().problem?.message).toContain('could not be checked (worker exited)');
+      expect(await textOf(service)).toBe(GOOD);
+    } finally {
+      await source.close();
+    }
+  });
+
+  it('checks a stored sheet again before a sync applies it: one the reader now refuses is not applied', async () => {
+    reply = { status: 200, body: GOOD, etag: '"s1"' };
+    const keyv = new Keyv();
+    const first = serviceFor(`${base}/sheet.csv`, keyv);
+    await first.service.refresh();
+    await first.source.close();
+
+    const source = createEnrichmentSource(`${base}/sheet.csv`, { maxBytes: 1024, timeoutMs: 2_000 });
+    const { logger } = quietLogger();
+    const restarted = createEnrichmentService({
+      source,
+      store: createKeyvEnrichmentStore(keyv, { source: source.identity }),
+      check: async () => ({ ok: false, error: 'the sheet has 16 bytes, more than the limit of 8' }),
+      logger,
+      now: () => new Date('2026-11-26T08:00:00Z'),
+    });
+    try {
+      await restarted.start();
+      expect(restarted.status().current?.name).toBe('sheet.csv');
+      expect(await restarted.current()).toBeUndefined();
+      expect(restarted.status().problem?.message).toContain('the stored sheet sheet.csv cannot be used');
+    } finally {
+      await source.close();
+    }
+  });
+
+  it('tells two published sheets apart although their redacted labels read the same', () => {
+    const one = createEnrichmentSource('https://docs.google.com/spreadsheets/d/e/2PACX-1vAAAAAAAAAAAAAAAA/pub?output=csv', {
+      maxBytes: 1,
+      timeoutMs: 1,
+    });
+    const two = createEnrichmentSource('https://docs.google.com/spreadsheets/d/e/2PACX-1vBBBBBBBBBBBBBBBB/pub?output=csv', {
+      maxBytes: 1,
+      timeoutMs: 1,
+    });
+    expect(one.label).toBe(two.label);
+    expect(one.identity).not.toBe(two.identity);
   });
 
   it('never shows a published sheet URL whole in logs or pages', () => {
