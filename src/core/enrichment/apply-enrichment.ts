@@ -1,11 +1,14 @@
 import type { Product, ProductEnrichment } from '../catalog/catalog.js';
 import {
   createIdentityIndex,
+  IDENTITY_KEYS,
   type IdentityArticle,
   type IdentityCandidates,
+  type IdentityIndex,
   type IdentityKeyChoice,
   type IdentityResolution,
   type IdentityRows,
+  normalizeCode,
   resolveIdentity,
 } from '../catalog/resolve-identity.js';
 import { type EnrichmentField, VALUE_COLUMNS } from './enrichment-columns.js';
@@ -166,7 +169,39 @@ function matchRows(products: readonly Product[], sheet: EnrichmentSheet, add: Ad
     matched += 1;
   });
   reportUnresolved(sheet, resolution, add);
+  if (choice === 'auto') matched -= dropCrossKeyClashes(index, sheet, rows, add);
   return { rows, matched };
+}
+
+/**
+ * A `code` that names one product by one kind of code and another product by another (the id `12` of one,
+ * the PLU `12` of the other) is not applied to either: for the sheet, a wrong product is worse than none.
+ * Checked on every matched row (the identity ranking only samples rows). Returns how many were dropped.
+ */
+function dropCrossKeyClashes(index: IdentityIndex, sheet: EnrichmentSheet, rows: Int32Array, add: AddProblem): number {
+  let dropped = 0;
+  for (let article = 0; article < rows.length; article += 1) {
+    const row = sheet.rows[rows[article] ?? -1];
+    if (row === undefined) continue;
+    const other = otherProductOf(index, row.key, article);
+    if (other === undefined) continue;
+    rows[article] = -1;
+    dropped += 1;
+    const message = `${quoteValue(row.key)} names product ${index.ids[article] ?? '?'} and, as its ${other.key}, product ${other.id}: the row is applied to neither (key the sheet by id, ean or plu)`;
+    add({ code: 'ambiguous', line: row.line, key: row.key, message });
+  }
+  return dropped;
+}
+
+/** Another product that `code` names under some kind of code, if any. */
+function otherProductOf(index: IdentityIndex, code: string, article: number): { key: string; id: string } | undefined {
+  for (const key of IDENTITY_KEYS) {
+    const normalized = normalizeCode(key, code);
+    const position = normalized === undefined ? undefined : index.byKey[key].get(normalized);
+    // A negative position is a code several products share under that key.
+    if (position !== undefined && position !== article) return { key, id: index.ids[position] ?? 'several' };
+  }
+  return undefined;
 }
 
 /** Unmatched, ambiguous and duplicate rows, reported in sheet order. */

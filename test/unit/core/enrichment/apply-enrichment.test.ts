@@ -108,6 +108,19 @@ describe('core/enrichment/apply-enrichment', () => {
     ]);
   });
 
+  it('applies a "code" that is one product\'s id and another\'s PLU to neither, and says so', async () => {
+    const clash = [product('12', { plu: 99 }), product('50', { plu: 12 }), product('60', { plu: 60 })];
+    const sheet = await readSheet('code;title\n12;Which one?\n60;Sixty\n');
+
+    const { products, report } = applyEnrichment(clash, sheet);
+
+    expect(products.map((item) => item.enrichment?.title)).toEqual([undefined, undefined, 'Sixty']);
+    expect(report).toMatchObject({ matched: 1, ambiguous: 1 });
+    expect(report.problems).toEqual([
+      expect.objectContaining({ code: 'ambiguous', line: 2, key: '12', message: expect.stringContaining('applied to neither') }),
+    ]);
+  });
+
   it.each([
     ['plu', '0012', 'a-1'],
     ['plu', '15', 'a-4'],
