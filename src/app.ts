@@ -20,7 +20,7 @@ import type { CatalogService, SyncJob } from './services/catalog-service.js';
 import { openStoredCatalog } from './services/catalog-start.js';
 import { type FeedPrewarm, startFeedPrewarm } from './services/feed-prewarm.js';
 import type { FeedService } from './services/feed-service.js';
-import { emptyFeedWarnings, enrichmentWarnings, readinessWarnings } from './services/feed-warnings.js';
+import { emptyFeeds, emptyFeedWarnings, enrichmentWarnings, readinessWarnings } from './services/feed-warnings.js';
 import { createReadiness, type JobTiming } from './services/readiness.js';
 import { createStoreHealth, type StoreHealth, waitForStore } from './services/store-health.js';
 import { createWebhookProcessor, type WebhookProcessor } from './services/webhook-processor.js';
@@ -136,17 +136,17 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
     ...enrichmentWarnings(parts.enrichment?.status()),
     ...readinessWarnings(feeds.reports(), feeds.feeds),
   ];
-  const logged = new Set<string>();
+  // Feeds logged as empty: said again only once a feed has had items in between.
+  let loggedEmpty = new Set<string>();
   const prewarm = startFeedPrewarm({
     catalog,
     feeds,
     onError: (error, version) => logger.warn({ err: error, version }, 'pre-rendering feeds failed'),
     // A channel feed that comes out empty is the first-run gap of most shops: said once, plainly.
     onPrewarmed: () => {
-      for (const warning of emptyFeedWarnings(feeds.reports(), feeds.feeds)) {
-        if (!logged.has(warning)) logger.warn({ component: 'feeds' }, warning);
-        logged.add(warning);
-      }
+      const empty = emptyFeeds(feeds.reports(), feeds.feeds);
+      for (const { file, warning } of empty) if (!loggedEmpty.has(file)) logger.warn({ component: 'feeds', feed: file }, warning);
+      loggedEmpty = new Set(empty.map((entry) => entry.file));
     },
   });
   const eventLoop = createEventLoopMonitor({ histogram: metrics.eventLoopDelay });

@@ -113,6 +113,7 @@ const OWN_PREFIXES = [
   'ADMIN_',
   'UNIT_STORE',
   'UNIT_STOCK',
+  'ENRICHMENT_',
 ];
 const KNOWN = new Set<string>(CONFIG_VARIABLES);
 

@@ -32,17 +32,26 @@ function* allViewReports(reports: ReadonlyMap<string, FeedReport>, feeds: FeedTi
   }
 }
 
-/** Feeds of the `all` view that were rendered empty while the view has products, each with a hint. */
-export function emptyFeedWarnings(reports: ReadonlyMap<string, FeedReport>, feeds: FeedTitles): string[] {
-  const warnings: string[] = [];
+/** Feeds of the `all` view that were rendered empty while the view has products: the file and the warning. */
+export function emptyFeeds(
+  reports: ReadonlyMap<string, FeedReport>,
+  feeds: FeedTitles,
+): { readonly file: string; readonly warning: string }[] {
+  const empty: { file: string; warning: string }[] = [];
   for (const { feed, report } of allViewReports(reports, feeds)) {
     if (report.items > 0 || report.dropped === 0) continue;
     const [attribute, count] = Object.entries(report.warnings.byAttribute).sort((a, b) => b[1] - a[1])[0] ?? ['?', 0];
-    warnings.push(
-      `${feed.title} (${feed.file}) is empty: no item passes its rules (${report.dropped} left out, ${count} of them for a missing or invalid ${attribute}); ${hintFor(attribute)}`,
-    );
+    empty.push({
+      file: feed.file,
+      warning: `${feed.title} (${feed.file}) is empty: no item passes its rules (${report.dropped} left out, ${count} of them for a missing or invalid ${attribute}); ${hintFor(attribute)}`,
+    });
   }
-  return warnings;
+  return empty;
+}
+
+/** `emptyFeeds`' warnings, each with its hint. */
+export function emptyFeedWarnings(reports: ReadonlyMap<string, FeedReport>, feeds: FeedTitles): string[] {
+  return emptyFeeds(reports, feeds).map((empty) => empty.warning);
 }
 
 /** A recommended value missing from at least this share of a feed's items is worth a warning. */

@@ -15,7 +15,7 @@ export type MutableEnrichment = { -readonly [K in EnrichmentField]?: ProductEnri
 
 type TextColumn = Exclude<ValueColumn, 'additional_image_link' | 'exclude'>;
 
-type TextKind = 'line' | 'description' | 'category' | 'google-category' | 'channel-category' | 'url';
+type TextKind = 'line' | 'description' | 'category' | 'google-category' | 'heureka-category' | 'channel-category' | 'url';
 
 /** Limits in characters (code points), after normalisation. */
 const TEXT_RULES: Readonly<Record<TextColumn, { readonly kind: TextKind; readonly max: number }>> = {
@@ -26,7 +26,7 @@ const TEXT_RULES: Readonly<Record<TextColumn, { readonly kind: TextKind; readonl
   image_link: { kind: 'url', max: 2000 },
   category: { kind: 'category', max: 750 },
   google_product_category: { kind: 'google-category', max: 750 },
-  heureka_category: { kind: 'channel-category', max: 255 },
+  heureka_category: { kind: 'heureka-category', max: 255 },
   zbozi_category: { kind: 'channel-category', max: 255 },
   custom_label_0: { kind: 'line', max: 100 },
   custom_label_1: { kind: 'line', max: 100 },
@@ -45,7 +45,9 @@ const TAB = /\t/g;
 const CONTROL_BUT_LINE_FEED = /(?!\n)\p{Cc}/gu;
 const PATH_SEPARATOR = /[>|]/;
 const DIGITS = /^\d+$/;
-const IMAGE_LINK_SEPARATORS = /[\s,;|]+/;
+// Whitespace and `|` separate links; `,` and `;` only before the next `http(s)://` (CDN URLs hold commas: `w_500,h_500`).
+const IMAGE_LINK_SEPARATORS = /[\s|]+|[,;]\s*(?=https?:\/\/)/i;
+const HEUREKA_ROOT = /^heureka\.cz$/i;
 const FEED_NAME_SEPARATORS = /[\s,;]+/;
 const FEED_NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
 const EXCLUDE_ALL = new Set(['yes', 'true', '1', 'x', 'ano', 'y', '*']);
@@ -99,8 +101,15 @@ function normalizeText(kind: TextKind, text: string, report: ReportValueProblem)
       const line = singleLine(text);
       return DIGITS.test(line) ? line : joinParts(line, PATH_SEPARATOR, ' > ');
     }
+    case 'heureka-category': {
+      // Heureka's CATEGORYTEXT is a path of its own tree, from its root: "Heureka.cz | Jídlo a nápoje | Káva".
+      const path = joinParts(singleLine(text), '|', ' | ');
+      if (HEUREKA_ROOT.test(path.split(' | ')[0] ?? '')) return path;
+      report('invalid-value', `a Heureka category starts with "Heureka.cz | " (its category tree): ${quoteValue(text)}`);
+      return undefined;
+    }
     case 'channel-category':
-      // Heureka and Zboží paths keep their own `|` separators; `>` may be part of a name.
+      // Zboží paths keep their own `|` separators; `>` may be part of a name.
       return joinParts(singleLine(text), '|', ' | ');
     case 'url': {
       const url = httpUrl(singleLine(text));

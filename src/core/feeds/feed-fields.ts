@@ -97,7 +97,8 @@ const ENRICHMENT_FIELDS: Readonly<Record<string, FieldSpec>> = {
   },
   additionalImageLinks: {
     scope: 'item',
-    get: (s) => s.item?.enrichment?.additionalImageLinks?.join(','),
+    // Comma-separated, so a comma inside a link (CDN parameters) is percent-encoded, as URLs allow.
+    get: (s) => s.item?.enrichment?.additionalImageLinks?.map((link) => link.replaceAll(',', '%2C')).join(','),
     description: 'the additional image links, comma-separated (XML: repeat an element with `each: images`)',
   },
   customLabel0: { scope: 'item', get: (s) => s.item?.enrichment?.customLabel0, description: 'custom label 0' },

@@ -31,6 +31,12 @@ describe('core/enrichment: values', () => {
       'https://x.cz/1.jpg, https://x.cz/2.jpg;https://x.cz/3.jpg|https://x.cz/4.jpg\nhttps://x.cz/5.jpg',
       { additionalImageLinks: [1, 2, 3, 4, 5].map((n) => `https://x.cz/${n}.jpg`) },
     ],
+    [
+      // A CDN's parameters hold commas: only a comma before the next http(s):// separates links.
+      'additional_image_link',
+      'https://res.cloudinary.com/shop/image/upload/w_500,h_500/a.jpg,https://x.cz/b.jpg',
+      { additionalImageLinks: ['https://res.cloudinary.com/shop/image/upload/w_500,h_500/a.jpg', 'https://x.cz/b.jpg'] },
+    ],
   ])('%s %j', async (column, cell, expected) => {
     const { values, problems } = await valuesOf(column, cell);
 
@@ -79,7 +85,8 @@ describe('core/enrichment: values', () => {
       ['brand', 'b'.repeat(71), /^too-long: brand has 71/],
       ['description', 'd'.repeat(5001), /^too-long: description has 5001/],
       ['custom_label_0', 'c'.repeat(101), /^too-long: custom_label_0 has 101/],
-      ['heureka_category', `A | ${'h'.repeat(260)}`, /^too-long: heureka_category has 264/],
+      ['heureka_category', `Heureka.cz | ${'h'.repeat(260)}`, /^too-long: heureka_category has 273/],
+      ['heureka_category', 'Potraviny > Káva', /^invalid-value: a Heureka category starts with "Heureka.cz \| "/],
       ['link', `https://x.cz/${'p'.repeat(2000)}`, /^too-long: link has 2013/],
       ['link', 'www.example.cz/kava', /^invalid-value: not an absolute http\(s\) URL: "www.example.cz\/kava"$/],
       ['image_link', 'ftp://example.cz/a.jpg', /^invalid-value: not an absolute http\(s\) URL/],
