@@ -20,7 +20,13 @@ import type { CatalogService, SyncJob } from './services/catalog-service.js';
 import { openStoredCatalog } from './services/catalog-start.js';
 import { type FeedPrewarm, startFeedPrewarm } from './services/feed-prewarm.js';
 import type { FeedService } from './services/feed-service.js';
-import { emptyFeeds, emptyFeedWarnings, enrichmentWarnings, readinessWarnings } from './services/feed-warnings.js';
+import {
+  emptyFeeds,
+  emptyFeedWarnings,
+  enrichmentMatchWarnings,
+  enrichmentWarnings,
+  readinessWarnings,
+} from './services/feed-warnings.js';
 import { createReadiness, type JobTiming } from './services/readiness.js';
 import { createStoreHealth, type StoreHealth, waitForStore } from './services/store-health.js';
 import { createWebhookProcessor, type WebhookProcessor } from './services/webhook-processor.js';
@@ -134,6 +140,7 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
   const operatorWarnings = () => [
     ...emptyFeedWarnings(feeds.reports(), feeds.feeds),
     ...enrichmentWarnings(parts.enrichment?.status()),
+    ...enrichmentMatchWarnings(catalog.lastReport('sync-catalog')?.sources?.enrichment),
     ...readinessWarnings(feeds.reports(), feeds.feeds),
   ];
   // Feeds logged as empty: said again only once a feed has had items in between.

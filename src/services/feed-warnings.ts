@@ -1,5 +1,6 @@
 import { ALL_UNITS } from '../core/catalog/catalog.js';
 import type { FeedReport } from '../core/feeds/feed-report.js';
+import type { EnrichmentSyncReport } from './catalog/enrich-catalog.js';
 import type { EnrichmentStatus } from './enrichment/enrichment-service.js';
 
 /**
@@ -85,6 +86,18 @@ export function readinessWarnings(reports: ReadonlyMap<string, FeedReport>, feed
     }
   }
   return warnings;
+}
+
+/** Below this share of product rows matched, the sheet is probably keyed by the wrong column. */
+const POOR_MATCH_SHARE = 0.5;
+
+/** A sheet whose rows mostly name no product: its values silently do nothing. */
+export function enrichmentMatchWarnings(report: EnrichmentSyncReport | undefined): string[] {
+  if (report === undefined || report.rows === 0 || report.matched / report.rows >= POOR_MATCH_SHARE) return [];
+  const example = report.problems.find((problem) => problem.code === 'unmatched' || problem.code === 'ambiguous');
+  return [
+    `the enrichment sheet ${report.name} names a product in ${report.matched} of its ${report.rows} rows (key column ${report.keyColumn}; ${report.unmatched} unmatched, ${report.ambiguous} ambiguous${example === undefined ? '' : `, e.g. line ${example.line ?? '?'}: ${example.message}`}); is the key column the right one?`,
+  ];
 }
 
 /** The enrichment sheet's problem, when its last read or check failed. */

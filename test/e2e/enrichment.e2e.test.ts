@@ -212,6 +212,7 @@ describe('enrichment sheet end to end (sandbox POS, sheet over HTTP)', () => {
     expect(readyz.enrichment.current).not.toHaveProperty('check');
     const page = (await get(`${app.url}/`)).text;
     expect(page).toContain('Last read failed (ENRICHMENT_HTTP_STATUS)');
+    expect(page).toMatch(/Last full sync: \d+ of \d+ product rows matched/);
     expect(app.catalog.current()?.version).toBe(version);
     expect((await get(`${app.url}/feeds/all/google.xml`)).text).toContain('<title>Káva, nový název</title>');
   });

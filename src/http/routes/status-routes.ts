@@ -349,7 +349,7 @@ ${storeNotice(deps.store?.(), base)}
 ${groupLine(deps.group?.(), base)}
 <table><thead><tr><th>job</th><th>last outcome</th><th>finished</th><th>took</th><th>next run</th><th>detail</th></tr></thead><tbody>${syncRows}</tbody></table>
 ${webhookLine(deps.webhooks?.(), base)}
-${enrichmentLine(deps.enrichment?.())}
+${enrichmentLine(deps.enrichment?.(), deps.lastReport('sync-catalog')?.sources?.enrichment)}
 ${body}
 <p class="muted">Machine-readable: <a href="${h(`${base}/feeds${tokenQuery}`)}">/feeds</a> · <a href="${h(`${base}/readyz`)}">/readyz</a> · <a href="${h(`${base}/docs/`)}">documentation</a></p>
 </body></html>`;

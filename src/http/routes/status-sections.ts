@@ -1,4 +1,5 @@
 import type { FeedReadiness } from '../../core/feeds/feed-report.js';
+import type { EnrichmentSyncReport } from '../../services/catalog/enrich-catalog.js';
 import type { EnrichmentStatus } from '../../services/enrichment/enrichment-service.js';
 
 /**
@@ -16,8 +17,14 @@ export function warningsNotice(warnings: readonly string[]): string {
   return `<div class="notice" id="warnings"><strong>To fix</strong><ul>${items}</ul></div>`;
 }
 
-/** The enrichment sheet in use, what its check found, and its last problem. */
-export function enrichmentLine(status: EnrichmentStatus | undefined): string {
+/** How the last full sync matched the sheet's rows to products. */
+function matchText(report: EnrichmentSyncReport | undefined): string {
+  if (report === undefined) return '';
+  return ` Last full sync: ${report.matched} of ${report.rows} product rows matched (${report.unmatched} unmatched, ${report.ambiguous} ambiguous, ${report.duplicates} duplicate), ${report.enrichedProducts} products enriched.`;
+}
+
+/** The enrichment sheet in use, what its check found, how it matched, and its last problem. */
+export function enrichmentLine(status: EnrichmentStatus | undefined, match?: EnrichmentSyncReport): string {
   if (status === undefined) {
     return '<p id="enrichment" class="muted">No enrichment sheet (ENRICHMENT_SOURCE): feeds carry what the POS has.</p>';
   }
@@ -41,7 +48,7 @@ export function enrichmentLine(status: EnrichmentStatus | undefined): string {
     status.problem === undefined
       ? ''
       : ` <span class="failed">Last read failed (${h(status.problem.code)}): ${h(status.problem.message)}</span>`;
-  return `<p id="enrichment">Enrichment sheet ${h(status.source)}: ${inUse}.${failure}</p>${problemList}`;
+  return `<p id="enrichment">Enrichment sheet ${h(status.source)}: ${inUse}.${h(matchText(match))}${failure}</p>${problemList}`;
 }
 
 /** A feed's readiness: how many items carry every recommended value, and which are missing most. */

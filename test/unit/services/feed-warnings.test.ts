@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { createFeedReporter, type FeedReport, MISSING } from '../../../src/core/feeds/feed-report.js';
-import { emptyFeedWarnings, enrichmentWarnings, readinessWarnings } from '../../../src/services/feed-warnings.js';
+import {
+  emptyFeedWarnings,
+  enrichmentMatchWarnings,
+  enrichmentWarnings,
+  readinessWarnings,
+} from '../../../src/services/feed-warnings.js';
 
 function reportOf(feed: string, build: (reporter: ReturnType<typeof createFeedReporter>) => void): FeedReport {
   const reporter = createFeedReporter(feed);
@@ -98,5 +103,33 @@ describe('readinessWarnings', () => {
       reporter.countItem();
     });
     expect(readinessWarnings(new Map([['google.xml|all|', fine]]), FEEDS)).toEqual([]);
+  });
+});
+
+describe('enrichmentMatchWarnings', () => {
+  const report = (matched: number, rows: number) => ({
+    name: 'sheet.csv',
+    fetchedAt: '2026-11-26T06:00:00.000Z',
+    keyColumn: 'ean' as const,
+    rows,
+    groups: 0,
+    matched,
+    unmatched: rows - matched,
+    ambiguous: 0,
+    duplicates: 0,
+    groupsUnmatched: 0,
+    enrichedProducts: matched,
+    fields: {},
+    problemCount: rows - matched,
+    problemCounts: { unmatched: rows - matched },
+    problems: [{ code: 'unmatched' as const, line: 2, key: 'a-1', message: 'no product has the ean "a-1"' }],
+  });
+
+  it('asks about the key column when most rows name no product, and is quiet otherwise', () => {
+    expect(enrichmentMatchWarnings(report(1, 40))).toEqual([
+      'the enrichment sheet sheet.csv names a product in 1 of its 40 rows (key column ean; 39 unmatched, 0 ambiguous, e.g. line 2: no product has the ean "a-1"); is the key column the right one?',
+    ]);
+    expect(enrichmentMatchWarnings(report(30, 40))).toEqual([]);
+    expect(enrichmentMatchWarnings(undefined)).toEqual([]);
   });
 });
