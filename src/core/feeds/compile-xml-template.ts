@@ -1,22 +1,24 @@
-import { applyTextRule, createTextRule, hasText } from './apply-text-rule.js';
-import { cleanText } from './clean-text.js';
+import { applyTextRule, createTextRule } from './apply-text-rule.js';
 import type { CompiledExpression, ExpressionEnvironment } from './compile-expression.js';
 import type { ItemRules } from './compile-item-rules.js';
 import { escapeXmlAttribute, escapeXmlText } from './escape-xml.js';
-import type { RenderScope } from './feed-fields.js';
 import { toText } from './feed-filters.js';
 import type { FeedContext, FeedItem } from './feed-item.js';
-import {
-  createFeedReporter,
-  FEED_CHUNK_SIZE,
-  type FeedChunks,
-  type FeedRejection,
-  type FeedReporter,
-  MISSING,
-} from './feed-report.js';
+import { createFeedReporter, FEED_CHUNK_SIZE, type FeedChunks, type FeedRejection, MISSING } from './feed-report.js';
 import { AttributeObjectSchema, ElementNodeSchema, type FeedTemplate, ItemsNodeSchema } from './feed-template-schema.js';
-import { createStockState, omitsOffer } from './stock-policy.js';
+import { createStockState } from './stock-policy.js';
 import { compileAt, compilePattern, joinPath, type ProblemSink, parseAt } from './template-problems.js';
+import {
+  type CompileContext,
+  checkElementRules,
+  checkName,
+  declareNamespaces,
+  type NodeRenderer,
+  renderWhen,
+  repeatPerImage,
+  repeatPerOffer,
+  type XmlState,
+} from './xml-element-parts.js';
 
 /**
  * Compiles an `xml` template into a streaming renderer. The template is an element TREE, not text:
@@ -28,35 +30,6 @@ const XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n';
 /** Stands for the items while the document frame is rendered; NUL cannot survive `cleanText`. */
 const ITEMS_MARKER = '\u0000items\u0000';
 const INDENT = '  ';
-
-// XML 1.0 (5th edition) NameStartChar / NameChar without ":" (Namespaces in XML: NCName), BMP only.
-const NAME_START =
-  'A-Z_a-z\\u00C0-\\u00D6\\u00D8-\\u00F6\\u00F8-\\u02FF\\u0370-\\u037D\\u037F-\\u1FFF\\u200C\\u200D\\u2070-\\u218F\\u2C00-\\u2FEF\\u3001-\\uD7FF\\uF900-\\uFDCF\\uFDF0-\\uFFFD';
-const NCNAME = new RegExp(`^[${NAME_START}][${NAME_START}\\-.0-9\\u00B7\\u0300-\\u036F\\u203F\\u2040]*$`);
-
-/** The mutable state of one render: the scope plus why the last `required` rule failed. */
-interface XmlState extends RenderScope {
-  failedAttribute: string;
-  failed: FeedRejection;
-  reporter: FeedReporter | undefined;
-  records: number;
-}
-
-/** Renders one node; `null` means a `required` rule failed (reason in the state). */
-type NodeRenderer = (state: XmlState) => string | null;
-
-interface CompileContext {
-  readonly sink: ProblemSink;
-  readonly maps: ExpressionEnvironment['maps'];
-  /** Prefix → namespace URI in scope ("" = default namespace). */
-  readonly namespaces: ReadonlyMap<string, string>;
-  readonly depth: number;
-  readonly itemScope: boolean;
-  readonly offerScope: boolean;
-  readonly imageScope: boolean;
-  /** Whether this element is the one rendered per item (its repetitions are the feed's records). */
-  readonly isItemsElement: boolean;
-}
 
 interface ItemsSlot {
   renderer: NodeRenderer | undefined;
@@ -181,32 +154,6 @@ function isObjectWith(raw: unknown, key: string): boolean {
   return typeof raw === 'object' && raw !== null && key in raw;
 }
 
-function checkName(
-  sink: ProblemSink,
-  path: string,
-  name: string,
-  namespaces: ReadonlyMap<string, string>,
-  kind: 'element' | 'attribute',
-): void {
-  const colon = name.indexOf(':');
-  if (colon < 0) {
-    if (!NCNAME.test(name)) sink.add(path, `"${name}" is not a valid XML ${kind} name`);
-    else if (kind === 'attribute' && name === 'xmlns') sink.add(path, 'declare namespaces with "namespaces", not as attributes');
-    return;
-  }
-  const prefix = name.slice(0, colon);
-  const local = name.slice(colon + 1);
-  if (!NCNAME.test(prefix) || !NCNAME.test(local)) {
-    sink.add(path, `"${name}" is not a valid XML ${kind} name (prefix:local)`);
-  } else if (prefix === 'xmlns') {
-    sink.add(path, 'declare namespaces with "namespaces", not as attributes');
-  } else if (prefix === 'xml' && kind === 'attribute') {
-    // The xml prefix is bound by definition (xml:lang, xml:space).
-  } else if (!namespaces.has(prefix) || prefix === 'xml') {
-    sink.add(path, `namespace prefix "${prefix}" is not declared (add it to "namespaces" on this element or an ancestor)`);
-  }
-}
-
 function compileConditions(
   sink: ProblemSink,
   path: string,
@@ -287,38 +234,12 @@ function compileElement(raw: unknown, path: string, context: CompileContext, slo
   const node = parseAt(sink, path, ElementNodeSchema, raw);
   if (node === undefined) return undefined;
 
-  const namespaces = new Map(context.namespaces);
-  let declarations = '';
-  for (const [prefix, uri] of Object.entries(node.namespaces ?? {})) {
-    const nsPath = joinPath(joinPath(path, 'namespaces'), prefix);
-    if (prefix !== '' && !NCNAME.test(prefix)) sink.add(nsPath, `"${prefix}" is not a valid namespace prefix`);
-    else if (prefix === 'xml' || prefix === 'xmlns') sink.add(nsPath, `the prefix "${prefix}" is reserved`);
-    else if (uri === '' || cleanText(uri) !== uri)
-      sink.add(nsPath, 'a namespace URI must be non-empty text without control characters');
-    else {
-      namespaces.set(prefix, uri);
-      declarations += ` ${prefix === '' ? 'xmlns' : `xmlns:${prefix}`}="${escapeXmlAttribute(uri)}"`;
-    }
-  }
+  const { namespaces, declarations } = declareNamespaces(node, path, context);
   checkName(sink, joinPath(path, 'name'), node.name, namespaces, 'element');
 
   const required = node.required === true;
   const optional = node.optional === true;
-  if (required && !context.itemScope) sink.add(joinPath(path, 'required'), '"required" only applies inside "items"');
-  if (required && optional) sink.add(path, 'an element cannot be both "required" and "optional"');
-  if (node.each !== undefined && !context.itemScope) sink.add(joinPath(path, 'each'), '"each" only applies inside "items"');
-  if (node.each !== undefined && (context.offerScope || context.imageScope)) {
-    sink.add(joinPath(path, 'each'), '"each" cannot be nested');
-  }
-  if (node.each === 'images' && context.isItemsElement) {
-    sink.add(joinPath(path, 'each'), '"each": "images" repeats an element inside an item, not the item itself');
-  }
-  if (node.value !== undefined && node.children !== undefined) {
-    sink.add(path, 'an element has a "value" or "children", not both (mixed content is not supported)');
-  }
-  if (node.value === undefined && (node.maxLength !== undefined || node.overflow !== undefined || node.pattern !== undefined)) {
-    sink.add(path, '"maxLength", "overflow" and "pattern" apply to an element\'s "value"');
-  }
+  checkElementRules(node, path, context);
 
   const offerScope = context.offerScope || node.each === 'offers';
   const imageScope = context.imageScope || node.each === 'images';
@@ -389,52 +310,8 @@ function compileElement(raw: unknown, path: string, context: CompileContext, slo
   }
   if (render === undefined) return undefined;
 
-  if (when.length > 0 || unless.length > 0) {
-    const unconditional = render;
-    render = (state) => {
-      for (const condition of when) if (!hasText(condition.evaluate(state))) return '';
-      for (const condition of unless) if (hasText(condition.evaluate(state))) return '';
-      return unconditional(state);
-    };
-  }
-  if (node.each === 'offers') {
-    const once = render;
-    const isItemsElement = context.isItemsElement;
-    render = (state) => {
-      const item = state.item;
-      if (item === undefined) return '';
-      const saved = state.offer;
-      let out = '';
-      for (const offer of item.offers) {
-        if (omitsOffer(state.stock, offer, item.isStockItem)) continue;
-        state.offer = offer;
-        const rendered = once(state);
-        if (rendered === null) {
-          state.reporter?.warn(item.id, state.failedAttribute, state.failed, offer.unit);
-          continue;
-        }
-        if (isItemsElement && rendered !== '') state.records++;
-        out += rendered;
-      }
-      state.offer = saved;
-      return out;
-    };
-  }
+  if (when.length > 0 || unless.length > 0) render = renderWhen(render, when, unless);
+  if (node.each === 'offers') render = repeatPerOffer(render, context.isItemsElement);
   if (node.each === 'images') render = repeatPerImage(render);
   return render;
-}
-
-/** The element once per additional image link; a link the element's rules reject is left out, not the item. */
-function repeatPerImage(once: NodeRenderer): NodeRenderer {
-  return (state) => {
-    const links = state.item?.enrichment?.additionalImageLinks;
-    if (links === undefined) return '';
-    let out = '';
-    for (const link of links) {
-      state.image = link;
-      out += once(state) ?? '';
-    }
-    state.image = undefined;
-    return out;
-  };
 }
