@@ -83,6 +83,9 @@ export interface RunningApp {
   cutConnections(): void;
 }
 
+/** How often a follower takes the enrichment sheet's state from the store. */
+const ENRICHMENT_FOLLOW_MS = 30_000;
+
 /**
  * Composition root: the only place that wires real adapters. Start-up serves the stored catalog at once
  * when it came from the configured source, and runs a full sync at once in every case; a failed full sync
@@ -196,6 +199,11 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
   await group?.begin({ catalog, jobs, inboxStats: inbox.shared?.stats });
   const leads = group === undefined || group.coordinator.isLeader();
   await parts.enrichment?.start();
+  // In a group only the leader reads the sheet; the others show what it found (docs/scale-out.md).
+  const followSheet =
+    group === undefined || parts.enrichment === undefined
+      ? undefined
+      : setInterval(() => void parts.enrichment?.follow(), ENRICHMENT_FOLLOW_MS).unref();
   jobs.start();
   storeHealth.start();
   // Every start syncs at once, whatever is served meanwhile: the POS may have changed while the bridge was
@@ -285,6 +293,7 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
         const graceMs = options.graceMs ?? config.http.shutdownGraceMs;
         // Syncs running now (scheduled, or re-reads after sales) end soon: their results would not be used.
         abortRuns();
+        clearInterval(followSheet);
         // The drain and the sync's abort run together; webhook processing and the store close after both.
         const [drained] = await Promise.all([drain.run(graceMs), jobs.stop().then(() => group?.stop())]);
         if (drained.cut > 0) logger.warn({ connections: drained.cut, graceMs }, 'shutdown cut connections still open');

@@ -16,8 +16,17 @@ export interface StoredEnrichmentMeta {
   readonly slices: number;
 }
 
+/** How the last read of the source went, as the instance that read it says (in a group: the leader). */
+export interface StoredReadStatus {
+  readonly lastCheckAt: string;
+  readonly problem?: { readonly at: string; readonly code: string; readonly message: string };
+}
+
 /** The last good enrichment sheet, kept in the store so that a restart or a new leader applies it at once. */
 export interface EnrichmentStore {
+  /** The last read's outcome, for the instances that do not read (followers show the leader's). */
+  saveReadStatus(status: StoredReadStatus): Promise<void>;
+  loadReadStatus(): Promise<StoredReadStatus | undefined>;
   loadMeta(): Promise<StoredEnrichmentMeta | undefined>;
   load(): Promise<EnrichmentDocument | undefined>;
   /** Bytes first, then the meta that names them: a reader never finds meta without its bytes. */
@@ -36,6 +45,7 @@ export function createKeyvEnrichmentStore(
 ): EnrichmentStore {
   const prefix = options.prefix ?? 'enrichment';
   const metaKey = `${prefix}:last-good:meta`;
+  const readStatusKey = `${prefix}:read-status`;
   // Slices are named by the sheet's hash: a save that stops half-way never touches the slices in use.
   const sliceKey = (sha256: string | undefined, index: number) => `${prefix}:last-good:bytes:${sha256 ?? 'none'}:${index}`;
 
@@ -50,6 +60,15 @@ export function createKeyvEnrichmentStore(
   }
 
   return {
+    async saveReadStatus(status) {
+      await keyv.set(readStatusKey, { source: options.source, ...status });
+    },
+    async loadReadStatus() {
+      const stored = (await keyv.get(readStatusKey)) as (StoredReadStatus & { source?: string }) | undefined;
+      if (stored?.source !== options.source) return undefined;
+      const { source: _source, ...status } = stored;
+      return status;
+    },
     loadMeta,
     async load() {
       const meta = await loadMeta();

@@ -42,6 +42,11 @@ export type EnrichmentRefreshOutcome = 'unchanged' | 'adopted' | 'failed';
 export interface EnrichmentService {
   /** Learns the last good sheet from the store (what it is; its bytes are loaded when a sync needs them). */
   start(): Promise<void>;
+  /**
+   * Takes what the store says of the sheet and of the last read when it is newer than what this instance
+   * knows: in a group, followers (which never read the source) show the leader's sheet and problems.
+   */
+  follow(): Promise<void>;
   /** Reads the source; a usable new sheet is stored and adopted. Never throws for a bad source or sheet. */
   refresh(signal?: AbortSignal): Promise<EnrichmentRefreshOutcome>;
   /** The sheet a full sync applies: the last good one, re-read from the store when another instance stored a newer one. */
@@ -157,6 +162,31 @@ export function createEnrichmentService(deps: EnrichmentServiceDeps): Enrichment
     return 'adopted';
   }
 
+  /** Tells the other instances how this read went (best effort: a store hiccup only delays their view). */
+  async function shareReadStatus(): Promise<void> {
+    if (lastCheckAt === undefined) return;
+    const status = {
+      lastCheckAt,
+      ...(problem === undefined ? {} : { problem: { at: problem.at, code: problem.code, message: problem.message } }),
+    };
+    await store.saveReadStatus(status).catch(() => undefined);
+  }
+
+  async function follow(): Promise<void> {
+    await followStore();
+    const shared = await store.loadReadStatus();
+    if (shared === undefined || (lastCheckAt !== undefined && shared.lastCheckAt <= lastCheckAt)) return;
+    lastCheckAt = shared.lastCheckAt;
+    problem =
+      shared.problem === undefined
+        ? undefined
+        : {
+            at: shared.problem.at,
+            code: shared.problem.code as EnrichmentProblemReport['code'],
+            message: shared.problem.message,
+          };
+  }
+
   async function refresh(signal?: AbortSignal): Promise<EnrichmentRefreshOutcome> {
     lastCheckAt = now().toISOString();
     const at = lastCheckAt;
@@ -196,7 +226,13 @@ export function createEnrichmentService(deps: EnrichmentServiceDeps): Enrichment
 
   return {
     start: () => followStore(),
-    refresh: (signal) => serially(() => refresh(signal)),
+    follow: () => follow().catch(() => undefined),
+    refresh: (signal) =>
+      serially(async () => {
+        const outcome = await refresh(signal);
+        await shareReadStatus();
+        return outcome;
+      }),
     async current() {
       await followStore();
       return loadInUse();

@@ -311,6 +311,31 @@ describe('enrichment sheet over HTTP', () => {
     }
   });
 
+  it("lets an instance that never reads the sheet (a follower) show the reader's sheet and problem", async () => {
+    reply = { status: 200, body: GOOD, etag: '"f1"' };
+    const keyv = new Keyv();
+    const leader = serviceFor(`${base}/sheet.csv`, keyv);
+    const follower = serviceFor(`${base}/sheet.csv`, keyv);
+    try {
+      await follower.service.start();
+      expect(follower.service.status().current).toBeUndefined();
+      await leader.service.refresh();
+      reply = { status: 503 };
+      await leader.service.refresh();
+      await follower.service.follow();
+      expect(follower.service.status()).toMatchObject({
+        current: { name: 'sheet.csv', check: { ok: true } },
+        problem: { code: 'ENRICHMENT_HTTP_STATUS' },
+        lastCheckAt: '2026-11-26T08:00:00.000Z',
+      });
+      // Its bytes are loaded only when it needs them (were it to lead and sync).
+      expect(await textOf(follower.service)).toBe(GOOD);
+    } finally {
+      await leader.source.close();
+      await follower.source.close();
+    }
+  });
+
   it('tells two published sheets apart although their redacted labels read the same', () => {
     const one = createEnrichmentSource('https://docs.google.com/spreadsheets/d/e/2PACX-1vAAAAAAAAAAAAAAAA/pub?output=csv', {
       maxBytes: 1,
