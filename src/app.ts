@@ -25,6 +25,7 @@ import {
   emptyFeedWarnings,
   enrichmentMatchWarnings,
   enrichmentWarnings,
+  excludeNameWarnings,
   readinessWarnings,
 } from './services/feed-warnings.js';
 import { createReadiness, type JobTiming } from './services/readiness.js';
@@ -144,6 +145,10 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
     ...emptyFeedWarnings(feeds.reports(), feeds.feeds),
     ...enrichmentWarnings(parts.enrichment?.status()),
     ...enrichmentMatchWarnings(catalog.lastReport('sync-catalog')?.sources?.enrichment),
+    ...excludeNameWarnings(
+      parts.enrichment?.status(),
+      templates.compiled.map((feed) => feed.name),
+    ),
     ...readinessWarnings(feeds.reports(), feeds.feeds),
   ];
   // Feeds logged as empty: said again only once a feed has had items in between.

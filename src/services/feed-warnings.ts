@@ -100,6 +100,16 @@ export function enrichmentMatchWarnings(report: EnrichmentSyncReport | undefined
   ];
 }
 
+/** Feed names the sheet's `exclude` column uses that no feed has: those exclusions do nothing. */
+export function excludeNameWarnings(status: EnrichmentStatus | undefined, feedNames: readonly string[]): string[] {
+  const used = status?.current?.check.excludeNames ?? [];
+  const unknown = used.filter((name) => !feedNames.includes(name));
+  if (unknown.length === 0) return [];
+  return [
+    `the enrichment sheet's exclude column names feeds that do not exist, so those exclusions do nothing: ${unknown.join(', ')} (the feeds: ${feedNames.join(', ')}; * for all)`,
+  ];
+}
+
 /** The enrichment sheet's problem, when its last read or check failed. */
 export function enrichmentWarnings(status: EnrichmentStatus | undefined): string[] {
   const problem = status?.problem;

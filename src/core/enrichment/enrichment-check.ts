@@ -1,4 +1,4 @@
-import type { EnrichmentProblem, EnrichmentProblemCode, EnrichmentSheetResult } from './enrichment-sheet.js';
+import type { EnrichmentProblem, EnrichmentProblemCode, EnrichmentRow, EnrichmentSheetResult } from './enrichment-sheet.js';
 
 /**
  * What reading a sheet found, without its rows: what the status page, `/readyz` and the sync report show,
@@ -20,13 +20,30 @@ export interface EnrichmentCheck {
   readonly problemCounts?: Partial<Record<EnrichmentProblemCode, number>>;
   /** The first problems, each naming its row and column. */
   readonly problems?: readonly EnrichmentProblem[];
+  /** The feed names the `exclude` column uses (`*` aside), at most 50: checked against the feeds there are. */
+  readonly excludeNames?: readonly string[];
 }
 
 /** How many problems a check keeps as examples. */
 export const CHECK_PROBLEM_EXAMPLES = 20;
 
+const MAX_EXCLUDE_NAMES = 50;
+
+/** The distinct feed names of the sheet's `exclude` cells, product and group rows alike. */
+function excludeNamesOf(rows: readonly EnrichmentRow[]): string[] {
+  const names = new Set<string>();
+  for (const row of rows) {
+    for (const name of row.values.exclude ?? []) {
+      if (name !== '*') names.add(name);
+      if (names.size >= MAX_EXCLUDE_NAMES) return [...names];
+    }
+  }
+  return [...names];
+}
+
 export function checkOf(result: EnrichmentSheetResult): EnrichmentCheck {
   if (!result.ok) return { ok: false, error: result.error };
+  const excludeNames = excludeNamesOf([...result.groups, ...result.rows]);
   return {
     ok: true,
     format: result.format,
@@ -39,5 +56,6 @@ export function checkOf(result: EnrichmentSheetResult): EnrichmentCheck {
     problemCount: result.problemCount,
     problemCounts: result.problemCounts,
     problems: result.problems.slice(0, CHECK_PROBLEM_EXAMPLES),
+    ...(excludeNames.length === 0 ? {} : { excludeNames }),
   };
 }

@@ -4,6 +4,7 @@ import {
   emptyFeedWarnings,
   enrichmentMatchWarnings,
   enrichmentWarnings,
+  excludeNameWarnings,
   readinessWarnings,
 } from '../../../src/services/feed-warnings.js';
 
@@ -131,5 +132,19 @@ describe('enrichmentMatchWarnings', () => {
     ]);
     expect(enrichmentMatchWarnings(report(30, 40))).toEqual([]);
     expect(enrichmentMatchWarnings(undefined)).toEqual([]);
+  });
+});
+
+describe('excludeNameWarnings', () => {
+  it("names the exclude column's feed names that no feed has", () => {
+    const status = (excludeNames: string[]) => ({
+      source: 'sheet.csv',
+      current: { name: 'sheet.csv', fetchedAt: '2026-11-26T06:00:00.000Z', check: { ok: true, excludeNames } },
+    });
+    expect(excludeNameWarnings(status(['heureka', 'facebook']), ['google', 'heureka', 'meta'])).toEqual([
+      "the enrichment sheet's exclude column names feeds that do not exist, so those exclusions do nothing: facebook (the feeds: google, heureka, meta; * for all)",
+    ]);
+    expect(excludeNameWarnings(status(['heureka']), ['google', 'heureka'])).toEqual([]);
+    expect(excludeNameWarnings(undefined, ['google'])).toEqual([]);
   });
 });
