@@ -1,7 +1,7 @@
 import { type MessagePort, workerData } from 'node:worker_threads';
 import { createPosClient, type PosClientConfig } from '../adapters/pos/pos-client.js';
 import { fingerprintChunks, type ItemChunk } from '../core/catalog/catalog-chunks.js';
-import { checkEnrichmentSheet, type EnrichmentSheetInput } from '../services/catalog/enrich-catalog.js';
+import type { EnrichmentSheetInput } from '../services/catalog/enrich-catalog.js';
 import {
   type ReadCatalogEvent,
   type ReadCatalogInput,
@@ -93,7 +93,10 @@ export default function runTask(message: CatalogWorkerTask): unknown {
     case 'fingerprint':
       return fingerprint(message.input);
     case 'checkEnrichment':
-      return checkEnrichmentSheet(message.input).finally(collectGarbage);
+      // The reader's libraries are loaded by the first check only (see read-catalog.ts).
+      return import('../services/catalog/enrich-catalog.js').then(({ checkEnrichmentSheet }) =>
+        checkEnrichmentSheet(message.input).finally(collectGarbage),
+      );
   }
 }
 

@@ -1,4 +1,4 @@
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
 import type { EnrichmentCollector } from './collect-enrichment-rows.js';
 import { type SheetCell, textCell } from './sheet-cells.js';
 import { zipDeclaredSize } from './zip-declared-size.js';
@@ -28,7 +28,9 @@ export async function readXlsxSheet(
   if (declared > MAX_UNPACKED_BYTES) {
     return `the workbook unpacks to ${Math.round(declared / 1_048_576)} MiB, more than the ${MAX_UNPACKED_BYTES / 1_048_576} MiB read; save only the enrichment sheet, without images`;
   }
-  const workbook = new ExcelJS.Workbook();
+  // Loaded on the first workbook only: exceljs is heavy, and most sheets are CSV (a worker thread starts faster).
+  const { default: excel } = await import('exceljs');
+  const workbook = new excel.Workbook();
   try {
     // exceljs declares a Buffer type of its own; a Node Buffer over the same bytes is what it reads (no copy).
     await workbook.xlsx.load(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) as unknown as ExcelJS.Buffer);

@@ -2,7 +2,7 @@ import type { PosClient } from '../../adapters/pos/pos-client.js';
 import { raceAbort } from '../../core/async/deadline.js';
 import { fingerprintChunks, type ItemChunk } from '../../core/catalog/catalog-chunks.js';
 import type { EnrichmentCheck } from '../../core/enrichment/enrichment-check.js';
-import { checkEnrichmentSheet, type EnrichmentSheetInput } from './enrich-catalog.js';
+import type { EnrichmentSheetInput } from './enrich-catalog.js';
 import { type ReadCatalogEvent, type ReadCatalogInput, type ReadCatalogOutput, readCatalog } from './read-catalog.js';
 import {
   createIdentityIndexCache,
@@ -50,7 +50,11 @@ export function createInThreadCatalogWorkers(pos: PosClient): CatalogWorkers {
       signal?.throwIfAborted();
       return fingerprintChunks(header, chunks);
     },
-    checkEnrichment: (sheet, signal) => raceAbort(checkEnrichmentSheet(sheet), signal),
+    checkEnrichment: (sheet, signal) =>
+      raceAbort(
+        import('./enrich-catalog.js').then(({ checkEnrichmentSheet }) => checkEnrichmentSheet(sheet)),
+        signal,
+      ),
     async close() {},
   };
 }

@@ -22,7 +22,7 @@ import {
   type SyncSources,
   syncErrorOf,
 } from './catalog-types.js';
-import { type EnrichmentSheetInput, enrichProducts } from './enrich-catalog.js';
+import type { EnrichmentSheetInput } from './enrich-catalog.js';
 
 /**
  * The reading half of a full sync (docs/catalog-rules.md rules 1-7): units, articles, every unit's price list and
@@ -248,6 +248,8 @@ async function readAndMerge(pos: PosClient, input: ReadCatalogInput, progress: P
 /** The merged catalog with the enrichment sheet's values, when there is a sheet. */
 async function enrichMerged(merged: MergeResult, input: ReadCatalogInput, progress: Progress, emit: Emit): Promise<MergeResult> {
   if (input.enrichment === undefined) return merged;
+  // Loaded when a sheet is configured: the reader's libraries would slow every worker thread's start.
+  const { enrichProducts } = await import('./enrich-catalog.js');
   const { products, report } = await enrichProducts(merged.snapshot.products, input.enrichment);
   progress.sources = { ...progress.sources, enrichment: report };
   progress.mark = phaseEnded(emit, 'enrichment', progress.mark);
