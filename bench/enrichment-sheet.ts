@@ -10,7 +10,8 @@ import { createSandboxCatalog, type SandboxArticle } from '../src/sandbox/sandbo
  * serves). Product rows carry a title (~60 characters with Czech diacritics), a description (~300), brand,
  * category path, Google's numeric category, Heureka's CATEGORYTEXT, two additional image URLs and
  * custom_label_0; one `group:{id}` row per article group carries the values a group may set. Deterministic
- * in (seed, articles, rows). Used by `bench/full-sync.ts --enrichment ROWS`.
+ * in (seed, articles, rows, titlePrefix). Used by `bench/full-sync.ts --enrichment ROWS` and
+ * `bench/event-loop.ts --enrichment ROWS` (which changes the sheet with `titlePrefix`).
  */
 
 export interface EnrichmentSheetOptions {
@@ -20,6 +21,11 @@ export interface EnrichmentSheetOptions {
   readonly articles: number;
   /** Product rows wanted; at most `articles`. */
   readonly rows: number;
+  /**
+   * Put before every product row's title (within its 150 characters): the marketer's next version of the
+   * sheet, every product's title changed. None by default.
+   */
+  readonly titlePrefix?: string;
 }
 
 /** What the sheet holds, and what applying it to the sandbox's catalog must report. */
@@ -249,6 +255,8 @@ export function writeEnrichmentSheet(path: string, options: EnrichmentSheetOptio
     const brand = random.pick(taxonomy.brands);
     let title = `${article.name} – ${brand}`;
     while (title.length < 45) title += `, ${random.pick(TITLE_PHRASES)}`;
+    // After the phrases, so that the prefix changes the titles and nothing else of the row.
+    if (options.titlePrefix !== undefined) title = `${options.titlePrefix}${title}`;
     const image = `${IMAGE_HOST}/${article.localId}`;
     const cells = [
       article.localId,

@@ -1,7 +1,8 @@
 /**
  * The main thread never stalls (docs/quality-bars.md): event-loop delay and outside probes while the bridge works.
  *
- *   npx tsx bench/event-loop.ts [--articles 100000] [--units 5] [--rate 50] [--seconds 20] [--tsx] [--memory] [--profile DIR]
+ *   npx tsx bench/event-loop.ts [--articles 100000] [--units 5] [--rate 50] [--seconds 20] [--enrichment ROWS]
+ *                               [--tsx] [--stalls] [--memory] [--profile DIR]
  *
  * Three processes: the standalone sandbox POS (its webhooks pointed at the bridge), the bridge
  * (`startApp` as `npm start` wires it: SQLite store in a temp dir, worker threads, no scheduled syncs),
@@ -13,19 +14,39 @@
  *  - `burst`: `--rate` sales a second for `--seconds` through the sandbox, each delivered as a webhook,
  *    until the bridge has processed them and pre-rendered again;
  *  - `resync`: a second full sync (`POST /admin/sync?wait=true`), as the schedule runs it.
+ * `--enrichment ROWS`: a marketer's enrichment sheet of ROWS product rows (`bench/enrichment-sheet.ts`, for
+ * the sandbox's catalog: the same seed, units and articles; ~61 MB at 100,000) in a temp file, the bridge
+ * started with `ENRICHMENT_SOURCE` set to it (no scheduled re-reads). `sync` then begins with the app's
+ * first read of the sheet (64 KiB chunks into shared memory, checked in a worker, stored in slices) and
+ * every full sync applies it. Two phases more:
+ *  - `resync-prerender`: until the bridge is idle after the re-sync (its pre-render), as after the burst;
+ *  - `sheet-change`: the file replaced by the sheet's next version (every title changed: another size and
+ *    modification time; written before the probes start and renamed into place, so that this process
+ *    does no work meanwhile), then `app.jobs.runNow('sync-enrichment')`: the re-read, check and store, the
+ *    full sync it starts, and the pre-render after it, until the new version's feeds are served. After the
+ *    run the served `google.xml` is fetched once to check that it carries the new titles; the report's
+ *    sheet counts of both syncs are checked against the generator's.
  * Per phase: the bridge's own event-loop delay (`monitorEventLoopDelay`, 10 ms resolution, reset at each
- * phase) and the probes' latencies. Bars: delay max ≤ 100 ms; each probe p99 ≤ 50 ms and max ≤ 150 ms.
- * Prints JSON.
+ * phase), the probes' latencies and statuses, and the feed probe's timeline (what it got first and each
+ * time the status or the served version changed). Bars: delay max ≤ 100 ms; each probe p99 ≤ 50 ms and
+ * max ≤ 150 ms. With `--enrichment`, after the run, the `all` view's pre-rendered feeds are rendered once
+ * more to report their sizes (all encodings) beside the feed cache's budget. Prints JSON.
+ *
+ * `--stalls` logs every stretch over 100 ms the bridge's event loop was held, `--memory` RSS, heap and
+ * GCs over 30 ms (kind and flags, ending on the same clock as the stalls), `--profile DIR` writes CPU
+ * profiles of the bridge's threads, on whose clock the stalls are logged.
  */
 
 import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, renameSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { gunzipSync } from 'node:zlib';
 import { Agent, request } from 'undici';
 import { compileScript } from './compile-script.js';
+import type { EnrichmentSheetSummary } from './enrichment-sheet.js';
 import { freePort } from './free-port.js';
 import { startSandboxProcess } from './sandbox-process.js';
 
@@ -34,6 +55,9 @@ const ROOT = join(SCRIPT, '..', '..');
 const API_KEY = 'bench-key';
 const ADMIN_TOKEN = 'bench-admin';
 const PROBE_INTERVAL_MS = 20;
+/** Every title of the sheet's next version begins with it (`sheet-change`). */
+const CHANGED_TITLE_PREFIX = 'Nově: ';
+const MB = 1024 * 1024;
 
 function argument(name: string, fallback: number): number {
   const index = process.argv.indexOf(`--${name}`);
@@ -42,13 +66,61 @@ function argument(name: string, fallback: number): number {
 }
 
 /** Messages between this process and the bridge child. */
-type ToBridge = { readonly type: 'phase'; readonly name: string } | { readonly type: 'report' } | { readonly type: 'stop' };
+type ToBridge =
+  | { readonly type: 'phase'; readonly name: string }
+  | { readonly type: 'report' }
+  | { readonly type: 'stop' }
+  | { readonly type: 'wait-idle' }
+  | { readonly type: 'sheet-change' }
+  | { readonly type: 'feed-sizes' };
 type FromBridge =
   | { readonly type: 'listening'; readonly url: string }
-  | { readonly type: 'synced'; readonly outcome: string }
+  | {
+      readonly type: 'synced';
+      readonly outcome: string;
+      readonly enrichment?: SheetCounts;
+      /** From listening until the full sync began: the first read of the sheet (`--enrichment`). */
+      readonly sheetReadMs?: number;
+    }
   | { readonly type: 'prerendered' }
   | { readonly type: 'idle' }
+  | { readonly type: 'sheet-changed'; readonly change: SheetChange }
+  | { readonly type: 'feed-sizes'; readonly sizes: FeedSizes }
   | { readonly type: 'delay'; readonly phase: string; readonly delay: DelaySummary; readonly rssMb: number };
+
+/** What a full sync's report says of the sheet it applied (`sources.enrichment`). */
+interface SheetCounts {
+  readonly name: string;
+  readonly rows: number;
+  readonly groups: number;
+  readonly matched: number;
+  readonly unmatched: number;
+  readonly enrichedProducts: number;
+  readonly problemCount: number;
+}
+
+/** The pre-rendered feeds of the `all` view, rendered once more after the run: what the feed cache must hold. */
+interface FeedSizes {
+  /** FEED_CACHE_MB, in MiB. */
+  readonly cacheMiB: number;
+  readonly totalMiB: number;
+  /** Per file: identity + gzip + br, in MiB. */
+  readonly files: Record<string, number>;
+}
+
+/** The `sheet-change` phase as the bridge saw it, in ms from its start. */
+interface SheetChange {
+  /** `sync-enrichment`'s outcome: `adopted` for a changed sheet. */
+  readonly refresh: string;
+  /** Re-read, checked in a worker and stored. */
+  readonly adoptedMs: number;
+  /** The full sync it started has ended. */
+  readonly syncedMs: number;
+  readonly syncOutcome: string;
+  /** Its `all` feeds pre-rendered. */
+  readonly prerenderedMs: number;
+  readonly enrichment?: SheetCounts;
+}
 
 interface DelaySummary {
   readonly count: number;
@@ -86,11 +158,17 @@ async function bridge(): Promise<void> {
   }
   if (memoryLog) {
     const { PerformanceObserver } = await import('node:perf_hooks');
+    // The stall log's clock (`process.hrtime`, µs) at `performance.now()` 0, in ms.
+    const hrtimeOrigin = Number(process.hrtime.bigint()) / 1e6 - performance.now();
     new PerformanceObserver((list) => {
       for (const entry of list.getEntries()) {
         if (entry.duration < 30) continue;
-        const kind = (entry as { detail?: { kind?: number } }).detail?.kind;
-        process.stderr.write(`[${phase}] gc kind=${kind} ${Math.round(entry.duration)} ms\n`);
+        // kind: 1 minor (scavenge), 4 major (mark-compact), 8 incremental marking, 16 weak callbacks;
+        // flags: 4 forced, 16 all available garbage, 32 all external memory (external memory pressure).
+        const { kind, flags } = (entry as { detail?: { kind?: number; flags?: number } }).detail ?? {};
+        process.stderr.write(
+          `[${phase}] gc kind=${kind} flags=${flags} ${Math.round(entry.duration)} ms ending at ${Math.round((hrtimeOrigin + entry.startTime + entry.duration) * 1000)}\n`,
+        );
       }
     }).observe({ entryTypes: ['gc'] });
   }
@@ -117,22 +195,44 @@ async function bridge(): Promise<void> {
     delay.reset();
     peakRss = 0;
   }
-  const app = await startApp(
-    createTestConfig({
-      POS_BASE_URL: option('pos'),
-      POS_API_KEY: API_KEY,
-      PORT: option('port'),
-      HOST: '127.0.0.1',
-      STORE_URL: `sqlite://${join(option('dir'), 'catalog.sqlite')}`,
-      FEED_TEMPLATES_DIR: option('templates'),
-      FEED_PRODUCT_URL: 'https://shop.example/p/{id}',
-      FEED_IMAGE_URL: 'https://shop.example/i/{id}.jpg',
-      ADMIN_TOKEN,
-      CATALOG_SYNC_CRON: '0 0 1 1 *',
-      STOCK_SYNC_CRON: '0 0 1 1 *',
-    }),
-    { logger: pino({ level: 'warn' }) },
-  );
+  const sheetFile = process.argv.includes('--enrichment-file') ? option('enrichment-file') : undefined;
+  const config = createTestConfig({
+    POS_BASE_URL: option('pos'),
+    POS_API_KEY: API_KEY,
+    PORT: option('port'),
+    HOST: '127.0.0.1',
+    STORE_URL: `sqlite://${join(option('dir'), 'catalog.sqlite')}`,
+    FEED_TEMPLATES_DIR: option('templates'),
+    FEED_PRODUCT_URL: 'https://shop.example/p/{id}',
+    FEED_IMAGE_URL: 'https://shop.example/i/{id}.jpg',
+    ADMIN_TOKEN,
+    CATALOG_SYNC_CRON: '0 0 1 1 *',
+    STOCK_SYNC_CRON: '0 0 1 1 *',
+    ...(sheetFile === undefined ? {} : { ENRICHMENT_SOURCE: sheetFile, ENRICHMENT_SYNC_CRON: '0 0 1 1 *' }),
+  });
+  const app = await startApp(config, { logger: pino({ level: 'warn' }) });
+  const listeningAt = performance.now();
+  // The app reads the sheet before its first full sync (app.ts): that sync's start marks the read's end.
+  let sheetReadMs: number | undefined;
+  const syncStartTimer = setInterval(() => {
+    if (app.jobs.status()['sync-catalog']?.running !== true) return;
+    sheetReadMs = Math.round(performance.now() - listeningAt);
+    clearInterval(syncStartTimer);
+  }, 20);
+  const sheetCounts = (): SheetCounts | undefined => {
+    const report = app.catalog.lastReport('sync-catalog')?.sources?.enrichment;
+    return report === undefined
+      ? undefined
+      : {
+          name: report.name,
+          rows: report.rows,
+          groups: report.groups,
+          matched: report.matched,
+          unmatched: report.unmatched,
+          enrichedProducts: report.enrichedProducts,
+          problemCount: report.problemCount,
+        };
+  };
   process.on('message', (message: ToBridge) => {
     if (message.type === 'phase') {
       report();
@@ -140,24 +240,76 @@ async function bridge(): Promise<void> {
     } else if (message.type === 'report') report();
     else if (message.type === 'stop') {
       clearInterval(rssTimer);
+      clearInterval(syncStartTimer);
       void app.stop().then(() => process.exit(0));
     }
   });
   send({ type: 'listening', url: app.url });
   await app.initialSync;
-  send({ type: 'synced', outcome: app.catalog.lastReport('sync-catalog')?.outcome ?? 'none' });
+  clearInterval(syncStartTimer);
+  const firstSheet = sheetCounts();
+  send({
+    type: 'synced',
+    outcome: app.catalog.lastReport('sync-catalog')?.outcome ?? 'none',
+    ...(firstSheet === undefined ? {} : { enrichment: firstSheet }),
+    ...(sheetFile === undefined || sheetReadMs === undefined ? {} : { sheetReadMs }),
+  });
   await app.prewarm.idle();
   send({ type: 'prerendered' });
-  // After that, "idle" whenever the parent asks (webhooks processed, feeds pre-rendered).
-  process.on('message', (message: { type: string }) => {
-    if (message.type !== 'wait-idle') return;
-    void (async () => {
-      await app.webhooks.idle();
-      await new Promise((resolve) => setTimeout(resolve, 700));
-      await app.prewarm.idle();
-      send({ type: 'idle' });
-    })();
+  // After that, "idle" whenever the parent asks (webhooks processed, feeds pre-rendered), and the sheet's
+  // change when it asks for that.
+  process.on('message', (message: ToBridge) => {
+    if (message.type === 'wait-idle') {
+      void (async () => {
+        await app.webhooks.idle();
+        await new Promise((resolve) => setTimeout(resolve, 700));
+        await app.prewarm.idle();
+        send({ type: 'idle' });
+      })();
+    } else if (message.type === 'sheet-change') {
+      void sheetChange().then((change) => send({ type: 'sheet-changed', change }));
+    } else if (message.type === 'feed-sizes') {
+      void feedSizes().then((sizes) => send({ type: 'feed-sizes', sizes }));
+    }
   });
+
+  async function feedSizes(): Promise<FeedSizes> {
+    const snapshot = app.catalog.current();
+    const files: Record<string, number> = {};
+    const mib = (bytes: number) => Math.round((bytes / MB) * 10) / 10;
+    let total = 0;
+    for (const descriptor of snapshot === undefined ? [] : app.feeds.feeds) {
+      if (snapshot === undefined || !descriptor.prewarmed || !descriptor.servesView('all')) continue;
+      const { feed } = await app.feeds.render(snapshot, descriptor.file, 'all', {}, { fresh: true });
+      const bytes = feed.identity.length + (feed.gzip?.length ?? 0) + (feed.br?.length ?? 0);
+      files[descriptor.file] = mib(bytes);
+      total += bytes;
+    }
+    return { cacheMiB: mib(config.feed.cacheBytes), totalMiB: mib(total), files };
+  }
+
+  /** The job as its cron runs it; a changed sheet starts a full sync (not awaited by the job). */
+  async function sheetChange(): Promise<SheetChange> {
+    const started = performance.now();
+    const since = () => Math.round(performance.now() - started);
+    const outcome = await app.jobs.runNow('sync-enrichment');
+    const refresh = outcome.ok ? ((outcome.result as { outcome?: string } | undefined)?.outcome ?? 'none') : 'crashed';
+    const adoptedMs = since();
+    // The full sync the job started (`void jobs.runNow('sync-catalog')` before the job's end): its end.
+    while (app.jobs.status()['sync-catalog']?.running === true) await new Promise((resolve) => setTimeout(resolve, 20));
+    const syncedMs = since();
+    const syncOutcome = app.catalog.lastReport('sync-catalog')?.outcome ?? 'none';
+    const counts = sheetCounts();
+    await app.prewarm.idle();
+    return {
+      refresh,
+      adoptedMs,
+      syncedMs,
+      syncOutcome,
+      prerenderedMs: since(),
+      ...(counts === undefined ? {} : { enrichment: counts }),
+    };
+  }
 }
 
 function option(name: string): string {
@@ -196,12 +348,90 @@ function waitFor(child: ChildProcess, type: FromBridge['type']): Promise<FromBri
   });
 }
 
+/** The sheet in the bridge's `ENRICHMENT_SOURCE`, and its next version beside it (`sheet-change`). */
+interface Sheets {
+  readonly path: string;
+  readonly changedPath: string;
+  readonly seed: number;
+  readonly summary: EnrichmentSheetSummary;
+  readonly changedBytes: number;
+}
+
+/**
+ * Both versions of the sheet for the sandbox's catalog. The seed is the sandbox child's (SANDBOX_SEED, else
+ * the default), pinned in this process's environment, which the child inherits (as bench/full-sync.ts).
+ */
+async function writeSheets(
+  dir: string,
+  size: { readonly units: number; readonly articles: number; readonly rows: number },
+): Promise<Sheets> {
+  // Imported here: the bridge child never loads the sheet's generator.
+  const [{ writeEnrichmentSheet }, { createTestConfig }] = await Promise.all([
+    import('./enrichment-sheet.js'),
+    import('../src/config/load-config.js'),
+  ]);
+  const seed = createTestConfig({ SANDBOX_SEED: process.env['SANDBOX_SEED'] }).sandbox.seed;
+  process.env['SANDBOX_SEED'] = String(seed);
+  const started = performance.now();
+  const path = join(dir, 'enrichment.csv');
+  const changedPath = join(dir, 'enrichment-next.csv');
+  const summary = writeEnrichmentSheet(path, { seed, ...size });
+  const changed = writeEnrichmentSheet(changedPath, { seed, ...size, titlePrefix: CHANGED_TITLE_PREFIX });
+  if (changed.bytes === summary.bytes) throw new Error('the next version of the sheet has the same size');
+  process.stderr.write(
+    `enrichment sheet for ${size.articles} × ${size.units} (seed ${seed}): ${summary.rows} product rows ` +
+      `(${summary.expectedMatched} name products), ${summary.groups} group rows, ${(summary.bytes / MB).toFixed(1)} MiB; ` +
+      `next version ${(changed.bytes / MB).toFixed(1)} MiB; both written in ${Math.round(performance.now() - started)} ms\n`,
+  );
+  return { path, changedPath, seed, summary, changedBytes: statSync(changedPath).size };
+}
+
+/** Whether a sync's report of the sheet has the counts the generator promises. */
+function sheetAsExpected(counts: SheetCounts | undefined, summary: EnrichmentSheetSummary): boolean {
+  return (
+    counts !== undefined &&
+    counts.rows === summary.rows &&
+    counts.groups === summary.groups &&
+    counts.matched === summary.expectedMatched &&
+    counts.unmatched === summary.expectedUnmatched &&
+    counts.enrichedProducts === summary.expectedEnrichedProducts
+  );
+}
+
+/**
+ * The served `google.xml` of the `all` view: its items, and how many titles of the sheet's next version it
+ * holds; asked again while it answers `503` (its render under way), for at most a minute.
+ */
+async function servedTitles(url: string): Promise<{ status: number; items: number; newTitles: number; waitedMs: number }> {
+  const started = performance.now();
+  let response = await request(`${url}/feeds/all/google.xml`, { headers: { 'accept-encoding': 'gzip' } });
+  while (response.statusCode === 503 && performance.now() - started < 60_000) {
+    await response.body.dump();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    response = await request(`${url}/feeds/all/google.xml`, { headers: { 'accept-encoding': 'gzip' } });
+  }
+  const waitedMs = Math.round(performance.now() - started);
+  const body = Buffer.from(await response.body.arrayBuffer());
+  const xml = response.headers['content-encoding'] === 'gzip' ? gunzipSync(body) : body;
+  const count = (needle: string): number => {
+    const pattern = Buffer.from(needle);
+    let found = 0;
+    for (let at = xml.indexOf(pattern); at >= 0; at = xml.indexOf(pattern, at + pattern.length)) found += 1;
+    return found;
+  };
+  return { status: response.statusCode, items: count('</item>'), newTitles: count(`<title>${CHANGED_TITLE_PREFIX}`), waitedMs };
+}
+
 async function main(): Promise<void> {
   const articles = argument('articles', 100_000);
   const units = argument('units', 5);
   const rate = argument('rate', 50);
   const seconds = argument('seconds', 20);
+  const sheetRows = process.argv.includes('--enrichment') ? argument('enrichment', Number.NaN) : undefined;
+  if (sheetRows !== undefined && !Number.isFinite(sheetRows)) throw new Error('--enrichment needs a number of rows');
   const dir = mkdtempSync(join(tmpdir(), 'event-loop-'));
+  // Both versions of the sheet are written now, before anything is measured (writing one takes seconds).
+  const sheets = sheetRows === undefined ? undefined : await writeSheets(dir, { units, articles, rows: sheetRows });
   const compiled = process.argv.includes('--tsx') ? undefined : compileScript(SCRIPT);
   const port = await freePort();
   const sandbox = await startSandboxProcess({
@@ -223,6 +453,7 @@ async function main(): Promise<void> {
       String(port),
       '--templates',
       join(ROOT, 'templates'),
+      ...(sheets === undefined ? [] : ['--enrichment-file', sheets.path]),
     ],
     {
       execArgv: [
@@ -258,6 +489,14 @@ async function main(): Promise<void> {
   let running = true;
   let etag: string | undefined;
   const statuses: Record<string, number> = {};
+  const statusesByPhase: Record<string, Record<string, number>> = {};
+  /**
+   * Per phase, what the feed probe got first and whenever it changed: `ms status version` (ms from the
+   * phase's start; the answer's `x-catalog-version` as its time, HHMMSSmmm; `-` for a `503`), at most 100
+   * entries.
+   */
+  const feedTimeline: Record<string, string[]> = {};
+  let lastFeedState = '';
   async function probeLoop(url: string): Promise<void> {
     while (running) {
       const due = performance.now() + PROBE_INTERVAL_MS;
@@ -270,7 +509,11 @@ async function main(): Promise<void> {
         const list = probe.latencies.get(at) ?? [];
         list.push(ms);
         probe.latencies.set(at, list);
-        statuses[`${probe.name} ${response.statusCode}`] = (statuses[`${probe.name} ${response.statusCode}`] ?? 0) + 1;
+        const status = `${probe.name} ${response.statusCode}`;
+        statuses[status] = (statuses[status] ?? 0) + 1;
+        const ofPhase = statusesByPhase[at] ?? {};
+        ofPhase[status] = (ofPhase[status] ?? 0) + 1;
+        statusesByPhase[at] = ofPhase;
         return response;
       };
       await Promise.all([
@@ -281,6 +524,14 @@ async function main(): Promise<void> {
         }).then((response) => {
           const tag = response.headers['etag'];
           if (typeof tag === 'string') etag = tag;
+          const version = response.headers['x-catalog-version'];
+          const state = `${response.statusCode} ${typeof version === 'string' ? version.slice(11, 20) : '-'}`;
+          const timeline = feedTimeline[at] ?? [];
+          if ((state !== lastFeedState || timeline.length === 0) && phase === at && timeline.length < 100) {
+            timeline.push(`${Math.round(performance.now() - phaseStarted)} ${state}`);
+            feedTimeline[at] = timeline;
+          }
+          lastFeedState = state;
         }),
       ]).catch(() => undefined);
       const wait = due - performance.now();
@@ -292,7 +543,7 @@ async function main(): Promise<void> {
     const { url } = (await waitFor(child, 'listening')) as { url: string };
     enter('sync');
     const probing = probeLoop(url);
-    const synced = (await waitFor(child, 'synced')) as { outcome: string };
+    const synced = (await waitFor(child, 'synced')) as { outcome: string; enrichment?: SheetCounts; sheetReadMs?: number };
     enter('prerender');
     await waitFor(child, 'prerendered');
     enter('burst');
@@ -305,20 +556,48 @@ async function main(): Promise<void> {
       headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
     });
     const resyncReport = (await resync.json()) as { outcome?: string };
+    let change: SheetChange | undefined;
+    if (sheets !== undefined) {
+      // The re-sync's pre-render, apart, so that the sheet's change starts from an idle bridge.
+      enter('resync-prerender');
+      child.send({ type: 'wait-idle' } satisfies ToBridge);
+      await waitFor(child, 'idle');
+      enter('sheet-change');
+      // Replaced as an editor saves: the next version renamed over the file (another size, a new mtime).
+      renameSync(sheets.changedPath, sheets.path);
+      const now = new Date();
+      utimesSync(sheets.path, now, now);
+      child.send({ type: 'sheet-change' } satisfies ToBridge);
+      change = ((await waitFor(child, 'sheet-changed')) as { change: SheetChange }).change;
+    }
     enter('end');
     running = false;
     await probing;
     await new Promise((resolve) => setTimeout(resolve, 200));
+    const served = sheets === undefined ? undefined : await servedTitles(url);
+    let feedSizes: FeedSizes | undefined;
+    if (sheets !== undefined) {
+      child.send({ type: 'feed-sizes' } satisfies ToBridge);
+      feedSizes = ((await waitFor(child, 'feed-sizes')) as { sizes: FeedSizes }).sizes;
+    }
 
-    const phases = ['sync', 'prerender', 'burst', 'resync'];
+    const phases = [
+      'sync',
+      'prerender',
+      'burst',
+      'resync',
+      ...(sheets === undefined ? [] : ['resync-prerender', 'sheet-change']),
+    ];
     const result = Object.fromEntries(
       phases.map((name) => [
         name,
         {
           wallMs: phaseTimes[name],
+          feedTimeline: feedTimeline[name],
           eventLoopDelayMs: delays.find((entry) => entry.phase === name)?.delay,
           peakRssMb: delays.find((entry) => entry.phase === name)?.rssMb,
           probesMs: Object.fromEntries(probes.map((probe) => [probe.name, summarize(probe.latencies.get(name) ?? [])])),
+          probeStatuses: statusesByPhase[name],
         },
       ]),
     );
@@ -338,6 +617,33 @@ async function main(): Promise<void> {
           sales: { rate, seconds },
           firstSync: synced.outcome,
           resync: resyncReport.outcome,
+          ...(sheets === undefined
+            ? {}
+            : {
+                enrichment: {
+                  seed: sheets.seed,
+                  sheetMiB: Math.round((sheets.summary.bytes / MB) * 10) / 10,
+                  changedSheetMiB: Math.round((sheets.changedBytes / MB) * 10) / 10,
+                  expected: {
+                    rows: sheets.summary.rows,
+                    groups: sheets.summary.groups,
+                    matched: sheets.summary.expectedMatched,
+                    unmatched: sheets.summary.expectedUnmatched,
+                    enrichedProducts: sheets.summary.expectedEnrichedProducts,
+                  },
+                  firstRead: { untilSyncStartedMs: synced.sheetReadMs, firstSync: synced.enrichment },
+                  sheetChange: change,
+                  // The google.xml served after the run: items, and how many carry a title of the new version.
+                  servedAfter: served,
+                  feedSizesAfter: feedSizes,
+                  asExpected:
+                    sheetAsExpected(synced.enrichment, sheets.summary) &&
+                    change?.refresh === 'adopted' &&
+                    change.syncOutcome === 'published' &&
+                    sheetAsExpected(change.enrichment, sheets.summary) &&
+                    (served?.newTitles ?? 0) > 0,
+                },
+              }),
           phases: result,
           probeStatuses: statuses,
           barsMet: bars,
