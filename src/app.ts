@@ -26,6 +26,7 @@ import {
   enrichmentMatchWarnings,
   enrichmentWarnings,
   excludeNameWarnings,
+  feedCacheWarnings,
   readinessWarnings,
 } from './services/feed-warnings.js';
 import { createReadiness, type JobTiming } from './services/readiness.js';
@@ -150,6 +151,7 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
       templates.compiled.map((feed) => feed.name),
     ),
     ...readinessWarnings(feeds.reports(), feeds.feeds),
+    ...feedCacheWarnings(feeds.prewarmFit()),
   ];
   // Feeds logged as empty: said again only once a feed has had items in between.
   let loggedEmpty = new Set<string>();

@@ -294,6 +294,7 @@ export function createConfiguredFeedService(
       fallback: inThread,
     }),
     cache: createFeedCache({ maxBytes: config.feed.cacheBytes }),
+    cacheBytes: config.feed.cacheBytes,
     changeLog: createChangeLog({
       maxTransitions: 100,
       ...(history === undefined ? {} : { history }),

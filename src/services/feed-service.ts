@@ -39,6 +39,8 @@ export interface FeedServiceDeps {
   readonly templates: readonly CompiledFeed[];
   readonly renderer: FeedRenderer;
   readonly cache: FeedCache;
+  /** The cache's budget (`FEED_CACHE_MB`), for `prewarmFit`; without it, no fit is reported. */
+  readonly cacheBytes?: number;
   readonly changeLog: ChangeLog;
   readonly options: FeedServiceOptions;
   /** Told when a render fails that no request waited for (a background render while serving stale). */
@@ -112,6 +114,11 @@ export interface FeedService {
    * change is fast. The workbook is not among them: people download it, channels do not poll it.
    */
   prewarm(snapshot: CatalogSnapshot, isCurrent: () => boolean): Promise<void>;
+  /**
+   * The bytes (all encodings) of the last pre-render pass, beside the cache's budget: a pass larger than the
+   * budget evicts its own feeds, and pollers then wait for re-renders (`undefined` before the first pass).
+   */
+  prewarmFit(): { readonly bytes: number; readonly budget: number } | undefined;
   /** Settles when no render is queued or running. */
   idle(): Promise<void>;
   /** Waits for renders in flight, then releases the renderer (its worker thread). */
@@ -127,6 +134,7 @@ const MAX_VERSION_ORDER = 10_000;
 
 export function createFeedService(deps: FeedServiceDeps): FeedService {
   const { templates, cache, changeLog, options } = deps;
+  let lastPrewarmBytes: number | undefined;
   const timing: RenderTiming = { ...DEFAULT_TIMING, ...deps.timing };
   const builtIns: FeedDescriptor[] = [
     {
@@ -378,8 +386,18 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
     async prewarm(snapshot, isCurrent) {
       if (!isCurrent()) return;
       const wanted = feeds.filter((descriptor) => descriptor.prewarmed && descriptor.servesView(ALL_UNITS));
-      await Promise.all(wanted.map((descriptor) => render(snapshot, descriptor.file, ALL_UNITS, {}, { fresh: true })));
+      const rendered = await Promise.all(
+        wanted.map((descriptor) => render(snapshot, descriptor.file, ALL_UNITS, {}, { fresh: true })),
+      );
+      lastPrewarmBytes = rendered.reduce(
+        (sum, { feed }) => sum + feed.identity.length + (feed.gzip?.length ?? 0) + (feed.br?.length ?? 0),
+        0,
+      );
     },
+    prewarmFit: () =>
+      lastPrewarmBytes === undefined || deps.cacheBytes === undefined
+        ? undefined
+        : { bytes: lastPrewarmBytes, budget: deps.cacheBytes },
     idle: () => scheduler.idle(),
     async close() {
       for (const entry of putOff.values()) clearTimeout(entry.timer);

@@ -110,6 +110,17 @@ export function excludeNameWarnings(status: EnrichmentStatus | undefined, feedNa
   ];
 }
 
+const MIB = 1024 * 1024;
+
+/** Pre-rendered feeds that do not fit the feed cache: they evict each other, and pollers wait for re-renders. */
+export function feedCacheWarnings(fit: { readonly bytes: number; readonly budget: number } | undefined): string[] {
+  if (fit === undefined || fit.bytes <= fit.budget) return [];
+  const needed = Math.ceil((fit.bytes * 1.5) / MIB / 64) * 64;
+  return [
+    `the pre-rendered feeds take ${Math.round(fit.bytes / MIB)} MiB, more than the feed cache (FEED_CACHE_MB=${Math.round(fit.budget / MIB)}): they push each other out, and channels polling them may get 503 while they are rendered again; set FEED_CACHE_MB to at least ${needed}`,
+  ];
+}
+
 /** The enrichment sheet's problem, when its last read or check failed. */
 export function enrichmentWarnings(status: EnrichmentStatus | undefined): string[] {
   const problem = status?.problem;

@@ -98,6 +98,27 @@ describe('services/feed-service', () => {
     ]);
   });
 
+  it('reports how many bytes a pre-render pass took against the cache budget', async () => {
+    const fake = gatedRenderer();
+    const feeds = createFeedService({
+      templates: [],
+      renderer: fake.renderer,
+      cache: createFeedCache({ maxBytes: 10 }),
+      cacheBytes: 10,
+      changeLog: createChangeLog({ maxTransitions: 5 }),
+      options: { currency: 'CZK', brand: undefined, baseUrl: '', links: { storeCodes: {} } },
+    });
+    const v1 = snapshot('v1');
+    feeds.recordChange(undefined, v1);
+    expect(feeds.prewarmFit()).toBeUndefined();
+
+    await feeds.prewarm(v1, () => true);
+
+    // Each fake body is its text three times (identity, gzip, br): products.json and products.csv.
+    const bytes = 3 * ('v1 products.json all'.length + 'v1 products.csv all'.length);
+    expect(feeds.prewarmFit()).toEqual({ bytes, budget: 10 });
+  });
+
   it('waits for the new version when renders are quick', async () => {
     const fake = gatedRenderer();
     const feeds = service(fake.renderer);

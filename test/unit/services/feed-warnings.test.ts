@@ -5,6 +5,7 @@ import {
   enrichmentMatchWarnings,
   enrichmentWarnings,
   excludeNameWarnings,
+  feedCacheWarnings,
   readinessWarnings,
 } from '../../../src/services/feed-warnings.js';
 
@@ -146,5 +147,16 @@ describe('excludeNameWarnings', () => {
     ]);
     expect(excludeNameWarnings(status(['heureka']), ['google', 'heureka'])).toEqual([]);
     expect(excludeNameWarnings(undefined, ['google'])).toEqual([]);
+  });
+});
+
+describe('feedCacheWarnings', () => {
+  it('says how large FEED_CACHE_MB must be when a pre-render pass does not fit it', () => {
+    const MIB = 1024 * 1024;
+    expect(feedCacheWarnings({ bytes: 900 * MIB, budget: 512 * MIB })).toEqual([
+      'the pre-rendered feeds take 900 MiB, more than the feed cache (FEED_CACHE_MB=512): they push each other out, and channels polling them may get 503 while they are rendered again; set FEED_CACHE_MB to at least 1408',
+    ]);
+    expect(feedCacheWarnings({ bytes: 300 * MIB, budget: 512 * MIB })).toEqual([]);
+    expect(feedCacheWarnings(undefined)).toEqual([]);
   });
 });
