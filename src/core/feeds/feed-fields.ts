@@ -160,6 +160,11 @@ export const FEED_FIELDS: Readonly<Record<string, FieldSpec>> = {
     description: '"was" price, only when above price',
   },
   stock: { scope: 'item', get: (s) => s.item?.stock, description: 'stock as the POS says (may be fractional)' },
+  advertisedStock: {
+    scope: 'item',
+    get: (s) => (s.item === undefined ? undefined : itemStockOf(s.stock, s.item)),
+    description: "stock as this feed advertises it: the stock policy's buffers applied, fractions kept (kg)",
+  },
   quantity: {
     scope: 'item',
     get: (s) => (s.item === undefined ? undefined : quantityOf(itemStockOf(s.stock, s.item))),
@@ -215,6 +220,11 @@ export const FEED_FIELDS: Readonly<Record<string, FieldSpec>> = {
     description: 'the unit\'s "was" price',
   },
   'offer.stock': { scope: 'offer', get: (s) => s.offer?.stock, description: "the unit's stock" },
+  'offer.advertisedStock': {
+    scope: 'offer',
+    get: (s) => (s.offer === undefined ? undefined : offerStockOf(s.stock, s.offer, s.item?.isStockItem ?? true)),
+    description: "the unit's stock as this feed advertises it (its buffers applied, fractions kept)",
+  },
   'offer.quantity': {
     scope: 'offer',
     get: (s) => (s.offer === undefined ? undefined : quantityOf(offerStockOf(s.stock, s.offer, s.item?.isStockItem ?? true))),

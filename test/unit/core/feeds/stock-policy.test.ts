@@ -179,6 +179,26 @@ describe('feeds: stock policy (buffer, thresholds, listing)', () => {
     expect(rows(render(noise, [stockItem('b', { U1: 5.1 })]))[0]).toMatchObject({ quantity: '5' });
   });
 
+  it('gives advertisedStock (what an e-shop import takes): buffers off, fractions kept, never below 0, unknown stays unknown', () => {
+    const feed = load({
+      kind: 'csv',
+      each: 'offers',
+      stockPolicy: { buffer: 1 },
+      columns: [
+        { header: 'id', value: '{id}' },
+        { header: 'all', value: '{advertisedStock}', type: 'number' },
+        { header: 'unit', value: '{offer.unit}' },
+        { header: 'stock', value: '{offer.advertisedStock}', type: 'number' },
+      ],
+    });
+    const rendered = rows(render(feed, [stockItem('a', { U1: 2.5, U2: 0.5, U3: undefined })]));
+    expect(rendered).toEqual([
+      { id: 'a', all: '1.5', unit: 'U1', stock: '1.5' },
+      { id: 'a', all: '1.5', unit: 'U2', stock: '0' },
+      { id: 'a', all: '1.5', unit: 'U3', stock: '' },
+    ]);
+  });
+
   it('counts stock below outOfStockBelow as out of stock', () => {
     const feed = load(itemCsv({ outOfStockBelow: 3 }));
     const items = [stockItem('a', { U1: 2 }), stockItem('b', { U1: 3 })];
