@@ -20,15 +20,7 @@ import type { CatalogService, SyncJob } from './services/catalog-service.js';
 import { openStoredCatalog } from './services/catalog-start.js';
 import { type FeedPrewarm, startFeedPrewarm } from './services/feed-prewarm.js';
 import type { FeedService } from './services/feed-service.js';
-import {
-  emptyFeeds,
-  emptyFeedWarnings,
-  enrichmentMatchWarnings,
-  enrichmentWarnings,
-  excludeNameWarnings,
-  feedCacheWarnings,
-  readinessWarnings,
-} from './services/feed-warnings.js';
+import { emptyFeeds, operatorWarnings } from './services/feed-warnings.js';
 import { createReadiness, type JobTiming } from './services/readiness.js';
 import { createStoreHealth, type StoreHealth, waitForStore } from './services/store-health.js';
 import { createWebhookProcessor, type WebhookProcessor } from './services/webhook-processor.js';
@@ -142,17 +134,13 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
     parts.changeHistory,
   );
   catalog.onChange((snapshot) => recordCatalogMetrics(metrics, snapshot, catalog));
-  const operatorWarnings = () => [
-    ...emptyFeedWarnings(feeds.reports(), feeds.feeds),
-    ...enrichmentWarnings(parts.enrichment?.status()),
-    ...enrichmentMatchWarnings(catalog.lastReport('sync-catalog')?.sources?.enrichment),
-    ...excludeNameWarnings(
-      parts.enrichment?.status(),
-      templates.compiled.map((feed) => feed.name),
-    ),
-    ...readinessWarnings(feeds.reports(), feeds.feeds),
-    ...feedCacheWarnings(feeds.prewarmFit()),
-  ];
+  const warnings = () =>
+    operatorWarnings({
+      feeds,
+      feedNames: templates.compiled.map((feed) => feed.name),
+      enrichment: () => parts.enrichment?.status(),
+      lastEnrichmentMatch: () => catalog.lastReport('sync-catalog')?.sources?.enrichment,
+    });
   // Feeds logged as empty: said again only once a feed has had items in between.
   let loggedEmpty = new Set<string>();
   const prewarm = startFeedPrewarm({
@@ -247,7 +235,7 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
         store: () => storeHealth.state(),
         ...(group === undefined ? {} : { group: () => group.status() }),
         enrichment: () => parts.enrichment?.status(),
-        warnings: operatorWarnings,
+        warnings,
       }),
     },
     routers: createRouters({
@@ -264,7 +252,7 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
       runJob: group === undefined ? (job) => jobs.runNow(job) : (job) => group.runJob(job),
       group: () => group?.status(),
       enrichment: () => parts.enrichment?.status(),
-      warnings: operatorWarnings,
+      warnings,
     }),
   });
   const server = httpApp.listen(config.http.port, config.http.host);

@@ -5,7 +5,7 @@ import type { CompiledFeed } from '../core/feeds/compiled-feed.js';
 import type { FeedReport } from '../core/feeds/feed-report.js';
 import { jsonItemText } from '../core/feeds/render-json-feed.js';
 import { toFeedItem } from '../core/feeds/to-feed-item.js';
-import { type EncodedFeed, encodeBody, encodedFeed } from './feeds/encoded-feed.js';
+import { type EncodedFeed, encodeBody, encodedFeed, encodedSize } from './feeds/encoded-feed.js';
 import { type FeedRequest, type FeedServiceOptions, type FeedVariant, feedKey, itemOptionsOf } from './feeds/feed-builder.js';
 import type { CachedFeed, FeedCache } from './feeds/feed-cache.js';
 import type { FeedRenderer, RenderedBody } from './feeds/feed-renderer.js';
@@ -389,10 +389,7 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
       const rendered = await Promise.all(
         wanted.map((descriptor) => render(snapshot, descriptor.file, ALL_UNITS, {}, { fresh: true })),
       );
-      lastPrewarmBytes = rendered.reduce(
-        (sum, { feed }) => sum + feed.identity.length + (feed.gzip?.length ?? 0) + (feed.br?.length ?? 0),
-        0,
-      );
+      lastPrewarmBytes = rendered.reduce((sum, { feed }) => sum + encodedSize(feed), 0);
     },
     prewarmFit: () =>
       lastPrewarmBytes === undefined || deps.cacheBytes === undefined

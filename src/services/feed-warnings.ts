@@ -128,3 +128,31 @@ export function enrichmentWarnings(status: EnrichmentStatus | undefined): string
   const kept = status?.current === undefined ? 'no sheet is applied' : `the sheet read ${status.current.fetchedAt} stays in use`;
   return [`enrichment sheet ${status?.source ?? ''} not updated (${problem.code}): ${problem.message}; ${kept}`];
 }
+
+/** What the warnings are computed from: the feeds' reports, the sheet, the last full sync. */
+export interface OperatorWarningSources {
+  readonly feeds: {
+    reports(): ReadonlyMap<string, FeedReport>;
+    readonly feeds: FeedTitles;
+    prewarmFit(): { readonly bytes: number; readonly budget: number } | undefined;
+  };
+  /** Names of the template feeds (what the sheet's `exclude` column may name). */
+  readonly feedNames: readonly string[];
+  readonly enrichment: () => EnrichmentStatus | undefined;
+  readonly lastEnrichmentMatch: () => EnrichmentSyncReport | undefined;
+}
+
+/** Every warning for the operator, in one list (`/readyz` `warnings`, the status page). */
+export function operatorWarnings(sources: OperatorWarningSources): string[] {
+  const { feeds } = sources;
+  const reports = feeds.reports();
+  const enrichment = sources.enrichment();
+  return [
+    ...emptyFeedWarnings(reports, feeds.feeds),
+    ...enrichmentWarnings(enrichment),
+    ...enrichmentMatchWarnings(sources.lastEnrichmentMatch()),
+    ...excludeNameWarnings(enrichment, sources.feedNames),
+    ...readinessWarnings(reports, feeds.feeds),
+    ...feedCacheWarnings(feeds.prewarmFit()),
+  ];
+}

@@ -83,3 +83,8 @@ export function encodedFeed(
     ...(details.fileName === undefined ? {} : { fileName: details.fileName }),
   };
 }
+
+/** Bytes a feed holds in memory, every encoding counted (the feed cache's budget is in these). */
+export function encodedSize(feed: EncodedFeed): number {
+  return feed.identity.length + (feed.gzip?.length ?? 0) + (feed.br?.length ?? 0);
+}

@@ -1,5 +1,5 @@
 import type { FeedReport } from '../../core/feeds/feed-report.js';
-import type { EncodedFeed } from './encoded-feed.js';
+import { type EncodedFeed, encodedSize } from './encoded-feed.js';
 
 /** The latest complete render of one feed key. */
 export interface CachedFeed {
@@ -31,7 +31,7 @@ export interface FeedCache {
 }
 
 function sizeOf(entry: CachedFeed): number {
-  return entry.feed.identity.length + (entry.feed.gzip?.length ?? 0) + (entry.feed.br?.length ?? 0);
+  return encodedSize(entry.feed);
 }
 
 export function createFeedCache(options: FeedCacheOptions): FeedCache {

@@ -6,6 +6,7 @@ import {
   enrichmentWarnings,
   excludeNameWarnings,
   feedCacheWarnings,
+  operatorWarnings,
   readinessWarnings,
 } from '../../../src/services/feed-warnings.js';
 
@@ -158,5 +159,27 @@ describe('feedCacheWarnings', () => {
     ]);
     expect(feedCacheWarnings({ bytes: 300 * MIB, budget: 512 * MIB })).toEqual([]);
     expect(feedCacheWarnings(undefined)).toEqual([]);
+  });
+});
+
+describe('operatorWarnings', () => {
+  it('gathers every source into one list, and is empty when all is well', () => {
+    const MIB = 1024 * 1024;
+    const quiet = {
+      feeds: { reports: () => new Map<string, FeedReport>(), feeds: FEEDS, prewarmFit: () => undefined },
+      feedNames: ['google', 'heureka', 'meta'],
+      enrichment: () => undefined,
+      lastEnrichmentMatch: () => undefined,
+    };
+    expect(operatorWarnings(quiet)).toEqual([]);
+    const warnings = operatorWarnings({
+      ...quiet,
+      feeds: { ...quiet.feeds, prewarmFit: () => ({ bytes: 900 * MIB, budget: 512 * MIB }) },
+      enrichment: () => ({
+        source: 'sheet.csv',
+        problem: { at: '2026-11-26T07:00:00.000Z', code: 'ENRICHMENT_TIMEOUT' as const, message: 'no answer' },
+      }),
+    });
+    expect(warnings).toEqual([expect.stringContaining('ENRICHMENT_TIMEOUT'), expect.stringContaining('FEED_CACHE_MB=512')]);
   });
 });
