@@ -44,7 +44,8 @@ import { constants, PerformanceObserver, performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { getHeapSpaceStatistics, getHeapStatistics } from 'node:v8';
 import type { EnrichmentReport } from '../src/core/enrichment/apply-enrichment.js';
-import type { EnrichmentSyncReport } from '../src/services/catalog/enrich-catalog.js';
+import type { CatalogWorkers } from '../src/services/catalog/catalog-workers.js';
+import type { EnrichmentSyncReport, EnrichmentTableInput } from '../src/services/catalog/enrich-catalog.js';
 import { toSharedBytes } from '../src/services/enrichment/enrichment-service.js';
 import { compileScript } from './compile-script.js';
 import { type EnrichmentSheetSummary, writeEnrichmentSheet } from './enrichment-sheet.js';
@@ -102,6 +103,11 @@ interface WorkerResult {
   readonly storeBytes?: number;
   /** `--enrichment` only: what the sync report says about the sheet it applied. */
   readonly enrichment?: EnrichmentResult;
+  /**
+   * `--enrichment` only: reading the sheet into its table before the sync (in a worker, as the app does when
+   * it adopts a sheet): wall time, RSS after it, and the process's peak RSS up to then (MiB).
+   */
+  readonly sheetCompile?: { readonly ms: number; readonly rssAfterMb: number; readonly peakRssMb: number };
 }
 
 interface RunResult extends WorkerResult {
@@ -170,13 +176,7 @@ async function worker(): Promise<void> {
     ...(concurrency === undefined ? {} : { POS_CONCURRENCY: concurrency }),
   });
   const logger = createLogger(config.logLevel);
-  // The sheet, read once: every sync is handed the same bytes (the service copies them into its worker).
   const sheetPath = option('enrichment-file');
-  const sheet =
-    sheetPath === undefined
-      ? undefined
-      : // In shared memory, as the app keeps its last good sheet (enrichment-service.ts): no copy per sync.
-        { bytes: toSharedBytes(readFileSync(sheetPath)), name: 'enrichment.csv', fetchedAt: new Date().toISOString() };
 
   let gcCount = 0;
   let gcMs = 0;
@@ -246,6 +246,14 @@ async function worker(): Promise<void> {
   const workers = process.argv.includes('--in-thread')
     ? createInThreadCatalogWorkers(pos)
     : createCatalogWorkers({ pos: posConfig });
+  // The sheet, read once into its table in a worker, as the app's enrichment service does when it adopts a
+  // sheet (before any sync applies it); every sync is handed that table in shared memory.
+  const compileFrom = performance.now();
+  const sheet = sheetPath === undefined ? undefined : await compileSheet(workers, sheetPath);
+  const sheetCompile =
+    sheet === undefined
+      ? undefined
+      : { ms: round(performance.now() - compileFrom), rssAfterMb: toMb(process.memoryUsage.rss()), peakRssMb: toMb(maxRss()) };
   const catalog = service.createCatalogService({
     pos,
     workers,
@@ -313,13 +321,34 @@ async function worker(): Promise<void> {
     peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
     heapUsedAfterMb: toMb(process.memoryUsage().heapUsed),
     ...(dir === undefined ? {} : { storeBytes: statSync(join(dir, 'catalog.sqlite')).size }),
-    ...(sheet === undefined ? {} : { enrichment: enrichmentResultOf(sheet.bytes.byteLength, report.sources?.enrichment) }),
+    ...(sheet === undefined
+      ? {}
+      : {
+          enrichment: enrichmentResultOf(sheet.sheetBytes, report.sources?.enrichment),
+          ...(sheetCompile === undefined ? {} : { sheetCompile }),
+        }),
   };
   await workers.close();
   await pos.close();
   await catalogStore.close();
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   process.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+/** The sheet at `path` read into its table in a worker thread, as the enrichment service adopts a sheet. */
+async function compileSheet(
+  workers: CatalogWorkers,
+  path: string,
+): Promise<EnrichmentTableInput & { readonly sheetBytes: number }> {
+  const bytes = toSharedBytes(readFileSync(path));
+  const fetchedAt = new Date().toISOString();
+  const compiled = await workers.checkEnrichment({ bytes, name: 'enrichment.csv', fetchedAt });
+  if (compiled.table === undefined) throw new Error(`the bench's sheet cannot be used: ${compiled.check.error ?? '?'}`);
+  return { table: compiled.table, name: 'enrichment.csv', fetchedAt, sheetBytes: bytes.byteLength };
+}
+
+function maxRss(): number {
+  return process.resourceUsage().maxRSS * 1024;
 }
 
 /** The counts of the report's `sources.enrichment` (zeros when the report has none: a failed sync). */

@@ -24,7 +24,7 @@ import { loadTemplates, type TemplateFile } from './core/feeds/load-templates.js
 import { NO_STOCK_SETTINGS, type StockSettings } from './core/feeds/stock-policy.js';
 import { type RunningSandbox, startSandbox } from './sandbox/start-sandbox.js';
 import type { CatalogWorkers } from './services/catalog/catalog-workers.js';
-import type { EnrichmentSheetInput } from './services/catalog/enrich-catalog.js';
+import type { EnrichmentSheetInput, EnrichmentTableInput } from './services/catalog/enrich-catalog.js';
 import {
   type CatalogMeta,
   type CatalogService,
@@ -217,7 +217,7 @@ export function createCatalogParts(
 
 /**
  * `ENRICHMENT_SOURCE` read on its schedule, its last good sheet kept in the store, and what a full sync
- * hands to its worker (the sheet's bytes, copied).
+ * hands to its worker (the sheet's table, in shared memory).
  */
 function createConfiguredEnrichment(
   config: Config,
@@ -227,7 +227,7 @@ function createConfiguredEnrichment(
 ):
   | {
       readonly service: EnrichmentService;
-      readonly sheet: () => Promise<EnrichmentSheetInput | undefined>;
+      readonly sheet: () => Promise<EnrichmentTableInput | undefined>;
       readonly close: () => Promise<void>;
     }
   | undefined {
@@ -246,10 +246,7 @@ function createConfiguredEnrichment(
   });
   return {
     service,
-    sheet: async () => {
-      const document = await service.current();
-      return document === undefined ? undefined : sheetInputOf(document, config.enrichment.maxBytes);
-    },
+    sheet: () => service.current(),
     close: () => source.close(),
   };
 }

@@ -17,7 +17,7 @@ import type {
 } from './catalog/catalog-types.js';
 import type { CatalogWorkers } from './catalog/catalog-workers.js';
 import { type CatalogWriter, createCatalogWriter } from './catalog/catalog-writer.js';
-import type { EnrichmentSheetInput } from './catalog/enrich-catalog.js';
+import type { EnrichmentTableInput } from './catalog/enrich-catalog.js';
 import { createFullSync, type SyncRunOptions } from './catalog/full-sync.js';
 import { createReplication, type Replication, type ReplicationState } from './catalog/replication.js';
 import { type CatalogListener, createServedCatalog } from './catalog/served-catalog.js';
@@ -71,7 +71,7 @@ export interface CatalogServiceDeps {
   /** Set when several instances share a Redis store. */
   readonly group?: CatalogGroup;
   /** The last good enrichment sheet, applied by every full sync (`ENRICHMENT_SOURCE`, docs/enrichment.md). */
-  readonly enrichment?: () => Promise<EnrichmentSheetInput | undefined>;
+  readonly enrichment?: () => Promise<EnrichmentTableInput | undefined>;
 }
 
 export interface CatalogService {

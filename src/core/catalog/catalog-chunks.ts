@@ -71,12 +71,18 @@ export function serializeItemsReleasing(
      */
     readonly collect?: () => void;
     readonly collectEveryBytes?: number;
+    /**
+     * What is serialized in place of each item (the item with its enrichment-sheet values): made as its chunk
+     * is serialized, so the mapped copies of a whole catalog never exist at once.
+     */
+    readonly map?: (item: unknown, position: number) => unknown;
   } = {},
 ): ItemChunk[] {
   return serializeChunks(items, options.chunkBytes ?? CHUNK_BYTES, {
     items,
     collect: options.collect,
     everyBytes: options.collectEveryBytes ?? 24 * 1024 * 1024,
+    map: options.map,
   });
 }
 
@@ -84,6 +90,16 @@ interface Release {
   readonly items: unknown[];
   readonly collect: (() => void) | undefined;
   readonly everyBytes: number;
+  readonly map: ((item: unknown, position: number) => unknown) | undefined;
+}
+
+/** The items of `start` to `end`, mapped when the release says so. */
+function sliceOf(items: readonly unknown[], start: number, end: number, release: Release | undefined): unknown[] {
+  const slice = items.slice(start, end);
+  const map = release?.map;
+  if (map === undefined) return slice;
+  for (let i = 0; i < slice.length; i += 1) slice[i] = map(slice[i], start + i);
+  return slice;
 }
 
 function serializeChunks(items: readonly unknown[], chunkBytes: number, release: Release | undefined): ItemChunk[] {
@@ -94,7 +110,7 @@ function serializeChunks(items: readonly unknown[], chunkBytes: number, release:
   let sinceCollect = 0;
   while (start < items.length) {
     const end = Math.min(items.length, start + count);
-    const bytes = writer.write(JSON.stringify(items.slice(start, end)));
+    const bytes = writer.write(JSON.stringify(sliceOf(items, start, end, release)));
     chunks.push({ bytes, start, count: end - start });
     if (release !== undefined) {
       release.items.fill(undefined, start, end);

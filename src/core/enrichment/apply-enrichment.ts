@@ -14,6 +14,7 @@ import {
 import { type EnrichmentField, VALUE_COLUMNS } from './enrichment-columns.js';
 import { createProblemTally, quoteValue } from './enrichment-problems.js';
 import type { EnrichmentKeyColumn, EnrichmentProblemCode, EnrichmentSheet } from './enrichment-sheet.js';
+import { type EnrichmentTable, tableKeys, tableLine, tableOf, tableValues } from './enrichment-table.js';
 
 /**
  * Puts a read enrichment sheet onto the catalog's products (docs/enrichment.md#group-rows):
@@ -82,6 +83,72 @@ const MATCHING: Readonly<
 const FIELDS: readonly EnrichmentField[] = Object.values(VALUE_COLUMNS);
 
 /**
+ * A sheet's table matched to the catalog's products, ready to put each product's values on it as the
+ * product is serialized (docs/enrichment.md#memory): the merged products, the table and one product's
+ * values are what is held, never a second copy of the catalog with the values on it.
+ */
+export interface EnrichmentPlan {
+  /** The product at `position` with its values (group's overlaid by its row's); the same object if it has none. */
+  enrich(product: Product, position: number): Product;
+  /** The report, once every product went through `enrich` (its counts of enriched products and fields). */
+  report(): EnrichmentReport;
+}
+
+/**
+ * Matches the table's rows and group rows to `products` (by position) and reports what matched.
+ *
+ * @example
+ * const plan = planEnrichment(snapshot.products, table);
+ * const enriched = snapshot.products.map((product, position) => plan.enrich(product, position));
+ */
+export function planEnrichment(
+  products: readonly Product[],
+  table: EnrichmentTable,
+  options: ApplyEnrichmentOptions = {},
+): EnrichmentPlan {
+  const maxExamples = options.maxExamples ?? DEFAULT_MAX_EXAMPLES;
+  const problems = createProblemTally<EnrichmentReportProblem>(maxExamples);
+  const rowOf = matchRows(products, table, problems.add);
+  const groupValues = matchGroups(products, table, problems.add);
+  const fields: Record<string, number> = {};
+  let enrichedProducts = 0;
+  return {
+    enrich(product, position) {
+      const row = rowOf.rows[position] ?? -1;
+      const own = row >= 0 ? tableValues(table, row) : undefined;
+      const group = product.groupId === undefined ? undefined : groupValues.get(product.groupId);
+      const enrichment = overlay(group, own);
+      if (enrichment === undefined) return product.enrichment === undefined ? product : withoutEnrichment(product);
+      enrichedProducts += 1;
+      // for-in over the few fields present: probing all 16 by a variable key is a megamorphic load per field.
+      for (const field in enrichment) fields[field] = (fields[field] ?? 0) + 1;
+      return { ...product, enrichment };
+    },
+    report() {
+      const problemCounts: Partial<Record<EnrichmentReportProblemCode, number>> = { ...table.problemCounts };
+      for (const [code, count] of Object.entries(problems.counts) as [EnrichmentMatchProblemCode, number][]) {
+        problemCounts[code] = (problemCounts[code] ?? 0) + count;
+      }
+      return {
+        keyColumn: table.keyColumn,
+        rows: table.rowCount,
+        groups: table.groups.length,
+        matched: rowOf.matched,
+        unmatched: problems.counts['unmatched'] ?? 0,
+        ambiguous: problems.counts['ambiguous'] ?? 0,
+        duplicates: problems.counts['duplicate'] ?? 0,
+        groupsUnmatched: problems.counts['group-unmatched'] ?? 0,
+        enrichedProducts,
+        fields: fieldCounts(fields),
+        problemCount: table.problemCount + problems.count,
+        problemCounts,
+        problems: [...table.problems.slice(0, maxExamples), ...problems.examples].slice(0, maxExamples),
+      };
+    },
+  };
+}
+
+/**
  * The products with the sheet's values on them, in the same order. Products the sheet does not name are
  * returned as they are (by reference), except that an enrichment they carried from an earlier sheet is removed.
  *
@@ -90,75 +157,25 @@ const FIELDS: readonly EnrichmentField[] = Object.values(VALUE_COLUMNS);
  */
 export function applyEnrichment(
   products: readonly Product[],
-  sheet: EnrichmentSheet,
+  sheet: EnrichmentSheet | EnrichmentTable,
   options: ApplyEnrichmentOptions = {},
 ): { products: Product[]; report: EnrichmentReport } {
-  const maxExamples = options.maxExamples ?? DEFAULT_MAX_EXAMPLES;
-  const problems = createProblemTally<EnrichmentReportProblem>(maxExamples);
-  const rowOf = matchRows(products, sheet, problems.add);
-  const groupValues = matchGroups(products, sheet, problems.add);
-  const merged = enrichProducts(products, sheet, rowOf.rows, groupValues);
-
-  const problemCounts: Partial<Record<EnrichmentReportProblemCode, number>> = { ...sheet.problemCounts };
-  for (const [code, count] of Object.entries(problems.counts) as [EnrichmentMatchProblemCode, number][]) {
-    problemCounts[code] = (problemCounts[code] ?? 0) + count;
-  }
-  const report: EnrichmentReport = {
-    keyColumn: sheet.keyColumn,
-    rows: sheet.rows.length,
-    groups: sheet.groups.length,
-    matched: rowOf.matched,
-    unmatched: problems.counts['unmatched'] ?? 0,
-    ambiguous: problems.counts['ambiguous'] ?? 0,
-    duplicates: problems.counts['duplicate'] ?? 0,
-    groupsUnmatched: problems.counts['group-unmatched'] ?? 0,
-    enrichedProducts: merged.enrichedProducts,
-    fields: merged.fields,
-    problemCount: sheet.problemCount + problems.count,
-    problemCounts,
-    problems: [...sheet.problems.slice(0, maxExamples), ...problems.examples].slice(0, maxExamples),
-  };
-  return { products: merged.products, report };
-}
-
-/** Each product with its group's values overlaid by its own row's; the rest by reference. */
-function enrichProducts(
-  products: readonly Product[],
-  sheet: EnrichmentSheet,
-  rowOf: Int32Array,
-  groupValues: ReadonlyMap<string, ProductEnrichment>,
-): { products: Product[]; enrichedProducts: number; fields: Partial<Record<EnrichmentField, number>> } {
-  const enriched: Product[] = new Array(products.length);
-  const fields: Record<string, number> = {};
-  let enrichedProducts = 0;
-  for (let position = 0; position < products.length; position += 1) {
-    const product = products[position] as Product;
-    const row = rowOf[position] ?? -1;
-    const own = row >= 0 ? sheet.rows[row]?.values : undefined;
-    const group = product.groupId === undefined ? undefined : groupValues.get(product.groupId);
-    const enrichment = overlay(group, own);
-    if (enrichment === undefined) {
-      enriched[position] = product.enrichment === undefined ? product : withoutEnrichment(product);
-      continue;
-    }
-    enrichedProducts += 1;
-    // for-in over the few fields present: probing all 16 by a variable key is a megamorphic load per field.
-    for (const field in enrichment) fields[field] = (fields[field] ?? 0) + 1;
-    enriched[position] = { ...product, enrichment };
-  }
-  return { products: enriched, enrichedProducts, fields: fieldCounts(fields) };
+  const plan = planEnrichment(products, 'rows' in sheet ? tableOf(sheet) : sheet, options);
+  const enriched = products.map((product, position) => plan.enrich(product, position));
+  return { products: enriched, report: plan.report() };
 }
 
 type AddProblem = (problem: EnrichmentReportProblem) => void;
 
 /** Per product position, the index of the sheet row that names it (-1: none). */
-function matchRows(products: readonly Product[], sheet: EnrichmentSheet, add: AddProblem): { rows: Int32Array; matched: number } {
-  const { choice, field } = MATCHING[sheet.keyColumn];
+function matchRows(products: readonly Product[], table: EnrichmentTable, add: AddProblem): { rows: Int32Array; matched: number } {
+  const { choice, field } = MATCHING[table.keyColumn];
   const index = createIdentityIndex(products.map(identityOf));
+  const keys = tableKeys(table);
   const rowsView: IdentityRows = {
-    length: sheet.rows.length,
+    length: keys.length,
     candidates: (row) => {
-      const key = sheet.rows[row]?.key;
+      const key = keys[row];
       return key === undefined ? undefined : candidatesOf(field, key);
     },
   };
@@ -168,8 +185,8 @@ function matchRows(products: readonly Product[], sheet: EnrichmentSheet, add: Ad
     rows[article] = row;
     matched += 1;
   });
-  reportUnresolved(sheet, resolution, add);
-  if (choice === 'auto') matched -= dropCrossKeyClashes(index, sheet, rows, add);
+  reportUnresolved(table, keys, resolution, add);
+  if (choice === 'auto') matched -= dropCrossKeyClashes(index, table, keys, rows, add);
   return { rows, matched };
 }
 
@@ -178,17 +195,24 @@ function matchRows(products: readonly Product[], sheet: EnrichmentSheet, add: Ad
  * the PLU `12` of the other) is not applied to either: for the sheet, a wrong product is worse than none.
  * Checked on every matched row (the identity ranking only samples rows). Returns how many were dropped.
  */
-function dropCrossKeyClashes(index: IdentityIndex, sheet: EnrichmentSheet, rows: Int32Array, add: AddProblem): number {
+function dropCrossKeyClashes(
+  index: IdentityIndex,
+  table: EnrichmentTable,
+  keys: readonly string[],
+  rows: Int32Array,
+  add: AddProblem,
+): number {
   let dropped = 0;
   for (let article = 0; article < rows.length; article += 1) {
-    const row = sheet.rows[rows[article] ?? -1];
-    if (row === undefined) continue;
-    const other = otherProductOf(index, row.key, article);
+    const row = rows[article] ?? -1;
+    const key = keys[row];
+    if (key === undefined) continue;
+    const other = otherProductOf(index, key, article);
     if (other === undefined) continue;
     rows[article] = -1;
     dropped += 1;
-    const message = `${quoteValue(row.key)} names product ${index.ids[article] ?? '?'} and, as its ${other.key}, product ${other.id}: the row is applied to neither (key the sheet by id, ean or plu)`;
-    add({ code: 'ambiguous', line: row.line, key: row.key, message });
+    const message = `${quoteValue(key)} names product ${index.ids[article] ?? '?'} and, as its ${other.key}, product ${other.id}: the row is applied to neither (key the sheet by id, ean or plu)`;
+    add({ code: 'ambiguous', line: tableLine(table, row), key, message });
   }
   return dropped;
 }
@@ -205,12 +229,17 @@ function otherProductOf(index: IdentityIndex, code: string, article: number): { 
 }
 
 /** Unmatched, ambiguous and duplicate rows, reported in sheet order. */
-function reportUnresolved(sheet: EnrichmentSheet, resolution: IdentityResolution, add: AddProblem): void {
+function reportUnresolved(
+  table: EnrichmentTable,
+  keys: readonly string[],
+  resolution: IdentityResolution,
+  add: AddProblem,
+): void {
   const found: [row: number, problem: EnrichmentReportProblem][] = [];
-  const rowAt = (row: number) => sheet.rows[row] ?? { line: 0, key: '' };
+  const rowAt = (row: number) => ({ line: tableLine(table, row), key: keys[row] ?? '' });
   for (const { row } of resolution.unmatched) {
     const { line, key } = rowAt(row);
-    found.push([row, { code: 'unmatched', line, key, message: `no product has the ${sheet.keyColumn} ${quoteValue(key)}` }]);
+    found.push([row, { code: 'unmatched', line, key, message: `no product has the ${table.keyColumn} ${quoteValue(key)}` }]);
   }
   for (const { row, articleIds } of resolution.ambiguous) {
     const { line, key } = rowAt(row);
@@ -229,14 +258,14 @@ function reportUnresolved(sheet: EnrichmentSheet, resolution: IdentityResolution
 }
 
 /** Values of the group rows whose group has products, by group id; the others are reported. */
-function matchGroups(products: readonly Product[], sheet: EnrichmentSheet, add: AddProblem): Map<string, ProductEnrichment> {
+function matchGroups(products: readonly Product[], table: EnrichmentTable, add: AddProblem): Map<string, ProductEnrichment> {
   const values = new Map<string, ProductEnrichment>();
-  if (sheet.groups.length === 0) return values;
+  if (table.groups.length === 0) return values;
   const present = new Set<string>();
   for (const product of products) {
     if (product.groupId !== undefined) present.add(product.groupId);
   }
-  for (const { line, key, values: groupValues } of sheet.groups) {
+  for (const { line, key, values: groupValues } of table.groups) {
     if (present.has(key)) values.set(key, groupValues);
     else add({ code: 'group-unmatched', line, key, message: `no product is in the group ${quoteValue(key)}` });
   }

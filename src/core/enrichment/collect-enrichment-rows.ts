@@ -10,6 +10,7 @@ import type {
   EnrichmentSheet,
   EnrichmentSheetResult,
 } from './enrichment-sheet.js';
+import type { EnrichmentRowSink } from './enrichment-table.js';
 import { isBlankRecord, isCellIssue, type SheetCell } from './sheet-cells.js';
 import { type MutableEnrichment, readEnrichmentValue } from './validate-enrichment-value.js';
 
@@ -43,7 +44,13 @@ interface HeaderPlan {
 const GROUP_PREFIX = 'group:';
 const ACCEPTED_KEYS = 'id, ean, plu, internalIdentifier (or internal_identifier) or code';
 
-export function createEnrichmentCollector(limits: EnrichmentLimits): EnrichmentCollector {
+/**
+ * `sink` takes the product rows as they are read (a table builder); without one they are collected into the
+ * result's `rows`.
+ */
+export function createEnrichmentCollector(limits: EnrichmentLimits, sink?: EnrichmentRowSink): EnrichmentCollector {
+  const listed: EnrichmentRow[] = [];
+  const target: EnrichmentRowSink = sink ?? { add: (row) => listed.push(row) };
   const problems = createProblemTally<EnrichmentProblem>(limits.maxProblemExamples);
   const report: Report = (code, line, column, message) =>
     problems.add(column === undefined ? { code, line, message } : { code, line, column, message });
@@ -58,7 +65,7 @@ export function createEnrichmentCollector(limits: EnrichmentLimits): EnrichmentC
       if (reader === undefined) {
         const read = readHeader(line, cells, report);
         if (typeof read === 'string') error = read;
-        else [plan, reader] = [read, createRowReader(read, report)];
+        else [plan, reader] = [read, createRowReader(read, target, report)];
         return error === undefined;
       }
       dataRows += 1;
@@ -77,7 +84,7 @@ export function createEnrichmentCollector(limits: EnrichmentLimits): EnrichmentC
         ...layout,
         keyColumn: plan.keyColumn,
         columns: plan.slots.map((slot) => slot.column),
-        rows: reader.rows,
+        rows: listed,
         groups: reader.groups,
         problemCount: problems.count,
         problemCounts: problems.counts,
@@ -89,13 +96,11 @@ export function createEnrichmentCollector(limits: EnrichmentLimits): EnrichmentC
 
 interface RowReader {
   read(line: number, cells: readonly SheetCell[]): void;
-  readonly rows: readonly EnrichmentRow[];
   readonly groups: readonly EnrichmentRow[];
 }
 
-/** Reads the data rows under `header`: keys, duplicates, values. */
-function createRowReader(header: HeaderPlan, report: Report): RowReader {
-  const rows: EnrichmentRow[] = [];
+/** Reads the data rows under `header`: keys, duplicates, values; product rows go to `rows`. */
+function createRowReader(header: HeaderPlan, rows: EnrichmentRowSink, report: Report): RowReader {
   const groups: EnrichmentRow[] = [];
   const seen = new Map<string, number>();
   const seenGroups = new Map<string, number>();
@@ -110,7 +115,6 @@ function createRowReader(header: HeaderPlan, report: Report): RowReader {
   }
 
   return {
-    rows,
     groups,
     read(line, cells) {
       const key = readKey(header, line, cells[header.keyIndex], report);
@@ -129,7 +133,8 @@ function createRowReader(header: HeaderPlan, report: Report): RowReader {
       }
       target.set(normalized, line);
       const values = readValues(header, line, cells, key.group, report);
-      (key.group ? groups : rows).push({ line, key: key.id, values });
+      if (key.group) groups.push({ line, key: key.id, values });
+      else rows.add({ line, key: key.id, values });
       reportUnnamed(line, cells);
     },
   };

@@ -1,3 +1,4 @@
+import type { ProductEnrichment } from '../catalog/catalog.js';
 import type { EnrichmentProblem, EnrichmentProblemCode, EnrichmentRow, EnrichmentSheetResult } from './enrichment-sheet.js';
 
 /**
@@ -29,21 +30,37 @@ export const CHECK_PROBLEM_EXAMPLES = 20;
 
 const MAX_EXCLUDE_NAMES = 50;
 
-/** The distinct feed names of the sheet's `exclude` cells, product and group rows alike. */
-function excludeNamesOf(rows: readonly EnrichmentRow[]): string[] {
+/** Collects the distinct feed names of `exclude` cells (`*` aside), at most 50, in the order first seen. */
+export function createExcludeNames(): { add(values: ProductEnrichment): void; readonly names: ReadonlySet<string> } {
   const names = new Set<string>();
-  for (const row of rows) {
-    for (const name of row.values.exclude ?? []) {
-      if (name !== '*') names.add(name);
-      if (names.size >= MAX_EXCLUDE_NAMES) return [...names];
-    }
-  }
-  return [...names];
+  return {
+    names,
+    add(values) {
+      if (values.exclude === undefined || names.size >= MAX_EXCLUDE_NAMES) return;
+      for (const name of values.exclude) {
+        if (name !== '*' && names.size < MAX_EXCLUDE_NAMES) names.add(name);
+      }
+    },
+  };
 }
 
-export function checkOf(result: EnrichmentSheetResult): EnrichmentCheck {
+/** The distinct feed names of the sheet's `exclude` cells, product and group rows alike. */
+function excludeNamesOf(rows: readonly EnrichmentRow[]): string[] {
+  const names = createExcludeNames();
+  for (const row of rows) names.add(row.values);
+  return [...names.names];
+}
+
+/**
+ * What a read sheet is, for the status page. `counted` gives what a sheet read into a table (whose result has
+ * no rows) counted as its rows went by.
+ */
+export function checkOf(
+  result: EnrichmentSheetResult,
+  counted?: { readonly rows: number; readonly excludeNames: readonly string[] },
+): EnrichmentCheck {
   if (!result.ok) return { ok: false, error: result.error };
-  const excludeNames = excludeNamesOf([...result.groups, ...result.rows]);
+  const excludeNames = counted?.excludeNames ?? excludeNamesOf([...result.groups, ...result.rows]);
   return {
     ok: true,
     format: result.format,
@@ -51,7 +68,7 @@ export function checkOf(result: EnrichmentSheetResult): EnrichmentCheck {
     ...(result.delimiter === undefined ? {} : { delimiter: result.delimiter }),
     keyColumn: result.keyColumn,
     columns: result.columns,
-    rows: result.rows.length,
+    rows: counted?.rows ?? result.rows.length,
     groups: result.groups.length,
     problemCount: result.problemCount,
     problemCounts: result.problemCounts,

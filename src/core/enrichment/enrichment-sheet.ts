@@ -1,6 +1,7 @@
 import type { ProductEnrichment } from '../catalog/catalog.js';
 import { createEnrichmentCollector } from './collect-enrichment-rows.js';
 import { decodeSheetText } from './decode-sheet-text.js';
+import type { EnrichmentRowSink } from './enrichment-table.js';
 import { readCsvSheet } from './read-csv-sheet.js';
 import { readXlsxSheet } from './read-xlsx-sheet.js';
 
@@ -103,6 +104,8 @@ export async function readEnrichmentSheet(
   bytes: Uint8Array,
   hint: EnrichmentSheetHint,
   limits?: Partial<EnrichmentLimits>,
+  /** Takes the product rows as they are read (the result's `rows` is then empty): `compile-enrichment.ts`. */
+  sink?: EnrichmentRowSink,
 ): Promise<EnrichmentSheetResult> {
   const resolved: EnrichmentLimits = { ...DEFAULT_ENRICHMENT_LIMITS, ...limits };
   if (bytes.byteLength > resolved.maxBytes) {
@@ -111,7 +114,7 @@ export async function readEnrichmentSheet(
   if (startsWith(bytes, OLE2_SIGNATURE)) {
     return { ok: false, error: 'an Excel 97-2003 workbook (.xls) cannot be read: save it as .xlsx or CSV' };
   }
-  const collector = createEnrichmentCollector(resolved);
+  const collector = createEnrichmentCollector(resolved, sink);
   if (isXlsx(bytes, hint)) {
     const error = await readXlsxSheet(bytes, collector, resolved.maxCellChars);
     return error === undefined ? collector.finish({ format: 'xlsx' }) : { ok: false, error };

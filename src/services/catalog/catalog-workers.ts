@@ -1,7 +1,7 @@
 import type { PosClient } from '../../adapters/pos/pos-client.js';
 import { raceAbort } from '../../core/async/deadline.js';
 import { fingerprintChunks, type ItemChunk } from '../../core/catalog/catalog-chunks.js';
-import type { EnrichmentCheck } from '../../core/enrichment/enrichment-check.js';
+import type { CompiledEnrichment } from '../../core/enrichment/compile-enrichment.js';
 import type { EnrichmentSheetInput } from './enrich-catalog.js';
 import { type ReadCatalogEvent, type ReadCatalogInput, type ReadCatalogOutput, readCatalog } from './read-catalog.js';
 import {
@@ -30,8 +30,8 @@ export interface CatalogWorkers {
   resolveStockExport(input: StockExportInput, signal?: AbortSignal): Promise<StockExportOutput>;
   /** The content fingerprint of serialized items (`fingerprintChunks`). */
   fingerprint(header: string, chunks: readonly ItemChunk[], signal?: AbortSignal): Promise<string>;
-  /** Reads an enrichment sheet and says whether it can be used (its rows stay in the worker). */
-  checkEnrichment(sheet: EnrichmentSheetInput, signal?: AbortSignal): Promise<EnrichmentCheck>;
+  /** Reads an enrichment sheet into its table (shared memory) and says whether it can be used. */
+  checkEnrichment(sheet: EnrichmentSheetInput, signal?: AbortSignal): Promise<CompiledEnrichment>;
   /** Waits for work in flight, then releases the threads. */
   close(): Promise<void>;
 }

@@ -1,15 +1,16 @@
 import type { Product } from '../../core/catalog/catalog.js';
-import { applyEnrichment, type EnrichmentReport } from '../../core/enrichment/apply-enrichment.js';
-import { checkOf, type EnrichmentCheck } from '../../core/enrichment/enrichment-check.js';
-import { readEnrichmentSheet } from '../../core/enrichment/enrichment-sheet.js';
+import { type EnrichmentPlan, type EnrichmentReport, planEnrichment } from '../../core/enrichment/apply-enrichment.js';
+import { type CompiledEnrichment, compileEnrichmentSheet } from '../../core/enrichment/compile-enrichment.js';
+import type { EnrichmentTable } from '../../core/enrichment/enrichment-table.js';
 
 /**
- * The enrichment sheet inside a full sync's worker (docs/enrichment.md): read from its bytes and applied to
- * the merged products before they are serialized, so that its values are part of the version's content
- * (fingerprint, ETags, changes feed) like the POS's.
+ * The enrichment sheet in worker threads (docs/enrichment.md#memory): a new sheet is read once, in a worker,
+ * into its table (`checkEnrichmentSheet`); every full sync's worker matches that table to the merged products
+ * and puts each product's values on it as the product is serialized, so that the values are part of the
+ * version's content (fingerprint, ETags, changes feed) like the POS's.
  */
 
-/** The bytes of the last good sheet, as the full sync hands them to its worker (copied, not shared). */
+/** The bytes of a sheet to read, as the enrichment service hands them to a worker (shared, not copied). */
 export interface EnrichmentSheetInput {
   readonly bytes: Uint8Array;
   /** File name (a format hint). */
@@ -21,39 +22,30 @@ export interface EnrichmentSheetInput {
   readonly maxBytes?: number;
 }
 
+/** The last good sheet as a full sync applies it: its table (in shared memory) and what it is. */
+export interface EnrichmentTableInput {
+  readonly table: EnrichmentTable;
+  readonly name: string;
+  readonly fetchedAt: string;
+}
+
 /** The sync report's part for the sheet: what was matched and what was not. */
 export interface EnrichmentSyncReport extends EnrichmentReport {
   readonly name: string;
   readonly fetchedAt: string;
 }
 
-export class EnrichmentUnusableError extends Error {
-  override readonly name = 'EnrichmentUnusableError';
-  readonly code = 'ENRICHMENT_INVALID';
+/** Reads a sheet into its table and says whether it can be used. */
+export function checkEnrichmentSheet(sheet: EnrichmentSheetInput): Promise<CompiledEnrichment> {
+  const hint = { name: sheet.name, ...(sheet.contentType === undefined ? {} : { contentType: sheet.contentType }) };
+  return compileEnrichmentSheet(sheet.bytes, hint, sheet.maxBytes === undefined ? {} : { maxBytes: sheet.maxBytes });
 }
 
-function hintOf(sheet: EnrichmentSheetInput): { name: string; contentType?: string } {
-  return { name: sheet.name, ...(sheet.contentType === undefined ? {} : { contentType: sheet.contentType }) };
-}
-
-function limitsOf(sheet: EnrichmentSheetInput): { maxBytes?: number } {
-  return sheet.maxBytes === undefined ? {} : { maxBytes: sheet.maxBytes };
-}
-
-export async function checkEnrichmentSheet(sheet: EnrichmentSheetInput): Promise<EnrichmentCheck> {
-  return checkOf(await readEnrichmentSheet(sheet.bytes, hintOf(sheet), limitsOf(sheet)));
-}
-
-/**
- * The products with the sheet's values. A sheet is checked before it is adopted, so one that cannot be read
- * here is a fault: the sync fails (`ENRICHMENT_INVALID`) rather than publish a catalog without the values.
- */
-export async function enrichProducts(
+/** The sheet's table matched to the merged products; its report once every product was enriched. */
+export function planCatalogEnrichment(
   products: readonly Product[],
-  sheet: EnrichmentSheetInput,
-): Promise<{ products: Product[]; report: EnrichmentSyncReport }> {
-  const read = await readEnrichmentSheet(sheet.bytes, hintOf(sheet), limitsOf(sheet));
-  if (!read.ok) throw new EnrichmentUnusableError(`the enrichment sheet ${sheet.name} cannot be used: ${read.error}`);
-  const applied = applyEnrichment(products, read);
-  return { products: applied.products, report: { ...applied.report, name: sheet.name, fetchedAt: sheet.fetchedAt } };
+  input: EnrichmentTableInput,
+): { readonly plan: EnrichmentPlan; report(): EnrichmentSyncReport } {
+  const plan = planEnrichment(products, input.table);
+  return { plan, report: () => ({ ...plan.report(), name: input.name, fetchedAt: input.fetchedAt }) };
 }

@@ -12,7 +12,7 @@ import {
 } from './catalog-types.js';
 import type { CatalogWorkers } from './catalog-workers.js';
 import type { CatalogWriter } from './catalog-writer.js';
-import type { EnrichmentSheetInput } from './enrich-catalog.js';
+import type { EnrichmentTableInput } from './enrich-catalog.js';
 import type { ReadCatalogEvent } from './read-catalog.js';
 import { materializeChunks, type ServedCatalog, type ServedVersion } from './served-catalog.js';
 import type { StockSync } from './stock-sync.js';
@@ -32,7 +32,7 @@ export interface FullSyncDeps {
   /** Aborts every run (a shutdown). */
   readonly signal?: AbortSignal;
   /** The last good enrichment sheet, applied to every full sync's catalog (docs/enrichment.md). */
-  readonly enrichment?: () => Promise<EnrichmentSheetInput | undefined>;
+  readonly enrichment?: () => Promise<EnrichmentTableInput | undefined>;
 }
 
 /** Options of one run: `signal` aborts it (a shutdown); its own deadline is added to it. */

@@ -3,7 +3,7 @@ import type { PosClient } from '../../adapters/pos/pos-client.js';
 import { createPriceListParser } from '../../adapters/pos/price-list-xml.js';
 import { readStockExport, type StockColumnOverride } from '../../adapters/pos/stock-export.js';
 import { mapLimit } from '../../core/async/map-limit.js';
-import type { CatalogSnapshot } from '../../core/catalog/catalog.js';
+import type { CatalogSnapshot, Product } from '../../core/catalog/catalog.js';
 import { fingerprintChunks, type ItemChunk, serializeItems, serializeItemsReleasing } from '../../core/catalog/catalog-chunks.js';
 import { fingerprintHeaderOf } from '../../core/catalog/catalog-version.js';
 import { type DocumentLimits, describeByteLimit, describeRowLimit, documentLimits } from '../../core/catalog/document-limits.js';
@@ -22,7 +22,7 @@ import {
   type SyncSources,
   syncErrorOf,
 } from './catalog-types.js';
-import type { EnrichmentSheetInput } from './enrich-catalog.js';
+import type { EnrichmentTableInput } from './enrich-catalog.js';
 
 /**
  * The reading half of a full sync (docs/catalog-rules.md rules 1-7): units, articles, every unit's price list and
@@ -37,8 +37,8 @@ export interface ReadCatalogInput {
   /** ISO 8601: the `generatedAt` of the version. */
   readonly startedAt: string;
   readonly options: Omit<CatalogServiceOptions, 'maxShrink'>;
-  /** The last good enrichment sheet, applied after the merge (docs/enrichment.md). */
-  readonly enrichment?: EnrichmentSheetInput;
+  /** The last good enrichment sheet's table, applied after the merge (docs/enrichment.md). */
+  readonly enrichment?: EnrichmentTableInput;
 }
 
 /** Progress reported while reading: phase timings (`onPhase` probe) and log lines of the POS client. */
@@ -245,15 +245,17 @@ async function readAndMerge(pos: PosClient, input: ReadCatalogInput, progress: P
   return merged;
 }
 
-/** The merged catalog with the enrichment sheet's values, when there is a sheet. */
-async function enrichMerged(merged: MergeResult, input: ReadCatalogInput, progress: Progress, emit: Emit): Promise<MergeResult> {
-  if (input.enrichment === undefined) return merged;
+/**
+ * The sheet's table matched to the merged products, when there is a sheet: its values are put on each product
+ * as it is serialized (`enrich`), and its report is complete after that (`report`).
+ */
+async function planSheet(merged: MergeResult, input: ReadCatalogInput, progress: Progress, emit: Emit) {
+  if (input.enrichment === undefined) return undefined;
   // Loaded when a sheet is configured: the reader's libraries would slow every worker thread's start.
-  const { enrichProducts } = await import('./enrich-catalog.js');
-  const { products, report } = await enrichProducts(merged.snapshot.products, input.enrichment);
-  progress.sources = { ...progress.sources, enrichment: report };
+  const { planCatalogEnrichment } = await import('./enrich-catalog.js');
+  const planned = planCatalogEnrichment(merged.snapshot.products, input.enrichment);
   progress.mark = phaseEnded(emit, 'enrichment', progress.mark);
-  return { ...merged, snapshot: { ...merged.snapshot, products } };
+  return planned;
 }
 
 /** Pieces of the identity table, made a slice of products at a time (no 100,000-row array at once). */
@@ -277,17 +279,19 @@ export async function readCatalog(
 ): Promise<ReadCatalogOutput> {
   const progress: Progress = { sources: {}, mark: performance.now() };
   try {
-    const merged = await enrichMerged(await readAndMerge(pos, input, progress, emit), input, progress, emit);
+    const merged = await readAndMerge(pos, input, progress, emit);
+    const sheet = await planSheet(merged, input, progress, emit);
     const { products, ...rest } = merged.snapshot;
     const identity = identityBytes(merged.snapshot);
     const internal = serializeItems(merged.internal.products);
     const productCount = products.length;
     // The chunks are what the store keeps and what the fingerprint covers: one serialization for both.
     // The merged products are this function's to drop as they are serialized (see `serializeItemsReleasing`).
-    const chunks = serializeItemsReleasing(
-      products as unknown[],
-      collectGarbage === undefined ? {} : { collect: collectGarbage },
-    );
+    const chunks = serializeItemsReleasing(products as unknown[], {
+      ...(collectGarbage === undefined ? {} : { collect: collectGarbage }),
+      ...(sheet === undefined ? {} : { map: (item, position) => sheet.plan.enrich(item as Product, position) }),
+    });
+    if (sheet !== undefined) progress.sources = { ...progress.sources, enrichment: sheet.report() };
     const fingerprint = fingerprintChunks(fingerprintHeaderOf(rest), chunks);
     const result: ReadCatalogResult = {
       snapshot: rest,

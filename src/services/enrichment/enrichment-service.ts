@@ -7,14 +7,16 @@ import type {
 } from '../../adapters/enrichment/enrichment-source.js';
 import type { EnrichmentStore } from '../../adapters/store/keyv-enrichment-store.js';
 import { createMutex } from '../../core/async/create-mutex.js';
+import type { CompiledEnrichment } from '../../core/enrichment/compile-enrichment.js';
 import type { EnrichmentCheck } from '../../core/enrichment/enrichment-check.js';
+import type { EnrichmentTable } from '../../core/enrichment/enrichment-table.js';
 
 /**
  * The marketer's enrichment sheet over time (docs/enrichment.md): re-read on a schedule with validators,
  * checked in a worker, and adopted only when it can be used. A sheet that cannot be read or used leaves the
  * last good one in use, and the problem is reported (status page, `/readyz`) until a good sheet arrives.
  * The last good sheet is kept in the store, so that a restart, or a new leader of a group, applies it
- * at once. A newly adopted sheet publishes a new catalog version through a full sync (the caller's
+ * at once. In memory the service keeps the sheet's table (docs/enrichment.md#memory), not its bytes. A newly adopted sheet publishes a new catalog version through a full sync (the caller's
  * `onAdopted`), like any other change.
  */
 
@@ -39,8 +41,15 @@ export interface EnrichmentStatus {
 
 export type EnrichmentRefreshOutcome = 'unchanged' | 'adopted' | 'failed';
 
+/** The sheet a full sync applies: its table, in shared memory, and what it is. */
+export interface EnrichmentInUse {
+  readonly table: EnrichmentTable;
+  readonly name: string;
+  readonly fetchedAt: string;
+}
+
 export interface EnrichmentService {
-  /** Learns the last good sheet from the store (what it is; its bytes are loaded when a sync needs them). */
+  /** Learns the last good sheet from the store (what it is; it is loaded and read when a sync needs it). */
   start(): Promise<void>;
   /**
    * Takes what the store says of the sheet and of the last read when it is newer than what this instance
@@ -50,15 +59,15 @@ export interface EnrichmentService {
   /** Reads the source; a usable new sheet is stored and adopted. Never throws for a bad source or sheet. */
   refresh(signal?: AbortSignal): Promise<EnrichmentRefreshOutcome>;
   /** The sheet a full sync applies: the last good one, re-read from the store when another instance stored a newer one. */
-  current(): Promise<EnrichmentDocument | undefined>;
+  current(): Promise<EnrichmentInUse | undefined>;
   status(): EnrichmentStatus;
 }
 
 export interface EnrichmentServiceDeps {
   readonly source: EnrichmentSource;
   readonly store: EnrichmentStore;
-  /** Reads the sheet (in a worker) and says whether it can be used. */
-  readonly check: (document: EnrichmentDocument, signal?: AbortSignal) => Promise<EnrichmentCheck>;
+  /** Reads the sheet into its table (in a worker) and says whether it can be used. */
+  readonly check: (document: EnrichmentDocument, signal?: AbortSignal) => Promise<CompiledEnrichment>;
   readonly logger: {
     info(meta: object, message: string): void;
     warn(meta: object, message: string): void;
@@ -88,17 +97,31 @@ function codeOf(error: unknown): EnrichmentSourceErrorCode {
     : 'ENRICHMENT_UNREACHABLE';
 }
 
-/** The sheet in use: what is known of it, and its bytes once a sync needed them (followers never load them). */
+/** The sheet in use: what is known of it, and its table once a sync needed it (followers never load it). */
 interface SheetInUse {
   readonly name: string;
   readonly fetchedAt: string;
   validators: EnrichmentValidators;
   readonly check: EnrichmentCheck;
-  document: EnrichmentDocument | undefined;
+  table: EnrichmentTable | undefined;
 }
 
-function inUseOf(document: EnrichmentDocument, check: EnrichmentCheck): SheetInUse {
-  return { name: document.name, fetchedAt: document.fetchedAt, validators: document.validators, check, document };
+function inUseOf(document: EnrichmentDocument, check: EnrichmentCheck, table: EnrichmentTable): SheetInUse {
+  return { name: document.name, fetchedAt: document.fetchedAt, validators: document.validators, check, table };
+}
+
+/** Reads a sheet into its table; a check that fails to run is a sheet that cannot be used. */
+async function compileWith(
+  check: EnrichmentServiceDeps['check'],
+  document: EnrichmentDocument,
+  signal?: AbortSignal,
+): Promise<CompiledEnrichment> {
+  try {
+    return await check(document, signal);
+  } catch (error) {
+    if (signal?.aborted === true) throw error;
+    return { check: { ok: false, error: `it could not be checked (${messageOf(error)})` } };
+  }
 }
 
 function messageOf(error: unknown): string {
@@ -117,7 +140,7 @@ export function createEnrichmentService(deps: EnrichmentServiceDeps): Enrichment
   async function followStore(): Promise<void> {
     const meta = await store.loadMeta();
     if (meta === undefined || meta.validators.sha256 === inUse?.validators.sha256) return;
-    inUse = { name: meta.name, fetchedAt: meta.fetchedAt, validators: meta.validators, check: meta.check, document: undefined };
+    inUse = { name: meta.name, fetchedAt: meta.fetchedAt, validators: meta.validators, check: meta.check, table: undefined };
   }
 
   function fail(report: EnrichmentProblemReport): EnrichmentRefreshOutcome {
@@ -135,14 +158,8 @@ export function createEnrichmentService(deps: EnrichmentServiceDeps): Enrichment
 
   /** Checks a sheet read anew; a usable one is kept in the store (best effort) and used. */
   async function adopt(document: EnrichmentDocument, at: string, signal?: AbortSignal): Promise<EnrichmentRefreshOutcome> {
-    let check: EnrichmentCheck;
-    try {
-      check = await deps.check(document, signal);
-    } catch (error) {
-      if (signal?.aborted === true) throw error;
-      check = { ok: false, error: `it could not be checked (${messageOf(error)})` };
-    }
-    if (!check.ok) {
+    const { check, table } = await compileWith(deps.check, document, signal);
+    if (!check.ok || table === undefined) {
       const message = `the sheet ${document.name} cannot be used: ${check.error ?? 'unreadable'}`;
       return fail({ at, code: 'ENRICHMENT_INVALID', message, check });
     }
@@ -153,7 +170,7 @@ export function createEnrichmentService(deps: EnrichmentServiceDeps): Enrichment
         'could not keep the enrichment sheet in the store; using it all the same',
       );
     });
-    inUse = inUseOf(document, check);
+    inUse = inUseOf(document, check, table);
     problem = undefined;
     logger.info(
       { source: source.label, rows: check.rows, groups: check.groups, problems: check.problemCount },
@@ -205,23 +222,23 @@ export function createEnrichmentService(deps: EnrichmentServiceDeps): Enrichment
   }
 
   /**
-   * The bytes of the sheet in use, loaded from the store when this instance has not read them itself, and
-   * checked again then: a sheet the reader (or a lowered limit) refuses is not applied.
+   * The table of the sheet in use, read from the store's copy when this instance has not read the sheet
+   * itself, and so checked again: a sheet the reader (or a lowered limit) refuses is not applied.
    */
-  async function loadInUse(): Promise<EnrichmentDocument | undefined> {
+  async function loadInUse(): Promise<EnrichmentInUse | undefined> {
     const sheet = inUse;
-    if (sheet === undefined || sheet.document !== undefined) return sheet?.document;
+    if (sheet === undefined) return undefined;
+    if (sheet.table !== undefined) return { table: sheet.table, name: sheet.name, fetchedAt: sheet.fetchedAt };
     const document = await store.load();
     if (document === undefined || document.validators.sha256 !== sheet.validators.sha256) return undefined;
-    const shared = sharedCopy(document);
-    const check = await deps.check(shared).catch((error: unknown) => ({ ok: false, error: messageOf(error) }));
-    if (!check.ok) {
+    const { check, table } = await compileWith(deps.check, sharedCopy(document));
+    if (!check.ok || table === undefined) {
       const message = `the stored sheet ${document.name} cannot be used: ${check.error ?? 'unreadable'}`;
       fail({ at: now().toISOString(), code: 'ENRICHMENT_INVALID', message, check });
       return undefined;
     }
-    if (inUse === sheet) sheet.document = shared;
-    return shared;
+    if (inUse === sheet) sheet.table = table;
+    return { table, name: sheet.name, fetchedAt: sheet.fetchedAt };
   }
 
   return {

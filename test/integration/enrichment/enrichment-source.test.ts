@@ -11,8 +11,11 @@ import {
   redactSheetUrl,
 } from '../../../src/adapters/enrichment/enrichment-source.js';
 import { createKeyvEnrichmentStore } from '../../../src/adapters/store/keyv-enrichment-store.js';
+import type { CompiledEnrichment } from '../../../src/core/enrichment/compile-enrichment.js';
 import type { EnrichmentCheck } from '../../../src/core/enrichment/enrichment-check.js';
-import { createEnrichmentService } from '../../../src/services/enrichment/enrichment-service.js';
+import { tableKey, tableValues } from '../../../src/core/enrichment/enrichment-table.js';
+import { checkEnrichmentSheet } from '../../../src/services/catalog/enrich-catalog.js';
+import { createEnrichmentService, type EnrichmentInUse } from '../../../src/services/enrichment/enrichment-service.js';
 
 /**
  * The enrichment sheet read over real HTTP from a local server (and from a file): validators and `304`,
@@ -73,12 +76,9 @@ afterEach(() => {
   requests.length = 0;
 });
 
-/** Stands in for the worker's sheet reader: a body containing BROKEN has no key column. */
-async function check(document: EnrichmentDocument): Promise<EnrichmentCheck> {
-  const text = Buffer.from(document.bytes).toString('utf8');
-  return text.includes('BROKEN')
-    ? { ok: false, error: 'no key column: the first row has none of id, ean, plu, internalIdentifier, code' }
-    : { ok: true, rows: text.trim().split('\n').length - 1, groups: 0, keyColumn: 'id', problemCount: 0, problems: [] };
+/** The worker's sheet reader, run in this thread: a body like `BROKEN;title` has no key column. */
+function check(document: EnrichmentDocument): Promise<CompiledEnrichment> {
+  return checkEnrichmentSheet({ bytes: document.bytes, name: document.name, fetchedAt: document.fetchedAt });
 }
 
 function quietLogger() {
@@ -99,9 +99,14 @@ function serviceFor(location: string, keyv = new Keyv(), timeoutMs = 2_000) {
   return { service, source, warnings, keyv };
 }
 
-async function textOf(service: { current(): Promise<EnrichmentDocument | undefined> }): Promise<string | undefined> {
-  const document = await service.current();
-  return document === undefined ? undefined : Buffer.from(document.bytes).toString('utf8');
+/** The sheet in use, written back as the `id;title` CSV it was read from (its table's one row). */
+async function textOf(service: { current(): Promise<EnrichmentInUse | undefined> }): Promise<string | undefined> {
+  const sheet = await service.current();
+  if (sheet === undefined) return undefined;
+  const rows = Array.from({ length: sheet.table.rowCount }, (_, row) => {
+    return `${tableKey(sheet.table, row)};${tableValues(sheet.table, row).title ?? ''}\n`;
+  });
+  return `id;title\n${rows.join('')}`;
 }
 
 describe('enrichment sheet over HTTP', () => {
@@ -297,7 +302,7 @@ describe('enrichment sheet over HTTP', () => {
     const restarted = createEnrichmentService({
       source,
       store: createKeyvEnrichmentStore(keyv, { source: source.identity }),
-      check: async () => ({ ok: false, error: 'the sheet has 16 bytes, more than the limit of 8' }),
+      check: async () => ({ check: { ok: false, error: 'the sheet has 16 bytes, more than the limit of 8' } }),
       logger,
       now: () => new Date('2026-11-26T08:00:00Z'),
     });
