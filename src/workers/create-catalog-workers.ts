@@ -35,7 +35,9 @@ export interface CatalogWorkersOptions {
  * - the full sync in a pool of one thread that ends as soon as it is idle: its heap (the merge's working
  *   state, ~300 MB at 100,000 × 5) is returned to the system at once instead of waiting for a GC;
  * - stock exports and fingerprints in a small pool whose threads stay a minute, keeping the identity
- *   index of the served catalog family between re-reads, at a lower priority than the main thread.
+ *   index of the served catalog family between re-reads, at a lower priority than the main thread;
+ * - reading an enrichment sheet into its table in a thread of its own that ends when idle, like the full
+ *   sync's: reading a 100,000-row sheet builds ~150 MB of rows that are garbage once the table is made.
  * A crashed thread is replaced by the pool; its task fails with `WORKER_FAILED`. `close` waits for the
  * tasks in flight.
  */
@@ -54,6 +56,13 @@ export function createCatalogWorkers(options: CatalogWorkersOptions): CatalogWor
     minThreads: 0,
     maxThreads: options.threads ?? 2,
     idleTimeout: 60_000,
+  });
+
+  const sheetPool = new Piscina({
+    ...entryOf({ pos: options.pos, background: true }),
+    minThreads: 0,
+    maxThreads: 1,
+    idleTimeout: 0,
   });
 
   let closed = false;
@@ -93,10 +102,10 @@ export function createCatalogWorkers(options: CatalogWorkersOptions): CatalogWor
     },
     resolveStockExport: (input, signal) => run(catalogPool, { task: 'resolveStockExport', input }, { signal }),
     fingerprint: (header, chunks, signal) => run(catalogPool, { task: 'fingerprint', input: { header, chunks } }, { signal }),
-    checkEnrichment: (sheet, signal) => run(catalogPool, { task: 'checkEnrichment', input: sheet }, { signal }),
+    checkEnrichment: (sheet, signal) => run(sheetPool, { task: 'checkEnrichment', input: sheet }, { signal }),
     async close() {
       closed = true;
-      await Promise.all([syncPool.close(), catalogPool.close()]);
+      await Promise.all([syncPool.close(), catalogPool.close(), sheetPool.close()]);
     },
   };
 }

@@ -2,6 +2,7 @@ import { workerData } from 'node:worker_threads';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import type { CatalogSnapshot, Product } from '../core/catalog/catalog.js';
 import { decodeChunk, type ItemChunk } from '../core/catalog/catalog-chunks.js';
+import { createSharedValues } from '../core/catalog/share-values.js';
 import type { FeedReport } from '../core/feeds/feed-report.js';
 import { loadTemplates, type TemplateFile } from '../core/feeds/load-templates.js';
 import type { StockSettings } from '../core/feeds/stock-policy.js';
@@ -67,7 +68,12 @@ export default async function renderFeeds(task: RenderTask): Promise<unknown> {
 
 async function render(task: RenderTask): Promise<RenderResult[]> {
   const products: Product[] = [];
-  for (const chunk of task.chunks) for (const product of decodeChunk<Product>(chunk)) products.push(product);
+  const values = createSharedValues();
+  for (const chunk of task.chunks) {
+    const decoded = decodeChunk<Product>(chunk);
+    values.share(decoded);
+    for (const product of decoded) products.push(product);
+  }
   const snapshot: CatalogSnapshot = { ...task.snapshot, products };
   const results: RenderResult[] = [];
   for (const request of task.requests) {

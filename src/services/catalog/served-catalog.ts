@@ -3,6 +3,7 @@ import type { CatalogSnapshot, Product } from '../../core/catalog/catalog.js';
 import { createSharedTextWriter, decodeChunk, type ItemChunk, serializeChunk } from '../../core/catalog/catalog-chunks.js';
 import { createFamilyIndexes, type FamilyIndex } from '../../core/catalog/family-index.js';
 import { identityRowsText, joinIdentityRows } from '../../core/catalog/identity-table.js';
+import { createSharedValues } from '../../core/catalog/share-values.js';
 import type { CatalogLogger } from './catalog-types.js';
 import type { FamilyIdentity } from './resolve-stock-export.js';
 
@@ -186,10 +187,12 @@ export async function materializeTexts(texts: AsyncIterable<string>): Promise<Ma
   const products: Product[] = [];
   const chunks: ItemChunk[] = [];
   const identityPieces: string[] = [];
+  const values = createSharedValues();
   for await (const text of texts) {
     const items: unknown = JSON.parse(text);
     if (!Array.isArray(items)) throw new TypeError('a stored chunk is not a list of products');
     const chunkProducts = items as Product[];
+    values.share(chunkProducts);
     chunks.push({ bytes: writer.write(text), start: products.length, count: chunkProducts.length });
     identityPieces.push(identityRowsText(chunkProducts, 0, chunkProducts.length));
     for (const product of chunkProducts) products.push(product);
@@ -203,8 +206,11 @@ export async function materializeTexts(texts: AsyncIterable<string>): Promise<Ma
 export async function materializeChunks(chunks: readonly ItemChunk[]): Promise<Product[]> {
   const slicer = createSlicer();
   const products: Product[] = [];
+  const values = createSharedValues();
   for (const chunk of chunks) {
-    for (const product of decodeChunk<Product>(chunk)) products.push(product);
+    const decoded = decodeChunk<Product>(chunk);
+    values.share(decoded);
+    for (const product of decoded) products.push(product);
     await slicer.next();
   }
   return products;
