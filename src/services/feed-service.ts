@@ -1,6 +1,7 @@
 import { createSlicer } from '../core/async/create-slicer.js';
 import { ALL_UNITS, type CatalogSnapshot } from '../core/catalog/catalog.js';
 import type { ChangeLog } from '../core/catalog/change-log.js';
+import { createEnrichedProducts } from '../core/catalog/family-enrichment.js';
 import type { CompiledFeed } from '../core/feeds/compiled-feed.js';
 import type { FeedReport } from '../core/feeds/feed-report.js';
 import { jsonItemText } from '../core/feeds/render-json-feed.js';
@@ -307,17 +308,20 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
     list: readonly { id: string; change: string; fields?: readonly string[] }[],
   ): Promise<EncodedFeed> {
     const itemOpts = itemOptionsOf(snapshot, options);
-    const byId = new Map<string, (typeof snapshot.products)[number]>();
+    const positionOf = new Map<string, number>();
     const slicer = createSlicer();
     if (list.length > 0) {
       for (const [position, product] of snapshot.products.entries()) {
-        byId.set(product.id, product);
+        positionOf.set(product.id, position);
         if ((position & 1023) === 1023) await slicer.next();
       }
     }
+    // With their enrichment values, which the served catalog keeps off its products (family-enrichment.ts).
+    const products = createEnrichedProducts(snapshot);
     const lines: string[] = [];
     for (const entry of list) {
-      const product = byId.get(entry.id);
+      const position = positionOf.get(entry.id);
+      const product = position === undefined ? undefined : products.at(position);
       const item = entry.change === 'removed' || product === undefined ? undefined : toFeedItem(product, view, itemOpts);
       const head = JSON.stringify(entry);
       lines.push(item === undefined ? head : `${head.slice(0, -1)},"item":${jsonItemText(item)}}`);

@@ -201,6 +201,27 @@ describe('enrichment sheet end to end (sandbox POS, sheet over HTTP)', () => {
     expect(changes.changes).toEqual([expect.objectContaining({ id: first.localId, change: 'changed', fields: ['details'] })]);
   });
 
+  it('a sale keeps the sheet values of the item it changes, in the feeds and in changes.json', async () => {
+    type Item = { id: string; stock?: number; category?: string; brand?: string };
+    const unitItems = async (): Promise<Item[]> => JSON.parse((await get(`${app.url}/feeds/U1/products.json`)).text).items;
+    const item = (await unitItems()).find((entry) => Number.isInteger(entry.stock) && (entry.stock ?? 0) >= 1 && entry.category);
+    if (item === undefined) throw new Error('no enriched item with stock in U1');
+    const before = app.catalog.current()?.version as string;
+    await app.sandbox?.makeSale({ unitCode: 'U1', lines: [{ localId: item.id, count: 1 }] });
+    await expect
+      .poll(async () => (await unitItems()).find((entry) => entry.id === item.id)?.stock, { timeout: 10_000 })
+      .toBe((item.stock ?? 0) - 1);
+
+    const after = (await unitItems()).find((entry) => entry.id === item.id);
+    expect(after).toMatchObject({ category: item.category, brand: item.brand });
+    const changes = JSON.parse((await get(`${app.url}/feeds/U1/changes.json?since=${encodeURIComponent(before)}`)).text);
+    const change = changes.changes.find((entry: { id: string }) => entry.id === item.id);
+    expect(change).toMatchObject({ change: 'changed', item: { category: item.category, brand: item.brand } });
+    expect(change.fields).not.toContain('details');
+    // The served products hold the values only in the version's chunks (docs/enrichment.md#memory).
+    expect(app.catalog.current()?.products.find((product) => product.id === item.id)?.enrichment).toBeUndefined();
+  });
+
   it('a sheet that fails keeps the last good one in use and says so in /readyz and on the status page', async () => {
     const version = app.catalog.current()?.version;
     served = { status: 500, body: '', etag: '"broken"' };

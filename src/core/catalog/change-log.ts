@@ -1,5 +1,6 @@
 import { createSlicer } from '../async/create-slicer.js';
 import { ALL_UNITS, type CatalogSnapshot, type Offer, type Product, type ProductEnrichment } from './catalog.js';
+import { enrichmentTagAt, familyEnrichmentTags } from './family-enrichment.js';
 
 /** What changed in an item; `details` covers name, identifiers, measure unit, the stock-item flag and the enrichment sheet's values. */
 export type ChangedField = 'price' | 'salePrice' | 'standardPrice' | 'stock' | 'availability' | 'details';
@@ -93,8 +94,27 @@ function enrichmentChanged(before: ProductEnrichment | undefined, after: Product
   return false;
 }
 
-function detailsChanged(before: Product, after: Product): boolean {
-  return DETAIL_FIELDS.some((field) => before[field] !== after[field]) || enrichmentChanged(before.enrichment, after.enrichment);
+/** Where a product is in each of the two versions compared. */
+interface Pair {
+  readonly previous: CatalogSnapshot;
+  readonly next: CatalogSnapshot;
+  readonly oldPosition: number;
+  readonly position: number;
+}
+
+/**
+ * Whether the sheet's values differ: by the families' tags where the main thread keeps the values off its
+ * products (`family-enrichment.ts`), else by the values themselves.
+ */
+function enrichmentDiffers(pair: Pair, before: Product, after: Product): boolean {
+  if (familyEnrichmentTags(pair.previous) === undefined && familyEnrichmentTags(pair.next) === undefined) {
+    return enrichmentChanged(before.enrichment, after.enrichment);
+  }
+  return enrichmentTagAt(pair.previous, pair.oldPosition) !== enrichmentTagAt(pair.next, pair.position);
+}
+
+function detailsChanged(pair: Pair, before: Product, after: Product): boolean {
+  return DETAIL_FIELDS.some((field) => before[field] !== after[field]) || enrichmentDiffers(pair, before, after);
 }
 
 function add(views: Map<string, Map<string, Change>>, view: string, id: string, change: Change): void {
@@ -123,8 +143,14 @@ function sameProductsInPlace(before: readonly Product[], after: readonly Product
 }
 
 /** The changes of one product present in both versions, per view. */
-function compare(views: Map<string, Map<string, Change>>, unitCodes: readonly string[], old: Product, product: Product): void {
-  const details = detailsChanged(old, product);
+function compare(
+  views: Map<string, Map<string, Change>>,
+  unitCodes: readonly string[],
+  pair: Pair,
+  old: Product,
+  product: Product,
+): void {
+  const details = detailsChanged(pair, old, product);
   const aggregate = offerFields(old.aggregate, product.aggregate);
   if (details) aggregate.push('details');
   if (aggregate.length > 0) add(views, ALL_UNITS, product.id, new Set(aggregate));
@@ -165,7 +191,7 @@ export function createChangeLog(options: {
         const old = previous.products[position];
         const product = next.products[position];
         if (old !== undefined && product !== undefined && old !== product && old.id === product.id)
-          compare(views, unitCodes, old, product);
+          compare(views, unitCodes, { previous, next, oldPosition: position, position }, old, product);
       }
       return { from: previous.version, to: next.version, views };
     }
@@ -175,29 +201,32 @@ export function createChangeLog(options: {
     if (sameProductsInPlace(previous.products, next.products)) {
       for (const [position, product] of next.products.entries()) {
         const old = previous.products[position];
-        if (old !== product && old !== undefined) compare(views, unitCodes, old, product);
+        if (old !== product && old !== undefined)
+          compare(views, unitCodes, { previous, next, oldPosition: position, position }, old, product);
         if ((position & 1023) === 1023) await slicer.next();
       }
       return { from: previous.version, to: next.version, views };
     }
-    const before = new Map<string, Product>();
+    const before = new Map<string, number>();
     for (const [position, product] of previous.products.entries()) {
-      before.set(product.id, product);
+      before.set(product.id, position);
       if ((position & 1023) === 1023) await slicer.next();
     }
     for (const [position, product] of next.products.entries()) {
       if ((position & 255) === 255) await slicer.next();
-      const old = before.get(product.id);
+      const oldPosition = before.get(product.id);
       before.delete(product.id);
+      const old = oldPosition === undefined ? undefined : previous.products[oldPosition];
       if (old === product) continue;
       if (old === undefined) {
         add(views, ALL_UNITS, product.id, 'added');
         for (const offer of product.offers) add(views, offer.unit, product.id, 'added');
         continue;
       }
-      compare(views, unitCodes, old, product);
+      compare(views, unitCodes, { previous, next, oldPosition: oldPosition ?? -1, position }, old, product);
     }
-    for (const removed of before.values()) {
+    for (const removedAt of before.values()) {
+      const removed = previous.products[removedAt] as Product;
       add(views, ALL_UNITS, removed.id, 'removed');
       for (const offer of removed.offers) add(views, offer.unit, removed.id, 'removed');
     }

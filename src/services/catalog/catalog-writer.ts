@@ -2,6 +2,7 @@ import type { CatalogStore, StoreChunk } from '../../adapters/store/keyv-catalog
 import { createMutex } from '../../core/async/create-mutex.js';
 import type { CatalogSnapshot } from '../../core/catalog/catalog.js';
 import { chunkText, type ItemChunk } from '../../core/catalog/catalog-chunks.js';
+import type { FamilyEnrichment } from '../../core/catalog/family-enrichment.js';
 import type { CatalogLogger, CatalogMeta } from './catalog-types.js';
 import type { FamilyIdentity } from './resolve-stock-export.js';
 import { materializeTexts, type ServedCatalog, type ServedVersion } from './served-catalog.js';
@@ -55,6 +56,8 @@ export interface FullVersion {
   readonly chunks: readonly ItemChunk[];
   readonly internal: readonly ItemChunk[];
   readonly fingerprint: string;
+  /** The enrichment values taken off the snapshot's products (`materializeChunks`). */
+  readonly enrichment?: FamilyEnrichment | undefined;
 }
 
 export interface CatalogWriterDeps {
@@ -210,7 +213,12 @@ export function createCatalogWriter(deps: CatalogWriterDeps): CatalogWriter {
           remember(input.chunks, keys);
           await group?.switchOver(snapshot.version, true);
           // Served inside the lock: a queued write of an older derived version then finds nothing to do.
-          const version = served.serve(snapshot, { family: input.family, chunks: input.chunks, fingerprint: input.fingerprint });
+          const version = served.serve(snapshot, {
+            family: input.family,
+            chunks: input.chunks,
+            fingerprint: input.fingerprint,
+            enrichment: input.enrichment,
+          });
           storedSeq = version.seq;
           return version;
         });
@@ -296,6 +304,7 @@ export function createCatalogWriter(deps: CatalogWriterDeps): CatalogWriter {
           family: { id: meta.version, identity: loaded.identity },
           chunks: loaded.chunks,
           fingerprint: meta.fingerprint === '' ? undefined : meta.fingerprint,
+          enrichment: loaded.enrichment,
         });
         storedSeq = version.seq;
       },

@@ -152,7 +152,8 @@ export function createFullSync(deps: FullSyncDeps): (run?: SyncRunOptions) => Pr
         });
       }
       const publishFrom = performance.now();
-      const snapshot = { ...read.snapshot, products: await raceAbort(materializeChunks(read.products), signal) };
+      const materialized = await raceAbort(materializeChunks(read.products), signal);
+      const snapshot = { ...read.snapshot, products: materialized.products };
       await writer.publishFull(
         {
           snapshot,
@@ -160,6 +161,7 @@ export function createFullSync(deps: FullSyncDeps): (run?: SyncRunOptions) => Pr
           chunks: read.products,
           internal: read.internal,
           fingerprint: read.fingerprint,
+          enrichment: materialized.enrichment,
         },
         signal,
       );

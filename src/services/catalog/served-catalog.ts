@@ -1,6 +1,13 @@
 import { createSlicer } from '../../core/async/create-slicer.js';
 import type { CatalogSnapshot, Product } from '../../core/catalog/catalog.js';
 import { createSharedTextWriter, decodeChunk, type ItemChunk, serializeChunk } from '../../core/catalog/catalog-chunks.js';
+import {
+  createFamilyEnrichmentCollector,
+  type FamilyEnrichment,
+  setFamilyEnrichment,
+  slotEnrichment,
+  withSlotEnrichment,
+} from '../../core/catalog/family-enrichment.js';
 import { createFamilyIndexes, type FamilyIndex } from '../../core/catalog/family-index.js';
 import { identityRowsText, joinIdentityRows } from '../../core/catalog/identity-table.js';
 import { createSharedValues } from '../../core/catalog/share-values.js';
@@ -34,6 +41,8 @@ export interface ServedVersion {
   readonly chunks: (ItemChunk | undefined)[];
   /** The content fingerprint when known (a full sync computed it, or the store had it). */
   fingerprint: string | undefined;
+  /** The enrichment sheet's values of the family, kept off its products here (`family-enrichment.ts`). */
+  readonly enrichment: FamilyEnrichment | undefined;
 }
 
 /** How a version made by stock changes differs from the one it was made from. */
@@ -50,6 +59,8 @@ export interface ServeDetails {
   readonly family: FamilyIdentity;
   readonly chunks: readonly ItemChunk[];
   readonly fingerprint: string | undefined;
+  /** The values taken off the snapshot's products as its chunks were parsed (`materializeChunks`). */
+  readonly enrichment?: FamilyEnrichment | undefined;
 }
 
 export interface ServedCatalog {
@@ -100,6 +111,7 @@ export function createServedCatalog(logger: CatalogLogger): ServedCatalog {
     versionOf: (snapshot) => versions.get(snapshot),
     serve(snapshot, details) {
       seq += 1;
+      setFamilyEnrichment(snapshot, details.enrichment);
       return publish({
         snapshot,
         seq,
@@ -107,12 +119,15 @@ export function createServedCatalog(logger: CatalogLogger): ServedCatalog {
         layout: details.chunks.map((chunk) => ({ start: chunk.start, count: chunk.count })),
         chunks: [...details.chunks],
         fingerprint: details.fingerprint,
+        enrichment: details.enrichment,
       });
     },
     serveDerived(base, snapshot, positions) {
       seq += 1;
+      setFamilyEnrichment(snapshot, base.enrichment);
+      const chunks = staleChunks(base, positions);
       return publish(
-        { snapshot, seq, family: base.family, layout: base.layout, chunks: staleChunks(base, positions), fingerprint: undefined },
+        { snapshot, seq, family: base.family, layout: base.layout, chunks, fingerprint: undefined, enrichment: base.enrichment },
         { base: base.snapshot, positions },
       );
     },
@@ -132,7 +147,7 @@ export function createServedCatalog(logger: CatalogLogger): ServedCatalog {
           version.chunks[index] = known.chunk;
           continue;
         }
-        const chunk = serializeChunk(products, slot.start, slot.count);
+        const chunk = serializeSlot(version, index, slot);
         version.chunks[index] = chunk;
         recent[index] = { chunk, products: products.slice(slot.start, slot.start + slot.count) };
         await slicer.next();
@@ -144,6 +159,15 @@ export function createServedCatalog(logger: CatalogLogger): ServedCatalog {
       listeners.push(listener);
     },
   };
+}
+
+/** The chunk of a slot serialized now, its products with the family's enrichment values back on. */
+function serializeSlot(version: ServedVersion, index: number, slot: ChunkSlot): ItemChunk {
+  const { products } = version.snapshot;
+  const values = version.enrichment === undefined ? undefined : slotEnrichment(version.enrichment, index);
+  if (values === undefined) return serializeChunk(products, slot.start, slot.count);
+  const slice = withSlotEnrichment(products.slice(slot.start, slot.start + slot.count), values);
+  return { ...serializeChunk(slice, 0, slot.count), start: slot.start };
 }
 
 /** The base's chunks, without those holding a product at one of `positions`. */
@@ -175,6 +199,8 @@ export interface MaterializedVersion {
   readonly products: Product[];
   readonly chunks: ItemChunk[];
   readonly identity: Uint8Array;
+  /** The enrichment values, taken off the products. */
+  readonly enrichment: FamilyEnrichment | undefined;
 }
 
 /**
@@ -188,30 +214,40 @@ export async function materializeTexts(texts: AsyncIterable<string>): Promise<Ma
   const chunks: ItemChunk[] = [];
   const identityPieces: string[] = [];
   const values = createSharedValues();
+  const enrichment = createFamilyEnrichmentCollector();
   for await (const text of texts) {
     const items: unknown = JSON.parse(text);
     if (!Array.isArray(items)) throw new TypeError('a stored chunk is not a list of products');
     const chunkProducts = items as Product[];
     values.share(chunkProducts);
+    enrichment.take(chunkProducts);
     chunks.push({ bytes: writer.write(text), start: products.length, count: chunkProducts.length });
     identityPieces.push(identityRowsText(chunkProducts, 0, chunkProducts.length));
     for (const product of chunkProducts) products.push(product);
     await slicer.next();
   }
   const identityText = joinIdentityRows(identityPieces);
-  return { products, chunks, identity: createSharedTextWriter(Buffer.byteLength(identityText)).write(identityText) };
+  const identity = createSharedTextWriter(Buffer.byteLength(identityText)).write(identityText);
+  return { products, chunks, identity, enrichment: enrichment.finish() };
 }
 
-/** The products of serialized chunks (a full sync's result), parsed in slices. */
-export async function materializeChunks(chunks: readonly ItemChunk[]): Promise<Product[]> {
+/**
+ * The products of serialized chunks (a full sync's result), parsed in slices, with the enrichment values
+ * taken off them (kept per chunk in `enrichment`).
+ */
+export async function materializeChunks(
+  chunks: readonly ItemChunk[],
+): Promise<{ readonly products: Product[]; readonly enrichment: FamilyEnrichment | undefined }> {
   const slicer = createSlicer();
   const products: Product[] = [];
   const values = createSharedValues();
+  const enrichment = createFamilyEnrichmentCollector();
   for (const chunk of chunks) {
     const decoded = decodeChunk<Product>(chunk);
     values.share(decoded);
+    enrichment.take(decoded);
     for (const product of decoded) products.push(product);
     await slicer.next();
   }
-  return products;
+  return { products, enrichment: enrichment.finish() };
 }

@@ -1,4 +1,5 @@
-import { ALL_UNITS, type CatalogSnapshot } from '../../core/catalog/catalog.js';
+import { ALL_UNITS, type CatalogSnapshot, type Product } from '../../core/catalog/catalog.js';
+import { createEnrichedProducts } from '../../core/catalog/family-enrichment.js';
 import { type CollectedFeed, collectFeed, collectFeedAsync } from '../../core/feeds/collect-feed.js';
 import type { CompiledFeed } from '../../core/feeds/compiled-feed.js';
 import type { FeedContext, FeedItem } from '../../core/feeds/feed-item.js';
@@ -76,8 +77,10 @@ export function createFeedBuilder(templates: readonly CompiledFeed[], options: F
 
   function* itemsOf(snapshot: CatalogSnapshot, view: string): Generator<FeedItem> {
     const itemOpts = itemOptionsOf(snapshot, options);
-    for (const product of snapshot.products) {
-      const item = toFeedItem(product, view, itemOpts);
+    // A served snapshot's products carry their enrichment values only in its chunks (family-enrichment.ts).
+    const products = createEnrichedProducts(snapshot);
+    for (let position = 0; position < snapshot.products.length; position += 1) {
+      const item = toFeedItem(products.at(position) as Product, view, itemOpts);
       if (item !== undefined) yield item;
     }
   }
