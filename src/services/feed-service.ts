@@ -115,8 +115,9 @@ export interface FeedService {
    */
   prewarm(snapshot: CatalogSnapshot, isCurrent: () => boolean): Promise<void>;
   /**
-   * The bytes (all encodings) of the last pre-render pass, beside the cache's budget: a pass larger than the
-   * budget evicts its own feeds, and pollers then wait for re-renders (`undefined` before the first pass).
+   * The bytes the cache holds for the last pre-render pass (`encodedSize`: gzip and br), beside the cache's
+   * budget: a pass larger than the budget evicts its own feeds, and pollers then wait for re-renders
+   * (`undefined` before the first pass).
    */
   prewarmFit(): { readonly bytes: number; readonly budget: number } | undefined;
   /** Settles when no render is queued or running. */

@@ -10,12 +10,12 @@ export interface CachedFeed {
 }
 
 export interface FeedCacheOptions {
-  /** Upper bound of cached bytes (all encodings); least recently used feeds are dropped beyond it. */
+  /** Upper bound of cached bytes (every body kept: `encodedSize`); least recently used feeds are dropped beyond it. */
   readonly maxBytes: number;
 }
 
 /**
- * The newest rendered version of every feed key (`file|view|profile`), in all encodings. A newer render
+ * The newest rendered version of every feed key (`file|view|profile`), as kept (`EncodedFeed`). A newer render
  * replaces an older one; one of an older version than the cached one is ignored. Keys are dropped least
  * recently used first once the bytes exceed the budget (the last one always stays).
  */
