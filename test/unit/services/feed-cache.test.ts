@@ -86,4 +86,46 @@ describe('services/feeds/feed-cache', () => {
     expect(encodedSize(workbook)).toBe(zipped.length);
     expect(cache.stats()).toEqual({ entries: 2, bytes: encodedSize(compressed) + zipped.length });
   });
+
+  it('never evicts a pinned key to make room: other entries give way first', () => {
+    const cache = createFeedCache({ maxBytes: 3_000 });
+    cache.pin(['google', 'heureka']);
+    cache.put('google', entry('google', 'v1', big), newer);
+    cache.put('unit', entry('unit', 'v1', big), newer);
+    cache.put('heureka', entry('heureka', 'v1', big), newer);
+
+    // 3,600 bytes over a budget of 3,000: the least recently used unpinned entry went.
+    expect([...cache.entries()].map(([key]) => key)).toEqual(['google', 'heureka']);
+    expect(cache.stats().bytes).toBe(2_400);
+  });
+
+  it('keeps pinned entries beyond the budget when they alone exceed it, and the one just put until the next', () => {
+    const cache = createFeedCache({ maxBytes: 1_000 });
+    cache.pin(['google', 'heureka', 'meta']);
+    for (const key of ['google', 'heureka', 'meta']) cache.put(key, entry(key, 'v1', big), newer);
+
+    expect(cache.stats()).toEqual({ entries: 3, bytes: 3_600 });
+
+    // Another feed is kept while it is the newest put (its request is answered from it), then gives way.
+    cache.put('unit-1', entry('unit-1', 'v1', big), newer);
+    expect(cache.latest('unit-1')).toBeDefined();
+    cache.put('unit-2', entry('unit-2', 'v1', big), newer);
+    expect(cache.latest('unit-1')).toBeUndefined();
+    expect([...cache.entries()].map(([key]) => key).sort()).toEqual(['google', 'heureka', 'meta', 'unit-2']);
+  });
+
+  it('replaces a pinned key by its newer render, which stays pinned, and unpins keys no longer pinned', () => {
+    const cache = createFeedCache({ maxBytes: 1_000 });
+    cache.pin(['google', 'heureka']);
+    cache.put('google', entry('google', 'v1', big), newer);
+    cache.put('heureka', entry('heureka', 'v1', big), newer);
+    cache.put('google', entry('google', 'v2', big), newer);
+
+    expect(cache.latest('google')?.feed.version).toBe('v2');
+    expect(cache.stats().entries).toBe(2);
+
+    cache.pin(['google']);
+    cache.put('unit', entry('unit', 'v2', big), newer);
+    expect([...cache.entries()].map(([key]) => key).sort()).toEqual(['google', 'unit']);
+  });
 });
