@@ -30,7 +30,7 @@
  * phase), the probes' latencies and statuses, and the feed probe's timeline (what it got first and each
  * time the status or the served version changed). Bars: delay max ≤ 100 ms; each probe p99 ≤ 50 ms and
  * max ≤ 150 ms. With `--enrichment`, after the run, the `all` view's pre-rendered feeds are rendered once
- * more to report their sizes (all encodings) beside the feed cache's budget. Prints JSON.
+ * more to report what the feed cache holds for them (`encodedSize`) beside its budget. Prints JSON.
  *
  * `--stalls` logs every stretch over 100 ms the bridge's event loop was held, `--memory` RSS, heap and
  * GCs over 30 ms (kind and flags, ending on the same clock as the stalls), `--profile DIR` writes CPU
@@ -103,8 +103,11 @@ interface SheetCounts {
 interface FeedSizes {
   /** FEED_CACHE_MB, in MiB. */
   readonly cacheMiB: number;
+  /** What the cache holds for them (`encodedSize`: gzip + br), in MiB. */
   readonly totalMiB: number;
-  /** Per file: identity + gzip + br, in MiB. */
+  /** Their identity bodies (not held: inflated from gzip per request), in MiB. */
+  readonly identityMiB: number;
+  /** Per file: what the cache holds, in MiB. */
   readonly files: Record<string, number>;
 }
 
@@ -133,11 +136,12 @@ interface DelaySummary {
 // The bridge, in its own process.
 
 async function bridge(): Promise<void> {
-  const [{ monitorEventLoopDelay }, { pino }, { startApp }, { createTestConfig }] = await Promise.all([
+  const [{ monitorEventLoopDelay }, { pino }, { startApp }, { createTestConfig }, { encodedSize }] = await Promise.all([
     import('node:perf_hooks'),
     import('pino'),
     import('../src/app.js'),
     import('../src/config/load-config.js'),
+    import('../src/services/feeds/encoded-feed.js'),
   ]);
   const send = (message: FromBridge) => process.send?.(message);
   const delay = monitorEventLoopDelay({ resolution: 10 });
@@ -278,14 +282,16 @@ async function bridge(): Promise<void> {
     const files: Record<string, number> = {};
     const mib = (bytes: number) => Math.round((bytes / MB) * 10) / 10;
     let total = 0;
+    let identity = 0;
     for (const descriptor of snapshot === undefined ? [] : app.feeds.feeds) {
       if (snapshot === undefined || !descriptor.prewarmed || !descriptor.servesView('all')) continue;
       const { feed } = await app.feeds.render(snapshot, descriptor.file, 'all', {}, { fresh: true });
-      const bytes = feed.identity.length + (feed.gzip?.length ?? 0) + (feed.br?.length ?? 0);
+      const bytes = encodedSize(feed);
       files[descriptor.file] = mib(bytes);
       total += bytes;
+      identity += feed.identityLength;
     }
-    return { cacheMiB: mib(config.feed.cacheBytes), totalMiB: mib(total), files };
+    return { cacheMiB: mib(config.feed.cacheBytes), totalMiB: mib(total), identityMiB: mib(identity), files };
   }
 
   /** The job as its cron runs it; a changed sheet starts a full sync (not awaited by the job). */

@@ -142,7 +142,7 @@ async function measure(file: string): Promise<Run> {
   return {
     ms: Math.round(ms),
     cpuMs: Math.round((used.user + used.system) / 1000),
-    bytes: body?.identity.length ?? 0,
+    bytes: body?.identityLength ?? 0,
     peakRssAboveBeforeMb: mb(peak - before),
     eventLoopDelayMaxMs: Math.round(delay.max / 1e6),
     eventLoopDelayP99Ms: Math.round(delay.percentile(99) / 1e6),

@@ -169,7 +169,7 @@ async function runBridge(): Promise<void> {
     const { feed } = await app.feeds.render(snapshot, descriptor.file, ALL_UNITS, {}, { fresh: true });
     sizes.push({
       file: descriptor.file,
-      identity: feed.identity.length,
+      identity: feed.identityLength,
       gzip: feed.gzip?.length ?? null,
       br: feed.br?.length ?? null,
     });

@@ -1,7 +1,10 @@
+import { createWriteStream } from 'node:fs';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative } from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import { ALL_UNITS, type CatalogSnapshot } from '../core/catalog/catalog.js';
 import type { FeedService, FeedVariant } from '../services/feed-service.js';
+import { identityStream } from '../services/feeds/encoded-feed.js';
 
 /** The index written beside the feeds: what a cron job or a static host can check. */
 export const INDEX_FILE = 'feeds.json';
@@ -101,7 +104,9 @@ export async function writeFeedFiles(feeds: FeedService, snapshot: CatalogSnapsh
       const { feed, report } = await feeds.render(snapshot, file.file, file.view, file.variant, { fresh: true });
       const target = join(staging, ...file.path.split('/'));
       await mkdir(dirname(target), { recursive: true });
-      await writeFile(target, feed.identity);
+      // Inflated from the gzip form as it is written (the cache keeps no identity body): one feed's
+      // inflate window in memory, never a whole identity body.
+      await pipeline(identityStream(feed), createWriteStream(target));
       const compressed: string[] = [];
       for (const [suffix, body] of [
         ['.gz', feed.gzip],
@@ -119,7 +124,7 @@ export async function writeFeedFiles(feeds: FeedService, snapshot: CatalogSnapsh
         format: descriptor?.format ?? '',
         unit: file.view,
         items: report?.items ?? 0,
-        bytes: feed.identity.length,
+        bytes: feed.identityLength,
         compressed,
       });
     }

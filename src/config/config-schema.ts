@@ -288,7 +288,7 @@ export const ConfigSchema = z.object({
     512,
     16,
     65_536,
-    'Memory for rendered feeds (all encodings); least recently used feeds are dropped beyond it',
+    'Memory for rendered feeds (their gzip and br forms); least recently used feeds are dropped beyond it, never the pre-rendered ones of the all view',
   ),
   FEED_TOKEN: optionalSecret('When set, every feed URL requires ?token=... or Authorization: Bearer ...'),
   ADMIN_TOKEN: optionalSecret('Enables the admin endpoints (Authorization: Bearer ...)'),

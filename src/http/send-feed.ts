@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { EncodedFeed } from '../services/feeds/encoded-feed.js';
+import { pipeline } from 'node:stream';
+import { type EncodedFeed, identityStream } from '../services/feeds/encoded-feed.js';
 
 export type ContentCoding = 'br' | 'gzip' | 'identity';
 
@@ -81,7 +82,8 @@ function isCompressible(feed: EncodedFeed): boolean {
 type HeaderList = readonly string[];
 
 interface Representation {
-  readonly body: Buffer;
+  /** The bytes sent; `undefined` for the identity of a compressible feed, inflated as it is sent. */
+  readonly body: Buffer | undefined;
   readonly ok: HeaderList;
   readonly notModified: HeaderList;
 }
@@ -132,16 +134,16 @@ function representationsOf(feed: EncodedFeed, prepared: PreparedFeed, isPrivate:
   const slot = isPrivate ? 1 : 0;
   const existing = prepared.representations[slot];
   if (existing !== undefined) return existing;
-  const represent = (coding: ContentCoding, body: Buffer): Representation => {
+  const represent = (coding: ContentCoding, body: Buffer | undefined, length: number): Representation => {
     const notModified = [...commonHeaders(feed, isPrivate), 'etag', etagOf(feed, coding)];
-    const ok = [...notModified, 'content-type', feed.contentType, 'content-length', String(body.length)];
+    const ok = [...notModified, 'content-type', feed.contentType, 'content-length', String(length)];
     if (coding !== 'identity') ok.push('content-encoding', coding);
     if (feed.fileName !== undefined) ok.push('content-disposition', `inline; filename="${feed.fileName}"`);
     return { body, ok: Object.freeze(ok), notModified: Object.freeze(notModified) };
   };
-  const representations: Representations = { identity: represent('identity', feed.identity) };
-  if (feed.gzip !== undefined) representations.gzip = represent('gzip', feed.gzip);
-  if (feed.br !== undefined) representations.br = represent('br', feed.br);
+  const representations: Representations = { identity: represent('identity', feed.identity, feed.identityLength) };
+  if (feed.gzip !== undefined) representations.gzip = represent('gzip', feed.gzip, feed.gzip.length);
+  if (feed.br !== undefined) representations.br = represent('br', feed.br, feed.br.length);
   prepared.representations[slot] = representations;
   return representations;
 }
@@ -192,7 +194,8 @@ function sendNotAcceptable(req: IncomingMessage, res: ServerResponse, feed: Enco
 /**
  * Writes a cached feed with strong validators, 304 handling, HEAD and content negotiation. Uses the
  * node response directly: no per-request hashing or copying of multi-megabyte bodies, and header lists
- * built once per feed (this is the path every poll and every 304 takes).
+ * built once per feed (this is the path every poll and every 304 takes). The identity of a feed kept
+ * compressed is streamed (`sendInflated`): the rare client that asks for it gets the same bytes and headers.
  */
 export function sendFeed(req: IncomingMessage, res: ServerResponse, feed: EncodedFeed, options: SendFeedOptions): void {
   const coding = codingFor(req.headers['accept-encoding'], feed);
@@ -214,5 +217,18 @@ export function sendFeed(req: IncomingMessage, res: ServerResponse, feed: Encode
     return;
   }
   res.writeHead(200, representation.ok as string[]);
-  res.end(req.method === 'HEAD' ? undefined : representation.body);
+  if (req.method === 'HEAD') res.end();
+  else if (representation.body !== undefined) res.end(representation.body);
+  else sendInflated(res, feed);
+}
+
+/**
+ * The identity body of a feed kept compressed, inflated from its gzip form in libuv's pool as the client
+ * reads it (Content-Length is the stored identity length, sent already). A client that goes away
+ * mid-body ends the pipeline with an error, which destroys the inflate too: nothing is left to do, and
+ * the response is gone. An inflate that failed (never for a body this process compressed) destroys the
+ * response, so the client sees a body shorter than its Content-Length rather than a wrong one.
+ */
+function sendInflated(res: ServerResponse, feed: EncodedFeed): void {
+  pipeline(identityStream(feed), res, () => {});
 }

@@ -112,12 +112,14 @@ export interface FeedService {
   recordChange(previous: CatalogSnapshot | undefined, next: CatalogSnapshot, changedPositions?: readonly number[]): void;
   /**
    * Renders every prewarmed feed of the `all` view (one pass over the catalog), so the first poll after a
-   * change is fast. The workbook is not among them: people download it, channels do not poll it.
+   * change is fast. The workbook is not among them: people download it, channels do not poll it. Their
+   * keys are pinned in the cache: never evicted to make room, even beyond the budget.
    */
   prewarm(snapshot: CatalogSnapshot, isCurrent: () => boolean): Promise<void>;
   /**
-   * The bytes (all encodings) of the last pre-render pass, beside the cache's budget: a pass larger than the
-   * budget evicts its own feeds, and pollers then wait for re-renders (`undefined` before the first pass).
+   * The bytes the cache holds for the last pre-render pass (`encodedSize`: gzip and br), beside the cache's
+   * budget: a pass larger than the budget is kept anyway (pinned), over the budget, and every other feed
+   * gives way to it (`undefined` before the first pass).
    */
   prewarmFit(): { readonly bytes: number; readonly budget: number } | undefined;
   /** Settles when no render is queued or running. */
@@ -390,6 +392,8 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
     async prewarm(snapshot, isCurrent) {
       if (!isCurrent()) return;
       const wanted = feeds.filter((descriptor) => descriptor.prewarmed && descriptor.servesView(ALL_UNITS));
+      // Pinned before they are put: the pass's feeds must not evict each other (feed-cache.ts).
+      cache.pin(wanted.map((descriptor) => feedKey({ file: descriptor.file, view: ALL_UNITS, variant: {} })));
       const rendered = await Promise.all(
         wanted.map((descriptor) => render(snapshot, descriptor.file, ALL_UNITS, {}, { fresh: true })),
       );

@@ -112,12 +112,16 @@ export function excludeNameWarnings(status: EnrichmentStatus | undefined, feedNa
 
 const MIB = 1024 * 1024;
 
-/** Pre-rendered feeds that do not fit the feed cache: they evict each other, and pollers wait for re-renders. */
+/**
+ * Pre-rendered feeds whose compressed forms do not fit the feed cache: they are kept anyway (pinned, so
+ * pollers are still answered), but the process holds more than the budget, and every other feed (a unit's,
+ * a download) gives way at once and is rendered again when next asked for.
+ */
 export function feedCacheWarnings(fit: { readonly bytes: number; readonly budget: number } | undefined): string[] {
   if (fit === undefined || fit.bytes <= fit.budget) return [];
   const needed = Math.ceil((fit.bytes * 1.5) / MIB / 64) * 64;
   return [
-    `the pre-rendered feeds take ${Math.round(fit.bytes / MIB)} MiB, more than the feed cache (FEED_CACHE_MB=${Math.round(fit.budget / MIB)}): they push each other out, and channels polling them may get 503 while they are rendered again; set FEED_CACHE_MB to at least ${needed}`,
+    `the pre-rendered feeds take ${Math.round(fit.bytes / MIB)} MiB (gzip and br), more than the feed cache (FEED_CACHE_MB=${Math.round(fit.budget / MIB)}): they are kept anyway, so the bridge holds more memory than that, and other feeds (those of single units, downloads) are dropped as soon as another is rendered, so their pollers may get 503 while they are rendered again; set FEED_CACHE_MB to at least ${needed}`,
   ];
 }
 

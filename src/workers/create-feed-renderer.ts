@@ -29,9 +29,9 @@ function buffer(view: Uint8Array): Buffer {
 /**
  * Feeds rendered and compressed in a worker thread (decision 0006): the worker parses the version's
  * chunks from shared memory, renders every feed asked for in one pass, compresses them and moves the
- * bodies over (no copy), so the main thread only answers requests. One thread, idle after a
- * minute: a render holds a parsed catalog (~150 MB at 100,000 × 5), and the scheduler sends one call at
- * a time anyway.
+ * bodies over (no copy; of a compressible body only its length, not its identity form), so the main
+ * thread only answers requests. One thread, idle after a minute: a render holds a parsed catalog (~150 MB
+ * at 100,000 × 5), and the scheduler sends one call at a time anyway.
  */
 export function createWorkerFeedRenderer(options: WorkerFeedRendererOptions): FeedRenderer {
   const data: RenderWorkerData = { templates: options.templates, stock: options.stock, options: options.options };
@@ -53,12 +53,10 @@ export function createWorkerFeedRenderer(options: WorkerFeedRendererOptions): Fe
         throw new WorkerFailedError(`rendering feeds failed in the worker: ${text}`, { cause: error });
       }
       return results.map(
-        (result): RenderedBody => ({
-          identity: buffer(result.identity),
-          ...(result.gzip === undefined ? {} : { gzip: buffer(result.gzip) }),
-          ...(result.br === undefined ? {} : { br: buffer(result.br) }),
-          report: result.report,
-        }),
+        (result): RenderedBody =>
+          'identity' in result
+            ? { identity: buffer(result.identity), identityLength: result.identityLength, report: result.report }
+            : { identityLength: result.identityLength, gzip: buffer(result.gzip), br: buffer(result.br), report: result.report },
       );
     },
     async close() {

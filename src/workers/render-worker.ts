@@ -31,15 +31,13 @@ export interface RenderTask {
 }
 
 /**
- * A rendered body in three encodings (identity alone for a body compressed already), each in a buffer of
- * its own, moved (not copied) to the main thread.
+ * A rendered body as the main thread keeps it: the gzip and br forms and the identity's length, or, for a
+ * body compressed already, the identity alone. Each in a buffer of its own, moved (not copied) to the main
+ * thread; the identity of a compressible body is not sent at all (the main thread would only drop it).
  */
-export interface RenderResult {
-  readonly identity: Uint8Array;
-  readonly gzip?: Uint8Array;
-  readonly br?: Uint8Array;
-  readonly report: FeedReport;
-}
+export type RenderResult =
+  | { readonly identityLength: number; readonly gzip: Uint8Array; readonly br: Uint8Array; readonly report: FeedReport }
+  | { readonly identity: Uint8Array; readonly identityLength: number; readonly report: FeedReport };
 
 const data = workerData as RenderWorkerData;
 // Renders wait for the main thread on a busy machine: a poller is answered from the last render meanwhile.
@@ -61,7 +59,7 @@ export default async function renderFeeds(task: RenderTask): Promise<unknown> {
   collectGarbage();
   // Moved, not cloned: the main thread owns the bodies and this thread keeps no reference to them.
   const buffers = results.flatMap((result) =>
-    [result.identity, result.gzip, result.br].flatMap((bytes) => (bytes === undefined ? [] : [bytes.buffer])),
+    'identity' in result ? [result.identity.buffer] : [result.gzip.buffer, result.br.buffer],
   );
   return move({ [transferableSymbol]: buffers, [valueSymbol]: results });
 }
@@ -80,12 +78,12 @@ async function render(task: RenderTask): Promise<RenderResult[]> {
     // Text feeds render synchronously here; the workbook's writer awaits its zip stream between rows.
     const { body, report } = await builder.build(snapshot, request);
     const encoded = encodeBodySync(body, !isPrecompressed(request.file));
-    results.push({
-      identity: own(encoded.identity),
-      ...(encoded.gzip === undefined ? {} : { gzip: own(encoded.gzip) }),
-      ...(encoded.br === undefined ? {} : { br: own(encoded.br) }),
-      report,
-    });
+    const { identityLength } = encoded;
+    results.push(
+      encoded.identity === undefined
+        ? { identityLength, gzip: own(encoded.gzip), br: own(encoded.br), report }
+        : { identity: own(encoded.identity), identityLength, report },
+    );
   }
   return results;
 }

@@ -10,23 +10,29 @@ export interface CachedFeed {
 }
 
 export interface FeedCacheOptions {
-  /** Upper bound of cached bytes (all encodings); least recently used feeds are dropped beyond it. */
+  /** Upper bound of cached bytes (every body kept: `encodedSize`); least recently used feeds are dropped beyond it. */
   readonly maxBytes: number;
 }
 
 /**
- * The newest rendered version of every feed key (`file|view|profile`), in all encodings. A newer render
- * replaces an older one; one of an older version than the cached one is ignored. Keys are dropped least
- * recently used first once the bytes exceed the budget (the last one always stays).
+ * The newest rendered version of every feed key (`file|view|profile`), as kept (`EncodedFeed`). A newer
+ * render replaces an older one; one of an older version than the cached one is ignored. Keys are dropped
+ * least recently used first once the bytes exceed the budget, except pinned keys and the key just put.
  */
 export interface FeedCache {
   latest(key: string): CachedFeed | undefined;
   /** Keeps `entry` unless the cache holds a newer version of the key (`newer(a, b)`: a is newer than b). */
   put(key: string, entry: CachedFeed, newer: (a: string, b: string) => boolean): void;
+  /**
+   * Never drops the entries of `keys` to make room (replacing the keys pinned before): the feeds a
+   * pre-render pass renders, which channels poll.
+   */
+  pin(keys: Iterable<string>): void;
   /** Drops every key for which `keep` says no (feeds of units that are gone). */
   retain(keep: (key: string) => boolean): void;
   /** Every cached key and its render, least recently used first (without touching the order). */
   entries(): Iterable<[string, CachedFeed]>;
+  /** `bytes` may exceed the budget while the pinned entries alone do (the operator is warned). */
   stats(): { entries: number; bytes: number };
 }
 
@@ -34,9 +40,20 @@ function sizeOf(entry: CachedFeed): number {
   return encodedSize(entry.feed);
 }
 
+/**
+ * Why pins: a pre-render pass puts its feeds one after another. When they do not fit the budget, plain
+ * LRU evicts the pass's first feeds for its last ones, and a channel polling an evicted feed of a large
+ * catalog gets 503 while it is rendered again, after every change. Pinned keys are only ever replaced
+ * by a newer render of the same key (or dropped by `retain`); other entries give way first, and when the
+ * pinned ones alone exceed the budget they are kept anyway, over it (the pre-render fit's warning tells
+ * the operator). A key holds only its newest render, so pinning the key pins the newest pre-rendered
+ * version of that feed, and the previous version's until its replacement arrives: the one served
+ * meanwhile (stale-while-revalidate).
+ */
 export function createFeedCache(options: FeedCacheOptions): FeedCache {
   // Map iteration order is insertion order: re-inserting on use makes the first entry the least recent.
   const entries = new Map<string, CachedFeed>();
+  let pinned: ReadonlySet<string> = new Set();
   let bytes = 0;
 
   function drop(key: string): void {
@@ -44,6 +61,14 @@ export function createFeedCache(options: FeedCacheOptions): FeedCache {
     if (entry === undefined) return;
     entries.delete(key);
     bytes -= sizeOf(entry);
+  }
+
+  /** Least recently used first, never a pinned key nor `kept` (the one just put: its render is served). */
+  function makeRoom(kept: string): void {
+    for (const candidate of entries.keys()) {
+      if (bytes <= options.maxBytes) break;
+      if (candidate !== kept && !pinned.has(candidate)) drop(candidate);
+    }
   }
 
   return {
@@ -60,10 +85,10 @@ export function createFeedCache(options: FeedCacheOptions): FeedCache {
       drop(key);
       entries.set(key, entry);
       bytes += sizeOf(entry);
-      for (const candidate of entries.keys()) {
-        if (bytes <= options.maxBytes || entries.size <= 1) break;
-        drop(candidate);
-      }
+      makeRoom(key);
+    },
+    pin(keys) {
+      pinned = new Set(keys);
     },
     retain(keep) {
       for (const key of [...entries.keys()]) if (!keep(key)) drop(key);

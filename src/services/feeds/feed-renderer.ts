@@ -3,10 +3,8 @@ import type { FeedReport } from '../../core/feeds/feed-report.js';
 import { type EncodedBody, encodeBody } from './encoded-feed.js';
 import { type FeedBuilder, type FeedRequest, isPrecompressed } from './feed-builder.js';
 
-/** One rendered feed: its body in every encoding, and what the render reported. */
-export interface RenderedBody extends EncodedBody {
-  readonly report: FeedReport;
-}
+/** One rendered feed: its body as kept (gzip and br, or a body compressed already), and what the render reported. */
+export type RenderedBody = EncodedBody & { readonly report: FeedReport };
 
 /**
  * Renders and compresses feeds of one catalog version. In the app a worker thread does it

@@ -28,7 +28,7 @@ interface Waiting {
 
 /**
  * One render call at a time: a render of a 100,000-product catalog parses the whole catalog and holds
- * each body in three encodings, so two at once would double the memory for no gain on two cores. While
+ * each body while it compresses it, so two at once would double the memory for no gain on two cores. While
  * one runs, requests gather; the next call takes every waiting key of the newest version asked for.
  */
 export function createRenderScheduler(renderer: FeedRenderer, isNewer: (a: string, b: string) => boolean): RenderScheduler {

@@ -1,6 +1,7 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { writeFeedFiles } from '../../../src/cli/write-feed-files.js';
 import type { CatalogSnapshot, Offer } from '../../../src/core/catalog/catalog.js';
@@ -52,5 +53,18 @@ describe('cli/write-feed-files', () => {
     ]);
     expect(readdirSync(dir)).toEqual(['out']);
     expect(existsSync(join(out, 'U1', 'products.json'))).toBe(true);
+    // Each file whole, inflated from the cached gzip form: the same bytes as its .gz and .br, of the indexed size.
+    for (const file of index.files) {
+      const body = readFileSync(join(out, ...file.path.split('/')));
+      expect(body.length, file.path).toBe(file.bytes);
+      if (file.path.endsWith('.xlsx')) {
+        expect(body.subarray(0, 4).toString('latin1')).toBe('PK\u0003\u0004');
+        expect(file.compressed).toEqual([]);
+        continue;
+      }
+      expect(gunzipSync(readFileSync(join(out, ...`${file.path}.gz`.split('/')))).equals(body), file.path).toBe(true);
+      expect(brotliDecompressSync(readFileSync(join(out, ...`${file.path}.br`.split('/')))).equals(body), file.path).toBe(true);
+    }
+    expect(readFileSync(join(out, 'all', 'products.json'), 'utf8')).toContain('"a-1"');
   });
 });

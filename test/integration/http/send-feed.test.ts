@@ -1,9 +1,12 @@
+import { once } from 'node:events';
+import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import express from 'express';
 import request from 'supertest';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { sendFeed } from '../../../src/http/send-feed.js';
-import { encodeBody, encodedFeed } from '../../../src/services/feeds/encoded-feed.js';
+import { type EncodedFeed, encodeBody, encodedFeed } from '../../../src/services/feeds/encoded-feed.js';
 
 const lastModified = new Date('2026-11-22T10:00:00.500Z');
 const text = `<?xml version="1.0"?><rss>${'<item>Káva &amp; čaj</item>'.repeat(200)}</rss>`;
@@ -97,6 +100,46 @@ describe('http/send-feed', () => {
     expect(res.text ?? '').toBe('');
   });
 
+  it('keeps no identity body, and answers identity with exactly the gunzip of its gzip form', async () => {
+    const res = await request(app)
+      .get('/feed.xml')
+      .set('accept-encoding', 'gzip;q=0, br;q=0, identity')
+      .buffer(true)
+      .parse(binary);
+
+    expect(feed.identity).toBeUndefined();
+    expect(feed.identityLength).toBe(Buffer.byteLength(text));
+    expect(res.status).toBe(200);
+    expect((res.body as Buffer).equals(gunzipSync(feed.gzip ?? Buffer.alloc(0)))).toBe(true);
+    expect(res.headers['content-length']).toBe(String(feed.identityLength));
+    expect(res.headers['content-encoding']).toBeUndefined();
+    expect(res.headers['etag']).toBe('"v-1-abc"');
+  });
+
+  it('answers HEAD for identity with its length and no body', async () => {
+    const res = await request(app).head('/feed.xml').set('accept-encoding', 'identity');
+
+    expect(res.status).toBe(200);
+    expect(res.headers['content-length']).toBe(String(Buffer.byteLength(text)));
+    expect(res.headers['content-encoding']).toBeUndefined();
+    expect(res.headers['etag']).toBe('"v-1-abc"');
+    expect(res.text ?? '').toBe('');
+  });
+
+  it.each([
+    ['if-none-match', '"v-1-abc"'],
+    ['if-modified-since', 'Sun, 22 Nov 2026 10:00:00 GMT'],
+  ])('answers 304 to an identity request with %s, with the identity validators', async (name, value) => {
+    const res = await request(app).get('/feed.xml').set('accept-encoding', 'identity').set(name, value);
+
+    expect(res.status).toBe(304);
+    expect(res.headers['etag']).toBe('"v-1-abc"');
+    expect(res.headers['last-modified']).toBe('Sun, 22 Nov 2026 10:00:00 GMT');
+    expect(res.headers['vary']).toBe('Accept-Encoding');
+    expect(res.headers['cache-control']).toBe('public, no-cache');
+    expect(res.text).toBe('');
+  });
+
   it('answers 406 when no coding is acceptable', async () => {
     const res = await request(app).get('/feed.xml').set('accept-encoding', 'identity;q=0');
 
@@ -164,5 +207,74 @@ describe('http/send-feed: a body compressed already (the workbook)', () => {
 
     expect(res.status).toBe(406);
     expect(res.body.error.message).toContain('identity');
+  });
+});
+
+/** A body of 64 MiB that compresses to almost nothing: inflating it to a client takes many chunks. */
+const large: EncodedFeed = encodedFeed(await encodeBody(Buffer.alloc(64 * 1024 * 1024, '<item>Káva</item>\n')), {
+  key: 'large.xml',
+  version: 'v-3',
+  lastModified,
+  contentType: 'application/xml; charset=utf-8',
+});
+/** Per response: whether it ended whole (`writableFinished`) once it closed. */
+const outcomes: Promise<boolean>[] = [];
+const server = createServer((req, res) => {
+  outcomes.push(new Promise((resolve) => res.once('close', () => resolve(res.writableFinished))));
+  sendFeed(req, res, large, { private: false });
+});
+server.listen(0, '127.0.0.1');
+await once(server, 'listening');
+const port = (server.address() as AddressInfo).port;
+afterAll(() => new Promise((resolve) => server.close(resolve)));
+
+/** An identity GET to the large feed, once its headers are in. */
+async function identityGet(
+  headers: Record<string, string> = { 'accept-encoding': 'identity' },
+): Promise<{ readonly req: ReturnType<typeof httpRequest>; readonly res: IncomingMessage }> {
+  const req = httpRequest({ host: '127.0.0.1', port, path: '/large.xml', headers });
+  req.end();
+  const [res] = (await once(req, 'response')) as [IncomingMessage];
+  return { req, res };
+}
+
+describe('http/send-feed: a large identity body, inflated as it is sent', () => {
+  it('sends every byte, in many chunks, with the stored length, to a client that names no coding', async () => {
+    const { res } = await identityGet({});
+    let bytes = 0;
+    let chunks = 0;
+    let intact = true;
+    const line = Buffer.from('<item>Káva</item>\n');
+    res.on('data', (chunk: Buffer) => {
+      // Every chunk is a run of the repeated line, continuing where the previous one ended.
+      for (let i = 0; i < chunk.length; i += 4099) intact &&= chunk[i] === line[(bytes + i) % line.length];
+      bytes += chunk.length;
+      chunks += 1;
+    });
+    await once(res, 'end');
+
+    expect(res.headers['content-length']).toBe(String(64 * 1024 * 1024));
+    expect(res.headers['content-encoding']).toBeUndefined();
+    expect(res.headers['etag']).toBe(`"${large.tag}"`);
+    expect(bytes).toBe(64 * 1024 * 1024);
+    expect(intact).toBe(true);
+    expect(chunks).toBeGreaterThan(10);
+    expect(await outcomes.at(-1)).toBe(true);
+  });
+
+  it('stops inflating when the client goes away mid-body, without an error, and serves the next client', async () => {
+    const { req, res } = await identityGet();
+    await once(res, 'data');
+    req.destroy();
+
+    // The server's response closed before its end: the pipeline was torn down, not left running.
+    expect(await outcomes.at(-1)).toBe(false);
+    const next = await identityGet();
+    let bytes = 0;
+    next.res.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+    });
+    await once(next.res, 'end');
+    expect(bytes).toBe(64 * 1024 * 1024);
   });
 });

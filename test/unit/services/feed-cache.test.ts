@@ -1,18 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { encodedFeed } from '../../../src/services/feeds/encoded-feed.js';
+import { encodeBody, encodedFeed, encodedSize } from '../../../src/services/feeds/encoded-feed.js';
 import { type CachedFeed, createFeedCache } from '../../../src/services/feeds/feed-cache.js';
 
 const at = new Date('2026-11-22T10:00:00Z');
 const newer = (a: string, b: string) => a > b;
 
+/** A feed kept compressed, whose gzip and br stand-ins are `text` (so its size is twice the text's). */
 function entry(key: string, version: string, text: string): CachedFeed {
   const bytes = Buffer.from(text);
   const feed = encodedFeed(
-    { identity: bytes, gzip: bytes, br: bytes },
+    { identityLength: bytes.length * 10, gzip: bytes, br: bytes },
     { key, version, lastModified: at, contentType: 'text/plain' },
   );
   return { feed, report: undefined, renderMs: 1 };
 }
+
+const big = 'x'.repeat(600);
 
 describe('services/feeds/feed-cache', () => {
   it('keeps the newest render of each key and ignores an older one', () => {
@@ -22,7 +25,7 @@ describe('services/feeds/feed-cache', () => {
     cache.put('google', entry('google', 'v1', 'one'), newer);
 
     expect(cache.latest('google')?.feed.version).toBe('v2');
-    expect(cache.latest('google')?.feed.identity.toString()).toBe('two');
+    expect(cache.latest('google')?.feed.gzip?.toString()).toBe('two');
   });
 
   it('gives each feed variant its own tag', () => {
@@ -34,8 +37,7 @@ describe('services/feeds/feed-cache', () => {
   });
 
   it('evicts the least recently used beyond its budget, and drops keys on request', () => {
-    const cache = createFeedCache({ maxBytes: 4_000 });
-    const big = 'x'.repeat(600);
+    const cache = createFeedCache({ maxBytes: 3_000 });
     cache.put('a', entry('a', 'v1', big), newer);
     cache.put('b', entry('b', 'v1', big), newer);
     cache.latest('a');
@@ -46,6 +48,84 @@ describe('services/feeds/feed-cache', () => {
 
     cache.retain((key) => key !== 'a');
     expect([...cache.entries()].map(([key]) => key)).toEqual(['c']);
-    expect(cache.stats()).toEqual({ entries: 1, bytes: 1_800 });
+    expect(cache.stats()).toEqual({ entries: 1, bytes: 1_200 });
+  });
+
+  it('counts what a feed holds: gzip and br of a compressible body, the body alone of one compressed already', async () => {
+    const text = Buffer.from('<item>Káva &amp; čaj</item>'.repeat(2_000));
+    const zipped = Buffer.from('PK\u0003\u0004 a workbook');
+    const compressed = await encodeBody(text);
+    const workbook = await encodeBody(zipped, false);
+    const cache = createFeedCache({ maxBytes: 10_000_000 });
+
+    cache.put(
+      'feed.xml',
+      {
+        feed: encodedFeed(compressed, { key: 'feed.xml', version: 'v1', lastModified: at, contentType: 'x' }),
+        report: undefined,
+        renderMs: 1,
+      },
+      newer,
+    );
+    cache.put(
+      'products.xlsx',
+      {
+        feed: encodedFeed(workbook, { key: 'products.xlsx', version: 'v1', lastModified: at, contentType: 'x' }),
+        report: undefined,
+        renderMs: 1,
+      },
+      newer,
+    );
+
+    // The identity body is not kept once compressed; its length is (Content-Length of identity answers).
+    expect(compressed.identity).toBeUndefined();
+    expect(compressed.identityLength).toBe(text.length);
+    expect(encodedSize(compressed)).toBe((compressed.gzip?.length ?? 0) + (compressed.br?.length ?? 0));
+    expect(encodedSize(compressed)).toBeLessThan(text.length / 10);
+    expect(workbook.identity?.equals(zipped)).toBe(true);
+    expect(encodedSize(workbook)).toBe(zipped.length);
+    expect(cache.stats()).toEqual({ entries: 2, bytes: encodedSize(compressed) + zipped.length });
+  });
+
+  it('never evicts a pinned key to make room: other entries give way first', () => {
+    const cache = createFeedCache({ maxBytes: 3_000 });
+    cache.pin(['google', 'heureka']);
+    cache.put('google', entry('google', 'v1', big), newer);
+    cache.put('unit', entry('unit', 'v1', big), newer);
+    cache.put('heureka', entry('heureka', 'v1', big), newer);
+
+    // 3,600 bytes over a budget of 3,000: the least recently used unpinned entry went.
+    expect([...cache.entries()].map(([key]) => key)).toEqual(['google', 'heureka']);
+    expect(cache.stats().bytes).toBe(2_400);
+  });
+
+  it('keeps pinned entries beyond the budget when they alone exceed it, and the one just put until the next', () => {
+    const cache = createFeedCache({ maxBytes: 1_000 });
+    cache.pin(['google', 'heureka', 'meta']);
+    for (const key of ['google', 'heureka', 'meta']) cache.put(key, entry(key, 'v1', big), newer);
+
+    expect(cache.stats()).toEqual({ entries: 3, bytes: 3_600 });
+
+    // Another feed is kept while it is the newest put (its request is answered from it), then gives way.
+    cache.put('unit-1', entry('unit-1', 'v1', big), newer);
+    expect(cache.latest('unit-1')).toBeDefined();
+    cache.put('unit-2', entry('unit-2', 'v1', big), newer);
+    expect(cache.latest('unit-1')).toBeUndefined();
+    expect([...cache.entries()].map(([key]) => key).sort()).toEqual(['google', 'heureka', 'meta', 'unit-2']);
+  });
+
+  it('replaces a pinned key by its newer render, which stays pinned, and unpins keys no longer pinned', () => {
+    const cache = createFeedCache({ maxBytes: 1_000 });
+    cache.pin(['google', 'heureka']);
+    cache.put('google', entry('google', 'v1', big), newer);
+    cache.put('heureka', entry('heureka', 'v1', big), newer);
+    cache.put('google', entry('google', 'v2', big), newer);
+
+    expect(cache.latest('google')?.feed.version).toBe('v2');
+    expect(cache.stats().entries).toBe(2);
+
+    cache.pin(['google']);
+    cache.put('unit', entry('unit', 'v2', big), newer);
+    expect([...cache.entries()].map(([key]) => key).sort()).toEqual(['google', 'unit']);
   });
 });

@@ -37,8 +37,9 @@ function gatedRenderer() {
       await gate;
       return requests.map((request): RenderedBody => {
         const body = Buffer.from(`${target.version} ${request.file} ${request.view}`);
+        // Stand-ins for the compressed forms: the text itself.
         return {
-          identity: body,
+          identityLength: body.length,
           gzip: body,
           br: body,
           report: { feed: request.file, items: 1, skipped: 0, warnings: { count: 0, byAttribute: {}, examples: [] } } as never,
@@ -75,7 +76,7 @@ function service(renderer: FeedRenderer, timing: Partial<RenderTiming> = {}) {
   });
 }
 
-const text = (served: unknown) => (served as { feed: { identity: Buffer } }).feed.identity.toString();
+const text = (served: unknown) => (served as { feed: { gzip: Buffer } }).feed.gzip.toString();
 
 describe('services/feed-service', () => {
   it('renders each feed once per version, and the requests of one moment in one call', async () => {
@@ -114,9 +115,46 @@ describe('services/feed-service', () => {
 
     await feeds.prewarm(v1, () => true);
 
-    // Each fake body is its text three times (identity, gzip, br): products.json and products.csv.
-    const bytes = 3 * ('v1 products.json all'.length + 'v1 products.csv all'.length);
+    // Each fake body is held as its text twice (gzip and br; no identity): products.json and products.csv.
+    const bytes = 2 * ('v1 products.json all'.length + 'v1 products.csv all'.length);
     expect(feeds.prewarmFit()).toEqual({ bytes, budget: 10 });
+  });
+
+  it('keeps every feed of a pre-render pass served when together they exceed the budget, other feeds giving way', async () => {
+    const fake = gatedRenderer();
+    const cache = createFeedCache({ maxBytes: 10 });
+    const feeds = createFeedService({
+      templates: [],
+      renderer: fake.renderer,
+      cache,
+      cacheBytes: 10,
+      changeLog: createChangeLog({ maxTransitions: 5 }),
+      options: { currency: 'CZK', brand: undefined, baseUrl: '', links: { storeCodes: {} } },
+      // A large catalog: a feed not in the cache answers pending (503) while its first render runs.
+      timing: { renderMsPerProduct: 1, waitForFirstRenderMs: 1_000, waitForRenderMs: -1, minRenderGapMs: 60_000 },
+    });
+    const [v1, v2] = [snapshot('v1', 2_500), snapshot('v2', 2_500)];
+    feeds.recordChange(undefined, v1);
+    // A unit's feed, downloaded before the pass.
+    await feeds.render(v1, 'products.json', 'U1', {}, { fresh: true });
+
+    await feeds.prewarm(v1, () => true);
+
+    expect((feeds.prewarmFit()?.bytes ?? 0) > 10).toBe(true);
+    expect(text(await feeds.serve(v1, 'products.json', 'all'))).toBe('v1 products.json all');
+    expect(text(await feeds.serve(v1, 'products.csv', 'all'))).toBe('v1 products.csv all');
+    expect(cache.latest('products.json|U1|')).toBeUndefined();
+    // The unit's render and the pass: nothing rendered again.
+    expect(fake.calls.map((call) => call.requests.length)).toEqual([1, 2]);
+
+    // The next version's pass replaces them, and its feeds stay too.
+    feeds.recordChange(v1, v2);
+    await feeds.prewarm(v2, () => true);
+
+    expect(text(await feeds.serve(v2, 'products.json', 'all'))).toBe('v2 products.json all');
+    expect(text(await feeds.serve(v2, 'products.csv', 'all'))).toBe('v2 products.csv all');
+    expect([...cache.entries()].map(([key]) => key).sort()).toEqual(['products.csv|all|', 'products.json|all|']);
+    expect(fake.calls).toHaveLength(3);
   });
 
   it('waits for the new version when renders are quick', async () => {

@@ -155,7 +155,7 @@ describe('feedCacheWarnings', () => {
   it('says how large FEED_CACHE_MB must be when a pre-render pass does not fit it', () => {
     const MIB = 1024 * 1024;
     expect(feedCacheWarnings({ bytes: 900 * MIB, budget: 512 * MIB })).toEqual([
-      'the pre-rendered feeds take 900 MiB, more than the feed cache (FEED_CACHE_MB=512): they push each other out, and channels polling them may get 503 while they are rendered again; set FEED_CACHE_MB to at least 1408',
+      'the pre-rendered feeds take 900 MiB (gzip and br), more than the feed cache (FEED_CACHE_MB=512): they are kept anyway, so the bridge holds more memory than that, and other feeds (those of single units, downloads) are dropped as soon as another is rendered, so their pollers may get 503 while they are rendered again; set FEED_CACHE_MB to at least 1408',
     ]);
     expect(feedCacheWarnings({ bytes: 300 * MIB, budget: 512 * MIB })).toEqual([]);
     expect(feedCacheWarnings(undefined)).toEqual([]);
