@@ -32,6 +32,8 @@ export function createRouters(parts: {
   readonly webhooks: WebhookProcessor;
   readonly metrics: Metrics;
   readonly source: CatalogSource;
+  /** Which POS is read, for people (wiring's `describePos`). */
+  readonly pos: string;
   readonly stored: StoredCatalogStart;
   readonly timing: (job: SyncJob) => JobTiming | undefined;
   readonly storeHealth: StoreHealth;
@@ -57,6 +59,7 @@ export function createRouters(parts: {
       webhooks: () => webhooks.stats(),
       unitCounts: async (snapshot) => (await catalog.familyIndex(snapshot)).unitCounts,
       source: parts.source.label,
+      pos: parts.pos,
       notServed: () => parts.stored.notServed(),
       timing: parts.timing,
       store: () => parts.storeHealth.state(),

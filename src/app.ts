@@ -53,6 +53,8 @@ export interface RunningApp {
   readonly url: string;
   /** Base URL of the POS the bridge reads: the configured one, or the in-process sandbox. */
   readonly posUrl: string;
+  /** Which POS it reads, for people: `built-in sandbox at … (POS_BASE_URL is unset…)` or the POS's URL. */
+  readonly posDescription: string;
   /** Where its catalog comes from (the store serves only what came from here). */
   readonly source: CatalogSource;
   readonly sandbox: RunningSandbox | undefined;
@@ -229,6 +231,7 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
         eventLoop: () => eventLoop.summary(),
         now,
         source: source.label,
+        pos: parts.posDescription,
         notServed: () => stored.notServed(),
         timing,
         stopping: () => drain.started,
@@ -246,6 +249,7 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
       webhooks,
       metrics,
       source,
+      pos: parts.posDescription,
       stored,
       timing,
       storeHealth,
@@ -274,6 +278,7 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
   return {
     url,
     posUrl,
+    posDescription: parts.posDescription,
     source,
     sandbox,
     catalog,

@@ -45,8 +45,8 @@ async function main(): Promise<void> {
   const lines = [
     `catalog-bridge is listening on ${base}`,
     app.sandbox
-      ? `  POS: built-in sandbox at ${app.posUrl} (x-api-key: ${config.sandbox.apiKey}); set POS_BASE_URL to use a real POS`
-      : `  POS: ${app.posUrl}`,
+      ? `  POS: ${app.posDescription}; its x-api-key: ${config.sandbox.apiKey}; set POS_BASE_URL to use a real POS`
+      : `  POS: ${app.posDescription}`,
     `  status page: ${base}/${token}   feed list: ${base}/feeds${token}`,
     ...app.feeds.feeds
       .filter((feed) => feed.servesView('all'))

@@ -113,12 +113,33 @@ export async function startSandboxIfNeeded(
  */
 export async function configuredSource(config: Config): Promise<CatalogSource> {
   const { baseUrl, apiKey } = config.pos;
+  // The sandbox is read with its own key, so a stray POS_API_KEY does not make it another source.
   if (baseUrl === undefined) return sandboxSource(config.sandbox);
   const salt = `catalog-bridge source ${normalizePosBaseUrl(baseUrl)}`;
   const hash = await new Promise<Buffer>((resolve, reject) =>
     scrypt(apiKey ?? '', salt, 6, (error, key) => (error === null ? resolve(key) : reject(error))),
   );
   return posSource(baseUrl, hash.toString('hex'));
+}
+
+/**
+ * The key sent to the POS read. In sandbox mode that is the sandbox's own key, whatever `POS_API_KEY` says:
+ * a `.env` prepared for the real POS before `POS_BASE_URL` is filled in must not make the sandbox refuse
+ * every call. (Config validation requires `POS_API_KEY` with `POS_BASE_URL`, so the fallback is not reached.)
+ */
+function posApiKey(config: Config): string {
+  return config.pos.baseUrl === undefined ? config.sandbox.apiKey : (config.pos.apiKey ?? '');
+}
+
+/**
+ * Which POS is read, for people (the start-up log line after `POS: `, `/readyz`'s `pos`, the status page):
+ * the sandbox with its URL (its source label leaves the URL out, as it changes every run) and why it is
+ * read, or the configured POS's normalized base URL.
+ */
+export function describePos(config: Config, posUrl: string): string {
+  if (config.pos.baseUrl !== undefined) return normalizePosBaseUrl(config.pos.baseUrl);
+  const ignored = config.pos.apiKey === undefined ? '' : '; POS_API_KEY is ignored in sandbox mode';
+  return `built-in sandbox at ${posUrl} (POS_BASE_URL is unset${ignored})`;
 }
 
 /** Several instances on one Redis (docs/scale-out.md): the group's Redis parts and this instance's role. */
@@ -140,6 +161,8 @@ export function instanceIdOf(config: Config): string {
 export interface CatalogParts {
   /** Base URL of the POS read: the configured one, or the sandbox's. */
   readonly posUrl: string;
+  /** Which POS is read, for people (`describePos`); logged once as `POS: …` when the parts are made. */
+  readonly posDescription: string;
   readonly pos: PosClient;
   readonly store: CatalogStore<CatalogMeta>;
   /** Where the store is (`STORE_URL` without credentials), for log lines. */
@@ -165,13 +188,16 @@ export function createCatalogParts(
   group?: GroupParts,
 ): CatalogParts {
   const posUrl = config.pos.baseUrl ?? sandbox?.url ?? '';
-  const apiKey = config.pos.apiKey ?? config.sandbox.apiKey;
+  const apiKey = posApiKey(config);
   const opened = openKeyv(config.store.url);
   // In a group, pointers are native Redis keys moved only under the leader's lease (fencing).
   const pointer = group === undefined ? {} : { pointer: group.redis.pointer };
   const store = createKeyvCatalogStore<CatalogMeta>(opened.keyv, { source, ...pointer });
   const internalStore = createKeyvCatalogStore<{ version: string }>(opened.keyv, { source, prefix: 'internal', ...pointer });
   const posConfig = { ...config.pos, baseUrl: posUrl, apiKey };
+  const posDescription = describePos(config, posUrl);
+  // One plain line on which POS is read (and, in sandbox mode, that POS_API_KEY is not used).
+  logger.info({ source: source.label }, `POS: ${posDescription}`);
   const pos = createPosClient({ config: posConfig, logger: logger.child({ component: 'pos-client' }) });
   // The full sync reads the POS from a worker thread with a client of its own, configured the same way.
   const workers = createCatalogWorkers({ pos: posConfig });
@@ -195,6 +221,7 @@ export function createCatalogParts(
   });
   return {
     posUrl,
+    posDescription,
     pos,
     store,
     storeLocation: opened.location,

@@ -129,7 +129,13 @@ const StockPolicyMap = z
 
 export const ConfigSchema = z.object({
   POS_BASE_URL: z.url().optional().describe('Base URL of the POS interface; unset starts the built-in sandbox POS'),
-  POS_API_KEY: z.string().min(1).optional().describe('Sent as x-api-key on every POS call (required with POS_BASE_URL)'),
+  POS_API_KEY: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'Sent as x-api-key on every POS call (required with POS_BASE_URL; ignored in sandbox mode, which uses SANDBOX_API_KEY)',
+    ),
   POS_EXPORT_PATH_PREFIX: z
     .string()
     .regex(/^(\/[A-Za-z0-9._~-]+)*$/, 'must be empty or a path such as /ext (no trailing slash)')
@@ -175,7 +181,13 @@ export const ConfigSchema = z.object({
   ),
   POS_MAX_PAGE_MB: int(16, 1, 4_096, 'Largest JSON answer of the POS (one page of a list), in MiB'),
   POS_MAX_PAGES: int(10_000, 1, 1_000_000, 'Hard limit of pages read from one list before the sync fails'),
-  WEBHOOK_API_KEY: z.string().min(1).optional().describe('The x-api-key the POS sends with webhooks (default: POS_API_KEY)'),
+  WEBHOOK_API_KEY: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'The x-api-key the POS sends with webhooks (default: POS_API_KEY; in sandbox mode SANDBOX_API_KEY is accepted instead of POS_API_KEY)',
+    ),
   WEBHOOK_API_KEY_PREVIOUS: z.string().min(1).optional().describe('A second accepted webhook key while rotating keys'),
   WEBHOOK_MOVEMENT_WINDOW_MS: int(
     10_000,
@@ -307,7 +319,13 @@ export const ConfigSchema = z.object({
     .default(6)
     .describe('Sandbox: simulated sales per minute (0 turns them off)'),
   SANDBOX_PORT: int(4010, 0, 65_535, 'Sandbox: port of `npm run sandbox` (in-process sandbox uses any free port)'),
-  SANDBOX_API_KEY: z.string().min(1).default('sandbox-key').describe('Sandbox: the API key it requires and sends'),
+  SANDBOX_API_KEY: z
+    .string()
+    .min(1)
+    .default('sandbox-key')
+    .describe(
+      'Sandbox: the API key it requires and sends; in sandbox mode the bridge sends and accepts it in place of POS_API_KEY',
+    ),
   SANDBOX_WEBHOOK_URL: z
     .url()
     .optional()

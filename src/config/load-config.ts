@@ -18,6 +18,7 @@ export interface Config {
   readonly pos: {
     /** `undefined` means: start the built-in sandbox and use its URL. */
     readonly baseUrl: string | undefined;
+    /** `POS_API_KEY` as given; unused in sandbox mode, where the sandbox's own key is sent (wiring's `posApiKey`). */
     readonly apiKey: string | undefined;
     readonly exportPathPrefix: string;
     readonly unitIdentifier: 'localId' | 'code';
@@ -187,7 +188,10 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
   }
   if (problems.length > 0 || !parsed.success) throw new ConfigError(problems);
   const e = parsed.data;
-  const webhookKeys = [e.WEBHOOK_API_KEY ?? e.POS_API_KEY ?? (e.POS_BASE_URL === undefined ? e.SANDBOX_API_KEY : undefined)];
+  // In sandbox mode the sender is the sandbox, with its own key: that one is always accepted, and POS_API_KEY
+  // (left in a .env prepared for the real POS) is not; a WEBHOOK_API_KEY someone set is honoured beside it.
+  const webhookKeys =
+    e.POS_BASE_URL === undefined ? [e.SANDBOX_API_KEY, e.WEBHOOK_API_KEY] : [e.WEBHOOK_API_KEY ?? e.POS_API_KEY];
   if (e.WEBHOOK_API_KEY_PREVIOUS !== undefined) webhookKeys.push(e.WEBHOOK_API_KEY_PREVIOUS);
   return deepFreeze({
     pos: {
@@ -208,7 +212,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       documents: { rowsPerArticle: e.POS_MAX_ROWS_PER_ARTICLE, maxDocumentBytes: e.POS_MAX_DOCUMENT_MB * 1024 * 1024 },
     },
     webhook: {
-      apiKeys: webhookKeys.filter((key): key is string => key !== undefined),
+      apiKeys: [...new Set(webhookKeys.filter((key): key is string => key !== undefined))],
       movementWindowMs: e.WEBHOOK_MOVEMENT_WINDOW_MS,
     },
     http: {

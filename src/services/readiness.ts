@@ -39,6 +39,8 @@ export function createReadiness(deps: {
   readonly now: () => Date;
   /** The configured source, for people. */
   readonly source: string;
+  /** Which POS is read (the sandbox with its URL, and why), for people. */
+  readonly pos?: string;
   /** A stored catalog of another source, kept but not served. */
   readonly notServed?: () => NotServedCatalog | undefined;
   readonly timing?: (job: SyncJob) => JobTiming | undefined;
@@ -89,6 +91,7 @@ export function createReadiness(deps: {
     const enrichment = enrichmentSummary(deps.enrichment?.());
     const common = {
       source: deps.source,
+      ...(deps.pos === undefined ? {} : { pos: deps.pos }),
       warnings: deps.warnings?.() ?? [],
       ...(enrichment === undefined ? {} : { enrichment }),
       ...(store === undefined ? {} : { store }),

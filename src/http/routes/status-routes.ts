@@ -27,6 +27,8 @@ export interface StatusRoutesDeps {
   readonly unitCounts: (snapshot: CatalogSnapshot) => Promise<ReadonlyMap<string, number>>;
   /** The configured source (POS), for people. */
   readonly source: string;
+  /** Which POS is read (the sandbox with its URL, and why), shown at the top of the page. */
+  readonly pos?: string;
   /** A stored catalog of another source, kept but not served. */
   readonly notServed?: () => NotServedCatalog | undefined;
   /** Whether the store answers (an outage is shown above everything else). */
@@ -344,6 +346,7 @@ a.button{display:inline-block;margin-left:.5rem;padding:.1rem .5rem;border:1px s
 code{background:#f3f3f3;padding:0 .2rem}.notice{padding:1rem;background:#fff8e1}.failed-notice{background:#fdecea}
 </style></head><body>
 <h1>catalog-bridge</h1>
+${deps.pos === undefined ? '' : `<p id="pos">POS: ${h(deps.pos)}</p>`}
 ${warningsNotice(deps.warnings?.() ?? [])}
 ${storeNotice(deps.store?.(), base)}
 ${groupLine(deps.group?.(), base)}

@@ -160,9 +160,10 @@ describe('the catalog-bridge command', () => {
     });
   }
 
-  it('syncs from the built-in sandbox into DIR and exits 0', () => {
+  it('syncs from the built-in sandbox into DIR and exits 0, with its own key even when POS_API_KEY is set', () => {
     const target = join(dir, 'from-command');
-    const result = run(['sync', '--once', '--out', target]);
+    // A .env prepared for the real POS before POS_BASE_URL is filled in: the sandbox is still read.
+    const result = run(['sync', '--once', '--out', target], { POS_API_KEY: 'real-pos-key' });
 
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);

@@ -132,6 +132,14 @@ describe('config/load-config', () => {
     ]);
   });
 
+  it("accepts the sandbox's own webhook key in sandbox mode, and not a POS_API_KEY left for the real POS", () => {
+    expect(loadConfig({ POS_API_KEY: 'real-pos-key' }).webhook.apiKeys).toEqual(['sandbox-key']);
+    // A WEBHOOK_API_KEY someone set is honoured beside it: the sandbox still sends its own.
+    const set = loadConfig({ POS_API_KEY: 'real-pos-key', WEBHOOK_API_KEY: 'hook-key', WEBHOOK_API_KEY_PREVIOUS: 'old-key' });
+    expect(set.webhook.apiKeys).toEqual(['sandbox-key', 'hook-key', 'old-key']);
+    expect(loadConfig({ WEBHOOK_API_KEY: 'sandbox-key' }).webhook.apiKeys).toEqual(['sandbox-key']);
+  });
+
   it('requires POS_API_KEY with POS_BASE_URL', () => {
     expect(problemsOf({ POS_BASE_URL: 'https://pos.example.test' })).toEqual([
       'POS_API_KEY: is required when POS_BASE_URL is set',
