@@ -79,6 +79,20 @@ export function createSharedTextWriter(slabBytes = SLAB_BYTES): SharedWriter {
   };
 }
 
+/** The UTF-8 of each text to deflate is written here, so that no buffer of a chunk's size is left to collect per chunk. */
+let scratch: Buffer | undefined;
+/** Texts larger than this (a chunk of one huge item) get a buffer of their own instead of growing the scratch. */
+const SCRATCH_MAX_BYTES = 8 * CHUNK_BYTES;
+
+/** A text deflated (`CHUNK_DEFLATE`), and its length in UTF-8. */
+function deflateText(text: string): { readonly deflated: Buffer; readonly textBytes: number } {
+  const textBytes = Buffer.byteLength(text, 'utf8');
+  if (textBytes > SCRATCH_MAX_BYTES) return { deflated: deflateRawSync(Buffer.from(text, 'utf8'), CHUNK_DEFLATE), textBytes };
+  if (scratch === undefined || scratch.length < textBytes) scratch = Buffer.allocUnsafeSlow(Math.max(textBytes, 2 * CHUNK_BYTES));
+  scratch.write(text, 0, 'utf8');
+  return { deflated: deflateRawSync(scratch.subarray(0, textBytes), CHUNK_DEFLATE), textBytes };
+}
+
 /** `bytes` copied into shared memory of their own size. */
 function sharedCopy(bytes: Uint8Array): Uint8Array {
   const copy = new Uint8Array(new SharedArrayBuffer(bytes.byteLength));
@@ -148,23 +162,23 @@ function serializeChunks(items: readonly unknown[], chunkBytes: number, release:
   let sinceCollect = 0;
   while (start < items.length) {
     const end = Math.min(items.length, start + count);
-    const text = Buffer.from(JSON.stringify(sliceOf(items, start, end, release)), 'utf8');
+    const { deflated, textBytes } = deflateText(JSON.stringify(sliceOf(items, start, end, release)));
     chunks.push({
-      bytes: writer.writeBytes(deflateRawSync(text, CHUNK_DEFLATE)),
-      textBytes: text.length,
+      bytes: writer.writeBytes(deflated),
+      textBytes,
       start,
       count: end - start,
     });
     if (release !== undefined) {
       release.items.fill(undefined, start, end);
-      sinceCollect += text.length;
+      sinceCollect += textBytes;
       if (release.collect !== undefined && sinceCollect >= release.everyBytes) {
         release.collect();
         sinceCollect = 0;
       }
     }
     // Sized by text, not by deflated bytes: the store's values and the renderer's parse follow the text.
-    const bytesPerItem = text.length / (end - start);
+    const bytesPerItem = textBytes / (end - start);
     count = Math.max(1, Math.floor(chunkBytes / bytesPerItem));
     start = end;
   }
@@ -176,8 +190,8 @@ function serializeChunks(items: readonly unknown[], chunkBytes: number, release:
  * The text must be a JSON list of `count` items.
  */
 export function packChunkText(writer: SharedWriter, text: string, start: number, count: number): ItemChunk {
-  const bytes = Buffer.from(text, 'utf8');
-  return { bytes: writer.writeBytes(deflateRawSync(bytes, CHUNK_DEFLATE)), textBytes: bytes.length, start, count };
+  const { deflated, textBytes } = deflateText(text);
+  return { bytes: writer.writeBytes(deflated), textBytes, start, count };
 }
 
 /** The chunk's JSON text as UTF-8, inflated. */
@@ -199,9 +213,9 @@ export function decodeChunk<Item>(chunk: ItemChunk): Item[] {
 
 /** A chunk of the items at `start`, serialized now (a chunk of a version made by stock changes). */
 export function serializeChunk(items: readonly unknown[], start: number, count: number): ItemChunk {
-  const text = Buffer.from(JSON.stringify(items.slice(start, start + count)), 'utf8');
+  const { deflated, textBytes } = deflateText(JSON.stringify(items.slice(start, start + count)));
   // Shared memory of its own, of the deflated size: such chunks are made one at a time, long after the others.
-  return { bytes: sharedCopy(deflateRawSync(text, CHUNK_DEFLATE)), textBytes: text.length, start, count };
+  return { bytes: sharedCopy(deflated), textBytes, start, count };
 }
 
 const COMMA = new Uint8Array([0x2c]);

@@ -118,6 +118,19 @@ describe('core/catalog/catalog-chunks', () => {
     expect(packed[0]?.bytes.buffer).toBe(packed[1]?.bytes.buffer);
   });
 
+  it('serializes an item larger than many chunks', () => {
+    const huge = [{ id: 'big', text: 'žluťoučký kůň '.repeat(80_000) }, ...items.slice(0, 3)];
+
+    const chunks = serializeItems(huge);
+
+    expect(chunks.flatMap((chunk) => decodeChunk(chunk))).toEqual(huge);
+    expect(chunks[0]?.textBytes).toBeGreaterThan(8 * CHUNK_BYTES);
+    const defined = createHash('sha256')
+      .update(`header\n${JSON.stringify(huge).slice(1, -1)}`, 'utf8')
+      .digest('hex');
+    expect(fingerprintChunks('header', chunks)).toBe(defined.slice(0, 32));
+  });
+
   it('gives a chunk serialized again from the same items the same bytes', () => {
     const [first] = serializeItems(items, { chunkBytes: 2_000 }) as [ItemChunk];
 
