@@ -1,6 +1,12 @@
 import { createSlicer } from '../../core/async/create-slicer.js';
 import type { CatalogSnapshot, Product } from '../../core/catalog/catalog.js';
-import { createSharedTextWriter, decodeChunk, type ItemChunk, serializeChunk } from '../../core/catalog/catalog-chunks.js';
+import {
+  createSharedTextWriter,
+  decodeChunk,
+  type ItemChunk,
+  packChunkText,
+  serializeChunk,
+} from '../../core/catalog/catalog-chunks.js';
 import {
   createFamilyEnrichmentCollector,
   type FamilyEnrichment,
@@ -204,8 +210,8 @@ export interface MaterializedVersion {
 }
 
 /**
- * Parses chunk texts into products, keeping each text as a shared chunk and the products' identities:
- * ~2 ms of work per chunk, with a yield to the event loop between chunks when the slice is spent.
+ * Parses chunk texts into products, keeping each text as a shared chunk (deflated) and the products'
+ * identities: ~2 ms of work per chunk, with a yield to the event loop between chunks when the slice is spent.
  */
 export async function materializeTexts(texts: AsyncIterable<string>): Promise<MaterializedVersion> {
   const writer = createSharedTextWriter();
@@ -221,7 +227,7 @@ export async function materializeTexts(texts: AsyncIterable<string>): Promise<Ma
     const chunkProducts = items as Product[];
     values.share(chunkProducts);
     enrichment.take(chunkProducts);
-    chunks.push({ bytes: writer.write(text), start: products.length, count: chunkProducts.length });
+    chunks.push(packChunkText(writer, text, products.length, chunkProducts.length));
     identityPieces.push(identityRowsText(chunkProducts, 0, chunkProducts.length));
     for (const product of chunkProducts) products.push(product);
     await slicer.next();

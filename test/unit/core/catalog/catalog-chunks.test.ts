@@ -1,17 +1,43 @@
+import { createHash } from 'node:crypto';
+import { MessageChannel } from 'node:worker_threads';
+import { inflateRawSync } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  CHUNK_BYTES,
   chunkText,
   createSharedTextWriter,
   decodeChunk,
   fingerprintChunks,
   type ItemChunk,
+  packChunkText,
   serializeChunk,
   serializeItems,
   serializeItemsReleasing,
 } from '../../../../src/core/catalog/catalog-chunks.js';
 
 const items = Array.from({ length: 300 }, (_, i) => ({ id: `a-${i}`, name: `Káva č. ${i}`, stock: i % 7 }));
+
+/**
+ * Items and header whose fingerprint was computed by the code before chunks were deflated (chunks of
+ * plain UTF-8 JSON): Czech diacritics, an emoji, escapes, an empty list, `null`, an exponent.
+ */
+const PINNED_ITEMS = [
+  { id: 'A1', name: 'Káva zrnková 250 g', offers: [{ unit: 'U1', price: 129.9, stock: 3 }] },
+  { id: 'B2', name: 'Čaj "Earl Grey"\n\tsypaný', offers: [], isStockItem: false, ean: null },
+  {
+    id: 'C3',
+    name: 'Dort 🍰 ∑ ½',
+    offers: [
+      { unit: 'U1', price: 1e21 },
+      { unit: 'U2', price: -0.5, stock: 0 },
+    ],
+  },
+  ...Array.from({ length: 100 }, (_, i) => ({ id: `P${i}`, name: `Produkt ${i} ${'ž'.repeat(i % 7)}`, plu: i * 37 })),
+];
+const PINNED_HEADER = JSON.stringify(['CZK', 'U1', [{ code: 'U1' }, { code: 'U2' }]]);
+const PINNED_FINGERPRINT = '72af894e0ac2bbeaf9ca263388e751a0';
+const PINNED_EMPTY_FINGERPRINT = '9b43d2f3318f97b046bf2d7a262958ab';
 
 describe('core/catalog/catalog-chunks', () => {
   it('serializes items into chunks of JSON text in shared memory, and reads them back in order', () => {
@@ -23,8 +49,32 @@ describe('core/catalog/catalog-chunks', () => {
       chunks.map((_, index) => chunks.slice(0, index).reduce((sum, chunk) => sum + chunk.count, 0)),
     );
     for (const chunk of chunks) {
+      const text = JSON.stringify(items.slice(chunk.start, chunk.start + chunk.count));
       expect(chunk.bytes.buffer).toBeInstanceOf(SharedArrayBuffer);
-      expect(chunkText(chunk)).toBe(JSON.stringify(items.slice(chunk.start, chunk.start + chunk.count)));
+      expect(chunkText(chunk)).toBe(text);
+      expect(chunk.textBytes).toBe(Buffer.byteLength(text, 'utf8'));
+    }
+  });
+
+  it('keeps each chunk deflate-raw compressed, several times smaller than its text', () => {
+    const chunks = serializeItems(items);
+
+    for (const chunk of chunks) {
+      expect(inflateRawSync(chunk.bytes).toString('utf8')).toBe(chunkText(chunk));
+      expect(chunk.bytes.byteLength * 3).toBeLessThan(chunk.textBytes);
+    }
+  });
+
+  it('makes chunks of ~128 KiB of JSON text, not of deflated bytes', () => {
+    const large = Array.from({ length: 2_000 }, (_, i) => ({ id: `p-${i}`, name: `Produkt ${i}`, text: 'popis '.repeat(150) }));
+
+    const chunks = serializeItems(large);
+
+    expect(chunks.flatMap((chunk) => decodeChunk(chunk))).toEqual(large);
+    // The first chunk's item count is a guess; every later one is sized from the text of the one before.
+    for (const chunk of chunks.slice(1, -1)) {
+      expect(chunk.textBytes).toBeGreaterThan(CHUNK_BYTES * 0.9);
+      expect(chunk.textBytes).toBeLessThanOrEqual(CHUNK_BYTES * 1.1);
     }
   });
 
@@ -43,12 +93,69 @@ describe('core/catalog/catalog-chunks', () => {
     expect(fingerprintChunks('header', [])).toMatch(/^[0-9a-f]{32}$/);
   });
 
+  it('fingerprints the same as before chunks were deflated (as the fingerprints kept in stores)', () => {
+    for (const chunkBytes of [200, 1_000, CHUNK_BYTES]) {
+      expect(fingerprintChunks(PINNED_HEADER, serializeItems(PINNED_ITEMS, { chunkBytes }))).toBe(PINNED_FINGERPRINT);
+    }
+    expect(serializeItems(PINNED_ITEMS, { chunkBytes: 200 }).length).toBeGreaterThan(5);
+    expect(fingerprintChunks(PINNED_HEADER, [])).toBe(PINNED_EMPTY_FINGERPRINT);
+    // As the fingerprint is defined: the header, a newline, the items' JSON texts joined by `,`.
+    const defined = createHash('sha256')
+      .update(`${PINNED_HEADER}\n${JSON.stringify(PINNED_ITEMS).slice(1, -1)}`, 'utf8')
+      .digest('hex')
+      .slice(0, 32);
+    expect(defined).toBe(PINNED_FINGERPRINT);
+  });
+
+  it('fingerprints chunks packed from stored texts as those serialized from items', () => {
+    const writer = createSharedTextWriter();
+    const packed = serializeItems(PINNED_ITEMS, { chunkBytes: 500 }).map((chunk) =>
+      packChunkText(writer, chunkText(chunk), chunk.start, chunk.count),
+    );
+
+    expect(fingerprintChunks(PINNED_HEADER, packed)).toBe(PINNED_FINGERPRINT);
+    expect(packed.flatMap((chunk) => decodeChunk(chunk))).toEqual(PINNED_ITEMS);
+    expect(packed[0]?.bytes.buffer).toBe(packed[1]?.bytes.buffer);
+  });
+
+  it('serializes an item larger than many chunks', () => {
+    const huge = [{ id: 'big', text: 'žluťoučký kůň '.repeat(80_000) }, ...items.slice(0, 3)];
+
+    const chunks = serializeItems(huge);
+
+    expect(chunks.flatMap((chunk) => decodeChunk(chunk))).toEqual(huge);
+    expect(chunks[0]?.textBytes).toBeGreaterThan(8 * CHUNK_BYTES);
+    const defined = createHash('sha256')
+      .update(`header\n${JSON.stringify(huge).slice(1, -1)}`, 'utf8')
+      .digest('hex');
+    expect(fingerprintChunks('header', chunks)).toBe(defined.slice(0, 32));
+  });
+
   it('gives a chunk serialized again from the same items the same bytes', () => {
     const [first] = serializeItems(items, { chunkBytes: 2_000 }) as [ItemChunk];
 
     const again = serializeChunk(items, first.start, first.count);
 
     expect(Buffer.from(again.bytes).equals(Buffer.from(first.bytes))).toBe(true);
+    expect(again.textBytes).toBe(first.textBytes);
+    expect(again.bytes.buffer).toBeInstanceOf(SharedArrayBuffer);
+  });
+
+  it('hands chunks to another thread as shared memory, not as copies', async () => {
+    const [chunk] = serializeItems(items) as [ItemChunk];
+    const { port1, port2 } = new MessageChannel();
+    const received = new Promise<ItemChunk>((resolve) => port2.once('message', resolve));
+
+    port1.postMessage(chunk);
+    const other = await received;
+    port1.close();
+
+    expect(other.bytes.buffer).toBeInstanceOf(SharedArrayBuffer);
+    expect(chunkText(other)).toBe(chunkText(chunk));
+    // The same memory: a write through one view shows through the other.
+    const original = chunk.bytes[0];
+    other.bytes[0] = (original ?? 0) ^ 0xff;
+    expect(chunk.bytes[0]).toBe(other.bytes[0]);
   });
 
   it('drops the items it has serialized when asked to, collecting as it goes', () => {
@@ -72,5 +179,18 @@ describe('core/catalog/catalog-chunks', () => {
     expect(Buffer.from(b).toString('utf8')).toBe('défg');
     expect(big.buffer).not.toBe(a.buffer);
     expect(big.byteLength).toBe(40);
+  });
+
+  it('packs bytes as they are next to texts', () => {
+    const writer = createSharedTextWriter(16);
+    const text = writer.write('abc');
+    const bytes = writer.writeBytes(new Uint8Array([1, 2, 3, 4]));
+    const big = writer.writeBytes(new Uint8Array(20).fill(7));
+
+    expect(bytes.buffer).toBe(text.buffer);
+    expect(bytes.buffer).toBeInstanceOf(SharedArrayBuffer);
+    expect([...bytes]).toEqual([1, 2, 3, 4]);
+    expect(big.buffer).not.toBe(text.buffer);
+    expect([...big]).toEqual(new Array(20).fill(7));
   });
 });
