@@ -170,14 +170,18 @@ export function articleCode(key: IdentityKey, article: IdentityArticle): string 
 }
 
 /** Builds the lookup maps of `articles` once, O(n). Articles keep their position as their index. */
-export function createIdentityIndex(articles: readonly IdentityArticle[]): IdentityIndex {
+export function createIdentityIndex(
+  articles: readonly IdentityArticle[],
+  /** The keys to index (all by default): rows resolved by one fixed key need no maps of the others. */
+  keys: readonly IdentityKey[] = IDENTITY_KEYS,
+): IdentityIndex {
   const ids: string[] = [];
   const byKey = emptyRecord(() => new Map<string, number>());
   const shared = emptyRecord(() => new Map<string, number[]>());
   const lengths = emptyRecord(() => ({ min: Number.POSITIVE_INFINITY, max: 0 }));
   for (const [position, article] of articles.entries()) {
     ids.push(article.localId);
-    for (const key of IDENTITY_KEYS) {
+    for (const key of keys) {
       const code = articleCode(key, article);
       if (code === undefined) continue;
       const existing = byKey[key].get(code);

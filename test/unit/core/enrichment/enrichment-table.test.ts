@@ -21,8 +21,9 @@ describe('core/enrichment/enrichment-table', () => {
 
     const { table } = compiled;
     expect(compiled.check).toEqual(checkOf(read));
-    expect(table.text.buffer).toBeInstanceOf(SharedArrayBuffer);
-    expect(table.offsets.buffer).toBeInstanceOf(SharedArrayBuffer);
+    for (const part of [table.keys, table.blocks, table.keyOffsets, table.blockOffsets, table.valueOffsets, table.lines]) {
+      expect(part.buffer).toBeInstanceOf(SharedArrayBuffer);
+    }
     expect(table.rowCount).toBe(read.rows.length);
     const rows = Array.from({ length: table.rowCount }, (_, row) => ({
       line: tableLine(table, row),
@@ -32,6 +33,26 @@ describe('core/enrichment/enrichment-table', () => {
     expect(rows).toEqual(read.rows);
     expect(table.groups).toEqual(read.groups);
     expect(table.problemCounts).toEqual(read.problemCounts);
+  });
+
+  it('gives back every row of a large sheet in any order, from blocks far smaller than the values', async () => {
+    const text = [
+      'id;title;description',
+      ...Array.from({ length: 1_001 }, (_, n) => `a-${n};Čokoláda ${n};Hořká čokoláda ${n % 7}, 100 g`),
+    ];
+    const sheet = await readSheet(text.join('\n'));
+    const table = tableOf(sheet);
+    const order = fc.sample(fc.shuffledSubarray([...sheet.rows.keys()], { minLength: sheet.rows.length }), {
+      numRuns: 1,
+      seed: 7,
+    })[0];
+    for (const row of order ?? []) {
+      expect({ key: tableKey(table, row), line: tableLine(table, row), values: tableValues(table, row) }).toEqual(
+        sheet.rows[row],
+      );
+    }
+    const plain = sheet.rows.reduce((sum, row) => sum + Buffer.byteLength(JSON.stringify(row.values)), 0);
+    expect(table.blocks.byteLength).toBeLessThan(plain / 2);
   });
 
   it('gives no table for a sheet that cannot be used', async () => {
