@@ -12,7 +12,7 @@ import type {
  * A read enrichment sheet in the compact form a full sync applies (docs/enrichment.md#memory): each product
  * row's key as UTF-8, and its values as JSON text deflated in blocks of rows, in shared memory with offsets,
  * instead of 100,000 row objects. Czech text held as JS strings takes two bytes a character and an object
- * per row; here a 60 MB sheet takes ~25 MB, which the service keeps and every sync's worker reads in place.
+ * per row; here a 61 MB sheet takes ~15 MB, which the service keeps and every sync's worker reads in place.
  * A row's values are inflated (its block, cached) and parsed only when the product it names is serialized.
  */
 export interface EnrichmentTable {
