@@ -44,6 +44,7 @@ import { constants, PerformanceObserver, performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { getHeapSpaceStatistics, getHeapStatistics } from 'node:v8';
 import type { EnrichmentReport } from '../src/core/enrichment/apply-enrichment.js';
+import { tableBytes } from '../src/core/enrichment/enrichment-table.js';
 import type { CatalogWorkers } from '../src/services/catalog/catalog-workers.js';
 import type { EnrichmentSyncReport, EnrichmentTableInput } from '../src/services/catalog/enrich-catalog.js';
 import { compileScript } from './compile-script.js';
@@ -106,7 +107,13 @@ interface WorkerResult {
    * `--enrichment` only: reading the sheet into its table before the sync (in a worker, as the app does when
    * it adopts a sheet): wall time, RSS after it, and the process's peak RSS up to then (MiB).
    */
-  readonly sheetCompile?: { readonly ms: number; readonly rssAfterMb: number; readonly peakRssMb: number };
+  readonly sheetCompile?: {
+    readonly ms: number;
+    /** The table's shared buffers (MiB). */
+    readonly tableMb: number;
+    readonly rssAfterMb: number;
+    readonly peakRssMb: number;
+  };
 }
 
 interface RunResult extends WorkerResult {
@@ -252,7 +259,12 @@ async function worker(): Promise<void> {
   const sheetCompile =
     sheet === undefined
       ? undefined
-      : { ms: round(performance.now() - compileFrom), rssAfterMb: toMb(process.memoryUsage.rss()), peakRssMb: toMb(maxRss()) };
+      : {
+          ms: round(performance.now() - compileFrom),
+          tableMb: toMb(tableBytes(sheet.table)),
+          rssAfterMb: toMb(process.memoryUsage.rss()),
+          peakRssMb: toMb(maxRss()),
+        };
   const catalog = service.createCatalogService({
     pos,
     workers,
