@@ -90,6 +90,12 @@ export function toSharedBytes(bytes: Uint8Array): Uint8Array {
   return shared;
 }
 
+/** The sheet in use cannot be had for a sync now: the sync fails and the served catalog keeps its values. */
+export class EnrichmentUnavailableError extends Error {
+  override readonly name = 'EnrichmentUnavailableError';
+  readonly code = 'ENRICHMENT_UNAVAILABLE';
+}
+
 function codeOf(error: unknown): EnrichmentSourceErrorCode {
   const code = error instanceof Error && 'code' in error ? error.code : undefined;
   return typeof code === 'string' && code.startsWith('ENRICHMENT_')
@@ -223,15 +229,26 @@ export function createEnrichmentService(deps: EnrichmentServiceDeps): Enrichment
 
   /**
    * The table of the sheet in use, read from the store's copy when this instance has not read the sheet
-   * itself, and so checked again: a sheet the reader (or a lowered limit) refuses is not applied.
+   * itself, and so checked again: a sheet the reader (or a lowered limit) refuses is not applied. When the
+   * store has lost the sheet (an emptied Redis), it is read from the source again, in full; when it cannot be
+   * read at all now, the sync fails (`ENRICHMENT_UNAVAILABLE`), so that the served catalog keeps its values
+   * rather than a catalog without them being published.
    */
   async function loadInUse(): Promise<EnrichmentInUse | undefined> {
     const sheet = inUse;
     if (sheet === undefined) return undefined;
     if (sheet.table !== undefined) return { table: sheet.table, name: sheet.name, fetchedAt: sheet.fetchedAt };
     const document = await store.load();
-    if (document === undefined || document.validators.sha256 !== sheet.validators.sha256) return undefined;
-    const { check, table } = await compileWith(deps.check, sharedCopy(document));
+    if (document === undefined || document.validators.sha256 !== sheet.validators.sha256) return rereadLost(sheet);
+    let compiled: CompiledEnrichment;
+    try {
+      compiled = await deps.check(sharedCopy(document));
+    } catch (error) {
+      throw new EnrichmentUnavailableError(`the sheet ${sheet.name} could not be read now (${messageOf(error)})`, {
+        cause: error,
+      });
+    }
+    const { check, table } = compiled;
     if (!check.ok || table === undefined) {
       const message = `the stored sheet ${document.name} cannot be used: ${check.error ?? 'unreadable'}`;
       fail({ at: now().toISOString(), code: 'ENRICHMENT_INVALID', message, check });
@@ -239,6 +256,18 @@ export function createEnrichmentService(deps: EnrichmentServiceDeps): Enrichment
     }
     if (inUse === sheet) sheet.table = table;
     return { table, name: sheet.name, fetchedAt: sheet.fetchedAt };
+  }
+
+  /** The sheet in use, gone from the store: read in full from the source (no validators), then used. */
+  async function rereadLost(sheet: SheetInUse): Promise<EnrichmentInUse> {
+    sheet.validators = {};
+    const outcome = await serially(() => refresh());
+    const table = inUse?.table;
+    if (outcome !== 'adopted' || inUse === undefined || table === undefined) {
+      const why = problem?.message ?? 'it could not be read again';
+      throw new EnrichmentUnavailableError(`the sheet in use (${sheet.name}) is no longer in the store, and ${why}`);
+    }
+    return { table, name: inUse.name, fetchedAt: inUse.fetchedAt };
   }
 
   return {

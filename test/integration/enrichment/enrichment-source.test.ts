@@ -316,6 +316,60 @@ describe('enrichment sheet over HTTP', () => {
     }
   });
 
+  it('reads the sheet in use from the source again, in full, when the store has lost it', async () => {
+    reply = { status: 200, body: GOOD, etag: '"l1"' };
+    const map = new Map<string, unknown>();
+    const keyv = new Keyv({ store: map });
+    const first = serviceFor(`${base}/sheet.csv`, keyv);
+    await first.service.refresh();
+    await first.source.close();
+    const restarted = serviceFor(`${base}/sheet.csv`, keyv);
+    try {
+      await restarted.service.start();
+      // An emptied Redis: the instance knows which sheet is in use, the store has nothing.
+      map.clear();
+      requests.length = 0;
+      expect(await textOf(restarted.service)).toBe(GOOD);
+      expect(requests).toHaveLength(1);
+      expect(requests[0]?.headers['if-none-match']).toBeUndefined();
+      expect((await createKeyvEnrichmentStore(keyv, { source: restarted.source.identity }).load())?.name).toBe('sheet.csv');
+    } finally {
+      await restarted.source.close();
+    }
+  });
+
+  it('fails the sync rather than apply no sheet when the sheet in use cannot be read now', async () => {
+    reply = { status: 200, body: GOOD, etag: '"u1"' };
+    const map = new Map<string, unknown>();
+    const keyv = new Keyv({ store: map });
+    const first = serviceFor(`${base}/sheet.csv`, keyv);
+    await first.service.refresh();
+    await first.source.close();
+    const source = createEnrichmentSource(`${base}/sheet.csv`, { maxBytes: 1024, timeoutMs: 2_000 });
+    const crashing = createEnrichmentService({
+      source,
+      store: createKeyvEnrichmentStore(keyv, { source: source.identity }),
+      check: async () => {
+        throw new Error('worker exited');
+      },
+      logger: quietLogger().logger,
+      now: () => new Date('2026-11-26T08:00:00Z'),
+    });
+    try {
+      await crashing.start();
+      await expect(crashing.current()).rejects.toMatchObject({ code: 'ENRICHMENT_UNAVAILABLE' });
+      // The store lost it and the source is down: still no sync without the sheet.
+      map.clear();
+      reply = { status: 503 };
+      await expect(crashing.current()).rejects.toMatchObject({
+        code: 'ENRICHMENT_UNAVAILABLE',
+        message: expect.stringContaining('no longer in the store'),
+      });
+    } finally {
+      await source.close();
+    }
+  });
+
   it("lets an instance that never reads the sheet (a follower) show the reader's sheet and problem", async () => {
     reply = { status: 200, body: GOOD, etag: '"f1"' };
     const keyv = new Keyv();
