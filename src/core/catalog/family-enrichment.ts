@@ -101,27 +101,56 @@ export function familyEnrichmentTags(snapshot: CatalogSnapshot): Uint32Array | u
   return families.get(snapshot)?.tags;
 }
 
-/**
- * A snapshot's products with their values on (what feeds rendered in this thread need): the values of the
- * last slot read are kept, so reading products in position order decodes each slot once.
- */
-export function createEnrichedProducts(snapshot: CatalogSnapshot): { at(position: number): Product | undefined } {
-  const family = families.get(snapshot);
+/** Reads a family's values by position; the last slot read is kept, so reading in position order decodes each once. */
+function createValueReader(family: FamilyEnrichment): (position: number) => ProductEnrichment | undefined {
   let slot = -1;
   let values: readonly (ProductEnrichment | undefined)[] | undefined;
+  return (position) => {
+    if (family.tags[position] === 0) return undefined;
+    const wanted = slotOf(family.starts, position);
+    if (wanted !== slot) {
+      slot = wanted;
+      values = slotEnrichment(family, wanted);
+    }
+    return values?.[position - (family.starts[wanted] ?? 0)];
+  };
+}
+
+/** A snapshot's products with their values on (what feeds rendered in this thread and `changes.json` need). */
+export function createEnrichedProducts(snapshot: CatalogSnapshot): { at(position: number): Product | undefined } {
+  const family = families.get(snapshot);
+  const valuesAt = family === undefined ? undefined : createValueReader(family);
   return {
     at(position) {
       const product = snapshot.products[position];
-      if (product === undefined || family === undefined || family.tags[position] === 0) return product;
-      const wanted = slotOf(family.starts, position);
-      if (wanted !== slot) {
-        slot = wanted;
-        values = slotEnrichment(family, wanted);
-      }
-      const enrichment = values?.[position - (family.starts[wanted] ?? 0)];
-      return enrichment === undefined ? product : { ...product, enrichment };
+      const enrichment = product === undefined ? undefined : valuesAt?.(position);
+      return enrichment === undefined ? product : { ...(product as Product), enrichment };
     },
   };
+}
+
+/**
+ * The products at `positions` (of a version of `family`) with the family's values on: a stock change as
+ * another instance of a group applies it, whole, whatever that instance keeps off its products.
+ */
+export function productsWithValues(
+  family: FamilyEnrichment | undefined,
+  products: readonly Product[],
+  positions: readonly number[],
+): Product[] {
+  const valuesAt = family === undefined ? undefined : createValueReader(family);
+  return positions.map((position) => {
+    const product = products[position] as Product;
+    const enrichment = valuesAt?.(position);
+    return enrichment === undefined ? product : { ...product, enrichment };
+  });
+}
+
+/** A product without values of its own (its family keeps them). */
+export function withoutValues(product: Product): Product {
+  if (product.enrichment === undefined) return product;
+  const { enrichment: _kept, ...rest } = product;
+  return rest;
 }
 
 /** The last slot starting at or before `position`. */

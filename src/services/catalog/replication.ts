@@ -3,6 +3,7 @@ import type { ChangeJournal, JournalEntry } from '../../adapters/group/redis-cha
 import { createMutex } from '../../core/async/create-mutex.js';
 import { settledWithin } from '../../core/async/settled-within.js';
 import type { CatalogSnapshot, Product } from '../../core/catalog/catalog.js';
+import { productsWithValues, withoutValues } from '../../core/catalog/family-enrichment.js';
 import type { CatalogLogger } from './catalog-types.js';
 import type { PreparedVersion } from './catalog-writer.js';
 import type { ServedCatalog, ServedVersion } from './served-catalog.js';
@@ -214,7 +215,8 @@ export function createReplication(deps: ReplicationDeps): Replication {
     for (const product of body.products) {
       const position = index.positions.get(product.id);
       if (position === undefined) return false;
-      products[position] = product;
+      // The family keeps the values (served-catalog.ts); the served product does not.
+      products[position] = base.enrichment === undefined ? product : withoutValues(product);
       changed.push(position);
     }
     const snapshot: CatalogSnapshot = { ...base.snapshot, version: entry.version, generatedAt: body.generatedAt, products };
@@ -259,7 +261,8 @@ export function createReplication(deps: ReplicationDeps): Replication {
         const body: StockChangeBody = {
           generatedAt: snapshot.generatedAt,
           units,
-          products: changed.map((position) => snapshot.products[position] as Product),
+          // Whole, values included: the record says what the products are, whatever a reader keeps off them.
+          products: productsWithValues(base.enrichment, snapshot.products, changed),
         };
         const appended = await journal.appendStock({
           base: base.snapshot.version,

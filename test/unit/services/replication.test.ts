@@ -1,10 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AppendResult, ChangeJournal, JournalEntry } from '../../../src/adapters/group/redis-change-journal.js';
 import { applyStock } from '../../../src/core/catalog/apply-stock.js';
-import type { CatalogSnapshot } from '../../../src/core/catalog/catalog.js';
+import type { CatalogSnapshot, Product } from '../../../src/core/catalog/catalog.js';
+import { decodeChunk, serializeItems } from '../../../src/core/catalog/catalog-chunks.js';
 import { createCatalogVersion } from '../../../src/core/catalog/catalog-version.js';
 import { createReplication, type Replication } from '../../../src/services/catalog/replication.js';
-import { createServedCatalog, type ServedCatalog } from '../../../src/services/catalog/served-catalog.js';
+import { createServedCatalog, materializeChunks, type ServedCatalog } from '../../../src/services/catalog/served-catalog.js';
 import { article, NOW, stockedSnapshot, stockRow } from '../core/catalog/catalog-fixtures.js';
 
 /**
@@ -115,7 +116,54 @@ const stockOf = (at: Instance) =>
     ?.products.find((product) => product.id === 'a-1')
     ?.offers.find((offer) => offer.unit === 'U1')?.stock;
 
+/** An instance serving `base` as a full sync publishes it: from its chunks, the sheet's values kept off its products. */
+async function enrichedInstance(journal: ChangeJournal, base: CatalogSnapshot): Promise<Instance> {
+  const served = createServedCatalog(logger);
+  const chunks = serializeItems(base.products);
+  const { products, enrichment } = await materializeChunks(chunks);
+  const family = { id: base.version, identity: new Uint8Array() };
+  served.serve({ ...base, products }, { family, chunks, fingerprint: undefined, enrichment });
+  const replication = createReplication({
+    journal,
+    source: 'pos-1',
+    served,
+    load: async () => {
+      throw new Error('not expected to load');
+    },
+    storedVersion: async () => base.version,
+    onStockChanged: () => undefined,
+    logger,
+    blockMs: 5,
+  });
+  running.push(replication);
+  return { served, replication, loads: 0 };
+}
+
 describe('services/replication', () => {
+  it('sends a changed product whole, sheet values included, and each instance keeps them off its products', async () => {
+    const journal = createMemoryJournal();
+    const plain = snapshot();
+    const values = { title: 'Čokoláda z listu', brand: 'Orion' };
+    const base = { ...plain, products: plain.products.map((p) => (p.id === 'a-1' ? { ...p, enrichment: values } : p)) };
+    const [a, b] = [await enrichedInstance(journal, base), await enrichedInstance(journal, base)];
+    b.replication.start();
+
+    expect(await sell(a, 1, new Date('2026-11-22T10:01:00Z'))).toBe(true);
+    await until(() => b.served.current()?.version === a.served.current()?.version);
+
+    const entry = journal.entries[0];
+    const sent = JSON.parse(entry?.kind === 'stock' ? entry.body : '{}') as { products: Product[] };
+    expect(sent.products.map((product) => [product.id, product.enrichment])).toEqual([['a-1', values]]);
+    for (const each of [a, b]) {
+      const latest = each.served.latest();
+      if (latest === undefined) throw new Error('nothing served');
+      expect(latest.snapshot.products.find((product) => product.id === 'a-1')?.enrichment).toBeUndefined();
+      const reserialized = (await each.served.chunksOf(latest)).flatMap((chunk) => decodeChunk<Product>(chunk));
+      expect(reserialized.find((product) => product.id === 'a-1')).toMatchObject({ enrichment: values });
+      expect(stockOf(each)).toBe(4);
+    }
+  });
+
   it('serves every change on every instance as the same version, made from each one’s own copy', async () => {
     const journal = createMemoryJournal();
     const base = snapshot();
