@@ -180,11 +180,14 @@ describe('services/feed-service', () => {
 
     const stale = await feeds.serve(v2, 'products.json', 'all');
     fake.release();
-    await feeds.idle();
-    const fresh = await feeds.serve(v2, 'products.json', 'all');
-
     expect(text(stale)).toBe('v1 products.json all');
-    expect(text(fresh)).toBe('v2 products.json all');
+    // The new render may be put off by twice the last one's duration (a busy machine makes that a few ms).
+    await expect
+      .poll(async () => {
+        await feeds.idle();
+        return text(await feeds.serve(v2, 'products.json', 'all'));
+      })
+      .toBe('v2 products.json all');
     expect(fake.calls.map((call) => call.version)).toEqual(['v1', 'v2']);
   });
 
