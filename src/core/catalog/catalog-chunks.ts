@@ -202,6 +202,21 @@ function inflateChunk(chunk: ItemChunk): Buffer {
   return inflateRawSync(chunk.bytes, { chunkSize: Math.max(64, chunk.textBytes + 1) });
 }
 
+/**
+ * The slot holding `position`, of `slots` slots in position order whose first positions `startOf` gives:
+ * the last one starting at or before it.
+ */
+export function slotOfPosition(slots: number, startOf: (slot: number) => number, position: number): number {
+  let low = 0;
+  let high = slots - 1;
+  while (low < high) {
+    const middle = (low + high + 1) >>> 1;
+    if (startOf(middle) <= position) low = middle;
+    else high = middle - 1;
+  }
+  return low;
+}
+
 /** The chunk's JSON text. */
 export function chunkText(chunk: ItemChunk): string {
   return inflateChunk(chunk).toString('utf8');

@@ -1,5 +1,6 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { CatalogSnapshot, Product, ProductEnrichment } from './catalog.js';
+import { slotOfPosition } from './catalog-chunks.js';
 
 /**
  * The enrichment sheet's values of a catalog family, kept out of the main thread's product objects
@@ -107,7 +108,7 @@ function createValueReader(family: FamilyEnrichment): (position: number) => Prod
   let values: readonly (ProductEnrichment | undefined)[] | undefined;
   return (position) => {
     if (family.tags[position] === 0) return undefined;
-    const wanted = slotOf(family.starts, position);
+    const wanted = slotOfPosition(family.starts.length, (slot) => family.starts[slot] ?? 0, position);
     if (wanted !== slot) {
       slot = wanted;
       values = slotEnrichment(family, wanted);
@@ -151,18 +152,6 @@ export function withoutValues(product: Product): Product {
   if (product.enrichment === undefined) return product;
   const { enrichment: _kept, ...rest } = product;
   return rest;
-}
-
-/** The last slot starting at or before `position`. */
-function slotOf(starts: Int32Array, position: number): number {
-  let low = 0;
-  let high = starts.length - 1;
-  while (low < high) {
-    const middle = (low + high + 1) >>> 1;
-    if ((starts[middle] ?? 0) <= position) low = middle;
-    else high = middle - 1;
-  }
-  return low;
 }
 
 /**

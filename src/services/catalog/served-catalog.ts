@@ -6,6 +6,7 @@ import {
   type ItemChunk,
   packChunkText,
   serializeChunk,
+  slotOfPosition,
 } from '../../core/catalog/catalog-chunks.js';
 import {
   createFamilyEnrichmentCollector,
@@ -179,17 +180,8 @@ function serializeSlot(version: ServedVersion, index: number, slot: ChunkSlot): 
 /** The base's chunks, without those holding a product at one of `positions`. */
 function staleChunks(base: ServedVersion, positions: readonly number[]): (ItemChunk | undefined)[] {
   const chunks = base.chunks.slice();
-  for (const position of positions) {
-    // The layout is in position order: the last slot starting at or before the position holds it.
-    let low = 0;
-    let high = base.layout.length - 1;
-    while (low < high) {
-      const middle = (low + high + 1) >>> 1;
-      if ((base.layout[middle]?.start ?? 0) <= position) low = middle;
-      else high = middle - 1;
-    }
-    chunks[low] = undefined;
-  }
+  const startOf = (slot: number) => base.layout[slot]?.start ?? 0;
+  for (const position of positions) chunks[slotOfPosition(base.layout.length, startOf, position)] = undefined;
   return chunks;
 }
 

@@ -84,7 +84,7 @@ function sharedCopy(document: EnrichmentDocument): EnrichmentDocument {
 }
 
 /** `bytes` copied into a SharedArrayBuffer (a worker task given it reads the same memory). */
-export function toSharedBytes(bytes: Uint8Array): Uint8Array {
+function toSharedBytes(bytes: Uint8Array): Uint8Array {
   const shared = new Uint8Array(new SharedArrayBuffer(bytes.byteLength));
   shared.set(bytes);
   return shared;
