@@ -41,7 +41,7 @@ describe.skipIf(CHROMIUM === null)('status page in headless Chromium', () => {
     const page = await browser.newPage({ acceptDownloads: true });
     await page.goto(`${app.url}/`);
 
-    await expect(page.title()).resolves.toBe('catalog-bridge');
+    await expect(page.title()).resolves.toBe('Feeds and syncs · catalog-bridge');
     const text = (await page.locator('body').textContent()) ?? '';
     expect(text).toContain(app.catalog.current()?.version ?? 'missing');
     expect(text).toContain('sync-catalog');

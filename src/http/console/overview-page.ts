@@ -1,0 +1,232 @@
+import { ALL_UNITS, type CatalogSnapshot } from '../../core/catalog/catalog.js';
+import type { FeedReadiness } from '../../core/feeds/feed-report.js';
+import type { EnrichmentSyncReport } from '../../services/catalog/enrich-catalog.js';
+import type { SyncReport } from '../../services/catalog-service.js';
+import type { EnrichmentStatus } from '../../services/enrichment/enrichment-service.js';
+import type { GroupStatus } from '../../services/group-monitor.js';
+import { waitingReason } from '../../services/readiness.js';
+import type { StoreState } from '../../services/store-health.js';
+import type { WebhookStats } from '../../services/webhook-processor.js';
+import { reportCodeHref } from '../routes/docs-routes.js';
+import type { FeedEntry, StatusRoutesDeps, SyncSummary } from '../routes/status-routes.js';
+import { escapeHtml as h } from '../routes/status-sections.js';
+import type { ConsoleContext, PageOptions } from './layout.js';
+import { type OverviewTexts, overviewTexts } from './overview-texts.js';
+
+/** A report code linked to its entry in docs/report-codes.md (served by the bridge at /docs). */
+function codeLink(base: string, code: string, text: string = code): string {
+  return `<a href="${h(reportCodeHref(base, code))}">${h(text)}</a>`;
+}
+
+/** Why there is no catalog yet: the first sync runs, or failed and when it is tried again; and what the store holds instead. */
+function waitingNotice(deps: StatusRoutesDeps, t: OverviewTexts): string {
+  const report = deps.lastReport('sync-catalog');
+  const reason = waitingReason(deps.source, report, deps.timing?.('sync-catalog'));
+  const failed = report?.outcome === 'failed' || report?.outcome === 'refused';
+  const sentence = `${reason.charAt(0).toUpperCase()}${reason.slice(1)}.`;
+  const notServed = deps.notServed?.();
+  const aside =
+    notServed === undefined
+      ? ''
+      : `<p class="notice" id="not-served">${t.notServed(h(notServed.version), notServed.products, h(notServed.source), h(deps.source))}</p>`;
+  return `<p class="notice${failed ? ' failed-notice' : ''}" id="waiting">${t.waiting(h(sentence))}</p>${aside}`;
+}
+
+/** This instance's place in a group on Redis: its role, the leader, and whether it serves the group's version. */
+function groupLine(group: GroupStatus | undefined, base: string, t: OverviewTexts): string {
+  if (group === undefined) return '';
+  const role =
+    group.role === 'leader'
+      ? t.groupLeader(h(group.instance))
+      : t.groupFollower(h(group.instance), h(group.leader ?? t.leaderUnknown));
+  const version =
+    group.behind === 0
+      ? t.groupInStep
+      : `<span class="failed">${t.groupBehind(group.behind, h(group.groupVersion ?? ''))}</span>`;
+  const inbox = group.inbox === undefined ? '' : t.groupInbox(group.inbox.depth, group.inbox.pending, group.inbox.claimed);
+  const error = group.error === undefined ? '' : ` <span class="failed">Redis: ${h(group.error)}</span>`;
+  return `<p id="group">${role} ${version}${inbox}${error} ${t.groupDocs(h(`${base}/docs/scale-out`))}</p>`;
+}
+
+/** A store outage, said first: feeds come from memory and webhooks are refused until it is back. */
+function storeNotice(store: StoreState | undefined, base: string, t: OverviewTexts): string {
+  if (store === undefined || store.up) return '';
+  return `<p class="notice failed-notice" id="store-down">${t.storeDown(h(store.since), h(store.reason ?? 'no answer'), h(`${base}/docs/failure-modes#the-store`))}</p>`;
+}
+
+/** One line on the POS's sale webhooks: what waits, and what became of the sales since start. */
+function webhookLine(stats: WebhookStats | undefined, base: string, t: OverviewTexts): string {
+  if (stats === undefined) return '';
+  const { applied, refetched, dropped } = stats.sales;
+  const last = stats.lastSaleServedAt === undefined ? h(t.noSaleYet) : h(stats.lastSaleServedAt);
+  const droppedText =
+    dropped > 0 ? ` · <span class="failed">${dropped} ${codeLink(base, 'dropped', t.webhooksDropped(dropped))}</span>` : '';
+  return `<p id="webhooks">${t.webhooks(
+    `${applied} ${codeLink(base, 'applied', t.webhooksApplied)}`,
+    `${refetched} ${codeLink(base, 'refetched', t.webhooksRefetched)}`,
+    droppedText,
+    stats.pending,
+    last,
+  )}</p>`;
+}
+
+/** The enrichment sheet in use, what its check found, how it matched, and its last problem. */
+export function enrichmentLine(
+  status: EnrichmentStatus | undefined,
+  match: EnrichmentSyncReport | undefined,
+  t: OverviewTexts,
+): string {
+  if (status === undefined) return `<p id="enrichment" class="muted">${h(t.noSheet)}</p>`;
+  const current = status.current;
+  const inUse =
+    current === undefined
+      ? h(t.noSheetInUse)
+      : t.sheetInUse(
+          h(current.name),
+          h(current.fetchedAt),
+          current.check.rows ?? 0,
+          current.check.groups ?? 0,
+          h(current.check.keyColumn ?? '?'),
+        );
+  const problems = current?.check.problems ?? [];
+  const problemList =
+    problems.length === 0
+      ? ''
+      : `<details><summary>${h(t.ignoredCells(current?.check.problemCount ?? problems.length))}</summary><ul>${problems
+          .map(
+            (problem) =>
+              `<li>${problem.line === undefined ? '' : `${t.row} ${problem.line}`}${problem.column === undefined ? '' : `, ${t.column} ${h(problem.column)}`}: ${h(problem.message)}</li>`,
+          )
+          .join('')}</ul></details>`;
+  const failure =
+    status.problem === undefined
+      ? ''
+      : ` <span class="failed">${h(t.sheetFailed(status.problem.code, status.problem.message))}</span>`;
+  const matchText =
+    match === undefined
+      ? ''
+      : t.sheetMatch(match.matched, match.rows, match.unmatched, match.ambiguous, match.duplicates, match.enrichedProducts);
+  return `<p id="enrichment">${t.sheetLine(h(status.source), inUse, h(matchText))}${failure}</p>${problemList}`;
+}
+
+/** A feed's readiness: how many items carry every recommended value, and which are missing most. */
+export function readinessCell(readiness: FeedReadiness | undefined, items: number | null, t: OverviewTexts): string {
+  if (readiness === undefined || items === null) return '';
+  const missing = Object.entries(readiness.missing).sort((a, b) => b[1] - a[1]);
+  if (missing.length === 0) return h(t.complete(readiness.complete));
+  const examples = readiness.examples
+    .slice(0, 5)
+    .map((example) => `<li>${h(t.exampleWithout(example.itemId, example.missing.join(', ')))}</li>`)
+    .join('');
+  return `<details><summary>${h(t.completeOf(readiness.complete, items))}</summary><ul>${missing
+    .map(([name, count]) => `<li>${h(t.without(count, name))}</li>`)
+    .join('')}${examples}</ul></details>`;
+}
+
+/** Everything the operator should fix, first on the page. */
+function warningsNotice(warnings: readonly string[], t: OverviewTexts, warningsHref: string): string {
+  if (warnings.length === 0) return '';
+  const items = warnings.map((warning) => `<li>${h(warning)}</li>`).join('');
+  return `<div class="notice" id="warnings"><strong>${h(t.toFix)}</strong><ul>${items}</ul><a href="${h(warningsHref)}">${h(t.warningsLink(warnings.length))}</a></div>`;
+}
+
+function syncTable(deps: StatusRoutesDeps, base: string, sync: Record<string, SyncSummary>, t: OverviewTexts): string {
+  const rows = Object.entries(sync)
+    .map(([job, summary]) => {
+      const outcome = summary?.outcome ?? t.notRunYet;
+      const detail = summary?.error?.message ?? summary?.reason ?? '';
+      const errorCode = summary?.error === undefined ? '' : `${codeLink(base, summary.error.code)}: `;
+      const next = deps.nextRuns()[job];
+      return `<tr><td>${h(job)}</td><td class="${h(outcome)}">${summary ? codeLink(base, outcome) : h(outcome)}</td><td>${h(summary?.finishedAt ?? '')}</td><td>${summary ? `${summary.durationMs} ms` : ''}</td><td>${h(next ?? '')}</td><td>${errorCode}${h(detail)}</td></tr>`;
+    })
+    .join('');
+  return `<div class="table-wrap"><table><thead><tr><th>${t.job}</th><th>${t.lastOutcome}</th><th>${t.finished}</th><th>${t.took}</th><th>${t.nextRun}</th><th>${t.detail}</th></tr></thead><tbody>${rows}</tbody></table></div>`;
+}
+
+function leftOutCell(entry: FeedEntry, base: string, t: OverviewTexts): string {
+  if (entry.warnings && entry.warnings.count > 0) {
+    const codes = Object.entries(entry.warnings.byCode)
+      .map(([code, count]) => `${codeLink(base, code)} ${count}`)
+      .join(', ');
+    const attributes = Object.entries(entry.warnings.byAttribute)
+      .map(([attribute, count]) => `<li>${count} × ${h(attribute)}</li>`)
+      .join('');
+    const examples = entry.warnings.examples
+      .map(
+        (example) =>
+          `<li>${t.example} ${h(example.itemId)}: ${h(example.attribute)} ${codeLink(base, example.code, example.reason)}</li>`,
+      )
+      .join('');
+    return `<details><summary>${h(t.leftOutSummary(entry.warnings.count))}: ${codes}</summary><ul>${attributes}${examples}</ul></details>`;
+  }
+  return entry.rendered ? h(t.none) : `<span class="muted">${h(t.notRendered)}</span>`;
+}
+
+function feedSections(
+  snapshot: CatalogSnapshot,
+  entries: readonly FeedEntry[],
+  base: string,
+  tokenQuery: string,
+  t: OverviewTexts,
+): string {
+  const views = [ALL_UNITS, ...snapshot.units.map((unit) => unit.code)];
+  return views
+    .map((view) => {
+      const unitName = view === ALL_UNITS ? t.allUnits : (snapshot.units.find((unit) => unit.code === view)?.name ?? view);
+      const rows = entries
+        .filter((entry) => entry.unit === view)
+        .map((entry) => {
+          const href = `${entry.url}${tokenQuery}`;
+          const download =
+            entry.downloadUrl === undefined
+              ? ''
+              : ` <a class="button" href="${h(entry.downloadUrl)}" download title="${h(t.excelCsvTitle)}">${h(t.excelCsv)}</a>`;
+          const items = entry.items ?? `<span class="muted" title="${h(t.notRenderedTitle(entry.viewProducts))}">—</span>`;
+          return `<tr><td>${h(entry.title)}</td><td>${h(entry.format)}</td><td><a href="${h(href)}">${h(entry.url)}</a>${download}</td><td class="num">${items}</td><td>${leftOutCell(entry, base, t)}</td><td>${readinessCell(entry.readiness, entry.items, t)}</td></tr>`;
+        })
+        .join('');
+      return `<h2>${h(view)} — ${h(unitName)}</h2><div class="table-wrap"><table><thead><tr><th>${t.feed}</th><th>${t.format}</th><th>${t.url}</th><th class="num">${t.items}</th><th>${t.leftOut}</th><th>${t.channelReady}</th></tr></thead><tbody>${rows}</tbody></table></div>`;
+    })
+    .join('');
+}
+
+export interface OverviewModel {
+  readonly snapshot: CatalogSnapshot | undefined;
+  readonly base: string;
+  readonly tokenQuery: string;
+  readonly sync: Record<string, SyncSummary>;
+  /** The feeds of the served version (empty before the first catalog). */
+  readonly entries: readonly FeedEntry[];
+  readonly lastCatalogReport: SyncReport | undefined;
+}
+
+/** The overview page (`/`): product search, what to fix, the syncs, and every feed of the served version. */
+export function overviewPage(deps: StatusRoutesDeps, context: ConsoleContext, model: OverviewModel): PageOptions {
+  const t = overviewTexts(context.lang);
+  const { snapshot, base, tokenQuery, sync } = model;
+  const search = `<form class="search" action="${h(context.href('/products').split('?')[0] ?? '/products')}" method="get" role="search"><label for="overview-q">${h(t.searchLabel)}</label><input type="search" id="overview-q" name="q" placeholder="${h(t.searchPlaceholder)}" required maxlength="100">${context.token === undefined ? '' : `<input type="hidden" name="token" value="${h(context.token)}">`}<button type="submit" class="primary">${h(t.searchButton)}</button></form>`;
+  let body: string;
+  if (snapshot === undefined) {
+    body = waitingNotice(deps, t);
+  } else {
+    const mergeIssues = Object.entries(sync['sync-catalog']?.issueCounts ?? {})
+      .map(([reason, count]) => `<li>${codeLink(base, reason)}: ${count}</li>`)
+      .join('');
+    body = `<p>${t.source}: ${h(deps.source)}</p>
+<p>${t.version(h(snapshot.version), h(snapshot.generatedAt), snapshot.products.length, snapshot.units.length, h(snapshot.currency))}</p>
+${mergeIssues ? `<details><summary>${h(t.rowsReported)}</summary><ul>${mergeIssues}</ul></details>` : ''}
+<p id="spreadsheets">${t.spreadsheets}</p>
+${feedSections(snapshot, model.entries, base, tokenQuery, t)}`;
+  }
+  const content = `${search}
+${deps.pos === undefined ? '' : `<p id="pos">${h(t.pos)}: ${h(deps.pos)}</p>`}
+${warningsNotice(deps.warnings?.() ?? [], t, context.href('/warnings'))}
+${storeNotice(deps.store?.(), base, t)}
+${groupLine(deps.group?.(), base, t)}
+${syncTable(deps, base, sync, t)}
+${webhookLine(deps.webhooks?.(), base, t)}
+${enrichmentLine(deps.enrichment?.(), model.lastCatalogReport?.sources?.enrichment, t)}
+${body}
+<p class="muted">${h(t.machineReadable)}: <a href="${h(`${base}/feeds${tokenQuery}`)}">/feeds</a> · <a href="${h(`${base}/readyz`)}">/readyz</a> · <a href="${h(`${base}/docs/`)}">${h(t.documentation)}</a></p>`;
+  return { title: t.title, section: 'overview', body: content, ...(snapshot === undefined ? { refreshSeconds: 5 } : {}) };
+}
