@@ -117,7 +117,7 @@ export function formatMoney(lang: Lang, value: number, currency: string): string
     ).format(value);
   } catch {
     // A currency code Intl does not know: the number and the code as configured.
-    return `${formatNumber(lang, value, 2)} ${currency}`;
+    return `${numberFormat(lang, { minimumFractionDigits: 2, maximumFractionDigits: 2 }, 'money2').format(value)} ${currency}`;
   }
 }
 

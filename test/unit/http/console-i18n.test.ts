@@ -32,7 +32,7 @@ describe('console languages', () => {
     expect(formatNumber('en', 12345.5)).toBe('12,345.5');
     expect(formatMoney('cs', 1299, 'CZK')).toBe('1\u00a0299,00\u00a0Kč');
     expect(formatMoney('en', 1299, 'CZK')).toBe('CZK\u00a01,299.00');
-    expect(formatMoney('en', 1.5, 'Kč')).toBe('1.5 Kč');
+    expect(formatMoney('en', 1.5, 'Kč')).toBe('1.50 Kč');
     expect(formatDuration('cs', 850)).toBe('850 ms');
     expect(formatDuration('cs', 12_440)).toBe('12,4 s');
     expect(formatDuration('en', 185_000)).toBe('3 min 5 s');
