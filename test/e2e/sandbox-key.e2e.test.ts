@@ -94,9 +94,11 @@ describe('sandbox mode with a POS_API_KEY set for the real POS', () => {
     expect(log.raw.join('')).not.toContain(STRAY_KEY);
   });
 
-  it('says the same on /readyz and the status page', async () => {
+  it('says the same on /readyz, /feeds and the console', async () => {
     const ready = (await (await fetch(`${app.url}/readyz`)).json()) as Readiness;
     expect(ready).toMatchObject({ ready: true, source: app.source.label, pos: `built-in sandbox at ${app.posUrl} ${NOTE}` });
+    const feeds = (await (await fetch(`${app.url}/feeds`)).json()) as { pos?: string };
+    expect(feeds.pos).toBe(`built-in sandbox at ${app.posUrl} ${NOTE}`);
     const page = await (await fetch(`${app.url}/`)).text();
     expect(page).toContain(`POS: built-in sandbox at ${app.posUrl} ${NOTE}`);
   });

@@ -175,6 +175,7 @@ export function createStatusRoutes(deps: StatusRoutesDeps): Router {
           ready: false,
           version: null,
           source: deps.source,
+          ...(deps.pos === undefined ? {} : { pos: deps.pos }),
           reason: waitingReason(deps.source, deps.lastReport('sync-catalog'), deps.timing?.('sync-catalog')),
           feeds: [],
           warnings: deps.warnings?.() ?? [],
@@ -191,6 +192,7 @@ export function createStatusRoutes(deps: StatusRoutesDeps): Router {
       currency: snapshot.currency,
       primaryUnit: snapshot.primaryUnit,
       source: deps.source,
+      ...(deps.pos === undefined ? {} : { pos: deps.pos }),
       units: snapshot.units.map((unit) => ({
         code: unit.code,
         name: unit.name,
