@@ -77,7 +77,14 @@ export function createRouters(parts: {
     createMetricsRoutes(metrics.registry),
     createAdminRoutes({
       token: config.admin.token,
+      sessionHours: config.admin.sessionHours,
+      publicBaseUrl: config.http.publicBaseUrl,
       runJob: parts.runJob,
+      lastReport: (job) => catalog.lastReport(job),
+      timing: parts.timing,
+      group: parts.group,
+      catalog: () => catalog.current(),
+      purchasePrices: () => catalog.purchasePrices(),
       unavailable: () => {
         const store = parts.storeHealth.state();
         return store.up ? undefined : `The store does not answer (${store.reason ?? 'no answer'}); try again once it is back`;
