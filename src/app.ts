@@ -254,6 +254,7 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
       timing,
       storeHealth,
       runJob: group === undefined ? (job) => jobs.runNow(job) : (job) => group.runJob(job),
+      phase: (job, since) => (job === 'sync-catalog' ? parts.phases.current(since) : undefined),
       group: () => group?.status(),
       enrichment: () => parts.enrichment?.status(),
       warnings,

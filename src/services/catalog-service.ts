@@ -65,7 +65,7 @@ export interface CatalogServiceDeps {
   readonly now: () => Date;
   /**
    * Optional timing probe, called as each phase of a full sync ends with its wall time in ms (and the
-   * unit code for per-unit phases). Used by `bench/full-sync.ts`; the app does not set it.
+   * unit code for per-unit phases). Used by `bench/full-sync.ts`, and by the app for the admin area's progress page.
    */
   readonly onPhase?: (phase: SyncPhase, ms: number, unit?: string) => void;
   /** Aborts every run, whoever started it (a shutdown); each run also has its own deadline and signal. */
