@@ -72,7 +72,11 @@ export function progressDetails(ctx: ConsoleContext, progress: JobProgress): str
   if (progress.phase !== undefined) rows.push([t.phase, `<code>${h(progress.phase)}</code>`]);
   const last = progress.last;
   if (last === undefined) rows.push([t.lastRun, h(t.never)]);
-  else {
+  else if (progress.running) {
+    // The report shown while a run goes on is its predecessor's: said so, and kept short.
+    const when = formatDateTime(ctx.lang, last.finishedAt);
+    rows.push([t.previousRun, `${h(outcomeText(ctx, last.outcome))}, ${h(when)}`]);
+  } else {
     rows.push([t.outcome, `<span class="${h(last.outcome)}">${h(outcomeText(ctx, last.outcome))}</span>`]);
     rows.push([t.finishedAt, h(formatDateTime(ctx.lang, last.finishedAt))]);
     rows.push([t.duration, h(formatDuration(ctx.lang, last.durationMs))]);
