@@ -1,9 +1,21 @@
-import { once } from 'node:events';
 import type { Response } from 'express';
 import { createSlicer } from '../../core/async/create-slicer.js';
 
 /** Items joined into one write: few enough to stay well under a slice, many enough to keep writes few. */
-const BATCH = 256;
+const BATCH = 128;
+
+/** Settles when `res` can take more, or is closed; both listeners go once either fires. */
+function drained(res: Response): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
 
 /**
  * Writes `count` lines made by `lineOf` to `res` in slices (docs/quality-bars.md: no synchronous stretch
@@ -23,7 +35,7 @@ export async function streamLines(
     const lines: string[] = [];
     for (let index = start; index < end; index += 1) lines.push(lineOf(index));
     const text = (start === 0 ? '' : separator) + lines.join(separator);
-    if (!res.write(text)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+    if (!res.write(text)) await drained(res);
     await slicer.next();
   }
 }
