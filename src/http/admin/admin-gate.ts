@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { type ConsoleContext, consoleContext, sendPage } from '../console/layout.js';
+import { type ConsoleContext, consoleContext, type PageOptions, renderPage, setConsoleHeaders } from '../console/layout.js';
 import { sendError } from '../send-error.js';
 import { type AdminCredential, credentialOf, csrfTokenOf, sameOrigin } from './admin-auth.js';
 import { disabledPage, forbiddenPage, loginPage } from './admin-pages.js';
@@ -8,6 +8,12 @@ import type { AdminSessions } from './admin-session.js';
 /** The console context of an admin page; its path is the whole one (a mounted middleware sees only the rest). */
 export function adminContext(req: Request, res: Response): ConsoleContext {
   return { ...consoleContext(req, res), path: req.originalUrl.split('?')[0] ?? '/admin' };
+}
+
+/** Sends an admin page: a console page that no cache keeps (its forms carry the session's CSRF token). */
+export function sendAdminPage(res: Response, ctx: ConsoleContext, options: PageOptions, status = 200): void {
+  setConsoleHeaders(res);
+  res.set('cache-control', 'private, no-store').status(status).type('html').send(renderPage(ctx, options));
 }
 
 /** A browser asking for a page (its `Accept` prefers HTML); API clients and `curl` get JSON. */
@@ -19,7 +25,7 @@ export function prefersHtml(req: Request): boolean {
 export function sendDisabled(req: Request, res: Response): void {
   if (prefersHtml(req)) {
     const ctx = adminContext(req, res);
-    sendPage(res, ctx, { ...disabledPage(ctx), section: 'admin' }, 404);
+    sendAdminPage(res, ctx, { ...disabledPage(ctx), section: 'admin' }, 404);
     return;
   }
   sendError(res, 404, 'ADMIN_DISABLED', 'The admin endpoints are disabled; set ADMIN_TOKEN to enable them');
@@ -28,7 +34,7 @@ export function sendDisabled(req: Request, res: Response): void {
 export function sendUnauthorized(req: Request, res: Response, expired: boolean): void {
   if (prefersHtml(req)) {
     const ctx = adminContext(req, res);
-    sendPage(res, ctx, { ...loginPage(ctx, expired ? 'expired' : undefined), section: 'admin' }, 401);
+    sendAdminPage(res, ctx, { ...loginPage(ctx, expired ? 'expired' : undefined), section: 'admin' }, 401);
     return;
   }
   res.set('www-authenticate', 'Bearer realm="catalog-bridge admin"');
@@ -43,7 +49,7 @@ export function sendUnauthorized(req: Request, res: Response, expired: boolean):
 function sendForbidden(req: Request, res: Response, reason: 'csrf' | 'origin'): void {
   if (prefersHtml(req)) {
     const ctx = adminContext(req, res);
-    sendPage(res, ctx, { ...forbiddenPage(ctx, reason), section: 'admin' }, 403);
+    sendAdminPage(res, ctx, { ...forbiddenPage(ctx, reason), section: 'admin' }, 403);
     return;
   }
   if (reason === 'origin') sendError(res, 403, 'CROSS_ORIGIN', 'A state change with the admin session must come from this site');

@@ -3,10 +3,9 @@ import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
 import type { SyncJob } from '../../services/catalog-service.js';
 import type { GroupStatus } from '../../services/group-monitor.js';
-import { sendPage } from '../console/layout.js';
 import { secretMatches } from '../middleware/token-auth.js';
 import { clearSessionCookie, clientOf, credentialOf, sameOrigin, setSessionCookie } from './admin-auth.js';
-import { adminContext, prefersHtml, sendDisabled } from './admin-gate.js';
+import { adminContext, prefersHtml, sendAdminPage, sendDisabled } from './admin-gate.js';
 import { homePage, type LoginProblem, loginPage } from './admin-pages.js';
 import type { AdminSessions } from './admin-session.js';
 import type { LoginThrottle } from './login-throttle.js';
@@ -28,7 +27,7 @@ const LoginSchema = z.object({ token: z.string().max(1_024) });
 
 function sendLogin(req: Request, res: Response, status: number, problem?: LoginProblem): void {
   const ctx = adminContext(req, res);
-  sendPage(res, ctx, { ...loginPage(ctx, problem), section: 'admin' }, status);
+  sendAdminPage(res, ctx, { ...loginPage(ctx, problem), section: 'admin' }, status);
 }
 
 /** `GET /admin`: the admin page with a session, else the login form (`401` when a session was sent but is no longer valid). */
@@ -54,7 +53,7 @@ function showAdmin(deps: AdminLoginDeps, req: Request, res: Response): void {
     jobs: SYNC_JOBS.map((job) => deps.progress(job)),
     group: deps.group(),
   });
-  sendPage(res, ctx, { ...page, section: 'admin' });
+  sendAdminPage(res, ctx, { ...page, section: 'admin' });
 }
 
 /** `POST /admin/login`: the token from the form; right → the session cookie and `303` to `/admin`. */

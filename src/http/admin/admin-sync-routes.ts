@@ -3,9 +3,8 @@ import { z } from 'zod';
 import type { JobOutcome } from '../../jobs/scheduler.js';
 import type { SyncJob, SyncReport } from '../../services/catalog-service.js';
 import type { GroupStatus } from '../../services/group-monitor.js';
-import { sendPage } from '../console/layout.js';
 import { sendError } from '../send-error.js';
-import { adminContext, admittedAs } from './admin-gate.js';
+import { adminContext, admittedAs, sendAdminPage } from './admin-gate.js';
 import { progressPage } from './admin-pages.js';
 import { parseQuery } from './admin-query.js';
 import { type JobProgress, SYNC_JOBS } from './sync-progress.js';
@@ -81,7 +80,7 @@ function showProgress(deps: AdminSyncDeps, req: Request, res: Response): void {
   if (query === undefined) return;
   const ctx = adminContext(req, res);
   const page = progressPage(ctx, deps.progress(jobOf(query.job), query.run), deps.group());
-  sendPage(res, ctx, { ...page, section: 'admin' });
+  sendAdminPage(res, ctx, { ...page, section: 'admin' });
 }
 
 function sendStatus(deps: AdminSyncDeps, res: Response): void {

@@ -47,6 +47,8 @@ async function signIn(app: express.Express): Promise<{ cookie: string; csrf: str
   const cookie = setCookie.split(';')[0] ?? '';
   const page = await request(app).get('/admin').set('cookie', cookie).set('accept', HTML);
   expect(page.status).toBe(200);
+  // The page carries the CSRF token: no cache may keep it.
+  expect(page.headers['cache-control']).toBe('private, no-store');
   const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)?.[1] ?? '';
   expect(csrf).not.toBe('');
   return { cookie, csrf };
