@@ -90,6 +90,8 @@ function logout(deps: AdminLoginDeps, req: Request, res: Response): void {
 export function addAdminLoginRoutes(router: Router, deps: AdminLoginDeps): void {
   router.get('/admin', (req, res) => showAdmin(deps, req, res));
   router.post('/admin/login', (req, res) => login(deps, req, res));
+  // A reload of the login's answer, or a bookmark of it: the form lives at /admin.
+  router.get('/admin/login', (_req, res) => res.redirect(303, '/admin'));
 }
 
 /** Mounted after the gate. */
