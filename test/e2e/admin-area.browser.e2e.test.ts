@@ -9,8 +9,8 @@ import { createTestConfig } from '../../src/config/load-config.js';
 /** Found (or installed) by the e2e project's global setup; `null` skips these tests (never under CI). */
 const CHROMIUM = inject('chromiumPath');
 const ADMIN = 'admin-token-for-the-browser-test';
-/** Screenshots are artefacts of the run, not committed (`out/` is ignored). */
-const SHOTS = join(import.meta.dirname, '..', '..', 'out', 'screenshots');
+/** Screenshots are artefacts of the run, not committed (`test-artifacts/`, as the console's browser test keeps them). */
+const SHOTS = join(import.meta.dirname, '..', '..', 'test-artifacts', 'screenshots');
 
 async function noHorizontalScroll(page: Page): Promise<boolean> {
   // A string: the test project has no DOM types, the page does.
