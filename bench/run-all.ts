@@ -16,6 +16,7 @@ const BENCHMARKS: readonly { name: string; args: readonly string[]; what: string
   { name: 'render-feeds', args: [], what: 'feed rendering vs hand-written baselines, feed sizes (quality bar)' },
   { name: 'render-xlsx', args: [], what: 'products.xlsx of 100k × 5 units in the render worker: time, memory, event loop' },
   { name: 'serve-feeds', args: [], what: 'serving cached gzip google.xml and 304s vs bare baselines (quality bars)' },
+  { name: 'admin-catalog', args: [], what: 'admin internal catalog JSON/CSV of 100k × 5: time, event-loop delay, batch cost' },
   { name: 'webhook-latency', args: [], what: 'sale webhook → served stock at 50 sales/s, p95 (quality bar)' },
   { name: 'hostile-pos', args: [], what: 'syncs against a POS that never ends, trickles or hangs: outcome, time, memory' },
   {

@@ -38,6 +38,8 @@ export function createRouters(parts: {
   readonly timing: (job: SyncJob) => JobTiming | undefined;
   readonly storeHealth: StoreHealth;
   readonly runJob: (job: SyncJob) => Promise<JobOutcome>;
+  /** The phase a full sync runs now, given when it started if known (the admin area's progress page). */
+  readonly phase?: (job: SyncJob, since: Date | undefined) => string | undefined;
   readonly group: () => GroupStatus | undefined;
   readonly enrichment: () => EnrichmentStatus | undefined;
   readonly warnings: () => readonly string[];
@@ -77,7 +79,15 @@ export function createRouters(parts: {
     createMetricsRoutes(metrics.registry),
     createAdminRoutes({
       token: config.admin.token,
+      sessionHours: config.admin.sessionHours,
+      publicBaseUrl: config.http.publicBaseUrl,
       runJob: parts.runJob,
+      lastReport: (job) => catalog.lastReport(job),
+      timing: parts.timing,
+      ...(parts.phase === undefined ? {} : { phase: parts.phase }),
+      group: parts.group,
+      catalog: () => catalog.current(),
+      purchasePrices: () => catalog.purchasePrices(),
       unavailable: () => {
         const store = parts.storeHealth.state();
         return store.up ? undefined : `The store does not answer (${store.reason ?? 'no answer'}); try again once it is back`;

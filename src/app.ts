@@ -254,6 +254,9 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
       timing,
       storeHealth,
       runJob: group === undefined ? (job) => jobs.runNow(job) : (job) => group.runJob(job),
+      // Only the instance that runs full syncs hears their phases (a follower's runs happen on the leader).
+      phase: (job, since) =>
+        job === 'sync-catalog' && (group?.coordinator.isLeader() ?? true) ? parts.phases.current(since) : undefined,
       group: () => group?.status(),
       enrichment: () => parts.enrichment?.status(),
       warnings,

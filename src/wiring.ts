@@ -36,6 +36,7 @@ import { createFeedService, type FeedService } from './services/feed-service.js'
 import { createFeedBuilder } from './services/feeds/feed-builder.js';
 import { createFeedCache } from './services/feeds/feed-cache.js';
 import { createInThreadFeedRenderer } from './services/feeds/feed-renderer.js';
+import { createSyncPhases, type SyncPhases } from './services/sync-phases.js';
 import type { StoredWebhookEvent } from './services/webhook-processor.js';
 import { createCatalogWorkers } from './workers/create-catalog-workers.js';
 import { createWorkerDocPages } from './workers/create-doc-pages.js';
@@ -167,6 +168,8 @@ export interface CatalogParts {
   readonly store: CatalogStore<CatalogMeta>;
   /** Where the store is (`STORE_URL` without credentials), for log lines. */
   readonly storeLocation: string;
+  /** The phase a full sync runs now (the admin area's progress page). */
+  readonly phases: SyncPhases;
   readonly catalog: CatalogService;
   /** The changes feed's transitions, kept beside the catalog. */
   readonly changeHistory: ChangeHistory;
@@ -202,6 +205,7 @@ export function createCatalogParts(
   // The full sync reads the POS from a worker thread with a client of its own, configured the same way.
   const workers = createCatalogWorkers({ pos: posConfig });
   const shutdown = new AbortController();
+  const phases = createSyncPhases(now);
   const enrichment = createConfiguredEnrichment(config, opened.keyv, workers, logger);
   const catalog = createCatalogService({
     pos,
@@ -212,6 +216,7 @@ export function createCatalogParts(
     now,
     options: catalogServiceOptions(config),
     signal: shutdown.signal,
+    onPhase: phases.onPhase,
     ...(enrichment === undefined ? {} : { enrichment: enrichment.sheet }),
     ...(group === undefined
       ? {}
@@ -225,6 +230,7 @@ export function createCatalogParts(
     pos,
     store,
     storeLocation: opened.location,
+    phases,
     catalog,
     changeHistory: createKeyvChangeHistory(opened.keyv, {
       source: source.id,

@@ -304,6 +304,7 @@ export const ConfigSchema = z.object({
   ),
   FEED_TOKEN: optionalSecret('When set, every feed URL requires ?token=... or Authorization: Bearer ...'),
   ADMIN_TOKEN: optionalSecret('Enables the admin endpoints (Authorization: Bearer ...)'),
+  ADMIN_SESSION_HOURS: int(8, 1, 168, 'How long a sign-in to the admin area (/admin) lasts, in hours'),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info').describe('pino log level'),
   LOG_FORMAT: z
     .enum(LOG_FORMATS)

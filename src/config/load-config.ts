@@ -78,7 +78,7 @@ export interface Config {
     readonly timeoutMs: number;
     readonly maxBytes: number;
   };
-  readonly admin: { readonly token: string | undefined };
+  readonly admin: { readonly token: string | undefined; readonly sessionHours: number };
   readonly logLevel: ConfigEnv['LOG_LEVEL'];
   readonly logFormat: ConfigEnv['LOG_FORMAT'];
   readonly sandbox: SandboxConfig;
@@ -250,7 +250,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       timeoutMs: e.ENRICHMENT_TIMEOUT_MS,
       maxBytes: e.ENRICHMENT_MAX_MB * 1024 * 1024,
     },
-    admin: { token: e.ADMIN_TOKEN },
+    admin: { token: e.ADMIN_TOKEN, sessionHours: e.ADMIN_SESSION_HOURS },
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
     sandbox: {

@@ -19,6 +19,7 @@ import type { CatalogWorkers } from './catalog/catalog-workers.js';
 import { type CatalogWriter, createCatalogWriter } from './catalog/catalog-writer.js';
 import type { EnrichmentTableInput } from './catalog/enrich-catalog.js';
 import { createFullSync, type SyncRunOptions } from './catalog/full-sync.js';
+import { createInternalPrices, type PurchasePrices } from './catalog/internal-prices.js';
 import { createReplication, type Replication, type ReplicationState } from './catalog/replication.js';
 import { type CatalogListener, createServedCatalog } from './catalog/served-catalog.js';
 import { createStockSync, type StockDeltaResult } from './catalog/stock-sync.js';
@@ -37,6 +38,7 @@ export type {
 } from './catalog/catalog-types.js';
 export { catalogServiceOptions } from './catalog/catalog-types.js';
 export type { SyncRunOptions } from './catalog/full-sync.js';
+export type { PurchasePrices } from './catalog/internal-prices.js';
 export type { ReplicationState } from './catalog/replication.js';
 export type { CatalogChange, CatalogListener } from './catalog/served-catalog.js';
 export type { StockDeltaResult } from './catalog/stock-sync.js';
@@ -63,7 +65,7 @@ export interface CatalogServiceDeps {
   readonly now: () => Date;
   /**
    * Optional timing probe, called as each phase of a full sync ends with its wall time in ms (and the
-   * unit code for per-unit phases). Used by `bench/full-sync.ts`; the app does not set it.
+   * unit code for per-unit phases). Used by `bench/full-sync.ts`, and by the app for the admin area's progress page.
    */
   readonly onPhase?: (phase: SyncPhase, ms: number, unit?: string) => void;
   /** Aborts every run, whoever started it (a shutdown); each run also has its own deadline and signal. */
@@ -111,6 +113,8 @@ export interface CatalogService {
   chunksOf(snapshot: CatalogSnapshot): Promise<readonly ItemChunk[] | undefined>;
   /** The indexes of the snapshot's catalog family (positions, identifier lookups, unit counts). */
   familyIndex(snapshot: CatalogSnapshot): Promise<FamilyIndex>;
+  /** The purchase prices of the last full sync (admin only); `undefined` before one is stored. */
+  purchasePrices(): Promise<PurchasePrices | undefined>;
   /** Settles when the store holds the version served now (before closing the store). */
   flush(): Promise<void>;
   /** Writes the served version to a store that lost it (restarted empty), all of it. */
@@ -227,6 +231,8 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
     ...(deps.enrichment === undefined ? {} : { enrichment: deps.enrichment }),
   });
 
+  const internalPrices = createInternalPrices(deps.internalStore);
+
   return {
     current: () => served.current(),
     loadFromStore: () => writer.load(),
@@ -252,6 +258,7 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
       return version === undefined ? undefined : served.chunksOf(version);
     },
     familyIndex: (snapshot) => served.indexOf(snapshot),
+    purchasePrices: () => internalPrices.load(),
     async flush() {
       await stock.rereadDone();
       await writer.flush();

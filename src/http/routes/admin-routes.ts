@@ -1,80 +1,85 @@
-import { Router } from 'express';
-import { z } from 'zod';
+import express, { Router } from 'express';
+import type { CatalogSnapshot } from '../../core/catalog/catalog.js';
 import type { JobOutcome } from '../../jobs/scheduler.js';
-import type { SyncReport } from '../../services/catalog-service.js';
-import { bearerTokenOf, secretMatches } from '../middleware/token-auth.js';
-import { sendError } from '../send-error.js';
+import type { PurchasePrices, SyncJob } from '../../services/catalog-service.js';
+import { addAdminCatalogRoutes } from '../admin/admin-catalog-routes.js';
+import { createAdminGate } from '../admin/admin-gate.js';
+import { addAdminLoginRoutes, addAdminLogoutRoute } from '../admin/admin-login-routes.js';
+import { createAdminSessions } from '../admin/admin-session.js';
+import { addAdminSyncRoutes } from '../admin/admin-sync-routes.js';
+import { createLoginThrottle } from '../admin/login-throttle.js';
+import { type ProgressSources, progressOf } from '../admin/sync-progress.js';
+import { createSyncRuns } from '../admin/sync-runs.js';
 
-export interface AdminRoutesDeps {
-  /** `undefined` disables the admin endpoints (ADMIN_TOKEN unset). */
+export interface AdminRoutesDeps extends ProgressSources {
+  /** `undefined` disables the admin area (ADMIN_TOKEN unset). */
   readonly token: string | undefined;
-  readonly runJob: (job: 'sync-catalog' | 'sync-stock') => Promise<JobOutcome>;
+  readonly runJob: (job: SyncJob) => Promise<JobOutcome>;
   /** Why a sync cannot run now (the store does not answer), or `undefined`. */
   readonly unavailable?: () => string | undefined;
+  /** The served catalog and the purchase prices of its family, for `/admin/catalog.*`. */
+  readonly catalog?: () => CatalogSnapshot | undefined;
+  readonly purchasePrices?: () => Promise<PurchasePrices | undefined>;
+  /** How long a browser session lasts (`ADMIN_SESSION_HOURS`; default 8 h). */
+  readonly sessionHours?: number;
+  /** `PUBLIC_BASE_URL`: an https one makes the session cookie `Secure`, and its host counts as our origin. */
+  readonly publicBaseUrl?: string | undefined;
+  /** The clock of sessions and the login throttle (tests move it). */
+  readonly now?: () => Date;
+  /** How long a wrong login token waits for its answer (default 500 ms). */
+  readonly loginDelayMs?: number;
 }
 
-const SyncQuerySchema = z.object({
-  wait: z.enum(['true', 'false', '1', '0']).optional(),
-  job: z.enum(['catalog', 'stock']).optional(),
-});
+const DEFAULT_SESSION_HOURS = 8;
+/** A login form or a sync button's form is a few hundred bytes; anything larger is refused (`413`). */
+const FORM_LIMIT = '4kb';
 
-const STATUS_OF_OUTCOME: Record<SyncReport['outcome'], number> = {
-  published: 200,
-  unchanged: 200,
-  skipped: 200,
-  refused: 409,
-  failed: 502,
-};
-
-/** `POST /admin/sync` (docs/http-interface.md): 202 and a run in the background, or with `?wait=true` the run's report. */
+/**
+ * The admin area (docs/console.md#admin-area, docs/http-interface.md): `POST /admin/sync` and the other
+ * `/admin/*` JSON and CSV endpoints with `Authorization: Bearer ADMIN_TOKEN`; for browsers a login form,
+ * a signed session cookie and CSRF tokens.
+ */
 export function createAdminRoutes(deps: AdminRoutesDeps): Router {
   const router = Router();
-  router.use('/admin', (req, res, next) => {
-    if (deps.token === undefined) {
-      sendError(res, 404, 'ADMIN_DISABLED', 'The admin endpoints are disabled; set ADMIN_TOKEN to enable them');
-      return;
-    }
-    if (!secretMatches(bearerTokenOf(req), deps.token)) {
-      res.set('www-authenticate', 'Bearer realm="catalog-bridge admin"');
-      sendError(res, 401, 'UNAUTHORIZED', 'A valid admin token is required (Authorization: Bearer …)');
-      return;
-    }
-    next();
+  const now = deps.now ?? (() => new Date());
+  const publicBaseUrl = deps.publicBaseUrl;
+  const sessions =
+    deps.token === undefined
+      ? undefined
+      : createAdminSessions({
+          token: deps.token,
+          lifetimeMs: (deps.sessionHours ?? DEFAULT_SESSION_HOURS) * 3_600_000,
+          now,
+        });
+  const runs = createSyncRuns({ runJob: deps.runJob, now });
+  const progress = (job: SyncJob, runId?: number) => {
+    const byId = runId === undefined ? undefined : runs.byId(runId);
+    return progressOf(job, deps, byId?.job === job ? byId : runs.latest(job), now());
+  };
+  const group = () => deps.group?.();
+  const login = {
+    token: deps.token,
+    sessions,
+    throttle: createLoginThrottle({ now }),
+    publicBaseUrl,
+    now,
+    loginDelayMs: deps.loginDelayMs ?? 500,
+    progress,
+    group,
+  };
+  router.use('/admin', express.urlencoded({ extended: false, limit: FORM_LIMIT, parameterLimit: 10 }));
+  addAdminLoginRoutes(router, login);
+  router.use('/admin', createAdminGate({ token: deps.token, sessions, publicBaseUrl }));
+  addAdminLogoutRoute(router, login);
+  addAdminSyncRoutes(router, {
+    runs,
+    ...(deps.unavailable === undefined ? {} : { unavailable: deps.unavailable }),
+    progress,
+    group,
   });
-
-  router.post('/admin/sync', async (req, res) => {
-    const query = SyncQuerySchema.safeParse(req.query);
-    if (!query.success) {
-      sendError(
-        res,
-        400,
-        'BAD_REQUEST',
-        `Invalid query: ${query.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`,
-      );
-      return;
-    }
-    const job = query.data.job === 'stock' ? 'sync-stock' : 'sync-catalog';
-    // Refused at once: a sync now could not store what it makes, and the caller would wait for nothing.
-    const unavailable = deps.unavailable?.();
-    if (unavailable !== undefined) {
-      res.set('retry-after', '10');
-      sendError(res, 503, 'STORE_UNAVAILABLE', unavailable);
-      return;
-    }
-    const running = deps.runJob(job);
-    if (query.data.wait !== 'true' && query.data.wait !== '1') {
-      // The run goes on without the client; its outcome is logged and kept by the scheduler.
-      running.catch(() => undefined);
-      res.status(202).json({ job, status: 'started' });
-      return;
-    }
-    const outcome = await running;
-    if (!outcome.ok) {
-      sendError(res, 500, 'SYNC_CRASHED', outcome.error.message);
-      return;
-    }
-    const report = outcome.result as SyncReport;
-    res.status(STATUS_OF_OUTCOME[report.outcome]).json(report);
+  addAdminCatalogRoutes(router, {
+    catalog: deps.catalog ?? (() => undefined),
+    purchasePrices: deps.purchasePrices ?? (async () => undefined),
   });
   return router;
 }

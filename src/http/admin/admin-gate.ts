@@ -1,0 +1,107 @@
+import type { NextFunction, Request, Response } from 'express';
+import { type ConsoleContext, consoleContext, type PageOptions, renderPage, setConsoleHeaders } from '../console/layout.js';
+import { sendError } from '../send-error.js';
+import { type AdminCredential, credentialOf, csrfTokenOf, sameOrigin } from './admin-auth.js';
+import { disabledPage, forbiddenPage, loginPage } from './admin-pages.js';
+import type { AdminSessions } from './admin-session.js';
+
+/** The console context of an admin page; its path is the whole one (a mounted middleware sees only the rest). */
+export function adminContext(req: Request, res: Response): ConsoleContext {
+  return { ...consoleContext(req, res), path: req.originalUrl.split('?')[0] ?? '/admin' };
+}
+
+/** Sends an admin page: a console page that no cache keeps (its forms carry the session's CSRF token). */
+export function sendAdminPage(res: Response, ctx: ConsoleContext, options: PageOptions, status = 200): void {
+  setConsoleHeaders(res);
+  res.set('cache-control', 'private, no-store').status(status).type('html').send(renderPage(ctx, options));
+}
+
+/** A browser asking for a page (its `Accept` prefers HTML); API clients and `curl` get JSON. */
+export function prefersHtml(req: Request): boolean {
+  return req.accepts(['json', 'html']) === 'html';
+}
+
+/** `404`: the admin area is off (ADMIN_TOKEN unset); a browser gets a page saying how to switch it on. */
+export function sendDisabled(req: Request, res: Response): void {
+  if (prefersHtml(req)) {
+    const ctx = adminContext(req, res);
+    sendAdminPage(res, ctx, { ...disabledPage(ctx), section: 'admin' }, 404);
+    return;
+  }
+  sendError(res, 404, 'ADMIN_DISABLED', 'The admin endpoints are disabled; set ADMIN_TOKEN to enable them');
+}
+
+export function sendUnauthorized(req: Request, res: Response, expired: boolean): void {
+  if (prefersHtml(req)) {
+    const ctx = adminContext(req, res);
+    sendAdminPage(res, ctx, { ...loginPage(ctx, expired ? 'expired' : undefined), section: 'admin' }, 401);
+    return;
+  }
+  res.set('www-authenticate', 'Bearer realm="catalog-bridge admin"');
+  sendError(
+    res,
+    401,
+    'UNAUTHORIZED',
+    'A valid admin token is required (Authorization: Bearer …, or the session of /admin/login)',
+  );
+}
+
+function sendForbidden(req: Request, res: Response, reason: 'csrf' | 'origin'): void {
+  if (prefersHtml(req)) {
+    const ctx = adminContext(req, res);
+    sendAdminPage(res, ctx, { ...forbiddenPage(ctx, reason), section: 'admin' }, 403);
+    return;
+  }
+  if (reason === 'origin') sendError(res, 403, 'CROSS_ORIGIN', 'A state change with the admin session must come from this site');
+  else sendError(res, 403, 'CSRF_FAILED', 'A state change with the admin session needs its CSRF token (form field csrf)');
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** The credential a request passed the gate with (`res.locals.admin`). */
+export function admittedAs(res: Response): AdminCredential {
+  return (res.locals['admin'] as AdminCredential | undefined) ?? { via: 'none' };
+}
+
+/**
+ * Every `/admin/*` route but the login form: the bearer token, or the session cookie; a state change
+ * with the cookie also needs the session's CSRF token and must come from our own origin. Bearer calls
+ * need no CSRF token: a browser never adds an `Authorization` header by itself.
+ */
+export function createAdminGate(options: {
+  readonly token: string | undefined;
+  readonly sessions: AdminSessions | undefined;
+  readonly publicBaseUrl: string | undefined;
+}) {
+  /** The credential of a request let through, or `undefined` once it has been answered with the refusal. */
+  const admit = (req: Request, res: Response): AdminCredential | undefined => {
+    const { token, sessions } = options;
+    if (token === undefined || sessions === undefined) {
+      sendDisabled(req, res);
+      return undefined;
+    }
+    const credential = credentialOf(req, token, sessions);
+    if (credential.via === 'none' || credential.via === 'invalid') {
+      sendUnauthorized(req, res, credential.via === 'invalid' && credential.expired);
+      return undefined;
+    }
+    if (credential.via === 'cookie' && !SAFE_METHODS.has(req.method)) {
+      const refused = !sameOrigin(req, options.publicBaseUrl)
+        ? 'origin'
+        : !sessions.csrfMatches(credential.session, csrfTokenOf(req))
+          ? 'csrf'
+          : undefined;
+      if (refused !== undefined) {
+        sendForbidden(req, res, refused);
+        return undefined;
+      }
+    }
+    return credential;
+  };
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const credential = admit(req, res);
+    if (credential === undefined) return;
+    res.locals['admin'] = credential;
+    next();
+  };
+}
