@@ -13,7 +13,7 @@ const SCREENSHOTS = join(import.meta.dirname, '..', '..', 'test-artifacts', 'scr
 
 /** Whether the page is wider than its window (a horizontal scroll bar). */
 async function scrollsSideways(page: Page): Promise<boolean> {
-  return page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth);
+  return (await page.evaluate('document.documentElement.scrollWidth > document.documentElement.clientWidth')) === true;
 }
 
 async function screenshot(page: Page, name: string): Promise<void> {
@@ -69,7 +69,7 @@ describe.skipIf(CHROMIUM === null)('the console in headless Chromium', () => {
     await screenshot(page, 'overview-390px');
     // The first Tab reaches the skip link, which leads to the content.
     await page.keyboard.press('Tab');
-    await expect(page.evaluate(() => document.activeElement?.className)).resolves.toBe('skip');
+    await expect(page.evaluate('document.activeElement?.className')).resolves.toBe('skip');
     await context.close();
   });
 });
