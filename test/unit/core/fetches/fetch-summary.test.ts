@@ -15,7 +15,17 @@ const HOUR = 3_600_000;
 const START = Date.parse('2026-11-20T00:00:00Z');
 
 function entry(at: number, consumer: Consumer = 'google', overrides: Partial<FetchEntry> = {}): FetchEntry {
-  return { at, feed: 'google.xml', view: 'all', consumer, userAgent: 'x', status: 200, encoding: 'gzip', bytes: 1000, ...overrides };
+  return {
+    at,
+    feed: 'google.xml',
+    view: 'all',
+    consumer,
+    userAgent: 'x',
+    status: 200,
+    encoding: 'gzip',
+    bytes: 1000,
+    ...overrides,
+  };
 }
 
 /** `count` fetches `everyMs` apart from START. */
