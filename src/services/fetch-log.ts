@@ -6,7 +6,7 @@ import {
   type FetchEntry,
   type FetchSummary,
   MAX_USER_AGENT,
-  summarize,
+  mergeSummaries,
   summaryKey,
   usualIntervalSeconds,
 } from '../core/fetches/fetch-summary.js';
@@ -89,6 +89,8 @@ export function createFetchLog(deps: FetchLogDeps): FetchLog {
   let pending: FetchEntry[] = [];
   let inFlight: readonly FetchEntry[] = [];
   let summaries = new Map<string, FetchSummary>();
+  /** What this instance recorded since its last stored batch, summarized (kept whole even when `pending` overflows). */
+  let delta = new Map<string, FetchSummary>();
   let since = now();
   let timer: NodeJS.Timeout | undefined;
   let flushing: Promise<void> = Promise.resolve();
@@ -101,9 +103,7 @@ export function createFetchLog(deps: FetchLogDeps): FetchLog {
 
   /** Stored summaries with what this instance recorded since (not stored yet) on top. */
   function rebuild(stored: readonly FetchSummary[]): void {
-    const next = new Map(stored.map((summary) => [summaryKey(summary), summary]));
-    for (const entry of pending) apply(next, entry);
-    summaries = next;
+    summaries = mergeInto(new Map(stored.map((summary) => [summaryKey(summary), summary])), delta);
   }
 
   /** The stored log under what was recorded meanwhile; nothing is written before it is read (its chunks would be overwritten). */
@@ -129,13 +129,16 @@ export function createFetchLog(deps: FetchLogDeps): FetchLog {
     }
     if (pending.length === 0 && !store.shared) return;
     const batch = pending;
+    const batchDelta = delta;
     pending = [];
+    delta = new Map();
     inFlight = batch;
     try {
-      rebuild(await store.append(batch, [...summarize(batch).values()]));
+      rebuild(await store.append(batch, [...batchDelta.values()]));
     } catch (error) {
-      // Tried again with the next flush; the oldest go first if the store stays away.
+      // Tried again with the next flush; the oldest entries go first if the store stays away.
       pending = [...batch, ...pending].slice(-size);
+      delta = mergeInto(batchDelta, delta);
       deps.onError?.(error);
     } finally {
       inFlight = [];
@@ -159,6 +162,7 @@ export function createFetchLog(deps: FetchLogDeps): FetchLog {
       pending.push(entry);
       if (pending.length > size) pending.shift();
       apply(summaries, entry);
+      apply(delta, entry);
     },
     async start() {
       try {
@@ -203,6 +207,15 @@ export function createFetchLog(deps: FetchLogDeps): FetchLog {
     since: () => since,
   };
   return log;
+}
+
+/** `extra` merged into `target` (changed in place and answered). */
+function mergeInto(target: Map<string, FetchSummary>, extra: ReadonlyMap<string, FetchSummary>): Map<string, FetchSummary> {
+  for (const [key, summary] of extra) {
+    const known = target.get(key);
+    target.set(key, known === undefined ? summary : mergeSummaries(known, summary));
+  }
+  return target;
 }
 
 function viewOf(summary: FetchSummary, stale: boolean): FetchSummaryView {
