@@ -160,7 +160,8 @@ export function createFetchLog(deps: FetchLogDeps): FetchLog {
       };
       ring.push(entry);
       pending.push(entry);
-      if (pending.length > size) pending.shift();
+      // Beyond the log's size the oldest waiting entries would be dropped at the store anyway; cut in one go.
+      if (pending.length >= 2 * size) pending = pending.slice(-size);
       apply(summaries, entry);
       apply(delta, entry);
     },

@@ -48,18 +48,22 @@ export function summaryKey(entry: { readonly feed: string; readonly view: string
 
 /** `entry` added to `summary` (or a new summary); entries may come out of order (several instances). */
 export function addToSummary(summary: FetchSummary | undefined, entry: FetchEntry): FetchSummary {
-  const single: FetchSummary = {
-    feed: entry.feed,
-    view: entry.view,
-    consumer: entry.consumer,
+  const latest = {
     lastAt: entry.at,
     lastStatus: entry.status,
     lastEncoding: entry.encoding,
     lastBytes: entry.bytes,
-    count: 1,
-    times: [entry.at],
   };
-  return summary === undefined ? single : mergeSummaries(summary, single);
+  if (summary === undefined) {
+    return { feed: entry.feed, view: entry.view, consumer: entry.consumer, ...latest, count: 1, times: [entry.at] };
+  }
+  if (entry.at >= summary.lastAt) {
+    // The usual case (entries in the order recorded): no sort.
+    const times = summary.times.length >= KEPT_TIMES ? summary.times.slice(1 - KEPT_TIMES) : summary.times.slice();
+    times.push(entry.at);
+    return { ...summary, ...latest, count: summary.count + 1, times };
+  }
+  return mergeSummaries(summary, addToSummary(undefined, entry));
 }
 
 /** Two summaries of the same key as one: counts added, the later last fetch, the latest times of both. */
