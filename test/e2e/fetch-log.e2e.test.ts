@@ -137,6 +137,20 @@ describe('fetch log over HTTP', () => {
     });
   });
 
+  it('records a HEAD with no body bytes', async () => {
+    const response = await request(`${app.url}/feeds/all/meta.csv`, {
+      method: 'HEAD',
+      headers: { 'user-agent': UA.facebookcatalog, 'accept-encoding': 'br' },
+    });
+    await response.body.dump();
+    expect(response.statusCode).toBe(200);
+    const recent = await until(async () => {
+      const answer = await fetches(app, '?feed=meta.csv&limit=1');
+      return answer.recent.length > 0 ? answer.recent : undefined;
+    });
+    expect(recent[0]).toMatchObject({ consumer: 'meta', status: 200, encoding: 'br', bytes: 0 });
+  });
+
   it('summarizes per feed and consumer, and notes channel feeds never fetched by their channel', async () => {
     const answer = await fetches(app, '?feed=google.xml');
     const google = answer.summary.find((summary) => summary.consumer === 'google' && summary.view === 'all');
@@ -145,8 +159,9 @@ describe('fetch log over HTTP', () => {
     const never = answer.warnings.filter((warning) => warning.kind === 'never').map((warning) => warning.feed);
     expect(never).toContain('zbozi.xml');
     expect(never).not.toContain('google.xml');
-    // Seznam fetched google.xml, not zbozi.xml; Meta fetched google.xml, not meta.csv.
-    expect(never).toContain('meta.csv');
+    // Seznam and Shoptet fetched google.xml, not their own feeds; Meta fetched meta.csv (the HEAD above).
+    expect(never).toContain('shoptet.xml');
+    expect(never).not.toContain('meta.csv');
   });
 
   it('answers bad queries 400 with the error shape', async () => {
@@ -191,5 +206,38 @@ describe('fetch log over HTTP', () => {
     expect(after.since).toBe(before.since);
     expect(after.recent.map((entry) => entry.at)).toEqual(before.recent.map((entry) => entry.at));
     expect(after.summary).toEqual(before.summary);
+  });
+});
+
+describe('fetch log with FEED_TOKEN', () => {
+  const TOKEN = 'feed-token-0001';
+  let guarded: RunningApp;
+
+  beforeAll(async () => {
+    guarded = await startApp(
+      createTestConfig({
+        FEED_TOKEN: TOKEN,
+        SANDBOX_ARTICLES: '40',
+        SANDBOX_SALES_PER_MINUTE: '0',
+        CATALOG_SYNC_CRON: '0 0 1 1 *',
+      }),
+      { logger },
+    );
+    await guarded.initialSync;
+  });
+  afterAll(() => guarded?.stop());
+
+  it('needs the token for the page and the API, and records a feed request refused for want of it', async () => {
+    expect((await fetch(`${guarded.url}/api/fetches`)).status).toBe(401);
+    expect((await fetch(`${guarded.url}/fetches`)).status).toBe(401);
+    const refused = await get(`${guarded.url}/feeds/all/google.xml`, { 'user-agent': UA.googlebot });
+    expect(refused.status).toBe(401);
+
+    const response = await fetch(`${guarded.url}/api/fetches?token=${TOKEN}`);
+    expect(response.status).toBe(200);
+    const { recent } = (await response.json()) as Answer;
+    expect(recent[0]).toMatchObject({ feed: 'google.xml', consumer: 'google', status: 401 });
+    const page = await (await fetch(`${guarded.url}/fetches?token=${TOKEN}&lang=en`)).text();
+    expect(page).toContain(`<input type="hidden" name="token" value="${TOKEN}">`);
   });
 });
