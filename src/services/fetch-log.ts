@@ -1,4 +1,4 @@
-import { type Consumer, consumerOf } from '../core/fetches/classify-consumer.js';
+import { CONSUMERS, type Consumer, consumerOf } from '../core/fetches/classify-consumer.js';
 import type { FetchLogStore } from '../core/fetches/fetch-log-store.js';
 import {
   addToSummary,
@@ -186,9 +186,17 @@ export function createFetchLog(deps: FetchLogDeps): FetchLog {
     },
     summaries(at = now()) {
       const stale = new Set(staleFetchWarnings(summaries.values(), at).map((warning) => summaryKey(warning)));
-      return [...summaries.values()]
-        .sort((a, b) => a.feed.localeCompare(b.feed) || a.view.localeCompare(b.view) || b.lastAt - a.lastAt)
-        .map((summary) => viewOf(summary, stale.has(summaryKey(summary))));
+      return (
+        [...summaries.values()]
+          // Per feed and view, the channels first, in the order of CONSUMERS.
+          .sort(
+            (a, b) =>
+              a.feed.localeCompare(b.feed) ||
+              a.view.localeCompare(b.view) ||
+              CONSUMERS.indexOf(a.consumer) - CONSUMERS.indexOf(b.consumer),
+          )
+          .map((summary) => viewOf(summary, stale.has(summaryKey(summary))))
+      );
     },
     async recent(query) {
       const local = [...pending].reverse().concat([...inFlight].reverse());

@@ -36,6 +36,9 @@ const en = {
   count: 'Requests',
   late: 'late',
   note: 'Note',
+  neverFetched: 'These feeds have not been fetched by their channel since the log began ({since}):',
+  neverHint: "If a feed is meant for the channel, register its URL in the channel's settings.",
+  feedsColumn: 'Feeds',
 };
 
 const cs: typeof en = {
@@ -55,7 +58,7 @@ const cs: typeof en = {
   feeds: { one: '# feed', few: '# feedy', many: '# feedu', other: '# feedů' },
   filter: 'Zobrazit',
   feed: 'Feed',
-  view: 'Pohled',
+  view: 'Prodejna',
   consumer: 'Odběratel',
   any: 'všechny',
   limit: 'Řádků',
@@ -68,6 +71,9 @@ const cs: typeof en = {
   count: 'Požadavků',
   late: 'pozdě',
   note: 'Poznámka',
+  neverFetched: 'Kanály, pro které jsou tyto feedy určeny, si je od začátku záznamu ({since}) ani jednou nestáhly:',
+  neverHint: 'Pokud je feed pro daný kanál určen, zadejte jeho adresu v nastavení kanálu.',
+  feedsColumn: 'Feedy',
 };
 
 export const FETCHES_TEXTS = { en, cs };
@@ -91,14 +97,18 @@ export interface FetchesPageModel {
 function warningsSection(context: ConsoleContext, model: FetchesPageModel): string {
   if (model.warnings.length === 0) return '';
   const t = textsFor(FETCHES_TEXTS, context.lang);
-  const items = model.warnings
-    .map((warning) => {
-      const severity = warning.severity === 'warning' ? 'failed-notice' : '';
-      const label = warning.severity === 'warning' ? t.warnings : t.note;
-      return `<p class="notice ${severity}" data-kind="${warning.kind}"><strong>${h(label)}:</strong> ${h(warning.message[context.lang])}</p>`;
-    })
-    .join('');
-  return `<section aria-labelledby="fetch-warnings"><h2 id="fetch-warnings">${h(t.warnings)}</h2>${items}</section>`;
+  const stale = model.warnings
+    .filter((warning) => warning.kind === 'stale')
+    .map((warning) => `<p class="notice failed-notice" data-kind="stale">${h(warning.message[context.lang])}</p>`);
+  // Never-fetched notes are many on a fresh install and say the same thing: one notice, one line each.
+  const never = model.warnings
+    .filter((warning) => warning.kind === 'never')
+    .map((warning) => `<li>${h(CONSUMER_NAMES[context.lang][warning.consumer])}: <code>${h(warning.url)}</code></li>`);
+  const notes =
+    never.length === 0
+      ? ''
+      : `<div class="notice" data-kind="never"><p><strong>${h(t.note)}:</strong> ${h(t.neverFetched.replace('{since}', formatDateTime(context.lang, model.since)))}</p><ul>${never.join('')}</ul><p>${h(t.neverHint)}</p></div>`;
+  return `<section aria-labelledby="fetch-warnings"><h2 id="fetch-warnings">${h(t.warnings)}</h2>${stale.join('')}${notes}</section>`;
 }
 
 function summaryLine(lang: Lang, summary: FetchSummaryView, now: Date): string {
@@ -142,7 +152,7 @@ function byConsumerSection(context: ConsoleContext, model: FetchesPageModel): st
     ];
   });
   if (rows.length === 0) return '';
-  return `<section aria-labelledby="by-consumer"><h2 id="by-consumer">${h(t.byConsumer)}</h2><div class="table-wrap"><table><thead><tr><th scope="col">${h(t.consumer)}</th><th scope="col" class="num">${h(t.feed)}</th><th scope="col" class="num">${h(t.count)}</th><th scope="col">${h(t.lastFetch)}</th></tr></thead><tbody>${rows.join('')}</tbody></table></div></section>`;
+  return `<section aria-labelledby="by-consumer"><h2 id="by-consumer">${h(t.byConsumer)}</h2><div class="table-wrap"><table><thead><tr><th scope="col">${h(t.consumer)}</th><th scope="col" class="num">${h(t.feedsColumn)}</th><th scope="col" class="num">${h(t.count)}</th><th scope="col">${h(t.lastFetch)}</th></tr></thead><tbody>${rows.join('')}</tbody></table></div></section>`;
 }
 
 function filterForm(context: ConsoleContext, model: FetchesPageModel): string {
@@ -160,11 +170,13 @@ function filterForm(context: ConsoleContext, model: FetchesPageModel): string {
     `<input type="hidden" name="lang" value="${context.lang}">`,
     context.token === undefined ? '' : `<input type="hidden" name="token" value="${h(context.token)}">`,
   ].join('');
+  const field = (label: string, control: string) =>
+    `<span style="display:inline-flex;flex-wrap:wrap;gap:.4rem;align-items:center;max-width:100%">${label}${control}</span>`;
   return `<form class="search" method="get" action="/fetches">${hidden}
-<label for="f-feed">${h(t.feed)}</label><input id="f-feed" name="feed" size="18" value="${h(filter.feed ?? '')}" placeholder="google.xml">
-<label for="f-view">${h(t.view)}</label><input id="f-view" name="view" size="6" value="${h(filter.view ?? '')}" placeholder="all">
-<label for="f-consumer">${h(t.consumer)}</label><select id="f-consumer" name="consumer">${options}</select>
-<label for="f-limit">${h(t.limit)}</label><input id="f-limit" name="limit" type="number" min="1" max="500" size="4" value="${filter.limit}">
+${field(`<label for="f-feed">${h(t.feed)}</label>`, `<input id="f-feed" name="feed" size="16" value="${h(filter.feed ?? '')}" placeholder="google.xml">`)}
+${field(`<label for="f-view">${h(t.view)}</label>`, `<input id="f-view" name="view" size="5" value="${h(filter.view ?? '')}" placeholder="all">`)}
+${field(`<label for="f-consumer">${h(t.consumer)}</label>`, `<select id="f-consumer" name="consumer" style="max-width:100%">${options}</select>`)}
+${field(`<label for="f-limit">${h(t.limit)}</label>`, `<input id="f-limit" name="limit" type="number" min="1" max="500" style="width:5rem" value="${filter.limit}">`)}
 <button type="submit" class="primary">${h(t.filter)}</button></form>`;
 }
 

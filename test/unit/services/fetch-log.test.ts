@@ -40,8 +40,8 @@ describe('fetch log (keyv store)', () => {
     ]);
     expect(await log.recent({ limit: 10, consumer: 'google' })).toHaveLength(1);
     expect(log.summaries().map((summary) => [summary.consumer, summary.count, summary.url])).toEqual([
-      ['browser', 1, '/feeds/all/google.xml'],
       ['google', 1, '/feeds/all/google.xml'],
+      ['browser', 1, '/feeds/all/google.xml'],
     ]);
     await log.close();
   });
