@@ -6,6 +6,7 @@ import type { CatalogSource } from './core/catalog/catalog-source.js';
 import { createAdminRoutes } from './http/routes/admin-routes.js';
 import { createDocsRoutes } from './http/routes/docs-routes.js';
 import { createFeedRoutes } from './http/routes/feed-routes.js';
+import { createFetchRoutes } from './http/routes/fetch-routes.js';
 import { createMetricsRoutes } from './http/routes/metrics-routes.js';
 import { createStatusRoutes } from './http/routes/status-routes.js';
 import { createWebhookRoutes } from './http/routes/webhook-routes.js';
@@ -14,6 +15,7 @@ import type { CatalogService, SyncJob } from './services/catalog-service.js';
 import type { StoredCatalogStart } from './services/catalog-start.js';
 import type { EnrichmentStatus } from './services/enrichment/enrichment-service.js';
 import type { FeedService } from './services/feed-service.js';
+import type { FetchLog } from './services/fetch-log.js';
 import type { GroupStatus } from './services/group-monitor.js';
 import { type JobTiming, waitingReason } from './services/readiness.js';
 import type { StoreHealth } from './services/store-health.js';
@@ -43,6 +45,8 @@ export function createRouters(parts: {
   readonly group: () => GroupStatus | undefined;
   readonly enrichment: () => EnrichmentStatus | undefined;
   readonly warnings: () => readonly string[];
+  /** Who fetches which feed: every feed response is recorded in it. */
+  readonly fetches: FetchLog;
 }): Router[] {
   const { config, catalog, feeds, jobs, webhooks, metrics } = parts;
   return [
@@ -75,7 +79,9 @@ export function createRouters(parts: {
       token: config.feed.token,
       onRequest: (feed, status) => metrics.feedRequests.inc({ feed, status: String(status) }),
       waiting: () => waitingReason(parts.source.label, catalog.lastReport('sync-catalog'), parts.timing('sync-catalog')),
+      onFetch: (fetch) => parts.fetches.record(fetch),
     }),
+    createFetchRoutes({ fetches: parts.fetches, token: config.feed.token }),
     createMetricsRoutes(metrics.registry),
     createAdminRoutes({
       token: config.admin.token,

@@ -21,6 +21,7 @@ import { openStoredCatalog } from './services/catalog-start.js';
 import { type FeedPrewarm, startFeedPrewarm } from './services/feed-prewarm.js';
 import type { FeedService } from './services/feed-service.js';
 import { emptyFeeds, operatorWarnings } from './services/feed-warnings.js';
+import type { FetchLog } from './services/fetch-log.js';
 import { createReadiness, type JobTiming } from './services/readiness.js';
 import { createStoreHealth, type StoreHealth, waitForStore } from './services/store-health.js';
 import { createWebhookProcessor, type WebhookProcessor } from './services/webhook-processor.js';
@@ -30,6 +31,7 @@ import {
   createCatalogParts,
   createConfiguredFeedService,
   loadConfiguredTemplates,
+  openConfiguredFetchLog,
   openConfiguredWebhookInbox,
   startSandboxIfNeeded,
 } from './wiring.js';
@@ -65,6 +67,8 @@ export interface RunningApp {
   readonly prewarm: FeedPrewarm;
   /** The POS webhook receiver's processing (docs/webhooks.md). */
   readonly webhooks: WebhookProcessor;
+  /** Who fetches which feed (docs/console.md#who-fetches-the-feeds); flushed on `stop`. */
+  readonly fetches: FetchLog;
   /** With several instances on Redis: this instance's name and role now; `undefined` alone. */
   readonly group: (() => { readonly instance: string; readonly role: 'leader' | 'follower' }) | undefined;
   /** The start sync's first attempt (settled when it ended, whatever its outcome; retries follow on their own). */
@@ -136,6 +140,11 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
     parts.changeHistory,
   );
   catalog.onChange((snapshot) => recordCatalogMetrics(metrics, snapshot, catalog));
+  const fetches = openConfiguredFetchLog(
+    config,
+    templates.compiled.map((feed) => feed.file),
+    logger.child({ component: 'fetch-log' }),
+  );
   const warnings = () =>
     operatorWarnings({
       feeds,
@@ -179,6 +188,7 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
       webhooks,
       feeds,
       closeStores: async () => {
+        await fetches.close().catch((error: unknown) => logger.warn({ err: error }, 'could not store the fetch log'));
         await inbox.close();
         await closeCatalogParts();
         await group?.close();
@@ -196,6 +206,7 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
   await group?.begin({ catalog, jobs, inboxStats: inbox.shared?.stats });
   const leads = group === undefined || group.coordinator.isLeader();
   await parts.enrichment?.start();
+  await fetches.start().catch((error: unknown) => logger.warn({ err: error }, 'could not read the fetch log; trying again'));
   // In a group only the leader reads the sheet; the others show what it found (docs/scale-out.md).
   const followSheet =
     group === undefined || parts.enrichment === undefined
@@ -260,6 +271,7 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
       group: () => group?.status(),
       enrichment: () => parts.enrichment?.status(),
       warnings,
+      fetches,
     }),
   });
   const server = httpApp.listen(config.http.port, config.http.host);
@@ -289,6 +301,7 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
     prewarm,
     jobs,
     webhooks,
+    fetches,
     group: group && (() => group.coordinator.state()),
     initialSync,
     stop(options = {}) {

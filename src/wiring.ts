@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { Keyv } from 'keyv';
 import type { DocPages } from './adapters/docs/doc-pages.js';
 import { createEnrichmentSource, type EnrichmentDocument } from './adapters/enrichment/enrichment-source.js';
+import { createRedisFetchLog } from './adapters/group/redis-fetch-log.js';
 import type { RedisGroup } from './adapters/group/redis-group.js';
 import type { Logger } from './adapters/logger/create-logger.js';
 import { createPosClient, type PosClient } from './adapters/pos/pos-client.js';
@@ -13,6 +14,7 @@ import { openKeyv } from './adapters/store/create-keyv.js';
 import { type CatalogStore, createKeyvCatalogStore } from './adapters/store/keyv-catalog-store.js';
 import { createKeyvChangeHistory } from './adapters/store/keyv-change-history.js';
 import { createKeyvEnrichmentStore } from './adapters/store/keyv-enrichment-store.js';
+import { createKeyvFetchLog } from './adapters/store/keyv-fetch-log.js';
 import { openWebhookInbox } from './adapters/store/open-webhook-inbox.js';
 import type { WebhookInbox } from './adapters/store/webhook-inbox.js';
 import type { Config } from './config/load-config.js';
@@ -37,6 +39,7 @@ import { createFeedBuilder } from './services/feeds/feed-builder.js';
 import { createFeedCache } from './services/feeds/feed-cache.js';
 import { createInThreadFeedRenderer } from './services/feeds/feed-renderer.js';
 import { createSyncPhases, type SyncPhases } from './services/sync-phases.js';
+import { createFetchLog, type FetchLog } from './services/fetch-log.js';
 import type { StoredWebhookEvent } from './services/webhook-processor.js';
 import { createCatalogWorkers } from './workers/create-catalog-workers.js';
 import { createWorkerDocPages } from './workers/create-doc-pages.js';
@@ -358,5 +361,24 @@ export function openConfiguredWebhookInbox(
     claimIdleMs: config.group.claimIdleMs,
     onError: group.onError,
     legacy: openWebhookInbox<unknown>(config.store.url, source.id),
+  });
+}
+
+/**
+ * The fetch log (docs/console.md#who-fetches-the-feeds) in the configured store: on Redis one log for the
+ * whole group, on SQLite a table of its own in the catalog's file, in memory for tests.
+ */
+export function openConfiguredFetchLog(config: Config, channelFeeds: readonly string[], logger: Logger): FetchLog {
+  const size = config.feed.fetchLogSize;
+  const now = () => new Date();
+  const store = isGroupStore(config)
+    ? createRedisFetchLog(config.store.url, { size, now })
+    : createKeyvFetchLog(openKeyv(config.store.url, 'catalog-bridge-fetches', { sqliteTable: 'fetch_log' }).keyv, { size, now });
+  return createFetchLog({
+    store,
+    size,
+    now,
+    channelFeeds: () => channelFeeds,
+    onError: (error) => logger.warn({ err: error }, 'could not store the fetch log; trying again'),
   });
 }

@@ -302,6 +302,12 @@ export const ConfigSchema = z.object({
     65_536,
     'Memory for rendered feeds (their gzip and br forms); least recently used feeds are dropped beyond it, never the pre-rendered ones of the all view',
   ),
+  FETCH_LOG_SIZE: int(
+    5_000,
+    10,
+    100_000,
+    'Feed requests kept in the fetch log (who fetched which feed, docs/console.md); per feed and consumer, a summary outlives them',
+  ),
   FEED_TOKEN: optionalSecret('When set, every feed URL requires ?token=... or Authorization: Bearer ...'),
   ADMIN_TOKEN: optionalSecret('Enables the admin endpoints (Authorization: Bearer ...)'),
   ADMIN_SESSION_HOURS: int(8, 1, 168, 'How long a sign-in to the admin area (/admin) lasts, in hours'),

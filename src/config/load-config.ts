@@ -70,6 +70,8 @@ export interface Config {
     readonly token: string | undefined;
     readonly templatesDir: string | undefined;
     readonly cacheBytes: number;
+    /** `FETCH_LOG_SIZE`: feed requests kept in the fetch log. */
+    readonly fetchLogSize: number;
   };
   /** The marketer's enrichment sheet (docs/enrichment.md); `source` unset: none. */
   readonly enrichment: {
@@ -243,6 +245,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       token: e.FEED_TOKEN,
       templatesDir: e.FEED_TEMPLATES_DIR,
       cacheBytes: e.FEED_CACHE_MB * 1024 * 1024,
+      fetchLogSize: e.FETCH_LOG_SIZE,
     },
     enrichment: {
       source: e.ENRICHMENT_SOURCE,

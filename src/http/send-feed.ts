@@ -167,12 +167,25 @@ function notModifiedSince(header: string, lastModified: Date): boolean {
   return Math.floor(lastModified.getTime() / 1000) <= Math.floor(since / 1000);
 }
 
+/** What `sendFeed` sent: the coding and the body's bytes (0 for a `304` or a `HEAD`), for the fetch log. */
+export interface SentFeed {
+  readonly encoding: ContentCoding;
+  readonly bytes: number;
+}
+
+/** No body, in the coding negotiated (a `304` or `HEAD` still tells which representation the client holds). */
+const NO_BODY: Readonly<Record<ContentCoding, SentFeed>> = {
+  br: { encoding: 'br', bytes: 0 },
+  gzip: { encoding: 'gzip', bytes: 0 },
+  identity: { encoding: 'identity', bytes: 0 },
+};
+
 export interface SendFeedOptions {
   /** `private` when the feed needs a token, so shared caches do not keep it. */
   readonly private: boolean;
 }
 
-function sendNotAcceptable(req: IncomingMessage, res: ServerResponse, feed: EncodedFeed, isPrivate: boolean): void {
+function sendNotAcceptable(req: IncomingMessage, res: ServerResponse, feed: EncodedFeed, isPrivate: boolean): SentFeed {
   const body = JSON.stringify({
     error: {
       code: 'NOT_ACCEPTABLE',
@@ -189,6 +202,7 @@ function sendNotAcceptable(req: IncomingMessage, res: ServerResponse, feed: Enco
     String(Buffer.byteLength(body)),
   ]);
   res.end(req.method === 'HEAD' ? undefined : body);
+  return req.method === 'HEAD' ? NO_BODY.identity : { encoding: 'identity', bytes: Buffer.byteLength(body) };
 }
 
 /**
@@ -197,14 +211,11 @@ function sendNotAcceptable(req: IncomingMessage, res: ServerResponse, feed: Enco
  * built once per feed (this is the path every poll and every 304 takes). The identity of a feed kept
  * compressed is streamed (`sendInflated`): the rare client that asks for it gets the same bytes and headers.
  */
-export function sendFeed(req: IncomingMessage, res: ServerResponse, feed: EncodedFeed, options: SendFeedOptions): void {
+export function sendFeed(req: IncomingMessage, res: ServerResponse, feed: EncodedFeed, options: SendFeedOptions): SentFeed {
   const coding = codingFor(req.headers['accept-encoding'], feed);
   const prepared = preparedOf(feed);
   const representation = coding === undefined ? undefined : representationsOf(feed, prepared, options.private)[coding];
-  if (representation === undefined) {
-    sendNotAcceptable(req, res, feed, options.private);
-    return;
-  }
+  if (representation === undefined) return sendNotAcceptable(req, res, feed, options.private);
 
   const ifNoneMatch = req.headers['if-none-match'];
   const notModified =
@@ -214,12 +225,16 @@ export function sendFeed(req: IncomingMessage, res: ServerResponse, feed: Encode
   if (notModified) {
     res.writeHead(304, representation.notModified as string[]);
     res.end();
-    return;
+    return NO_BODY[coding ?? 'identity'];
   }
   res.writeHead(200, representation.ok as string[]);
-  if (req.method === 'HEAD') res.end();
-  else if (representation.body !== undefined) res.end(representation.body);
+  if (req.method === 'HEAD') {
+    res.end();
+    return NO_BODY[coding ?? 'identity'];
+  }
+  if (representation.body !== undefined) res.end(representation.body);
   else sendInflated(res, feed);
+  return { encoding: coding ?? 'identity', bytes: representation.body?.length ?? feed.identityLength };
 }
 
 /**

@@ -6,6 +6,7 @@ import { ALL_UNITS, type CatalogSnapshot } from '../../core/catalog/catalog.js';
 import { JSON_FEED_SCHEMAS } from '../../core/feeds/json-feed-schema.js';
 import type { FeedDescriptor, FeedService, FeedVariant } from '../../services/feed-service.js';
 import { withFrontHandler } from '../create-http-app.js';
+import { type FetchRecorder, feedOfPath, noteSent, recordWhenFinished } from '../fetch-recording.js';
 import { bearerTokenOf, secretMatches } from '../middleware/token-auth.js';
 import { sendError } from '../send-error.js';
 import { type SendFeedOptions, sendFeed } from '../send-feed.js';
@@ -17,6 +18,8 @@ export interface FeedRoutesDeps {
   readonly token: string | undefined;
   /** Counts a feed request by feed and status (metrics). */
   readonly onRequest?: (feed: string, status: number) => void;
+  /** Told of every feed response once it has finished (the fetch log, docs/console.md#who-fetches-the-feeds). */
+  readonly onFetch?: FetchRecorder;
   /** Why no catalog is served yet (the first sync runs, or failed and is tried again at …), for the 503's message. */
   readonly waiting?: () => string;
 }
@@ -195,10 +198,12 @@ export function createFeedRoutes(deps: FeedRoutesDeps): Router {
         'cache-control': 'no-store',
       });
       res.end(req.method === 'HEAD' ? undefined : body);
+      if (deps.onFetch !== undefined) noteSent(res, { encoding: 'identity', bytes: Buffer.byteLength(body) });
       deps.onRequest?.(resolved.descriptor.file, 503);
       return;
     }
-    sendFeed(req, res, served.feed, sendOptions);
+    const sent = sendFeed(req, res, served.feed, sendOptions);
+    if (deps.onFetch !== undefined) noteSent(res, sent);
     deps.onRequest?.(resolved.descriptor.file, res.statusCode);
   }
 
@@ -226,7 +231,19 @@ export function createFeedRoutes(deps: FeedRoutesDeps): Router {
     };
     if (!authorized(deps.token, query, req)) return false;
     const resolved = resolveFeed(target.unit, target.file, query);
-    return resolved.ok ? serveResolved(req, res, resolved) : false;
+    if (!resolved.ok) return false;
+    if (deps.onFetch !== undefined) recordWhenFinished(req, res, target.file, target.unit, deps.onFetch);
+    return serveResolved(req, res, resolved);
+  }
+
+  // Every other feed request (error answers included) is recorded here; the front handler records its own.
+  const { onFetch } = deps;
+  if (onFetch !== undefined) {
+    router.use((req, res, next) => {
+      const target = feedOfPath(req.path);
+      if (target !== undefined) recordWhenFinished(req, res, target.feed, target.view, onFetch);
+      next();
+    });
   }
 
   router.get('/feeds/local-inventory.tsv', guard, async (req, res) => {
@@ -254,7 +271,8 @@ export function createFeedRoutes(deps: FeedRoutesDeps): Router {
       deps.onRequest?.('changes.json', 410);
       return;
     }
-    sendFeed(req, res, result.feed, sendOptions);
+    const sent = sendFeed(req, res, result.feed, sendOptions);
+    if (deps.onFetch !== undefined) noteSent(res, sent);
     deps.onRequest?.('changes.json', res.statusCode);
   });
 
