@@ -10,8 +10,8 @@ import { USER_AGENTS as UA } from '../unit/core/fetches/user-agents.js';
 
 /** Found (or installed) by the e2e project's global setup; `null` skips these tests (never under CI). */
 const CHROMIUM = inject('chromiumPath');
-/** Screenshots are artefacts of the run (`.tmp/` is not committed). */
-const SHOTS = fileURLToPath(new URL('../../.tmp/screenshots/', import.meta.url));
+/** Screenshots are artefacts of the run (`test-artifacts/` is not committed). */
+const SHOTS = fileURLToPath(new URL('../../test-artifacts/screenshots/', import.meta.url));
 
 describe.skipIf(CHROMIUM === null)('the fetch log page in headless Chromium, without JavaScript', () => {
   let app: RunningApp;
