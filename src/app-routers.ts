@@ -7,6 +7,7 @@ import { createAdminRoutes } from './http/routes/admin-routes.js';
 import { createDocsRoutes } from './http/routes/docs-routes.js';
 import { createFeedRoutes } from './http/routes/feed-routes.js';
 import { createMetricsRoutes } from './http/routes/metrics-routes.js';
+import { createProductDetailRoutes } from './http/routes/product-detail-routes.js';
 import { createStatusRoutes } from './http/routes/status-routes.js';
 import { createWebhookRoutes } from './http/routes/webhook-routes.js';
 import type { JobOutcome, Scheduler } from './jobs/scheduler.js';
@@ -15,6 +16,7 @@ import type { StoredCatalogStart } from './services/catalog-start.js';
 import type { EnrichmentStatus } from './services/enrichment/enrichment-service.js';
 import type { FeedService } from './services/feed-service.js';
 import type { GroupStatus } from './services/group-monitor.js';
+import { createProductLookup } from './services/product-lookup.js';
 import { type JobTiming, waitingReason } from './services/readiness.js';
 import type { StoreHealth } from './services/store-health.js';
 import type { WebhookProcessor } from './services/webhook-processor.js';
@@ -75,6 +77,17 @@ export function createRouters(parts: {
       waiting: () => waitingReason(parts.source.label, catalog.lastReport('sync-catalog'), parts.timing('sync-catalog')),
     }),
     createMetricsRoutes(metrics.registry),
+    createProductDetailRoutes({
+      lookup: createProductLookup({
+        current: () => catalog.current(),
+        familyIndex: (snapshot) => catalog.familyIndex(snapshot),
+        feeds,
+        reports: () => ({ catalog: catalog.lastReport('sync-catalog'), stock: catalog.lastReport('sync-stock') }),
+        lastChanges: webhooks.lastChanges,
+      }),
+      token: config.feed.token,
+      publicBaseUrl: config.http.publicBaseUrl,
+    }),
     createAdminRoutes({
       token: config.admin.token,
       runJob: parts.runJob,
