@@ -26,7 +26,7 @@ export interface DocumentSource {
   readonly present: boolean | null;
   /** When the document was read: the last full sync, or for stock a later stock sync. */
   readonly readAt: string | null;
-  /** The keys rows were matched by, in the order tried; a row takes the first that names one article. */
+  /** The keys that matched rows of the document, in the order tried (a row takes the first that names one article). */
   readonly keyOrder: readonly IdentityKey[];
   /** The product's codes under those keys: a row matched to it carries one of them. Empty: no row can name it. */
   readonly codes: readonly KeyCode[];
@@ -66,7 +66,8 @@ function documentSource(
   readAt: string | undefined,
   product: Product,
 ): DocumentSource {
-  const keyOrder = report?.keyOrder ?? [];
+  // Keys that matched no row of the document cannot be the one a row of this product was matched by.
+  const keyOrder = (report?.keyOrder ?? []).filter((key) => (report?.keyCounts[key] ?? 0) > 0);
   return {
     document,
     present: report === undefined ? null : report.present,

@@ -54,7 +54,9 @@ function offerRow({ context, t, view }: PageParts, offer: OfferView): string {
   const unit = view.product.measureUnit === undefined ? '' : ` ${view.product.measureUnit}`;
   const stock = offer.stock === undefined ? t.unknown : `${formatNumber(context.lang, offer.stock)}${unit}`;
   const words = availabilityWords(t, offer.availability);
-  const label = offer.availabilityText === undefined ? words : `${words} (${offer.availabilityText})`;
+  const own = offer.availabilityText;
+  // The price list's own label, when it says more than the words do.
+  const label = own === undefined || own.toLowerCase() === words.toLowerCase() ? words : `${words} (${own})`;
   const name = offer.unit === 'all' ? t.allUnits : `${offer.unitName} (${offer.unit})`;
   const cells = [money(offer.price), money(offer.salePrice), money(offer.standardPrice), stock];
   return (

@@ -42,7 +42,7 @@ const en = {
   notKnown: 'Not known since the start (the catalog was loaded from the store; the next full sync tells).',
   noDocument: 'The unit had no such document in the last sync.',
   noCode: 'No row can name it: it has no code under the keys this document was matched by.',
-  rowWithCode: 'A row with the code',
+  rowWithCode: 'A row with one of the codes',
   readAt: (when: string) => `read ${when}`,
   saleByMovements: (receipt: string, when: string, delta: string) =>
     `Receipt ${receipt}, sold ${when}: stock movement ${delta} applied.`,
@@ -110,7 +110,7 @@ const cs: typeof en = {
   notKnown: 'Od spuštění neznámo (katalog byl načten z úložiště; řekne to až příští úplná synchronizace).',
   noDocument: 'Prodejna při poslední synchronizaci tento dokument neměla.',
   noCode: 'Žádný řádek ho nemůže označit: nemá kód v žádném z klíčů, kterými se dokument páruje.',
-  rowWithCode: 'Řádek s kódem',
+  rowWithCode: 'Řádek s jedním z kódů',
   readAt: (when: string) => `načteno ${when}`,
   saleByMovements: (receipt: string, when: string, delta: string) =>
     `Účtenka ${receipt}, prodáno ${when}: použit skladový pohyb ${delta}.`,
