@@ -84,6 +84,7 @@ export function createRouters(parts: {
         feeds,
         reports: () => ({ catalog: catalog.lastReport('sync-catalog'), stock: catalog.lastReport('sync-stock') }),
         lastChanges: webhooks.lastChanges,
+        sourceRows: (snapshot) => catalog.sourceRows(snapshot),
       }),
       token: config.feed.token,
       publicBaseUrl: config.http.publicBaseUrl,

@@ -7,6 +7,7 @@ import type { CatalogSnapshot } from '../core/catalog/catalog.js';
 import type { ItemChunk } from '../core/catalog/catalog-chunks.js';
 import type { CatalogSource } from '../core/catalog/catalog-source.js';
 import type { FamilyIndex } from '../core/catalog/family-index.js';
+import { createSourceRowsRegistry, type FamilySourceRows } from '../core/catalog/source-rows.js';
 import type {
   CatalogLogger,
   CatalogMeta,
@@ -111,6 +112,8 @@ export interface CatalogService {
   chunksOf(snapshot: CatalogSnapshot): Promise<readonly ItemChunk[] | undefined>;
   /** The indexes of the snapshot's catalog family (positions, identifier lookups, unit counts). */
   familyIndex(snapshot: CatalogSnapshot): Promise<FamilyIndex>;
+  /** Which rows of its last full sync's documents gave the products of the snapshot's family their values. */
+  sourceRows(snapshot: CatalogSnapshot): FamilySourceRows | undefined;
   /** Settles when the store holds the version served now (before closing the store). */
   flush(): Promise<void>;
   /** Writes the served version to a store that lost it (restarted empty), all of it. */
@@ -213,7 +216,9 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
     logger.info({ units }, 'a stock change came before a newer catalog; reading those units again');
     void stock.syncStock({ units: [...units] });
   };
+  const sourceRows = createSourceRowsRegistry();
   const syncCatalog = createFullSync({
+    sourceRows,
     ...(deps.signal === undefined ? {} : { signal: deps.signal }),
     served,
     writer,
@@ -252,6 +257,7 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
       return version === undefined ? undefined : served.chunksOf(version);
     },
     familyIndex: (snapshot) => served.indexOf(snapshot),
+    sourceRows: (snapshot) => sourceRows.get(snapshot),
     async flush() {
       await stock.rereadDone();
       await writer.flush();

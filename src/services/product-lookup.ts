@@ -1,6 +1,7 @@
 import { ALL_UNITS, type CatalogSnapshot, type Offer, type Product, type ProductEnrichment } from '../core/catalog/catalog.js';
 import { createEnrichedProducts } from '../core/catalog/family-enrichment.js';
 import type { FamilyIndex } from '../core/catalog/family-index.js';
+import type { FamilySourceRows } from '../core/catalog/source-rows.js';
 import { csvItemText, explainTemplateItem, type ItemVerdict, notOffered } from '../core/feeds/explain-item.js';
 import { jsonItemText } from '../core/feeds/render-json-feed.js';
 import { toFeedItem } from '../core/feeds/to-feed-item.js';
@@ -63,6 +64,8 @@ export interface ProductLookupDeps {
   readonly feeds: Pick<FeedService, 'feeds' | 'templates' | 'options'>;
   readonly reports: () => SourceReports;
   readonly lastChanges: Pick<LastStockChanges, 'of' | 'rereadOf'>;
+  /** The rows of the full sync that built the snapshot's family, when this instance ran it. */
+  readonly sourceRows?: (snapshot: CatalogSnapshot) => FamilySourceRows | undefined;
 }
 
 export interface ProductLookup {
@@ -171,7 +174,11 @@ export function createProductLookup(deps: ProductLookupDeps): ProductLookup {
           product: values,
           enrichment: enrichment ?? null,
           offers: offersOf(snapshot, product, views, feeds.options.links.storeCodes),
-          sources: sourcesOf(snapshot, product, deps.reports(), deps.lastChanges),
+          sources: sourcesOf(snapshot, product, {
+            reports: deps.reports(),
+            rows: { family: deps.sourceRows?.(snapshot), position: position as number },
+            changes: deps.lastChanges,
+          }),
           feeds: feedsOf(snapshot, product, views),
         },
       };

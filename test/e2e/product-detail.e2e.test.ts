@@ -24,10 +24,21 @@ interface ApiFeed {
   readonly reason?: { readonly code: string; readonly rule: string; readonly attribute?: string; readonly message: string };
 }
 
+interface MatchedRow {
+  readonly row: number;
+  readonly key: string;
+  readonly code: string;
+}
+
 interface ApiProduct {
   readonly product: { readonly id: string; readonly internalIdentifier?: string; readonly ean?: string };
   readonly offers: readonly { readonly unit: string; readonly availability: string; readonly storeCode?: string }[];
-  readonly sources: readonly { readonly unit: string; readonly priceList: { readonly present: boolean | null } }[];
+  readonly sources: readonly {
+    readonly unit: string;
+    readonly priceList: { readonly present: boolean | null; readonly row?: MatchedRow | null };
+    readonly stock: { readonly present: boolean | null; readonly row?: MatchedRow | null };
+    readonly priceFrom?: string;
+  }[];
   readonly feeds: readonly ApiFeed[];
 }
 
@@ -144,6 +155,14 @@ describe('the product detail against the sandbox', () => {
     expect(view.offers.map((offer) => offer.unit)).toEqual(['all', ...first.offers.map((offer) => offer.unit)]);
     expect(view.offers.find((offer) => offer.unit === 'U1')?.storeCode).toBe('U1');
     expect(view.sources.every((source) => source.priceList.present === true)).toBe(true);
+    // The sandbox's price lists key on the internal identifier, else the PLU; its exports have a header line.
+    const codes = [view.product.internalIdentifier, String((view.product as { plu?: number }).plu)];
+    for (const source of view.sources) {
+      expect(source.priceList.row?.row, source.unit).toBeGreaterThan(0);
+      expect(codes, source.unit).toContain(source.priceList.row?.code);
+      expect(source.priceFrom, source.unit).toBe('price-list');
+      expect(source.stock.row?.row, source.unit).toBeGreaterThan(1);
+    }
     expect(text).not.toMatch(/purchase/i);
   });
 

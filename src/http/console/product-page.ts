@@ -74,14 +74,29 @@ function offers(parts: PageParts): string {
   return `<h2>${h(t.offers)}</h2><div class="table-wrap"><table id="offers"><thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table></div>`;
 }
 
-function documentText({ context, t }: PageParts, source: DocumentSource): string {
-  if (source.present === null) return h(t.notKnown);
-  if (!source.present) return h(t.noDocument);
-  if (source.codes.length === 0) return h(t.noCode);
-  const codes = source.codes.map((code) => `${h(code.key)} = <code>${h(code.code)}</code>`).join(', ');
+function documentText({ context, t }: PageParts, source: DocumentSource, notes: readonly string[]): string {
+  const extra = notes.map((note) => ` ${h(note)}`).join('');
   const read =
     source.readAt === null ? '' : ` <span class="muted">(${h(t.readAt(formatDateTime(context.lang, source.readAt)))})</span>`;
-  return `${h(t.rowWithCode)}: ${codes}${read}`;
+  if (source.present === null) return h(t.notKnown);
+  if (!source.present) return h(t.noDocument) + extra;
+  if (source.row === null) return h(source.document === 'price-list' ? t.noPriceRow : t.noStockRow) + extra + read;
+  if (source.row !== undefined) {
+    const { row, key, code } = source.row;
+    const words = source.document === 'price-list' ? t.priceRow(row, key, code) : t.stockRow(row, key, code);
+    return h(words) + extra + read;
+  }
+  if (source.codes.length === 0) return h(t.noCode) + extra;
+  const codes = source.codes.map((code) => `${h(code.key)} = <code>${h(code.code)}</code>`).join(', ');
+  return `${h(t.rowWithCode)}: ${codes}${extra}${read}`;
+}
+
+/** What the page adds to a document's row: where the price or stock came from when not from it. */
+function sourceNotes({ context, t }: PageParts, unit: UnitSources): { price: string[]; stock: string[] } {
+  const price = unit.priceFrom === 'article' ? [t.priceFromArticle] : unit.priceFrom === 'none' ? [t.noPrice] : [];
+  const stock = unit.stockFrom === 'price-list' ? [t.stockFromPriceList] : unit.stockFrom === 'none' ? [t.noStock] : [];
+  if (unit.stockRereadAt !== undefined) stock.push(t.rereadSince(formatDateTime(context.lang, unit.stockRereadAt)));
+  return { price, stock };
 }
 
 function saleText({ context, t }: PageParts, unit: UnitSources): string {
@@ -98,8 +113,9 @@ function sources(parts: PageParts): string {
   const rows = parts.view.sources
     .map(
       (unit) =>
-        `<tr id="source-${h(unit.unit)}"><th scope="row">${h(unit.unit)}</th><td>${documentText(parts, unit.priceList)}</td>` +
-        `<td>${documentText(parts, unit.stock)}</td><td>${saleText(parts, unit)}</td></tr>`,
+        `<tr id="source-${h(unit.unit)}"><th scope="row">${h(unit.unit)}</th>` +
+        `<td>${documentText(parts, unit.priceList, sourceNotes(parts, unit).price)}</td>` +
+        `<td>${documentText(parts, unit.stock, sourceNotes(parts, unit).stock)}</td><td>${saleText(parts, unit)}</td></tr>`,
     )
     .join('');
   const head = [t.unit, t.priceList, t.stockExport, t.lastSale].map((label) => `<th scope="col">${h(label)}</th>`).join('');
