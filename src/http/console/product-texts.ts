@@ -38,7 +38,7 @@ const en = {
   stockExport: 'Stock export',
   lastSale: 'Last sale that changed the stock',
   sourcesNote:
-    'Rows are named by their codes: a row matched to this product carries one of its codes under the keys the document was matched by (in the order tried). Sales are those this instance processed since it started.',
+    'Per unit, the rows of the documents that the last full sync matched to this product (or, when this instance did not run it, the codes such a row carries). Sales are those this instance processed since it started.',
   notKnown: 'Not known since the start (the catalog was loaded from the store; the next full sync tells).',
   noDocument: 'The unit had no such document in the last sync.',
   noCode: 'No row can name it: it has no code under the keys this document was matched by.',
@@ -115,7 +115,7 @@ const cs: typeof en = {
   stockExport: 'Export zásob',
   lastSale: 'Poslední prodej, který změnil zásobu',
   sourcesNote:
-    'Řádky jsou určeny svými kódy: řádek přiřazený k tomuto produktu nese jeden z jeho kódů podle klíčů, kterými se dokument pároval (v pořadí, v jakém se zkoušely). Prodeje jsou ty, které tato instance zpracovala od svého spuštění.',
+    'Pro každou prodejnu řádky dokumentů, které poslední úplná synchronizace k tomuto produktu přiřadila (nebo, pokud ji neprovedla tato instance, kódy, které takový řádek nese). Prodeje jsou ty, které tato instance zpracovala od svého spuštění.',
   notKnown: 'Od spuštění neznámo (katalog byl načten z úložiště; řekne to až příští úplná synchronizace).',
   noDocument: 'Prodejna při poslední synchronizaci tento dokument neměla.',
   noCode: 'Žádný řádek ho nemůže označit: nemá kód v žádném z klíčů, kterými se dokument páruje.',
