@@ -182,6 +182,33 @@ describe('the product detail against the sandbox', () => {
     expect(missing.text).toContain('id="back-to-search"');
   });
 
+  it('names the sale webhook that changed the stock last, with its receipt, unit and movement', async () => {
+    const sold = items.find((item) =>
+      item.offers.some((offer) => offer.unit === 'U2' && Number.isInteger(offer.stock) && (offer.stock ?? 0) >= 3),
+    );
+    expect(sold).toBeDefined();
+    const sale = await app.sandbox?.makeSale({ unitCode: 'U2', lines: [{ localId: sold?.id ?? '', count: 1 }] });
+    if (sale === undefined) throw new Error('no sandbox');
+    const event = { timestamp: sale.createdAt, event: 'accounting.receipt.sale', data: sale.receipt };
+    const posted = await fetch(`${app.url}/webhooks/pos`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': 'sandbox-key' },
+      body: JSON.stringify(event),
+    });
+    expect(posted.status).toBe(200);
+    await app.webhooks.idle();
+
+    const view = (await product(sold?.id ?? '')) as ApiProduct & {
+      sources: readonly { unit: string; lastSale: { receipt?: string; how: string; delta?: number } | null }[];
+    };
+    expect(view.sources.find((source) => source.unit === 'U2')?.lastSale).toMatchObject({
+      receipt: sale.receipt.localId,
+      how: 'movements',
+      delta: -1,
+    });
+    expect(view.sources.find((source) => source.unit === 'U1')?.lastSale).toBeNull();
+  });
+
   it('answers 404 for an unknown id and 400 for a bad or unknown unit', async () => {
     const unknown = await get(`${app.url}/api/products/no-such-product`);
     expect(unknown.status).toBe(404);
