@@ -38,6 +38,7 @@ interface ApiProduct {
     readonly priceList: { readonly present: boolean | null; readonly row?: MatchedRow | null };
     readonly stock: { readonly present: boolean | null; readonly row?: MatchedRow | null };
     readonly priceFrom?: string;
+    readonly lastSale: { readonly receipt?: string; readonly how: string; readonly delta?: number } | null;
   }[];
   readonly feeds: readonly ApiFeed[];
 }
@@ -198,9 +199,7 @@ describe('the product detail against the sandbox', () => {
     expect(posted.status).toBe(200);
     await app.webhooks.idle();
 
-    const view = (await product(sold?.id ?? '')) as ApiProduct & {
-      sources: readonly { unit: string; lastSale: { receipt?: string; how: string; delta?: number } | null }[];
-    };
+    const view = await product(sold?.id ?? '');
     expect(view.sources.find((source) => source.unit === 'U2')?.lastSale).toMatchObject({
       receipt: sale.receipt.localId,
       how: 'movements',
