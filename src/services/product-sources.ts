@@ -140,9 +140,12 @@ export function sourcesOf(
   },
 ): UnitSources[] {
   const { reports, rows, changes } = context;
-  const merged = reports.catalog?.merge;
+  // A refused or failed run's documents are not those of the served catalog.
+  const served = reports.catalog?.outcome === 'published' || reports.catalog?.outcome === 'unchanged';
+  const merged = served ? reports.catalog?.merge : undefined;
   const sales = changes.of(product.id);
   const readAt = rows.family?.readAt ?? (merged === undefined ? undefined : reports.catalog?.finishedAt);
+
   const reread = rereadAfter(reports, readAt);
   return snapshot.units.map((unit) => {
     const report = merged?.units.find((entry) => entry.unit === unit.code);

@@ -78,14 +78,15 @@ function documentText({ context, t }: PageParts, source: DocumentSource, notes: 
   const extra = notes.map((note) => ` ${h(note)}`).join('');
   const read =
     source.readAt === null ? '' : ` <span class="muted">(${h(t.readAt(formatDateTime(context.lang, source.readAt)))})</span>`;
-  if (source.present === null) return h(t.notKnown);
-  if (!source.present) return h(t.noDocument) + extra;
-  if (source.row === null) return h(source.document === 'price-list' ? t.noPriceRow : t.noStockRow) + extra + read;
-  if (source.row !== undefined) {
+  // The full sync's own rows, when this instance ran it, come first: they are what matched.
+  if (source.row !== undefined && source.row !== null) {
     const { row, key, code } = source.row;
     const words = source.document === 'price-list' ? t.priceRow(row, key, code) : t.stockRow(row, key, code);
     return h(words) + extra + read;
   }
+  if (source.present === false) return h(t.noDocument) + extra;
+  if (source.row === null) return h(source.document === 'price-list' ? t.noPriceRow : t.noStockRow) + extra + read;
+  if (source.present === null) return h(t.notKnown);
   if (source.codes.length === 0) return h(t.noCode) + extra;
   const codes = source.codes.map((code) => `${h(code.key)} = <code>${h(code.code)}</code>`).join(', ');
   return `${h(t.rowWithCode)}: ${codes}${extra}${read}`;
