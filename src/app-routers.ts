@@ -8,6 +8,7 @@ import { createDocsRoutes } from './http/routes/docs-routes.js';
 import { createFeedRoutes } from './http/routes/feed-routes.js';
 import { createFetchRoutes } from './http/routes/fetch-routes.js';
 import { createMetricsRoutes } from './http/routes/metrics-routes.js';
+import { createProductDetailRoutes } from './http/routes/product-detail-routes.js';
 import { createStatusRoutes } from './http/routes/status-routes.js';
 import { createWebhookRoutes } from './http/routes/webhook-routes.js';
 import type { JobOutcome, Scheduler } from './jobs/scheduler.js';
@@ -17,6 +18,7 @@ import type { EnrichmentStatus } from './services/enrichment/enrichment-service.
 import type { FeedService } from './services/feed-service.js';
 import type { FetchLog } from './services/fetch-log.js';
 import type { GroupStatus } from './services/group-monitor.js';
+import { createProductLookup } from './services/product-lookup.js';
 import { type JobTiming, waitingReason } from './services/readiness.js';
 import type { StoreHealth } from './services/store-health.js';
 import type { WebhookProcessor } from './services/webhook-processor.js';
@@ -83,6 +85,18 @@ export function createRouters(parts: {
     }),
     createFetchRoutes({ fetches: parts.fetches, token: config.feed.token }),
     createMetricsRoutes(metrics.registry),
+    createProductDetailRoutes({
+      lookup: createProductLookup({
+        current: () => catalog.current(),
+        familyIndex: (snapshot) => catalog.familyIndex(snapshot),
+        feeds,
+        reports: () => ({ catalog: catalog.lastReport('sync-catalog'), stock: catalog.lastReport('sync-stock') }),
+        lastChanges: webhooks.lastChanges,
+        sourceRows: (snapshot) => catalog.sourceRows(snapshot),
+      }),
+      token: config.feed.token,
+      publicBaseUrl: config.http.publicBaseUrl,
+    }),
     createAdminRoutes({
       token: config.admin.token,
       sessionHours: config.admin.sessionHours,

@@ -7,6 +7,7 @@ import type { CatalogSnapshot } from '../core/catalog/catalog.js';
 import type { ItemChunk } from '../core/catalog/catalog-chunks.js';
 import type { CatalogSource } from '../core/catalog/catalog-source.js';
 import type { FamilyIndex } from '../core/catalog/family-index.js';
+import { createSourceRowsRegistry, type FamilySourceRows } from '../core/catalog/source-rows.js';
 import type {
   CatalogLogger,
   CatalogMeta,
@@ -115,6 +116,8 @@ export interface CatalogService {
   familyIndex(snapshot: CatalogSnapshot): Promise<FamilyIndex>;
   /** The purchase prices of the last full sync (admin only); `undefined` before one is stored. */
   purchasePrices(): Promise<PurchasePrices | undefined>;
+  /** Which rows of its last full sync's documents gave the products of the snapshot's family their values. */
+  sourceRows(snapshot: CatalogSnapshot): FamilySourceRows | undefined;
   /** Settles when the store holds the version served now (before closing the store). */
   flush(): Promise<void>;
   /** Writes the served version to a store that lost it (restarted empty), all of it. */
@@ -217,7 +220,9 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
     logger.info({ units }, 'a stock change came before a newer catalog; reading those units again');
     void stock.syncStock({ units: [...units] });
   };
+  const sourceRows = createSourceRowsRegistry();
   const syncCatalog = createFullSync({
+    sourceRows,
     ...(deps.signal === undefined ? {} : { signal: deps.signal }),
     served,
     writer,
@@ -259,6 +264,7 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
     },
     familyIndex: (snapshot) => served.indexOf(snapshot),
     purchasePrices: () => internalPrices.load(),
+    sourceRows: (snapshot) => sourceRows.get(snapshot),
     async flush() {
       await stock.rereadDone();
       await writer.flush();

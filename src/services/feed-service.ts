@@ -85,6 +85,9 @@ export interface RenderOptions {
 
 export interface FeedService {
   readonly feeds: readonly FeedDescriptor[];
+  /** The compiled templates and the options feeds are rendered with (a product's page renders its items alike). */
+  readonly templates: readonly CompiledFeed[];
+  readonly options: FeedServiceOptions;
   find(file: string): FeedDescriptor | undefined;
   /**
    * The encoded feed of `file` in `view`, rendered once per version. While the snapshot's own version is
@@ -371,6 +374,8 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
 
   return {
     feeds,
+    templates,
+    options,
     find: (file) => byFile.get(file),
     render,
     serve,

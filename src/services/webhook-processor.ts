@@ -5,6 +5,7 @@ import type { StockDelta } from '../core/catalog/apply-stock.js';
 import type { CatalogSnapshot } from '../core/catalog/catalog.js';
 import type { FamilyIndex } from '../core/catalog/family-index.js';
 import type { CatalogService } from './catalog-service.js';
+import { createLastStockChanges, type LastStockChange, type LastStockChanges, saleChangeOf } from './last-stock-changes.js';
 import { createMovementLookup, saleTimeOf } from './movement-lookup.js';
 import { ALL_UNITS_REREAD, createStockRereads } from './stock-rereads.js';
 
@@ -49,6 +50,8 @@ export interface WebhookProcessor {
   stop(): Promise<void>;
   /** For `/readyz` and the status page: what is waiting, and what happened to the sales since start. */
   stats(): WebhookStats;
+  /** Which sale changed a product's stock last, as this instance processed it (a product's console page). */
+  readonly lastChanges: Pick<LastStockChanges, 'of' | 'rereadOf'>;
 }
 
 export interface WebhookStats {
@@ -148,6 +151,14 @@ export function createWebhookProcessor(deps: WebhookProcessorDeps): WebhookProce
   }
 
   const rereads = createStockRereads(catalog, refreshIntervalMs);
+  const lastChanges = createLastStockChanges();
+  const changeOf = (queued: QueuedEntry, unit: string, how: LastStockChange['how'], delta?: number) =>
+    saleChangeOf(queued.entry as InboxEntry<PosSaleEvent>, {
+      unit,
+      how,
+      appliedAt: deps.now(),
+      ...(delta === undefined ? {} : { delta }),
+    });
 
   // ---- the queue --------------------------------------------------------------------------------
   function enqueue(queued: QueuedEntry): void {
@@ -247,6 +258,8 @@ export function createWebhookProcessor(deps: WebhookProcessorDeps): WebhookProce
     // Per unit code (or ALL): the sales, and the POS's unit reference to filter movements by.
     const groups = new Map<string, { filterUnit: string | undefined; sales: QueuedEntry[] }>();
     const deltas: StockDelta[] = [];
+    /** The sale of each delta, for `lastChanges` once they are applied. */
+    const deltaSales: QueuedEntry[] = [];
     const refetchUnits = new Set<string>();
     const applied: QueuedEntry[] = [];
     const refetched: QueuedEntry[] = [];
@@ -289,6 +302,7 @@ export function createWebhookProcessor(deps: WebhookProcessorDeps): WebhookProce
           const articleId = productIdOfMovement(index, movement);
           if (unitCode === undefined || articleId === undefined) continue;
           deltas.push({ unitCode, articleId, delta: movement.count });
+          deltaSales.push(queued);
           units.add(unitCode);
         }
         if (units.size > 0) applied.push(queued);
@@ -302,6 +316,12 @@ export function createWebhookProcessor(deps: WebhookProcessorDeps): WebhookProce
     }
 
     const result = deltas.length > 0 ? await catalog.applyStockDeltas(deltas) : undefined;
+    for (const [i, delta] of deltas.entries()) {
+      lastChanges.record(delta.articleId, changeOf(deltaSales[i] as QueuedEntry, delta.unitCode, 'movements', delta.delta));
+    }
+    for (const queued of refetched) {
+      for (const unit of handled.get(queued) ?? []) lastChanges.recordReread(changeOf(queued, unit, 'reread'));
+    }
     for (const queued of applied) saleDone('applied', queued);
     const reread = rereads.request(refetchUnits, refetched.length > 0).then(() => {
       for (const queued of refetched) saleDone('refetched', queued);
@@ -365,6 +385,7 @@ export function createWebhookProcessor(deps: WebhookProcessorDeps): WebhookProce
         if (busy.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
       }
     },
+    lastChanges,
     stats() {
       return { pending: queuedIds.size, sales: { ...sales }, ...(lastSaleServedAt === undefined ? {} : { lastSaleServedAt }) };
     },

@@ -51,6 +51,14 @@ import {
 import { type PriceNote, resolveOfferPrices } from './resolve-offer-prices.js';
 import { roundQuantity, toMoney } from './round-money.js';
 import type { IdentityKey, PriceListRow, SourceArticle, SourceUnit, StockRow } from './source.js';
+import {
+  type CatalogSourceRows,
+  createUnitSourceRows,
+  keyCode,
+  PRICE_FROM_ARTICLE,
+  PRICE_FROM_ROW,
+  type UnitSourceRows,
+} from './source-rows.js';
 import { asStockRows, type StockRows } from './stock-rows.js';
 
 export interface MergeInput {
@@ -151,6 +159,8 @@ export interface MergeResult {
   /** Purchase prices, for admin endpoints only. */
   readonly internal: InternalCatalog;
   readonly report: MergeReport;
+  /** Which document rows gave each product its values, per unit (a product's console page). */
+  readonly sourceRows: CatalogSourceRows;
 }
 
 const NO_ROW = -1;
@@ -198,6 +208,7 @@ export interface CatalogMerger {
 interface UnitMerge {
   readonly unit: CatalogUnit;
   readonly counts: MutableOfferCounts;
+  readonly rows: UnitSourceRows;
   stock?: {
     readonly report: SourceReport;
     readonly stockOf: readonly (number | undefined)[];
@@ -241,7 +252,12 @@ export function createCatalogMerger(
   // Only what the merge needs of each article is kept, never `input.articles` itself: a sync can then
   // drop its article list (~35 MB for 100,000 articles) while it reads the units (bench/full-sync.ts).
   const articles = articleFacts(selected.products);
-  const merges = new Map<string, UnitMerge>(units.map((unit) => [unit.code, { unit, counts: emptyOfferCounts() }]));
+  const merges = new Map<string, UnitMerge>(
+    units.map((unit) => [
+      unit.code,
+      { unit, counts: emptyOfferCounts(), rows: createUnitSourceRows(unit.code, articles.length) },
+    ]),
+  );
   const texts = createTextsCache();
   const unknownDocuments = { priceList: [] as string[], stock: [] as string[] };
   let finished = false;
@@ -292,6 +308,7 @@ export function createCatalogMerger(
         options,
         report,
         texts,
+        position,
       );
     }
     merge.offers = offers;
@@ -309,8 +326,11 @@ export function createCatalogMerger(
     // the whole resolution they outlived the young generation (~12 MB per unit; bench/full-sync.ts).
     const candidates = { length: rows.length, candidates: (row: number) => rows.identity(row) };
     const priceRowOf = new Int32Array(articles.length).fill(NO_ROW);
-    const resolution = resolveIdentity(index, candidates, options.priceListKey, excludedIndex, (row, article) => {
+    const { priceRows, priceKeys } = merge.rows;
+    const resolution = resolveIdentity(index, candidates, options.priceListKey, excludedIndex, (row, article, key) => {
       priceRowOf[article] = row;
+      priceRows[article] = rows.position(row) ?? 0;
+      priceKeys[article] = keyCode(key);
     });
     const log = createIssueLog<MergeIssueReason>(maxExamples);
     reportIdentity(log, 'price-list', code, resolution, (row) => rows.position(row));
@@ -329,11 +349,15 @@ export function createCatalogMerger(
       // after the identity issues, in row order, as always.
       const unusable: { readonly row: number; readonly article: number }[] = [];
       const candidates = { length: rows.length, candidates: (row: number) => rows.codes(row) };
-      const resolution = resolveIdentity(index, candidates, options.stockKey, excludedIndex, (row, article) => {
+      const { stockLines, stockKeys } = merge.rows;
+      const resolution = resolveIdentity(index, candidates, options.stockKey, excludedIndex, (row, article, key) => {
         const quantity = rows.quantity(row);
         if (quantity === undefined) return;
-        if (Number.isFinite(quantity)) stockOf[article] = roundQuantity(quantity);
-        else unusable.push({ row, article });
+        if (Number.isFinite(quantity)) {
+          stockOf[article] = roundQuantity(quantity);
+          stockLines[article] = rows.line(row) ?? 0;
+          stockKeys[article] = keyCode(key);
+        } else unusable.push({ row, article });
       });
       const log = createIssueLog<MergeIssueReason>(maxExamples);
       reportIdentity(log, 'stock', code, resolution, (row) => rows.line(row));
@@ -420,6 +444,7 @@ export function createCatalogMerger(
       return {
         snapshot: { version: options.version, generatedAt, currency: options.currency, primaryUnit, units, products },
         internal: { version: options.version, products: articles.internal },
+        sourceRows: { units: unitMerges.map((merge) => merge.rows) },
         report: {
           version: options.version,
           generatedAt,
@@ -640,6 +665,7 @@ function buildOffer(
   options: MergeOptions,
   report: (issue: MergeIssue) => void,
   textsCache: TextsCache,
+  position: number,
 ): Offer {
   const unit = merge.unit.code;
   const counts = merge.counts;
@@ -678,6 +704,8 @@ function buildOffer(
   if (prices.standardPrice !== undefined) offer.standardPrice = prices.standardPrice;
   if (stock !== undefined) offer.stock = stock;
   if (texts !== undefined) offer.availabilityTexts = texts;
+  if (prices.source !== 'none')
+    merge.rows.priceFrom[position] = prices.source === 'article' ? PRICE_FROM_ARTICLE : PRICE_FROM_ROW;
   return offer;
 }
 

@@ -211,7 +211,7 @@ export function createIdentityIndex(
  * mostly by one key costs about one map probe per row. Conflicts (`conflicts`) are looked for on the
  * sampled rows, i.e. on every row of documents up to that size.
  *
- * With `onMatch`, each match is passed to it (row, article position) instead of being collected in
+ * With `onMatch`, each match is passed to it (row, article position, key) instead of being collected in
  * `matches`, which stays empty (`keyCounts` still add up to the matches): a merge that only maps rows to
  * articles then makes no object per row.
  */
@@ -220,7 +220,7 @@ export function resolveIdentity(
   rows: readonly IdentityCandidates[] | IdentityRows,
   choice: IdentityKeyChoice,
   excluded?: IdentityIndex,
-  onMatch?: (row: number, article: number) => void,
+  onMatch?: (row: number, article: number, key: IdentityKey) => void,
 ): IdentityResolution {
   const at: (row: number) => IdentityCandidates | undefined =
     'candidates' in rows ? (row) => rows.candidates(row) : (row) => rows[row];
@@ -285,7 +285,7 @@ export function resolveIdentity(
     firstRowOf[article] = row;
     keyCounts[matchedKey] += 1;
     if (onMatch === undefined) matches.push({ row, article, articleId, key: matchedKey });
-    else onMatch(row, article);
+    else onMatch(row, article, matchedKey);
     if (choice === 'auto' && row % stride === 0) {
       const conflict = findConflict(index, candidates, matchedKey, article);
       if (conflict !== undefined) conflicts.push({ row, code: displayCode(candidates), ...conflict });

@@ -1,6 +1,7 @@
 import { applyTextRule, createTextRule, type TruncationCounter } from './apply-text-rule.js';
 import { cleanText } from './clean-text.js';
 import type { ItemRules } from './compile-item-rules.js';
+import type { FeedFrame } from './compiled-feed.js';
 import { CSV_DIALECTS, type CsvDialect, rfc4180With } from './csv-dialect.js';
 import type { RenderScope } from './feed-fields.js';
 import { toNumber, toText } from './feed-filters.js';
@@ -18,6 +19,8 @@ import { compileAt, compilePattern, joinPath, type ProblemSink, parseAt } from '
  */
 export interface DelimitedRenderer {
   render(context: FeedContext, items: Iterable<FeedItem>): FeedChunks;
+  /** The header row and nothing after the rows: a body is `head`, the items' rows, `tail`. */
+  frame(context: FeedContext): FeedFrame;
 }
 
 interface RowState extends RenderScope {
@@ -97,6 +100,7 @@ export function compileDelimitedTemplate(
   };
 
   return {
+    frame: () => ({ head: headerLine, tail: '' }),
     *render(context, items) {
       const reporter = createFeedReporter(template.name);
       const state: RowState = {

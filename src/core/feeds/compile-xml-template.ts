@@ -1,10 +1,18 @@
 import { applyTextRule, createTextRule } from './apply-text-rule.js';
 import type { CompiledExpression, ExpressionEnvironment } from './compile-expression.js';
 import type { ItemRules } from './compile-item-rules.js';
+import type { FeedFrame } from './compiled-feed.js';
 import { escapeXmlAttribute, escapeXmlText } from './escape-xml.js';
 import { toText } from './feed-filters.js';
 import type { FeedContext, FeedItem } from './feed-item.js';
-import { createFeedReporter, FEED_CHUNK_SIZE, type FeedChunks, type FeedRejection, MISSING } from './feed-report.js';
+import {
+  createFeedReporter,
+  FEED_CHUNK_SIZE,
+  type FeedChunks,
+  type FeedRejection,
+  type FeedReporter,
+  MISSING,
+} from './feed-report.js';
 import { AttributeObjectSchema, ElementNodeSchema, type FeedTemplate, ItemsNodeSchema } from './feed-template-schema.js';
 import { createStockState } from './stock-policy.js';
 import { compileAt, compilePattern, joinPath, type ProblemSink, parseAt } from './template-problems.js';
@@ -40,6 +48,8 @@ interface ItemsSlot {
 
 export interface XmlRenderer {
   render(context: FeedContext, items: Iterable<FeedItem>): FeedChunks;
+  /** The document around the items: a body is `head`, the items' texts, `tail` (a product's page shows one item's). */
+  frame(context: FeedContext): FeedFrame;
 }
 
 function fail(state: XmlState, attribute: string, rejection: FeedRejection): null {
@@ -74,23 +84,30 @@ export function compileXmlTemplate(template: FeedTemplate, rules: ItemRules, sin
   if (documentRenderer === undefined || itemRenderer === undefined || sink.problems.length > 0) return undefined;
   const repeats = slot.repeats;
 
+  const newState = (feedContext: FeedContext, reporter: FeedReporter): XmlState => ({
+    context: feedContext,
+    item: undefined,
+    offer: undefined,
+    stock: createStockState(rules.stockPolicy, feedContext.unit),
+    failedAttribute: '',
+    failed: MISSING,
+    reporter,
+    records: 0,
+  });
+  /** The document rendered around a marker that stands for the items, split there. */
+  const frameOf = (state: XmlState): FeedFrame => {
+    const frame = documentRenderer(state) ?? '';
+    const split = frame.indexOf(ITEMS_MARKER);
+    return { head: XML_DECLARATION + frame.slice(0, split), tail: frame.slice(split + ITEMS_MARKER.length) };
+  };
+
   return {
+    frame: (feedContext) => frameOf(newState(feedContext, createFeedReporter(template.name))),
     *render(feedContext, items) {
       const reporter = createFeedReporter(template.name);
-      const state: XmlState = {
-        context: feedContext,
-        item: undefined,
-        offer: undefined,
-        stock: createStockState(rules.stockPolicy, feedContext.unit),
-        failedAttribute: '',
-        failed: MISSING,
-        reporter,
-        records: 0,
-      };
-      const frame = documentRenderer(state) ?? '';
-      const split = frame.indexOf(ITEMS_MARKER);
-      let out = XML_DECLARATION + frame.slice(0, split);
-      const tail = frame.slice(split + ITEMS_MARKER.length);
+      const state = newState(feedContext, reporter);
+      const { head, tail } = frameOf(state);
+      let out = head;
       for (const item of items) {
         if (!rules.admit(item, state, reporter)) continue;
         const warningsBefore = reporter.warningCount;

@@ -2,6 +2,12 @@ import type { FeedContext, FeedItem } from './feed-item.js';
 import type { FeedChunks } from './feed-report.js';
 import type { FeedKind, FeedViews } from './feed-template-schema.js';
 
+/** What a feed body holds around its items: the body is `head`, each item's text in turn, then `tail`. */
+export interface FeedFrame {
+  readonly head: string;
+  readonly tail: string;
+}
+
 /** A template compiled once at start-up into a streaming renderer. */
 export interface CompiledFeed {
   readonly name: string;
@@ -17,6 +23,8 @@ export interface CompiledFeed {
   servesView(unit: string): boolean;
   /** Streams the feed of `items` in the view of `context`; the generator's return value is the report. */
   render(context: FeedContext, items: Iterable<FeedItem>): FeedChunks;
+  /** The body's text around the items in the view of `context` (so one item's exact text can be cut out of a render). */
+  frame(context: FeedContext): FeedFrame;
 }
 
 export const DEFAULT_CONTENT_TYPES: Readonly<Record<FeedKind, string>> = {

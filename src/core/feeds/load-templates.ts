@@ -111,6 +111,7 @@ function compileFile(file: TemplateFile, sink: ProblemSink, stock: StockSettings
     source: file.name,
     servesView: (unit) => servesView(views, unit),
     render: (context, items) => renderer.render(context, items),
+    frame: (context) => renderer.frame(context),
   };
 }
 

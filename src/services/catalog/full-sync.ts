@@ -1,6 +1,7 @@
 import { raceAbort, withDeadline } from '../../core/async/deadline.js';
 import { checkPublishable } from '../../core/catalog/catalog-guards.js';
 import { createCatalogVersion, fingerprintHeaderOf } from '../../core/catalog/catalog-version.js';
+import type { SourceRowsRegistry } from '../../core/catalog/source-rows.js';
 import {
   type CatalogLogger,
   type CatalogServiceOptions,
@@ -33,6 +34,8 @@ export interface FullSyncDeps {
   readonly signal?: AbortSignal;
   /** The last good enrichment sheet, applied to every full sync's catalog (docs/enrichment.md). */
   readonly enrichment?: () => Promise<EnrichmentTableInput | undefined>;
+  /** Told which document rows gave the products of a published (or confirmed) family their values. */
+  readonly sourceRows?: SourceRowsRegistry;
 }
 
 /** Options of one run: `signal` aborts it (a shutdown); its own deadline is added to it. */
@@ -124,6 +127,8 @@ export function createFullSync(deps: FullSyncDeps): (run?: SyncRunOptions) => Pr
       // From here on the run is publishing: comparing, checking, storing.
       ended = 'fingerprint';
       if (previous !== undefined && (await fingerprintOf(previous, signal)) === read.fingerprint) {
+        // The same products in the same places: this read's rows are the served family's now.
+        deps.sourceRows?.set(previous.snapshot, { rows: read.sourceRows, readAt: now().toISOString() });
         return await reports.finish({
           ...base,
           outcome: 'unchanged',
@@ -165,6 +170,7 @@ export function createFullSync(deps: FullSyncDeps): (run?: SyncRunOptions) => Pr
         },
         signal,
       );
+      deps.sourceRows?.set(snapshot, { rows: read.sourceRows, readAt: now().toISOString() });
       deps.onPhase?.('publish', performance.now() - publishFrom);
       stock.rereadChangedSince(readFrom, snapshot);
       return await reports.finish({

@@ -11,6 +11,7 @@ import { identityRowsText, joinIdentityRows } from '../../core/catalog/identity-
 import { type CatalogMerger, createCatalogMerger, type MergeReport, type MergeResult } from '../../core/catalog/merge-catalog.js';
 import { createPriceListRowCollector, type PriceListRows } from '../../core/catalog/price-list-rows.js';
 import type { SourceUnit } from '../../core/catalog/source.js';
+import type { CatalogSourceRows } from '../../core/catalog/source-rows.js';
 import { createStockRowCollector, type StockRows } from '../../core/catalog/stock-rows.js';
 import {
   type CatalogServiceOptions,
@@ -58,6 +59,8 @@ export interface ReadCatalogResult {
   readonly fingerprint: string;
   readonly sources: SyncSources;
   readonly merge: MergeReport;
+  /** Which document rows gave each product its values (a product's console page). */
+  readonly sourceRows: CatalogSourceRows;
 }
 
 export type ReadCatalogOutput =
@@ -302,6 +305,7 @@ export async function readCatalog(
       fingerprint,
       sources: progress.sources,
       merge: merged.report,
+      sourceRows: merged.sourceRows,
     };
     phaseEnded(emit, 'fingerprint', progress.mark);
     return { ok: true, ...result };

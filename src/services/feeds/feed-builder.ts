@@ -72,6 +72,25 @@ export function itemOptionsOf(snapshot: CatalogSnapshot, options: FeedServiceOpt
   return { ...options.links, unitNames: new Map(snapshot.units.map((unit) => [unit.code, unit.name])) };
 }
 
+/** The feed-wide values of `view` (a product's page renders its items with the same). */
+export function feedContextOf(snapshot: CatalogSnapshot, view: string, options: FeedServiceOptions): FeedContext {
+  const unitName = view === ALL_UNITS ? 'All units' : (snapshot.units.find((unit) => unit.code === view)?.name ?? view);
+  return {
+    version: snapshot.version,
+    generatedAt: snapshot.generatedAt,
+    unit: view,
+    unitName,
+    currency: snapshot.currency,
+    baseUrl: options.baseUrl,
+    ...(options.brand === undefined ? {} : { brand: options.brand }),
+  };
+}
+
+/** The `stock:{unit}` columns of the table feeds: every unit's side by side in the `all` view. */
+export function unitColumnsOf(snapshot: CatalogSnapshot, view: string): string[] {
+  return view === ALL_UNITS ? snapshot.units.map((unit) => unit.code) : [];
+}
+
 export function createFeedBuilder(templates: readonly CompiledFeed[], options: FeedServiceOptions): FeedBuilder {
   const templateByFile = new Map(templates.map((template) => [template.file, template]));
 
@@ -85,23 +104,7 @@ export function createFeedBuilder(templates: readonly CompiledFeed[], options: F
     }
   }
 
-  function contextOf(snapshot: CatalogSnapshot, view: string): FeedContext {
-    const unitName = view === ALL_UNITS ? 'All units' : (snapshot.units.find((unit) => unit.code === view)?.name ?? view);
-    return {
-      version: snapshot.version,
-      generatedAt: snapshot.generatedAt,
-      unit: view,
-      unitName,
-      currency: snapshot.currency,
-      baseUrl: options.baseUrl,
-      ...(options.brand === undefined ? {} : { brand: options.brand }),
-    };
-  }
-
-  /** The `stock:{unit}` columns of the table feeds: every unit's side by side in the `all` view. */
-  function unitColumnsOf(snapshot: CatalogSnapshot, view: string): string[] {
-    return view === ALL_UNITS ? snapshot.units.map((unit) => unit.code) : [];
-  }
+  const contextOf = (snapshot: CatalogSnapshot, view: string): FeedContext => feedContextOf(snapshot, view, options);
 
   function chunks(snapshot: CatalogSnapshot, { file, view, variant }: FeedRequest): FeedChunks {
     const context = contextOf(snapshot, view);

@@ -6,6 +6,7 @@ import type { RunAbortedError } from '../../../src/core/async/deadline.js';
 import type { ApplyStockIssueReason } from '../../../src/core/catalog/apply-stock.js';
 import type { MergeIssueReason } from '../../../src/core/catalog/merge-catalog.js';
 import type { BridgeErrorCode } from '../../../src/core/errors.js';
+import type { LeftOutCode } from '../../../src/core/feeds/explain-item.js';
 import type { FeedWarningCode } from '../../../src/core/feeds/feed-report.js';
 import type { WebhookRoutesDeps } from '../../../src/http/routes/webhook-routes.js';
 import type { SyncOutcome } from '../../../src/services/catalog/catalog-types.js';
@@ -62,6 +63,16 @@ const TYPED_CODES: Readonly<Record<string, readonly string[]>> = {
     'row-key-conflict',
   ]),
   'feed warnings': allOf<FeedWarningCode>()(['missing', 'too-long', 'no-match']),
+  // Why a product's page says an item is left out of a feed (docs/console.md#product-detail).
+  'left out of a feed': allOf<LeftOutCode>()([
+    'not-offered',
+    'excluded',
+    'filtered',
+    'out-of-stock',
+    'missing',
+    'too-long',
+    'no-match',
+  ]),
   'enrichment sheet': allOf<EnrichmentProblemReport['code']>()([
     'ENRICHMENT_UNREACHABLE',
     'ENRICHMENT_HTTP_STATUS',

@@ -151,6 +151,33 @@ describe('services/webhook-processor', () => {
     expect(await inbox.pending()).toEqual([]);
   });
 
+  it('remembers which sale changed each product last, per unit, and which sale made a unit be re-read', async () => {
+    const { processor } = setup([
+      movement('m1', 'r-1', { _id: 'a-1' }),
+      movement('m2', 'r-1', { _id: 'a-2' }, { _id: 'unit-1', code: 'U1' }, -2.5),
+    ]);
+
+    await processor.accept(dedupeKeyOf(sale('r-1', { unitId: 'unit-1' })), sale('r-1', { unitId: 'unit-1' }));
+    await processor.accept(dedupeKeyOf(sale('r-9', { unitId: 'unit-2' })), sale('r-9', { unitId: 'unit-2' }));
+    await processor.idle();
+
+    expect(processor.lastChanges.of('a-2')).toEqual([
+      {
+        unit: 'U1',
+        eventId: expect.any(String),
+        receipt: 'r-1',
+        saleAt: '2026-11-22T10:00:00.000Z',
+        appliedAt: '2026-11-22T10:00:01.000Z',
+        how: 'movements',
+        delta: -2.5,
+      },
+    ]);
+    expect(processor.lastChanges.of('a-3')).toEqual([]);
+    // r-9's movements are not found: U2's stock is re-read, which products it changed is not known.
+    expect(processor.lastChanges.rereadOf('U2')).toMatchObject({ receipt: 'r-9', how: 'reread' });
+    expect(processor.lastChanges.rereadOf('U1')).toBeUndefined();
+  });
+
   it("looks across all units for the form without unitId, taking each movement's unit", async () => {
     const { processor, applied, refreshed, filters } = setup([
       movement('m1', 'r-9', { _id: 'a-1' }, { _id: 'unit-2', code: 'U2' }),

@@ -1,0 +1,82 @@
+import { type Request, type Response, Router } from 'express';
+import { z } from 'zod';
+import type { ProductLookup, ProductLookupResult } from '../../services/product-lookup.js';
+import { consoleContext } from '../console/layout.js';
+import { sendProductNotFound, sendProductPage } from '../console/product-page.js';
+import { sendError } from '../send-error.js';
+import { createFeedTokenGuard } from './feed-routes.js';
+
+/**
+ * `GET /api/products/{id}` and the console's page of one product, `GET /products/{id}`
+ * (docs/http-interface.md, docs/console.md#product-detail): its values per unit, their sources, and per
+ * feed the rendered item or why it is left out. Guarded like the feeds.
+ */
+export interface ProductDetailRoutesDeps {
+  readonly lookup: ProductLookup;
+  readonly token: string | undefined;
+  /** Public base URL of the bridge (`PUBLIC_BASE_URL`), for the feeds' URLs; else the request's. */
+  readonly publicBaseUrl: string | undefined;
+}
+
+const UNIT_PATTERN = /^[A-Za-z0-9._~-]{1,64}$/;
+
+/** `unit` restricts the views; `token` and `lang` are the guard's and the console's. */
+const ProductQuery = z.object({
+  unit: z.string().regex(UNIT_PATTERN, 'a unit code or "all"').optional(),
+  token: z.string().optional(),
+  lang: z.enum(['cs', 'en']).optional(),
+});
+
+function queryProblem(error: z.ZodError): string {
+  return error.issues.map((issue) => `${issue.path.join('.') || 'query'}: ${issue.message}`).join('; ');
+}
+
+function baseOf(req: Request, publicBaseUrl: string | undefined): string {
+  return publicBaseUrl ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`;
+}
+
+/** The lookup's answer for the request, or `undefined` once a `400` has been sent. */
+async function lookUp(req: Request, res: Response, lookup: ProductLookup): Promise<ProductLookupResult | undefined> {
+  const query = ProductQuery.safeParse(req.query);
+  if (!query.success) {
+    sendError(res, 400, 'BAD_QUERY', queryProblem(query.error));
+    return undefined;
+  }
+  const result = await lookup.find(String(req.params['id'] ?? ''), query.data.unit);
+  if (!result.ok && result.reason === 'unknown-unit') {
+    sendError(res, 400, 'BAD_QUERY', `unit: no unit "${query.data.unit ?? ''}" in the catalog`);
+    return undefined;
+  }
+  return result;
+}
+
+export function createProductDetailRoutes(deps: ProductDetailRoutesDeps): Router {
+  const router = Router();
+  const guard = createFeedTokenGuard(deps.token);
+
+  router.get('/api/products/:id', guard, async (req, res) => {
+    const result = await lookUp(req, res, deps.lookup);
+    if (result === undefined) return;
+    res.set('cache-control', 'no-store');
+    if (!result.ok) {
+      if (result.reason === 'not-ready') {
+        res.set('retry-after', '10');
+        sendError(res, 503, 'CATALOG_NOT_READY', 'No catalog yet: the first sync is still running; try again shortly');
+      } else sendError(res, 404, 'UNKNOWN_PRODUCT', `No product with the id "${String(req.params['id'])}"`);
+      return;
+    }
+    const base = baseOf(req, deps.publicBaseUrl);
+    const { feeds, ...rest } = result.view;
+    res.json({ ...rest, feeds: feeds.map(({ path, ...feed }) => ({ ...feed, url: `${base}${path}` })) });
+  });
+
+  router.get('/products/:id', guard, async (req, res) => {
+    const result = await lookUp(req, res, deps.lookup);
+    if (result === undefined) return;
+    const context = consoleContext(req, res);
+    if (result.ok) sendProductPage(res, context, result.view);
+    else sendProductNotFound(res, context, String(req.params['id']), result.reason === 'not-ready');
+  });
+
+  return router;
+}
