@@ -38,8 +38,8 @@ import { createFeedService, type FeedService } from './services/feed-service.js'
 import { createFeedBuilder } from './services/feeds/feed-builder.js';
 import { createFeedCache } from './services/feeds/feed-cache.js';
 import { createInThreadFeedRenderer } from './services/feeds/feed-renderer.js';
-import { createSyncPhases, type SyncPhases } from './services/sync-phases.js';
 import { createFetchLog, type FetchLog } from './services/fetch-log.js';
+import { createSyncPhases, type SyncPhases } from './services/sync-phases.js';
 import type { StoredWebhookEvent } from './services/webhook-processor.js';
 import { createCatalogWorkers } from './workers/create-catalog-workers.js';
 import { createWorkerDocPages } from './workers/create-doc-pages.js';

@@ -21,6 +21,12 @@ const LOCAL_ID_BASE = 100_001;
 const PLU_BASE = 1001;
 /** Every 250th article shares the EAN of its predecessor: real catalogs have a few duplicates. */
 const DUPLICATE_EAN_PERIOD = 250;
+/**
+ * Every 97th article (from the 12th) has an EAN with a wrong check digit, as a code typed in by hand at the
+ * till: the feeds must leave such a GTIN out, and the console say why.
+ */
+const MISTYPED_EAN_PERIOD = 97;
+const MISTYPED_EAN_OFFSET = 11;
 
 export interface SandboxArticle extends PosArticle {
   readonly index: number;
@@ -99,12 +105,17 @@ function eanBody(seed: number, index: number): string {
 function hasOwnEan(seed: number, index: number): boolean {
   // The predecessor of a duplicate always has an EAN, so the duplicate pair is real.
   if (index % DUPLICATE_EAN_PERIOD === DUPLICATE_EAN_PERIOD - 2) return true;
+  if (index % MISTYPED_EAN_PERIOD === MISTYPED_EAN_OFFSET) return true;
   return hash32(seed, SALT.ean, index, 2) % 100 >= 10;
 }
 
 function articleEan(seed: number, index: number): string | undefined {
   if (index > 0 && index % DUPLICATE_EAN_PERIOD === DUPLICATE_EAN_PERIOD - 1) return toEan13(eanBody(seed, index - 1));
-  return hasOwnEan(seed, index) ? toEan13(eanBody(seed, index)) : undefined;
+  if (!hasOwnEan(seed, index)) return undefined;
+  const ean = toEan13(eanBody(seed, index));
+  if (index % MISTYPED_EAN_PERIOD !== MISTYPED_EAN_OFFSET) return ean;
+  const wrongCheckDigit = (Number(ean.charAt(12)) + 1) % 10;
+  return `${ean.slice(0, 12)}${wrongCheckDigit}`;
 }
 
 function generateArticle(seed: number, index: number): SandboxArticle {

@@ -66,7 +66,7 @@ describe('sandbox/price list XML (4.5, Shoptet update-import form)', () => {
     }
   });
 
-  it('has valid EANs of the matched article, and action < price < standard wherever present', async () => {
+  it('has the EANs of the matched article (valid but for the few mistyped), and action < price < standard wherever present', async () => {
     const { items } = parseFeed(await fetchFeed('/unit/U2/price-list/export/eshop-update'));
     const byCode = new Map(articles.map((article) => [article.internalIdentifier ?? String(article.plu), article]));
     let actions = 0;
@@ -76,8 +76,9 @@ describe('sandbox/price list XML (4.5, Shoptet update-import form)', () => {
       const ean = text(item, 'EAN');
       const article = byCode.get(text(item, 'CODE') ?? '');
       if (ean !== undefined) {
-        expect(isValidEan13(ean)).toBe(true);
         expect(ean).toBe(article?.ean);
+        // Mistyped at the till: every 97th article from the 12th (localIds count from a-100001).
+        if (!isValidEan13(ean)) expect((Number(article?.localId.slice(2)) - 100_001) % 97, ean).toBe(11);
       }
       const price = Number(text(item, 'PRICE_VAT'));
       const action = text(item, 'ACTION_PRICE');
