@@ -3,6 +3,7 @@ import type { Metrics } from './adapters/metrics/create-metrics.js';
 import type { Config } from './config/load-config.js';
 import { withTimeout } from './core/async/deadline.js';
 import type { CatalogSource } from './core/catalog/catalog-source.js';
+import { createSyncRoutes } from './http/console/sync-routes.js';
 import { createAdminRoutes } from './http/routes/admin-routes.js';
 import { createDocsRoutes } from './http/routes/docs-routes.js';
 import { createFeedRoutes } from './http/routes/feed-routes.js';
@@ -91,5 +92,11 @@ export function createRouters(parts: {
       onEvent: (event, outcome) => metrics.webhookEvents.inc({ event, outcome }),
     }),
     createDocsRoutes(createShippedDocPages()),
+    createSyncRoutes({
+      token: config.feed.token,
+      history: (job) => catalog.syncHistory(job),
+      run: (runId) => catalog.syncRun(runId),
+      timeZone: config.sync.timezone,
+    }),
   ];
 }
