@@ -4,6 +4,7 @@ import type { Config } from './config/load-config.js';
 import { withTimeout } from './core/async/deadline.js';
 import type { CatalogSource } from './core/catalog/catalog-source.js';
 import { createSyncRoutes } from './http/console/sync-routes.js';
+import { createWarningRoutes } from './http/console/warning-routes.js';
 import { createAdminRoutes } from './http/routes/admin-routes.js';
 import { createDocsRoutes } from './http/routes/docs-routes.js';
 import { createFeedRoutes } from './http/routes/feed-routes.js';
@@ -13,6 +14,7 @@ import { createWebhookRoutes } from './http/routes/webhook-routes.js';
 import type { JobOutcome, Scheduler } from './jobs/scheduler.js';
 import type { CatalogService, SyncJob } from './services/catalog-service.js';
 import type { StoredCatalogStart } from './services/catalog-start.js';
+import type { ConsoleWarnings } from './services/console-warning-sources.js';
 import type { EnrichmentStatus } from './services/enrichment/enrichment-service.js';
 import type { FeedService } from './services/feed-service.js';
 import type { GroupStatus } from './services/group-monitor.js';
@@ -42,6 +44,8 @@ export function createRouters(parts: {
   readonly group: () => GroupStatus | undefined;
   readonly enrichment: () => EnrichmentStatus | undefined;
   readonly warnings: () => readonly string[];
+  /** The console's warnings, each with its code, severity and what to do (docs/console.md#warnings). */
+  readonly consoleWarnings: ConsoleWarnings;
 }): Router[] {
   const { config, catalog, feeds, jobs, webhooks, metrics } = parts;
   return [
@@ -98,5 +102,6 @@ export function createRouters(parts: {
       run: (runId) => catalog.syncRun(runId),
       timeZone: config.sync.timezone,
     }),
+    createWarningRoutes({ token: config.feed.token, warnings: parts.consoleWarnings }),
   ];
 }

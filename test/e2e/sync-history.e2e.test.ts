@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningApp, startApp } from '../../src/app.js';
 import { createTestConfig } from '../../src/config/load-config.js';
 import type { SyncReport, SyncRunSummary } from '../../src/services/catalog-service.js';
+import type { ConsoleWarning } from '../../src/services/console-warnings.js';
 
 /** The sync history (docs/console.md#sync-history) against the sandbox POS, on a SQLite store that outlives a restart. */
 
@@ -15,6 +16,7 @@ const TOKEN = 'feed-token-for-tests';
 const NEVER_SCHEDULED = { CATALOG_SYNC_CRON: '0 0 1 1 *', STOCK_SYNC_CRON: '0 0 1 1 *' };
 
 type Run = SyncRunSummary & { readonly report: string };
+type Warning = ConsoleWarning & { readonly docs: string };
 
 async function json<T>(url: string, init: RequestInit = {}): Promise<{ status: number; body: T; headers: Headers }> {
   const response = await fetch(url, init);
@@ -108,6 +110,47 @@ describe('sync history', () => {
     expect((await runs('?job=catalog')).map((run) => run.outcome)).toEqual(['failed', 'published']);
     expect((await runs('?job=stock&limit=1')).map((run) => run.job)).toEqual(['sync-stock']);
     expect(await runs('?limit=1')).toHaveLength(1);
+  });
+
+  it('warns of the failed sync, the missing brand and the sandbox, with what to do', async () => {
+    const { status, body } = await json<{ counts: Record<string, number>; warnings: Warning[] }>(api('/api/warnings'));
+
+    expect(status).toBe(200);
+    const byCode = new Map(body.warnings.map((warning) => [warning.code, warning]));
+    expect(byCode.get('catalog-sync-failed')).toMatchObject({
+      severity: 'error',
+      subject: 'sync-catalog',
+      docs: '/docs/report-codes#POS_UNAVAILABLE',
+      message: { en: expect.stringContaining('POS_UNAVAILABLE'), cs: expect.stringContaining('selhala (POS_UNAVAILABLE') },
+      action: { en: expect.stringContaining('next try: '), cs: expect.stringContaining('další pokus: ') },
+    });
+    expect(byCode.get('no-brand')).toMatchObject({ severity: 'warning', message: { en: expect.stringContaining('FEED_BRAND') } });
+    expect(byCode.get('sandbox-pos')).toMatchObject({
+      severity: 'info',
+      action: { en: 'Set POS_BASE_URL and POS_API_KEY to read your POS.' },
+    });
+    // The sandbox gives its products links; only the brand is missing.
+    expect(byCode.has('no-product-link')).toBe(false);
+    expect(body.warnings[0]?.severity).toBe('error');
+    expect(body.warnings.at(-1)?.severity).toBe('info');
+    expect(body.counts.total).toBe(body.warnings.length);
+    expect(body.counts.error).toBeGreaterThanOrEqual(1);
+
+    const errors = await json<{ warnings: Warning[] }>(api('/api/warnings?severity=error'));
+    expect(errors.body.warnings.every((warning) => warning.severity === 'error')).toBe(true);
+    expect((await fetch(api('/api/warnings?severity=fatal'))).status).toBe(400);
+    expect((await fetch(`${app.url}/api/warnings`)).status).toBe(401);
+  });
+
+  it('shows the warnings by severity in Czech', async () => {
+    const page = await (await fetch(api('/warnings'), { headers: { 'accept-language': 'cs' } })).text();
+
+    expect(page).toContain('<h1>Upozornění</h1>');
+    expect(page).toMatch(/<h2 id="error">Chyby \(\d+\)<\/h2>/);
+    expect(page).toContain('data-code="catalog-sync-failed"');
+    expect(page).toContain('href="/docs/report-codes#POS_UNAVAILABLE"');
+    expect(page).toContain('Nastavte POS_BASE_URL a POS_API_KEY, aby bridge četl vaši pokladnu.');
+    expect(page.indexOf('id="error"')).toBeLessThan(page.indexOf('id="info"'));
   });
 
   it('hands out a whole report, as a download when asked', async () => {
