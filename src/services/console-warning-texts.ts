@@ -145,10 +145,10 @@ export const TEXTS = {
     },
     action: attributeHint(attribute),
   }),
-  poorFeed: (feed: string, missing: number, items: number, name: string) => ({
+  poorFeed: (name: string, feeds: string) => ({
     message: {
-      en: `${feed}: ${enNumber(missing)} of ${enPlural(items, '# item', '# items')} have no ${name}, which the channel recommends; they are listed but rank and pair worse.`,
-      cs: `${feed}: ${csNumber(missing)} z ${csPlural(items, '# položky', '# položek', '# položek')} nemá hodnotu ${name}, kterou kanál doporučuje; položky se zobrazí, ale řadí a párují hůře.`,
+      en: `Most items of these feeds have no ${name}, which their channels recommend (items without it / items): ${feeds}. Such items are listed but rank and pair worse.`,
+      cs: `Většina položek těchto feedů nemá hodnotu ${name}, kterou jejich kanály doporučují (položky bez ní / všechny položky): ${feeds}. Takové položky se zobrazí, ale řadí a párují hůře.`,
     },
     action: attributeHint(name),
   }),

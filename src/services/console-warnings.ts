@@ -194,18 +194,18 @@ function feedWarnings(input: WarningInputs): ConsoleWarning[] {
       });
     }
   }
+  // Values the channels recommend, one warning per value (a sandbox or a first run lacks them in every feed).
+  const poor = new Map<string, string[]>();
   for (const feed of input.feeds) {
     const report = input.feedReports.get(`${feed.file}|${ALL_UNITS}|`);
     if (report?.readiness === undefined || report.items === 0) continue;
     for (const [name, missing] of Object.entries(report.readiness.missing)) {
       if (missing / report.items < POOR_READINESS_SHARE) continue;
-      warnings.push({
-        code: 'poor-feed',
-        severity: 'info',
-        subject: `${feed.file}:${name}`,
-        ...TEXTS.poorFeed(`${feed.title} (${feed.file})`, missing, report.items, name),
-      });
+      poor.set(name, [...(poor.get(name) ?? []), `${feed.title} (${feed.file}) ${missing}/${report.items}`]);
     }
+  }
+  for (const [name, feeds] of poor) {
+    warnings.push({ code: 'poor-feed', severity: 'info', subject: name, ...TEXTS.poorFeed(name, feeds.join(', ')) });
   }
   return warnings;
 }

@@ -28,7 +28,7 @@ export interface ChartOptions {
 
 const WIDTH = 600;
 const HEIGHT = 200;
-const PLOT = { left: 64, right: 12, top: 12, bottom: 28 } as const;
+const PLOT = { left: 76, right: 12, top: 12, bottom: 32 } as const;
 const PLOT_WIDTH = WIDTH - PLOT.left - PLOT.right;
 const PLOT_HEIGHT = HEIGHT - PLOT.top - PLOT.bottom;
 
@@ -81,7 +81,7 @@ function yAxis(ticks: readonly number[], y: (value: number) => number, format: (
   return ticks
     .map((tick) => {
       const at = r(y(tick));
-      return `<line x1="${PLOT.left}" x2="${WIDTH - PLOT.right}" y1="${at}" y2="${at}" stroke="#d0d0d0" stroke-width="1"/><text x="${PLOT.left - 6}" y="${at}" text-anchor="end" dominant-baseline="middle" font-size="12" fill="#3c4043">${escapeHtml(format(tick))}</text>`;
+      return `<line x1="${PLOT.left}" x2="${WIDTH - PLOT.right}" y1="${at}" y2="${at}" stroke="#d0d0d0" stroke-width="1"/><text x="${PLOT.left - 6}" y="${at}" text-anchor="end" dominant-baseline="middle" font-size="16" fill="#3c4043">${escapeHtml(format(tick))}</text>`;
     })
     .join('');
 }
@@ -100,7 +100,7 @@ export function renderLineChart(points: readonly ChartPoint[], options: ChartOpt
   const summary = escapeHtml(options.summary);
   const open = `<svg class="chart" role="img" aria-label="${summary}" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="${WIDTH}" height="${HEIGHT}" xmlns="http://www.w3.org/2000/svg"><title>${summary}</title>`;
   if (points.length === 0) {
-    return `${open}<text x="${WIDTH / 2}" y="${HEIGHT / 2}" text-anchor="middle" font-size="14" fill="#5f6368">${escapeHtml(options.emptyText)}</text></svg>`;
+    return `${open}<text x="${WIDTH / 2}" y="${HEIGHT / 2}" text-anchor="middle" font-size="18" fill="#5f6368">${escapeHtml(options.emptyText)}</text></svg>`;
   }
   const ticks = valueRange(points);
   const low = ticks[0] ?? 0;
@@ -120,14 +120,14 @@ export function renderLineChart(points: readonly ChartPoint[], options: ChartOpt
       return marker(x(index), value, point);
     })
     .join('');
-  const labelY = HEIGHT - 8;
+  const labelY = HEIGHT - 6;
   const xLabels = [
     options.firstLabel === undefined
       ? ''
-      : `<text x="${r(points.length === 1 ? x(0) : PLOT.left)}" y="${labelY}" text-anchor="${points.length === 1 ? 'middle' : 'start'}" font-size="12" fill="#3c4043">${escapeHtml(options.firstLabel)}</text>`,
+      : `<text x="${r(points.length === 1 ? x(0) : PLOT.left)}" y="${labelY}" text-anchor="${points.length === 1 ? 'middle' : 'start'}" font-size="16" fill="#3c4043">${escapeHtml(options.firstLabel)}</text>`,
     options.lastLabel === undefined || points.length === 1
       ? ''
-      : `<text x="${WIDTH - PLOT.right}" y="${labelY}" text-anchor="end" font-size="12" fill="#3c4043">${escapeHtml(options.lastLabel)}</text>`,
+      : `<text x="${WIDTH - PLOT.right}" y="${labelY}" text-anchor="end" font-size="16" fill="#3c4043">${escapeHtml(options.lastLabel)}</text>`,
   ].join('');
   const polyline = line.includes(' ') ? `<polyline points="${line}" fill="none" stroke="#0b57d0" stroke-width="2"/>` : '';
   return `${open}${yAxis(ticks, y, options.formatValue)}<line x1="${PLOT.left}" x2="${PLOT.left}" y1="${PLOT.top}" y2="${PLOT.top + PLOT_HEIGHT}" stroke="#5f6368"/>${polyline}${markers}${xLabels}</svg>`;

@@ -174,12 +174,15 @@ describe('collectConsoleWarnings', () => {
     );
     expect(some.map((warning) => [warning.code, warning.severity, warning.subject])).toEqual([
       ['items-left-out', 'warning', 'google.xml'],
-      ['poor-feed', 'info', 'google.xml:brand'],
+      ['poor-feed', 'info', 'brand'],
     ]);
     expect(some[0]?.message.en).toBe(
       'Google (google.xml) leaves out 2 of 10 items for a missing or invalid value (mostly g:image_link).',
     );
     expect(some[0]?.action.en).toContain('FEED_IMAGE_URL');
+    expect(some[1]?.message.en).toContain(
+      'have no brand, which their channels recommend (items without it / items): Google (google.xml) 6/8.',
+    );
     expect(some[1]?.action.cs).toContain('sloupec brand');
   });
 

@@ -82,7 +82,7 @@ describe('renderLineChart', () => {
     const svg = renderLineChart(pointsOf(42), { ...options, firstLabel: 'today', lastLabel: 'today' });
 
     expect(svg).not.toContain('<polyline');
-    expect(svg).toMatch(/<circle cx="326" /);
+    expect(svg).toMatch(/<circle cx="332" /);
     expect(svg.match(/>today</g)).toHaveLength(1);
   });
 
@@ -91,7 +91,7 @@ describe('renderLineChart', () => {
 
     expect(new Set(ys).size).toBe(1);
     expect(ys[0]).toBeGreaterThan(12);
-    expect(ys[0]).toBeLessThan(172);
+    expect(ys[0]).toBeLessThan(168);
   });
 
   it('draws zero and negative values without NaN', () => {
@@ -119,7 +119,7 @@ describe('renderLineChart', () => {
     expect(svg).toContain('<title>failed: POS_UNAVAILABLE</title>');
     expect(circleYs(svg)).toHaveLength(2);
     expect(svg).toMatch(/<polyline points="[\d.]+,[\d.]+ [\d.]+,[\d.]+"/);
-    // The cross sits on the zero line (y 172 for a range from 0).
-    expect(svg).toMatch(/M[\d.]+ 167L[\d.]+ 177/);
+    // The cross sits on the zero line (y 168 for a range from 0).
+    expect(svg).toMatch(/M[\d.]+ 163L[\d.]+ 173/);
   });
 });
