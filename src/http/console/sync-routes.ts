@@ -2,6 +2,7 @@ import { type Request, type Response, Router } from 'express';
 import { z } from 'zod';
 import type { SyncJob, SyncReport, SyncRunSummary } from '../../services/catalog-service.js';
 import { createFeedTokenGuard } from '../routes/feed-routes.js';
+import { escapeHtml as h } from '../routes/status-sections.js';
 import { sendError } from '../send-error.js';
 import { textsFor } from './i18n.js';
 import { consoleContext, sendPage } from './layout.js';
@@ -31,6 +32,13 @@ const RunQuery = z.object({ download: z.enum(['0', '1']).optional() });
 /** What a run id looks like (`newRunId`, or `legacy-N`): anything else is no run. */
 const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
 
+/** The store did not answer a read of the history: said as such, not as a fault of the bridge. */
+function storeProblem(res: Response, error: unknown): void {
+  const reason = error instanceof Error ? error.message : String(error);
+  res.set('retry-after', '5');
+  sendError(res, 503, 'STORE_UNAVAILABLE', `The store does not answer (${reason}); the sync history is read from it`);
+}
+
 function queryProblem(error: z.ZodError): string {
   return error.issues.map((issue) => `${issue.path.join('.') || 'query'}: ${issue.message}`).join('; ');
 }
@@ -53,7 +61,13 @@ export function createSyncRoutes(deps: SyncRoutesDeps): Router {
       return;
     }
     const { job, limit } = query.data;
-    const runs = (await runsOf(deps, job === undefined ? JOBS : [JOB_NAMES[job]])).slice(0, limit);
+    let runs: SyncRunSummary[];
+    try {
+      runs = (await runsOf(deps, job === undefined ? JOBS : [JOB_NAMES[job]])).slice(0, limit);
+    } catch (error) {
+      storeProblem(res, error);
+      return;
+    }
     res.set('cache-control', 'no-store').json({
       runs: runs.map((run) => ({ ...run, report: `/api/syncs/${encodeURIComponent(run.runId)}` })),
     });
@@ -66,7 +80,13 @@ export function createSyncRoutes(deps: SyncRoutesDeps): Router {
       return;
     }
     const runId = String(req.params['runId'] ?? '');
-    const report = RUN_ID.test(runId) ? await deps.run(runId) : undefined;
+    let report: SyncReport | undefined;
+    try {
+      report = RUN_ID.test(runId) ? await deps.run(runId) : undefined;
+    } catch (error) {
+      storeProblem(res, error);
+      return;
+    }
     if (report === undefined) {
       sendError(res, 404, 'UNKNOWN_RUN', `No stored sync run "${runId}"; GET /api/syncs lists the runs kept`);
       return;
@@ -79,13 +99,25 @@ export function createSyncRoutes(deps: SyncRoutesDeps): Router {
 
   router.get('/syncs', guard, async (req: Request, res: Response) => {
     const context = consoleContext(req, res);
+    const t = textsFor(SYNCS_TEXTS, context.lang);
     const history = new Map<SyncJob, readonly SyncRunSummary[]>();
-    for (const job of JOBS) history.set(job, await deps.history(job));
-    sendPage(res, context, {
-      title: textsFor(SYNCS_TEXTS, context.lang).title,
-      section: 'syncs',
-      body: syncsBody(history, context, deps.timeZone),
-    });
+    try {
+      for (const job of JOBS) history.set(job, await deps.history(job));
+    } catch {
+      sendPage(
+        res,
+        context,
+        {
+          title: t.title,
+          section: 'syncs',
+          body: `<div class="notice failed-notice">${h(t.storeDown)}</div>`,
+          refreshSeconds: 30,
+        },
+        503,
+      );
+      return;
+    }
+    sendPage(res, context, { title: t.title, section: 'syncs', body: syncsBody(history, context, deps.timeZone) });
   });
 
   return router;

@@ -32,6 +32,8 @@ const en = {
   download: 'JSON',
   downloadLabel: (finished: string) => `Download the report of the run finished ${finished}`,
   noRuns: 'No runs yet.',
+  storeDown:
+    'The store does not answer, and the history is kept there. This page reloads by itself; feeds are still served from memory.',
   durationChart: 'Duration',
   itemsChart: { 'sync-catalog': 'Products', 'sync-stock': 'Stock rows read' } satisfies Record<SyncJob, string>,
   runs: (count: number) => plural('en', count, { one: 'the last run', other: 'the last # runs' }),
@@ -75,6 +77,7 @@ const cs: SyncsTexts = {
   download: 'JSON',
   downloadLabel: (finished) => `Stáhnout zprávu běhu dokončeného ${finished}`,
   noRuns: 'Zatím žádné běhy.',
+  storeDown: 'Úložiště neodpovídá a historie je uložena v něm. Stránka se sama znovu načte; feedy se dál podávají z paměti.',
   durationChart: 'Trvání',
   itemsChart: { 'sync-catalog': 'Produkty', 'sync-stock': 'Přečtené řádky skladu' },
   runs: (count) => plural('cs', count, { one: 'poslední běh', few: 'poslední # běhy', other: 'posledních # běhů' }),

@@ -47,7 +47,7 @@ export function createSyncReports(store: ReportStore, logger: CatalogLogger): Sy
         await store.saveReport(report.job, report, {
           id: runId,
           summary: summarizeReport(report, runId),
-          summarize: (old) => summarizeReport(old as SyncReport, 'legacy'),
+          summarize: (old) => asRunSummary(old, 'legacy') ?? null,
         });
       } catch (error) {
         logger.error({ job: report.job, err: error }, 'could not store the sync report');
