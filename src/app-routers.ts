@@ -3,6 +3,8 @@ import type { Metrics } from './adapters/metrics/create-metrics.js';
 import type { Config } from './config/load-config.js';
 import { withTimeout } from './core/async/deadline.js';
 import type { CatalogSource } from './core/catalog/catalog-source.js';
+import { createSyncRoutes } from './http/console/sync-routes.js';
+import { createWarningRoutes } from './http/console/warning-routes.js';
 import { createAdminRoutes } from './http/routes/admin-routes.js';
 import { createDocsRoutes } from './http/routes/docs-routes.js';
 import { createFeedRoutes } from './http/routes/feed-routes.js';
@@ -14,6 +16,7 @@ import { createWebhookRoutes } from './http/routes/webhook-routes.js';
 import type { JobOutcome, Scheduler } from './jobs/scheduler.js';
 import type { CatalogService, SyncJob } from './services/catalog-service.js';
 import type { StoredCatalogStart } from './services/catalog-start.js';
+import type { ConsoleWarnings } from './services/console-warning-sources.js';
 import type { EnrichmentStatus } from './services/enrichment/enrichment-service.js';
 import type { FeedService } from './services/feed-service.js';
 import type { FetchLog } from './services/fetch-log.js';
@@ -49,6 +52,8 @@ export function createRouters(parts: {
   readonly warnings: () => readonly string[];
   /** Who fetches which feed: every feed response is recorded in it. */
   readonly fetches: FetchLog;
+  /** The console's warnings, each with its code, severity and what to do (docs/console.md#warnings). */
+  readonly consoleWarnings: ConsoleWarnings;
 }): Router[] {
   const { config, catalog, feeds, jobs, webhooks, metrics } = parts;
   return [
@@ -121,5 +126,12 @@ export function createRouters(parts: {
       onEvent: (event, outcome) => metrics.webhookEvents.inc({ event, outcome }),
     }),
     createDocsRoutes(createShippedDocPages()),
+    createSyncRoutes({
+      token: config.feed.token,
+      history: (job) => catalog.syncHistory(job),
+      run: (runId) => catalog.syncRun(runId),
+      timeZone: config.sync.timezone,
+    }),
+    createWarningRoutes({ token: config.feed.token, warnings: parts.consoleWarnings }),
   ];
 }

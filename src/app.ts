@@ -18,6 +18,7 @@ import type { Scheduler } from './jobs/scheduler.js';
 import type { RunningSandbox } from './sandbox/start-sandbox.js';
 import type { CatalogService, SyncJob } from './services/catalog-service.js';
 import { openStoredCatalog } from './services/catalog-start.js';
+import { createConsoleWarnings } from './services/console-warning-sources.js';
 import { type FeedPrewarm, startFeedPrewarm } from './services/feed-prewarm.js';
 import type { FeedService } from './services/feed-service.js';
 import { emptyFeeds, operatorWarnings } from './services/feed-warnings.js';
@@ -177,6 +178,24 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
     leader: group?.coordinator.isLeader,
     enrichment: parts.enrichment,
   });
+  // The console's warnings page (docs/console.md#warnings); the sandbox gives its products links.
+  const consoleWarnings = createConsoleWarnings({
+    settings: {
+      productUrl: config.feed.productUrl !== undefined || sandbox !== undefined,
+      brand: config.feed.brand !== undefined,
+    },
+    pos: { sandbox: sandbox !== undefined, description: parts.posDescription },
+    history: (job) => catalog.syncHistory(job),
+    lastReport: (job) => catalog.lastReport(job),
+    nextTry: (job) => {
+      const status = jobs.status()[job];
+      return status?.nextTry ?? status?.nextRun;
+    },
+    store: () => storeHealth.state(),
+    enrichment: () => parts.enrichment?.status(),
+    feeds,
+    feedNames: templates.compiled.map((feed) => feed.name),
+  });
 
   const closeAll = () =>
     closeParts({
@@ -272,6 +291,7 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
       enrichment: () => parts.enrichment?.status(),
       warnings,
       fetches,
+      consoleWarnings,
     }),
   });
   const server = httpApp.listen(config.http.port, config.http.host);

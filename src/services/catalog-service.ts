@@ -24,6 +24,7 @@ import { createInternalPrices, type PurchasePrices } from './catalog/internal-pr
 import { createReplication, type Replication, type ReplicationState } from './catalog/replication.js';
 import { type CatalogListener, createServedCatalog } from './catalog/served-catalog.js';
 import { createStockSync, type StockDeltaResult } from './catalog/stock-sync.js';
+import type { SyncRunSummary } from './catalog/sync-history.js';
 import { createSyncReports } from './catalog/sync-reports.js';
 
 export type {
@@ -43,6 +44,7 @@ export type { PurchasePrices } from './catalog/internal-prices.js';
 export type { ReplicationState } from './catalog/replication.js';
 export type { CatalogChange, CatalogListener } from './catalog/served-catalog.js';
 export type { StockDeltaResult } from './catalog/stock-sync.js';
+export type { SyncRunCounts, SyncRunSummary } from './catalog/sync-history.js';
 
 /** Several instances on Redis (docs/scale-out.md): what the catalog needs of the group. */
 export interface CatalogGroup {
@@ -124,6 +126,10 @@ export interface CatalogService {
   rewriteStore(): Promise<void>;
   lastReport(job: SyncJob): SyncReport | undefined;
   recentReports(job: SyncJob): Promise<unknown[]>;
+  /** The job's last runs from the store, newest first (docs/console.md#sync-history). */
+  syncHistory(job: SyncJob): Promise<SyncRunSummary[]>;
+  /** A stored run's whole report, by its run id. */
+  syncRun(runId: string): Promise<SyncReport | undefined>;
   /**
    * Called after every change of the served version (own publish or loaded from the store), with what
    * changed when the version was made from the previous one by stock changes.
@@ -272,6 +278,8 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
     rewriteStore: () => writer.rewriteServed(),
     lastReport: (job) => reports.last(job),
     recentReports: (job) => reports.recent(job),
+    syncHistory: (job) => reports.history(job),
+    syncRun: (runId) => reports.run(runId),
     onChange: (listener) => served.onChange(listener),
     startFollowing: () => replication?.start(),
     stopFollowing: async () => replication?.stop(),

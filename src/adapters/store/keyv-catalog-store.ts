@@ -1,5 +1,6 @@
 import type { Keyv } from 'keyv';
 import type { CatalogSource } from '../../core/catalog/catalog-source.js';
+import { createKeyvReportStore, type ReportHistoryStore } from './keyv-report-store.js';
 
 /**
  * One chunk of a version to publish: new JSON text (`text`, made when it is written), or a chunk an
@@ -72,7 +73,7 @@ export interface StoredVersionInfo<Meta> {
  * and reports. What another source (or a version from before sources were recorded) left is not read; it is
  * dropped when this source publishes (versions) or reports (reports).
  */
-export interface CatalogStore<Meta> {
+export interface CatalogStore<Meta> extends ReportHistoryStore {
   /**
    * Writes the version's new chunks, its metadata and chunk list, then moves the "current" pointer to
    * it, then prunes old versions and every version of another source (and the chunks no kept version
@@ -107,9 +108,7 @@ export interface CatalogStore<Meta> {
    * call must be dropped.
    */
   loadCurrent<T>(consume: (head: VersionHead<Meta>, texts: AsyncIterable<string>) => Promise<T>): Promise<T | undefined>;
-  /** Keeps the last `keepReports` reports per job of this source, newest first (another source's are dropped). */
-  saveReport(job: string, report: unknown): Promise<void>;
-  recentReports(job: string): Promise<unknown[]>;
+  // Reports (`ReportHistoryStore`): the last `keepReports` runs per job of this source; another source's are dropped.
   close(): Promise<void>;
 }
 
@@ -123,6 +122,7 @@ export interface KeyvCatalogStoreOptions {
   readonly source: CatalogSource;
   /** Versions kept (the current one included), so a reader that started on the previous one can finish. */
   readonly keepVersions?: number;
+  /** Runs kept per job (default `DEFAULT_KEPT_RUNS`, 50). */
   readonly keepReports?: number;
   /** Parallel reads of chunks. Publishing writes one chunk at a time (see `publish`). */
   readonly concurrency?: number;
@@ -142,12 +142,6 @@ const CLEANUP_MS = 5_000;
  * catalog at once.
  */
 
-/** A job's reports, of one source. Before sources were recorded, the list alone was stored. */
-interface StoredReports {
-  readonly source: string;
-  readonly reports: unknown[];
-}
-
 /**
  * Versioned catalog snapshots on keyv (docs/catalog-rules.md rules 8-9): a reader sees the old or the new version,
  * never a mix, because the pointer moves only after the new version is completely written. Chunks are
@@ -156,7 +150,6 @@ interface StoredReports {
 export function createKeyvCatalogStore<Meta>(keyv: Keyv, options: KeyvCatalogStoreOptions): CatalogStore<Meta> {
   const { source } = options;
   const keepVersions = Math.max(2, options.keepVersions ?? 3);
-  const keepReports = options.keepReports ?? 10;
   const concurrency = options.concurrency ?? 4;
   const prefix = options.prefix ?? 'catalog';
   const POINTER_KEY = `${prefix}:current`;
@@ -167,7 +160,6 @@ export function createKeyvCatalogStore<Meta>(keyv: Keyv, options: KeyvCatalogSto
   const chunkListKey = (version: string) => `${prefix}:v:${version}:chunks`;
   const chunkKey = (version: string, index: number) => `${prefix}:c:${version}:${index}`;
   const firstLayoutChunkKey = (version: string, index: number) => `${prefix}:v:${version}:chunk:${index}`;
-  const reportsKey = (job: string) => `${prefix}:reports:${job}`;
   const isOwn = (pointer: VersionPointer) => pointer.source?.id === source.id;
   const keyvPointer: PointerBackend = {
     async read() {
@@ -180,13 +172,6 @@ export function createKeyvCatalogStore<Meta>(keyv: Keyv, options: KeyvCatalogSto
   };
   const pointers = options.pointer?.(prefix, keyvPointer) ?? keyvPointer;
   const readPointer = async () => (await pointers.read())?.pointer;
-
-  /** The reports of this source stored for a job. */
-  async function ownReports(job: string): Promise<unknown[]> {
-    const stored = (await keyv.get(reportsKey(job))) as StoredReports | unknown[] | undefined;
-    if (stored === undefined || Array.isArray(stored) || stored.source !== source.id) return [];
-    return stored.reports;
-  }
 
   async function chunksOf(pointer: VersionPointer): Promise<readonly StoredChunkRef[] | undefined> {
     if (pointer.layout === 2) return (await keyv.get(chunkListKey(pointer.version))) as StoredChunkRef[] | undefined;
@@ -398,13 +383,11 @@ export function createKeyvCatalogStore<Meta>(keyv: Keyv, options: KeyvCatalogSto
       }
     },
 
-    async saveReport(job, report) {
-      const reports = await ownReports(job);
-      const stored: StoredReports = { source: source.id, reports: [report, ...reports].slice(0, keepReports) };
-      await keyv.set(reportsKey(job), stored);
-    },
-
-    recentReports: ownReports,
+    ...createKeyvReportStore(keyv, {
+      source,
+      prefix,
+      ...(options.keepReports === undefined ? {} : { keep: options.keepReports }),
+    }),
 
     async close() {
       await keyv.disconnect();

@@ -83,6 +83,8 @@ export interface SyncSources {
 
 /** What one run did: logged, kept (the last few) in the store, shown by `/readyz` and the admin API. */
 export interface SyncReport {
+  /** The run's id in the sync history (docs/console.md#sync-history), given when the run is reported. */
+  readonly runId?: string;
   readonly job: SyncJob;
   readonly outcome: SyncOutcome;
   readonly startedAt: string;

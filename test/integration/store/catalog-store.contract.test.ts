@@ -115,15 +115,48 @@ describe.each(backends)('catalog store contract (%s)', (name, newUrl) => {
     expect(seen.at(-1)?.version).toBe('v2');
   });
 
-  it('keeps the last reports per job, newest first', async () => {
-    const { store } = open();
+  it('keeps the last 50 runs per job, newest first, each report under a key of its own', async () => {
+    const { store, keyv } = open();
 
-    for (let i = 1; i <= 12; i++) await store.saveReport('sync-catalog', { run: i });
+    for (let i = 1; i <= 52; i++) {
+      await store.saveReport('sync-catalog', { run: i, examples: ['…'] }, { id: `r${i}`, summary: { run: i } });
+    }
 
-    const reports = await store.recentReports('sync-catalog');
-    expect(reports).toHaveLength(10);
-    expect(reports[0]).toEqual({ run: 12 });
+    const runs = await store.listRuns('sync-catalog');
+    expect(runs).toHaveLength(50);
+    expect(runs[0]).toEqual({ id: 'r52', summary: { run: 52 } });
+    expect(runs.at(-1)?.id).toBe('r3');
+    expect(await store.readRun('sync-catalog', 'r52')).toEqual({ run: 52, examples: ['…'] });
+    expect(await store.readRun('sync-catalog', 'r3')).toEqual({ run: 3, examples: ['…'] });
+    // Past the bound, a run's report is deleted, not only unlisted.
+    expect(await store.readRun('sync-catalog', 'r2')).toBeUndefined();
+    expect(await keyv.get('catalog:run:sync-catalog:r2')).toBeUndefined();
+    expect(await store.readRun('sync-stock', 'r52')).toBeUndefined();
+    expect((await store.recentReports('sync-catalog', 2)).map((report) => (report as { run: number }).run)).toEqual([52, 51]);
     expect(await store.recentReports('sync-stock')).toEqual([]);
+  });
+
+  it("turns the previous release's report list into runs at the first save", async () => {
+    const { store, keyv } = open();
+    await keyv.set('catalog:reports:sync-catalog', { source: SOURCE.id, reports: [{ run: 'b' }, { run: 'a' }] });
+
+    expect(await store.listRuns('sync-catalog')).toEqual([
+      { id: 'legacy-1', summary: { run: 'b' } },
+      { id: 'legacy-2', summary: { run: 'a' } },
+    ]);
+    await store.saveReport(
+      'sync-catalog',
+      { run: 'c' },
+      { id: 'c', summary: 'c', summarize: (old) => `old ${JSON.stringify(old)}` },
+    );
+
+    expect(await store.listRuns('sync-catalog')).toEqual([
+      { id: 'c', summary: 'c' },
+      { id: 'legacy-1', summary: 'old {"run":"b"}' },
+      { id: 'legacy-2', summary: 'old {"run":"a"}' },
+    ]);
+    expect(await store.readRun('sync-catalog', 'legacy-2')).toEqual({ run: 'a' });
+    expect(await keyv.get('catalog:reports:sync-catalog')).toBeUndefined();
   });
 
   it('reads only its own source: another source’s version is described, never loaded, and kept until it publishes', async () => {

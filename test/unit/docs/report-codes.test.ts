@@ -10,6 +10,7 @@ import type { LeftOutCode } from '../../../src/core/feeds/explain-item.js';
 import type { FeedWarningCode } from '../../../src/core/feeds/feed-report.js';
 import type { WebhookRoutesDeps } from '../../../src/http/routes/webhook-routes.js';
 import type { SyncOutcome } from '../../../src/services/catalog/catalog-types.js';
+import type { ConsoleWarningCode } from '../../../src/services/console-warnings.js';
 import type { EnrichmentProblemReport } from '../../../src/services/enrichment/enrichment-service.js';
 import type { WebhookStats } from '../../../src/services/webhook-processor.js';
 
@@ -83,6 +84,24 @@ const TYPED_CODES: Readonly<Record<string, readonly string[]>> = {
   ]),
   'webhook calls': allOf<WebhookCallOutcome>()(['accepted', 'duplicate', 'ignored', 'rejected', 'unauthorized', 'failed']),
   'webhook sales': allOf<SaleOutcome>()(['applied', 'refetched', 'dropped']),
+  'console warnings': allOf<ConsoleWarningCode>()([
+    'no-product-link',
+    'no-brand',
+    'sandbox-pos',
+    'store-down',
+    'catalog-sync-failed',
+    'catalog-sync-refused',
+    'stock-sync-failed',
+    'sync-rows',
+    'empty-feed',
+    'items-left-out',
+    'poor-feed',
+    'enrichment-not-updated',
+    'enrichment-poor-match',
+    'enrichment-unknown-feed',
+    'feed-cache-too-small',
+    'feed-not-fetched',
+  ]),
   // A metrics label written in app-jobs.ts (a job run that threw); checked against the source below.
   'job runs': ['crashed'],
 };
@@ -99,6 +118,7 @@ const SECTION_ANCHORS = [
   'enrichment-sheet',
   'webhook-outcomes',
   'http-error-codes',
+  'console-warnings',
   'messages-without-a-code',
 ];
 
