@@ -59,6 +59,7 @@ export function createRouters(parts: {
   return [
     createStatusRoutes({
       feeds,
+      warningCounts: () => parts.consoleWarnings.count(),
       current: () => catalog.current(),
       lastReport: (job) => catalog.lastReport(job),
       // After a failure, its retry when that comes before the scheduled run.

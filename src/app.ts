@@ -23,6 +23,7 @@ import { type FeedPrewarm, startFeedPrewarm } from './services/feed-prewarm.js';
 import type { FeedService } from './services/feed-service.js';
 import { emptyFeeds, operatorWarnings } from './services/feed-warnings.js';
 import type { FetchLog } from './services/fetch-log.js';
+import { fetchLogWarnings } from './services/fetch-log-warnings.js';
 import { createReadiness, type JobTiming } from './services/readiness.js';
 import { createStoreHealth, type StoreHealth, waitForStore } from './services/store-health.js';
 import { createWebhookProcessor, type WebhookProcessor } from './services/webhook-processor.js';
@@ -195,6 +196,7 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
     enrichment: () => parts.enrichment?.status(),
     feeds,
     feedNames: templates.compiled.map((feed) => feed.name),
+    fetchWarnings: () => fetchLogWarnings(fetches),
   });
 
   const closeAll = () =>

@@ -35,7 +35,8 @@ export type ConsoleWarningCode =
   | 'enrichment-poor-match'
   | 'enrichment-unknown-feed'
   | 'feed-cache-too-small'
-  | 'feed-not-fetched';
+  | 'feed-not-fetched'
+  | 'feed-never-fetched';
 
 export interface ConsoleWarning {
   /** Stable: `docs/report-codes.md#{code}` explains it (a `ConsoleWarningCode`, or another part's). */

@@ -123,11 +123,19 @@ export function readinessCell(readiness: FeedReadiness | undefined, items: numbe
     .join('')}${examples}</ul></details>`;
 }
 
-/** Everything the operator should fix, first on the page. */
-function warningsNotice(warnings: readonly string[], t: OverviewTexts, warningsHref: string): string {
-  if (warnings.length === 0) return '';
+/** Everything the operator should fix, first on the page, and a link to the warnings page with its count. */
+function warningsNotice(
+  warnings: readonly string[],
+  counts: OverviewModel['warningCounts'],
+  t: OverviewTexts,
+  warningsHref: string,
+): string {
+  const total = counts?.total ?? 0;
+  const link = total === 0 ? '' : `<p><a href="${h(warningsHref)}">${h(t.warningsLink(total))}</a></p>`;
+  if (warnings.length === 0) return link === '' ? '' : `<div id="warnings">${link}</div>`;
   const items = warnings.map((warning) => `<li>${h(warning)}</li>`).join('');
-  return `<div class="notice" id="warnings"><strong>${h(t.toFix)}</strong><ul>${items}</ul><a href="${h(warningsHref)}">${h(t.warningsLink(warnings.length))}</a></div>`;
+  const failed = (counts?.error ?? 0) > 0 ? ' failed-notice' : '';
+  return `<div class="notice${failed}" id="warnings"><strong>${h(t.toFix)}</strong><ul>${items}</ul>${link}</div>`;
 }
 
 function syncTable(deps: StatusRoutesDeps, base: string, sync: Record<string, SyncSummary>, t: OverviewTexts): string {
@@ -198,6 +206,8 @@ export interface OverviewModel {
   /** The feeds of the served version (empty before the first catalog). */
   readonly entries: readonly FeedEntry[];
   readonly lastCatalogReport: SyncReport | undefined;
+  /** The warnings page's counts, for the link to it. */
+  readonly warningCounts: { readonly error: number; readonly warning: number; readonly total: number } | undefined;
 }
 
 /** The overview page (`/`): product search, what to fix, the syncs, and every feed of the served version. */
@@ -220,7 +230,7 @@ ${feedSections(snapshot, model.entries, base, tokenQuery, t)}`;
   }
   const content = `${search}
 ${deps.pos === undefined ? '' : `<p id="pos">${h(t.pos)}: ${h(deps.pos)}</p>`}
-${warningsNotice(deps.warnings?.() ?? [], t, context.href('/warnings'))}
+${warningsNotice(deps.warnings?.() ?? [], model.warningCounts, t, context.href('/warnings'))}
 ${storeNotice(deps.store?.(), base, t)}
 ${groupLine(deps.group?.(), base, t)}
 ${syncTable(deps, base, sync, t)}

@@ -141,7 +141,7 @@ const en: OverviewTexts = {
   completeOf: (complete, items) => `${complete} of ${items} complete`,
   without: (count, name) => `${count} without ${name}`,
   exampleWithout: (id, names) => `e.g. ${id}: no ${names}`,
-  warningsLink: (count) => `${count} ${count === 1 ? 'warning' : 'warnings'}: see all`,
+  warningsLink: (count) => `All warnings and what to do (${count})`,
 };
 
 const cs: OverviewTexts = {
@@ -222,8 +222,7 @@ const cs: OverviewTexts = {
   completeOf: (complete, items) => `${complete} z ${items} úplných`,
   without: (count, name) => `${count} bez ${name}`,
   exampleWithout: (id, names) => `např. ${id}: chybí ${names}`,
-  warningsLink: (count) =>
-    `${plural('cs', count, { one: '# upozornění', few: '# upozornění', other: '# upozornění' })}: zobrazit všechna`,
+  warningsLink: (count) => `Všechna upozornění a co s nimi dělat (${count})`,
 };
 
 export function overviewTexts(lang: Lang): OverviewTexts {

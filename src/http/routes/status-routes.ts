@@ -39,6 +39,8 @@ export interface StatusRoutesDeps {
   readonly group?: () => GroupStatus | undefined;
   /** The enrichment sheet in use and its last problem (`ENRICHMENT_SOURCE`). */
   readonly enrichment?: () => EnrichmentStatus | undefined;
+  /** How many warnings of each severity the warnings page lists (the overview links there). */
+  readonly warningCounts?: () => Promise<{ readonly error: number; readonly warning: number; readonly total: number }>;
   /** What the operator should fix (empty channel feeds, an enrichment sheet that failed). */
   readonly warnings?: () => readonly string[];
 }
@@ -212,7 +214,12 @@ export function createStatusRoutes(deps: StatusRoutesDeps): Router {
     const entries = snapshot === undefined ? [] : listFeeds(deps, snapshot, base, tokenQuery, await deps.unitCounts(snapshot));
     const context = consoleContext(req, res);
     const lastCatalogReport = deps.lastReport('sync-catalog');
-    sendPage(res, context, overviewPage(deps, context, { snapshot, base, tokenQuery, sync, entries, lastCatalogReport }));
+    const warningCounts = await deps.warningCounts?.();
+    sendPage(
+      res,
+      context,
+      overviewPage(deps, context, { snapshot, base, tokenQuery, sync, entries, lastCatalogReport, warningCounts }),
+    );
   });
   return router;
 }

@@ -101,6 +101,7 @@ const TYPED_CODES: Readonly<Record<string, readonly string[]>> = {
     'enrichment-unknown-feed',
     'feed-cache-too-small',
     'feed-not-fetched',
+    'feed-never-fetched',
   ]),
   // A metrics label written in app-jobs.ts (a job run that threw); checked against the source below.
   'job runs': ['crashed'],
