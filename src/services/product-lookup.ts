@@ -3,6 +3,7 @@ import { createEnrichedProducts } from '../core/catalog/family-enrichment.js';
 import type { FamilyIndex } from '../core/catalog/family-index.js';
 import type { FamilySourceRows } from '../core/catalog/source-rows.js';
 import { csvItemText, explainTemplateItem, type ItemVerdict, notOffered } from '../core/feeds/explain-item.js';
+import { type GtinProblem, gtinProblemOf } from '../core/feeds/normalize-gtin.js';
 import { jsonItemText } from '../core/feeds/render-json-feed.js';
 import { toFeedItem } from '../core/feeds/to-feed-item.js';
 import type { FeedService } from './feed-service.js';
@@ -52,6 +53,8 @@ export interface ProductView {
   readonly offers: readonly OfferView[];
   readonly sources: readonly UnitSources[];
   readonly feeds: readonly FeedVerdict[];
+  /** Why the POS's EAN is not sent as a GTIN (channels get none for this product), when it is not. */
+  readonly eanProblem?: GtinProblem;
 }
 
 export type ProductLookupResult =
@@ -165,6 +168,7 @@ export function createProductLookup(deps: ProductLookupDeps): ProductLookup {
       if (product === undefined || product.id !== id) return { ok: false, reason: 'unknown-product' };
       const views = unit === undefined ? [ALL_UNITS, ...snapshot.units.map((entry) => entry.code)] : [unit];
       const { offers: _offers, aggregate: _aggregate, enrichment, ...values } = product;
+      const eanProblem = product.ean === undefined ? undefined : gtinProblemOf(product.ean);
       return {
         ok: true,
         view: {
@@ -180,6 +184,7 @@ export function createProductLookup(deps: ProductLookupDeps): ProductLookup {
             changes: deps.lastChanges,
           }),
           feeds: feedsOf(snapshot, product, views),
+          ...(eanProblem === undefined ? {} : { eanProblem }),
         },
       };
     },

@@ -7,7 +7,7 @@
  * goods and in-store labels (GTIN-13 prefixes 02, 04, 05, 2, 98, 99 — which include the GTIN-12 prefixes
  * 2, 4 and 5 — and GTIN-8 prefixes 0 and 2). They are not trade items' GTINs.
  *
- * @example normalizeGtin('8594000000017') // '8594000000017'
+ * @example normalizeGtin('8594000000013') // '8594000000013'
  */
 export function normalizeGtin(value: string): string | undefined {
   const digits = /[\s-]/.test(value) ? value.replace(/[\s-]/g, '') : value;
@@ -23,4 +23,20 @@ export function normalizeGtin(value: string): string | undefined {
   if (digits.length === 14) return digits;
   const gtin13 = digits.length === 12 ? `0${digits}` : digits;
   return /^(?:0[245]|2|98|99)/.test(gtin13) ? undefined : digits;
+}
+
+/** Why a code is not a GTIN channels accept (`normalizeGtin` gives `undefined`), or `undefined` when it is one. */
+export type GtinProblem = 'length' | 'zeros' | 'check-digit' | 'restricted';
+
+export function gtinProblemOf(value: string): GtinProblem | undefined {
+  if (normalizeGtin(value) !== undefined) return undefined;
+  const digits = value.replace(/[\s-]/g, '');
+  if (!/^(?:\d{8}|\d{12,14})$/.test(digits)) return 'length';
+  if (/^0+$/.test(digits)) return 'zeros';
+  // Same digits with the check digit made right: accepted unless the number is for in-store use only.
+  const body = digits.slice(0, -1);
+  for (let check = 0; check <= 9; check++) {
+    if (normalizeGtin(`${body}${check}`) !== undefined) return 'check-digit';
+  }
+  return 'restricted';
 }

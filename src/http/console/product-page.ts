@@ -30,6 +30,9 @@ function identifiers({ t, view }: PageParts): string {
     row(t.id, p.id),
     row(t.name, p.name),
     row(t.ean, p.ean),
+    view.eanProblem === undefined
+      ? ''
+      : `<tr id="ean-problem"><td colspan="2" class="bad">EAN ${h(p.ean ?? '')} ${h(t.eanProblem[view.eanProblem])}. ${h(t.eanProblemNote)}</td></tr>`,
     row(t.plu, p.plu),
     row(t.internalIdentifier, p.internalIdentifier),
     row(t.groupId, p.groupId),
@@ -123,19 +126,23 @@ function sources(parts: PageParts): string {
   return `<h2>${h(t.sources)}</h2><p class="muted">${h(t.sourcesNote)}</p><div class="table-wrap"><table id="sources"><thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table></div>`;
 }
 
-function reasonText(t: ProductTexts, reason: LeftOutReason): string {
+function reasonText(t: ProductTexts, reason: LeftOutReason, view: ProductView): string {
   const attribute = reason.attribute ?? '';
-  const words = t.reasons[reason.code](attribute, reason.limit ?? 0, reason.pattern ?? '');
+  let words = t.reasons[reason.code](attribute, reason.limit ?? 0, reason.pattern ?? '');
+  // A required GTIN that is missing because the POS's EAN is not valid: say so where the reader looks.
+  if (view.eanProblem !== undefined && /gtin|ean/i.test(attribute)) {
+    words += ` EAN ${view.product.ean ?? ''} ${t.eanProblem[view.eanProblem]}.`;
+  }
   return reason.unit === undefined ? words : `${reason.unit}: ${words}`;
 }
 
-function feedItem({ context, t }: PageParts, verdict: FeedVerdict): string {
+function feedItem({ context, t, view }: PageParts, verdict: FeedVerdict): string {
   const id = `feed-${verdict.file}-${verdict.view}`;
   const name = `<a href="${h(context.href(verdict.path))}">${h(verdict.title)}</a> <span class="muted">(${h(verdict.file)}, ${h(t.view)} ${h(verdict.view)})</span>`;
   if (!verdict.included) {
     const code = verdict.reason.code;
     const link = DOCUMENTED_CODES.has(code) ? ` <a class="code" href="/docs/report-codes#${h(code)}">${h(code)}</a>` : '';
-    return `<li id="${h(id)}" class="left-out"><span class="bad" aria-label="${h(t.leftOut)}">✗</span> ${name}<br><span class="reason">${h(reasonText(t, verdict.reason))}</span>${link}</li>`;
+    return `<li id="${h(id)}" class="left-out"><span class="bad" aria-label="${h(t.leftOut)}">✗</span> ${name}<br><span class="reason">${h(reasonText(t, verdict.reason, view))}</span>${link}</li>`;
   }
   const records =
     verdict.leftOutRecords === undefined
