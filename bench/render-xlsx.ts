@@ -19,14 +19,13 @@ import os from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { createTestConfig } from '../src/config/load-config.js';
-import { aggregateOffer } from '../src/core/catalog/aggregate-offer.js';
-import { ALL_UNITS, type CatalogSnapshot, type Offer, type Product } from '../src/core/catalog/catalog.js';
+import { ALL_UNITS } from '../src/core/catalog/catalog.js';
 import { serializeItems } from '../src/core/catalog/catalog-chunks.js';
-import { createSandboxCatalog } from '../src/sandbox/sandbox-catalog.js';
 import { createFeedBuilder, type FeedRequest } from '../src/services/feeds/feed-builder.js';
 import { createInThreadFeedRenderer } from '../src/services/feeds/feed-renderer.js';
 import { loadConfiguredTemplates } from '../src/wiring.js';
 import { createWorkerFeedRenderer } from '../src/workers/create-feed-renderer.js';
+import { sandboxSnapshot } from './sandbox-snapshot.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -47,51 +46,7 @@ const median = (values: readonly number[]): number => {
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
 };
 
-/** The sandbox's catalog as a full sync publishes it (prices with VAT, stock per unit, the `all` aggregate). */
-function buildSnapshot(): CatalogSnapshot {
-  const sandbox = createSandboxCatalog({ seed: 42, units: UNITS, articles: PRODUCTS });
-  const units = sandbox.units.map((unit) => ({ code: unit.code, localId: unit.localId, name: unit.name }));
-  const primaryUnit = units[0]?.code ?? '';
-  const products: Product[] = [];
-  for (let index = 0; index < PRODUCTS; index++) {
-    const article = sandbox.articleAt(index);
-    const isStockItem = article.isStockItem !== false;
-    const offers: Offer[] = units.map((unit, unitIndex) => {
-      const price = sandbox.unitPrice(unitIndex, article);
-      const stock = sandbox.initialStockMilli(unitIndex, index, article.byWeight) / 1000;
-      return {
-        unit: unit.code,
-        price: price.priceVat,
-        ...(price.actionPrice === undefined ? {} : { salePrice: price.actionPrice }),
-        ...(price.standardPrice === undefined ? {} : { standardPrice: price.standardPrice }),
-        ...(isStockItem ? { stock } : {}),
-        availability: !isStockItem || stock > 0 ? 'in_stock' : 'out_of_stock',
-      };
-    });
-    products.push({
-      id: article.localId,
-      name: article.name,
-      ...(article.localGroupId === undefined ? {} : { groupId: article.localGroupId }),
-      ...(article.ean === undefined ? {} : { ean: article.ean }),
-      ...(article.plu === undefined ? {} : { plu: article.plu }),
-      ...(article.internalIdentifier === undefined ? {} : { internalIdentifier: article.internalIdentifier }),
-      ...(article.measureUnit === undefined ? {} : { measureUnit: article.measureUnit }),
-      isStockItem,
-      offers,
-      aggregate: aggregateOffer(offers, primaryUnit, isStockItem, 'out_of_stock'),
-    });
-  }
-  return {
-    version: 'v-bench-xlsx',
-    generatedAt: '2026-11-25T06:00:00.000Z',
-    currency: 'CZK',
-    primaryUnit,
-    units,
-    products,
-  };
-}
-
-const snapshot = buildSnapshot();
+const snapshot = { ...sandboxSnapshot({ products: PRODUCTS, units: UNITS }), version: 'v-bench-xlsx' };
 const chunks = serializeItems(snapshot.products);
 const { compiled, files, stock } = await loadConfiguredTemplates(createTestConfig({}));
 const options = {

@@ -18,6 +18,11 @@ const BENCHMARKS: readonly { name: string; args: readonly string[]; what: string
   { name: 'serve-feeds', args: [], what: 'serving cached gzip google.xml and 304s vs bare baselines (quality bars)' },
   { name: 'admin-catalog', args: [], what: 'admin internal catalog JSON/CSV of 100k × 5: time, event-loop delay, batch cost' },
   { name: 'webhook-latency', args: [], what: 'sale webhook → served stock at 50 sales/s, p95 (quality bar)' },
+  {
+    name: 'product-search',
+    args: [],
+    what: 'product search at 100k: search index build (time, longest slice, memory), query latency p50/p99',
+  },
   { name: 'hostile-pos', args: [], what: 'syncs against a POS that never ends, trickles or hangs: outcome, time, memory' },
   {
     name: 'event-loop',

@@ -11,6 +11,7 @@ import { createFeedRoutes } from './http/routes/feed-routes.js';
 import { createFetchRoutes } from './http/routes/fetch-routes.js';
 import { createMetricsRoutes } from './http/routes/metrics-routes.js';
 import { createProductDetailRoutes } from './http/routes/product-detail-routes.js';
+import { createProductSearchRoutes } from './http/routes/product-search-routes.js';
 import { createStatusRoutes } from './http/routes/status-routes.js';
 import { createWebhookRoutes } from './http/routes/webhook-routes.js';
 import type { JobOutcome, Scheduler } from './jobs/scheduler.js';
@@ -56,6 +57,7 @@ export function createRouters(parts: {
   readonly consoleWarnings: ConsoleWarnings;
 }): Router[] {
   const { config, catalog, feeds, jobs, webhooks, metrics } = parts;
+  const waiting = () => waitingReason(parts.source.label, catalog.lastReport('sync-catalog'), parts.timing('sync-catalog'));
   return [
     createStatusRoutes({
       feeds,
@@ -86,8 +88,14 @@ export function createRouters(parts: {
       current: () => catalog.current(),
       token: config.feed.token,
       onRequest: (feed, status) => metrics.feedRequests.inc({ feed, status: String(status) }),
-      waiting: () => waitingReason(parts.source.label, catalog.lastReport('sync-catalog'), parts.timing('sync-catalog')),
+      waiting,
       onFetch: (fetch) => parts.fetches.record(fetch),
+    }),
+    createProductSearchRoutes({
+      current: () => catalog.current(),
+      familyIndex: (snapshot) => catalog.familyIndex(snapshot),
+      token: config.feed.token,
+      waiting,
     }),
     createFetchRoutes({ fetches: parts.fetches, token: config.feed.token }),
     createMetricsRoutes(metrics.registry),

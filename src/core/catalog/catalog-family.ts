@@ -36,3 +36,52 @@ export function createFamilyCache<T>(): FamilyCache<T> {
     rebuild,
   };
 }
+
+/**
+ * A value built asynchronously (in slices, so the main thread keeps serving) once per family: the first
+ * caller starts the build, callers meanwhile share it, later versions of the family get the built value.
+ * A build that fails is forgotten, so the next call tries again.
+ *
+ * @example
+ * const searches = createAsyncFamilyCache(buildProductSearchIndex);
+ * const index = await searches.get(snapshot);
+ */
+export interface AsyncFamilyCache<T> {
+  /** The family's value, built on first use. */
+  get(snapshot: CatalogSnapshot): Promise<T>;
+  /** The value if it is built already. */
+  peek(snapshot: CatalogSnapshot): T | undefined;
+}
+
+export function createAsyncFamilyCache<T>(build: (snapshot: CatalogSnapshot) => Promise<T>): AsyncFamilyCache<T> {
+  // Keyed as `createFamilyCache` keys families: the `units` array a family's versions share.
+  const building = new WeakMap<CatalogSnapshot['units'], { readonly products: number; readonly value: Promise<T> }>();
+  const built = new WeakMap<CatalogSnapshot['units'], { readonly products: number; readonly value: T }>();
+  const peek = (snapshot: CatalogSnapshot): T | undefined => {
+    const done = built.get(snapshot.units);
+    return done !== undefined && done.products === snapshot.products.length ? done.value : undefined;
+  };
+  return {
+    get(snapshot) {
+      const done = built.get(snapshot.units);
+      if (done !== undefined && done.products === snapshot.products.length) return Promise.resolve(done.value);
+      const pending = building.get(snapshot.units);
+      if (pending !== undefined && pending.products === snapshot.products.length) return pending.value;
+      const products = snapshot.products.length;
+      const value = build(snapshot).then(
+        (result) => {
+          built.set(snapshot.units, { products, value: result });
+          building.delete(snapshot.units);
+          return result;
+        },
+        (error: unknown) => {
+          building.delete(snapshot.units);
+          throw error;
+        },
+      );
+      building.set(snapshot.units, { products, value });
+      return value;
+    },
+    peek,
+  };
+}

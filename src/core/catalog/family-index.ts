@@ -1,5 +1,6 @@
 import { createSlicer } from '../async/create-slicer.js';
 import type { CatalogSnapshot } from './catalog.js';
+import { type AsyncFamilyCache, createAsyncFamilyCache } from './catalog-family.js';
 
 /**
  * Indexes that every version of a catalog family shares (`catalog-family.ts`: versions made by stock
@@ -46,34 +47,9 @@ export async function buildFamilyIndex(snapshot: CatalogSnapshot): Promise<Famil
   return { positions, byInternal, byPlu, byEan, unitCounts };
 }
 
-/** The family indexes of the versions served: each built once, shared by all versions of its family. */
-export interface FamilyIndexes {
-  /** The index of `snapshot`'s family, built (in slices) on first use. */
-  get(snapshot: CatalogSnapshot): Promise<FamilyIndex>;
-  /** The index if it is built already. */
-  peek(snapshot: CatalogSnapshot): FamilyIndex | undefined;
-}
+/** The family indexes of the versions served: each built once (in slices), shared by all versions of its family. */
+export type FamilyIndexes = AsyncFamilyCache<FamilyIndex>;
 
 export function createFamilyIndexes(): FamilyIndexes {
-  // Keyed as `catalog-family.ts` keys families: the `units` array a family's versions share.
-  const building = new WeakMap<CatalogSnapshot['units'], { readonly products: number; readonly index: Promise<FamilyIndex> }>();
-  const built = new WeakMap<CatalogSnapshot['units'], { readonly products: number; readonly index: FamilyIndex }>();
-  return {
-    get(snapshot) {
-      const done = built.get(snapshot.units);
-      if (done !== undefined && done.products === snapshot.products.length) return Promise.resolve(done.index);
-      const pending = building.get(snapshot.units);
-      if (pending !== undefined && pending.products === snapshot.products.length) return pending.index;
-      const index = buildFamilyIndex(snapshot).then((value) => {
-        built.set(snapshot.units, { products: snapshot.products.length, index: value });
-        return value;
-      });
-      building.set(snapshot.units, { products: snapshot.products.length, index });
-      return index;
-    },
-    peek(snapshot) {
-      const done = built.get(snapshot.units);
-      return done !== undefined && done.products === snapshot.products.length ? done.index : undefined;
-    },
-  };
+  return createAsyncFamilyCache(buildFamilyIndex);
 }

@@ -1,0 +1,252 @@
+import { type Request, type Response, Router } from 'express';
+import { ALL_UNITS, type Availability, type CatalogSnapshot, type Product } from '../../core/catalog/catalog.js';
+import { hashText } from '../../core/catalog/catalog-version.js';
+import type { FamilyIndex } from '../../core/catalog/family-index.js';
+import {
+  createProductSearchIndexes,
+  type ProductSearchIndexes,
+  type SearchMatch,
+  searchProducts,
+} from '../../core/catalog/product-search.js';
+import { consoleContext, sendPage } from '../console/layout.js';
+import { renderSearchPage, type SearchPageModel } from '../console/product-search-page.js';
+import { sendError } from '../send-error.js';
+import { createFeedTokenGuard } from './feed-routes.js';
+
+export interface ProductSearchRoutesDeps {
+  readonly current: () => CatalogSnapshot | undefined;
+  /** The family index of a snapshot (its codes), built once per catalog family (`CatalogService.familyIndex`). */
+  readonly familyIndex: (snapshot: CatalogSnapshot) => Promise<FamilyIndex>;
+  /** FEED_TOKEN: when set, search (which shows prices and stock, like the feeds) needs it too. */
+  readonly token: string | undefined;
+  /** Why no catalog is served yet, for the 503's message. */
+  readonly waiting?: () => string;
+  /** The search indexes, one per catalog family; a cache of its own (over `familyIndex`) by default. */
+  readonly indexes?: ProductSearchIndexes;
+}
+
+/** Limits of the query parameters (docs/http-interface.md#product-search). */
+export const SEARCH_LIMITS = { maxQueryLength: 100, maxLimit: 100, apiLimit: 20, pageLimit: 50 } as const;
+
+/** One product found: its codes, how it was found, and the chosen unit's price and stock. Never purchase prices. */
+export interface ProductSearchItem {
+  readonly id: string;
+  readonly name: string;
+  readonly ean?: string;
+  readonly plu?: number;
+  readonly internalIdentifier?: string;
+  readonly matchedBy: SearchMatch;
+  readonly price?: number;
+  readonly salePrice?: number;
+  readonly stock?: number;
+  readonly availability: Availability;
+  /** The product's own API resource. */
+  readonly url: string;
+}
+
+/** The body of `GET /api/products?q=…`. */
+export interface ProductSearchAnswer {
+  readonly query: string;
+  readonly unit: string;
+  readonly version: string;
+  /** Items returned (at most `limit`). */
+  readonly count: number;
+  /** Every product found. */
+  readonly total: number;
+  readonly items: readonly ProductSearchItem[];
+}
+
+export type SearchParam = 'q' | 'limit' | 'unit';
+/** What is wrong with a query parameter; the page words each kind in its reader's language. */
+export type SearchProblemKind = 'missing' | 'repeated' | 'empty' | 'too-long' | 'bad-limit' | 'bad-unit' | 'unknown-unit';
+
+export interface SearchQueryProblem {
+  readonly param: SearchParam;
+  readonly kind: SearchProblemKind;
+  /** For the API's error answer: names the parameter. */
+  readonly message: string;
+}
+
+interface SearchQuery {
+  /** Trimmed. */
+  readonly q: string;
+  readonly limit: number;
+  readonly unit: string;
+}
+
+const UNIT_PATTERN = /^[A-Za-z0-9._~-]{1,64}$/;
+const LIMIT_PATTERN = /^\d{1,3}$/;
+const RETRY_AFTER_SECONDS = 10;
+
+function problem(param: SearchParam, kind: SearchProblemKind, message: string): { ok: false; problem: SearchQueryProblem } {
+  return { ok: false, problem: { param, kind, message: `${param}: ${message}` } };
+}
+
+/** Reads and checks `q`, `limit` and `unit` (whether the unit exists is checked against the catalog later). */
+function parseSearchQuery(
+  query: Readonly<Record<string, unknown>>,
+  defaultLimit: number,
+): { ok: true; query: SearchQuery } | { ok: false; problem: SearchQueryProblem } {
+  const { maxQueryLength, maxLimit } = SEARCH_LIMITS;
+  const { q: rawQ, limit: rawLimit, unit: rawUnit } = query;
+  if (rawQ === undefined) return problem('q', 'missing', `is required: what to search for, 1–${maxQueryLength} characters`);
+  if (typeof rawQ !== 'string') return problem('q', 'repeated', 'must be given once');
+  const q = rawQ.trim();
+  if (q === '') return problem('q', 'empty', 'must not be empty');
+  if (q.length > maxQueryLength) return problem('q', 'too-long', `must be at most ${maxQueryLength} characters`);
+  let limit = defaultLimit;
+  if (rawLimit !== undefined) {
+    limit = typeof rawLimit === 'string' && LIMIT_PATTERN.test(rawLimit) ? Number(rawLimit) : 0;
+    if (limit < 1 || limit > maxLimit) return problem('limit', 'bad-limit', `must be a whole number from 1 to ${maxLimit}`);
+  }
+  if (rawUnit !== undefined && (typeof rawUnit !== 'string' || !UNIT_PATTERN.test(rawUnit))) {
+    return problem('unit', 'bad-unit', `must be a unit code or ${ALL_UNITS}`);
+  }
+  return { ok: true, query: { q, limit, unit: rawUnit ?? ALL_UNITS } };
+}
+
+/** The offer whose price and stock a search shows: the `all` aggregate or one unit's. */
+function offerOf(product: Product, unit: string) {
+  return unit === ALL_UNITS ? product.aggregate : product.offers.find((offer) => offer.unit === unit);
+}
+
+function itemOf(product: Product, matchedBy: SearchMatch, unit: string): ProductSearchItem {
+  const offer = offerOf(product, unit);
+  return {
+    id: product.id,
+    name: product.name,
+    ...(product.ean === undefined ? {} : { ean: product.ean }),
+    ...(product.plu === undefined ? {} : { plu: product.plu }),
+    ...(product.internalIdentifier === undefined ? {} : { internalIdentifier: product.internalIdentifier }),
+    matchedBy,
+    ...(offer?.price === undefined ? {} : { price: offer.price }),
+    ...(offer?.salePrice === undefined ? {} : { salePrice: offer.salePrice }),
+    ...(offer?.stock === undefined ? {} : { stock: offer.stock }),
+    // Every product has an offer in every unit (docs/catalog-rules.md); a missing one is not for sale there.
+    availability: offer?.availability ?? 'out_of_stock',
+    url: `/api/products/${encodeURIComponent(product.id)}`,
+  };
+}
+
+/** A search that can run: its parameters checked against the served catalog. */
+interface ResolvedSearch {
+  readonly ok: true;
+  readonly snapshot: CatalogSnapshot;
+  readonly query: SearchQuery;
+}
+
+interface SearchFailure {
+  readonly ok: false;
+  readonly status: 400 | 503;
+  readonly code: 'BAD_QUERY' | 'CATALOG_NOT_READY';
+  readonly message: string;
+  readonly problem?: SearchQueryProblem;
+}
+
+function badQuery(found: SearchQueryProblem): SearchFailure {
+  return { ok: false, status: 400, code: 'BAD_QUERY', message: found.message, problem: found };
+}
+
+/**
+ * Product search (docs/http-interface.md#product-search, docs/console.md#finding-a-product):
+ * `GET /api/products?q=…` as JSON and `GET /products?q=…` as a console page, from one index per catalog
+ * family (`core/catalog/product-search.ts`) and the prices and stock of the version served.
+ */
+export function createProductSearchRoutes(deps: ProductSearchRoutesDeps): Router {
+  const router = Router();
+  const guard = createFeedTokenGuard(deps.token);
+  const indexes = deps.indexes ?? createProductSearchIndexes(deps.familyIndex);
+  const cacheControl = deps.token === undefined ? 'no-cache' : 'private, no-cache';
+
+  function notReady(): SearchFailure {
+    const reason = deps.waiting?.() ?? 'the first catalog is still being built';
+    return { ok: false, status: 503, code: 'CATALOG_NOT_READY', message: `No catalog yet: ${reason}; try again shortly` };
+  }
+
+  /** The parameters checked, then against `snapshot` (read once per request: one version answers it). */
+  function resolve(
+    raw: Readonly<Record<string, unknown>>,
+    defaultLimit: number,
+    snapshot: CatalogSnapshot | undefined,
+  ): ResolvedSearch | SearchFailure {
+    const parsed = parseSearchQuery(raw, defaultLimit);
+    if (!parsed.ok) return badQuery(parsed.problem);
+    if (snapshot === undefined) return notReady();
+    const { unit } = parsed.query;
+    if (unit !== ALL_UNITS && !snapshot.units.some((candidate) => candidate.code === unit)) {
+      const known = [ALL_UNITS, ...snapshot.units.map((candidate) => candidate.code)].join(', ');
+      return badQuery(problem('unit', 'unknown-unit', `no unit "${unit}"; known units: ${known}`).problem);
+    }
+    return { ok: true, snapshot, query: parsed.query };
+  }
+
+  async function run({ snapshot, query }: ResolvedSearch): Promise<ProductSearchAnswer> {
+    const { hits, total } = searchProducts(await indexes.get(snapshot), query.q, query.limit);
+    const items: ProductSearchItem[] = [];
+    for (const hit of hits) {
+      const product = snapshot.products[hit.position];
+      if (product !== undefined) items.push(itemOf(product, hit.matchedBy, query.unit));
+    }
+    return { query: query.q, unit: query.unit, version: snapshot.version, count: items.length, total, items };
+  }
+
+  function sendFailure(res: Response, failure: SearchFailure): void {
+    if (failure.status === 503) res.set('retry-after', String(RETRY_AFTER_SECONDS));
+    sendError(res, failure.status, failure.code, failure.message);
+  }
+
+  router.get('/api/products', guard, async (req, res) => {
+    const resolved = resolve(req.query, SEARCH_LIMITS.apiLimit, deps.current());
+    if (!resolved.ok) {
+      sendFailure(res, resolved);
+      return;
+    }
+    const { snapshot, query } = resolved;
+    // The answer is a function of the version and the parameters: a client asking again gets a 304 unsearched.
+    res.set({
+      etag: `"${snapshot.version}-${hashText(`${query.unit}\n${query.limit}\n${query.q}`)}"`,
+      'cache-control': cacheControl,
+      'x-catalog-version': snapshot.version,
+    });
+    if (req.fresh) {
+      res.status(304).end();
+      return;
+    }
+    res.json(await run(resolved));
+  });
+
+  router.get('/products', guard, async (req: Request, res) => {
+    const context = consoleContext(req, res);
+    const snapshot = deps.current();
+    const base: SearchPageModel = {
+      currency: snapshot?.currency ?? '',
+      units: snapshot?.units.map((unit) => unit.code) ?? [],
+    };
+    if (req.query['q'] === undefined) {
+      // The form alone (the page as the navigation opens it); without a catalog, say why nothing can be found yet.
+      const page = renderSearchPage(context, { ...base, ...(snapshot === undefined ? { notReady: notReady().message } : {}) });
+      sendPage(res, context, page);
+      return;
+    }
+    const rawQ = typeof req.query['q'] === 'string' ? req.query['q'] : '';
+    const rawUnit = typeof req.query['unit'] === 'string' ? req.query['unit'] : ALL_UNITS;
+    const resolved = resolve(req.query, SEARCH_LIMITS.pageLimit, snapshot);
+    if (!resolved.ok) {
+      const model: SearchPageModel = {
+        ...base,
+        q: rawQ,
+        unit: rawUnit,
+        ...(resolved.problem === undefined ? { notReady: resolved.message } : { problem: resolved.problem }),
+      };
+      if (resolved.status === 503) res.set('retry-after', String(RETRY_AFTER_SECONDS));
+      sendPage(res, context, renderSearchPage(context, model), resolved.status);
+      return;
+    }
+    const answer = await run(resolved);
+    const { query } = resolved;
+    const more = query.limit < SEARCH_LIMITS.maxLimit ? { moreLimit: SEARCH_LIMITS.maxLimit } : {};
+    sendPage(res, context, renderSearchPage(context, { ...base, q: query.q, unit: query.unit, ...more, answer }));
+  });
+
+  return router;
+}
