@@ -28,6 +28,9 @@ import type { StoreHealth } from './services/store-health.js';
 import type { WebhookProcessor } from './services/webhook-processor.js';
 import { createShippedDocPages } from './wiring.js';
 
+/** How long a console page waits for a read of the store (sync history) before it answers 503. */
+const STORE_READ_DEADLINE_MS = 2_000;
+
 /** How long a webhook's event may take to be stored before the answer is 503 (the POS delivers it again). */
 const WEBHOOK_ACCEPT_DEADLINE_MS = 2_000;
 
@@ -137,8 +140,9 @@ export function createRouters(parts: {
     createDocsRoutes(createShippedDocPages()),
     createSyncRoutes({
       token: config.feed.token,
-      history: (job) => catalog.syncHistory(job),
-      run: (runId) => catalog.syncRun(runId),
+      // A stalled store answers 503 within this, never a page that hangs.
+      history: (job) => withTimeout(catalog.syncHistory(job), STORE_READ_DEADLINE_MS, 'reading the sync history'),
+      run: (runId) => withTimeout(catalog.syncRun(runId), STORE_READ_DEADLINE_MS, 'reading the sync report'),
       timeZone: config.sync.timezone,
     }),
     createWarningRoutes({ token: config.feed.token, warnings: parts.consoleWarnings }),

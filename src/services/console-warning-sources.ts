@@ -1,3 +1,4 @@
+import { withTimeout } from '../core/async/deadline.js';
 import type { FeedReport } from '../core/feeds/feed-report.js';
 import type { SyncJob, SyncReport } from './catalog/catalog-types.js';
 import { type SyncRunSummary, summarizeReport } from './catalog/sync-history.js';
@@ -36,6 +37,9 @@ export interface ConsoleWarnings {
 
 const JOBS: readonly SyncJob[] = ['sync-catalog', 'sync-stock'];
 
+/** How long the warnings wait for the store's sync history before going on without it. */
+const HISTORY_DEADLINE_MS = 1_000;
+
 const merged = (run: SyncRunSummary) => run.outcome !== 'failed' && run.outcome !== 'skipped';
 
 /**
@@ -44,7 +48,11 @@ const merged = (run: SyncRunSummary) => run.outcome !== 'failed' && run.outcome 
  */
 async function runsOf(sources: ConsoleWarningSources, job: SyncJob): Promise<readonly SyncRunSummary[]> {
   const own = sources.lastReport(job);
-  const stored = await sources.history(job).catch(() => [] as const);
+  // A store that does not answer (or stalls) must not hold the overview or the warnings page: its
+  // outage is a warning of its own, and this process's last report stands in for the history.
+  const stored = sources.store().up
+    ? await withTimeout(sources.history(job), HISTORY_DEADLINE_MS, 'reading the sync history').catch(() => [] as const)
+    : [];
   if (own === undefined || (stored[0] !== undefined && stored[0].finishedAt >= own.finishedAt)) return stored;
   return [summarizeReport(own), ...stored];
 }

@@ -1,3 +1,4 @@
+import { withTimeout } from '../core/async/deadline.js';
 import { CONSUMERS, type Consumer, consumerOf } from '../core/fetches/classify-consumer.js';
 import type { FetchLogStore } from '../core/fetches/fetch-log-store.js';
 import {
@@ -14,6 +15,9 @@ import { type FetchWarning, feedPath, neverFetchedNotes, staleFetchWarnings } fr
 import { createRing, type Ring } from '../core/fetches/ring.js';
 
 /** A finished feed response, as the feed routes report it. */
+/** How long a page waits for the other instances' fetches in a stalled Redis before showing its own. */
+const SHARED_READ_DEADLINE_MS = 1_000;
+
 export interface RecordedFetch {
   readonly feed: string;
   readonly view: string;
@@ -200,7 +204,11 @@ export function createFetchLog(deps: FetchLogDeps): FetchLog {
     },
     async recent(query) {
       const local = [...pending].reverse().concat([...inFlight].reverse());
-      const entries = store.shared ? local.concat(await store.recent(size)) : ring.newest();
+      // Other instances' entries, when the shared store answers in time; this instance's own ones regardless.
+      const shared = store.shared
+        ? await withTimeout(store.recent(size), SHARED_READ_DEADLINE_MS, 'reading the shared fetch log').catch(() => [])
+        : undefined;
+      const entries = shared === undefined ? ring.newest() : local.concat(shared);
       const matching: FetchEntry[] = [];
       for (const entry of entries) {
         if (matching.length >= query.limit) break;

@@ -134,6 +134,11 @@ describe.skipIf(binary === null)('store/ a Redis store that goes away', () => {
     const page = await (await fetch(`${app.url}/`)).text();
     expect(page).toContain('id="store-down"');
     expect(page).toContain('/docs/failure-modes#the-store');
+    // The console's other pages answer too: the outage said, never a page that waits for the store.
+    const warnings = (await (await fetch(`${app.url}/api/warnings`)).json()) as { warnings: { code: string }[] };
+    expect(warnings.warnings.map((warning) => warning.code)).toContain('store-down');
+    expect((await fetch(`${app.url}/syncs`)).status).toBe(503);
+    expect((await fetch(`${app.url}/fetches`)).status).toBe(200);
 
     redis.resume();
     await until(async () => (await readiness(app)).store?.up === true);
