@@ -1,16 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FetchEncoding } from '../core/fetches/fetch-summary.js';
+import type { RecordedFetch } from '../services/fetch-log.js';
 import type { SentFeed } from './send-feed.js';
 
 /** A finished feed response (`services/fetch-log.ts` records it). */
-export interface FinishedFetch {
-  readonly feed: string;
-  readonly view: string;
-  readonly userAgent: string | undefined;
-  readonly status: number;
-  readonly encoding: FetchEncoding;
-  readonly bytes: number;
-}
+export type FinishedFetch = RecordedFetch;
 
 export type FetchRecorder = (fetch: FinishedFetch) => void;
 

@@ -14,10 +14,10 @@ import {
 import { type FetchWarning, feedPath, neverFetchedNotes, staleFetchWarnings } from '../core/fetches/fetch-warnings.js';
 import { createRing, type Ring } from '../core/fetches/ring.js';
 
-/** A finished feed response, as the feed routes report it. */
 /** How long a page waits for the other instances' fetches in a stalled Redis before showing its own. */
 const SHARED_READ_DEADLINE_MS = 1_000;
 
+/** A finished feed response, as the feed routes report it. */
 export interface RecordedFetch {
   readonly feed: string;
   readonly view: string;

@@ -1,10 +1,11 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type RunningApp, startApp } from '../../src/app.js';
 import { createTestConfig } from '../../src/config/load-config.js';
+import { launchChromium } from '../helpers/browser.js';
 
 /** Found (or installed) by the e2e project's global setup; `null` skips these tests (never under CI). */
 const CHROMIUM = inject('chromiumPath');
@@ -27,11 +28,7 @@ describe.skipIf(CHROMIUM === null)('admin area in headless Chromium', () => {
       logger: pino({ level: 'silent' }),
     });
     await app.initialSync;
-    browser = await chromium.launch({
-      ...(CHROMIUM === null ? {} : { executablePath: CHROMIUM }),
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'],
-    });
+    browser = await launchChromium(CHROMIUM);
   });
 
   afterAll(async () => {

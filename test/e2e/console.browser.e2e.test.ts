@@ -1,33 +1,21 @@
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import { pino } from 'pino';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type RunningApp, startApp } from '../../src/app.js';
 import { createTestConfig } from '../../src/config/load-config.js';
 import type { Product } from '../../src/core/catalog/catalog.js';
 import { isValidEan13 } from '../../src/sandbox/ean13.js';
+import { launchChromium, saveScreenshot, scrollsSideways } from '../helpers/browser.js';
 
 /** Found (or installed) by the e2e project's global setup; `null` skips these tests (never under CI). */
 const CHROMIUM = inject('chromiumPath');
-/** Screenshots of the main pages, kept as artefacts of the run (git-ignored). */
-const SCREENSHOTS = join(import.meta.dirname, '..', '..', 'test-artifacts', 'screenshots');
-
-/** Whether the page is wider than its window (a horizontal scroll bar). */
-async function scrollsSideways(page: Page): Promise<boolean> {
-  return (await page.evaluate('document.documentElement.scrollWidth > document.documentElement.clientWidth')) === true;
-}
-
-async function screenshot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
-}
+const screenshot = saveScreenshot;
 
 describe.skipIf(CHROMIUM === null)('the console in headless Chromium', () => {
   let app: RunningApp;
   let browser: Browser;
 
   beforeAll(async () => {
-    await mkdir(SCREENSHOTS, { recursive: true });
     app = await startApp(
       createTestConfig({
         SANDBOX_ARTICLES: '120',
@@ -39,11 +27,7 @@ describe.skipIf(CHROMIUM === null)('the console in headless Chromium', () => {
       { logger: pino({ level: 'silent' }) },
     );
     await app.initialSync;
-    browser = await chromium.launch({
-      ...(CHROMIUM === null ? {} : { executablePath: CHROMIUM }),
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'],
-    });
+    browser = await launchChromium(CHROMIUM);
   });
 
   const products = (): readonly Product[] => app.catalog.current()?.products ?? [];

@@ -2,10 +2,11 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type RunningApp, startApp } from '../../src/app.js';
 import { createTestConfig } from '../../src/config/load-config.js';
+import { launchChromium } from '../helpers/browser.js';
 import { USER_AGENTS as UA } from '../unit/core/fetches/user-agents.js';
 
 /** Found (or installed) by the e2e project's global setup; `null` skips these tests (never under CI). */
@@ -28,11 +29,7 @@ describe.skipIf(CHROMIUM === null)('the fetch log page in headless Chromium, wit
       });
       await response.arrayBuffer();
     }
-    browser = await chromium.launch({
-      ...(CHROMIUM === null ? {} : { executablePath: CHROMIUM }),
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'],
-    });
+    browser = await launchChromium(CHROMIUM);
     mkdirSync(SHOTS, { recursive: true });
   });
 

@@ -1,9 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { pino } from 'pino';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type RunningApp, startApp } from '../../src/app.js';
 import { createTestConfig } from '../../src/config/load-config.js';
+import { launchChromium } from '../helpers/browser.js';
 
 /** Found (or installed) by the e2e project's global setup; `null` skips these tests (never under CI). */
 const CHROMIUM = inject('chromiumPath');
@@ -17,19 +18,7 @@ describe.skipIf(CHROMIUM === null)('status page in headless Chromium', () => {
       logger: pino({ level: 'silent' }),
     });
     await app.initialSync;
-    browser = await chromium.launch({
-      ...(CHROMIUM === null ? {} : { executablePath: CHROMIUM }),
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium(CHROMIUM);
   });
 
   afterAll(async () => {

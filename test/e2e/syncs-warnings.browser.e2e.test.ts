@@ -1,21 +1,17 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type RunningApp, startApp } from '../../src/app.js';
 import { createTestConfig } from '../../src/config/load-config.js';
+import { launchChromium, scrollsSideways } from '../helpers/browser.js';
 
 /** Found (or installed) by the e2e project's global setup; `null` skips these tests (never under CI). */
 const CHROMIUM = inject('chromiumPath');
 /** Screenshots of the pages, kept as artefacts of the run (git-ignored). */
 const SCREENSHOTS = join(import.meta.dirname, '..', '..', 'test-artifacts', 'screenshots');
 const ADMIN = 'admin-token-for-tests';
-
-/** Whether the page is wider than its window (evaluated in the page: the test's types have no DOM). */
-async function scrollsSideways(page: Page): Promise<boolean> {
-  return (await page.evaluate('document.documentElement.scrollWidth > document.documentElement.clientWidth')) === true;
-}
 
 describe.skipIf(CHROMIUM === null)('sync history and warnings in headless Chromium', () => {
   let app: RunningApp;
@@ -48,11 +44,7 @@ describe.skipIf(CHROMIUM === null)('sync history and warnings in headless Chromi
     await sync();
     await fault('DELETE');
     await sync();
-    browser = await chromium.launch({
-      ...(CHROMIUM === null ? {} : { executablePath: CHROMIUM }),
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'],
-    });
+    browser = await launchChromium(CHROMIUM);
   });
 
   afterAll(async () => {
