@@ -118,6 +118,12 @@ describe.skipIf(CHROMIUM === null)('the console in headless Chromium', () => {
     for (const path of ['/', '/products?q=kava', `/products/${first}`, '/fetches', '/syncs', '/warnings', '/admin']) {
       await page.goto(`${app.url}${path}`);
       expect(await scrollsSideways(page), path).toBe(false);
+      // Every field has a label a screen reader reads out; the page says its language.
+      const unlabelled = await page.evaluate(
+        "[...document.querySelectorAll('input:not([type=hidden]), select, textarea')].filter((field) => field.labels.length === 0 && !field.getAttribute('aria-label')).map((field) => field.name)",
+      );
+      expect(unlabelled, path).toEqual([]);
+      await expect(page.locator('html').getAttribute('lang'), path).resolves.toBe('cs');
       await screenshot(page, `390px${path.replace(/[/?=]+/g, '-')}`);
     }
     await page.goto(`${app.url}/`);
