@@ -23,6 +23,11 @@ const BENCHMARKS: readonly { name: string; args: readonly string[]; what: string
     args: [],
     what: 'product search at 100k: search index build (time, longest slice, memory), query latency p50/p99',
   },
+  {
+    name: 'product-detail',
+    args: [],
+    what: "a product's page at 100k × 5: every feed's verdict for one product, lookup time and event-loop delay",
+  },
   { name: 'hostile-pos', args: [], what: 'syncs against a POS that never ends, trickles or hangs: outcome, time, memory' },
   {
     name: 'event-loop',

@@ -1,3 +1,4 @@
+import { createSlicer } from '../core/async/create-slicer.js';
 import { ALL_UNITS, type CatalogSnapshot, type Offer, type Product, type ProductEnrichment } from '../core/catalog/catalog.js';
 import { createEnrichedProducts } from '../core/catalog/family-enrichment.js';
 import type { FamilyIndex } from '../core/catalog/family-index.js';
@@ -60,6 +61,9 @@ export interface ProductView {
 export type ProductLookupResult =
   | { readonly ok: true; readonly view: ProductView }
   | { readonly ok: false; readonly reason: 'not-ready' | 'unknown-product' | 'unknown-unit' };
+
+/** A product's verdicts yield this often: its page must not hold other requests for long. */
+const SLICE_BUDGET_MS = 3;
 
 export interface ProductLookupDeps {
   readonly current: () => CatalogSnapshot | undefined;
@@ -126,11 +130,14 @@ export function createProductLookup(deps: ProductLookupDeps): ProductLookup {
     return { included: true };
   }
 
-  function feedsOf(snapshot: CatalogSnapshot, product: Product, views: readonly string[]): FeedVerdict[] {
+  /** Every feed in every view: ~75 one-item renders, in slices (a cold render or a GC can take a few ms). */
+  async function feedsOf(snapshot: CatalogSnapshot, product: Product, views: readonly string[]): Promise<FeedVerdict[]> {
     const verdicts: FeedVerdict[] = [];
+    const slicer = createSlicer(SLICE_BUDGET_MS);
     for (const descriptor of feeds.feeds) {
       for (const view of views) {
         if (!descriptor.servesView(view)) continue;
+        await slicer.next();
         const place = { feed: descriptor.name, title: descriptor.title, file: descriptor.file, view };
         verdicts.push({
           ...place,
@@ -183,7 +190,7 @@ export function createProductLookup(deps: ProductLookupDeps): ProductLookup {
             rows: { family: deps.sourceRows?.(snapshot), position: position as number },
             changes: deps.lastChanges,
           }),
-          feeds: feedsOf(snapshot, product, views),
+          feeds: await feedsOf(snapshot, product, views),
           ...(eanProblem === undefined ? {} : { eanProblem }),
         },
       };
