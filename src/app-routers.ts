@@ -21,6 +21,7 @@ import type { ConsoleWarnings } from './services/console-warning-sources.js';
 import type { EnrichmentStatus } from './services/enrichment/enrichment-service.js';
 import type { FeedService } from './services/feed-service.js';
 import type { FetchLog } from './services/fetch-log.js';
+import { isLoggedFeed } from './services/fetch-log-scope.js';
 import type { GroupStatus } from './services/group-monitor.js';
 import { createProductLookup } from './services/product-lookup.js';
 import { type JobTiming, waitingReason } from './services/readiness.js';
@@ -92,7 +93,10 @@ export function createRouters(parts: {
       token: config.feed.token,
       onRequest: (feed, status) => metrics.feedRequests.inc({ feed, status: String(status) }),
       waiting,
-      onFetch: (fetch) => parts.fetches.record(fetch),
+      onFetch: (fetch) => {
+        const known = { isFeed: (file: string) => feeds.find(file) !== undefined, current: () => catalog.current() };
+        if (isLoggedFeed(fetch, known)) parts.fetches.record(fetch);
+      },
     }),
     createProductSearchRoutes({
       current: () => catalog.current(),
