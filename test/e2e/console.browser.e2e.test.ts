@@ -51,6 +51,11 @@ describe.skipIf(CHROMIUM === null)('the console in headless Chromium', () => {
     await page.goto(`${app.url}/`);
     await expect(page.locator('html').getAttribute('lang')).resolves.toBe('en');
     await screenshot(page, 'overview-en');
+    // The switch keeps what the page shows: a search stays the same search in the other language.
+    await page.goto(`${app.url}/products?q=kava`);
+    await page.getByRole('link', { name: 'Česky' }).click();
+    await expect(page.locator('html').getAttribute('lang')).resolves.toBe('cs');
+    await expect(page.getByRole('searchbox').inputValue()).resolves.toBe('kava');
     await context.close();
   });
 

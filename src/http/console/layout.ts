@@ -48,6 +48,8 @@ export interface ConsoleContext {
   readonly path: string;
   /** The feed token the page was opened with (`?token=`), carried by its links so a browser can follow them. */
   readonly token: string | undefined;
+  /** The page's other query parameters (a search, a filter), kept by the language switch. */
+  readonly params: Readonly<Record<string, string>>;
   /** A console link with the token kept: `href('/products', { q: 'káva' })`. */
   href(path: string, params?: Readonly<Record<string, string | number | undefined>>): string;
 }
@@ -56,10 +58,15 @@ export function consoleContext(req: Request, res: Response): ConsoleContext {
   rememberLang(req, res);
   const lang = langOf(req);
   const token = typeof req.query['token'] === 'string' ? req.query['token'] : undefined;
+  const params: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.query)) {
+    if (typeof value === 'string' && name !== 'lang' && name !== 'token') params[name] = value;
+  }
   return {
     lang,
     path: req.path,
     token,
+    params,
     href(path, params = {}) {
       const query = new URLSearchParams();
       for (const [name, value] of Object.entries(params)) if (value !== undefined) query.set(name, String(value));
@@ -132,7 +139,7 @@ export function renderPage(context: ConsoleContext, options: PageOptions): strin
   const switchTo = (lang: Lang, label: string) =>
     lang === context.lang
       ? `<span aria-current="true" lang="${lang}">${label}</span>`
-      : `<a href="${h(context.href(context.path, { lang }))}" lang="${lang}" hreflang="${lang}">${label}</a>`;
+      : `<a href="${h(context.href(context.path, { ...context.params, lang }))}" lang="${lang}" hreflang="${lang}">${label}</a>`;
   const refresh = options.refreshSeconds === undefined ? '' : `<meta http-equiv="refresh" content="${options.refreshSeconds}">`;
   return `<!doctype html>
 <html lang="${context.lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
