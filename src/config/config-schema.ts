@@ -39,8 +39,8 @@ function int(defaultValue: number, min: number, max: number, description: string
   return z.coerce.number().int().min(min).max(max).default(defaultValue).describe(description);
 }
 
-function optionalSecret(description: string) {
-  return z.string().min(8, 'must be at least 8 characters').optional().describe(description);
+function optionalSecret(description: string, minLength = 8) {
+  return z.string().min(minLength, `must be at least ${minLength} characters`).optional().describe(description);
 }
 
 const LINK_PLACEHOLDERS = ['id', 'ean', 'plu', 'code', 'internalIdentifier'];
@@ -309,7 +309,11 @@ export const ConfigSchema = z.object({
     'Feed requests kept in the fetch log (who fetched which feed, docs/console.md); per feed and consumer, a summary outlives them',
   ),
   FEED_TOKEN: optionalSecret('When set, every feed URL requires ?token=... or Authorization: Bearer ...'),
-  ADMIN_TOKEN: optionalSecret('Enables the admin endpoints (Authorization: Bearer ...)'),
+  // Longer than the others: it unlocks purchase prices and syncs, and a guesser gets ten tries per 15 minutes.
+  ADMIN_TOKEN: optionalSecret(
+    'Enables the admin area and endpoints (Authorization: Bearer ..., or the login form at /admin); at least 16 characters',
+    16,
+  ),
   ADMIN_SESSION_HOURS: int(8, 1, 168, 'How long a sign-in to the admin area (/admin) lasts, in hours'),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info').describe('pino log level'),
   LOG_FORMAT: z

@@ -1,9 +1,11 @@
 import type { NextFunction, Request, Response } from 'express';
 import { type ConsoleContext, consoleContext, type PageOptions, renderPage, setConsoleHeaders } from '../console/layout.js';
+import { bearerTokenOf } from '../middleware/token-auth.js';
 import { sendError } from '../send-error.js';
-import { type AdminCredential, credentialOf, csrfTokenOf, sameOrigin } from './admin-auth.js';
+import { type AdminCredential, clientOf, credentialOf, csrfTokenOf, sameOrigin } from './admin-auth.js';
 import { disabledPage, forbiddenPage, loginPage } from './admin-pages.js';
 import type { AdminSessions } from './admin-session.js';
+import type { LoginThrottle } from './login-throttle.js';
 
 /** The console context of an admin page; its path is the whole one (a mounted middleware sees only the rest). */
 export function adminContext(req: Request, res: Response): ConsoleContext {
@@ -72,6 +74,8 @@ export function createAdminGate(options: {
   readonly token: string | undefined;
   readonly sessions: AdminSessions | undefined;
   readonly publicBaseUrl: string | undefined;
+  /** The login form's: wrong bearer tokens count as wrong logins, so neither way allows guessing. */
+  readonly throttle: LoginThrottle;
 }) {
   /** The credential of a request let through, or `undefined` once it has been answered with the refusal. */
   const admit = (req: Request, res: Response): AdminCredential | undefined => {
@@ -80,7 +84,19 @@ export function createAdminGate(options: {
       sendDisabled(req, res);
       return undefined;
     }
+    const bearer = bearerTokenOf(req) !== undefined;
+    const client = clientOf(req);
+    const blockedMs = bearer ? options.throttle.blockedFor(client) : 0;
+    if (blockedMs > 0) {
+      res.set('retry-after', String(Math.ceil(blockedMs / 1000)));
+      sendError(res, 429, 'TOO_MANY_ATTEMPTS', 'Too many wrong admin tokens from this address; try again later');
+      return undefined;
+    }
     const credential = credentialOf(req, token, sessions);
+    if (bearer) {
+      if (credential.via === 'bearer') options.throttle.succeed(client);
+      else options.throttle.fail(client);
+    }
     if (credential.via === 'none' || credential.via === 'invalid') {
       sendUnauthorized(req, res, credential.via === 'invalid' && credential.expired);
       return undefined;

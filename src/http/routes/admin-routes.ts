@@ -57,10 +57,11 @@ export function createAdminRoutes(deps: AdminRoutesDeps): Router {
     return progressOf(job, deps, byId?.job === job ? byId : runs.latest(job), now());
   };
   const group = () => deps.group?.();
+  const throttle = createLoginThrottle({ now });
   const login = {
     token: deps.token,
     sessions,
-    throttle: createLoginThrottle({ now }),
+    throttle,
     publicBaseUrl,
     now,
     loginDelayMs: deps.loginDelayMs ?? 500,
@@ -69,7 +70,7 @@ export function createAdminRoutes(deps: AdminRoutesDeps): Router {
   };
   router.use('/admin', express.urlencoded({ extended: false, limit: FORM_LIMIT, parameterLimit: 10 }));
   addAdminLoginRoutes(router, login);
-  router.use('/admin', createAdminGate({ token: deps.token, sessions, publicBaseUrl }));
+  router.use('/admin', createAdminGate({ token: deps.token, sessions, publicBaseUrl, throttle }));
   addAdminLogoutRoute(router, login);
   addAdminSyncRoutes(router, {
     runs,

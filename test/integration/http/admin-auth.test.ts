@@ -296,4 +296,20 @@ describe('admin area: authentication', () => {
     expect(blocked.headers['set-cookie']).toBeUndefined();
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
   });
+
+  it('counts wrong bearer tokens as wrong logins: the API is no way around the limit', async () => {
+    const { app } = createAdmin();
+
+    for (let attempt = 0; attempt < 10; attempt += 1) {
+      const guess = await request(app).get('/admin/sync/status').set('authorization', `Bearer guess-${attempt}`);
+      expect(guess.status).toBe(401);
+    }
+    const api = await request(app).get('/admin/sync/status').set('authorization', `Bearer ${TOKEN}`);
+    const form = await request(app).post('/admin/login').type('form').send({ token: TOKEN });
+
+    expect(api.status).toBe(429);
+    expect(api.body.error.code).toBe('TOO_MANY_ATTEMPTS');
+    expect(Number(api.headers['retry-after'])).toBeGreaterThan(0);
+    expect(form.status).toBe(429);
+  });
 });
