@@ -65,7 +65,7 @@ export function createRouters(parts: {
   return [
     createStatusRoutes({
       feeds,
-      warningCounts: () => parts.consoleWarnings.count(),
+      consoleWarnings: () => parts.consoleWarnings.list(),
       current: () => catalog.current(),
       lastReport: (job) => catalog.lastReport(job),
       // After a failure, its retry when that comes before the scheduled run.

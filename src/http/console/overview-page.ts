@@ -2,6 +2,7 @@ import { ALL_UNITS, type CatalogSnapshot } from '../../core/catalog/catalog.js';
 import type { FeedReadiness } from '../../core/feeds/feed-report.js';
 import type { EnrichmentSyncReport } from '../../services/catalog/enrich-catalog.js';
 import type { SyncReport } from '../../services/catalog-service.js';
+import type { ConsoleWarning } from '../../services/console-warnings.js';
 import type { EnrichmentStatus } from '../../services/enrichment/enrichment-service.js';
 import type { GroupStatus } from '../../services/group-monitor.js';
 import { waitingReason } from '../../services/readiness.js';
@@ -10,6 +11,7 @@ import type { WebhookStats } from '../../services/webhook-processor.js';
 import { reportCodeHref } from '../routes/docs-routes.js';
 import type { FeedEntry, StatusRoutesDeps, SyncSummary } from '../routes/status-routes.js';
 import { escapeHtml as h } from '../routes/status-sections.js';
+import { formatDateTime, formatDuration, textsFor } from './i18n.js';
 import type { ConsoleContext, PageOptions } from './layout.js';
 import { type OverviewTexts, overviewTexts } from './overview-texts.js';
 
@@ -123,29 +125,60 @@ export function readinessCell(readiness: FeedReadiness | undefined, items: numbe
     .join('')}${examples}</ul></details>`;
 }
 
-/** Everything the operator should fix, first on the page, and a link to the warnings page with its count. */
+/** How many of the most severe warnings the overview lists before it links to the rest. */
+const WARNINGS_SHOWN = 5;
+
+/**
+ * What the operator should fix, first on the page, in the reader's language: the errors and warnings of
+ * the warnings page (its notes only there), and a link to it. Without it (tests of the routes alone), the
+ * services' English sentences.
+ */
 function warningsNotice(
-  warnings: readonly string[],
-  counts: OverviewModel['warningCounts'],
+  fallback: readonly string[],
+  warnings: readonly ConsoleWarning[] | undefined,
+  context: ConsoleContext,
   t: OverviewTexts,
-  warningsHref: string,
 ): string {
-  const total = counts?.total ?? 0;
-  const link = total === 0 ? '' : `<p><a href="${h(warningsHref)}">${h(t.warningsLink(total))}</a></p>`;
-  if (warnings.length === 0) return link === '' ? '' : `<div id="warnings">${link}</div>`;
-  const items = warnings.map((warning) => `<li>${h(warning)}</li>`).join('');
-  const failed = (counts?.error ?? 0) > 0 ? ' failed-notice' : '';
+  const lines =
+    warnings === undefined
+      ? fallback
+      : warnings.filter((warning) => warning.severity !== 'info').map((warning) => textsFor(warning.message, context.lang));
+  const total = warnings?.length ?? 0;
+  const link = total === 0 ? '' : `<p><a href="${h(context.href('/warnings'))}">${h(t.warningsLink(total))}</a></p>`;
+  if (lines.length === 0) return link === '' ? '' : `<div id="warnings">${link}</div>`;
+  const items = lines
+    .slice(0, WARNINGS_SHOWN)
+    .map((line) => `<li>${h(line)}</li>`)
+    .join('');
+  const failed = warnings?.some((warning) => warning.severity === 'error') === true ? ' failed-notice' : '';
   return `<div class="notice${failed}" id="warnings"><strong>${h(t.toFix)}</strong><ul>${items}</ul>${link}</div>`;
 }
 
-function syncTable(deps: StatusRoutesDeps, base: string, sync: Record<string, SyncSummary>, t: OverviewTexts): string {
+/** A time in the reader's words, its ISO form kept for machines (`datetime`). */
+function timeElement(lang: ConsoleContext['lang'], iso: string): string {
+  return `<time datetime="${h(iso)}">${h(formatDateTime(lang, iso))}</time>`;
+}
+
+function syncTable(
+  deps: StatusRoutesDeps,
+  base: string,
+  sync: Record<string, SyncSummary>,
+  context: ConsoleContext,
+  t: OverviewTexts,
+): string {
+  const { lang } = context;
   const rows = Object.entries(sync)
     .map(([job, summary]) => {
-      const outcome = summary?.outcome ?? t.notRunYet;
       const detail = summary?.error?.message ?? summary?.reason ?? '';
       const errorCode = summary?.error === undefined ? '' : `${codeLink(base, summary.error.code)}: `;
       const next = deps.nextRuns()[job];
-      return `<tr><td>${h(job)}</td><td class="${h(outcome)}">${summary ? codeLink(base, outcome) : h(outcome)}</td><td>${h(summary?.finishedAt ?? '')}</td><td>${summary ? `${summary.durationMs} ms` : ''}</td><td>${h(next ?? '')}</td><td>${errorCode}${h(detail)}</td></tr>`;
+      const outcome =
+        summary === null
+          ? h(t.notRunYet)
+          : `<span class="${h(summary.outcome)}">${codeLink(base, summary.outcome, t.outcomes[summary.outcome])}</span>`;
+      const finished = summary === null ? '' : timeElement(lang, summary.finishedAt);
+      const took = summary === null ? '' : h(formatDuration(lang, summary.durationMs));
+      return `<tr><td>${h(t.jobName(job))}</td><td>${outcome}</td><td>${finished}</td><td>${took}</td><td>${next === undefined ? '' : timeElement(lang, next)}</td><td>${errorCode}${h(detail)}</td></tr>`;
     })
     .join('');
   return `<div class="table-wrap"><table><thead><tr><th>${t.job}</th><th>${t.lastOutcome}</th><th>${t.finished}</th><th>${t.took}</th><th>${t.nextRun}</th><th>${t.detail}</th></tr></thead><tbody>${rows}</tbody></table></div>`;
@@ -206,8 +239,8 @@ export interface OverviewModel {
   /** The feeds of the served version (empty before the first catalog). */
   readonly entries: readonly FeedEntry[];
   readonly lastCatalogReport: SyncReport | undefined;
-  /** The warnings page's counts, for the link to it. */
-  readonly warningCounts: { readonly error: number; readonly warning: number; readonly total: number } | undefined;
+  /** The warnings page's warnings: the overview shows the errors and warnings and links to all. */
+  readonly consoleWarnings: readonly ConsoleWarning[] | undefined;
 }
 
 /** The overview page (`/`): product search, what to fix, the syncs, and every feed of the served version. */
@@ -230,10 +263,10 @@ ${feedSections(snapshot, model.entries, base, tokenQuery, t)}`;
   }
   const content = `${search}
 ${deps.pos === undefined ? '' : `<p id="pos">${h(t.pos)}: ${h(deps.pos)}</p>`}
-${warningsNotice(deps.warnings?.() ?? [], model.warningCounts, t, context.href('/warnings'))}
+${warningsNotice(deps.warnings?.() ?? [], model.consoleWarnings, context, t)}
 ${storeNotice(deps.store?.(), base, t)}
 ${groupLine(deps.group?.(), base, t)}
-${syncTable(deps, base, sync, t)}
+${syncTable(deps, base, sync, context, t)}
 ${webhookLine(deps.webhooks?.(), base, t)}
 ${enrichmentLine(deps.enrichment?.(), model.lastCatalogReport?.sources?.enrichment, t)}
 ${body}

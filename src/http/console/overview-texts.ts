@@ -68,6 +68,9 @@ export interface OverviewTexts {
   readonly without: (count: number, name: string) => string;
   readonly exampleWithout: (id: string, names: string) => string;
   readonly warningsLink: (count: number) => string;
+  /** A sync's outcome in words (its code links to report-codes.md). */
+  readonly outcomes: Readonly<Record<'published' | 'unchanged' | 'skipped' | 'refused' | 'failed', string>>;
+  jobName(job: string): string;
 }
 
 const en: OverviewTexts = {
@@ -142,6 +145,8 @@ const en: OverviewTexts = {
   without: (count, name) => `${count} without ${name}`,
   exampleWithout: (id, names) => `e.g. ${id}: no ${names}`,
   warningsLink: (count) => `All warnings and what to do (${count})`,
+  outcomes: { published: 'published', unchanged: 'unchanged', skipped: 'skipped', refused: 'refused', failed: 'failed' },
+  jobName: (job) => job,
 };
 
 const cs: OverviewTexts = {
@@ -223,6 +228,14 @@ const cs: OverviewTexts = {
   without: (count, name) => `${count} bez ${name}`,
   exampleWithout: (id, names) => `např. ${id}: chybí ${names}`,
   warningsLink: (count) => `Všechna upozornění a co s nimi dělat (${count})`,
+  outcomes: {
+    published: 'zveřejněno',
+    unchanged: 'beze změny',
+    skipped: 'přeskočeno',
+    refused: 'odmítnuto',
+    failed: 'selhalo',
+  },
+  jobName: (job) => (job === 'sync-catalog' ? 'úplná synchronizace' : job === 'sync-stock' ? 'synchronizace skladu' : job),
 };
 
 export function overviewTexts(lang: Lang): OverviewTexts {

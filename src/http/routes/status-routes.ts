@@ -3,6 +3,7 @@ import { ALL_UNITS, type CatalogSnapshot } from '../../core/catalog/catalog.js';
 import type { FeedReport } from '../../core/feeds/feed-report.js';
 import type { SyncJob, SyncReport } from '../../services/catalog-service.js';
 import type { NotServedCatalog } from '../../services/catalog-start.js';
+import type { ConsoleWarning } from '../../services/console-warnings.js';
 import type { EnrichmentStatus } from '../../services/enrichment/enrichment-service.js';
 import type { FeedDescriptor, FeedService } from '../../services/feed-service.js';
 import type { GroupStatus } from '../../services/group-monitor.js';
@@ -39,8 +40,8 @@ export interface StatusRoutesDeps {
   readonly group?: () => GroupStatus | undefined;
   /** The enrichment sheet in use and its last problem (`ENRICHMENT_SOURCE`). */
   readonly enrichment?: () => EnrichmentStatus | undefined;
-  /** How many warnings of each severity the warnings page lists (the overview links there). */
-  readonly warningCounts?: () => Promise<{ readonly error: number; readonly warning: number; readonly total: number }>;
+  /** The warnings page's warnings (the overview shows the errors and warnings among them, and links there). */
+  readonly consoleWarnings?: () => Promise<readonly ConsoleWarning[]>;
   /** What the operator should fix (empty channel feeds, an enrichment sheet that failed). */
   readonly warnings?: () => readonly string[];
 }
@@ -214,11 +215,11 @@ export function createStatusRoutes(deps: StatusRoutesDeps): Router {
     const entries = snapshot === undefined ? [] : listFeeds(deps, snapshot, base, tokenQuery, await deps.unitCounts(snapshot));
     const context = consoleContext(req, res);
     const lastCatalogReport = deps.lastReport('sync-catalog');
-    const warningCounts = await deps.warningCounts?.();
+    const consoleWarnings = await deps.consoleWarnings?.();
     sendPage(
       res,
       context,
-      overviewPage(deps, context, { snapshot, base, tokenQuery, sync, entries, lastCatalogReport, warningCounts }),
+      overviewPage(deps, context, { snapshot, base, tokenQuery, sync, entries, lastCatalogReport, consoleWarnings }),
     );
   });
   return router;
