@@ -161,3 +161,18 @@ export function sendPage(res: Response, context: ConsoleContext, options: PageOp
   setConsoleHeaders(res);
   res.status(status).type('html').send(renderPage(context, options));
 }
+
+const QUERY_PROBLEM_TEXTS = {
+  en: { title: 'Something in this address is not right', back: 'Open the page without it' },
+  cs: { title: 'V adrese stránky je chyba', back: 'Otevřít stránku bez ní' },
+};
+
+/**
+ * `400` for a console page whose query is not valid: the page's frame with what is wrong (the validator's
+ * words, the parameter named first) and a link to the page without the query, where an API answers JSON.
+ */
+export function sendQueryProblem(res: Response, context: ConsoleContext, section: ConsoleSection, problem: string): void {
+  const texts = textsFor(QUERY_PROBLEM_TEXTS, context.lang);
+  const body = `<p class="notice failed-notice" id="query-problem" role="alert"><code>${escapeHtml(problem)}</code></p><p><a href="${escapeHtml(context.href(context.path))}">${escapeHtml(texts.back)}</a></p>`;
+  sendPage(res, context, { title: texts.title, section, body }, 400);
+}

@@ -1,10 +1,10 @@
-import { type Request, type Response, Router } from 'express';
+import { type Request, Router } from 'express';
 import { z } from 'zod';
 import { CONSUMERS } from '../../core/fetches/classify-consumer.js';
 import type { FetchLog, FetchQuery } from '../../services/fetch-log.js';
 import { FETCHES_TEXTS, renderFetchesBody } from '../console/fetches-page.js';
 import { textsFor } from '../console/i18n.js';
-import { consoleContext, sendPage } from '../console/layout.js';
+import { consoleContext, sendPage, sendQueryProblem } from '../console/layout.js';
 import { sendError } from '../send-error.js';
 import { createFeedTokenGuard } from './feed-routes.js';
 
@@ -34,11 +34,10 @@ const FetchesQuerySchema = z.object({
   lang: z.enum(['cs', 'en']).optional(),
 });
 
-function parseQuery(req: Request, res: Response): FetchQuery | undefined {
+function parseQuery(req: Request, badQuery: (problem: string) => void): FetchQuery | undefined {
   const parsed = FetchesQuerySchema.safeParse(req.query);
   if (!parsed.success) {
-    const message = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'query'}: ${issue.message}`).join('; ');
-    sendError(res, 400, 'BAD_QUERY', message);
+    badQuery(parsed.error.issues.map((issue) => `${issue.path.join('.') || 'query'}: ${issue.message}`).join('; '));
     return undefined;
   }
   const { feed, view, consumer, limit } = parsed.data;
@@ -55,7 +54,7 @@ export function createFetchRoutes(deps: FetchRoutesDeps): Router {
   const now = deps.now ?? (() => new Date());
 
   router.get('/api/fetches', guard, async (req, res) => {
-    const query = parseQuery(req, res);
+    const query = parseQuery(req, (problem) => sendError(res, 400, 'BAD_QUERY', problem));
     if (query === undefined) return;
     const at = now();
     const summary = deps.fetches
@@ -76,9 +75,9 @@ export function createFetchRoutes(deps: FetchRoutesDeps): Router {
   });
 
   router.get('/fetches', guard, async (req, res) => {
-    const query = parseQuery(req, res);
-    if (query === undefined) return;
     const context = consoleContext(req, res);
+    const query = parseQuery(req, (problem) => sendQueryProblem(res, context, 'fetches', problem));
+    if (query === undefined) return;
     const at = now();
     const body = renderFetchesBody(context, {
       summaries: deps.fetches.summaries(at),

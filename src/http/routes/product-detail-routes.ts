@@ -1,7 +1,7 @@
-import { type Request, type Response, Router } from 'express';
+import { type Request, Router } from 'express';
 import { z } from 'zod';
 import type { ProductLookup, ProductLookupResult } from '../../services/product-lookup.js';
-import { consoleContext } from '../console/layout.js';
+import { consoleContext, sendQueryProblem } from '../console/layout.js';
 import { sendProductNotFound, sendProductPage } from '../console/product-page.js';
 import { sendError } from '../send-error.js';
 import { createFeedTokenGuard } from './feed-routes.js';
@@ -36,15 +36,19 @@ function baseOf(req: Request, publicBaseUrl: string | undefined): string {
 }
 
 /** The lookup's answer for the request, or `undefined` once a `400` has been sent. */
-async function lookUp(req: Request, res: Response, lookup: ProductLookup): Promise<ProductLookupResult | undefined> {
+async function lookUp(
+  req: Request,
+  lookup: ProductLookup,
+  badQuery: (problem: string) => void,
+): Promise<ProductLookupResult | undefined> {
   const query = ProductQuery.safeParse(req.query);
   if (!query.success) {
-    sendError(res, 400, 'BAD_QUERY', queryProblem(query.error));
+    badQuery(queryProblem(query.error));
     return undefined;
   }
   const result = await lookup.find(String(req.params['id'] ?? ''), query.data.unit);
   if (!result.ok && result.reason === 'unknown-unit') {
-    sendError(res, 400, 'BAD_QUERY', `unit: no unit "${query.data.unit ?? ''}" in the catalog`);
+    badQuery(`unit: no unit "${(query.data.unit ?? '').slice(0, 64)}" in the catalog`);
     return undefined;
   }
   return result;
@@ -55,14 +59,14 @@ export function createProductDetailRoutes(deps: ProductDetailRoutesDeps): Router
   const guard = createFeedTokenGuard(deps.token);
 
   router.get('/api/products/:id', guard, async (req, res) => {
-    const result = await lookUp(req, res, deps.lookup);
+    const result = await lookUp(req, deps.lookup, (problem) => sendError(res, 400, 'BAD_QUERY', problem));
     if (result === undefined) return;
     res.set('cache-control', 'no-store');
     if (!result.ok) {
       if (result.reason === 'not-ready') {
         res.set('retry-after', '10');
         sendError(res, 503, 'CATALOG_NOT_READY', 'No catalog yet: the first sync is still running; try again shortly');
-      } else sendError(res, 404, 'UNKNOWN_PRODUCT', `No product with the id "${String(req.params['id'])}"`);
+      } else sendError(res, 404, 'UNKNOWN_PRODUCT', `No product with the id "${String(req.params['id']).slice(0, 100)}"`);
       return;
     }
     const base = baseOf(req, deps.publicBaseUrl);
@@ -71,9 +75,9 @@ export function createProductDetailRoutes(deps: ProductDetailRoutesDeps): Router
   });
 
   router.get('/products/:id', guard, async (req, res) => {
-    const result = await lookUp(req, res, deps.lookup);
-    if (result === undefined) return;
     const context = consoleContext(req, res);
+    const result = await lookUp(req, deps.lookup, (problem) => sendQueryProblem(res, context, 'products', problem));
+    if (result === undefined) return;
     if (result.ok) sendProductPage(res, context, result.view);
     else sendProductNotFound(res, context, String(req.params['id']), result.reason === 'not-ready');
   });

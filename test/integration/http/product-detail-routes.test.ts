@@ -100,6 +100,15 @@ describe('GET /api/products/{id}', () => {
     }
   });
 
+  it('answers a bad query of the page with a 400 page in the console, naming the parameter, not with JSON', async () => {
+    const { status, text } = await get('/products/a-1?token=s3cret&unit=%3Cx%3E&lang=cs');
+    expect(status).toBe(400);
+    expect(text).toContain('<html lang="cs">');
+    expect(text).toContain('id="query-problem"');
+    expect(text).toMatch(/unit: /);
+    expect(text).not.toContain('<x>');
+  });
+
   it('answers 404 for an unknown id and 503 before the first catalog', async () => {
     const unknown = await get('/api/products/nope?token=s3cret');
     expect(unknown.status).toBe(404);
