@@ -63,13 +63,19 @@ export function attributeHint(attribute: string): LocalText {
   };
 }
 
+/** A hint said on its own, as an action: a sentence. */
+function asSentence(text: LocalText): LocalText {
+  const sentence = (value: string) => `${value.charAt(0).toUpperCase()}${value.slice(1)}.`;
+  return { en: sentence(text.en), cs: sentence(text.cs) };
+}
+
 export const TEXTS = {
   noProductLink: {
     message: {
       en: 'Products have no link: FEED_PRODUCT_URL is not set and the enrichment sheet has no link column. Google, Heureka and Zboží leave out every item without a link.',
       cs: 'Produkty nemají odkaz: FEED_PRODUCT_URL není nastavená a tabulka obohacení nemá sloupec link. Google, Heureka i Zboží vynechají každou položku bez odkazu.',
     },
-    action: attributeHint('link'),
+    action: asSentence(attributeHint('link')),
   },
   noBrand: {
     message: {
@@ -136,21 +142,21 @@ export const TEXTS = {
       en: `${feed} is empty: no item passes its rules (${enPlural(dropped, '# item', '# items')} left out, mostly for a missing or invalid ${attribute}).`,
       cs: `${feed} je prázdný: pravidly neprojde žádná položka (${csPlural(dropped, 'vynechána # položka', 'vynechány # položky', 'vynecháno # položek')}, nejčastěji kvůli chybějící nebo neplatné hodnotě ${attribute}).`,
     },
-    action: attributeHint(attribute),
+    action: asSentence(attributeHint(attribute)),
   }),
   itemsLeftOut: (feed: string, dropped: number, total: number, attribute: string) => ({
     message: {
       en: `${feed} leaves out ${enNumber(dropped)} of ${enPlural(total, '# item', '# items')} for a missing or invalid value (mostly ${attribute}).`,
       cs: `${feed} vynechává ${csNumber(dropped)} z ${csPlural(total, '# položky', '# položek', '# položek')} kvůli chybějící nebo neplatné hodnotě (nejčastěji ${attribute}).`,
     },
-    action: attributeHint(attribute),
+    action: asSentence(attributeHint(attribute)),
   }),
   poorFeed: (name: string, feeds: string) => ({
     message: {
       en: `Most items of these feeds have no ${name}, which their channels recommend (items without it / items): ${feeds}. Such items are listed but rank and pair worse.`,
       cs: `Většina položek těchto feedů nemá hodnotu ${name}, kterou jejich kanály doporučují (položky bez ní / všechny položky): ${feeds}. Takové položky se zobrazí, ale řadí a párují hůře.`,
     },
-    action: attributeHint(name),
+    action: asSentence(attributeHint(name)),
   }),
   enrichmentNotUpdated: (code: string, detail: string, kept: boolean) => ({
     message: {
@@ -185,7 +191,7 @@ export const TEXTS = {
   feedCacheTooSmall: (mib: number, budget: number, needed: number) => ({
     message: {
       en: `The pre-rendered feeds take ${mib} MiB, more than the feed cache (FEED_CACHE_MB=${budget}): the bridge holds more memory than that, and single-unit feeds and downloads are rendered again more often.`,
-      cs: `Předem vykreslené feedy zabírají ${mib} MiB, víc než mezipaměť feedů (FEED_CACHE_MB=${budget}): bridge drží víc paměti a feedy jednotlivých provozoven a stahování se vykreslují častěji znovu.`,
+      cs: `Předem vykreslené feedy zabírají ${mib} MiB, víc než mezipaměť feedů (FEED_CACHE_MB=${budget}): bridge drží víc paměti a feedy jednotlivých prodejen a stahování se vykreslují častěji znovu.`,
     },
     action: { en: `Set FEED_CACHE_MB to at least ${needed}.`, cs: `Nastavte FEED_CACHE_MB alespoň na ${needed}.` },
   }),

@@ -83,7 +83,7 @@ const cs: typeof en = {
   signedInUntil: 'Přihlášeno do',
   syncHeading: 'Spustit synchronizaci',
   syncIntro:
-    'Úplná synchronizace načte z pokladny vše (provozovny, zboží, ceníky, sklad); synchronizace skladu znovu načte jen stav skladu.',
+    'Úplná synchronizace načte z pokladny vše (prodejny, zboží, ceníky, sklad); synchronizace skladu znovu načte jen stav skladu.',
   fullSyncNow: 'Spustit úplnou synchronizaci',
   stockSyncNow: 'Spustit synchronizaci skladu',
   catalogJob: 'Úplná synchronizace',

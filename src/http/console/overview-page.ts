@@ -11,6 +11,7 @@ import type { WebhookStats } from '../../services/webhook-processor.js';
 import { reportCodeHref } from '../routes/docs-routes.js';
 import type { FeedEntry, StatusRoutesDeps, SyncSummary } from '../routes/status-routes.js';
 import { escapeHtml as h } from '../routes/status-sections.js';
+import { feedTitle } from './feed-names.js';
 import { formatDateTime, formatDuration, textsFor } from './i18n.js';
 import type { ConsoleContext, PageOptions } from './layout.js';
 import { type OverviewTexts, overviewTexts } from './overview-texts.js';
@@ -208,6 +209,7 @@ function feedSections(
   entries: readonly FeedEntry[],
   base: string,
   tokenQuery: string,
+  lang: ConsoleContext['lang'],
   t: OverviewTexts,
 ): string {
   const views = [ALL_UNITS, ...snapshot.units.map((unit) => unit.code)];
@@ -223,7 +225,7 @@ function feedSections(
               ? ''
               : ` <a class="button" href="${h(entry.downloadUrl)}" download title="${h(t.excelCsvTitle)}">${h(t.excelCsv)}</a>`;
           const items = entry.items ?? `<span class="muted" title="${h(t.notRenderedTitle(entry.viewProducts))}">—</span>`;
-          return `<tr><td>${h(entry.title)}</td><td>${h(entry.format)}</td><td><a href="${h(href)}">${h(entry.url)}</a>${download}</td><td class="num">${items}</td><td>${leftOutCell(entry, base, t)}</td><td>${readinessCell(entry.readiness, entry.items, t)}</td></tr>`;
+          return `<tr><td>${h(feedTitle(lang, entry.url.slice(entry.url.lastIndexOf('/') + 1), entry.title))}</td><td>${h(entry.format)}</td><td><a href="${h(href)}">${h(entry.url)}</a>${download}</td><td class="num">${items}</td><td>${leftOutCell(entry, base, t)}</td><td>${readinessCell(entry.readiness, entry.items, t)}</td></tr>`;
         })
         .join('');
       return `<h2>${h(view)} — ${h(unitName)}</h2><div class="table-wrap"><table><thead><tr><th>${t.feed}</th><th>${t.format}</th><th>${t.url}</th><th class="num">${t.items}</th><th>${t.leftOut}</th><th>${t.channelReady}</th></tr></thead><tbody>${rows}</tbody></table></div>`;
@@ -259,7 +261,7 @@ export function overviewPage(deps: StatusRoutesDeps, context: ConsoleContext, mo
 <p>${t.version(h(snapshot.version), h(snapshot.generatedAt), snapshot.products.length, snapshot.units.length, h(snapshot.currency))}</p>
 ${mergeIssues ? `<details><summary>${h(t.rowsReported)}</summary><ul>${mergeIssues}</ul></details>` : ''}
 <p id="spreadsheets">${t.spreadsheets}</p>
-${feedSections(snapshot, model.entries, base, tokenQuery, t)}`;
+${feedSections(snapshot, model.entries, base, tokenQuery, context.lang, t)}`;
   }
   const content = `${search}
 ${deps.pos === undefined ? '' : `<p id="pos">${h(t.pos)}: ${h(deps.pos)}</p>`}

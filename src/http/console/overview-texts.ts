@@ -165,9 +165,9 @@ const cs: OverviewTexts = {
   notRunYet: 'ještě neběžela',
   source: 'Zdroj',
   version: (version, generatedAt, products, units, currency) =>
-    `Verze <code>${version}</code> vytvořená ${generatedAt} · ${plural('cs', products, { one: '# produkt', few: '# produkty', other: '# produktů' })} · ${plural('cs', units, { one: '# provozovna', few: '# provozovny', other: '# provozoven' })} · ${currency}`,
+    `Verze <code>${version}</code> vytvořená ${generatedAt} · ${plural('cs', products, { one: '# produkt', few: '# produkty', other: '# produktů' })} · ${plural('cs', units, { one: '# prodejna', few: '# prodejny', other: '# prodejen' })} · ${currency}`,
   rowsReported: 'Řádky, které hlásila poslední úplná synchronizace',
-  allUnits: 'Všechny provozovny (sklad sečtený)',
+  allUnits: 'Všechny prodejny (sklad sečtený)',
   feed: 'feed',
   format: 'formát',
   url: 'URL',

@@ -3,6 +3,7 @@ import type { LeftOutReason } from '../../core/feeds/explain-item.js';
 import type { FeedVerdict, OfferView, ProductView } from '../../services/product-lookup.js';
 import type { DocumentSource, UnitSources } from '../../services/product-sources.js';
 import { escapeHtml as h } from '../routes/status-sections.js';
+import { feedTitle, measureUnitText } from './feed-names.js';
 import { formatDateTime, formatMoney, formatNumber, textsFor } from './i18n.js';
 import { type ConsoleContext, sendPage } from './layout.js';
 import { availabilityWords, DOCUMENTED_CODES, PRODUCT_TEXTS, type ProductTexts } from './product-texts.js';
@@ -24,7 +25,7 @@ function row(label: string, value: string | number | undefined): string {
   return value === undefined ? '' : `<tr><th scope="row">${h(label)}</th><td>${h(String(value))}</td></tr>`;
 }
 
-function identifiers({ t, view }: PageParts): string {
+function identifiers({ context, t, view }: PageParts): string {
   const p = view.product;
   const rows = [
     row(t.id, p.id),
@@ -36,7 +37,7 @@ function identifiers({ t, view }: PageParts): string {
     row(t.plu, p.plu),
     row(t.internalIdentifier, p.internalIdentifier),
     row(t.groupId, p.groupId),
-    row(t.measureUnit, p.measureUnit),
+    row(t.measureUnit, p.measureUnit === undefined ? undefined : measureUnitText(context.lang, p.measureUnit)),
     row(t.isStockItem, p.isStockItem ? t.yes : t.no),
   ].join('');
   return `<h2>${h(t.identifiers)}</h2><div class="table-wrap"><table id="identifiers">${rows}</table></div>`;
@@ -54,7 +55,7 @@ function enrichment({ t, view }: PageParts): string {
 function offerRow({ context, t, view }: PageParts, offer: OfferView): string {
   const money = (value: number | undefined) =>
     value === undefined ? t.unknown : formatMoney(context.lang, value, view.currency);
-  const unit = view.product.measureUnit === undefined ? '' : ` ${view.product.measureUnit}`;
+  const unit = view.product.measureUnit === undefined ? '' : ` ${measureUnitText(context.lang, view.product.measureUnit)}`;
   const stock = offer.stock === undefined ? t.unknown : `${formatNumber(context.lang, offer.stock)}${unit}`;
   const words = availabilityWords(t, offer.availability);
   const own = offer.availabilityText;
@@ -138,7 +139,7 @@ function reasonText(t: ProductTexts, reason: LeftOutReason, view: ProductView): 
 
 function feedItem({ context, t, view }: PageParts, verdict: FeedVerdict): string {
   const id = `feed-${verdict.file}-${verdict.view}`;
-  const name = `<a href="${h(context.href(verdict.path))}">${h(verdict.title)}</a> <span class="muted">(${h(verdict.file)}, ${h(t.view)} ${h(verdict.view)})</span>`;
+  const name = `<a href="${h(context.href(verdict.path))}">${h(feedTitle(context.lang, verdict.file, verdict.title))}</a> <span class="muted">(${h(verdict.file)}, ${h(t.view)} ${h(verdict.view)})</span>`;
   if (!verdict.included) {
     const code = verdict.reason.code;
     const link = DOCUMENTED_CODES.has(code) ? ` <a class="code" href="/docs/report-codes#${h(code)}">${h(code)}</a>` : '';

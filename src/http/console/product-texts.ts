@@ -79,7 +79,10 @@ const en = {
     excluded: () => "The enrichment sheet's exclude column leaves it out of this feed.",
     filtered: () => "The feed's filter leaves it out (for example, only goods in stock).",
     'out-of-stock': () => 'Sold out, and this feed leaves sold-out goods out.',
-    missing: (attribute: string) => `${attribute} is missing (the channel requires it).`,
+    missing: (attribute: string) =>
+      attribute.includes('|')
+        ? `It has none of ${attribute.split('|').join(', ')}, and the channel requires one of them.`
+        : `${attribute} is missing (the channel requires it).`,
     'too-long': (attribute: string, limit: number) =>
       `${attribute} is longer than ${plural('en', limit, { one: '# character', other: '# characters' })}.`,
     'no-match': (attribute: string, _limit: number, pattern: string) =>
@@ -163,7 +166,10 @@ const cs: typeof en = {
     excluded: () => 'Sloupec exclude v obohacující tabulce ho z tohoto feedu vyřazuje.',
     filtered: () => 'Vyřazuje ho filtr feedu (například jen zboží skladem).',
     'out-of-stock': () => 'Je vyprodaný a tento feed vyprodané zboží vynechává.',
-    missing: (attribute: string) => `Chybí ${attribute} (kanál ho vyžaduje).`,
+    missing: (attribute: string) =>
+      attribute.includes('|')
+        ? `Nemá žádnou z hodnot ${attribute.split('|').join(', ')} a kanál alespoň jednu vyžaduje.`
+        : `Chybí ${attribute} (kanál ho vyžaduje).`,
     'too-long': (attribute: string, limit: number) =>
       `${attribute} je delší než ${plural('cs', limit, { one: '# znak', few: '# znaky', other: '# znaků' })}.`,
     'no-match': (attribute: string, _limit: number, pattern: string) => `${attribute} nemá požadovaný tvar (${pattern}).`,
