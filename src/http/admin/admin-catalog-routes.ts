@@ -1,5 +1,6 @@
 import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
+import { withTimeout } from '../../core/async/deadline.js';
 import { adminCsvHeader, adminCsvLine, adminJsonItem, adminRowOf } from '../../core/catalog/admin-catalog-rows.js';
 import type { CatalogSnapshot, Product } from '../../core/catalog/catalog.js';
 import { CSV_DIALECTS } from '../../core/feeds/csv-dialect.js';
@@ -12,6 +13,9 @@ export interface AdminCatalogDeps {
   readonly catalog: () => CatalogSnapshot | undefined;
   readonly purchasePrices: () => Promise<PurchasePrices | undefined>;
 }
+
+/** How long a download waits for the purchase prices (a first read at 100,000 products takes well under 1 s). */
+const PRICES_DEADLINE_MS = 5_000;
 
 const CsvQuerySchema = z.object({ profile: z.enum(['rfc4180', 'excel']).optional() });
 
@@ -35,7 +39,15 @@ async function loaded(
     sendError(res, 503, 'CATALOG_NOT_READY', 'No catalog has been published yet');
     return undefined;
   }
-  return { snapshot, prices: await deps.purchasePrices() };
+  try {
+    // A stalled store answers 503 in seconds, never a download that hangs for its command timeout.
+    return { snapshot, prices: await withTimeout(deps.purchasePrices(), PRICES_DEADLINE_MS, 'reading the purchase prices') };
+  } catch (error) {
+    res.set('retry-after', '10');
+    const reason = error instanceof Error ? error.message : String(error);
+    sendError(res, 503, 'STORE_UNAVAILABLE', `The store does not answer (${reason}); the purchase prices are kept there`);
+    return undefined;
+  }
 }
 
 function rowAt(products: readonly Product[], prices: PurchasePrices | undefined, index: number) {

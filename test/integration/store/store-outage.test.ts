@@ -139,6 +139,11 @@ describe.skipIf(binary === null)('store/ a Redis store that goes away', () => {
     expect(warnings.warnings.map((warning) => warning.code)).toContain('store-down');
     expect((await fetch(`${app.url}/syncs`)).status).toBe(503);
     expect((await fetch(`${app.url}/fetches`)).status).toBe(200);
+    const prices = await fetch(`${app.url}/admin/catalog.json`, { headers: { authorization: `Bearer ${ADMIN}` } });
+    expect([200, 503]).toContain(prices.status);
+    if (prices.status === 503)
+      expect(((await prices.json()) as { error: { code: string } }).error.code).toBe('STORE_UNAVAILABLE');
+    else await prices.arrayBuffer();
 
     redis.resume();
     await until(async () => (await readiness(app)).store?.up === true);
