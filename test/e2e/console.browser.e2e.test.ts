@@ -45,6 +45,9 @@ describe.skipIf(CHROMIUM === null)('the console in headless Chromium', () => {
     await expect(page.locator('h1').textContent()).resolves.toBe('Feedy a synchronizace');
     // What to fix, in Czech too (no FEED_BRAND in the sandbox), and the syncs' times the Czech way.
     await expect(page.locator('#warnings').textContent()).resolves.toContain('Produkty nemají značku');
+    await expect(page.locator('#pos').textContent()).resolves.toMatch(
+      /^Pokladna: vestavěná zkušební pokladna \(sandbox\) na http/,
+    );
     await expect(page.locator('time').first().textContent()).resolves.toMatch(/^\d{1,2}\. \d{1,2}\. \d{4}/);
     await screenshot(page, 'overview-cs');
 

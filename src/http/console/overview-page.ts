@@ -264,7 +264,7 @@ ${mergeIssues ? `<details><summary>${h(t.rowsReported)}</summary><ul>${mergeIssu
 ${feedSections(snapshot, model.entries, base, tokenQuery, context.lang, t)}`;
   }
   const content = `${search}
-${deps.pos === undefined ? '' : `<p id="pos">${h(t.pos)}: ${h(deps.pos)}</p>`}
+${deps.pos === undefined ? '' : `<p id="pos">${h(t.pos)}: ${h(t.posLine(deps.pos))}</p>`}
 ${warningsNotice(deps.warnings?.() ?? [], model.consoleWarnings, context, t)}
 ${storeNotice(deps.store?.(), base, t)}
 ${groupLine(deps.group?.(), base, t)}

@@ -11,6 +11,8 @@ export interface OverviewTexts {
   readonly searchButton: string;
   readonly searchPlaceholder: string;
   readonly pos: string;
+  /** Which POS is read, as `describePos` (wiring.ts) says it in English, in the reader's language. */
+  posLine(pos: string): string;
   readonly toFix: string;
   readonly job: string;
   readonly lastOutcome: string;
@@ -79,6 +81,7 @@ const en: OverviewTexts = {
   searchButton: 'Search',
   searchPlaceholder: 'name, EAN, PLU or code',
   pos: 'POS',
+  posLine: (pos) => pos,
   toFix: 'To fix',
   job: 'job',
   lastOutcome: 'last outcome',
@@ -155,6 +158,12 @@ const cs: OverviewTexts = {
   searchButton: 'Hledat',
   searchPlaceholder: 'název, EAN, PLU nebo kód',
   pos: 'Pokladna',
+  posLine: (pos) => {
+    const sandbox = /^built-in sandbox at (\S+) \(POS_BASE_URL is unset(; POS_API_KEY is ignored in sandbox mode)?\)$/.exec(pos);
+    if (sandbox === null) return pos;
+    const ignored = sandbox[2] === undefined ? '' : '; POS_API_KEY se v režimu sandboxu nepoužívá';
+    return `vestavěná zkušební pokladna (sandbox) na ${sandbox[1]} (POS_BASE_URL není nastavena${ignored})`;
+  },
   toFix: 'K opravě',
   job: 'úloha',
   lastOutcome: 'poslední výsledek',
