@@ -113,8 +113,8 @@ export interface PushOutbox {
    */
   retry(channel: PushChannel, target: string, gen: number, dueMs: number, error: string): Promise<void>;
   /**
-   * The channel refused the item for good: counts it and drops the row if it is still `gen` (a merged row
-   * stays: its newer change may be accepted). Returns whether the row was dropped.
+   * The channel refused the item for good: counts it (always) and drops the row if it is still `gen` (a
+   * merged row stays, with the error: its newer change may be accepted). Returns whether the row was dropped.
    */
   reject(channel: PushChannel, target: string, gen: number, error: string): Promise<boolean>;
   stats(channel: PushChannel): Promise<OutboxStats>;
