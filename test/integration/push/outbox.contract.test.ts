@@ -6,7 +6,13 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createMemoryPushOutbox } from '../../../src/adapters/push/memory-push-outbox.js';
 import { openSqlitePushOutbox } from '../../../src/adapters/push/sqlite-push-outbox.js';
 import { openKeyv } from '../../../src/adapters/store/create-keyv.js';
-import { mergeMask, PUSH_MASK, PUSH_MASK_ALL_FIELDS, type PushOutbox } from '../../../src/core/push/outbox.js';
+import {
+  mergeMask,
+  type PendingUpdate,
+  PUSH_MASK,
+  PUSH_MASK_ALL_FIELDS,
+  type PushOutbox,
+} from '../../../src/core/push/outbox.js';
 
 // The outbox contract (docs/decisions/0013-channel-push.md, section 3) against each implementation.
 // Time is the `now`/`atMs` values passed in: no clock, no sleeps.
@@ -277,6 +283,18 @@ describe('push outbox (sqlite): restart safety', () => {
     expect(await after.claim('meta', 2_000, 10, LEASE)).toMatchObject([{ target: 'm:1', mask: ADDED, gen: 1 }]);
     expect(await after.enqueue('v7', 'v8', [])).toEqual({ ok: true });
     await after.close();
+  });
+
+  it('writes nothing, not even the cursor, when an enqueue fails part-way', async () => {
+    const outbox = openSqlitePushOutbox(join(dir, 'failing.sqlite'));
+    const broken = { channel: 'google', target: null, mask: PRICE, atMs: 1 } as unknown as PendingUpdate;
+    await expect(
+      outbox.enqueue(undefined, 'v1', [{ channel: 'google', target: 'p:1', mask: PRICE, atMs: 1 }, broken]),
+    ).rejects.toThrow(/NOT NULL/);
+    expect(await outbox.cursor()).toBeUndefined();
+    expect((await outbox.stats('google')).pending).toBe(0);
+    expect(await outbox.enqueue(undefined, 'v1', [])).toEqual({ ok: true });
+    await outbox.close();
   });
 
   it('brings a row leased before a crash back once, when its lease ends', async () => {
