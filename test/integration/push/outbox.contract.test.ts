@@ -2,10 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { GROUP_KEYS, type RedisClient } from '../../../src/adapters/group/redis-keys.js';
 import { createMemoryPushOutbox } from '../../../src/adapters/push/memory-push-outbox.js';
+import { createRedisPushOutbox } from '../../../src/adapters/push/redis-push-outbox.js';
 import { openSqlitePushOutbox } from '../../../src/adapters/push/sqlite-push-outbox.js';
-import { openKeyv } from '../../../src/adapters/store/create-keyv.js';
+import { createRedisClient, openKeyv } from '../../../src/adapters/store/create-keyv.js';
 import {
   mergeMask,
   type PendingUpdate,
@@ -13,6 +15,7 @@ import {
   PUSH_MASK_ALL_FIELDS,
   type PushOutbox,
 } from '../../../src/core/push/outbox.js';
+import { type RedisServer, startRedisServer } from '../../helpers/redis-server.js';
 
 // The outbox contract (docs/decisions/0013-channel-push.md, section 3) against each implementation.
 // Time is the `now`/`atMs` values passed in: no clock, no sleeps.
@@ -21,9 +24,30 @@ const dir = mkdtempSync(join(tmpdir(), 'push-outbox-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let counter = 0;
 
-const backends: [string, () => PushOutbox][] = [
-  ['memory', () => createMemoryPushOutbox()],
-  ['sqlite', () => openSqlitePushOutbox(join(dir, `outbox-${++counter}.sqlite`))],
+const binary = inject('redisServerBinary');
+let redis: RedisServer | undefined;
+const clients: RedisClient[] = [];
+beforeAll(async () => {
+  if (binary !== null) redis = await startRedisServer(binary);
+});
+afterAll(async () => {
+  for (const client of clients.splice(0)) await client.close();
+  await redis?.stop();
+});
+
+/** A fresh Redis outbox: its own database number, emptied first (the tests do not share keys). */
+async function openRedis(): Promise<PushOutbox> {
+  const client = createRedisClient(`${redis?.url}/${++counter % 16}`);
+  clients.push(client);
+  await client.connect();
+  await client.flushDb();
+  return createRedisPushOutbox(client);
+}
+
+const backends: [string, () => Promise<PushOutbox>][] = [
+  ['memory', async () => createMemoryPushOutbox()],
+  ['sqlite', async () => openSqlitePushOutbox(join(dir, `outbox-${++counter}.sqlite`))],
+  ['redis', openRedis],
 ];
 
 const { PRICE, SALE, AVAIL, STOCK, ADDED, REMOVED, FULL } = PUSH_MASK;
@@ -46,9 +70,13 @@ async function enqueueChain(
   return cursor;
 }
 
-describe.each(backends)('push outbox contract (%s)', (_name, open) => {
+describe.each(backends)('push outbox contract (%s)', (name, open) => {
+  beforeEach((context) => {
+    if (name === 'redis' && binary === null) context.skip('no redis-server on this machine');
+  });
+
   it('coalesces 100 enqueues of one target into one row: mask OR-ed, gen counted, oldest since kept', async () => {
-    const outbox = open();
+    const outbox = await open();
     const masks = Array.from({ length: 100 }, (_, index) => [STOCK, AVAIL, PRICE, STOCK][index % 4] ?? STOCK);
     await enqueueChain(outbox, 'p:42', masks, 1_000);
 
@@ -70,7 +98,7 @@ describe.each(backends)('push outbox contract (%s)', (_name, open) => {
   });
 
   it('merges the same target twice in one enqueue, and keeps channels apart', async () => {
-    const outbox = open();
+    const outbox = await open();
     await outbox.enqueue(undefined, 'v1', [
       { channel: 'meta', target: 'm:1', mask: PRICE, atMs: 5 },
       { channel: 'meta', target: 'm:1', mask: SALE, atMs: 6 },
@@ -83,7 +111,7 @@ describe.each(backends)('push outbox contract (%s)', (_name, open) => {
   });
 
   it('nets ADDED and REMOVED to "changed everything", as mergeMask does for any sequence', async () => {
-    const outbox = open();
+    const outbox = await open();
     await enqueueChain(outbox, 'p:1', [ADDED, PRICE, REMOVED]);
     expect((await outbox.claim('google', 10_000, 1, LEASE))[0]?.mask).toBe(PUSH_MASK_ALL_FIELDS | FULL);
 
@@ -118,7 +146,7 @@ describe.each(backends)('push outbox contract (%s)', (_name, open) => {
   });
 
   it('refuses an enqueue whose expected cursor is stale, writing nothing', async () => {
-    const outbox = open();
+    const outbox = await open();
     expect(await outbox.cursor()).toBeUndefined();
     expect(await outbox.enqueue(undefined, 'v1', [{ channel: 'google', target: 'p:1', mask: PRICE, atMs: 1 }])).toEqual({
       ok: true,
@@ -136,7 +164,7 @@ describe.each(backends)('push outbox contract (%s)', (_name, open) => {
   });
 
   it('lets exactly one of concurrent enqueues from the same cursor through', async () => {
-    const outbox = open();
+    const outbox = await open();
     const results = await Promise.all(
       Array.from({ length: 10 }, (_, index) =>
         outbox.enqueue(undefined, `v-${index}`, [{ channel: 'google', target: `p:${index}`, mask: PRICE, atMs: 1 }]),
@@ -148,7 +176,7 @@ describe.each(backends)('push outbox contract (%s)', (_name, open) => {
   });
 
   it('leases claimed rows: a second claim within the lease gets nothing, after it they come due again', async () => {
-    const outbox = open();
+    const outbox = await open();
     await outbox.enqueue(undefined, 'v1', [
       { channel: 'google', target: 'p:a', mask: PRICE, atMs: 1_000 },
       { channel: 'google', target: 'p:b', mask: PRICE, atMs: 1_001 },
@@ -174,7 +202,7 @@ describe.each(backends)('push outbox contract (%s)', (_name, open) => {
   });
 
   it('acks a delivered row away; an ack with a stale gen keeps the row, due at the merge (a merge during the send)', async () => {
-    const outbox = open();
+    const outbox = await open();
     await enqueueChain(outbox, 'p:1', [PRICE]);
     await enqueueChain(outbox, 'p:2', [STOCK], 1_000, 1);
     const [first, second] = await outbox.claim('google', 1_000, 10, LEASE);
@@ -193,10 +221,10 @@ describe.each(backends)('push outbox contract (%s)', (_name, open) => {
   });
 
   it('retries: sets the due time, counts attempts and keeps the error; a merged row stays due', async () => {
-    const outbox = open();
+    const outbox = await open();
     await enqueueChain(outbox, 'p:1', [PRICE]);
     const [row] = await outbox.claim('google', 1_000, 10, LEASE);
-    await outbox.retry('google', 'p:1', row?.gen ?? 0, 60_000, 'HTTP 503: backend unavailable');
+    await outbox.retry('google', 'p:1', row?.gen ?? 0, 60_000, 'HTTP 503 | backend\nunavailable');
     expect(await outbox.claim('google', 59_999, 10, LEASE)).toEqual([]);
     const [again] = await outbox.claim('google', 60_000, 10, LEASE);
     expect(again).toEqual({
@@ -207,7 +235,7 @@ describe.each(backends)('push outbox contract (%s)', (_name, open) => {
       sinceMs: 1_000,
       dueMs: 60_000 + LEASE,
       attempts: 1,
-      lastError: 'HTTP 503: backend unavailable',
+      lastError: 'HTTP 503 | backend\nunavailable',
     });
 
     // Merged during the failed send: its new change was never tried, so it keeps the merge's due time.
@@ -218,7 +246,7 @@ describe.each(backends)('push outbox contract (%s)', (_name, open) => {
   });
 
   it('rejects: drops the row and counts it; a merged row stays with the error', async () => {
-    const outbox = open();
+    const outbox = await open();
     await outbox.enqueue(undefined, 'v1', [
       { channel: 'shoptet', target: 's:A', mask: STOCK, atMs: 1 },
       { channel: 'shoptet', target: 's:B', mask: STOCK, atMs: 2 },
@@ -238,7 +266,7 @@ describe.each(backends)('push outbox contract (%s)', (_name, open) => {
   });
 
   it('keeps the paused flag and the state per channel', async () => {
-    const outbox = open();
+    const outbox = await open();
     expect(await outbox.paused('google')).toBe(false);
     expect(await outbox.state('google')).toEqual({});
     await outbox.setPaused('google', true);
@@ -321,5 +349,45 @@ describe('push outbox (sqlite): restart safety', () => {
     expect((await outbox.stats('google')).pending).toBe(1);
     await outbox.close();
     await store.close();
+  });
+});
+
+describe.skipIf(binary === null)('push outbox (redis): fencing and take-over', () => {
+  it('refuses a fenced enqueue unless the group lease holds the caller, writing nothing', async () => {
+    const outbox = await openRedis();
+    const client = clients.at(-1);
+    await client?.set(GROUP_KEYS.lease, 'instance-a|7');
+    const update = [{ channel: 'google' as const, target: 'p:1', mask: PRICE, atMs: 1 }];
+
+    expect(await outbox.enqueue(undefined, 'v1', update, 'instance-b|6')).toEqual({ ok: false, reason: 'fenced' });
+    await client?.del(GROUP_KEYS.lease);
+    expect(await outbox.enqueue(undefined, 'v1', update, 'instance-a|7')).toEqual({ ok: false, reason: 'fenced' });
+    expect(await outbox.cursor()).toBeUndefined();
+    expect((await outbox.stats('google')).pending).toBe(0);
+
+    await client?.set(GROUP_KEYS.lease, 'instance-a|7');
+    expect(await outbox.enqueue(undefined, 'v1', update, 'instance-a|7')).toEqual({ ok: true });
+    expect(await outbox.cursor()).toBe('v1');
+  });
+
+  it('lets a new leader on another connection claim what the crashed one leased, once its lease ends', async () => {
+    const crashed = await openRedis();
+    await crashed.enqueue(undefined, 'v1', [
+      { channel: 'meta', target: 'm:1', mask: PRICE, atMs: 0 },
+      { channel: 'meta', target: 'm:2', mask: AVAIL, atMs: 0 },
+    ]);
+    await crashed.setPaused('google', true);
+    expect(await crashed.claim('meta', 0, 1, LEASE)).toHaveLength(1);
+
+    // The same database through a second client: another instance of the group.
+    const client = createRedisClient(`${redis?.url}/${counter % 16}`);
+    clients.push(client);
+    await client.connect();
+    const leader = createRedisPushOutbox(client);
+    expect(await leader.cursor()).toBe('v1');
+    expect(await leader.paused('google')).toBe(true);
+    expect((await leader.claim('meta', 1, 10, LEASE)).map((row) => row.target)).toEqual(['m:2']);
+    expect((await leader.claim('meta', LEASE, 10, LEASE)).map((row) => row.target)).toEqual(['m:1']);
+    expect(await leader.claim('meta', LEASE, 10, LEASE)).toEqual([]);
   });
 });
