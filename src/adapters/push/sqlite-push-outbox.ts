@@ -63,11 +63,11 @@ const ENQUEUE = `
     gen = push_outbox.gen + 1,
     due_ms = MIN(push_outbox.due_ms, excluded.due_ms)`;
 
-/** Leases the due rows by moving their due time to the lease's end, in one statement (a visibility timeout). */
-const CLAIM = `
-  UPDATE push_outbox SET due_ms = ?1 + ?2
-  WHERE rowid IN (SELECT rowid FROM push_outbox WHERE channel = ?3 AND due_ms <= ?1 ORDER BY due_ms, target LIMIT ?4)
-  RETURNING *`;
+/** The due rows in claim order: earliest due first, ties by target (as Redis orders a sorted set's ties). */
+const DUE = 'SELECT rowid AS id, * FROM push_outbox WHERE channel = ?1 AND due_ms <= ?2 ORDER BY due_ms, target LIMIT ?3';
+
+/** Leases rows by moving their due time to the lease's end (a visibility timeout). */
+const LEASE = 'UPDATE push_outbox SET due_ms = ?1 WHERE rowid IN (SELECT value FROM json_each(?2))';
 
 const CURSOR_KEY = 'cursor';
 
@@ -128,7 +128,13 @@ export function openSqlitePushOutbox(path: string): PushOutbox {
 
     claim(channel, now, limit, leaseMs) {
       if (limit <= 0) return Promise.resolve([]);
-      return use(async (db) => (await all<Row>(db, CLAIM, [now, leaseMs, channel, limit])).map(toClaimed));
+      // Read, then lease, in one transaction: the rows come back in claim order (`UPDATE … RETURNING`
+      // returns them in no defined order).
+      return use(async (db) => {
+        const due = await all<Row & { id: number }>(db, DUE, [channel, now, limit]);
+        if (due.length > 0) await run(db, LEASE, [now + leaseMs, JSON.stringify(due.map((row) => row.id))]);
+        return due.map((row) => toClaimed({ ...row, due_ms: now + leaseMs }));
+      }, true);
     },
 
     ack(channel, target, gen) {
