@@ -27,6 +27,16 @@ export const GROUP_KEYS = {
   inboxGroup: 'bridges',
   /** A delivered event's dedupe key, set-if-absent with a TTL. */
   seen: (id: string) => `catalog-bridge:inbox:seen:${id}`,
+  /** The push outbox (docs/decisions/0013-channel-push.md, section 3): the last version enqueued. */
+  pushCursor: 'catalog-bridge:push:cursor',
+  /** Hash: target → `mask|gen|sinceMs|attempts|lastError`. */
+  pushPending: (channel: string) => `catalog-bridge:push:${channel}:pending`,
+  /** Sorted set: target by due time (a claim's lease re-scores it). */
+  pushDue: (channel: string) => `catalog-bridge:push:${channel}:due`,
+  /** Sorted set: target by `sinceMs`, for the oldest pending age. */
+  pushSince: (channel: string) => `catalog-bridge:push:${channel}:since`,
+  /** Hash: `paused`, `rejected` (count), `state` (JSON of the channel's status). */
+  pushState: (channel: string) => `catalog-bridge:push:${channel}:state`,
 } as const;
 
 /** Field/value pairs of a stream entry as Redis returns them (`[field, value, field, value…]`). */

@@ -1,0 +1,129 @@
+/**
+ * The durable outbox of channel changes (docs/decisions/0013-channel-push.md, sections 1 and 3): one row
+ * per (channel, target), merged on every enqueue, claimed with a lease by the leader's worker. The payload
+ * is not stored: it is built at send time from the version served then, so coalescing is structural.
+ */
+
+export type PushChannel = 'google' | 'shoptet' | 'meta';
+
+export const PUSH_CHANNELS: readonly PushChannel[] = ['google', 'shoptet', 'meta'];
+
+/** Bits of a row's `mask`: what changed since the channel was last told (decision 0013, section 1). */
+export const PUSH_MASK = {
+  PRICE: 1,
+  SALE: 2,
+  AVAIL: 4,
+  STOCK: 8,
+  ADDED: 16,
+  REMOVED: 32,
+  /** Re-send everything the channel should hold (reconciliation; also what ADDED + REMOVED net to). */
+  FULL: 64,
+} as const;
+
+/** Every field bit: what "changed everything" sets besides FULL. */
+export const PUSH_MASK_ALL_FIELDS = PUSH_MASK.PRICE | PUSH_MASK.SALE | PUSH_MASK.AVAIL | PUSH_MASK.STOCK;
+
+export const PUSH_MASK_ADDED_AND_REMOVED = PUSH_MASK.ADDED | PUSH_MASK.REMOVED;
+
+/**
+ * Merges a pending row's mask with a new change: the bits are OR-ed, except that ADDED and REMOVED
+ * together cancel to "changed everything" (FULL and every field), as the change log's `changesSince` nets
+ * a removal and a re-addition. Which came last is not kept: the payload is built from the version served at
+ * send time, so FULL sends what the channel should hold then (the item, or its removal).
+ * Commutative and idempotent; the result never holds both ADDED and REMOVED.
+ */
+export function mergeMask(pending: number, incoming: number): number {
+  const merged = pending | incoming;
+  if ((merged & PUSH_MASK_ADDED_AND_REMOVED) !== PUSH_MASK_ADDED_AND_REMOVED) return merged;
+  return (merged & ~PUSH_MASK_ADDED_AND_REMOVED) | PUSH_MASK_ALL_FIELDS | PUSH_MASK.FULL;
+}
+
+/** One change to enqueue: what changed for one channel's target (`p:{id}`, `l:{id}:{unit}`, `s:{code}`, `m:{id}`). */
+export interface PendingUpdate {
+  readonly channel: PushChannel;
+  readonly target: string;
+  readonly mask: number;
+  /** When the change was derived: a new row's `sinceMs`, and the row is due then (an earlier due time stays). */
+  readonly atMs: number;
+}
+
+/** A pending row (decision 0013, section 1). */
+export interface OutboxRow {
+  readonly channel: PushChannel;
+  readonly target: string;
+  readonly mask: number;
+  /** Incremented on every merge: an ack of an older gen leaves the row for the change that came meanwhile. */
+  readonly gen: number;
+  /** When the oldest change in this row was enqueued (the oldest-pending age on the status page). */
+  readonly sinceMs: number;
+  /** When the row may be claimed next (after a claim: the end of its lease). */
+  readonly dueMs: number;
+  /** Failed deliveries (retries) of this row so far. */
+  readonly attempts: number;
+  readonly lastError?: string;
+}
+
+/** A claimed row: `dueMs` is the end of the lease, after which it comes due again (a crashed leader). */
+export type ClaimedRow = OutboxRow;
+
+export type EnqueueResult =
+  | { readonly ok: true }
+  /** The stored cursor is not the expected one: another deriver enqueued meanwhile; nothing was written. */
+  | { readonly ok: false; readonly reason: 'stale-cursor'; readonly cursor: string | undefined }
+  /** The caller no longer holds the group lease (Redis only); nothing was written. */
+  | { readonly ok: false; readonly reason: 'fenced' };
+
+export interface OutboxStats {
+  readonly pending: number;
+  /** `sinceMs` of the oldest pending row; `undefined` when none is pending. */
+  readonly oldestSinceMs?: number;
+  /** Rows dropped by `reject` since the outbox was created. */
+  readonly rejected: number;
+}
+
+/** What the status page shows per channel besides the counts (decision 0013, section 6). */
+export interface PushChannelState {
+  readonly lastSuccessAt?: string;
+  readonly lastErrorAt?: string;
+  /** The channel's own message. */
+  readonly lastError?: string;
+  readonly quota?: { readonly used?: number; readonly limit?: number; readonly resetAt?: string };
+  readonly lastReconcile?: string;
+}
+
+export interface PushOutbox {
+  /**
+   * In one transaction: refuses unless the stored cursor is `expectedCursor` (`undefined`: none stored
+   * yet), merges each update into its row, and stores `newCursor`. `fence` is the lease holder's
+   * `instance|token` in a group; the single-instance stores ignore it.
+   */
+  enqueue(
+    expectedCursor: string | undefined,
+    newCursor: string,
+    updates: readonly PendingUpdate[],
+    fence?: string,
+  ): Promise<EnqueueResult>;
+  /** Up to `limit` rows of the channel due at `now`, earliest due first, each leased until `now + leaseMs`. */
+  claim(channel: PushChannel, now: number, limit: number, leaseMs: number): Promise<readonly ClaimedRow[]>;
+  /** Delivered: deletes the row if it is still `gen`; else (merged during the send) it stays, due as merged. */
+  ack(channel: PushChannel, target: string, gen: number): Promise<boolean>;
+  /**
+   * Delivery failed, try again: counts the attempt and keeps the error; the row is due at `dueMs` if it is
+   * still `gen` (a merged row keeps its earlier due time: its newer change was never tried).
+   */
+  retry(channel: PushChannel, target: string, gen: number, dueMs: number, error: string): Promise<void>;
+  /**
+   * The channel refused the item for good: counts it (always) and drops the row if it is still `gen` (a
+   * merged row stays, with the error: its newer change may be accepted). Returns whether the row was dropped.
+   */
+  reject(channel: PushChannel, target: string, gen: number, error: string): Promise<boolean>;
+  stats(channel: PushChannel): Promise<OutboxStats>;
+  /** The last version whose changes are in the outbox; `undefined` before the first enqueue. */
+  cursor(): Promise<string | undefined>;
+  paused(channel: PushChannel): Promise<boolean>;
+  setPaused(channel: PushChannel, paused: boolean): Promise<void>;
+  state(channel: PushChannel): Promise<PushChannelState>;
+  /** Replaces the channel's state. */
+  setState(channel: PushChannel, state: PushChannelState): Promise<void>;
+  close(): Promise<void>;
+}
