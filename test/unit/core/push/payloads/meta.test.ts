@@ -76,7 +76,7 @@ describe('core/push/payloads/meta', () => {
 
   it.each([
     ['no price', { aggregate: { unit: 'all', stock: 1, availability: 'in_stock' as const } }],
-    ['neither brand nor GTIN', { ean: undefined }],
+    ['neither brand nor GTIN', { ean: '123' }],
   ])('skips a new item the Meta feed drops: %s', (reason, overrides) => {
     const result = buildMetaRequest('a-1/2', feedItem(overrides), { kind: 'create' }, { currency: 'CZK' });
     expect(result).toEqual({ kind: 'skip', reason });
