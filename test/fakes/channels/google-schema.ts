@@ -76,7 +76,10 @@ export const GooglePatchRequestSchema = z
       if (!MaskPath.safeParse(path).success)
         context.addIssue({ code: 'custom', message: `bad mask path ${path}`, path: ['updateMask'] });
     }
-    const masked = new Set(request.updateMask.map((path) => path.replace(/^productAttributes\./, '')));
+    // Both spellings name the same attribute: `product_attributes.sale_price` is `salePrice`.
+    const attribute = (path: string) =>
+      path.replace(/^(productAttributes|product_attributes)\./, '').replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
+    const masked = new Set(request.updateMask.map(attribute));
     for (const key of Object.keys(body.productAttributes ?? {})) {
       if (!masked.has(key)) context.addIssue({ code: 'custom', message: `${key} not in the update mask`, path: ['body'] });
     }
