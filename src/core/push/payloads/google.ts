@@ -1,5 +1,6 @@
 import type { FeedItem, FeedOffer } from '../../feeds/feed-item.js';
 import { normalizeGtin } from '../../feeds/normalize-gtin.js';
+import { truncateText } from '../../feeds/truncate-text.js';
 import type { PayloadResult, PushAction, PushField } from '../channel-client.js';
 import { toAmountMicros } from '../money-micros.js';
 
@@ -102,8 +103,10 @@ function price(value: number | undefined, currency: string): GooglePrice | undef
 }
 
 function insertAttributes(item: FeedItem, options: GooglePayloadOptions): GoogleProductAttributes | string {
-  const title = item.enrichment?.title ?? item.name;
-  const brand = item.enrichment?.brand ?? options.brand;
+  // The Google template's lengths: title 150, description 5000, brand 70 cut; links over 2000 drop the item.
+  const title = truncateText(item.enrichment?.title ?? item.name, 150);
+  const brandText = item.enrichment?.brand ?? options.brand;
+  const brand = brandText === undefined ? undefined : truncateText(brandText, 70);
   const gtin = item.ean === undefined ? undefined : normalizeGtin(item.ean);
   const itemPrice = price(item.price, options.currency);
   const salePrice = price(item.salePrice, options.currency);
@@ -111,9 +114,10 @@ function insertAttributes(item: FeedItem, options: GooglePayloadOptions): Google
   if (itemPrice === undefined) return 'no price';
   if (item.link === undefined) return 'no link';
   if (item.imageLink === undefined) return 'no image link';
+  if (item.link.length > 2000 || item.imageLink.length > 2000) return 'link longer than 2000 characters';
   return {
     title,
-    description: item.enrichment?.description ?? title,
+    description: truncateText(item.enrichment?.description ?? title, 5000),
     link: item.link,
     imageLink: item.imageLink,
     availability: AVAILABILITY[item.availability],

@@ -1,6 +1,7 @@
 import type { FeedItem } from '../../feeds/feed-item.js';
 import { formatMoney } from '../../feeds/format-number.js';
 import { normalizeGtin } from '../../feeds/normalize-gtin.js';
+import { truncateText } from '../../feeds/truncate-text.js';
 import type { PayloadResult, PushAction } from '../channel-client.js';
 
 /**
@@ -73,10 +74,12 @@ function updateData(item: FeedItem, fields: readonly string[], options: MetaPayl
 }
 
 function createData(item: FeedItem, options: MetaPayloadOptions): MetaItemData | string {
-  const title = item.enrichment?.title ?? item.name;
+  // The Meta template's lengths: title 200, description 9999, brand 100, cut as the feed cuts them.
+  const title = truncateText(item.enrichment?.title ?? item.name, 200);
   const price = moneyText(item.price, options.currency);
   const salePrice = moneyText(item.salePrice, options.currency);
-  const brand = item.enrichment?.brand ?? options.brand;
+  const brandText = item.enrichment?.brand ?? options.brand;
+  const brand = brandText === undefined ? undefined : truncateText(brandText, 100);
   const gtin = item.ean === undefined ? undefined : normalizeGtin(item.ean);
   // The Meta template's `required` columns and its `brand|gtin` rule: the same items the feed drops are skipped.
   if (price === undefined) return 'no price';
@@ -86,7 +89,7 @@ function createData(item: FeedItem, options: MetaPayloadOptions): MetaItemData |
   return {
     id: item.id,
     title,
-    description: item.enrichment?.description ?? title,
+    description: truncateText(item.enrichment?.description ?? title, 9999),
     availability: META_AVAILABILITY[item.availability],
     condition: 'new',
     price,
