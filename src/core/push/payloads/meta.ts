@@ -16,10 +16,8 @@ export type MetaAvailability = (typeof META_AVAILABILITY)[keyof typeof META_AVAI
 /** Meta's hard limit per call ("up to 5000 items") and its recommendation ("under 3000"), the default. */
 export const META_MAX_BATCH = 5000;
 export const META_DEFAULT_BATCH = 3000;
-/** Meta allows 28 MB per call; we cut at 20 MB of encoded `requests` to leave room for the form encoding. */
+/** Meta allows 28 MB per call; we cut at 20 MB of form-encoded `requests`, leaving room for the other fields. */
 export const META_MAX_REQUESTS_BYTES = 20 * 1024 * 1024;
-
-const UTF8 = new TextEncoder();
 
 export interface MetaItemData {
   readonly id: string;
@@ -138,8 +136,8 @@ export function encodeMetaBatchForm(body: MetaBatchBody): string {
 }
 
 /**
- * Cuts requests into batches of at most `size` (META_BATCH_SIZE, 1..5000) and at most `maxBytes` of JSON
- * `requests`, keeping their order. One request larger than `maxBytes` still travels alone.
+ * Cuts requests into batches of at most `size` (META_BATCH_SIZE, 1..5000) and at most `maxBytes` of the
+ * form-encoded `requests` field, keeping their order. One request larger than `maxBytes` still travels alone.
  */
 export function cutMetaBatches<T extends MetaBatchRequest>(
   requests: readonly T[],
@@ -151,13 +149,14 @@ export function cutMetaBatches<T extends MetaBatchRequest>(
   }
   const batches: T[][] = [];
   let current: T[] = [];
-  let bytes = 2; // the array's brackets
+  let bytes = 6; // the array's brackets, encoded
   for (const request of requests) {
-    const itemBytes = UTF8.encode(JSON.stringify(request)).length + 1;
+    // Counted as the form sends it: percent-encoding can triple JSON (quotes, braces, non-ASCII).
+    const itemBytes = encodeURIComponent(JSON.stringify(request)).length + 3;
     if (current.length > 0 && (current.length === size || bytes + itemBytes > maxBytes)) {
       batches.push(current);
       current = [];
-      bytes = 2;
+      bytes = 6;
     }
     current.push(request);
     bytes += itemBytes;

@@ -106,8 +106,22 @@ describe('core/push/payloads/meta', () => {
       method: 'DELETE' as const,
       data: { id: `${i}`.padStart(50, '0') },
     }));
-    const one = JSON.stringify(requests[0]).length + 1;
-    expect(cutMetaBatches(requests, 3000, 2 + one * 3).map((batch) => batch.length)).toEqual([3, 3, 3, 1]);
+    const one = encodeURIComponent(JSON.stringify(requests[0])).length + 3;
+    expect(cutMetaBatches(requests, 3000, 6 + one * 3).map((batch) => batch.length)).toEqual([3, 3, 3, 1]);
     expect(cutMetaBatches(requests.slice(0, 2), 3000, 10).map((batch) => batch.length)).toEqual([1, 1]);
+  });
+
+  it('a batch cut at the byte limit stays under it once form-encoded (Czech text triples)', () => {
+    const long = { method: 'UPDATE' as const, data: { id: 'a', price: '1.00 CZK', title: 'Žluťoučký kůň'.repeat(100) } };
+    const limit = 100_000;
+    for (const batch of cutMetaBatches(
+      Array.from({ length: 200 }, () => long),
+      3000,
+      limit,
+    )) {
+      const form = encodeMetaBatchForm(buildMetaBatchBody(batch));
+      expect(new URLSearchParams(form).get('requests')?.length).toBeGreaterThan(0);
+      expect(encodeURIComponent(JSON.stringify(batch)).length).toBeLessThanOrEqual(limit);
+    }
   });
 });
