@@ -1,0 +1,200 @@
+import type { FeedItem, FeedOffer } from '../../feeds/feed-item.js';
+import { normalizeGtin } from '../../feeds/normalize-gtin.js';
+import { truncateText } from '../../feeds/truncate-text.js';
+import type { PayloadResult, PushAction, PushField } from '../channel-client.js';
+import { toAmountMicros } from '../money-micros.js';
+
+/**
+ * Merchant API v1 request parts (docs/decisions/0013-channel-push.md, "Google Merchant API v1"): the
+ * `productInputs` insert / patch / delete and the `localInventories` insert. Shapes follow the official
+ * client's `Schema$ProductInput`, `Schema$ProductAttributes`, `Schema$Price`, `Schema$LocalInventory`.
+ * Values are the Google feed template's (`templates/google.json`), money as exact `amountMicros`.
+ */
+
+export type GoogleAvailability = 'IN_STOCK' | 'OUT_OF_STOCK';
+
+export interface GooglePrice {
+  /** int64 as text; 1 unit = 1,000,000 micros. */
+  readonly amountMicros: string;
+  readonly currencyCode: string;
+}
+
+export interface GoogleProductAttributes {
+  readonly title?: string;
+  readonly description?: string;
+  readonly link?: string;
+  readonly imageLink?: string;
+  readonly availability?: GoogleAvailability;
+  readonly price?: GooglePrice;
+  readonly salePrice?: GooglePrice;
+  readonly gtins?: readonly string[];
+  readonly brand?: string;
+  readonly condition?: 'NEW';
+}
+
+export interface GoogleProductInput {
+  readonly offerId: string;
+  readonly contentLanguage: string;
+  readonly feedLabel: string;
+  readonly productAttributes: GoogleProductAttributes;
+}
+
+export interface GoogleLocalInventory {
+  readonly storeCode: string;
+  readonly localInventoryAttributes: {
+    readonly availability: GoogleAvailability;
+    /** int64 text, ≥ 0; absent when the unit's stock is unknown. */
+    readonly quantity?: string;
+    readonly price?: GooglePrice;
+    readonly salePrice?: GooglePrice;
+  };
+}
+
+/** One call: `productInputs.insert`, `.patch` (with its update mask) or `.delete`, addressed by `name`. */
+export type GoogleProductRequest =
+  | { readonly method: 'insert'; readonly body: GoogleProductInput }
+  | { readonly method: 'patch'; readonly name: string; readonly updateMask: string; readonly body: GoogleProductInput }
+  | { readonly method: 'delete'; readonly name: string };
+
+export interface GooglePayloadOptions {
+  /** GOOGLE_MERCHANT_ACCOUNT_ID. */
+  readonly account: string;
+  /** GOOGLE_CONTENT_LANGUAGE, e.g. `cs`. */
+  readonly contentLanguage: string;
+  /** GOOGLE_FEED_LABEL, e.g. `CZ`. */
+  readonly feedLabel: string;
+  readonly currency: string;
+  /** FEED_BRAND, used when the enrichment sheet has none. */
+  readonly brand?: string;
+}
+
+/** The Google template drops ids over 50 characters; pushed items are the feed's items. */
+export const GOOGLE_MAX_OFFER_ID = 50;
+
+const AVAILABILITY: Record<FeedItem['availability'], GoogleAvailability> = { in_stock: 'IN_STOCK', out_of_stock: 'OUT_OF_STOCK' };
+
+/** Patchable top-level attributes by changed field; `stock` has no product attribute (local inventory carries it). */
+const MASK_PATHS: Partial<Record<PushField, 'price' | 'salePrice' | 'availability'>> = {
+  price: 'price',
+  salePrice: 'salePrice',
+  availability: 'availability',
+};
+
+/**
+ * `accounts/{a}/productInputs/{x}` with `x` the unpadded base64url of `contentLanguage~feedLabel~offerId`
+ * (v1 has no channel prefix), which the docs require for ids with `/`, `%` or `~` and recommend for all.
+ */
+export function productInputName(
+  options: Pick<GooglePayloadOptions, 'account' | 'contentLanguage' | 'feedLabel'>,
+  offerId: string,
+) {
+  const key = Buffer.from(`${options.contentLanguage}~${options.feedLabel}~${offerId}`, 'utf8').toString('base64url');
+  return `accounts/${options.account}/productInputs/${key}`;
+}
+
+/** The product name `localInventories` are addressed under: `accounts/{a}/products/{same key}`. */
+export function productName(options: Pick<GooglePayloadOptions, 'account' | 'contentLanguage' | 'feedLabel'>, offerId: string) {
+  return productInputName(options, offerId).replace('/productInputs/', '/products/');
+}
+
+function price(value: number | undefined, currency: string): GooglePrice | undefined {
+  if (value === undefined || !Number.isFinite(value)) return undefined;
+  return { amountMicros: toAmountMicros(value), currencyCode: currency };
+}
+
+function insertAttributes(item: FeedItem, options: GooglePayloadOptions): GoogleProductAttributes | string {
+  // The Google template's lengths: title 150, description 5000, brand 70 cut; links over 2000 drop the item.
+  const title = truncateText(item.enrichment?.title ?? item.name, 150);
+  const brandText = item.enrichment?.brand ?? options.brand;
+  const brand = brandText === undefined ? undefined : truncateText(brandText, 70);
+  const gtin = item.ean === undefined ? undefined : normalizeGtin(item.ean);
+  const itemPrice = price(item.price, options.currency);
+  const salePrice = price(item.salePrice, options.currency);
+  // The template's required elements: without them the feed drops the item, so it is not pushed either.
+  if (itemPrice === undefined) return 'no price';
+  if (item.link === undefined) return 'no link';
+  if (item.imageLink === undefined) return 'no image link';
+  if (item.link.length > 2000 || item.imageLink.length > 2000) return 'link longer than 2000 characters';
+  return {
+    title,
+    description: truncateText(item.enrichment?.description ?? title, 5000),
+    link: item.link,
+    imageLink: item.imageLink,
+    availability: AVAILABILITY[item.availability],
+    price: itemPrice,
+    ...(salePrice === undefined ? {} : { salePrice }),
+    ...(gtin === undefined ? {} : { gtins: [gtin] }),
+    ...(brand === undefined ? {} : { brand }),
+    condition: 'NEW',
+  };
+}
+
+function identity(item: FeedItem, options: GooglePayloadOptions) {
+  return { offerId: item.id, contentLanguage: options.contentLanguage, feedLabel: options.feedLabel };
+}
+
+function patchRequest(
+  item: FeedItem,
+  fields: readonly PushField[],
+  options: GooglePayloadOptions,
+): GoogleProductRequest | undefined {
+  const paths = [...new Set(fields.flatMap((field) => MASK_PATHS[field] ?? []))];
+  if (paths.length === 0) return undefined;
+  const values: Record<string, GooglePrice | GoogleAvailability | undefined> = {
+    price: price(item.price, options.currency),
+    // "Attributes specified in the update mask without a value … will be deleted": an ended sale is in the
+    // mask and absent from the body.
+    salePrice: price(item.salePrice, options.currency),
+    availability: AVAILABILITY[item.availability],
+  };
+  const attributes = Object.fromEntries(paths.flatMap((path) => (values[path] === undefined ? [] : [[path, values[path]]])));
+  return {
+    method: 'patch',
+    name: productInputName(options, item.id),
+    updateMask: paths.map((path) => `productAttributes.${path}`).join(','),
+    body: { ...identity(item, options), productAttributes: attributes },
+  };
+}
+
+/**
+ * The `productInputs` call for a target `p:{id}`: insert for a new item (or a full re-send), patch of the
+ * changed price / sale price / availability, delete for a removed one. A supplemental data source only
+ * patches; the caller passes `update` actions only then.
+ */
+export function buildGoogleProductRequest(
+  offerId: string,
+  item: FeedItem | undefined,
+  action: PushAction,
+  options: GooglePayloadOptions,
+): PayloadResult<GoogleProductRequest> {
+  if (offerId.length > GOOGLE_MAX_OFFER_ID) return { kind: 'skip', reason: `id longer than ${GOOGLE_MAX_OFFER_ID} characters` };
+  if (action.kind === 'remove') return { kind: 'send', payload: { method: 'delete', name: productInputName(options, offerId) } };
+  if (item === undefined) return { kind: 'skip', reason: 'item not in the served version' };
+  if (action.kind === 'update') {
+    const request = patchRequest(item, action.fields, options);
+    return request === undefined ? { kind: 'skip', reason: 'no product attribute changed' } : { kind: 'send', payload: request };
+  }
+  const attributes = insertAttributes(item, options);
+  if (typeof attributes === 'string') return { kind: 'skip', reason: attributes };
+  return { kind: 'send', payload: { method: 'insert', body: { ...identity(item, options), productAttributes: attributes } } };
+}
+
+/**
+ * The `localInventories:insert` body for a target `l:{id}:{unit}`: the unit's offer, its store code
+ * (UNIT_STORE_CODES), availability, quantity as the int64 text of the whole pieces (omitted when unknown).
+ */
+export function buildGoogleLocalInventory(offer: FeedOffer, currency: string): GoogleLocalInventory {
+  const offerPrice = price(offer.price, currency);
+  const salePrice = price(offer.salePrice, currency);
+  const quantity =
+    offer.stock === undefined || !Number.isFinite(offer.stock) ? undefined : String(Math.max(0, Math.floor(offer.stock)));
+  return {
+    storeCode: offer.storeCode,
+    localInventoryAttributes: {
+      availability: AVAILABILITY[offer.availability],
+      ...(quantity === undefined ? {} : { quantity }),
+      ...(offerPrice === undefined ? {} : { price: offerPrice }),
+      ...(salePrice === undefined ? {} : { salePrice }),
+    },
+  };
+}
