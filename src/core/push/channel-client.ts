@@ -4,8 +4,9 @@
  * rejects each target by the outcome it gets back. Types only: clients live in `src/adapters/push/`.
  */
 
-export const PUSH_CHANNELS = ['google', 'shoptet', 'meta'] as const;
-export type PushChannel = (typeof PUSH_CHANNELS)[number];
+import type { PushChannel } from './outbox.js';
+
+export { PUSH_CHANNELS, type PushChannel } from './outbox.js';
 
 /**
  * What one change asks a channel to do for a target. `fields` name what changed, so a Google patch can carry
