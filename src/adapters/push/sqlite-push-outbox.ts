@@ -1,6 +1,4 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import sqlite3 from 'sqlite3';
+import type sqlite3 from 'sqlite3';
 import { createMutex } from '../../core/async/create-mutex.js';
 import {
   type ClaimedRow,
@@ -12,6 +10,7 @@ import {
   type PushChannelState,
   type PushOutbox,
 } from '../../core/push/outbox.js';
+import { all, exec, openSqliteFile, run } from '../store/sqlite-calls.js';
 
 interface Row {
   readonly channel: string;
@@ -241,28 +240,10 @@ function toClaimed(row: Row): ClaimedRow {
 }
 
 async function open(path: string): Promise<sqlite3.Database> {
-  mkdirSync(dirname(path), { recursive: true });
-  const db = await new Promise<sqlite3.Database>((resolve, reject) => {
-    const opened: sqlite3.Database = new sqlite3.Database(path, (error) => (error ? reject(error) : resolve(opened)));
-  });
-  db.configure('busyTimeout', 10_000);
+  const db = await openSqliteFile(path);
   // NORMAL only on top of WAL (as create-keyv.ts): in rollback mode it risks corruption on power loss.
   const [mode] = await all<{ journal_mode?: string }>(db, 'PRAGMA journal_mode = WAL', []);
   if (mode?.journal_mode === 'wal') await exec(db, 'PRAGMA synchronous = NORMAL');
   await exec(db, SCHEMA);
   return db;
-}
-
-function exec(db: sqlite3.Database, sql: string): Promise<void> {
-  return new Promise((resolve, reject) => db.exec(sql, (error) => (error ? reject(error) : resolve())));
-}
-
-function run(db: sqlite3.Database, sql: string, params: readonly unknown[]): Promise<void> {
-  return new Promise((resolve, reject) => db.run(sql, params, (error: Error | null) => (error ? reject(error) : resolve())));
-}
-
-function all<Row>(db: sqlite3.Database, sql: string, params: readonly unknown[]): Promise<Row[]> {
-  return new Promise((resolve, reject) =>
-    db.all(sql, params, (error: Error | null, rows: Row[]) => (error ? reject(error) : resolve(rows))),
-  );
 }

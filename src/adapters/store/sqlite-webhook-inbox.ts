@@ -1,7 +1,6 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import sqlite3 from 'sqlite3';
+import type sqlite3 from 'sqlite3';
 import { migrateKeyvInbox } from './migrate-keyv-inbox.js';
+import { all, exec, openSqliteFile, run } from './sqlite-calls.js';
 import { DEFAULT_DEDUPE_TTL_MS, type InboxEntry, inboxIdOf, type WebhookInbox } from './webhook-inbox.js';
 
 export interface SqliteWebhookInboxOptions {
@@ -188,27 +187,9 @@ export function openSqliteWebhookInbox<Event>(path: string, options: SqliteWebho
 }
 
 async function open(path: string): Promise<sqlite3.Database> {
-  mkdirSync(dirname(path), { recursive: true });
-  const db = await new Promise<sqlite3.Database>((resolve, reject) => {
-    const opened: sqlite3.Database = new sqlite3.Database(path, (error) => (error ? reject(error) : resolve(opened)));
-  });
-  db.configure('busyTimeout', 10_000);
+  const db = await openSqliteFile(path);
   // WAL with FULL: every committed accept is on disk before its 200 (a crash of the machine loses none).
   await exec(db, `PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; ${SCHEMA}`);
   await migrateKeyvInbox({ exec: (sql) => exec(db, sql), all: (sql, params) => all(db, sql, params) });
   return db;
-}
-
-function exec(db: sqlite3.Database, sql: string): Promise<void> {
-  return new Promise((resolve, reject) => db.exec(sql, (error) => (error ? reject(error) : resolve())));
-}
-
-function run(db: sqlite3.Database, sql: string, params: readonly unknown[]): Promise<void> {
-  return new Promise((resolve, reject) => db.run(sql, params, (error: Error | null) => (error ? reject(error) : resolve())));
-}
-
-function all<Row>(db: sqlite3.Database, sql: string, params: readonly unknown[]): Promise<Row[]> {
-  return new Promise((resolve, reject) =>
-    db.all(sql, params, (error: Error | null, rows: Row[]) => (error ? reject(error) : resolve(rows))),
-  );
 }
