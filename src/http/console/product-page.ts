@@ -6,7 +6,7 @@ import { escapeHtml as h } from '../routes/status-sections.js';
 import { feedTitle, measureUnitText } from './feed-names.js';
 import { formatDateTime, formatMoney, formatNumber, textsFor } from './i18n.js';
 import { type ConsoleContext, sendPage } from './layout.js';
-import { availabilityWords, DOCUMENTED_CODES, PRODUCT_TEXTS, type ProductTexts } from './product-texts.js';
+import { availabilityWords, PRODUCT_TEXTS, type ProductTexts } from './product-texts.js';
 
 /**
  * The console's page of one product (docs/console.md#product-detail): no script, every value escaped,
@@ -142,7 +142,8 @@ function feedItem({ context, t, view }: PageParts, verdict: FeedVerdict): string
   const name = `<a href="${h(context.href(verdict.path))}">${h(feedTitle(context.lang, verdict.file, verdict.title))}</a> <span class="muted">(${h(verdict.file)}, ${h(t.view)} ${h(verdict.view)})</span>`;
   if (!verdict.included) {
     const code = verdict.reason.code;
-    const link = DOCUMENTED_CODES.has(code) ? ` <a class="code" href="/docs/report-codes#${h(code)}">${h(code)}</a>` : '';
+    // Every reason code has an entry there (test/unit/docs/report-codes.test.ts checks it).
+    const link = ` <a class="code" href="/docs/report-codes#${h(code)}">${h(code)}</a>`;
     return `<li id="${h(id)}" class="left-out"><span class="bad" aria-label="${h(t.leftOut)}">✗</span> ${name}<br><span class="reason">${h(reasonText(t, verdict.reason, view))}</span>${link}</li>`;
   }
   const records =

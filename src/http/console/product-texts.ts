@@ -180,17 +180,6 @@ export const PRODUCT_TEXTS: { readonly en: typeof en; readonly cs: typeof en } =
 
 export type ProductTexts = typeof en;
 
-/** Codes with an entry in docs/report-codes.md. */
-export const DOCUMENTED_CODES: ReadonlySet<LeftOutCode> = new Set([
-  'not-offered',
-  'excluded',
-  'filtered',
-  'out-of-stock',
-  'missing',
-  'too-long',
-  'no-match',
-]);
-
 export function availabilityWords(texts: ProductTexts, availability: string): string {
   return availability === 'out_of_stock' ? texts.outOfStock : texts.inStock;
 }
