@@ -33,6 +33,8 @@ export interface PushDeriverDeps {
   readonly fence?: () => string | undefined;
   readonly logger: CatalogLogger;
   readonly chunkSize?: number;
+  /** Told after changes were enqueued (the workers' `wake`), so delivery does not wait for the next poll. */
+  readonly onEnqueued?: () => void;
 }
 
 export interface PushDeriver {
@@ -98,10 +100,10 @@ async function runOnce(deps: PushDeriverDeps): Promise<void> {
       { cursor, version: snapshot.version, targets: updates.length },
       'push: cursor unknown, reconciling every target',
     );
-    await enqueueChunks(deps, cursor, snapshot.version, updates);
+    if (await enqueueChunks(deps, cursor, snapshot.version, updates)) deps.onEnqueued?.();
     return;
   }
-  await enqueueChunks(deps, cursor, snapshot.version, derived.updates);
+  if ((await enqueueChunks(deps, cursor, snapshot.version, derived.updates)) && derived.updates.length > 0) deps.onEnqueued?.();
 }
 
 export function createPushDeriver(deps: PushDeriverDeps): PushDeriver {

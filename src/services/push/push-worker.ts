@@ -54,6 +54,8 @@ export interface PushWorker {
   /** One round: how long to wait before the next (0: go on at once). The loop is `start`; tests call this. */
   step(): Promise<number>;
   start(): void;
+  /** Ends a wait early: the deriver enqueued something (the outbox is otherwise polled every `idleMs`). */
+  wake(): void;
   /** Ends the loop after the request in flight is answered (its outcomes are recorded). */
   stop(): Promise<void>;
   status(): Promise<PushWorkerStatus>;
@@ -133,6 +135,9 @@ async function record<Payload>(
 export function createPushWorker<Payload>(deps: PushWorkerDeps<Payload>): PushWorker {
   const counters = newCounters();
   const abort = new AbortController();
+  // One controller per wait, so `wake` ends a wait without ending the loop.
+  let nap = new AbortController();
+  abort.signal.addEventListener('abort', () => nap.abort(), { once: true });
   let loop: Promise<void> | undefined;
 
   async function send(rows: readonly ClaimedRow[]): Promise<void> {
@@ -177,7 +182,8 @@ export function createPushWorker<Payload>(deps: PushWorkerDeps<Payload>): PushWo
         deps.logger.error({ err: error, channel: deps.channel }, 'push: delivery round failed');
         wait = deps.idleMs;
       }
-      if (wait > 0 && !abort.signal.aborted) await deps.sleep(wait, abort.signal);
+      if (wait > 0 && !abort.signal.aborted && !nap.signal.aborted) await deps.sleep(wait, nap.signal);
+      if (!abort.signal.aborted) nap = new AbortController();
     }
   }
 
@@ -185,6 +191,9 @@ export function createPushWorker<Payload>(deps: PushWorkerDeps<Payload>): PushWo
     step,
     start() {
       loop ??= run();
+    },
+    wake() {
+      nap.abort();
     },
     async stop() {
       abort.abort();

@@ -11,7 +11,15 @@ const CONFIG: PushTargetsConfig = { google: { localUnits: ['A'] }, shoptet: { un
 const silent = { info() {}, warn() {}, error() {} };
 
 /** A served catalog that publishes by hand, recording each transition in a real change log first (as the app does). */
-function harness(options: { leader?: () => boolean; outbox?: PushOutbox; chunkSize?: number } = {}) {
+function harness(
+  options: {
+    leader?: () => boolean;
+    outbox?: PushOutbox;
+    chunkSize?: number;
+    onEnqueued?: () => void;
+    recordLast?: boolean;
+  } = {},
+) {
   const changeLog = createChangeLog({ maxTransitions: 100 });
   const listeners: ((snapshot: CatalogSnapshot) => void)[] = [];
   let current: CatalogSnapshot | undefined;
@@ -34,12 +42,20 @@ function harness(options: { leader?: () => boolean; outbox?: PushOutbox; chunkSi
     now: () => 5_000,
     logger: silent,
     ...(options.chunkSize === undefined ? {} : { chunkSize: options.chunkSize }),
+    ...(options.onEnqueued === undefined ? {} : { onEnqueued: options.onEnqueued }),
   });
+  // As in the app, the change log may be recorded by a listener registered after the deriver's (feed-prewarm.ts).
+  let previous: CatalogSnapshot | undefined;
+  const recordLater = (next: CatalogSnapshot): void => {
+    changeLog.record(previous, next);
+    previous = next;
+  };
   const publish = (version: string, items: readonly ItemSpec[]): void => {
     const next = snapshot(version, items);
-    changeLog.record(current, next);
+    if (!options.recordLast) changeLog.record(current, next);
     current = next;
     for (const listener of listeners) listener(next);
+    if (options.recordLast) recordLater(next);
   };
   return { deriver, publish, outbox, calls, serve: (s: CatalogSnapshot) => (current = s) };
 }
@@ -155,5 +171,19 @@ describe('push deriver', () => {
     await h.deriver.catchUp();
     expect(await h.outbox.cursor()).toBe('v2');
     for (const channel of ['google', 'shoptet', 'meta'] as const) expect((await h.outbox.stats(channel)).pending).toBe(0);
+  });
+
+  it('sees a transition recorded by a listener that runs after its own, and wakes the workers', async () => {
+    let wakes = 0;
+    const h = harness({ recordLast: true, onEnqueued: () => (wakes += 1) });
+    h.deriver.start();
+    h.publish('v1', [{ id: '1', price: 10 }]);
+    await h.deriver.catchUp();
+    await drain(h.outbox);
+    h.publish('v2', [{ id: '1', price: 11 }]);
+    await h.deriver.catchUp();
+    expect(await h.outbox.cursor()).toBe('v2');
+    expect((await rows(h.outbox, 'meta')).map((row) => [row.target, row.mask])).toEqual([['m:1', PUSH_MASK.PRICE]]);
+    expect(wakes).toBe(2);
   });
 });

@@ -248,4 +248,23 @@ describe('push worker', () => {
     expect(lines[0]?.meta).toHaveProperty('sample', [expect.anything(), expect.anything(), expect.anything()]);
     expect((await s.outbox.stats('meta')).pending).toBe(0);
   });
+
+  it('wake ends an idle wait at once, so an enqueued change does not wait for the next poll', async () => {
+    const s = setup();
+    let naps = 0;
+    const worker = createPushWorker({
+      ...s.deps,
+      sleep: (_ms, signal) => {
+        naps += 1;
+        return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+      },
+    });
+    worker.start();
+    while (naps === 0) await Promise.resolve();
+    await s.enqueue('m:1', PUSH_MASK.PRICE);
+    worker.wake();
+    while (naps < 2) await Promise.resolve();
+    expect(s.fake.sent().map((sent) => sent.target)).toEqual(['m:1']);
+    await worker.stop();
+  });
 });
