@@ -59,15 +59,15 @@ async function derive(deps: PushDeriverDeps, cursor: string | undefined, snapsho
 
 /**
  * Enqueues `updates` in chunks; only the last carries the new cursor, so a crash in between leaves the old
- * cursor and the next run derives the same changes again (merging them twice is harmless). Returns false
- * when the outbox refused (another deriver moved the cursor, or this one lost the lease).
+ * cursor and the next run derives the same changes again (merging them twice is harmless). Answers why the
+ * outbox refused (another deriver moved the cursor, or this one lost the lease), or `ok`.
  */
 async function enqueueChunks(
   deps: PushDeriverDeps,
   cursor: string | undefined,
   newCursor: string,
   updates: readonly PendingUpdate[],
-): Promise<boolean> {
+): Promise<Outcome> {
   const size = deps.chunkSize ?? PUSH_ENQUEUE_CHUNK;
   let expected = cursor;
   for (let start = 0; ; start += size) {
@@ -80,19 +80,22 @@ async function enqueueChunks(
       deps.fence?.(),
     );
     if (!result.ok) {
-      deps.logger.warn({ reason: result.reason }, 'push: the outbox refused an enqueue; the next change derives again');
-      return false;
+      deps.logger.warn({ reason: result.reason }, 'push: the outbox refused an enqueue');
+      return result.reason;
     }
-    if (last) return true;
+    if (last) return 'ok';
     expected = keep;
   }
 }
 
-async function runOnce(deps: PushDeriverDeps): Promise<void> {
+type Outcome = 'ok' | 'stale-cursor' | 'fenced';
+
+/** One derivation; answers `stale-cursor` when it should run again from the cursor another writer stored. */
+async function runOnce(deps: PushDeriverDeps): Promise<Outcome> {
   const snapshot = deps.catalog.current();
-  if (snapshot === undefined || !deps.isLeader()) return;
+  if (snapshot === undefined || !deps.isLeader()) return 'ok';
   const cursor = await deps.outbox.cursor();
-  if (cursor === snapshot.version) return;
+  if (cursor === snapshot.version) return 'ok';
   const derived = await derive(deps, cursor, snapshot);
   if (derived.kind === 'reconcile') {
     const updates = fullReconciliation(deps.config, snapshot, deps.now());
@@ -100,21 +103,32 @@ async function runOnce(deps: PushDeriverDeps): Promise<void> {
       { cursor, version: snapshot.version, targets: updates.length },
       'push: cursor unknown, reconciling every target',
     );
-    if (await enqueueChunks(deps, cursor, snapshot.version, updates)) deps.onEnqueued?.();
-    return;
+    const outcome = await enqueueChunks(deps, cursor, snapshot.version, updates);
+    if (outcome === 'ok') deps.onEnqueued?.();
+    return outcome;
   }
-  if ((await enqueueChunks(deps, cursor, snapshot.version, derived.updates)) && derived.updates.length > 0) deps.onEnqueued?.();
+  const outcome = await enqueueChunks(deps, cursor, snapshot.version, derived.updates);
+  if (outcome === 'ok' && derived.updates.length > 0) deps.onEnqueued?.();
+  return outcome;
 }
+
+/** Re-runs after a stale cursor per call: another writer moving it again and again is not chased forever. */
+const MAX_STALE_RERUNS = 3;
 
 export function createPushDeriver(deps: PushDeriverDeps): PushDeriver {
   let running: Promise<void> | undefined;
   let again = false;
 
   const loop = async (): Promise<void> => {
+    let stale = 0;
     do {
       again = false;
       try {
-        await runOnce(deps);
+        // The changes are still unenqueued: derive again from the cursor now stored, without waiting for a change.
+        if ((await runOnce(deps)) === 'stale-cursor' && stale < MAX_STALE_RERUNS) {
+          stale += 1;
+          again = true;
+        }
       } catch (error) {
         // The cursor did not move: the next change (or catch-up) derives the same changes again.
         deps.logger.error({ err: error }, 'push: deriving changes failed');

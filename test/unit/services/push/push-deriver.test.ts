@@ -186,4 +186,27 @@ describe('push deriver', () => {
     expect((await rows(h.outbox, 'meta')).map((row) => [row.target, row.mask])).toEqual([['m:1', PUSH_MASK.PRICE]]);
     expect(wakes).toBe(2);
   });
+
+  it('derives again from the stored cursor when another writer moved it meanwhile', async () => {
+    const outbox = createMemoryPushOutbox();
+    let raced = false;
+    const racing: PushOutbox = {
+      ...outbox,
+      cursor: () => outbox.cursor(),
+      async enqueue(expected, next, updates, fence) {
+        if (!raced) {
+          raced = true;
+          // Another deriver stores v0 just before this one writes: this write is refused as stale.
+          await outbox.enqueue(expected, 'v0', []);
+        }
+        return outbox.enqueue(expected, next, updates, fence);
+      },
+    };
+    const h = harness({ outbox: racing });
+    h.publish('v0', [{ id: '1', price: 10 }]);
+    h.publish('v1', [{ id: '1', price: 11 }]);
+    await h.deriver.catchUp();
+    expect(await outbox.cursor()).toBe('v1');
+    expect((await rows(outbox, 'meta')).map((row) => [row.target, row.mask])).toEqual([['m:1', PUSH_MASK.PRICE]]);
+  });
 });
