@@ -39,7 +39,8 @@ const FIELD_BITS: Partial<Record<ChangedField, number>> = {
 /** The relevance filter: the field bits each kind of target listens to (`details`, `standardPrice` never). */
 const RELEVANT = {
   product: PUSH_MASK.PRICE | PUSH_MASK.SALE | PUSH_MASK.AVAIL,
-  local: PUSH_MASK.STOCK | PUSH_MASK.AVAIL | PUSH_MASK.PRICE,
+  // The decision lists the unit's price; its sale price too, since the local inventory payload carries it.
+  local: PUSH_MASK.STOCK | PUSH_MASK.AVAIL | PUSH_MASK.PRICE | PUSH_MASK.SALE,
   shoptet: PUSH_MASK.STOCK,
 } as const;
 

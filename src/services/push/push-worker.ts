@@ -47,6 +47,8 @@ export interface PushWorkerCounters {
 export interface PushWorkerStatus extends PushWorkerCounters {
   readonly channel: PushChannel;
   readonly pending: number;
+  /** Age of the oldest pending row at `now`; absent when none is pending. */
+  readonly oldestPendingAgeS?: number;
   readonly paused: boolean;
 }
 
@@ -206,6 +208,9 @@ export function createPushWorker<Payload>(deps: PushWorkerDeps<Payload>): PushWo
         ...counters,
         channel: deps.channel,
         pending: stats.pending,
+        ...(stats.oldestSinceMs === undefined
+          ? {}
+          : { oldestPendingAgeS: Math.max(0, (deps.now() - stats.oldestSinceMs) / 1000) }),
         paused,
         requests: { ...counters.requests },
         items: { ...counters.items },

@@ -52,6 +52,12 @@ describe('deriveUpdates', () => {
     ]);
   });
 
+  it('a sale price change reaches the local inventory (its payload carries salePrice), never Shoptet', () => {
+    expect(derive({ A: [{ id: '1', change: 'changed', fields: ['salePrice'] }] })).toEqual([
+      { channel: 'google', target: 'l:1:A', mask: PUSH_MASK.SALE, atMs: AT },
+    ]);
+  });
+
   it('enqueues nothing for details or standardPrice', () => {
     expect(derive({ all: [{ id: '1', change: 'changed', fields: ['details', 'standardPrice'] }] })).toEqual([]);
   });
@@ -92,7 +98,7 @@ describe('deriveUpdates', () => {
     fc.assert(
       fc.property(fc.uniqueArray(field, { minLength: 1 }), fc.boolean(), (fields, known) => {
         const change: ItemChange = { id: '1', change: 'changed', fields };
-        const relevant = PUSH_MASK.STOCK | PUSH_MASK.AVAIL | PUSH_MASK.PRICE;
+        const relevant = PUSH_MASK.STOCK | PUSH_MASK.AVAIL | PUSH_MASK.PRICE | PUSH_MASK.SALE;
         const mask = changeMask(change, relevant, known);
         expect(mask & ~relevant).toBe(0);
         if (!known) expect(mask & (PUSH_MASK.STOCK | PUSH_MASK.AVAIL)).toBe(0);

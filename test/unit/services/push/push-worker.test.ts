@@ -128,6 +128,7 @@ describe('push worker', () => {
     expect(fake.batches).toHaveLength(1);
     s.clock.now = 29_999;
     expect(await s.worker.step()).toBe(1);
+    expect((await s.worker.status()).oldestPendingAgeS).toBeCloseTo(29.999);
     expect(fake.batches).toHaveLength(1);
     const status = await s.worker.status();
     expect(status).toMatchObject({ pending: 1, lastError: 'HTTP 429', lastErrorAt: 0, requests: { failed: 1 } });
