@@ -1,0 +1,109 @@
+import { ALL_UNITS, type CatalogSnapshot, type Product } from '../catalog/catalog.js';
+import { type FeedItemOptions, productCode, toFeedItem } from '../feeds/to-feed-item.js';
+import type { PayloadResult, PushAction } from './channel-client.js';
+import { actionOf } from './derive-updates.js';
+import { PUSH_MASK } from './outbox.js';
+import {
+  buildGoogleLocalInventory,
+  buildGoogleProductRequest,
+  type GoogleLocalInventory,
+  type GooglePayloadOptions,
+  type GoogleProductRequest,
+} from './payloads/google.js';
+import { buildMetaRequest, type MetaBatchRequest, type MetaPayloadOptions } from './payloads/meta.js';
+import { buildShoptetStockItem, type ShoptetStockField, type ShoptetStockItem } from './payloads/shoptet.js';
+
+/**
+ * A claimed row's payload from the version served at send time (docs/decisions/0013-channel-push.md, section
+ * 1, "Same item, same values as the feed"): the target's product through `toFeedItem`, then the channel's
+ * builder in `payloads/`. Pure; the worker passes one of these as its `buildPayload`.
+ */
+
+/** The part of a claimed row a builder reads. */
+export interface TargetRow {
+  readonly target: string;
+  readonly mask: number;
+}
+
+export type PayloadBuilder<Payload> = (row: TargetRow, snapshot: CatalogSnapshot | undefined) => PayloadResult<Payload>;
+
+/** A Google call: a product input, or one unit's local inventory of product `offerId`. */
+export type GooglePayload =
+  | { readonly kind: 'product'; readonly request: GoogleProductRequest }
+  | { readonly kind: 'local'; readonly offerId: string; readonly inventory: GoogleLocalInventory };
+
+interface Index {
+  readonly byId: ReadonlyMap<string, Product>;
+  readonly byCode: ReadonlyMap<string, Product>;
+}
+
+// Built once per served version: a batch of 3,000 targets must not scan 100,000 products each.
+const indexes = new WeakMap<CatalogSnapshot, Index>();
+
+function indexOf(snapshot: CatalogSnapshot): Index {
+  let index = indexes.get(snapshot);
+  if (index === undefined) {
+    index = {
+      byId: new Map(snapshot.products.map((product) => [product.id, product])),
+      byCode: new Map(snapshot.products.map((product) => [productCode(product), product])),
+    };
+    indexes.set(snapshot, index);
+  }
+  return index;
+}
+
+/** Google `l:{id}:{unit}`: the id may hold `:`, the unit code is after the last one. */
+export function splitLocalTarget(target: string): { readonly id: string; readonly unit: string } {
+  const body = target.slice(2);
+  const at = body.lastIndexOf(':');
+  return { id: body.slice(0, at), unit: body.slice(at + 1) };
+}
+
+export function googlePayloads(options: GooglePayloadOptions, feed: FeedItemOptions): PayloadBuilder<GooglePayload> {
+  return (row, snapshot) => {
+    if (row.target.startsWith('l:')) {
+      const { id, unit } = splitLocalTarget(row.target);
+      const product = snapshot === undefined ? undefined : indexOf(snapshot).byId.get(id);
+      const offer = product === undefined ? undefined : toFeedItem(product, unit, feed)?.offers[0];
+      // A removed product's local inventories go with the product's delete.
+      if (offer === undefined) return { kind: 'skip', reason: 'no offer of the unit in the served version' };
+      return {
+        kind: 'send',
+        payload: { kind: 'local', offerId: id, inventory: buildGoogleLocalInventory(offer, options.currency) },
+      };
+    }
+    const id = row.target.slice(2);
+    const product = snapshot === undefined ? undefined : indexOf(snapshot).byId.get(id);
+    const item = product === undefined ? undefined : toFeedItem(product, ALL_UNITS, feed);
+    const result = buildGoogleProductRequest(id, item, actionOf(row.mask, item !== undefined), options);
+    return result.kind === 'send' ? { kind: 'send', payload: { kind: 'product', request: result.payload } } : result;
+  };
+}
+
+/** Meta's reconciliation re-sends price, sale price and availability (an UPDATE), not a CREATE (section 5). */
+function metaAction(mask: number, present: boolean): PushAction {
+  if (present && (mask & PUSH_MASK.FULL) !== 0 && (mask & PUSH_MASK.ADDED) === 0) {
+    return { kind: 'update', fields: ['price', 'salePrice', 'availability'] };
+  }
+  return actionOf(mask, present);
+}
+
+export function metaPayloads(options: MetaPayloadOptions, feed: FeedItemOptions): PayloadBuilder<MetaBatchRequest> {
+  return (row, snapshot) => {
+    const id = row.target.slice(2);
+    const product = snapshot === undefined ? undefined : indexOf(snapshot).byId.get(id);
+    const item = product === undefined ? undefined : toFeedItem(product, ALL_UNITS, feed);
+    return buildMetaRequest(id, item, metaAction(row.mask, item !== undefined), options);
+  };
+}
+
+/** Shoptet `s:{code}` from SHOPTET_STOCK_UNIT's view: every change is an absolute stock (or nothing). */
+export function shoptetPayloads(unit: string, field: ShoptetStockField, feed: FeedItemOptions): PayloadBuilder<ShoptetStockItem> {
+  return (row, snapshot) => {
+    const code = row.target.slice(2);
+    const product = snapshot === undefined ? undefined : indexOf(snapshot).byCode.get(code);
+    const item = product === undefined ? undefined : toFeedItem(product, unit, feed);
+    const action: PushAction = item === undefined ? { kind: 'remove' } : { kind: 'update', fields: ['stock'] };
+    return buildShoptetStockItem(code, item, action, field);
+  };
+}

@@ -1,0 +1,220 @@
+import type { CatalogSnapshot } from '../../core/catalog/catalog.js';
+import type { ChannelClient, PayloadResult, PushBatchItem, PushTargetOutcome } from '../../core/push/channel-client.js';
+import type { ClaimedRow, PushChannel, PushOutbox } from '../../core/push/outbox.js';
+import type { Pacer } from '../../core/push/pacer.js';
+import { pushRetryDelayMs } from '../../core/push/push-backoff.js';
+import type { CatalogLogger } from '../catalog/catalog-types.js';
+
+/**
+ * The delivery loop of one channel (docs/decisions/0013-channel-push.md, section 4), leader only: wait for due
+ * rows and the pacer, claim up to a batch with a lease, build payloads from the version served now, send,
+ * then ack / retry / reject each target. Time comes only through `now` and `sleep`, so tests drive it.
+ */
+
+/** The channel's error message as kept in state: cut to 300 characters (decision 0013, "Credentials"). */
+export const PUSH_ERROR_MAX = 300;
+
+export interface PushWorkerDeps<Payload> {
+  readonly channel: PushChannel;
+  readonly outbox: PushOutbox;
+  readonly client: ChannelClient<Payload>;
+  /** The payload of one claimed row from the served version (`undefined` before the first version). */
+  readonly buildPayload: (row: ClaimedRow, snapshot: CatalogSnapshot | undefined) => PayloadResult<Payload>;
+  readonly current: () => CatalogSnapshot | undefined;
+  readonly pacer: Pacer;
+  readonly batchSize: number;
+  /** A claim's lease: longer than a request may take (PUSH_TIMEOUT_MS plus margin). */
+  readonly leaseMs: number;
+  readonly maxBackoffMs: number;
+  /** How long to wait when nothing is due, paused, or not the leader: the outbox is polled. */
+  readonly idleMs: number;
+  readonly now: () => number;
+  readonly random: () => number;
+  /** Resolves after `ms` or as soon as `signal` aborts. */
+  readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  readonly isLeader?: () => boolean;
+  readonly logger: CatalogLogger;
+}
+
+export interface PushWorkerCounters {
+  readonly requests: { ok: number; failed: number };
+  readonly items: { ok: number; retry: number; rejected: number; skipped: number };
+  lastSuccessAt?: number;
+  lastErrorAt?: number;
+  lastError?: string;
+}
+
+export interface PushWorkerStatus extends PushWorkerCounters {
+  readonly channel: PushChannel;
+  readonly pending: number;
+  /** Age of the oldest pending row at `now`; absent when none is pending. */
+  readonly oldestPendingAgeS?: number;
+  readonly paused: boolean;
+}
+
+export interface PushWorker {
+  /** One round: how long to wait before the next (0: go on at once). The loop is `start`; tests call this. */
+  step(): Promise<number>;
+  start(): void;
+  /** Ends a wait early: the deriver enqueued something (the outbox is otherwise polled every `idleMs`). */
+  wake(): void;
+  /** Ends the loop after the request in flight is answered (its outcomes are recorded). */
+  stop(): Promise<void>;
+  status(): Promise<PushWorkerStatus>;
+}
+
+function newCounters(): PushWorkerCounters {
+  return { requests: { ok: 0, failed: 0 }, items: { ok: 0, retry: 0, rejected: 0, skipped: 0 } };
+}
+
+const cut = (message: string): string => message.slice(0, PUSH_ERROR_MAX);
+
+/** Claimed rows to batch items; rows that send nothing (skipped) are acked at once. */
+async function prepare<Payload>(deps: PushWorkerDeps<Payload>, rows: readonly ClaimedRow[], counters: PushWorkerCounters) {
+  const snapshot = deps.current();
+  const batch: PushBatchItem<Payload>[] = [];
+  for (const row of rows) {
+    const result = deps.buildPayload(row, snapshot);
+    if (result.kind === 'send') {
+      batch.push({ target: row.target, gen: row.gen, payload: result.payload });
+      continue;
+    }
+    counters.items.skipped += 1;
+    await deps.outbox.ack(deps.channel, row.target, row.gen);
+  }
+  return batch;
+}
+
+async function settle<Payload>(
+  deps: PushWorkerDeps<Payload>,
+  rows: ReadonlyMap<string, ClaimedRow>,
+  outcomes: readonly PushTargetOutcome[],
+  counters: PushWorkerCounters,
+  now: number,
+): Promise<void> {
+  let error: string | undefined;
+  for (const { target, gen, outcome } of outcomes) {
+    if (outcome.kind === 'ok') {
+      counters.items.ok += 1;
+      await deps.outbox.ack(deps.channel, target, gen);
+    } else if (outcome.kind === 'rejected') {
+      counters.items.rejected += 1;
+      error = cut(outcome.message);
+      await deps.outbox.reject(deps.channel, target, gen, error);
+    } else {
+      counters.items.retry += 1;
+      error = cut(outcome.message ?? 'retry');
+      const attempts = (rows.get(target)?.attempts ?? 0) + 1;
+      const delay = pushRetryDelayMs(attempts, deps.random, deps.maxBackoffMs, outcome.afterMs);
+      // The channel's Retry-After holds for the whole channel, not only for this target.
+      if (outcome.afterMs !== undefined) deps.pacer.closeUntil(now + outcome.afterMs);
+      await deps.outbox.retry(deps.channel, target, gen, now + delay, error);
+    }
+  }
+  await record(deps, counters, error, now);
+}
+
+async function record<Payload>(
+  deps: PushWorkerDeps<Payload>,
+  counters: PushWorkerCounters,
+  error: string | undefined,
+  now: number,
+) {
+  const at = new Date(now).toISOString();
+  const state = await deps.outbox.state(deps.channel);
+  if (error === undefined) {
+    counters.requests.ok += 1;
+    counters.lastSuccessAt = now;
+    await deps.outbox.setState(deps.channel, { ...state, lastSuccessAt: at });
+    return;
+  }
+  counters.requests.failed += 1;
+  counters.lastErrorAt = now;
+  counters.lastError = error;
+  await deps.outbox.setState(deps.channel, { ...state, lastErrorAt: at, lastError: error });
+}
+
+export function createPushWorker<Payload>(deps: PushWorkerDeps<Payload>): PushWorker {
+  const counters = newCounters();
+  const abort = new AbortController();
+  // One controller per wait, so `wake` ends a wait without ending the loop.
+  let nap = new AbortController();
+  abort.signal.addEventListener('abort', () => nap.abort(), { once: true });
+  let loop: Promise<void> | undefined;
+
+  async function send(rows: readonly ClaimedRow[]): Promise<void> {
+    const batch = await prepare(deps, rows, counters);
+    if (batch.length === 0) return;
+    let outcomes: readonly PushTargetOutcome[];
+    try {
+      outcomes = await deps.client.send(batch);
+    } catch (error) {
+      // A client must not throw for a channel's answer; a bug still must not lose the rows: retry them.
+      const message = error instanceof Error ? error.message : String(error);
+      outcomes = batch.map(({ target, gen }) => ({ target, gen, outcome: { kind: 'retry', message } }));
+    }
+    // Retry-After counts from the answer, not from the claim.
+    await settle(deps, new Map(rows.map((row) => [row.target, row])), outcomes, counters, deps.now());
+  }
+
+  async function step(): Promise<number> {
+    if (deps.isLeader?.() === false || (await deps.outbox.paused(deps.channel))) return deps.idleMs;
+    const now = deps.now();
+    const at = deps.pacer.nextAvailableAt(now);
+    if (at === undefined) return deps.idleMs;
+    if (at > now) return at - now;
+    const rows = await deps.outbox.claim(deps.channel, now, deps.batchSize, deps.leaseMs);
+    if (rows.length === 0) return deps.idleMs;
+    if (!deps.pacer.tryTake(now)) return 0;
+    try {
+      await send(rows);
+    } finally {
+      deps.pacer.release();
+    }
+    return 0;
+  }
+
+  async function run(): Promise<void> {
+    while (!abort.signal.aborted) {
+      let wait: number;
+      try {
+        wait = await step();
+      } catch (error) {
+        // The outbox failed (store down): rows stay leased and come due again; try again later.
+        deps.logger.error({ err: error, channel: deps.channel }, 'push: delivery round failed');
+        wait = deps.idleMs;
+      }
+      if (wait > 0 && !abort.signal.aborted && !nap.signal.aborted) await deps.sleep(wait, nap.signal);
+      if (!abort.signal.aborted) nap = new AbortController();
+    }
+  }
+
+  return {
+    step,
+    start() {
+      loop ??= run();
+    },
+    wake() {
+      nap.abort();
+    },
+    async stop() {
+      abort.abort();
+      await loop;
+    },
+    async status() {
+      const stats = await deps.outbox.stats(deps.channel);
+      const paused = await deps.outbox.paused(deps.channel);
+      return {
+        ...counters,
+        channel: deps.channel,
+        pending: stats.pending,
+        ...(stats.oldestSinceMs === undefined
+          ? {}
+          : { oldestPendingAgeS: Math.max(0, (deps.now() - stats.oldestSinceMs) / 1000) }),
+        paused,
+        requests: { ...counters.requests },
+        items: { ...counters.items },
+      };
+    },
+  };
+}

@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import type { FeedItemOptions } from '../../../../src/core/feeds/to-feed-item.js';
+import { PUSH_MASK } from '../../../../src/core/push/outbox.js';
+import { googlePayloads, metaPayloads, shoptetPayloads, splitLocalTarget } from '../../../../src/core/push/target-payloads.js';
+import { snapshot } from '../../services/push/push-fixtures.js';
+
+const FEED: FeedItemOptions = {
+  productUrl: 'https://shop.example/p/{id}',
+  imageUrl: 'https://shop.example/i/{id}.jpg',
+  storeCodes: { A: 'store-a' },
+  unitNames: new Map([['A', 'Unit A']]),
+};
+const GOOGLE = { account: '123', contentLanguage: 'cs', feedLabel: 'CZ', currency: 'CZK', brand: 'Acme' };
+const served = snapshot('v1', [
+  { id: '1', price: 15.99, stock: { A: 2.7 }, plu: 77 },
+  { id: '2', price: 5, stock: { A: undefined } },
+]);
+
+describe('target payloads (served version through toFeedItem)', () => {
+  const google = googlePayloads(GOOGLE, FEED);
+
+  it('Google product: a price change is a patch of price only, in exact micros', () => {
+    const result = google({ target: 'p:1', mask: PUSH_MASK.PRICE }, served);
+    expect(result).toMatchObject({
+      kind: 'send',
+      payload: {
+        kind: 'product',
+        request: {
+          method: 'patch',
+          updateMask: 'productAttributes.price',
+          body: { offerId: '1', productAttributes: { price: { amountMicros: '15990000', currencyCode: 'CZK' } } },
+        },
+      },
+    });
+  });
+
+  it('Google product: added → insert, gone from the served version → delete', () => {
+    expect(google({ target: 'p:1', mask: PUSH_MASK.ADDED }, served)).toMatchObject({
+      kind: 'send',
+      payload: { request: { method: 'insert', body: { offerId: '1' } } },
+    });
+    expect(google({ target: 'p:9', mask: PUSH_MASK.REMOVED }, served)).toEqual({
+      kind: 'send',
+      payload: {
+        kind: 'product',
+        request: { method: 'delete', name: `accounts/123/productInputs/${Buffer.from('cs~CZ~9').toString('base64url')}` },
+      },
+    });
+  });
+
+  it('Google local inventory: the store code, whole pieces, no quantity when the stock is unknown', () => {
+    expect(google({ target: 'l:1:A', mask: PUSH_MASK.STOCK }, served)).toMatchObject({
+      kind: 'send',
+      payload: { kind: 'local', offerId: '1', inventory: { storeCode: 'store-a', localInventoryAttributes: { quantity: '2' } } },
+    });
+    const unknown = google({ target: 'l:2:A', mask: PUSH_MASK.PRICE }, served);
+    expect(unknown.kind).toBe('send');
+    if (unknown.kind === 'send' && unknown.payload.kind === 'local') {
+      expect(unknown.payload.inventory.localInventoryAttributes.quantity).toBeUndefined();
+    }
+    expect(google({ target: 'l:9:A', mask: PUSH_MASK.REMOVED }, served).kind).toBe('skip');
+  });
+
+  it('splits a local target on the last colon (ids may hold one)', () => {
+    expect(splitLocalTarget('l:a:b:A')).toEqual({ id: 'a:b', unit: 'A' });
+  });
+
+  it('Meta: a reconciliation of a present item is an UPDATE of price, sale and availability; a removal a DELETE', () => {
+    const meta = metaPayloads({ currency: 'CZK', brand: 'Acme' }, FEED);
+    expect(meta({ target: 'm:1', mask: PUSH_MASK.FULL }, served)).toEqual({
+      kind: 'send',
+      payload: { method: 'UPDATE', data: { id: '1', price: '15.99 CZK', sale_price: '', availability: 'in stock' } },
+    });
+    expect(meta({ target: 'm:9', mask: PUSH_MASK.FULL }, served)).toEqual({
+      kind: 'send',
+      payload: { method: 'DELETE', data: { id: '9' } },
+    });
+  });
+
+  it('Shoptet: the absolute stock by the product code; unknown stock and removed items send nothing', () => {
+    const shoptet = shoptetPayloads('A', 'realStock', FEED);
+    expect(shoptet({ target: 's:77', mask: PUSH_MASK.STOCK }, served)).toEqual({
+      kind: 'send',
+      payload: { productCode: '77', realStock: 2.7 },
+    });
+    expect(shoptet({ target: 's:2', mask: PUSH_MASK.STOCK }, served).kind).toBe('skip');
+    expect(shoptet({ target: 's:404', mask: PUSH_MASK.STOCK }, served).kind).toBe('skip');
+  });
+});
