@@ -1,0 +1,168 @@
+import { Agent, type Dispatcher, request } from 'undici';
+import type { ChannelClient, PushBatchItem, PushTargetOutcome } from '../../core/push/channel-client.js';
+import { buildMetaBatchBody, cutMetaBatches, encodeMetaBatchForm, type MetaBatchRequest } from '../../core/push/payloads/meta.js';
+import { createRedactor } from '../../core/redact-secrets.js';
+import {
+  allOutcome,
+  cleanMessage,
+  DEFAULT_MAX_RETRY_AFTER_MS,
+  networkRetry,
+  type RetryContext,
+  readJson,
+  retryOutcome,
+} from './channel-http.js';
+
+/**
+ * Meta catalog client (docs/decisions/0013-channel-push.md, "Meta `items_batch`"): `POST
+ * {META_GRAPH_API_URL}/{catalog_id}/items_batch` as a form (`item_type`, `allow_upsert=false`, `requests`
+ * JSON), the token in `Authorization: Bearer` and never in the URL. Items refused in `validation_status` are
+ * rejected, the rest acked; the batch status check (handles) is not done here.
+ */
+
+/** Meta documents no `Retry-After` for its rate limit (80014); the decision waits at least 60 s. */
+export const META_RATE_LIMIT_RETRY_MS = 60_000;
+/** Graph API error codes of rate limits (80014: catalog batch; 4, 17, 32, 613: app/user/page limits). */
+const RATE_LIMIT_CODES = new Set([4, 17, 32, 613, 80014]);
+/** Graph API code of an invalid or expired token. */
+const TOKEN_ERROR_CODE = 190;
+
+export interface MetaClientOptions {
+  /** META_GRAPH_API_URL, version included, e.g. `https://graph.facebook.com/v21.0`. */
+  readonly graphUrl: string;
+  readonly catalogId: string;
+  readonly token: string;
+  /** PUSH_TIMEOUT_MS: headers and body of one call each within it. */
+  readonly timeoutMs: number;
+  /** META_BATCH_SIZE (1..5000, default 3000). */
+  readonly batchSize?: number;
+  readonly now?: () => number;
+  readonly maxRetryAfterMs?: number;
+  /** A dispatcher of the caller's (tests); without one the client owns a keep-alive Agent. */
+  readonly dispatcher?: Dispatcher;
+}
+
+export interface MetaClient extends ChannelClient<MetaBatchRequest> {
+  close(): Promise<void>;
+}
+
+interface MetaAnswer {
+  readonly handles?: readonly string[];
+  readonly validation_status?: readonly {
+    readonly retailer_id?: string;
+    readonly errors?: readonly { readonly message?: string }[];
+  }[];
+  readonly error?: { readonly message?: string; readonly code?: number };
+}
+
+function asAnswer(json: unknown): MetaAnswer | undefined {
+  return typeof json === 'object' && json !== null && !Array.isArray(json) ? (json as MetaAnswer) : undefined;
+}
+
+/** Outcomes of a 200: refused retailer ids rejected, the rest ok; no handle means nothing was ingested. */
+function acceptedOutcomes(
+  items: readonly PushBatchItem<MetaBatchRequest>[],
+  answer: MetaAnswer,
+  context: RetryContext,
+): PushTargetOutcome[] {
+  if (!Array.isArray(answer.handles) || answer.handles.length === 0) {
+    return allOutcome(items, { kind: 'retry', message: 'items_batch answered no handle: nothing was ingested' });
+  }
+  const refused = new Map<string, string>();
+  for (const status of answer.validation_status ?? []) {
+    const message = status.errors?.map((error) => error.message ?? '').join('; ');
+    if (status.retailer_id !== undefined && message !== undefined && (status.errors?.length ?? 0) > 0) {
+      refused.set(status.retailer_id, message);
+    }
+  }
+  return items.map(({ target, gen, payload }) => {
+    const message = refused.get(payload.data.id);
+    if (message === undefined) return { target, gen, outcome: { kind: 'ok' } };
+    return { target, gen, outcome: { kind: 'rejected', message: cleanMessage(message, context.redact) } };
+  });
+}
+
+function outcomesOf(
+  items: readonly PushBatchItem<MetaBatchRequest>[],
+  response: Dispatcher.ResponseData,
+  answer: MetaAnswer | undefined,
+  context: RetryContext,
+): PushTargetOutcome[] {
+  const status = response.statusCode;
+  if (status >= 200 && status < 300) {
+    if (answer === undefined) return allOutcome(items, { kind: 'retry', message: `HTTP ${status}: unreadable answer` });
+    return acceptedOutcomes(items, answer, context);
+  }
+  const code = answer?.error?.code;
+  const text = `HTTP ${status}${code === undefined ? '' : ` code ${code}`}: ${answer?.error?.message ?? 'no error message'}`;
+  // A refused token keeps the channel pending (decision 0013: PUSH_AUTH_FAILED), it does not drop updates.
+  if (status === 401 || code === TOKEN_ERROR_CODE) {
+    return allOutcome(items, retryOutcome(response.headers, `${text} (check META_ACCESS_TOKEN)`, context));
+  }
+  if (status === 429 || (code !== undefined && RATE_LIMIT_CODES.has(code))) {
+    return allOutcome(items, retryOutcome(response.headers, text, context, META_RATE_LIMIT_RETRY_MS));
+  }
+  if (status >= 500) return allOutcome(items, retryOutcome(response.headers, text, context));
+  return allOutcome(items, { kind: 'rejected', message: cleanMessage(text, context.redact) });
+}
+
+/**
+ * Creates the Meta client.
+ *
+ * @example
+ * const meta = createMetaClient({ graphUrl: 'https://graph.facebook.com/v21.0', catalogId, token, timeoutMs: 30_000 });
+ * const outcomes = await meta.send([{ target: 'm:42', gen: 3, payload: { method: 'DELETE', data: { id: '42' } } }]);
+ */
+export function createMetaClient(options: MetaClientOptions): MetaClient {
+  const base = new URL(options.graphUrl);
+  const path = `${base.pathname.replace(/\/+$/, '')}/${encodeURIComponent(options.catalogId)}/items_batch`;
+  const owned = options.dispatcher === undefined ? new Agent({ keepAliveTimeout: 10_000 }) : undefined;
+  const dispatcher: Dispatcher = options.dispatcher ?? (owned as Agent);
+  const redact = createRedactor([options.token]);
+  const context: RetryContext = {
+    now: options.now ?? Date.now,
+    maxRetryAfterMs: options.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS,
+    redact,
+  };
+
+  async function sendBatch(items: readonly PushBatchItem<MetaBatchRequest>[]): Promise<PushTargetOutcome[]> {
+    const form = encodeMetaBatchForm(buildMetaBatchBody(items.map((item) => item.payload)));
+    try {
+      const response = await request(new URL(path, base.origin), {
+        method: 'POST',
+        dispatcher,
+        headers: {
+          authorization: `Bearer ${options.token}`,
+          'content-type': 'application/x-www-form-urlencoded',
+          accept: 'application/json',
+        },
+        body: form,
+        headersTimeout: options.timeoutMs,
+        bodyTimeout: options.timeoutMs,
+      });
+      return outcomesOf(items, response, asAnswer(await readJson(response.body)), context);
+    } catch (error) {
+      return allOutcome(items, networkRetry(error, redact));
+    }
+  }
+
+  return {
+    channel: 'meta',
+    async send(batch) {
+      const cuts = cutMetaBatches(
+        batch.map((item) => item.payload),
+        options.batchSize,
+      );
+      const outcomes: PushTargetOutcome[] = [];
+      let start = 0;
+      // One call after another: Meta limits calls per minute, and cuts keep the batch's order.
+      for (const cut of cuts) {
+        outcomes.push(...(await sendBatch(batch.slice(start, start + cut.length))));
+        start += cut.length;
+      }
+      return outcomes;
+    },
+    close: async () => {
+      await owned?.close();
+    },
+  };
+}
