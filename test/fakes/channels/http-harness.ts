@@ -72,78 +72,81 @@ export function sendJson(response: ServerResponse, status: number, body: unknown
   response.end(text);
 }
 
-/** Starts a fake server whose `handle` answers every request no fault has taken. */
-export async function startHarness(handle: Handler, defaultFaultBody: (status: number) => unknown): Promise<HarnessServer> {
-  const requests: RecordedRequest[] = [];
-  const forced: ForcedAnswer[] = [];
-  let latencyMs = 0;
-  let gate: Promise<void> | undefined;
-  let open = 0;
-  let maxOpen = 0;
+/** The faults' state, read by the harness before each answer. */
+interface FaultState {
+  readonly forced: ForcedAnswer[];
+  latencyMs: number;
+  gate: Promise<void> | undefined;
+}
 
-  function replyTo(recorded: RecordedRequest, connections: number): Reply {
-    const answer = forced.shift();
-    if (answer === undefined) return handle(recorded, connections);
-    const headers: Record<string, string> = answer.retryAfter === undefined ? {} : { 'retry-after': answer.retryAfter };
-    return { status: answer.status, body: answer.body ?? defaultFaultBody(answer.status), headers };
-  }
-
-  const server: Server = createServer((request, response) => {
-    const connections = open;
-    void (async () => {
-      const body = await readBody(request);
-      const recorded: RecordedRequest = {
-        method: request.method ?? '',
-        url: request.url ?? '',
-        headers: request.headers,
-        body: body ?? '',
-      };
-      requests.push(recorded);
-      if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs));
-      if (gate !== undefined) await gate;
-      const originalWriteHead = response.writeHead.bind(response);
-      // Records the status whichever path answers.
-      response.writeHead = ((status: number, ...rest: never[]) => {
-        recorded.status = status;
-        return originalWriteHead(status, ...rest);
-      }) as typeof response.writeHead;
-      const reply = body === undefined ? { status: 413, body: defaultFaultBody(413) } : replyTo(recorded, connections);
-      sendJson(response, reply.status, reply.body, reply.headers);
-    })().catch(() => response.destroy());
-  });
-  server.on('connection', (socket: Socket) => {
-    open += 1;
-    maxOpen = Math.max(maxOpen, open);
-    socket.on('close', () => {
-      open -= 1;
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-
-  const faults: Faults = {
+function createFaults(state: FaultState): Faults {
+  return {
     failNext: (count, answer) => {
-      for (let i = 0; i < count; i += 1) forced.push(answer);
+      for (let i = 0; i < count; i += 1) state.forced.push(answer);
     },
     setLatency: (ms) => {
-      latencyMs = ms;
+      state.latencyMs = ms;
     },
     hold: () => {
       let release = () => {};
-      gate = new Promise<void>((resolve) => {
+      state.gate = new Promise<void>((resolve) => {
         release = () => {
-          gate = undefined;
+          state.gate = undefined;
           resolve();
         };
       });
       return { release };
     },
   };
+}
+
+/** Starts a fake server whose `handle` answers every request no fault has taken. */
+export async function startHarness(handle: Handler, defaultFaultBody: (status: number) => unknown): Promise<HarnessServer> {
+  const requests: RecordedRequest[] = [];
+  const state: FaultState = { forced: [], latencyMs: 0, gate: undefined };
+  const connections = { open: 0, max: 0 };
+
+  function replyTo(recorded: RecordedRequest, openAtArrival: number): Reply {
+    const answer = state.forced.shift();
+    if (answer === undefined) return handle(recorded, openAtArrival);
+    const headers: Record<string, string> = answer.retryAfter === undefined ? {} : { 'retry-after': answer.retryAfter };
+    return { status: answer.status, body: answer.body ?? defaultFaultBody(answer.status), headers };
+  }
+
+  async function serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const openAtArrival = connections.open;
+    const body = await readBody(request);
+    const recorded: RecordedRequest = {
+      method: request.method ?? '',
+      url: request.url ?? '',
+      headers: request.headers,
+      body: body ?? '',
+    };
+    requests.push(recorded);
+    if (state.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, state.latencyMs));
+    if (state.gate !== undefined) await state.gate;
+    const reply = body === undefined ? { status: 413, body: defaultFaultBody(413) } : replyTo(recorded, openAtArrival);
+    recorded.status = reply.status;
+    sendJson(response, reply.status, reply.body, reply.headers);
+  }
+
+  const server: Server = createServer((request, response) => {
+    serve(request, response).catch(() => response.destroy());
+  });
+  server.on('connection', (socket: Socket) => {
+    connections.open += 1;
+    connections.max = Math.max(connections.max, connections.open);
+    socket.on('close', () => {
+      connections.open -= 1;
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     requests,
-    faults,
-    maxConnections: () => maxOpen,
+    faults: createFaults(state),
+    maxConnections: () => connections.max,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -52,6 +52,35 @@ export function shoptetErrorBody(status: number): unknown {
   return envelope([{ errorCode: codes[status] ?? `http-${status}`, message: `HTTP ${status}`, instance: 'request' }]);
 }
 
+/** Applies the items the shop holds to its copy; the others come back as Shoptet's per-item errors. */
+function applyItems(
+  stock: Map<string, ShoptetStock>,
+  sets: ReadonlySet<string>,
+  items: readonly Record<string, unknown>[],
+): ShoptetErrorItem[] {
+  const errors: ShoptetErrorItem[] = [];
+  for (const item of items) {
+    const code = String(item.productCode);
+    const held = stock.get(code);
+    if (held === undefined) {
+      errors.push({ errorCode: 'unknown-product', message: `Product with code "${code}" not found.`, instance: code });
+    } else if (sets.has(code)) {
+      errors.push({
+        errorCode: 'stock-change-not-allowed',
+        message: 'Stock of a product set cannot be changed.',
+        instance: code,
+      });
+    } else if (typeof item.realStock === 'number') {
+      held.realStock = item.realStock;
+    } else if (typeof item.quantity === 'number') {
+      held.quantity = item.quantity;
+    } else if (typeof item.amountChange === 'number') {
+      held.realStock = (held.realStock ?? 0) + item.amountChange;
+    }
+  }
+  return errors;
+}
+
 const MOVEMENTS_PATH = /^\/api\/stocks\/([^/?]+)\/movements$/;
 
 export async function startShoptetServer(options: ShoptetServerOptions): Promise<ShoptetServer> {
@@ -63,30 +92,6 @@ export async function startShoptetServer(options: ShoptetServerOptions): Promise
 
   function answer(status: number, body: unknown, extra: Record<string, string> = {}): Reply {
     return { status, body, headers: { 'x-ratelimit-bucket-filling': '1/200', ...extra } };
-  }
-
-  function applyItems(items: readonly Record<string, unknown>[]): ShoptetErrorItem[] {
-    const errors: ShoptetErrorItem[] = [];
-    for (const item of items) {
-      const code = String(item.productCode);
-      const held = stock.get(code);
-      if (held === undefined) {
-        errors.push({ errorCode: 'unknown-product', message: `Product with code "${code}" not found.`, instance: code });
-      } else if (sets.has(code)) {
-        errors.push({
-          errorCode: 'stock-change-not-allowed',
-          message: 'Stock of a product set cannot be changed.',
-          instance: code,
-        });
-      } else if (typeof item.realStock === 'number') {
-        held.realStock = item.realStock;
-      } else if (typeof item.quantity === 'number') {
-        held.quantity = item.quantity;
-      } else if (typeof item.amountChange === 'number') {
-        held.realStock = (held.realStock ?? 0) + item.amountChange;
-      }
-    }
-    return errors;
   }
 
   function handle(request: RecordedRequest, connections: number): Reply {
@@ -115,7 +120,7 @@ export async function startShoptetServer(options: ShoptetServerOptions): Promise
     if (!body.success) {
       return answer(400, envelope([{ errorCode: 'invalid-request', message: body.error.message, instance: 'body' }]));
     }
-    const errors = applyItems(body.data.data as readonly Record<string, unknown>[]);
+    const errors = applyItems(stock, sets, body.data.data as readonly Record<string, unknown>[]);
     const allFailed = errors.length > 0 && errors.length === body.data.data.length;
     return answer(allFailed ? 400 : 200, envelope(errors.length === 0 ? null : errors));
   }
