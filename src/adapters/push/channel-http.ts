@@ -43,6 +43,9 @@ export function headerValue(headers: Dispatcher.ResponseData['headers'], name: s
   return Array.isArray(value) ? value[0] : value;
 }
 
+/** A retry outcome, always with its (clean) message. */
+export type RetryOutcome = Extract<PushOutcome, { kind: 'retry' }> & { readonly message: string };
+
 export interface RetryContext {
   readonly now: () => number;
   readonly maxRetryAfterMs: number;
@@ -58,13 +61,13 @@ export function retryOutcome(
   message: string,
   context: RetryContext,
   fallbackMs?: number,
-): PushOutcome {
+): RetryOutcome {
   const afterMs = retryAfterMs(headerValue(headers, 'retry-after'), context.now(), context.maxRetryAfterMs) ?? fallbackMs;
   const text = cleanMessage(message, context.redact);
   return afterMs === undefined ? { kind: 'retry', message: text } : { kind: 'retry', afterMs, message: text };
 }
 
 /** Network errors and timeouts: sent again later (the request is absolute, so a repeat is harmless). */
-export function networkRetry(error: unknown, redact: (text: string) => string): PushOutcome {
+export function networkRetry(error: unknown, redact: (text: string) => string): RetryOutcome {
   return { kind: 'retry', message: cleanMessage(describeNetworkError(error, redact), redact) };
 }

@@ -1,5 +1,5 @@
 import { Agent, type Dispatcher, request } from 'undici';
-import type { ChannelClient, PushBatchItem, PushTargetOutcome } from '../../core/push/channel-client.js';
+import type { ChannelClient, PushBatchItem, PushOutcome, PushTargetOutcome } from '../../core/push/channel-client.js';
 import { buildMetaBatchBody, cutMetaBatches, encodeMetaBatchForm, type MetaBatchRequest } from '../../core/push/payloads/meta.js';
 import { createRedactor } from '../../core/redact-secrets.js';
 import {
@@ -8,6 +8,7 @@ import {
   DEFAULT_MAX_RETRY_AFTER_MS,
   networkRetry,
   type RetryContext,
+  type RetryOutcome,
   readJson,
   retryOutcome,
 } from './channel-http.js';
@@ -16,7 +17,8 @@ import {
  * Meta catalog client (docs/decisions/0013-channel-push.md, "Meta `items_batch`"): `POST
  * {META_GRAPH_API_URL}/{catalog_id}/items_batch` as a form (`item_type`, `allow_upsert=false`, `requests`
  * JSON), the token in `Authorization: Bearer` and never in the URL. Items refused in `validation_status` are
- * rejected, the rest acked; the batch status check (handles) is not done here.
+ * rejected, the rest acked. Meta ingests asynchronously: each call's handle goes to `onHandle`, and
+ * `checkBatchStatus` reads it later (`check_batch_request_status`), so the worker can re-enqueue what failed.
  */
 
 /** Meta documents no `Retry-After` for its rate limit (80014); the decision waits at least 60 s. */
@@ -39,10 +41,40 @@ export interface MetaClientOptions {
   readonly maxRetryAfterMs?: number;
   /** A dispatcher of the caller's (tests); without one the client owns a keep-alive Agent. */
   readonly dispatcher?: Dispatcher;
+  /** Called with each accepted call's handle and the targets it acked (to keep in `push:meta:handles`). */
+  readonly onHandle?: (handle: string, targets: readonly string[]) => void;
 }
 
+/** A handle's state (guide "get-batch-request"), as the worker acts on it (decision 0013, "Status"). */
+export type MetaBatchStatus =
+  /** scheduled, dispatched, started: ask again later. */
+  | { readonly kind: 'pending'; readonly status: string }
+  /** Ingested; the retailer ids Meta found invalid (to re-enqueue once, then reject). */
+  | { readonly kind: 'finished'; readonly invalidIds: readonly string[] }
+  /** error or canceled: the whole batch's targets are re-enqueued. */
+  | { readonly kind: 'failed'; readonly status: string }
+  /** The check itself failed (network, 429, 5xx, refused token, unreadable answer): ask again later. */
+  | { readonly kind: 'retry'; readonly afterMs?: number; readonly message: string };
+
 export interface MetaClient extends ChannelClient<MetaBatchRequest> {
+  checkBatchStatus(handle: string): Promise<MetaBatchStatus>;
   close(): Promise<void>;
+}
+
+interface MetaStatusAnswer {
+  readonly data?: readonly { readonly status?: string; readonly ids_of_invalid_requests?: readonly string[] }[];
+}
+
+const PENDING_STATUSES = new Set(['scheduled', 'dispatched', 'started']);
+
+/** Reads a `check_batch_request_status` answer; a status Meta does not document is asked again. */
+function batchStatusOf(answer: MetaStatusAnswer | undefined): MetaBatchStatus {
+  const entry = answer?.data?.[0];
+  const status = entry?.status;
+  if (status === 'finished') return { kind: 'finished', invalidIds: (entry?.ids_of_invalid_requests ?? []).map(String) };
+  if (status === 'error' || status === 'canceled') return { kind: 'failed', status };
+  if (status !== undefined && PENDING_STATUSES.has(status)) return { kind: 'pending', status };
+  return { kind: 'retry', message: `check_batch_request_status answered an unknown status: ${String(status).slice(0, 40)}` };
 }
 
 interface MetaAnswer {
@@ -81,6 +113,25 @@ function acceptedOutcomes(
   });
 }
 
+/** The outcome of a call Meta refused as a whole (any non-2xx answer). */
+function errorOutcome(
+  response: Dispatcher.ResponseData,
+  answer: MetaAnswer | undefined,
+  context: RetryContext,
+): RetryOutcome | Extract<PushOutcome, { kind: 'rejected' }> {
+  const status = response.statusCode;
+  const code = answer?.error?.code;
+  const text = `HTTP ${status}${code === undefined ? '' : ` code ${code}`}: ${answer?.error?.message ?? 'no error message'}`;
+  // A refused token keeps the channel pending (decision 0013: PUSH_AUTH_FAILED), it does not drop updates.
+  if (status === 401 || code === TOKEN_ERROR_CODE)
+    return retryOutcome(response.headers, `${text} (check META_ACCESS_TOKEN)`, context);
+  if (status === 429 || (code !== undefined && RATE_LIMIT_CODES.has(code))) {
+    return retryOutcome(response.headers, text, context, META_RATE_LIMIT_RETRY_MS);
+  }
+  if (status >= 500) return retryOutcome(response.headers, text, context);
+  return { kind: 'rejected', message: cleanMessage(text, context.redact) };
+}
+
 function outcomesOf(
   items: readonly PushBatchItem<MetaBatchRequest>[],
   response: Dispatcher.ResponseData,
@@ -88,21 +139,9 @@ function outcomesOf(
   context: RetryContext,
 ): PushTargetOutcome[] {
   const status = response.statusCode;
-  if (status >= 200 && status < 300) {
-    if (answer === undefined) return allOutcome(items, { kind: 'retry', message: `HTTP ${status}: unreadable answer` });
-    return acceptedOutcomes(items, answer, context);
-  }
-  const code = answer?.error?.code;
-  const text = `HTTP ${status}${code === undefined ? '' : ` code ${code}`}: ${answer?.error?.message ?? 'no error message'}`;
-  // A refused token keeps the channel pending (decision 0013: PUSH_AUTH_FAILED), it does not drop updates.
-  if (status === 401 || code === TOKEN_ERROR_CODE) {
-    return allOutcome(items, retryOutcome(response.headers, `${text} (check META_ACCESS_TOKEN)`, context));
-  }
-  if (status === 429 || (code !== undefined && RATE_LIMIT_CODES.has(code))) {
-    return allOutcome(items, retryOutcome(response.headers, text, context, META_RATE_LIMIT_RETRY_MS));
-  }
-  if (status >= 500) return allOutcome(items, retryOutcome(response.headers, text, context));
-  return allOutcome(items, { kind: 'rejected', message: cleanMessage(text, context.redact) });
+  if (status < 200 || status >= 300) return allOutcome(items, errorOutcome(response, answer, context));
+  if (answer === undefined) return allOutcome(items, { kind: 'retry', message: `HTTP ${status}: unreadable answer` });
+  return acceptedOutcomes(items, answer, context);
 }
 
 /**
@@ -114,7 +153,8 @@ function outcomesOf(
  */
 export function createMetaClient(options: MetaClientOptions): MetaClient {
   const base = new URL(options.graphUrl);
-  const path = `${base.pathname.replace(/\/+$/, '')}/${encodeURIComponent(options.catalogId)}/items_batch`;
+  const basePath = base.pathname.replace(/\/+$/, '');
+  const path = `${basePath}/${encodeURIComponent(options.catalogId)}/items_batch`;
   const owned = options.dispatcher === undefined ? new Agent({ keepAliveTimeout: 10_000 }) : undefined;
   const dispatcher: Dispatcher = options.dispatcher ?? (owned as Agent);
   const redact = createRedactor([options.token]);
@@ -139,14 +179,47 @@ export function createMetaClient(options: MetaClientOptions): MetaClient {
         headersTimeout: options.timeoutMs,
         bodyTimeout: options.timeoutMs,
       });
-      return outcomesOf(items, response, asAnswer(await readJson(response.body)), context);
+      const answer = asAnswer(await readJson(response.body));
+      const outcomes = outcomesOf(items, response, answer, context);
+      const handle = answer?.handles?.[0];
+      if (handle !== undefined && response.statusCode < 300) {
+        options.onHandle?.(
+          handle,
+          outcomes.filter(({ outcome }) => outcome.kind === 'ok').map(({ target }) => target),
+        );
+      }
+      return outcomes;
     } catch (error) {
       return allOutcome(items, networkRetry(error, redact));
     }
   }
 
+  async function checkBatchStatus(handle: string): Promise<MetaBatchStatus> {
+    const url = new URL(`${basePath}/${encodeURIComponent(options.catalogId)}/check_batch_request_status`, base.origin);
+    url.searchParams.set('handle', handle);
+    url.searchParams.set('load_ids_of_invalid_requests', 'true');
+    try {
+      const response = await request(url, {
+        method: 'GET',
+        dispatcher,
+        headers: { authorization: `Bearer ${options.token}`, accept: 'application/json' },
+        headersTimeout: options.timeoutMs,
+        bodyTimeout: options.timeoutMs,
+      });
+      const json = await readJson(response.body);
+      if (response.statusCode === 200) return batchStatusOf(json as MetaStatusAnswer | undefined);
+      const outcome = errorOutcome(response, asAnswer(json), context);
+      // A refused check (e.g. an unknown handle) cannot tell what was ingested: the batch is sent again.
+      if (outcome.kind === 'rejected') return { kind: 'failed', status: outcome.message };
+      return outcome;
+    } catch (error) {
+      return networkRetry(error, redact);
+    }
+  }
+
   return {
     channel: 'meta',
+    checkBatchStatus,
     async send(batch) {
       const cuts = cutMetaBatches(
         batch.map((item) => item.payload),

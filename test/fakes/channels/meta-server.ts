@@ -26,6 +26,14 @@ export interface MetaServer extends HarnessServer {
   readonly items: Map<string, MetaItem>;
   /** Retailer ids whose next request Meta refuses in `validation_status` (e.g. a policy violation). */
   readonly invalidIds: Set<string>;
+  /** Batch handles answered by `check_batch_request_status`: `finished` with nothing invalid unless set here. */
+  readonly batches: Map<string, MetaBatchState>;
+}
+
+/** One handle's state as `check_batch_request_status` reports it (guide "get-batch-request"). */
+export interface MetaBatchState {
+  readonly status: 'scheduled' | 'dispatched' | 'started' | 'finished' | 'canceled' | 'error';
+  readonly idsOfInvalidRequests?: readonly string[];
 }
 
 /** A Graph API error body. */
@@ -51,6 +59,20 @@ export async function startMetaServer(options: MetaServerOptions): Promise<MetaS
   const items = new Map<string, MetaItem>(Object.entries(options.items ?? {}).map(([id, item]) => [id, { ...item }]));
   const invalidIds = new Set<string>();
   const batchPath = `/${version}/${options.catalogId}/items_batch`;
+  const statusPath = `/${version}/${options.catalogId}/check_batch_request_status`;
+  const batches = new Map<string, MetaBatchState>();
+
+  /** `GET …/check_batch_request_status?handle=…&load_ids_of_invalid_requests=true`. */
+  function batchStatus(url: URL): Reply {
+    const handle = url.searchParams.get('handle') ?? '';
+    const state = batches.get(handle);
+    if (state === undefined) return reply(400, metaErrorBody(400, `Unknown handle ${handle}`, 100));
+    const invalid = state.idsOfInvalidRequests ?? [];
+    const loadIds = url.searchParams.get('load_ids_of_invalid_requests') === 'true';
+    const errors = invalid.map((id, line) => ({ line, id, message: 'Invalid request' }));
+    const data = { status: state.status, errors_total_count: invalid.length, errors, warnings: [] };
+    return reply(200, { data: [loadIds ? { ...data, ids_of_invalid_requests: invalid } : data] });
+  }
 
   function apply(method: string, data: Readonly<Record<string, string>>, upsert: boolean): string | undefined {
     const id = data.id ?? '';
@@ -76,12 +98,15 @@ export async function startMetaServer(options: MetaServerOptions): Promise<MetaS
 
   function handle(request: RecordedRequest): Reply {
     const url = new URL(request.url, 'http://fake');
-    if (request.method !== 'POST' || url.pathname !== batchPath) return reply(404, metaErrorBody(404, 'Unknown path', 803));
+    const route = `${request.method} ${url.pathname}`;
+    if (route !== `POST ${batchPath}` && route !== `GET ${statusPath}`)
+      return reply(404, metaErrorBody(404, 'Unknown path', 803));
     // The token belongs in the Authorization header only: one in the query string is refused here.
     if (url.searchParams.has('access_token')) return reply(400, metaErrorBody(400, 'access_token in the URL', 100));
     if (request.headers.authorization !== `Bearer ${options.token}`) {
       return reply(401, metaErrorBody(401, 'Invalid OAuth access token.'));
     }
+    if (request.method === 'GET') return batchStatus(url);
     const contentType = request.headers['content-type']?.split(';')[0]?.trim();
     if (contentType !== 'application/x-www-form-urlencoded') {
       return reply(400, metaErrorBody(400, 'Expected a form body', 100));
@@ -94,9 +119,11 @@ export async function startMetaServer(options: MetaServerOptions): Promise<MetaS
       if (error !== undefined) statuses.push({ retailer_id: entry.data.id, errors: [{ message: error }], warnings: [] });
     }
     handleCounter += 1;
-    return reply(200, { handles: [`fake-handle-${handleCounter}`], validation_status: statuses });
+    const handle = `fake-handle-${handleCounter}`;
+    batches.set(handle, { status: 'finished' });
+    return reply(200, { handles: [handle], validation_status: statuses });
   }
 
   const harness = await startHarness(handle, (status) => metaErrorBody(status));
-  return { ...harness, graphUrl: `${harness.baseUrl}/${version}`, items, invalidIds };
+  return { ...harness, graphUrl: `${harness.baseUrl}/${version}`, items, invalidIds, batches };
 }

@@ -199,6 +199,45 @@ describe('meta-client against the fake Graph API', () => {
   });
 });
 
+describe('meta-client batch handles and their status', () => {
+  it("hands each accepted call's handle with its acked targets to onHandle, and reads its status", async () => {
+    const handles: [string, readonly string[]][] = [];
+    const tracked = clientFor({ onHandle: (handle, targets) => handles.push([handle, targets]) });
+    server.invalidIds.add('b-9');
+
+    await tracked.send([availability(), availability('b-9')]);
+    const [handle = ''] = handles[0] ?? [];
+    const finished = await tracked.checkBatchStatus(handle);
+    server.batches.set(handle, { status: 'finished', idsOfInvalidRequests: ['a-1/2'] });
+    const invalid = await tracked.checkBatchStatus(handle);
+    server.batches.set(handle, { status: 'started' });
+    const pending = await tracked.checkBatchStatus(handle);
+    server.batches.set(handle, { status: 'canceled' });
+    const canceled = await tracked.checkBatchStatus(handle);
+    await tracked.close();
+
+    expect(handles).toEqual([[handle, ['m:a-1/2']]]);
+    expect(finished).toEqual({ kind: 'finished', invalidIds: [] });
+    expect(invalid).toEqual({ kind: 'finished', invalidIds: ['a-1/2'] });
+    expect(pending).toEqual({ kind: 'pending', status: 'started' });
+    expect(canceled).toEqual({ kind: 'failed', status: 'canceled' });
+    const check = new URL(server.requests[1]?.url ?? '', 'http://x');
+    expect(check.pathname).toBe(`/v21.0/${CATALOG}/check_batch_request_status`);
+    expect(Object.fromEntries(check.searchParams)).toEqual({ handle, load_ids_of_invalid_requests: 'true' });
+    expect(server.requests[1]?.headers.authorization).toBe(`Bearer ${TOKEN}`);
+  });
+
+  it('a failed status check is retry (429 with Retry-After), an unknown handle fails the batch', async () => {
+    server.faults.failNext(1, { status: 429, retryAfter: '12' });
+
+    const limited = await client.checkBatchStatus('fake-handle-x');
+    const unknown = await client.checkBatchStatus('fake-handle-x');
+
+    expect(limited).toMatchObject({ kind: 'retry', afterMs: 12_000 });
+    expect(unknown).toEqual({ kind: 'failed', status: 'HTTP 400 code 100: Unknown handle fake-handle-x' });
+  });
+});
+
 describe('the fake Graph API itself', () => {
   async function post(body: string, headers: Record<string, string>, query = ''): Promise<number> {
     const response = await request(`${server.graphUrl}/${CATALOG}/items_batch${query}`, { method: 'POST', body, headers });
