@@ -2,6 +2,7 @@ import { Agent, type Dispatcher, request } from 'undici';
 import type { ChannelClient, PushBatchItem, PushOutcome, PushTargetOutcome } from '../../core/push/channel-client.js';
 import { buildMetaBatchBody, cutMetaBatches, encodeMetaBatchForm, type MetaBatchRequest } from '../../core/push/payloads/meta.js';
 import { createRedactor } from '../../core/redact-secrets.js';
+import { isProgrammingError } from '../pos/pos-responses.js';
 import {
   allOutcome,
   cleanMessage,
@@ -190,6 +191,8 @@ export function createMetaClient(options: MetaClientOptions): MetaClient {
       }
       return outcomes;
     } catch (error) {
+      // A bad argument to undici is our bug: retrying it forever would hide it.
+      if (isProgrammingError(error)) throw error;
       return allOutcome(items, networkRetry(error, redact));
     }
   }
@@ -213,6 +216,8 @@ export function createMetaClient(options: MetaClientOptions): MetaClient {
       if (outcome.kind === 'rejected') return { kind: 'failed', status: outcome.message };
       return outcome;
     } catch (error) {
+      // A bad argument to undici is our bug: retrying it forever would hide it.
+      if (isProgrammingError(error)) throw error;
       return networkRetry(error, redact);
     }
   }

@@ -2,10 +2,12 @@ import { type Dispatcher, Pool, request } from 'undici';
 import type { ChannelClient, PushBatchItem, PushOutcome, PushTargetOutcome } from '../../core/push/channel-client.js';
 import { cutShoptetBatches, type ShoptetStockItem, type ShoptetStockMovementsBody } from '../../core/push/payloads/shoptet.js';
 import { createRedactor } from '../../core/redact-secrets.js';
+import { isProgrammingError } from '../pos/pos-responses.js';
 import {
   allOutcome,
   cleanMessage,
   DEFAULT_MAX_RETRY_AFTER_MS,
+  headerValue,
   networkRetry,
   type RetryContext,
   readJson,
@@ -44,6 +46,16 @@ export interface ShoptetClientOptions {
   readonly maxRetryAfterMs?: number;
   /** A dispatcher of the caller's (tests); without one the client owns a Pool of 3 connections. */
   readonly dispatcher?: Dispatcher;
+  /** `X-RateLimit-Bucket-Filling: used/size` of each answer, for the pacer (slow down above 80 %). */
+  readonly onBucketFilling?: (filling: { readonly used: number; readonly size: number }) => void;
+}
+
+/** `X-RateLimit-Bucket-Filling: 150/200` ("Leaky bucket"); `undefined` when absent or malformed. */
+export function parseBucketFilling(value: string | undefined): { used: number; size: number } | undefined {
+  const match = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(value ?? '');
+  if (match === null) return undefined;
+  const size = Number(match[2]);
+  return size > 0 ? { used: Number(match[1]), size } : undefined;
 }
 
 export interface ShoptetClient extends ChannelClient<ShoptetStockItem> {
@@ -136,9 +148,13 @@ export function createShoptetClient(options: ShoptetClientOptions): ShoptetClien
         headersTimeout: options.timeoutMs,
         bodyTimeout: options.timeoutMs,
       });
+      const filling = parseBucketFilling(headerValue(response.headers, 'x-ratelimit-bucket-filling'));
+      if (filling !== undefined) options.onBucketFilling?.(filling);
       const answer = (await readJson(response.body)) as ShoptetUpdateQuantityInStockResponse | undefined;
       return outcomesOf(items, response, answer, context);
     } catch (error) {
+      // A bad argument to undici is our bug: retrying it forever would hide it.
+      if (isProgrammingError(error)) throw error;
       return allOutcome(items, networkRetry(error, redact));
     }
   }

@@ -31,6 +31,8 @@ export interface ShoptetServer extends HarnessServer {
   readonly stock: Map<string, ShoptetStock>;
   /** Requests refused because too many connections were open (must stay 0 for a well-behaved client). */
   readonly connectionViolations: () => number;
+  /** What `X-RateLimit-Bucket-Filling` says from now on (default `1/200`). */
+  setBucketFilling(text: string): void;
 }
 
 interface ShoptetErrorItem {
@@ -89,9 +91,10 @@ export async function startShoptetServer(options: ShoptetServerOptions): Promise
   const limit = options.maxConnections ?? 3;
   const now = options.now ?? Date.now;
   let violations = 0;
+  let filling = '1/200';
 
   function answer(status: number, body: unknown, extra: Record<string, string> = {}): Reply {
-    return { status, body, headers: { 'x-ratelimit-bucket-filling': '1/200', ...extra } };
+    return { status, body, headers: { 'x-ratelimit-bucket-filling': filling, ...extra } };
   }
 
   function handle(request: RecordedRequest, connections: number): Reply {
@@ -126,5 +129,12 @@ export async function startShoptetServer(options: ShoptetServerOptions): Promise
   }
 
   const harness = await startHarness(handle, shoptetErrorBody);
-  return { ...harness, stock, connectionViolations: () => violations };
+  return {
+    ...harness,
+    stock,
+    connectionViolations: () => violations,
+    setBucketFilling: (text) => {
+      filling = text;
+    },
+  };
 }

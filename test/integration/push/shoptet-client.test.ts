@@ -1,6 +1,6 @@
 import { Agent, request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createShoptetClient, type ShoptetClient } from '../../../src/adapters/push/shoptet-client.js';
+import { createShoptetClient, parseBucketFilling, type ShoptetClient } from '../../../src/adapters/push/shoptet-client.js';
 import type { FeedItem } from '../../../src/core/feeds/feed-item.js';
 import type { PushAction, PushBatchItem, PushTargetOutcome } from '../../../src/core/push/channel-client.js';
 import { buildShoptetStockItem, type ShoptetStockItem } from '../../../src/core/push/payloads/shoptet.js';
@@ -192,6 +192,20 @@ describe('shoptet-client against the fake Shoptet API', () => {
       message: expect.stringMatching(/network error UND_ERR_HEADERS_TIMEOUT/),
     });
     expect(refused[0]?.outcome).toMatchObject({ kind: 'retry', message: expect.stringMatching(/network error ECONNREFUSED/) });
+  });
+
+  it('reports the leaky bucket filling of each answer for the pacer', async () => {
+    const fillings: { used: number; size: number }[] = [];
+    const paced = clientFor({ onBucketFilling: (filling) => fillings.push({ ...filling }) });
+    server.setBucketFilling('170/200');
+
+    await paced.send([batchItem('A1', CASES.sale())]);
+    await paced.close();
+
+    expect(fillings).toEqual([{ used: 170, size: 200 }]);
+    expect(parseBucketFilling(' 3 / 200 ')).toEqual({ used: 3, size: 200 });
+    expect(parseBucketFilling('full')).toBeUndefined();
+    expect(parseBucketFilling('1/0')).toBeUndefined();
   });
 
   it('cuts 301 items into two calls of 300 and 1', async () => {
