@@ -101,11 +101,11 @@ function acceptedOutcomes(
     return allOutcome(items, { kind: 'retry', message: 'items_batch answered no handle: nothing was ingested' });
   }
   const refused = new Map<string, string>();
-  for (const status of answer.validation_status ?? []) {
-    const message = status.errors?.map((error) => error.message ?? '').join('; ');
-    if (status.retailer_id !== undefined && message !== undefined && (status.errors?.length ?? 0) > 0) {
-      refused.set(status.retailer_id, message);
-    }
+  const statuses: MetaAnswer['validation_status'] = Array.isArray(answer.validation_status) ? answer.validation_status : [];
+  for (const status of statuses ?? []) {
+    const errors: readonly { readonly message?: string }[] = Array.isArray(status?.errors) ? status.errors : [];
+    if (typeof status?.retailer_id !== 'string' || errors.length === 0) continue;
+    refused.set(status.retailer_id, errors.map((error) => String(error?.message ?? 'refused')).join('; '));
   }
   return items.map(({ target, gen, payload }) => {
     const message = refused.get(payload.data.id);

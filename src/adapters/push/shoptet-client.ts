@@ -66,6 +66,16 @@ function isFinal(code: string): boolean {
   return (SHOPTET_FINAL_ERROR_CODES as readonly string[]).includes(code);
 }
 
+/** The well-formed entries of `errors` (`components.schemas.Errors`); anything else counts as none. */
+function errorsOf(answer: ShoptetUpdateQuantityInStockResponse | undefined): ShoptetError[] {
+  const errors: unknown = answer?.errors;
+  if (!Array.isArray(errors)) return [];
+  return errors.filter(
+    (error): error is ShoptetError =>
+      typeof error === 'object' && error !== null && typeof error.errorCode === 'string' && typeof error.instance === 'string',
+  );
+}
+
 /** Per-item outcomes of a 200/400 answer: `errors[].instance` names the product code. */
 function itemOutcomes(
   items: readonly PushBatchItem<ShoptetStockItem>[],
@@ -73,15 +83,21 @@ function itemOutcomes(
   answer: ShoptetUpdateQuantityInStockResponse | undefined,
   redact: (text: string) => string,
 ): PushTargetOutcome[] {
-  const errors = new Map<string, ShoptetError>();
-  for (const error of answer?.errors ?? []) errors.set(error.instance, error);
-  // A 400 naming no item refused the request itself (its shape): a repeat cannot fix that.
+  const errors = new Map(errorsOf(answer).map((error) => [error.instance, error]));
+  const namesAnItem = items.some(({ payload }) => errors.has(payload.productCode));
+  // A 400 naming no item of the call refused the request itself (its shape): a repeat cannot fix that.
   const whole =
-    status === 400 ? (answer?.errors?.[0] ?? { errorCode: 'http-400', message: 'HTTP 400', instance: '' }) : undefined;
-  return items.map(({ target, gen, payload }) => {
+    status === 400 && !namesAnItem
+      ? (errorsOf(answer)[0] ?? { errorCode: 'http-400', message: 'HTTP 400', instance: '' })
+      : undefined;
+  return items.map(({ target, gen, payload }): PushTargetOutcome => {
     const error = errors.get(payload.productCode) ?? whole;
-    if (error === undefined) return { target, gen, outcome: { kind: 'ok' } };
-    const message = cleanMessage(`${error.errorCode}: ${error.message}`, redact);
+    if (error === undefined) {
+      // Shoptet answers 400 only when every item failed: an item it did not name there is sent again.
+      if (status === 400) return { target, gen, outcome: { kind: 'retry', message: 'HTTP 400 named no error for this item' } };
+      return { target, gen, outcome: { kind: 'ok' } };
+    }
+    const message = cleanMessage(`${error.errorCode}: ${String(error.message)}`, redact);
     // Codes a repeat cannot fix, or a refusal of the whole request, are final; other item errors are retried.
     const final = isFinal(error.errorCode) || error === whole;
     const outcome: PushOutcome = final ? { kind: 'rejected', message } : { kind: 'retry', message };
@@ -90,7 +106,7 @@ function itemOutcomes(
 }
 
 function errorText(answer: ShoptetUpdateQuantityInStockResponse | undefined, status: number): string {
-  const first = answer?.errors?.[0];
+  const first = errorsOf(answer)[0];
   return first === undefined ? `HTTP ${status}` : `HTTP ${status} ${first.errorCode}: ${first.message}`;
 }
 

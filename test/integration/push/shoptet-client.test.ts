@@ -134,6 +134,36 @@ describe('shoptet-client against the fake Shoptet API', () => {
     ]);
   });
 
+  it('a 400 refusing the request itself rejects every item; one naming other items retries the unnamed', async () => {
+    const invalid = { data: null, errors: [{ errorCode: 'invalid-request', message: 'bad', instance: 'body' }] };
+    const partial = { data: null, errors: [{ errorCode: 'unknown-product', message: 'gone', instance: 'A1' }] };
+    server.faults.failNext(1, { status: 400, body: invalid });
+    server.faults.failNext(1, { status: 400, body: partial });
+
+    const whole = await client.send([batchItem('A1', CASES.sale()), batchItem('B2', CASES.sale())]);
+    const named = await client.send([batchItem('A1', CASES.sale()), batchItem('B2', CASES.sale())]);
+
+    expect(whole.map(({ outcome }) => outcome)).toEqual([
+      { kind: 'rejected', message: 'invalid-request: bad' },
+      { kind: 'rejected', message: 'invalid-request: bad' },
+    ]);
+    expect(named.map(({ outcome }) => outcome)).toEqual([
+      { kind: 'rejected', message: 'unknown-product: gone' },
+      { kind: 'retry', message: 'HTTP 400 named no error for this item' },
+    ]);
+  });
+
+  it('an answer whose errors are not a list is unreadable for items: 200 acks, 500 retries', async () => {
+    server.faults.failNext(1, { status: 200, body: { data: null, errors: 7, metadata: { requestId: 'r' } } });
+    server.faults.failNext(1, { status: 500, body: { errors: 'down' } });
+
+    const ok = await client.send([batchItem('A1', CASES.sale())]);
+    const down = await client.send([batchItem('A1', CASES.sale())]);
+
+    expect(ok[0]?.outcome).toEqual({ kind: 'ok' });
+    expect(down[0]?.outcome).toEqual({ kind: 'retry', message: 'HTTP 500' });
+  });
+
   it('429 with an HTTP-date Retry-After becomes retry after exactly that long (injected clock)', async () => {
     server.faults.failNext(1, { status: 429, retryAfter: new Date(NOW + 90_000).toUTCString() });
 
