@@ -151,6 +151,14 @@ describe('meta-client against the fake Graph API', () => {
     expect(invalid[0]?.outcome).toEqual({ kind: 'rejected', message: 'HTTP 400 code 100: Invalid parameter' });
   });
 
+  it('a malformed validation_status refuses nothing it cannot name', async () => {
+    server.faults.failNext(1, { status: 200, body: { handles: ['h'], validation_status: [{ errors: 'x' }, 3, null] } });
+
+    const outcomes = await client.send([availability()]);
+
+    expect(outcomes[0]?.outcome).toEqual({ kind: 'ok' });
+  });
+
   it('an answer with no handle ingested nothing: retry', async () => {
     server.faults.failNext(1, { status: 200, body: { handles: [], validation_status: [] } });
 
