@@ -145,30 +145,24 @@ function outcomesOf(
   return acceptedOutcomes(items, answer, context);
 }
 
-/**
- * Creates the Meta client.
- *
- * @example
- * const meta = createMetaClient({ graphUrl: 'https://graph.facebook.com/v21.0', catalogId, token, timeoutMs: 30_000 });
- * const outcomes = await meta.send([{ target: 'm:42', gen: 3, payload: { method: 'DELETE', data: { id: '42' } } }]);
- */
-export function createMetaClient(options: MetaClientOptions): MetaClient {
-  const base = new URL(options.graphUrl);
-  const basePath = base.pathname.replace(/\/+$/, '');
-  const path = `${basePath}/${encodeURIComponent(options.catalogId)}/items_batch`;
-  const owned = options.dispatcher === undefined ? new Agent({ keepAliveTimeout: 10_000 }) : undefined;
-  const dispatcher: Dispatcher = options.dispatcher ?? (owned as Agent);
-  const redact = createRedactor([options.token]);
-  const context: RetryContext = {
-    now: options.now ?? Date.now,
-    maxRetryAfterMs: options.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS,
-    redact,
-  };
+/** What one call to the Graph API needs. */
+interface MetaCall {
+  readonly options: MetaClientOptions;
+  readonly origin: string;
+  /** The graph URL's path (the version), without a trailing slash. */
+  readonly basePath: string;
+  readonly dispatcher: Dispatcher;
+  readonly context: RetryContext;
+}
 
-  async function sendBatch(items: readonly PushBatchItem<MetaBatchRequest>[]): Promise<PushTargetOutcome[]> {
-    const form = encodeMetaBatchForm(buildMetaBatchBody(items.map((item) => item.payload)));
-    try {
-      const response = await request(new URL(path, base.origin), {
+/** One `items_batch` call; its handle goes to `onHandle` with the targets it acked. */
+async function sendBatch(call: MetaCall, items: readonly PushBatchItem<MetaBatchRequest>[]): Promise<PushTargetOutcome[]> {
+  const { options, dispatcher, context } = call;
+  const form = encodeMetaBatchForm(buildMetaBatchBody(items.map((item) => item.payload)));
+  try {
+    const response = await request(
+      new URL(`${call.basePath}/${encodeURIComponent(options.catalogId)}/items_batch`, call.origin),
+      {
         method: 'POST',
         dispatcher,
         headers: {
@@ -179,52 +173,73 @@ export function createMetaClient(options: MetaClientOptions): MetaClient {
         body: form,
         headersTimeout: options.timeoutMs,
         bodyTimeout: options.timeoutMs,
-      });
-      const answer = asAnswer(await readJson(response.body));
-      const outcomes = outcomesOf(items, response, answer, context);
-      const handle = answer?.handles?.[0];
-      if (handle !== undefined && response.statusCode < 300) {
-        options.onHandle?.(
-          handle,
-          outcomes.filter(({ outcome }) => outcome.kind === 'ok').map(({ target }) => target),
-        );
-      }
-      return outcomes;
-    } catch (error) {
-      // A bad argument to undici is our bug: retrying it forever would hide it.
-      if (isProgrammingError(error)) throw error;
-      return allOutcome(items, networkRetry(error, redact));
+      },
+    );
+    const answer = asAnswer(await readJson(response.body));
+    const outcomes = outcomesOf(items, response, answer, context);
+    const handle = answer?.handles?.[0];
+    if (handle !== undefined && response.statusCode < 300) {
+      options.onHandle?.(
+        handle,
+        outcomes.filter(({ outcome }) => outcome.kind === 'ok').map(({ target }) => target),
+      );
     }
+    return outcomes;
+  } catch (error) {
+    // A bad argument to undici is our bug: retrying it forever would hide it.
+    if (isProgrammingError(error)) throw error;
+    return allOutcome(items, networkRetry(error, context.redact));
   }
+}
 
-  async function checkBatchStatus(handle: string): Promise<MetaBatchStatus> {
-    const url = new URL(`${basePath}/${encodeURIComponent(options.catalogId)}/check_batch_request_status`, base.origin);
-    url.searchParams.set('handle', handle);
-    url.searchParams.set('load_ids_of_invalid_requests', 'true');
-    try {
-      const response = await request(url, {
-        method: 'GET',
-        dispatcher,
-        headers: { authorization: `Bearer ${options.token}`, accept: 'application/json' },
-        headersTimeout: options.timeoutMs,
-        bodyTimeout: options.timeoutMs,
-      });
-      const json = await readJson(response.body);
-      if (response.statusCode === 200) return batchStatusOf(json as MetaStatusAnswer | undefined);
-      const outcome = errorOutcome(response, asAnswer(json), context);
-      // A refused check (e.g. an unknown handle) cannot tell what was ingested: the batch is sent again.
-      if (outcome.kind === 'rejected') return { kind: 'failed', status: outcome.message };
-      return outcome;
-    } catch (error) {
-      // A bad argument to undici is our bug: retrying it forever would hide it.
-      if (isProgrammingError(error)) throw error;
-      return networkRetry(error, redact);
-    }
+/** `GET …/check_batch_request_status` of one handle (guide "get-batch-request"). */
+async function checkBatchStatus(call: MetaCall, handle: string): Promise<MetaBatchStatus> {
+  const { options, dispatcher, context } = call;
+  const url = new URL(`${call.basePath}/${encodeURIComponent(options.catalogId)}/check_batch_request_status`, call.origin);
+  url.searchParams.set('handle', handle);
+  url.searchParams.set('load_ids_of_invalid_requests', 'true');
+  try {
+    const response = await request(url, {
+      method: 'GET',
+      dispatcher,
+      headers: { authorization: `Bearer ${options.token}`, accept: 'application/json' },
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+    });
+    const json = await readJson(response.body);
+    if (response.statusCode === 200) return batchStatusOf(json as MetaStatusAnswer | undefined);
+    const outcome = errorOutcome(response, asAnswer(json), context);
+    // A refused check (e.g. an unknown handle) cannot tell what was ingested: the batch is sent again.
+    if (outcome.kind === 'rejected') return { kind: 'failed', status: outcome.message };
+    return outcome;
+  } catch (error) {
+    // A bad argument to undici is our bug: retrying it forever would hide it.
+    if (isProgrammingError(error)) throw error;
+    return networkRetry(error, context.redact);
   }
+}
+
+/**
+ * Creates the Meta client.
+ *
+ * @example
+ * const meta = createMetaClient({ graphUrl: 'https://graph.facebook.com/v21.0', catalogId, token, timeoutMs: 30_000 });
+ * const outcomes = await meta.send([{ target: 'm:42', gen: 3, payload: { method: 'DELETE', data: { id: '42' } } }]);
+ */
+export function createMetaClient(options: MetaClientOptions): MetaClient {
+  const base = new URL(options.graphUrl);
+  const owned = options.dispatcher === undefined ? new Agent({ keepAliveTimeout: 10_000 }) : undefined;
+  const dispatcher: Dispatcher = options.dispatcher ?? (owned as Agent);
+  const context: RetryContext = {
+    now: options.now ?? Date.now,
+    maxRetryAfterMs: options.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS,
+    redact: createRedactor([options.token]),
+  };
+  const call: MetaCall = { options, origin: base.origin, basePath: base.pathname.replace(/\/+$/, ''), dispatcher, context };
 
   return {
     channel: 'meta',
-    checkBatchStatus,
+    checkBatchStatus: (handle) => checkBatchStatus(call, handle),
     async send(batch) {
       const cuts = cutMetaBatches(
         batch.map((item) => item.payload),
@@ -234,7 +249,7 @@ export function createMetaClient(options: MetaClientOptions): MetaClient {
       let start = 0;
       // One call after another: Meta limits calls per minute, and cuts keep the batch's order.
       for (const cut of cuts) {
-        outcomes.push(...(await sendBatch(batch.slice(start, start + cut.length))));
+        outcomes.push(...(await sendBatch(call, batch.slice(start, start + cut.length))));
         start += cut.length;
       }
       return outcomes;
