@@ -159,6 +159,8 @@ interface MetaCall {
 async function sendBatch(call: MetaCall, items: readonly PushBatchItem<MetaBatchRequest>[]): Promise<PushTargetOutcome[]> {
   const { options, dispatcher, context } = call;
   const form = encodeMetaBatchForm(buildMetaBatchBody(items.map((item) => item.payload)));
+  let answer: MetaAnswer | undefined;
+  let outcomes: PushTargetOutcome[];
   try {
     const response = await request(
       new URL(`${call.basePath}/${encodeURIComponent(options.catalogId)}/items_batch`, call.origin),
@@ -175,21 +177,18 @@ async function sendBatch(call: MetaCall, items: readonly PushBatchItem<MetaBatch
         bodyTimeout: options.timeoutMs,
       },
     );
-    const answer = asAnswer(await readJson(response.body));
-    const outcomes = outcomesOf(items, response, answer, context);
-    const handle = answer?.handles?.[0];
-    if (handle !== undefined && response.statusCode < 300) {
-      options.onHandle?.(
-        handle,
-        outcomes.filter(({ outcome }) => outcome.kind === 'ok').map(({ target }) => target),
-      );
-    }
-    return outcomes;
+    answer = asAnswer(await readJson(response.body));
+    outcomes = outcomesOf(items, response, answer, context);
   } catch (error) {
     // A bad argument to undici is our bug: retrying it forever would hide it.
     if (isProgrammingError(error)) throw error;
     return allOutcome(items, networkRetry(error, context.redact));
   }
+  // Outside the try: a failing callback is the caller's error, not a network failure to retry.
+  const handle = Array.isArray(answer?.handles) ? answer.handles[0] : undefined;
+  const acked = outcomes.filter(({ outcome }) => outcome.kind === 'ok').map(({ target }) => target);
+  if (typeof handle === 'string' && acked.length > 0) options.onHandle?.(handle, acked);
+  return outcomes;
 }
 
 /** `GET …/check_batch_request_status` of one handle (guide "get-batch-request"). */
