@@ -1,0 +1,260 @@
+import { Agent, type Dispatcher, request } from 'undici';
+import type { ChannelClient, PushBatchItem, PushOutcome, PushTargetOutcome } from '../../core/push/channel-client.js';
+import { buildMetaBatchBody, cutMetaBatches, encodeMetaBatchForm, type MetaBatchRequest } from '../../core/push/payloads/meta.js';
+import { createRedactor } from '../../core/redact-secrets.js';
+import { isProgrammingError } from '../pos/pos-responses.js';
+import {
+  allOutcome,
+  cleanMessage,
+  DEFAULT_MAX_RETRY_AFTER_MS,
+  networkRetry,
+  type RetryContext,
+  type RetryOutcome,
+  readJson,
+  retryOutcome,
+} from './channel-http.js';
+
+/**
+ * Meta catalog client (docs/decisions/0013-channel-push.md, "Meta `items_batch`"): `POST
+ * {META_GRAPH_API_URL}/{catalog_id}/items_batch` as a form (`item_type`, `allow_upsert=false`, `requests`
+ * JSON), the token in `Authorization: Bearer` and never in the URL. Items refused in `validation_status` are
+ * rejected, the rest acked. Meta ingests asynchronously: each call's handle goes to `onHandle`, and
+ * `checkBatchStatus` reads it later (`check_batch_request_status`), so the worker can re-enqueue what failed.
+ */
+
+/** Meta documents no `Retry-After` for its rate limit (80014); the decision waits at least 60 s. */
+export const META_RATE_LIMIT_RETRY_MS = 60_000;
+/** Graph API error codes of rate limits (80014: catalog batch; 4, 17, 32, 613: app/user/page limits). */
+const RATE_LIMIT_CODES = new Set([4, 17, 32, 613, 80014]);
+/** Graph API code of an invalid or expired token. */
+const TOKEN_ERROR_CODE = 190;
+
+export interface MetaClientOptions {
+  /** META_GRAPH_API_URL, version included, e.g. `https://graph.facebook.com/v21.0`. */
+  readonly graphUrl: string;
+  readonly catalogId: string;
+  readonly token: string;
+  /** PUSH_TIMEOUT_MS: headers and body of one call each within it. */
+  readonly timeoutMs: number;
+  /** META_BATCH_SIZE (1..5000, default 3000). */
+  readonly batchSize?: number;
+  readonly now?: () => number;
+  readonly maxRetryAfterMs?: number;
+  /** A dispatcher of the caller's (tests); without one the client owns a keep-alive Agent. */
+  readonly dispatcher?: Dispatcher;
+  /** Called with each accepted call's handle and the targets it acked (to keep in `push:meta:handles`). */
+  readonly onHandle?: (handle: string, targets: readonly string[]) => void;
+}
+
+/** A handle's state (guide "get-batch-request"), as the worker acts on it (decision 0013, "Status"). */
+export type MetaBatchStatus =
+  /** scheduled, dispatched, started: ask again later. */
+  | { readonly kind: 'pending'; readonly status: string }
+  /** Ingested; the retailer ids Meta found invalid (to re-enqueue once, then reject). */
+  | { readonly kind: 'finished'; readonly invalidIds: readonly string[] }
+  /** error or canceled: the whole batch's targets are re-enqueued. */
+  | { readonly kind: 'failed'; readonly status: string }
+  /** The check itself failed (network, 429, 5xx, refused token, unreadable answer): ask again later. */
+  | { readonly kind: 'retry'; readonly afterMs?: number; readonly message: string };
+
+export interface MetaClient extends ChannelClient<MetaBatchRequest> {
+  checkBatchStatus(handle: string): Promise<MetaBatchStatus>;
+  close(): Promise<void>;
+}
+
+interface MetaStatusAnswer {
+  readonly data?: readonly { readonly status?: string; readonly ids_of_invalid_requests?: readonly string[] }[];
+}
+
+const PENDING_STATUSES = new Set(['scheduled', 'dispatched', 'started']);
+
+/** Reads a `check_batch_request_status` answer; a status Meta does not document is asked again. */
+function batchStatusOf(answer: MetaStatusAnswer | undefined): MetaBatchStatus {
+  const entry = answer?.data?.[0];
+  const status = entry?.status;
+  if (status === 'finished') return { kind: 'finished', invalidIds: (entry?.ids_of_invalid_requests ?? []).map(String) };
+  if (status === 'error' || status === 'canceled') return { kind: 'failed', status };
+  if (status !== undefined && PENDING_STATUSES.has(status)) return { kind: 'pending', status };
+  return { kind: 'retry', message: `check_batch_request_status answered an unknown status: ${String(status).slice(0, 40)}` };
+}
+
+interface MetaAnswer {
+  readonly handles?: readonly string[];
+  readonly validation_status?: readonly {
+    readonly retailer_id?: string;
+    readonly errors?: readonly { readonly message?: string }[];
+  }[];
+  readonly error?: { readonly message?: string; readonly code?: number };
+}
+
+function asAnswer(json: unknown): MetaAnswer | undefined {
+  return typeof json === 'object' && json !== null && !Array.isArray(json) ? (json as MetaAnswer) : undefined;
+}
+
+/** Outcomes of a 200: refused retailer ids rejected, the rest ok; no handle means nothing was ingested. */
+function acceptedOutcomes(
+  items: readonly PushBatchItem<MetaBatchRequest>[],
+  answer: MetaAnswer,
+  context: RetryContext,
+): PushTargetOutcome[] {
+  if (!Array.isArray(answer.handles) || answer.handles.length === 0) {
+    return allOutcome(items, { kind: 'retry', message: 'items_batch answered no handle: nothing was ingested' });
+  }
+  const refused = new Map<string, string>();
+  const statuses: MetaAnswer['validation_status'] = Array.isArray(answer.validation_status) ? answer.validation_status : [];
+  for (const status of statuses ?? []) {
+    const errors: readonly { readonly message?: string }[] = Array.isArray(status?.errors) ? status.errors : [];
+    if (typeof status?.retailer_id !== 'string' || errors.length === 0) continue;
+    refused.set(status.retailer_id, errors.map((error) => String(error?.message ?? 'refused')).join('; '));
+  }
+  return items.map(({ target, gen, payload }) => {
+    const message = refused.get(payload.data.id);
+    if (message === undefined) return { target, gen, outcome: { kind: 'ok' } };
+    return { target, gen, outcome: { kind: 'rejected', message: cleanMessage(message, context.redact) } };
+  });
+}
+
+/** The outcome of a call Meta refused as a whole (any non-2xx answer). */
+function errorOutcome(
+  response: Dispatcher.ResponseData,
+  answer: MetaAnswer | undefined,
+  context: RetryContext,
+): RetryOutcome | Extract<PushOutcome, { kind: 'rejected' }> {
+  const status = response.statusCode;
+  const code = answer?.error?.code;
+  const text = `HTTP ${status}${code === undefined ? '' : ` code ${code}`}: ${answer?.error?.message ?? 'no error message'}`;
+  // A refused token keeps the channel pending (decision 0013: PUSH_AUTH_FAILED), it does not drop updates.
+  if (status === 401 || code === TOKEN_ERROR_CODE)
+    return retryOutcome(response.headers, `${text} (check META_ACCESS_TOKEN)`, context);
+  if (status === 429 || (code !== undefined && RATE_LIMIT_CODES.has(code))) {
+    return retryOutcome(response.headers, text, context, META_RATE_LIMIT_RETRY_MS);
+  }
+  if (status >= 500) return retryOutcome(response.headers, text, context);
+  return { kind: 'rejected', message: cleanMessage(text, context.redact) };
+}
+
+function outcomesOf(
+  items: readonly PushBatchItem<MetaBatchRequest>[],
+  response: Dispatcher.ResponseData,
+  answer: MetaAnswer | undefined,
+  context: RetryContext,
+): PushTargetOutcome[] {
+  const status = response.statusCode;
+  if (status < 200 || status >= 300) return allOutcome(items, errorOutcome(response, answer, context));
+  if (answer === undefined) return allOutcome(items, { kind: 'retry', message: `HTTP ${status}: unreadable answer` });
+  return acceptedOutcomes(items, answer, context);
+}
+
+/** What one call to the Graph API needs. */
+interface MetaCall {
+  readonly options: MetaClientOptions;
+  readonly origin: string;
+  /** The graph URL's path (the version), without a trailing slash. */
+  readonly basePath: string;
+  readonly dispatcher: Dispatcher;
+  readonly context: RetryContext;
+}
+
+/** One `items_batch` call; its handle goes to `onHandle` with the targets it acked. */
+async function sendBatch(call: MetaCall, items: readonly PushBatchItem<MetaBatchRequest>[]): Promise<PushTargetOutcome[]> {
+  const { options, dispatcher, context } = call;
+  const form = encodeMetaBatchForm(buildMetaBatchBody(items.map((item) => item.payload)));
+  let answer: MetaAnswer | undefined;
+  let outcomes: PushTargetOutcome[];
+  try {
+    const response = await request(
+      new URL(`${call.basePath}/${encodeURIComponent(options.catalogId)}/items_batch`, call.origin),
+      {
+        method: 'POST',
+        dispatcher,
+        headers: {
+          authorization: `Bearer ${options.token}`,
+          'content-type': 'application/x-www-form-urlencoded',
+          accept: 'application/json',
+        },
+        body: form,
+        headersTimeout: options.timeoutMs,
+        bodyTimeout: options.timeoutMs,
+      },
+    );
+    answer = asAnswer(await readJson(response.body));
+    outcomes = outcomesOf(items, response, answer, context);
+  } catch (error) {
+    // A bad argument to undici is our bug: retrying it forever would hide it.
+    if (isProgrammingError(error)) throw error;
+    return allOutcome(items, networkRetry(error, context.redact));
+  }
+  // Outside the try: a failing callback is the caller's error, not a network failure to retry.
+  const handle = Array.isArray(answer?.handles) ? answer.handles[0] : undefined;
+  const acked = outcomes.filter(({ outcome }) => outcome.kind === 'ok').map(({ target }) => target);
+  if (typeof handle === 'string' && acked.length > 0) options.onHandle?.(handle, acked);
+  return outcomes;
+}
+
+/** `GET …/check_batch_request_status` of one handle (guide "get-batch-request"). */
+async function checkBatchStatus(call: MetaCall, handle: string): Promise<MetaBatchStatus> {
+  const { options, dispatcher, context } = call;
+  const url = new URL(`${call.basePath}/${encodeURIComponent(options.catalogId)}/check_batch_request_status`, call.origin);
+  url.searchParams.set('handle', handle);
+  url.searchParams.set('load_ids_of_invalid_requests', 'true');
+  try {
+    const response = await request(url, {
+      method: 'GET',
+      dispatcher,
+      headers: { authorization: `Bearer ${options.token}`, accept: 'application/json' },
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+    });
+    const json = await readJson(response.body);
+    if (response.statusCode === 200) return batchStatusOf(json as MetaStatusAnswer | undefined);
+    const outcome = errorOutcome(response, asAnswer(json), context);
+    // A refused check (e.g. an unknown handle) cannot tell what was ingested: the batch is sent again.
+    if (outcome.kind === 'rejected') return { kind: 'failed', status: outcome.message };
+    return outcome;
+  } catch (error) {
+    // A bad argument to undici is our bug: retrying it forever would hide it.
+    if (isProgrammingError(error)) throw error;
+    return networkRetry(error, context.redact);
+  }
+}
+
+/**
+ * Creates the Meta client.
+ *
+ * @example
+ * const meta = createMetaClient({ graphUrl: 'https://graph.facebook.com/v21.0', catalogId, token, timeoutMs: 30_000 });
+ * const outcomes = await meta.send([{ target: 'm:42', gen: 3, payload: { method: 'DELETE', data: { id: '42' } } }]);
+ */
+export function createMetaClient(options: MetaClientOptions): MetaClient {
+  const base = new URL(options.graphUrl);
+  const owned = options.dispatcher === undefined ? new Agent({ keepAliveTimeout: 10_000 }) : undefined;
+  const dispatcher: Dispatcher = options.dispatcher ?? (owned as Agent);
+  const context: RetryContext = {
+    now: options.now ?? Date.now,
+    maxRetryAfterMs: options.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS,
+    redact: createRedactor([options.token]),
+  };
+  const call: MetaCall = { options, origin: base.origin, basePath: base.pathname.replace(/\/+$/, ''), dispatcher, context };
+
+  return {
+    channel: 'meta',
+    checkBatchStatus: (handle) => checkBatchStatus(call, handle),
+    async send(batch) {
+      const cuts = cutMetaBatches(
+        batch.map((item) => item.payload),
+        options.batchSize,
+      );
+      const outcomes: PushTargetOutcome[] = [];
+      let start = 0;
+      // One call after another: Meta limits calls per minute, and cuts keep the batch's order.
+      for (const cut of cuts) {
+        outcomes.push(...(await sendBatch(call, batch.slice(start, start + cut.length))));
+        start += cut.length;
+      }
+      return outcomes;
+    },
+    close: async () => {
+      await owned?.close();
+    },
+  };
+}
