@@ -5,7 +5,7 @@ import type { ChannelClient, PushBatchItem, PushOutcome, PushTargetOutcome } fro
 import type { GoogleLocalInventory, GoogleProductInput, GoogleProductRequest } from '../../core/push/payloads/google.js';
 import { productName } from '../../core/push/payloads/google.js';
 import type { GooglePayload } from '../../core/push/target-payloads.js';
-import { createRedactor } from '../../core/redact-secrets.js';
+import { createRedactor, REDACTED } from '../../core/redact-secrets.js';
 import { isProgrammingError } from '../pos/pos-responses.js';
 import {
   cleanMessage,
@@ -162,35 +162,33 @@ export function createGoogleMerchantClient(options: GoogleMerchantClientOptions)
   });
   const redact = createRedactor([options.key.private_key, options.key.private_key.replace(/\n/g, '\\n')]);
   const context: RetryContext = { now, maxRetryAfterMs: options.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS, redact };
-  let accessToken = '';
-  const redactAll = (text: string) => (accessToken === '' ? redact(text) : redact(text).split(accessToken).join('[redacted]'));
-  const safeContext: RetryContext = { ...context, redact: redactAll };
+  // The access token is redacted too: it changes, so each call redacts the one it sent.
+  const withToken = (token: string) => (text: string) => (token === '' ? redact(text) : redact(text).split(token).join(REDACTED));
 
   async function sendOne(item: PushBatchItem<GooglePayload>): Promise<PushTargetOutcome> {
     const call = callOf(item.payload, options);
+    let token = '';
     try {
-      accessToken = await tokens.token();
+      token = await tokens.token();
       const url = new URL(`${prefix}${call.path}`, root.origin);
       for (const [name, value] of Object.entries(call.query)) url.searchParams.set(name, value);
       const response = await request(url, {
         method: call.method,
         dispatcher,
-        headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json', accept: 'application/json' },
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json' },
         ...(call.body === undefined ? {} : { body: JSON.stringify(call.body) }),
         headersTimeout: options.timeoutMs,
         bodyTimeout: options.timeoutMs,
       });
       const answer = await readJson(response.body);
+      // A refused token is fetched anew by the next call (revoked, or expired early).
       if (response.statusCode === 401) tokens.invalidate();
-      return {
-        target: item.target,
-        gen: item.gen,
-        outcome: outcomeOf(response.statusCode, response.headers, answer, safeContext),
-      };
+      const outcome = outcomeOf(response.statusCode, response.headers, answer, { ...context, redact: withToken(token) });
+      return { target: item.target, gen: item.gen, outcome };
     } catch (error) {
       // A bad argument to undici is our bug: retrying it forever would hide it.
       if (isProgrammingError(error)) throw error;
-      return { target: item.target, gen: item.gen, outcome: networkRetry(error, redactAll) };
+      return { target: item.target, gen: item.gen, outcome: networkRetry(error, withToken(token)) };
     }
   }
 

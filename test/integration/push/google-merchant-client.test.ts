@@ -220,6 +220,37 @@ describe('retries', () => {
   });
 });
 
+describe('bounded requests', () => {
+  it('a channel that does not answer within timeoutMs gives retry, not a hang', async () => {
+    await client.close();
+    client = clientFor({ timeoutMs: 100 });
+    await insertNew();
+    const held = server.faults.hold();
+    const outcomes = await client.send([local('U1')]);
+    held.release();
+    expect(only(outcomes)).toMatchObject({ kind: 'retry', message: expect.stringContaining('network error') });
+  });
+
+  it('sends one call per target with at most `concurrency` connections', async () => {
+    await client.close();
+    client = clientFor({ concurrency: 3 });
+    await insertNew(); // has the token issued before the server holds its answers
+    const held = server.faults.hold();
+    const units = Array.from({ length: 8 }, (_, index) => ({ ...local('U1'), target: `l:${ID}:U${index}` }));
+    const sending = client.send(units);
+    await new Promise<void>((resolve) => {
+      // Waits for the first calls to arrive (an event, not a time): the held server answers none yet.
+      const check = () => (apiCalls().length >= 4 ? resolve() : setImmediate(check));
+      check();
+    });
+    expect(apiCalls()).toHaveLength(4); // the insert and 3 in flight
+    held.release();
+    expect((await sending).map(({ outcome }) => outcome.kind)).toEqual(Array(8).fill('ok'));
+    expect(server.maxConnections()).toBeLessThanOrEqual(3);
+    expect(apiCalls()).toHaveLength(9);
+  });
+});
+
 describe('invalid requests', () => {
   it('the fake refuses a request that breaks the schema (sent by hand) with INVALID_ARGUMENT', async () => {
     await client.send([local('U1')]); // gets a token issued
@@ -289,6 +320,17 @@ describe('the access token', () => {
     expect(server.tokensIssued()).toBe(1);
     expect(server.requests.filter((recorded) => recorded.url === '/token')).toHaveLength(1);
     expect(new Set(apiCalls().map((recorded) => recorded.headers.authorization)).size).toBe(1);
+  });
+
+  it('is fetched anew after the API refuses it (401), and the refusal is retried', async () => {
+    await insertNew();
+    server.faults.failNext(1, { status: 401 });
+    expect(only(await client.send([local('U1')]))).toMatchObject({
+      kind: 'retry',
+      message: expect.stringContaining('UNAUTHENTICATED'),
+    });
+    expect(only(await client.send([local('U1')]))).toEqual({ kind: 'ok' });
+    expect(server.tokensIssued()).toBe(2);
   });
 
   it('is fetched again once it expires (by the injected clock)', async () => {
