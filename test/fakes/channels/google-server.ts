@@ -1,0 +1,224 @@
+import { createVerify, type KeyObject } from 'node:crypto';
+import type { z } from 'zod';
+import {
+  GoogleDataSourceSchema,
+  GoogleDeleteRequestSchema,
+  GoogleLocalInventorySchema,
+  GooglePatchRequestSchema,
+  GoogleProductInputSchema,
+} from './google-schema.js';
+import { type HarnessServer, type RecordedRequest, type Reply, startHarness } from './http-harness.js';
+
+/**
+ * A fake Merchant API v1 and OAuth token endpoint (docs/decisions/0013-channel-push.md, "Google Merchant API
+ * v1" and "Test plan"): `POST /token` checks the JWT-bearer assertion (RS256 under the test key, `iss`, `aud`,
+ * `scope`) and issues a token; the `productInputs` insert / patch / delete and `localInventories:insert` calls
+ * need that token, are validated with `google-schema.ts` (400 `INVALID_ARGUMENT` otherwise) and change the
+ * fake's state. Faults (429 / 503 with `Retry-After`) come from the harness.
+ */
+
+export interface GoogleServerOptions {
+  readonly account: string;
+  readonly dataSourceId: string;
+  readonly clientEmail: string;
+  /** The public half of the throwaway test key the assertion must be signed with. */
+  readonly publicKey: KeyObject;
+  /** Wall clock (seconds) the assertion's `iat`/`exp` are checked against. */
+  readonly now?: () => number;
+}
+
+/** What the fake holds for a product input: price micros, sale price micros, availability. */
+export interface GoogleProductState {
+  priceMicros?: string | undefined;
+  salePriceMicros?: string | undefined;
+  availability?: string | undefined;
+}
+
+export interface GoogleServer extends HarnessServer {
+  /** `contentLanguage~feedLabel~offerId` → the product's state. */
+  readonly products: Map<string, GoogleProductState>;
+  /** `contentLanguage~feedLabel~offerId` → store code → local inventory attributes as received. */
+  readonly localInventories: Map<string, Map<string, Record<string, unknown>>>;
+  readonly tokenUrl: string;
+  /** Access tokens issued so far. */
+  readonly tokensIssued: () => number;
+}
+
+const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+const SCOPE = 'https://www.googleapis.com/auth/content';
+const RPC_STATUS: Record<number, string> = {
+  400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHENTICATED',
+  404: 'NOT_FOUND',
+  429: 'RESOURCE_EXHAUSTED',
+  503: 'UNAVAILABLE',
+};
+
+/** Google's error body (`google.rpc.Status` in JSON). */
+export function googleErrorBody(status: number, message = `HTTP ${status}`): unknown {
+  return { error: { code: status, message, status: RPC_STATUS[status] ?? 'UNKNOWN' } };
+}
+
+function refuse(status: number, message: string): Reply {
+  return { status, body: googleErrorBody(status, message) };
+}
+
+function decodeJson(part: string | undefined): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(part ?? '', 'base64url').toString('utf8'));
+    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Why an assertion is refused, or `undefined` when it is well formed and signed by the test key. */
+function assertionProblem(assertion: string, options: GoogleServerOptions, audience: string): string | undefined {
+  const [header, claims, signature, extra] = assertion.split('.');
+  if (header === undefined || claims === undefined || signature === undefined || extra !== undefined) return 'not a JWS';
+  const head = decodeJson(header);
+  const body = decodeJson(claims);
+  if (head?.alg !== 'RS256') return 'alg is not RS256';
+  if (body === undefined) return 'claims are not JSON';
+  const verified = createVerify('RSA-SHA256')
+    .update(`${header}.${claims}`)
+    .verify(options.publicKey, Buffer.from(signature, 'base64url'));
+  if (!verified) return 'bad signature';
+  if (body.iss !== options.clientEmail) return 'iss is not the service account';
+  if (body.aud !== audience) return 'aud is not the token endpoint';
+  if (body.scope !== SCOPE) return 'scope is not content';
+  const now = (options.now ?? (() => Math.floor(Date.now() / 1000)))();
+  if (typeof body.iat !== 'number' || typeof body.exp !== 'number' || body.exp - body.iat > 3600 || body.exp < now)
+    return 'bad iat/exp';
+  return undefined;
+}
+
+function issueToken(request: RecordedRequest, options: GoogleServerOptions, audience: string, issued: string[]): Reply {
+  const form = new URLSearchParams(request.body);
+  if (request.headers['content-type'] !== 'application/x-www-form-urlencoded')
+    return { status: 400, body: { error: 'invalid_request' } };
+  if (form.get('grant_type') !== JWT_BEARER) return { status: 400, body: { error: 'unsupported_grant_type' } };
+  const problem = assertionProblem(form.get('assertion') ?? '', options, audience);
+  if (problem !== undefined) return { status: 400, body: { error: 'invalid_grant', error_description: problem } };
+  const token = `ya29.fake-${issued.length + 1}-${Math.random().toString(36).slice(2)}`;
+  issued.push(token);
+  return { status: 200, body: { access_token: token, expires_in: 3599, token_type: 'Bearer' } };
+}
+
+function issuesOf(error: z.ZodError): string {
+  return error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+}
+
+interface State {
+  readonly products: Map<string, GoogleProductState>;
+  readonly local: Map<string, Map<string, Record<string, unknown>>>;
+}
+
+function keyOf(encoded: string): string {
+  return Buffer.from(encoded, 'base64url').toString('utf8');
+}
+
+function applyAttributes(target: GoogleProductState, attributes: Record<string, unknown>, names: readonly string[]): void {
+  const price = (value: unknown) => (value as { amountMicros?: string } | undefined)?.amountMicros;
+  for (const name of names) {
+    // Masked attributes absent from the body are deleted ("… will be deleted").
+    if (name === 'price') target.priceMicros = price(attributes.price);
+    if (name === 'salePrice') target.salePriceMicros = price(attributes.salePrice);
+    if (name === 'availability') target.availability = attributes.availability as string | undefined;
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `productInputs:insert`, `productInputs/{x}` patch and delete, under the configured data source. */
+function productCall(request: RecordedRequest, url: URL, options: GoogleServerOptions, state: State): Reply {
+  const dataSource = url.searchParams.get('dataSource') ?? '';
+  if (
+    !GoogleDataSourceSchema.safeParse(dataSource).success ||
+    dataSource !== `accounts/${options.account}/dataSources/${options.dataSourceId}`
+  )
+    return refuse(400, `bad dataSource ${dataSource}`);
+  const base = `/products/v1/accounts/${options.account}/productInputs`;
+  if (request.method === 'POST' && url.pathname === `${base}:insert`) {
+    const parsed = GoogleProductInputSchema.safeParse(parseJson(request.body));
+    if (!parsed.success) return refuse(400, issuesOf(parsed.error));
+    const input = parsed.data;
+    const product: GoogleProductState = {};
+    applyAttributes(product, input.productAttributes ?? {}, ['price', 'salePrice', 'availability']);
+    state.products.set(`${input.contentLanguage}~${input.feedLabel}~${input.offerId}`, product);
+    return { status: 200, body: { ...input, name: `${base.slice('/products/v1/'.length)}/x` } };
+  }
+  const name = url.pathname.slice('/products/v1/'.length);
+  const encoded = url.pathname.slice(base.length + 1);
+  if (!url.pathname.startsWith(`${base}/`)) return refuse(404, 'no such method');
+  if (request.method === 'DELETE') {
+    const parsed = GoogleDeleteRequestSchema.safeParse({ name });
+    if (!parsed.success) return refuse(400, issuesOf(parsed.error));
+    if (!state.products.delete(keyOf(encoded))) return refuse(404, 'product input not found');
+    state.local.delete(keyOf(encoded));
+    return { status: 200, body: {} };
+  }
+  if (request.method === 'PATCH') {
+    const parsed = GooglePatchRequestSchema.safeParse({
+      name,
+      updateMask: url.searchParams.get('updateMask') ?? '',
+      body: parseJson(request.body),
+    });
+    if (!parsed.success) return refuse(400, issuesOf(parsed.error));
+    // "The product (primary input) must exist".
+    const product = state.products.get(keyOf(encoded));
+    if (product === undefined) return refuse(404, 'product input not found');
+    const names = parsed.data.updateMask.map((path) =>
+      path.replace(/^(productAttributes|product_attributes)\./, '').replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase()),
+    );
+    applyAttributes(product, parsed.data.body.productAttributes ?? {}, names);
+    return { status: 200, body: parsed.data.body };
+  }
+  return refuse(404, 'no such method');
+}
+
+/** `POST /inventories/v1/accounts/{a}/products/{x}/localInventories:insert`. */
+function localInventoryCall(request: RecordedRequest, url: URL, options: GoogleServerOptions, state: State): Reply {
+  const match = new RegExp(
+    `^/inventories/v1/accounts/${options.account}/products/([A-Za-z0-9_-]+)/localInventories:insert$`,
+  ).exec(url.pathname);
+  if (request.method !== 'POST' || match?.[1] === undefined) return refuse(404, 'no such method');
+  const key = keyOf(match[1]);
+  if (key.split('~').length !== 3) return refuse(400, 'product name is not contentLanguage~feedLabel~offerId');
+  const parsed = GoogleLocalInventorySchema.safeParse(parseJson(request.body));
+  if (!parsed.success) return refuse(400, issuesOf(parsed.error));
+  const stores = state.local.get(key) ?? new Map<string, Record<string, unknown>>();
+  stores.set(parsed.data.storeCode, parsed.data.localInventoryAttributes ?? {});
+  state.local.set(key, stores);
+  return { status: 200, body: parsed.data };
+}
+
+/** Starts the fake on 127.0.0.1; the token endpoint is `{baseUrl}/token`. */
+export async function startGoogleServer(options: GoogleServerOptions): Promise<GoogleServer> {
+  const state: State = { products: new Map(), local: new Map() };
+  const issued: string[] = [];
+  const address = { tokenUrl: '' };
+  const harness = await startHarness((request) => {
+    const url = new URL(request.url, 'http://fake');
+    if (url.pathname === '/token' && request.method === 'POST') return issueToken(request, options, address.tokenUrl, issued);
+    const bearer = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
+    if (bearer === undefined || !issued.includes(bearer)) return refuse(401, 'Request had invalid authentication credentials.');
+    if (url.pathname.startsWith('/products/v1/')) return productCall(request, url, options, state);
+    if (url.pathname.startsWith('/inventories/v1/')) return localInventoryCall(request, url, options, state);
+    return refuse(404, 'no such method');
+  }, googleErrorBody);
+  address.tokenUrl = `${harness.baseUrl}/token`;
+  return {
+    ...harness,
+    products: state.products,
+    localInventories: state.local,
+    tokenUrl: address.tokenUrl,
+    tokensIssued: () => issued.length,
+  };
+}
