@@ -33,10 +33,10 @@ import {
   configuredSource,
   createCatalogParts,
   createConfiguredFeedService,
+  linkTemplates,
   loadConfiguredTemplates,
   openConfiguredFetchLog,
   openConfiguredWebhookInbox,
-  linkTemplates,
   startSandboxIfNeeded,
 } from './wiring.js';
 

@@ -88,9 +88,18 @@ function metaParts(push: PushConfig, config: Config, links: Links, logger: Logge
   if (meta === undefined) return undefined;
   const client = push.dryRun
     ? createDryRunClient('meta', { method: 'POST', path: `/${meta.catalogId}/items_batch` }, logger)
-    : createMetaClient({ graphUrl: meta.graphUrl, catalogId: meta.catalogId, token: meta.token, timeoutMs: push.timeoutMs, batchSize: meta.batchSize });
+    : createMetaClient({
+        graphUrl: meta.graphUrl,
+        catalogId: meta.catalogId,
+        token: meta.token,
+        timeoutMs: push.timeoutMs,
+        batchSize: meta.batchSize,
+      });
   const feed = { storeCodes: config.feed.unitStoreCodes, unitNames: new Map<string, string>(), ...links };
-  const buildPayload = metaPayloads({ currency: config.feed.currency, ...(config.feed.brand === undefined ? {} : { brand: config.feed.brand }) }, feed);
+  const buildPayload = metaPayloads(
+    { currency: config.feed.currency, ...(config.feed.brand === undefined ? {} : { brand: config.feed.brand }) },
+    feed,
+  );
   return { client: client as ChannelClient<unknown>, buildPayload, batchSize: meta.batchSize, limits: META_LIMITS };
 }
 
@@ -99,12 +108,16 @@ function shoptetParts(push: PushConfig, config: Config, links: Links, logger: Lo
   if (shoptet === undefined) return undefined;
   const client = push.dryRun
     ? createDryRunClient('shoptet', { method: 'PATCH', path: `/api/stocks/${shoptet.stockId}/movements` }, logger)
-    : createShoptetClient({ baseUrl: shoptet.baseUrl, token: shoptet.token, stockId: shoptet.stockId, timeoutMs: push.timeoutMs });
+    : createShoptetClient({
+        baseUrl: shoptet.baseUrl,
+        token: shoptet.token,
+        stockId: shoptet.stockId,
+        timeoutMs: push.timeoutMs,
+      });
   const feed = { storeCodes: config.feed.unitStoreCodes, unitNames: new Map<string, string>(), ...links };
   const buildPayload = shoptetPayloads(shoptet.unit, shoptet.field, feed);
   return { client: client as ChannelClient<unknown>, buildPayload, batchSize: SHOPTET_MAX_BATCH, limits: SHOPTET_LIMITS };
 }
-
 
 function toStatus(status: PushWorkerStatus, dryRun: boolean): PushChannelStatus {
   const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
@@ -205,7 +218,8 @@ function runPush(parts: {
       metrics.pushPending.set({ channel }, status.pending);
       const before = counted.get(channel) ?? { ok: 0, failed: 0 };
       const okOutcome = push.dryRun ? 'dry_run' : 'ok';
-      if (status.requests.ok > before.ok) metrics.pushRequests.inc({ channel, outcome: okOutcome }, status.requests.ok - before.ok);
+      if (status.requests.ok > before.ok)
+        metrics.pushRequests.inc({ channel, outcome: okOutcome }, status.requests.ok - before.ok);
       if (status.requests.failed > before.failed) {
         metrics.pushRequests.inc({ channel, outcome: 'failed' }, status.requests.failed - before.failed);
       }

@@ -348,7 +348,10 @@ export const ConfigSchema = z.object({
         .filter((name) => name !== '');
       const unknown = names.filter((name) => !PUSH_CHANNEL_NAMES.includes(name));
       if (unknown.length > 0) {
-        ctx.addIssue({ code: 'custom', message: `unknown channels ${unknown.join(', ')} (known: ${PUSH_CHANNEL_NAMES.join(', ')})` });
+        ctx.addIssue({
+          code: 'custom',
+          message: `unknown channels ${unknown.join(', ')} (known: ${PUSH_CHANNEL_NAMES.join(', ')})`,
+        });
       }
       return [...new Set(names)];
     })
@@ -382,7 +385,7 @@ export const ConfigSchema = z.object({
     .optional()
     .describe('Meta push: a system user access token with catalog_management'),
   META_GRAPH_API_URL: httpUrl('https://graph.facebook.com/v23.0', 'Meta push: the Graph API base URL, version included', {
-    pattern: /\/v[0-9]+\.[0-9]+$/,
+    pattern: /\/v[0-9]+\.[0-9]+\/*$/,
     message: 'must end in the API version, e.g. /v23.0',
   }),
   META_BATCH_SIZE: int(3_000, 1, 5_000, 'Meta push: items per items_batch call'),
