@@ -179,8 +179,14 @@ export function createPushWiring(deps: PushWiringDeps): PushWiring | undefined {
     ...(shoptet === undefined || push.shoptet === undefined ? {} : { shoptet: { unit: push.shoptet.unit } }),
     ...(meta === undefined ? {} : { meta: true as const }),
   };
+  const gate = { stopped: false };
   const deriver = createPushDeriver({
-    catalog: deps.catalog,
+    // A version published during shutdown (a last sale) is left to the next start's catch-up: the outbox closes.
+    catalog: {
+      current: () => deps.catalog.current(),
+      onChange: (listener) =>
+        deps.catalog.onChange((snapshot, ...rest) => (gate.stopped ? undefined : listener(snapshot, ...rest))),
+    },
     changeLog: deps.changeLog,
     outbox,
     config: targets,
@@ -191,7 +197,7 @@ export function createPushWiring(deps: PushWiringDeps): PushWiring | undefined {
       for (const worker of workers.values()) worker.wake();
     },
   });
-  return runPush({ deps, push, outbox, workers, deriver, log });
+  return runPush({ deps, push, outbox, workers, deriver, log, gate });
 }
 
 function runPush(parts: {
@@ -201,14 +207,14 @@ function runPush(parts: {
   readonly workers: ReadonlyMap<PushChannel, PushWorker>;
   readonly deriver: { start(): void };
   readonly log: Logger;
+  readonly gate: { stopped: boolean };
 }): PushWiring {
-  const { deps, push, outbox, workers, log } = parts;
+  const { deps, push, outbox, workers, log, gate } = parts;
   const metrics = deps.metrics;
   let latest: Partial<Record<PushChannel, PushChannelStatus>> = {};
   // Counters already added to the Prometheus counter, per channel: the worker's are cumulative.
   const counted = new Map<PushChannel, { ok: number; failed: number }>();
   let timer: NodeJS.Timeout | undefined;
-  let stopped = false;
 
   const refresh = async () => {
     const next: Partial<Record<PushChannel, PushChannelStatus>> = {};
@@ -229,16 +235,16 @@ function runPush(parts: {
   };
   const refreshQuietly = () =>
     refresh().catch((error: unknown) => {
-      if (!stopped) log.warn({ err: error }, 'push: reading the outbox status failed');
+      if (!gate.stopped) log.warn({ err: error }, 'push: reading the outbox status failed');
     });
 
   return {
     start() {
-      if (stopped) return;
+      if (gate.stopped) return;
       void (async () => {
         // PUSH_PAUSED holds at each start: a channel not named is resumed (no pause endpoint exists yet).
         for (const channel of workers.keys()) await outbox.setPaused(channel, push.paused.includes(channel));
-        if (stopped) return;
+        if (gate.stopped) return;
         parts.deriver.start();
         for (const worker of workers.values()) worker.start();
         log.info({ channels: [...workers.keys()], dryRun: push.dryRun, paused: push.paused }, 'push: started');
@@ -247,7 +253,7 @@ function runPush(parts: {
       })().catch((error: unknown) => log.error({ err: error }, 'push: could not start'));
     },
     async stop() {
-      stopped = true;
+      gate.stopped = true;
       clearInterval(timer);
       await Promise.all([...workers.values()].map((worker) => worker.stop()));
       await refresh().catch(() => undefined);
