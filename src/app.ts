@@ -15,6 +15,7 @@ import { openInstanceGroup } from './group-wiring.js';
 import { createHttpApp } from './http/create-http-app.js';
 import { createServerDrain } from './http/drain-server.js';
 import type { Scheduler } from './jobs/scheduler.js';
+import { createPushWiring } from './push-wiring.js';
 import type { RunningSandbox } from './sandbox/start-sandbox.js';
 import type { CatalogService, SyncJob } from './services/catalog-service.js';
 import { openStoredCatalog } from './services/catalog-start.js';
@@ -32,6 +33,7 @@ import {
   configuredSource,
   createCatalogParts,
   createConfiguredFeedService,
+  linkTemplates,
   loadConfiguredTemplates,
   openConfiguredFetchLog,
   openConfiguredWebhookInbox,
@@ -142,6 +144,16 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
     parts.changeHistory,
   );
   catalog.onChange((snapshot) => recordCatalogMetrics(metrics, snapshot, catalog));
+  // The channel push (docs/channel-push.md): `undefined`, and nothing changes, unless a channel is configured.
+  const push = createPushWiring({
+    config,
+    catalog,
+    changeLog: feeds.changeLog,
+    metrics,
+    logger,
+    links: linkTemplates(config, sandbox),
+    ...(group === undefined ? {} : { isLeader: group.coordinator.isLeader }),
+  });
   const fetches = openConfiguredFetchLog(
     config,
     templates.compiled.map((feed) => feed.file),
@@ -249,6 +261,8 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
       })()
     : Promise.resolve();
   resumeWebhooks(webhooks, logger);
+  // Pushed from the first synced catalog on (a stored one may be older than what the channels hold).
+  void initialSync.then(() => push?.start());
 
   const timing = (job: SyncJob): JobTiming | undefined => {
     const status = jobs.status()[job];
@@ -271,6 +285,7 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
         ...(group === undefined ? {} : { group: () => group.status() }),
         enrichment: () => parts.enrichment?.status(),
         warnings,
+        ...(push === undefined ? {} : { push: () => push.status() }),
       }),
     },
     routers: createRouters({
@@ -301,6 +316,7 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
   try {
     await once(server, 'listening');
   } catch (error) {
+    await push?.stop();
     await jobs.stop();
     await group?.stop();
     await closeAll();
@@ -335,6 +351,8 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
         // The drain and the sync's abort run together; webhook processing and the store close after both.
         const [drained] = await Promise.all([drain.run(graceMs), jobs.stop().then(() => group?.stop())]);
         if (drained.cut > 0) logger.warn({ connections: drained.cut, graceMs }, 'shutdown cut connections still open');
+        // Requests to the channels in flight are answered and recorded before the stores close.
+        await push?.stop();
         await closeAll();
         await sandbox?.stop();
       })();

@@ -43,6 +43,18 @@ function optionalSecret(description: string, minLength = 8) {
   return z.string().min(minLength, `must be at least ${minLength} characters`).optional().describe(description);
 }
 
+/** The channels PUSH_PAUSED may name (the outbox's PUSH_CHANNELS). */
+const PUSH_CHANNEL_NAMES: readonly string[] = ['google', 'shoptet', 'meta'];
+
+/** An absolute http(s) URL, kept without a trailing slash. */
+function httpUrl(defaultValue: string, description: string, ending?: { pattern: RegExp; message: string }) {
+  const url = z.url({ protocol: /^https?$/ });
+  return (ending === undefined ? url : url.regex(ending.pattern, ending.message))
+    .default(defaultValue)
+    .transform((value) => value.replace(/\/+$/, ''))
+    .describe(description);
+}
+
 const LINK_PLACEHOLDERS = ['id', 'ean', 'plu', 'code', 'internalIdentifier'];
 
 /** An absolute http(s) URL template whose `{placeholders}` are all known ones. */
@@ -320,6 +332,63 @@ export const ConfigSchema = z.object({
     .enum(LOG_FORMATS)
     .default('auto')
     .describe('Log lines: json (one JSON object a line), pretty (readable, for people), auto (pretty on a terminal, else json)'),
+  // Pushing changes to the channels (docs/channel-push.md, docs/decisions/0013-channel-push.md section 8).
+  PUSH_DRY_RUN: z
+    .enum(['true', 'false', '1', '0'])
+    .default('false')
+    .transform((value) => value === 'true' || value === '1')
+    .describe('Push: log what would be sent to the channels instead of sending it (true/false)'),
+  PUSH_PAUSED: z
+    .string()
+    .default('')
+    .transform((value, ctx) => {
+      const names = value
+        .split(',')
+        .map((name) => name.trim())
+        .filter((name) => name !== '');
+      const unknown = names.filter((name) => !PUSH_CHANNEL_NAMES.includes(name));
+      if (unknown.length > 0) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `unknown channels ${unknown.join(', ')} (known: ${PUSH_CHANNEL_NAMES.join(', ')})`,
+        });
+      }
+      return [...new Set(names)];
+    })
+    .describe('Push: comma list of channels (google, shoptet, meta) whose changes are kept but not sent'),
+  PUSH_TIMEOUT_MS: int(30_000, 1_000, 600_000, 'Push: the most one request to a channel may take (ms)'),
+  PUSH_MAX_BACKOFF_MS: int(300_000, 1_000, 3_600_000, 'Push: the longest wait before retrying a failed update (ms)'),
+  SHOPTET_API_TOKEN: z
+    .string()
+    .regex(/^\S+$/, 'must not contain whitespace')
+    .optional()
+    .describe("Shoptet push: the shop's API token; enables pushing stock to Shoptet"),
+  SHOPTET_API_URL: httpUrl('https://api.myshoptet.com', "Shoptet push: the API's origin"),
+  SHOPTET_STOCK_ID: int(1, 1, 2_147_483_647, 'Shoptet push: the id of the Shoptet stock whose amounts are set'),
+  SHOPTET_STOCK_UNIT: z
+    .string()
+    .min(1)
+    .default('all')
+    .describe("Shoptet push: whose stock is sent: all (summed over units) or one unit's code"),
+  SHOPTET_STOCK_FIELD: z
+    .enum(['realStock', 'quantity'])
+    .default('realStock')
+    .describe('Shoptet push: the stock movement field set: realStock or quantity'),
+  META_CATALOG_ID: z
+    .string()
+    .regex(/^[0-9]{1,30}$/, 'must be digits only')
+    .optional()
+    .describe('Meta push: the catalog id; with META_ACCESS_TOKEN enables pushing to Meta'),
+  META_ACCESS_TOKEN: z
+    .string()
+    .regex(/^\S+$/, 'must not contain whitespace')
+    .optional()
+    .describe('Meta push: a system user access token with catalog_management'),
+  META_GRAPH_API_URL: httpUrl('https://graph.facebook.com/v23.0', 'Meta push: the Graph API base URL, version included', {
+    pattern: /\/v[0-9]+\.[0-9]+\/*$/,
+    message: 'must end in the API version, e.g. /v23.0',
+  }),
+  META_BATCH_SIZE: int(3_000, 1, 5_000, 'Meta push: items per items_batch call'),
   SANDBOX_UNITS: int(3, 1, 50, 'Sandbox: number of units'),
   SANDBOX_ARTICLES: int(500, 1, 1_000_000, 'Sandbox: number of articles'),
   SANDBOX_SEED: int(42, 0, 2_147_483_647, 'Sandbox: seed of the generated demo data'),

@@ -84,6 +84,28 @@ export interface Config {
   readonly logLevel: ConfigEnv['LOG_LEVEL'];
   readonly logFormat: ConfigEnv['LOG_FORMAT'];
   readonly sandbox: SandboxConfig;
+  readonly push: PushConfig;
+}
+
+/** The channels to push to (docs/channel-push.md); a channel is absent unless fully configured. */
+export interface PushConfig {
+  readonly dryRun: boolean;
+  readonly paused: readonly ('google' | 'shoptet' | 'meta')[];
+  readonly timeoutMs: number;
+  readonly maxBackoffMs: number;
+  readonly shoptet:
+    | {
+        readonly token: string;
+        readonly baseUrl: string;
+        readonly stockId: number;
+        /** `all` (summed over units) or a unit's code. */
+        readonly unit: string;
+        readonly field: 'realStock' | 'quantity';
+      }
+    | undefined;
+  readonly meta:
+    | { readonly catalogId: string; readonly token: string; readonly graphUrl: string; readonly batchSize: number }
+    | undefined;
 }
 
 /** Thrown with every configuration problem at once; `problems` holds one line per problem. */
@@ -117,6 +139,10 @@ const OWN_PREFIXES = [
   'UNIT_STORE',
   'UNIT_STOCK',
   'ENRICHMENT_',
+  'PUSH_',
+  'GOOGLE_MERCHANT',
+  'SHOPTET_',
+  'META_',
 ];
 const KNOWN = new Set<string>(CONFIG_VARIABLES);
 
@@ -162,6 +188,50 @@ function deepFreeze<T>(value: T): T {
 }
 
 /**
+ * A channel is enabled by its token (Meta: catalog id and token); a channel setting given without it would be
+ * silently ignored, so each missing one is a line of its own (docs/decisions/0013-channel-push.md, section 8).
+ */
+function partlyConfiguredChannels(values: Readonly<Record<string, string>>): string[] {
+  const problems: string[] = [];
+  const requiredWith = (required: string, given: readonly string[], why: string) => {
+    const set = given.filter((name) => values[name] !== undefined);
+    if (values[required] === undefined && set.length > 0) {
+      problems.push(`${required}: is required when ${set.join(', ')} ${set.length > 1 ? 'are' : 'is'} set (${why})`);
+    }
+  };
+  requiredWith('SHOPTET_API_TOKEN', SHOPTET_SETTINGS, "the shop's API token; without it nothing is pushed to Shoptet");
+  requiredWith('META_CATALOG_ID', META_SETTINGS, 'the id of the Meta catalog to update');
+  requiredWith('META_ACCESS_TOKEN', META_SETTINGS, 'a system user token with catalog_management');
+  return problems;
+}
+
+const SHOPTET_SETTINGS = ['SHOPTET_API_URL', 'SHOPTET_STOCK_ID', 'SHOPTET_STOCK_UNIT', 'SHOPTET_STOCK_FIELD'];
+const META_SETTINGS = ['META_CATALOG_ID', 'META_ACCESS_TOKEN', 'META_GRAPH_API_URL', 'META_BATCH_SIZE'];
+
+function pushConfigOf(e: ConfigEnv): PushConfig {
+  const channel = <T>(enabled: boolean, settings: () => T): T | undefined => (enabled ? settings() : undefined);
+  return {
+    dryRun: e.PUSH_DRY_RUN,
+    paused: e.PUSH_PAUSED as PushConfig['paused'],
+    timeoutMs: e.PUSH_TIMEOUT_MS,
+    maxBackoffMs: e.PUSH_MAX_BACKOFF_MS,
+    shoptet: channel(e.SHOPTET_API_TOKEN !== undefined, () => ({
+      token: e.SHOPTET_API_TOKEN ?? '',
+      baseUrl: e.SHOPTET_API_URL,
+      stockId: e.SHOPTET_STOCK_ID,
+      unit: e.SHOPTET_STOCK_UNIT,
+      field: e.SHOPTET_STOCK_FIELD,
+    })),
+    meta: channel(e.META_CATALOG_ID !== undefined && e.META_ACCESS_TOKEN !== undefined, () => ({
+      catalogId: e.META_CATALOG_ID ?? '',
+      token: e.META_ACCESS_TOKEN ?? '',
+      graphUrl: e.META_GRAPH_API_URL,
+      batchSize: e.META_BATCH_SIZE,
+    })),
+  };
+}
+
+/**
  * Parses the environment once. Unknown variables are ignored (the process environment holds many);
  * every problem with a known one is reported, one line each, naming the variable.
  */
@@ -173,6 +243,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
   if (values['POS_BASE_URL'] !== undefined && values['POS_API_KEY'] === undefined) {
     problems.push('POS_API_KEY: is required when POS_BASE_URL is set');
   }
+  problems.push(...partlyConfiguredChannels(values));
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
       const name = issue.path.map(String).join('.') || 'configuration';
@@ -254,6 +325,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       maxBytes: e.ENRICHMENT_MAX_MB * 1024 * 1024,
     },
     admin: { token: e.ADMIN_TOKEN, sessionHours: e.ADMIN_SESSION_HOURS },
+    push: pushConfigOf(e),
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
     sandbox: {

@@ -111,6 +111,8 @@ export interface FeedService {
   changes(snapshot: CatalogSnapshot, view: string, since: string | undefined): Promise<ChangesResult>;
   /** Reports of the newest render of each feed, by `file|view|profile` key. */
   reports(): ReadonlyMap<string, FeedReport>;
+  /** The change log behind `changes`, read by the channel push too (docs/decisions/0013-channel-push.md, section 2). */
+  readonly changeLog: Pick<ChangeLog, 'changesSince'>;
   /** Records the change between two served versions (changes feed, version order, feeds of removed units). */
   recordChange(previous: CatalogSnapshot | undefined, next: CatalogSnapshot, changedPositions?: readonly number[]): void;
   /**
@@ -380,6 +382,7 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
     render,
     serve,
     changes,
+    changeLog,
     reports() {
       const reports = new Map<string, FeedReport>();
       for (const [key, entry] of cache.entries()) if (entry.report !== undefined) reports.set(key, entry.report);

@@ -54,6 +54,8 @@ export function createReadiness(deps: {
   readonly enrichment?: () => EnrichmentStatus | undefined;
   /** What the operator should fix (empty channel feeds, an enrichment sheet that failed); not degraded. */
   readonly warnings?: () => readonly string[];
+  /** Per configured channel: the push's state (docs/channel-push.md); `undefined` when none is configured. */
+  readonly push?: () => object | undefined;
 }): () => Readiness {
   const { catalog, webhooks, now } = deps;
   return () => {
@@ -89,6 +91,7 @@ export function createReadiness(deps: {
         return outcome === 'failed' || outcome === 'refused';
       });
     const enrichment = enrichmentSummary(deps.enrichment?.());
+    const push = deps.push?.();
     const common = {
       source: deps.source,
       ...(deps.pos === undefined ? {} : { pos: deps.pos }),
@@ -96,6 +99,7 @@ export function createReadiness(deps: {
       ...(enrichment === undefined ? {} : { enrichment }),
       ...(store === undefined ? {} : { store }),
       ...(group === undefined ? {} : { group }),
+      ...(push === undefined ? {} : { push }),
       jobs: lastRuns,
       webhooks: webhooks.stats(),
       eventLoopDelay: deps.eventLoop(),

@@ -23,6 +23,8 @@ export interface Metrics {
   readonly inboxDepth: Gauge;
   readonly inboxPending: Gauge;
   readonly inboxClaims: Gauge;
+  readonly pushPending: Gauge<'channel'>;
+  readonly pushRequests: Counter<'channel' | 'outcome'>;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
@@ -134,6 +136,19 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     inboxClaims: new Gauge({
       name: 'catalog_bridge_webhook_inbox_claims',
       help: 'Webhook events this instance took over from other instances (they did not complete them in time)',
+      registers,
+    }),
+    // The channel push (docs/channel-push.md); only channels that are configured appear.
+    pushPending: new Gauge({
+      name: 'catalog_bridge_push_pending',
+      help: 'Updates waiting to be sent to a channel (one per item and channel, however often it changed)',
+      labelNames: ['channel'],
+      registers,
+    }),
+    pushRequests: new Counter({
+      name: 'catalog_bridge_push_requests_total',
+      help: 'Requests to a channel by outcome (ok, failed, dry_run: logged, not sent)',
+      labelNames: ['channel', 'outcome'],
       registers,
     }),
   };

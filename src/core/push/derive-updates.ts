@@ -120,7 +120,9 @@ export function fullReconciliation(config: PushTargetsConfig, snapshot: CatalogS
       if (product.offers.some((offer) => offer.unit === unit)) full('google', `l:${product.id}:${unit}`);
     }
     const shoptetUnit = config.shoptet?.unit;
-    if (shoptetUnit !== undefined && product.offers.some((offer) => offer.unit === shoptetUnit)) {
+    // `all` (SHOPTET_STOCK_UNIT's default) is the sum over units: every product is in it, no offer is named so.
+    const inShoptetView = shoptetUnit === ALL_UNITS || product.offers.some((offer) => offer.unit === shoptetUnit);
+    if (shoptetUnit !== undefined && inShoptetView) {
       full('shoptet', `s:${productCode(product)}`);
     }
   }

@@ -118,6 +118,9 @@ describe('deriveUpdates', () => {
       ['google l:1:A', 'google p:1', 'google p:2', 'meta m:1', 'meta m:2', 'shoptet s:1'].sort(),
     );
     expect(updates.every((update) => update.mask === PUSH_MASK.FULL)).toBe(true);
+    // Shoptet's default view `all` holds every product (no offer is of a unit named `all`).
+    const summed = fullReconciliation({ shoptet: { unit: 'all' } }, snap, AT);
+    expect(summed.map((update) => update.target).sort()).toEqual(['s:1', 's:2']);
   });
 
   it('actionOf: the served version decides create or remove; field bits give an update', () => {
