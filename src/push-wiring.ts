@@ -211,7 +211,14 @@ function runPush(parts: {
 }): PushWiring {
   const { deps, push, outbox, workers, log, gate } = parts;
   const metrics = deps.metrics;
-  let latest: Partial<Record<PushChannel, PushChannelStatus>> = {};
+  // Known at once from the configuration, so /readyz names every enabled channel from the start; the
+  // outbox's figures (pending, last success and error) replace it at the first refresh.
+  let latest: Partial<Record<PushChannel, PushChannelStatus>> = Object.fromEntries(
+    [...workers.keys()].map((channel) => [
+      channel,
+      { enabled: true, mode: push.paused.includes(channel) ? 'paused' : push.dryRun ? 'dry-run' : 'live', pending: 0 },
+    ]),
+  );
   // Counters already added to the Prometheus counter, per channel: the worker's are cumulative.
   const counted = new Map<PushChannel, { ok: number; failed: number }>();
   let timer: NodeJS.Timeout | undefined;
