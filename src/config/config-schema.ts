@@ -1,6 +1,7 @@
 import { validate as validateCron } from 'node-cron';
 import { z } from 'zod';
 import { parseStockPolicies } from '../core/feeds/stock-policy.js';
+import { PUSH_CHANNELS } from '../core/push/outbox.js';
 
 /**
  * The single table of settings (README, Configuration). Every environment variable the bridge reads is a key here,
@@ -43,8 +44,8 @@ function optionalSecret(description: string, minLength = 8) {
   return z.string().min(minLength, `must be at least ${minLength} characters`).optional().describe(description);
 }
 
-/** The channels PUSH_PAUSED may name (the outbox's PUSH_CHANNELS). */
-const PUSH_CHANNEL_NAMES: readonly string[] = ['google', 'shoptet', 'meta'];
+/** The channels PUSH_PAUSED may name. */
+const PUSH_CHANNEL_NAMES: readonly string[] = PUSH_CHANNELS;
 
 /** An absolute http(s) URL, kept without a trailing slash. */
 function httpUrl(defaultValue: string, description: string, ending?: { pattern: RegExp; message: string }) {
