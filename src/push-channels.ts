@@ -1,0 +1,65 @@
+import type { Logger } from './adapters/logger/create-logger.js';
+import { createDryRunClient } from './adapters/push/dry-run-client.js';
+import { createMetaClient } from './adapters/push/meta-client.js';
+import { createShoptetClient } from './adapters/push/shoptet-client.js';
+import type { Config, PushConfig } from './config/load-config.js';
+import type { ChannelClient } from './core/push/channel-client.js';
+import type { PacerLimits } from './core/push/pacer.js';
+import { SHOPTET_MAX_BATCH } from './core/push/payloads/shoptet.js';
+import { metaPayloads, type PayloadBuilder, shoptetPayloads } from './core/push/target-payloads.js';
+
+/**
+ * Each channel's parts for the push wiring (docs/decisions/0013-channel-push.md, section 8): its client (or
+ * the dry-run client), its payload builder over the feed's own item, its batch size and pacing. `undefined`
+ * when the channel is not configured.
+ */
+
+// Meta allows a few batch calls per catalog and minute-ish; Shoptet 3 connections per token (kept under).
+const META_LIMITS: PacerLimits = { capacity: 2, refillPerSecond: 1, maxConcurrent: 1 };
+const SHOPTET_LIMITS: PacerLimits = { capacity: 2, refillPerSecond: 2, maxConcurrent: 2 };
+
+/** The feeds' link templates (the sandbox's pages in sandbox mode): the same item as the feed. */
+export type Links = { readonly productUrl?: string; readonly imageUrl?: string };
+
+export interface ChannelParts<Payload> {
+  readonly client: ChannelClient<Payload>;
+  readonly buildPayload: PayloadBuilder<Payload>;
+  readonly batchSize: number;
+  readonly limits: PacerLimits;
+}
+
+export function metaParts(push: PushConfig, config: Config, links: Links, logger: Logger): ChannelParts<unknown> | undefined {
+  const meta = push.meta;
+  if (meta === undefined) return undefined;
+  const client = push.dryRun
+    ? createDryRunClient('meta', { method: 'POST', path: `/${meta.catalogId}/items_batch` }, logger)
+    : createMetaClient({
+        graphUrl: meta.graphUrl,
+        catalogId: meta.catalogId,
+        token: meta.token,
+        timeoutMs: push.timeoutMs,
+        batchSize: meta.batchSize,
+      });
+  const feed = { storeCodes: config.feed.unitStoreCodes, unitNames: new Map<string, string>(), ...links };
+  const buildPayload = metaPayloads(
+    { currency: config.feed.currency, ...(config.feed.brand === undefined ? {} : { brand: config.feed.brand }) },
+    feed,
+  );
+  return { client: client as ChannelClient<unknown>, buildPayload, batchSize: meta.batchSize, limits: META_LIMITS };
+}
+
+export function shoptetParts(push: PushConfig, config: Config, links: Links, logger: Logger): ChannelParts<unknown> | undefined {
+  const shoptet = push.shoptet;
+  if (shoptet === undefined) return undefined;
+  const client = push.dryRun
+    ? createDryRunClient('shoptet', { method: 'PATCH', path: `/api/stocks/${shoptet.stockId}/movements` }, logger)
+    : createShoptetClient({
+        baseUrl: shoptet.baseUrl,
+        token: shoptet.token,
+        stockId: shoptet.stockId,
+        timeoutMs: push.timeoutMs,
+      });
+  const feed = { storeCodes: config.feed.unitStoreCodes, unitNames: new Map<string, string>(), ...links };
+  const buildPayload = shoptetPayloads(shoptet.unit, shoptet.field, feed);
+  return { client: client as ChannelClient<unknown>, buildPayload, batchSize: SHOPTET_MAX_BATCH, limits: SHOPTET_LIMITS };
+}
