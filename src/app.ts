@@ -311,6 +311,7 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
       warnings,
       fetches,
       consoleWarnings,
+      ...(push === undefined ? {} : { push: () => push.status() }),
     }),
   });
   const server = httpApp.listen(config.http.port, config.http.host);
