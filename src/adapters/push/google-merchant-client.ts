@@ -16,7 +16,7 @@ import {
   retryOutcome,
   withCause,
 } from './channel-http.js';
-import { createGoogleTokenSource, type ServiceAccountKey } from './google-token.js';
+import { createGoogleTokenSource, GoogleTokenError, type ServiceAccountKey } from './google-token.js';
 
 /**
  * Google Merchant API v1 client (docs/decisions/0013-channel-push.md, "Google Merchant API v1"):
@@ -192,7 +192,13 @@ export function createGoogleMerchantClient(options: GoogleMerchantClientOptions)
     } catch (error) {
       // A bad argument to undici is our bug: retrying it forever would hide it.
       if (isProgrammingError(error)) throw error;
-      return { target: item.target, gen: item.gen, outcome: networkRetry(error, withToken(token)) };
+      const retry = networkRetry(error, withToken(token));
+      // The token endpoint refusing the service account is a credentials problem, not the network.
+      return {
+        target: item.target,
+        gen: item.gen,
+        outcome: error instanceof GoogleTokenError ? withCause(retry, 'auth') : retry,
+      };
     }
   }
 

@@ -172,6 +172,12 @@ describe('meta-client against the fake Graph API', () => {
     expect(outcomes[0]?.outcome).toMatchObject({ kind: 'retry', message: expect.stringMatching(/nothing was ingested/) });
   });
 
+  it('a 403 without a token code (missing permission) is a credentials problem too: retried, not dropped', async () => {
+    server.faults.failNext(1, { status: 403, body: { error: { message: 'Permissions error', code: 200 } } });
+    const outcomes = await client.send([availability()]);
+    expect(outcomes[0]?.outcome).toMatchObject({ kind: 'retry', cause: 'auth', message: expect.stringContaining('Permissions') });
+  });
+
   it('a refused token keeps the target pending (retry); no message names a token', async () => {
     const wrong = clientFor({ token: 'EAAwrong-token-0d3' });
     const outcomes = await wrong.send([availability()]);
