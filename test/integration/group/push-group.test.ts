@@ -253,7 +253,9 @@ describe.skipIf(binary === null)('group/channel push on one Redis', () => {
     expect(metaRequestsFor(a.fakes.meta, item.id, metaFrom)).toHaveLength(1);
     expect(shoptetRequestsFor(a.fakes.shoptet, code, shoptetFrom)).toHaveLength(1);
     expect(a.fakes.meta.requests.length).toBeGreaterThan(0);
-    // The follower derived and sent nothing at all (not even the first start's reconciliation).
+    // The follower derived and sent nothing at all (not even the first start's reconciliation). Here the
+    // leader's worker is woken at once and wins every claim; the next test keeps rows pending long enough for
+    // a follower's worker to find them, were it to look.
     expect(b.fakes.meta.requests).toHaveLength(0);
     expect(b.fakes.shoptet.requests).toHaveLength(0);
 
