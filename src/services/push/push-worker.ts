@@ -1,6 +1,6 @@
 import type { CatalogSnapshot } from '../../core/catalog/catalog.js';
 import type { ChannelClient, PayloadResult, PushBatchItem, PushTargetOutcome } from '../../core/push/channel-client.js';
-import type { ClaimedRow, PushChannel, PushOutbox } from '../../core/push/outbox.js';
+import type { ClaimedRow, PushChannel, PushChannelState, PushOutbox } from '../../core/push/outbox.js';
 import type { Pacer } from '../../core/push/pacer.js';
 import { pushRetryDelayMs } from '../../core/push/push-backoff.js';
 import type { CatalogLogger } from '../catalog/catalog-types.js';
@@ -134,6 +134,24 @@ async function record<Payload>(
   await deps.outbox.setState(deps.channel, { ...state, lastErrorAt: at, lastError: error });
 }
 
+/**
+ * The last success and error as stored with the outbox (`record` writes them there), or this worker's own
+ * when newer: another instance's worker (the previous leader), or this one before a restart, sent them.
+ */
+function lastOutcomes(counters: PushWorkerCounters, stored: PushChannelState): Partial<PushWorkerCounters> {
+  const newer = (iso: string | undefined, own: number | undefined): number | undefined => {
+    const at = iso === undefined ? Number.NaN : Date.parse(iso);
+    return Number.isFinite(at) && (own === undefined || at > own) ? at : undefined;
+  };
+  const success = newer(stored.lastSuccessAt, counters.lastSuccessAt);
+  const error = newer(stored.lastErrorAt, counters.lastErrorAt);
+  return {
+    ...(success === undefined ? {} : { lastSuccessAt: success }),
+    ...(error === undefined ? {} : { lastErrorAt: error }),
+    ...(error === undefined || stored.lastError === undefined ? {} : { lastError: stored.lastError }),
+  };
+}
+
 export function createPushWorker<Payload>(deps: PushWorkerDeps<Payload>): PushWorker {
   const counters = newCounters();
   const abort = new AbortController();
@@ -204,8 +222,11 @@ export function createPushWorker<Payload>(deps: PushWorkerDeps<Payload>): PushWo
     async status() {
       const stats = await deps.outbox.stats(deps.channel);
       const paused = await deps.outbox.paused(deps.channel);
+      const stored = await deps.outbox.state(deps.channel);
       return {
         ...counters,
+        // From the outbox: the same on every instance of a group, and kept over a restart.
+        ...lastOutcomes(counters, stored),
         channel: deps.channel,
         pending: stats.pending,
         ...(stats.oldestSinceMs === undefined
