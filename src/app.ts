@@ -153,7 +153,13 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
     metrics,
     logger,
     links: linkTemplates(config, sandbox),
-    ...(group === undefined ? {} : { isLeader: group.coordinator.isLeader }),
+    // In a group the outbox is in Redis and only the leader derives and sends (docs/scale-out.md).
+    ...(group === undefined
+      ? {}
+      : {
+          isLeader: group.coordinator.isLeader,
+          group: { outbox: () => group.redis.pushOutbox(), fence: () => group.redis.lease.held() },
+        }),
   });
   const fetches = openConfiguredFetchLog(
     config,
