@@ -2,7 +2,7 @@ import type { ConsoleWarning, LocalText } from './console-warnings.js';
 import { warningTime } from './console-warnings.js';
 
 /**
- * The channel push's warnings (docs/channel-push.md#status, docs/report-codes.md#push-warnings): from each
+ * The channel push's warnings (docs/channel-push.md#status-and-metrics, docs/report-codes.md#push-warnings): from each
  * configured channel's status, what the operator should know or fix. Pure: the status and the time in.
  */
 
