@@ -25,6 +25,7 @@ import type { FeedService } from './services/feed-service.js';
 import { emptyFeeds, operatorWarnings } from './services/feed-warnings.js';
 import type { FetchLog } from './services/fetch-log.js';
 import { fetchLogWarnings } from './services/fetch-log-warnings.js';
+import { pushWarnings } from './services/push-warnings.js';
 import { createReadiness, type JobTiming } from './services/readiness.js';
 import { createStoreHealth, type StoreHealth, waitForStore } from './services/store-health.js';
 import { createWebhookProcessor, type WebhookProcessor } from './services/webhook-processor.js';
@@ -215,6 +216,7 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
     feeds,
     feedNames: templates.compiled.map((feed) => feed.name),
     fetchWarnings: () => fetchLogWarnings(fetches),
+    ...(push === undefined ? {} : { pushWarnings: () => pushWarnings(push.status(), now().getTime()) }),
   });
 
   const closeAll = () =>
@@ -315,6 +317,7 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
       warnings,
       fetches,
       consoleWarnings,
+      ...(push === undefined ? {} : { push: () => push.status() }),
     }),
   });
   const server = httpApp.listen(config.http.port, config.http.host);

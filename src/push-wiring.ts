@@ -11,7 +11,7 @@ import type { PushTargetsConfig } from './core/push/derive-updates.js';
 import type { PushOutbox } from './core/push/outbox.js';
 import { createPacer } from './core/push/pacer.js';
 import { type ChannelParts, type Links, metaParts, shoptetParts } from './push-channels.js';
-import { createPushStatusBoard, type PushChannelStatus } from './push-status.js';
+import { createPushStatusBoard, observePushLag, type PushChannelStatus } from './push-status.js';
 import type { CatalogService } from './services/catalog-service.js';
 import { createPushDeriver } from './services/push/push-deriver.js';
 import { createPushWorker, type PushWorker } from './services/push/push-worker.js';
@@ -113,6 +113,7 @@ export function createPushWiring(deps: PushWiringDeps): PushWiring | undefined {
         sleep: abortableSleep,
         isLeader,
         logger: log.child({ channel }),
+        onDelivered: observePushLag(deps.metrics, channel),
       }),
     );
   }
