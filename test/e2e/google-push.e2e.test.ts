@@ -1,0 +1,238 @@
+import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { type RunningApp, startApp } from '../../src/app.js';
+import { createTestConfig } from '../../src/config/load-config.js';
+import type { Product } from '../../src/core/catalog/catalog.js';
+import { toAmountMicros } from '../../src/core/push/money-micros.js';
+import { type GoogleServer, startGoogleServer } from '../fakes/channels/google-server.js';
+
+/**
+ * The Google push end to end (docs/channel-push.md, Google): the real app on the sandbox, the fake Merchant API
+ * (token endpoint, data source, quotas, product inputs, local inventories; every request validated). A
+ * throwaway RSA key is written as the service-account file.
+ */
+
+const ACCOUNT = '123';
+const DATA_SOURCE = '456';
+const CLIENT_EMAIL = 'bridge@project.iam.gserviceaccount.com';
+const STORE_CODES = 'U1=praha-1,U2=brno,U3=ostrava';
+const STORE_OF: Record<string, string> = { U1: 'praha-1', U2: 'brno', U3: 'ostrava' };
+
+const dirs: string[] = [];
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'google-push-e2e-'));
+  dirs.push(dir);
+  return dir;
+}
+
+const keys = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const privatePem = keys.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+
+function keyFile(tokenUrl: string): string {
+  const file = join(tempDir(), 'service-account.json');
+  const key = { type: 'service_account', client_email: CLIENT_EMAIL, private_key: privatePem, token_uri: tokenUrl };
+  writeFileSync(file, JSON.stringify(key));
+  return file;
+}
+
+function googleConfig(google: GoogleServer, extra: Record<string, string> = {}) {
+  return createTestConfig({
+    STORE_URL: `sqlite://${join(tempDir(), 'catalog.sqlite')}`,
+    SANDBOX_ARTICLES: '40',
+    SANDBOX_SALES_PER_MINUTE: '0',
+    STOCK_SYNC_CRON: '0 0 1 1 *',
+    CATALOG_SYNC_CRON: '0 0 1 1 *',
+    UNIT_STORE_CODES: STORE_CODES,
+    GOOGLE_MERCHANT_ACCOUNT_ID: ACCOUNT,
+    GOOGLE_MERCHANT_DATA_SOURCE_ID: DATA_SOURCE,
+    GOOGLE_APPLICATION_CREDENTIALS: keyFile(google.tokenUrl),
+    GOOGLE_OAUTH_TOKEN_URL: google.tokenUrl,
+    GOOGLE_MERCHANT_API_URL: google.baseUrl,
+    ...extra,
+  });
+}
+
+/** Polls `read` until it answers `expected` (bounded: about 20 s); answers the last value read. */
+async function eventually<T>(read: () => T | Promise<T>, expected: T): Promise<T> {
+  let value = await read();
+  for (let attempt = 0; attempt < 400 && value !== expected; attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    value = await read();
+  }
+  return value;
+}
+
+/** The stock item with the fewest whole pieces in stock (all units known and whole). */
+function fewPiecesItem(app: RunningApp): Product {
+  let best: { product: Product; total: number } | undefined;
+  for (const product of app.catalog.current()?.products ?? []) {
+    const stocks = product.offers.map((offer) => offer.stock);
+    if (product.isStockItem === false || stocks.some((stock) => stock === undefined || !Number.isInteger(stock) || stock < 0))
+      continue;
+    const total = stocks.reduce<number>((sum, stock) => sum + (stock ?? 0), 0);
+    if (total >= 1 && (best === undefined || total < best.total)) best = { product, total };
+  }
+  if (best === undefined) throw new Error('no item with whole pieces in stock');
+  return best.product;
+}
+
+/** Sells every piece; answers when the last sale's webhook was answered (the clock the lag is measured from). */
+async function sellOut(app: RunningApp, item: Product): Promise<number> {
+  for (const offer of item.offers) {
+    if ((offer.stock ?? 0) <= 0) continue;
+    await app.sandbox?.makeSale({ unitCode: offer.unit, lines: [{ localId: item.id, count: offer.stock ?? 0 }] });
+  }
+  return Date.now();
+}
+
+const productKey = (id: string) => `cs~CZ~${id}`;
+
+type GoogleStatus = {
+  pending: number;
+  mode: string;
+  lastError?: string;
+  quota?: { used: number; limit: number; resetAt?: string };
+};
+async function googleStatus(app: RunningApp | undefined): Promise<GoogleStatus | undefined> {
+  const ready = (await (await fetch(`${app?.url}/readyz`)).json()) as { push?: Record<string, GoogleStatus> };
+  return ready.push?.['google'];
+}
+
+/** Product and inventory calls (not token, data source or quota reads). */
+function pushCalls(google: GoogleServer) {
+  return google.requests.filter((request) => /^\/(products|inventories)\/v1\//.test(new URL(request.url, 'http://x').pathname));
+}
+
+describe('Google push against the sandbox and the fake Merchant API', () => {
+  let app: RunningApp | undefined;
+  let google: GoogleServer | undefined;
+  const lines: Record<string, unknown>[] = [];
+  const logger = pino(
+    { level: 'info' },
+    { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
+  );
+  const publicKey: KeyObject = keys.publicKey;
+
+  const startFake = async () =>
+    startGoogleServer({ account: ACCOUNT, dataSourceId: DATA_SOURCE, clientEmail: CLIENT_EMAIL, publicKey });
+
+  afterEach(async () => {
+    await app?.stop();
+    await google?.close();
+    app = undefined;
+    lines.length = 0;
+  });
+
+  afterAll(() => {
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('inserts every item with its full input, then a sell-out reaches the product and the local inventories', async () => {
+    google = await startFake();
+    app = await startApp(googleConfig(google), { logger });
+    await app.initialSync;
+    // The first start reconciles: every item is inserted (primary source), every unit's inventory sent.
+    const count = app.catalog.current()?.products.length;
+    expect(await eventually(() => google?.products.size, count)).toBe(count);
+    expect(await eventually(async () => (await googleStatus(app))?.pending, 0)).toBe(0);
+    const item = fewPiecesItem(app);
+    const key = productKey(item.id);
+    expect(google.products.get(key)?.availability).toBe('IN_STOCK');
+    const insert = google.requests.find(
+      (request) =>
+        request.method === 'POST' &&
+        request.url.includes('productInputs:insert') &&
+        request.body.includes(`"offerId":"${item.id}"`),
+    );
+    const input = JSON.parse(insert?.body ?? '{}') as { productAttributes?: Record<string, unknown> };
+    expect(Object.keys(input.productAttributes ?? {})).toEqual(
+      expect.arrayContaining(['title', 'description', 'link', 'imageLink', 'availability', 'price', 'condition']),
+    );
+    const price = item.aggregate.price;
+    if (price !== undefined) expect(google.products.get(key)?.priceMicros).toBe(toAmountMicros(price));
+
+    const soldAt = await sellOut(app, item);
+    const stocked = item.offers.filter((offer) => (offer.stock ?? 0) > 0).map((offer) => offer.unit);
+    const arrived = () =>
+      google?.products.get(key)?.availability === 'OUT_OF_STOCK' &&
+      stocked.every((unit) => google?.localInventories.get(key)?.get(STORE_OF[unit] ?? unit)?.['quantity'] === '0');
+    expect(await eventually(arrived, true)).toBe(true);
+    // Recorded, not asserted (no timed assertions): the lag from the last webhook's answer to Google having it.
+    console.info(`google push lag after the webhook: ${Date.now() - soldAt} ms (bounded poll, 50 ms steps)`);
+    const status = await googleStatus(app);
+    expect(status?.mode).toBe('live');
+    expect(status?.quota).toEqual({
+      used: expect.any(Number) as unknown,
+      limit: 100_000,
+      resetAt: expect.stringMatching(/T12:00:00.000Z$/) as unknown,
+    });
+    // The sell-out patched availability only (the product exists): no second insert of the item.
+    const patched = () =>
+      google?.requests.some(
+        (request) =>
+          request.method === 'PATCH' &&
+          request.body.includes(`"offerId":"${item.id}"`) &&
+          request.url.endsWith('updateMask=productAttributes.availability'),
+      );
+    expect(await eventually(patched, true)).toBe(true);
+    expect(JSON.stringify(lines)).not.toContain('PRIVATE KEY');
+  });
+
+  it('with the daily quota spent sends nothing and drops nothing; after the reset every pending item is sent', async () => {
+    google = await startFake();
+    google.exhaustDailyQuota();
+    app = await startApp(googleConfig(google, { GOOGLE_QUOTA_REFRESH_MS: '1000' }), { logger });
+    await app.initialSync;
+    // Two quota reads after the catalog was enqueued: the channel had time to send, and did not.
+    expect(await eventually(async () => ((await googleStatus(app))?.pending ?? 0) > 0, true)).toBe(true);
+    const reads = google.quotaReads();
+    expect(await eventually(() => google !== undefined && google.quotaReads() >= reads + 2, true)).toBe(true);
+    expect(pushCalls(google)).toHaveLength(0);
+    const closed = await googleStatus(app);
+    expect(closed?.quota?.used).toBe(closed?.quota?.limit);
+    const pending = closed?.pending ?? 0;
+    expect(pending).toBeGreaterThan(0);
+
+    google.resetDailyQuota();
+    expect(await eventually(async () => (await googleStatus(app))?.pending, 0)).toBe(0);
+    expect(google.products.size).toBe(app.catalog.current()?.products.length);
+    expect(lines.some((line) => line['msg'] === 'push: Google daily quota spent; waiting')).toBe(true);
+  });
+
+  it('a supplemental data source is patched only: nothing inserted or deleted', async () => {
+    google = await startFake();
+    google.dataSourceKind = 'supplemental';
+    app = await startApp(googleConfig(google), { logger });
+    await app.initialSync;
+    const item = fewPiecesItem(app);
+    const key = productKey(item.id);
+    // The item came from the feed file (the primary source); the supplemental source patches it.
+    google.products.set(key, { availability: 'IN_STOCK' });
+    // The reconciliation's patches (the others are answered 404: not in the fake) are through.
+    expect(await eventually(() => (google?.requests.filter((r) => r.method === 'PATCH').length ?? 0) > 0, true)).toBe(true);
+    expect(await eventually(async () => (await googleStatus(app))?.pending, 0)).toBe(0);
+    await sellOut(app, item);
+    expect(await eventually(() => google?.products.get(key)?.availability, 'OUT_OF_STOCK')).toBe('OUT_OF_STOCK');
+    const productCalls = pushCalls(google).filter((request) => request.url.startsWith('/products/v1/'));
+    expect(productCalls.length).toBeGreaterThan(0);
+    expect(productCalls.every((request) => request.method === 'PATCH')).toBe(true);
+  });
+
+  it('a data source that is not an API source: nothing is sent, /readyz names it, the feeds are served', async () => {
+    google = await startFake();
+    google.dataSourceKind = 'file';
+    app = await startApp(googleConfig(google), { logger });
+    await app.initialSync;
+    const error = await eventually(async () => (await googleStatus(app))?.lastError?.includes('not an API data source'), true);
+    expect(error).toBe(true);
+    expect((await googleStatus(app))?.lastError).toContain(`accounts/${ACCOUNT}/dataSources/${DATA_SOURCE}`);
+    expect(await eventually(async () => ((await googleStatus(app))?.pending ?? 0) > 0, true)).toBe(true);
+    expect(pushCalls(google)).toHaveLength(0);
+    expect(lines.some((line) => line['level'] === 50 && String(line['msg']).includes('not an API data source'))).toBe(true);
+    expect((await fetch(`${app.url}/readyz`)).status).toBeLessThan(500);
+  });
+});
