@@ -1,5 +1,7 @@
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type RequestListener, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -8,6 +10,8 @@ import { type RunningApp, startApp } from '../../src/app.js';
 import { createTestConfig } from '../../src/config/load-config.js';
 import type { Product } from '../../src/core/catalog/catalog.js';
 import { toAmountMicros } from '../../src/core/push/money-micros.js';
+import { createSandboxApp } from '../../src/sandbox/create-sandbox-app.js';
+import { createSandboxState, type SandboxState } from '../../src/sandbox/sandbox-state.js';
 import { type GoogleServer, startGoogleServer } from '../fakes/channels/google-server.js';
 
 /**
@@ -107,6 +111,28 @@ function pushCalls(google: GoogleServer) {
   return google.requests.filter((request) => /^\/(products|inventories)\/v1\//.test(new URL(request.url, 'http://x').pathname));
 }
 
+const POS_KEY = 'pos-key-e2e-0123456789';
+
+/** A POS (the sandbox's interface) whose catalog the test changes: a price, an article more or less. */
+async function startPos(articles: number): Promise<{ server: Server; url: string; use(articles: number): SandboxState }> {
+  const build = (count: number) => {
+    const state = createSandboxState({ units: 3, articles: count, seed: 42 });
+    return { state, app: createSandboxApp(state, { apiKey: POS_KEY }) as unknown as RequestListener };
+  };
+  let current = build(articles);
+  const server = createServer((request, response) => current.app(request, response));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    server,
+    url: `http://127.0.0.1:${port}`,
+    use(count) {
+      current = build(count);
+      return current.state;
+    },
+  };
+}
+
 describe('Google push against the sandbox and the fake Merchant API', () => {
   let app: RunningApp | undefined;
   let google: GoogleServer | undefined;
@@ -180,6 +206,77 @@ describe('Google push against the sandbox and the fake Merchant API', () => {
       );
     expect(await eventually(patched, true)).toBe(true);
     expect(JSON.stringify(lines)).not.toContain('PRIVATE KEY');
+  });
+
+  it('a price change patches the exact micros, a new item is inserted, a removed item deleted', async () => {
+    google = await startFake();
+    const pos = await startPos(30);
+    try {
+      const config = googleConfig(google, {
+        POS_BASE_URL: pos.url,
+        POS_API_KEY: POS_KEY,
+        FEED_PRODUCT_URL: 'https://shop.example/p/{id}',
+        FEED_IMAGE_URL: 'https://shop.example/i/{id}.jpg',
+      });
+      app = await startApp(config, { logger });
+      await app.initialSync;
+      const count = app.catalog.current()?.products.length ?? 0;
+      expect(await eventually(() => google?.products.size, count)).toBe(count);
+      expect(await eventually(async () => (await googleStatus(app))?.pending, 0)).toBe(0);
+      const before = new Set(app.catalog.current()?.products.map((product) => product.id));
+
+      // One article more, and article 0 at 15.99 (the POS's gross price): one sync publishes both.
+      const state = pos.use(31);
+      state.overrideArticle(0, { salesPrice: 15.99 });
+      await app.catalog.syncCatalog();
+      const products = app.catalog.current()?.products ?? [];
+      const added = products.find((product) => !before.has(product.id));
+      const repriced = products.find((product) => product.aggregate.price === 15.99);
+      expect(added).toBeDefined();
+      expect(repriced).toBeDefined();
+      const addedKey = productKey(added?.id ?? '');
+      expect(await eventually(() => google?.products.has(addedKey), true)).toBe(true);
+      const insert = google.requests.find(
+        (r) => r.url.includes('productInputs:insert') && r.body.includes(`"offerId":"${added?.id}"`),
+      );
+      expect(JSON.parse(insert?.body ?? '{}')).toMatchObject({
+        offerId: added?.id,
+        contentLanguage: 'cs',
+        feedLabel: 'CZ',
+        productAttributes: {
+          title: expect.any(String) as unknown,
+          link: `https://shop.example/p/${added?.id}`,
+          imageLink: `https://shop.example/i/${added?.id}.jpg`,
+          condition: 'NEW',
+        },
+      });
+      const repricedKey = productKey(repriced?.id ?? '');
+      expect(await eventually(() => google?.products.get(repricedKey)?.priceMicros, '15990000')).toBe('15990000');
+      const patch = google.requests.find(
+        (r) =>
+          r.method === 'PATCH' && r.body.includes(`"offerId":"${repriced?.id}"`) && r.url.includes('productAttributes.price'),
+      );
+      expect(JSON.parse(patch?.body ?? '{}')).toMatchObject({
+        productAttributes: { price: { amountMicros: '15990000', currencyCode: 'CZK' } },
+      });
+
+      // The article is gone again: the product input is deleted, and so are its local inventories.
+      pos.use(30);
+      await app.catalog.syncCatalog();
+      expect(await eventually(() => google?.products.has(addedKey), false)).toBe(false);
+      const deleted = google.requests.filter((r) => r.method === 'DELETE');
+      expect(deleted.some((r) => r.url.startsWith(`/products/v1/accounts/${ACCOUNT}/productInputs/`))).toBe(true);
+      const localDeleted = () =>
+        google?.requests.some(
+          (r) => r.method === 'DELETE' && r.url.includes(`${Buffer.from(addedKey).toString('base64url')}/localInventories/`),
+        );
+      expect(await eventually(localDeleted, true)).toBe(true);
+      expect(await eventually(async () => (await googleStatus(app))?.pending, 0)).toBe(0);
+    } finally {
+      await app?.stop();
+      app = undefined;
+      await new Promise((resolve) => pos.server.close(resolve));
+    }
   });
 
   it('with the daily quota spent sends nothing and drops nothing; after the reset every pending item is sent', async () => {
