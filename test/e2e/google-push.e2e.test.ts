@@ -319,6 +319,18 @@ describe('Google push against the sandbox and the fake Merchant API', () => {
     expect(productCalls.every((request) => request.method === 'PATCH')).toBe(true);
   });
 
+  it('in dry run reads and sends nothing, and logs the rounds it would send', async () => {
+    google = await startFake();
+    app = await startApp(googleConfig(google, { PUSH_DRY_RUN: 'true' }), { logger });
+    await app.initialSync;
+    const dryRuns = () => lines.filter((line) => line['msg'] === 'push dry run: not sent' && line['channel'] === 'google');
+    expect(await eventually(() => dryRuns().length > 0, true)).toBe(true);
+    expect(await eventually(async () => (await googleStatus(app))?.pending, 0)).toBe(0);
+    expect((await googleStatus(app))?.mode).toBe('dry-run');
+    // Not even the token, the data source or the quotas are asked for.
+    expect(google.requests).toHaveLength(0);
+  });
+
   it('a data source that is not an API source: nothing is sent, /readyz names it, the feeds are served', async () => {
     google = await startFake();
     google.dataSourceKind = 'file';
