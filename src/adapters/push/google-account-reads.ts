@@ -48,7 +48,7 @@ export function createGoogleAccountReads(options: GoogleAccountReadsOptions): Go
     now: options.now ?? Date.now,
     ...(options.dispatcher === undefined ? {} : { dispatcher: options.dispatcher }),
   });
-  const redact = createRedactor([options.key.private_key]);
+  const redact = createRedactor([options.key.private_key, options.key.private_key.replace(/\n/g, '\\n')]);
   const name = `accounts/${options.account}/dataSources/${options.dataSourceId}`;
 
   async function get(path: string, query: Record<string, string> = {}): Promise<{ status: number; answer: unknown }> {
