@@ -64,6 +64,8 @@ export function createGoogleChannel(deps: GoogleChannelDeps): GoogleChannel {
   let sourceProblem: { message: string; at: number } | undefined;
   let plan: GoogleQuotaPlan | undefined;
   let dailyUntil: number | undefined;
+  // The first quota read (answered or failed) comes before the first send: the first round is paced by it.
+  let quotasRead = deps.reads === undefined;
   let timer: NodeJS.Timeout | undefined;
 
   const closeDaily = (until: number, why: string) => {
@@ -75,6 +77,7 @@ export function createGoogleChannel(deps: GoogleChannelDeps): GoogleChannel {
   async function readQuotas(): Promise<void> {
     if (deps.reads === undefined) return;
     const read: QuotaRead = await deps.reads.quotas();
+    quotasRead = true;
     if ('problem' in read) {
       log.warn({ problem: read.problem }, 'push: Google quotas not read; pacing as before');
       return;
@@ -146,7 +149,7 @@ export function createGoogleChannel(deps: GoogleChannelDeps): GoogleChannel {
     client: { channel: 'google', send: (batch) => mapLimit(batch, GOOGLE_MAX_CONCURRENT, sendOne) },
     dataSource: () => kind ?? 'primary',
     open() {
-      if (kind === undefined) return false;
+      if (kind === undefined || !quotasRead) return false;
       if (dailyUntil !== undefined && now() >= dailyUntil) dailyUntil = undefined;
       return dailyUntil === undefined;
     },

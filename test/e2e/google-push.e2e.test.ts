@@ -60,10 +60,10 @@ function googleConfig(google: GoogleServer, extra: Record<string, string> = {}) 
   });
 }
 
-/** Polls `read` until it answers `expected` (bounded: about 20 s); answers the last value read. */
+/** Polls `read` until it answers `expected` (bounded: about 40 s, a loaded CI machine); answers the last value read. */
 async function eventually<T>(read: () => T | Promise<T>, expected: T): Promise<T> {
   let value = await read();
-  for (let attempt = 0; attempt < 400 && value !== expected; attempt++) {
+  for (let attempt = 0; attempt < 800 && value !== expected; attempt++) {
     await new Promise((resolve) => setTimeout(resolve, 50));
     value = await read();
   }
