@@ -64,6 +64,11 @@ describe('target payloads (served version through toFeedItem)', () => {
       payload: { kind: 'localDelete', offerId: '9', storeCode: 'store-a' },
     });
     expect(google({ target: 'l:9:A', mask: PUSH_MASK.REMOVED }, undefined).kind).toBe('skip');
+    // Product 1 is served, but unit B does not offer it: B's local inventory goes (no store code: the unit's code).
+    expect(google({ target: 'l:1:B', mask: PUSH_MASK.REMOVED }, served)).toEqual({
+      kind: 'send',
+      payload: { kind: 'localDelete', offerId: '1', storeCode: 'B' },
+    });
   });
 
   it('Google supplemental data source: patches only; new and removed items are skipped, a full re-send patches', () => {
