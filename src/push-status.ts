@@ -48,6 +48,9 @@ function stateParts(state: PushChannelState): Partial<PushChannelStatus> {
   };
 }
 
+/** Per channel, what the channel itself adds to the worker's status (Google: quota, data source problem). */
+export type StatusExtras = ReadonlyMap<PushChannel, () => Partial<PushChannelStatus>>;
+
 export function toStatus(status: PushWorkerStatus, dryRun: boolean): PushChannelStatus {
   const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
   const lastSuccessAt = iso(status.lastSuccessAt);
@@ -130,8 +133,10 @@ export function createPushStatusBoard(parts: {
   readonly metrics: Metrics;
   readonly log: Logger;
   readonly gate: { readonly stopped: boolean };
+  readonly extras?: StatusExtras;
 }): PushStatusBoard {
   const { workers, push, metrics, log, gate } = parts;
+  const extra = (channel: PushChannel) => parts.extras?.get(channel)?.() ?? {};
   // Known at once from the configuration, so /readyz names every enabled channel from the start; the
   // outbox's figures (pending, last success and error) replace it at the first refresh.
   let latest: Partial<Record<PushChannel, PushChannelStatus>> = Object.fromEntries(
@@ -147,7 +152,7 @@ export function createPushStatusBoard(parts: {
     const next: Partial<Record<PushChannel, PushChannelStatus>> = {};
     for (const [channel, worker] of workers) {
       const status = await worker.status();
-      const shown = toStatus(status, push.dryRun);
+      const shown = { ...toStatus(status, push.dryRun), ...extra(channel) };
       next[channel] = shown;
       counted.set(channel, updatePushMetrics(metrics, channel, status, shown, push.dryRun, counted.get(channel)));
     }

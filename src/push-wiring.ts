@@ -10,16 +10,16 @@ import type { PushChannel } from './core/push/channel-client.js';
 import type { PushTargetsConfig } from './core/push/derive-updates.js';
 import type { PushOutbox } from './core/push/outbox.js';
 import { createPacer } from './core/push/pacer.js';
-import { type ChannelParts, type Links, metaParts, shoptetParts } from './push-channels.js';
-import { createPushStatusBoard, observePushLag, type PushChannelStatus } from './push-status.js';
+import { type ChannelParts, googleParts, type Links, metaParts, shoptetParts } from './push-channels.js';
+import { withGoogleChannel } from './push-google.js';
+import { createPushStatusBoard, observePushLag, type PushChannelStatus, type StatusExtras } from './push-status.js';
 import type { CatalogService } from './services/catalog-service.js';
 import { createPushDeriver } from './services/push/push-deriver.js';
 import { createPushWorker, type PushWorker } from './services/push/push-worker.js';
 
 /**
  * The channel push, wired (docs/decisions/0013-channel-push.md, sections 4, 6, 8; docs/channel-push.md): the
- * outbox in the configured store, the deriver and one worker per configured channel (Meta, Shoptet; Google
- * is not wired yet). Nothing is created when no channel is configured, so the bridge behaves as before.
+ * outbox in the configured store, the deriver and one worker per configured channel (Google, Meta, Shoptet). Nothing is created when no channel is configured, so the bridge behaves as before.
  */
 
 export type { PushChannelStatus } from './push-status.js';
@@ -85,6 +85,8 @@ export function createPushWiring(deps: PushWiringDeps): PushWiring | undefined {
   if (meta !== undefined) channels.set('meta', meta);
   const shoptet = shoptetParts(push, config, deps.links, log);
   if (shoptet !== undefined) channels.set('shoptet', shoptet);
+  const google = googleParts(push, config, deps.links, log);
+  if (google !== undefined) channels.set('google', google);
   if (channels.size === 0) return undefined;
   if (/^rediss?:\/\//.test(config.store.url) && deps.group === undefined) {
     log.warn({ channels: [...channels.keys()] }, 'push: a Redis store without its group; nothing is pushed');
@@ -95,31 +97,35 @@ export function createPushWiring(deps: PushWiringDeps): PushWiring | undefined {
   const now = () => Date.now();
   const workers = new Map<PushChannel, PushWorker>();
   for (const [channel, parts] of channels) {
-    workers.set(
+    const gated = channel === 'google' && google !== undefined;
+    const worker = createPushWorker({
       channel,
-      createPushWorker({
-        channel,
-        outbox,
-        client: parts.client,
-        buildPayload: parts.buildPayload,
-        current: () => deps.catalog.current(),
-        pacer: createPacer(parts.limits, now()),
-        batchSize: parts.batchSize,
-        leaseMs: push.timeoutMs * 2 + 5_000,
-        maxBackoffMs: push.maxBackoffMs,
-        idleMs: IDLE_MS,
-        now,
-        random: Math.random,
-        sleep: abortableSleep,
-        isLeader,
-        logger: log.child({ channel }),
-        onDelivered: observePushLag(deps.metrics, channel),
-      }),
-    );
+      outbox,
+      client: parts.client,
+      buildPayload: parts.buildPayload,
+      current: () => deps.catalog.current(),
+      pacer: createPacer(parts.limits, now()),
+      // Google's round follows its paced rate (read per round); the others' is fixed.
+      get batchSize() {
+        return gated ? google.google.roundSize() : parts.batchSize;
+      },
+      leaseMs: push.timeoutMs * 2 + 5_000,
+      maxBackoffMs: push.maxBackoffMs,
+      idleMs: IDLE_MS,
+      now,
+      random: Math.random,
+      sleep: abortableSleep,
+      // Google's gate (data source checked, daily quota left) holds the worker like a follower: nothing claimed.
+      isLeader: gated ? () => isLeader() && google.google.open() : isLeader,
+      logger: log.child({ channel }),
+      onDelivered: observePushLag(deps.metrics, channel),
+    });
+    workers.set(channel, gated ? withGoogleChannel(worker, google.google) : worker);
   }
   const targets: PushTargetsConfig = {
     ...(shoptet === undefined || push.shoptet === undefined ? {} : { shoptet: { unit: push.shoptet.unit } }),
     ...(meta === undefined ? {} : { meta: true as const }),
+    ...(google === undefined ? {} : { google: { localUnits: google.localUnits } }),
   };
   const gate = { stopped: false };
   const deriver = createPushDeriver({
@@ -140,7 +146,8 @@ export function createPushWiring(deps: PushWiringDeps): PushWiring | undefined {
       for (const worker of workers.values()) worker.wake();
     },
   });
-  return runPush({ deps, push, outbox, workers, deriver, log, gate });
+  const extras = new Map(google === undefined ? [] : [['google' as const, () => google.google.status()]]);
+  return runPush({ deps, push, outbox, workers, deriver, log, gate, extras });
 }
 
 function fenceOf(group: PushGroup): () => string {
@@ -169,9 +176,17 @@ function runPush(parts: {
   readonly deriver: { start(): void; catchUp(): Promise<void> };
   readonly log: Logger;
   readonly gate: { stopped: boolean };
+  readonly extras?: StatusExtras;
 }): PushWiring {
   const { deps, push, outbox, workers, log, gate } = parts;
-  const board = createPushStatusBoard({ workers, push, metrics: deps.metrics, log, gate });
+  const board = createPushStatusBoard({
+    workers,
+    push,
+    metrics: deps.metrics,
+    log,
+    gate,
+    ...(parts.extras === undefined ? {} : { extras: parts.extras }),
+  });
   let timer: NodeJS.Timeout | undefined;
   let leadership: { stop(): void } | undefined;
 

@@ -90,6 +90,14 @@ interface Call {
 
 function callOf(payload: GooglePayload, options: GoogleMerchantClientOptions): Call {
   const dataSource = `accounts/${options.account}/dataSources/${options.dataSourceId}`;
+  if (payload.kind === 'localDelete') {
+    const store = encodeURIComponent(payload.storeCode);
+    return {
+      method: 'DELETE',
+      path: `/inventories/v1/${productName(options, payload.offerId)}/localInventories/${store}`,
+      query: {},
+    };
+  }
   if (payload.kind === 'local') {
     return {
       method: 'POST',
@@ -118,14 +126,17 @@ function callOf(payload: GooglePayload, options: GoogleMerchantClientOptions): C
   return { method: 'DELETE', path: `/products/v1/${product.name}`, query: { dataSource } };
 }
 
-/** Maps an answer: 2xx ok; 429 / RESOURCE_EXHAUSTED, 5xx, 401/403 retry; other 4xx (INVALID_ARGUMENT…) rejected. */
+/** Maps an answer: 2xx ok (and 404 to a DELETE); 429 / RESOURCE_EXHAUSTED, 5xx, 401/403 retry; other 4xx (INVALID_ARGUMENT…) rejected. */
 function outcomeOf(
   status: number,
   headers: Dispatcher.ResponseData['headers'],
   answer: unknown,
   context: RetryContext,
+  method: Call['method'],
 ): PushOutcome {
   if (status >= 200 && status < 300) return { kind: 'ok' };
+  // A delete of what is not there has its effect already (a product deleted before its local inventory).
+  if (status === 404 && method === 'DELETE') return { kind: 'ok' };
   const error = (answer as GoogleErrorBody | undefined)?.error;
   const rpc = typeof error?.status === 'string' ? error.status : undefined;
   const text = `HTTP ${status}${rpc === undefined ? '' : ` ${rpc}`}${typeof error?.message === 'string' ? `: ${error.message}` : ''}`;
@@ -187,7 +198,13 @@ export function createGoogleMerchantClient(options: GoogleMerchantClientOptions)
       const answer = await readJson(response.body);
       // A refused token is fetched anew by the next call (revoked, or expired early).
       if (response.statusCode === 401) tokens.invalidate();
-      const outcome = outcomeOf(response.statusCode, response.headers, answer, { ...context, redact: withToken(token) });
+      const outcome = outcomeOf(
+        response.statusCode,
+        response.headers,
+        answer,
+        { ...context, redact: withToken(token) },
+        call.method,
+      );
       return { target: item.target, gen: item.gen, outcome };
     } catch (error) {
       // A bad argument to undici is our bug: retrying it forever would hide it.

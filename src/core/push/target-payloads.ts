@@ -2,6 +2,7 @@ import { ALL_UNITS, type CatalogSnapshot, type Product } from '../catalog/catalo
 import { type FeedItemOptions, productCode, toFeedItem } from '../feeds/to-feed-item.js';
 import type { PayloadResult, PushAction } from './channel-client.js';
 import { actionOf } from './derive-updates.js';
+import type { GoogleDataSourceKind } from './google-data-source.js';
 import { PUSH_MASK } from './outbox.js';
 import {
   buildGoogleLocalInventory,
@@ -30,7 +31,9 @@ export type PayloadBuilder<Payload> = (row: TargetRow, snapshot: CatalogSnapshot
 /** A Google call: a product input, or one unit's local inventory of product `offerId`. */
 export type GooglePayload =
   | { readonly kind: 'product'; readonly request: GoogleProductRequest }
-  | { readonly kind: 'local'; readonly offerId: string; readonly inventory: GoogleLocalInventory };
+  | { readonly kind: 'local'; readonly offerId: string; readonly inventory: GoogleLocalInventory }
+  /** `localInventories.delete`: the unit no longer offers the product (or the product is gone). */
+  | { readonly kind: 'localDelete'; readonly offerId: string; readonly storeCode: string };
 
 interface Index {
   readonly byId: ReadonlyMap<string, Product>;
@@ -59,14 +62,26 @@ export function splitLocalTarget(target: string): { readonly id: string; readonl
   return { id: body.slice(0, at), unit: body.slice(at + 1) };
 }
 
-export function googlePayloads(options: GooglePayloadOptions, feed: FeedItemOptions): PayloadBuilder<GooglePayload> {
+/**
+ * Google `p:{id}` and `l:{id}:{unit}`. `dataSource` says what GOOGLE_MERCHANT_DATA_SOURCE_ID takes (read at
+ * start): a supplemental source only patches, so new and removed items are left to the feed file (skipped)
+ * and a full re-send patches price, sale price and availability.
+ */
+export function googlePayloads(
+  options: GooglePayloadOptions,
+  feed: FeedItemOptions,
+  dataSource: () => GoogleDataSourceKind = () => 'primary',
+): PayloadBuilder<GooglePayload> {
   return (row, snapshot) => {
     if (row.target.startsWith('l:')) {
       const { id, unit } = splitLocalTarget(row.target);
       const product = snapshot === undefined ? undefined : indexOf(snapshot).byId.get(id);
       const offer = product === undefined ? undefined : toFeedItem(product, unit, feed)?.offers[0];
-      // A removed product's local inventories go with the product's delete.
-      if (offer === undefined) return { kind: 'skip', reason: 'no offer of the unit in the served version' };
+      if (offer === undefined) {
+        // The unit no longer offers it (or the product is gone): its local inventory goes.
+        if (snapshot === undefined) return { kind: 'skip', reason: 'no version served yet' };
+        return { kind: 'send', payload: { kind: 'localDelete', offerId: id, storeCode: feed.storeCodes[unit] ?? unit } };
+      }
       return {
         kind: 'send',
         payload: { kind: 'local', offerId: id, inventory: buildGoogleLocalInventory(offer, options.currency) },
@@ -75,7 +90,14 @@ export function googlePayloads(options: GooglePayloadOptions, feed: FeedItemOpti
     const id = row.target.slice(2);
     const product = snapshot === undefined ? undefined : indexOf(snapshot).byId.get(id);
     const item = product === undefined ? undefined : toFeedItem(product, ALL_UNITS, feed);
-    const result = buildGoogleProductRequest(id, item, actionOf(row.mask, item !== undefined), options);
+    let action = actionOf(row.mask, item !== undefined);
+    if (dataSource() === 'supplemental' && action.kind !== 'update') {
+      const fullResend = item !== undefined && (row.mask & PUSH_MASK.FULL) !== 0 && (row.mask & PUSH_MASK.ADDED) === 0;
+      if (!fullResend)
+        return { kind: 'skip', reason: 'supplemental data source: new and removed items are left to the feed file' };
+      action = { kind: 'update', fields: ['price', 'salePrice', 'availability'] };
+    }
+    const result = buildGoogleProductRequest(id, item, action, options);
     return result.kind === 'send' ? { kind: 'send', payload: { kind: 'product', request: result.payload } } : result;
   };
 }

@@ -58,7 +58,34 @@ describe('target payloads (served version through toFeedItem)', () => {
     if (unknown.kind === 'send' && unknown.payload.kind === 'local') {
       expect(unknown.payload.inventory.localInventoryAttributes.quantity).toBeUndefined();
     }
-    expect(google({ target: 'l:9:A', mask: PUSH_MASK.REMOVED }, served).kind).toBe('skip');
+    // The unit no longer offers it (here: the product is gone): its local inventory is deleted by store code.
+    expect(google({ target: 'l:9:A', mask: PUSH_MASK.REMOVED }, served)).toEqual({
+      kind: 'send',
+      payload: { kind: 'localDelete', offerId: '9', storeCode: 'store-a' },
+    });
+    expect(google({ target: 'l:9:A', mask: PUSH_MASK.REMOVED }, undefined).kind).toBe('skip');
+    // Product 1 is served, but unit B does not offer it: B's local inventory goes (no store code: the unit's code).
+    expect(google({ target: 'l:1:B', mask: PUSH_MASK.REMOVED }, served)).toEqual({
+      kind: 'send',
+      payload: { kind: 'localDelete', offerId: '1', storeCode: 'B' },
+    });
+  });
+
+  it('Google supplemental data source: patches only; new and removed items are skipped, a full re-send patches', () => {
+    const supplemental = googlePayloads(GOOGLE, FEED, () => 'supplemental');
+    expect(supplemental({ target: 'p:1', mask: PUSH_MASK.ADDED }, served).kind).toBe('skip');
+    expect(supplemental({ target: 'p:9', mask: PUSH_MASK.REMOVED }, served).kind).toBe('skip');
+    expect(supplemental({ target: 'p:1', mask: PUSH_MASK.PRICE }, served)).toMatchObject({
+      payload: { request: { method: 'patch', updateMask: 'productAttributes.price' } },
+    });
+    expect(supplemental({ target: 'p:1', mask: PUSH_MASK.FULL }, served)).toMatchObject({
+      payload: {
+        request: {
+          method: 'patch',
+          updateMask: 'productAttributes.price,productAttributes.salePrice,productAttributes.availability',
+        },
+      },
+    });
   });
 
   it('splits a local target on the last colon (ids may hold one)', () => {
