@@ -16,8 +16,8 @@ import {
 
 /**
  * Meta catalog client (docs/decisions/0013-channel-push.md, "Meta `items_batch`"): `POST
- * {META_GRAPH_API_URL}/{catalog_id}/items_batch` as a form (`item_type`, `allow_upsert=false`, `requests`
- * JSON), the token in `Authorization: Bearer` and never in the URL. Items refused in `validation_status` are
+ * {META_GRAPH_API_URL}/{catalog_id}/items_batch` as a form (`item_type`, `allow_upsert`, `requests`
+ * JSON; `allow_upsert=true` only for calls of whole items, see `buildMetaFullRequest`), the token in `Authorization: Bearer` and never in the URL. Items refused in `validation_status` are
  * rejected, the rest acked. Meta ingests asynchronously: each call's handle goes to `onHandle`, and
  * `checkBatchStatus` reads it later (`check_batch_request_status`), so the worker can re-enqueue what failed.
  */
@@ -158,7 +158,13 @@ interface MetaCall {
 /** One `items_batch` call; its handle goes to `onHandle` with the targets it acked. */
 async function sendBatch(call: MetaCall, items: readonly PushBatchItem<MetaBatchRequest>[]): Promise<PushTargetOutcome[]> {
   const { options, dispatcher, context } = call;
-  const form = encodeMetaBatchForm(buildMetaBatchBody(items.map((item) => item.payload)));
+  const upsert = items.some((item) => item.payload.upsert === true);
+  const form = encodeMetaBatchForm(
+    buildMetaBatchBody(
+      items.map((item) => item.payload),
+      upsert,
+    ),
+  );
   let answer: MetaAnswer | undefined;
   let outcomes: PushTargetOutcome[];
   try {
@@ -189,6 +195,13 @@ async function sendBatch(call: MetaCall, items: readonly PushBatchItem<MetaBatch
   const acked = outcomes.filter(({ outcome }) => outcome.kind === 'ok').map(({ target }) => target);
   if (typeof handle === 'string' && acked.length > 0) options.onHandle?.(handle, acked);
   return outcomes;
+}
+
+/** Field updates first, then whole items (each group in the batch's order); empty groups left out. */
+function splitByUpsert(batch: readonly PushBatchItem<MetaBatchRequest>[]): PushBatchItem<MetaBatchRequest>[][] {
+  const plain = batch.filter((item) => item.payload.upsert !== true);
+  const whole = batch.filter((item) => item.payload.upsert === true);
+  return [plain, whole].filter((group) => group.length > 0);
 }
 
 /** `GET …/check_batch_request_status` of one handle (guide "get-batch-request"). */
@@ -240,16 +253,19 @@ export function createMetaClient(options: MetaClientOptions): MetaClient {
     channel: 'meta',
     checkBatchStatus: (handle) => checkBatchStatus(call, handle),
     async send(batch) {
-      const cuts = cutMetaBatches(
-        batch.map((item) => item.payload),
-        options.batchSize,
-      );
       const outcomes: PushTargetOutcome[] = [];
-      let start = 0;
-      // One call after another: Meta limits calls per minute, and cuts keep the batch's order.
-      for (const cut of cuts) {
-        outcomes.push(...(await sendBatch(call, batch.slice(start, start + cut.length))));
-        start += cut.length;
+      // `allow_upsert` is per call: whole items (upsert) and field updates travel in separate calls.
+      for (const group of splitByUpsert(batch)) {
+        const cuts = cutMetaBatches(
+          group.map((item) => item.payload),
+          options.batchSize,
+        );
+        let start = 0;
+        // One call after another: Meta limits calls per minute, and cuts keep the batch's order.
+        for (const cut of cuts) {
+          outcomes.push(...(await sendBatch(call, group.slice(start, start + cut.length))));
+          start += cut.length;
+        }
       }
       return outcomes;
     },

@@ -10,7 +10,7 @@ import {
   type GooglePayloadOptions,
   type GoogleProductRequest,
 } from './payloads/google.js';
-import { buildMetaRequest, type MetaBatchRequest, type MetaPayloadOptions } from './payloads/meta.js';
+import { buildMetaFullRequest, buildMetaRequest, type MetaBatchRequest, type MetaPayloadOptions } from './payloads/meta.js';
 import { buildShoptetStockItem, type ShoptetStockField, type ShoptetStockItem } from './payloads/shoptet.js';
 
 /**
@@ -80,20 +80,18 @@ export function googlePayloads(options: GooglePayloadOptions, feed: FeedItemOpti
   };
 }
 
-/** Meta's reconciliation re-sends price, sale price and availability (an UPDATE), not a CREATE (section 5). */
-function metaAction(mask: number, present: boolean): PushAction {
-  if (present && (mask & PUSH_MASK.FULL) !== 0 && (mask & PUSH_MASK.ADDED) === 0) {
-    return { kind: 'update', fields: ['price', 'salePrice', 'availability'] };
-  }
-  return actionOf(mask, present);
-}
-
+/**
+ * Meta per row (decision 0013, "Meta items_batch"): FULL (first start, reconciliation, removed and re-added)
+ * sends the whole item with upsert allowed, so one Meta lacks is created; ADDED a CREATE; field changes an
+ * UPDATE of those fields only (upsert refused: never a half item); REMOVED a DELETE.
+ */
 export function metaPayloads(options: MetaPayloadOptions, feed: FeedItemOptions): PayloadBuilder<MetaBatchRequest> {
   return (row, snapshot) => {
     const id = row.target.slice(2);
     const product = snapshot === undefined ? undefined : indexOf(snapshot).byId.get(id);
     const item = product === undefined ? undefined : toFeedItem(product, ALL_UNITS, feed);
-    return buildMetaRequest(id, item, metaAction(row.mask, item !== undefined), options);
+    if ((row.mask & PUSH_MASK.FULL) !== 0) return buildMetaFullRequest(id, item, options);
+    return buildMetaRequest(id, item, actionOf(row.mask, item !== undefined), options);
   };
 }
 

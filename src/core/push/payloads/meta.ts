@@ -37,13 +37,28 @@ export interface MetaItemData {
 export interface MetaBatchRequest {
   readonly method: 'CREATE' | 'UPDATE' | 'DELETE';
   readonly data: MetaItemData;
+  /**
+   * Not sent: the call this request travels in. `true` for an UPDATE carrying the whole item (FULL), sent with
+   * `allow_upsert=true` so that an item Meta does not hold is created; the others travel with `false`.
+   */
+  readonly upsert?: true;
+}
+
+/** A request as it goes in `requests` (without the bridge's `upsert` mark). */
+export interface MetaWireRequest {
+  readonly method: MetaBatchRequest['method'];
+  readonly data: MetaItemData;
 }
 
 export interface MetaBatchBody {
   readonly item_type: 'PRODUCT_ITEM';
-  /** `false`: an UPDATE of an item Meta does not hold must not create a half item. */
+  /**
+   * `false`: an UPDATE of an item Meta does not hold must not create a half item ("When allow_upsert is false,
+   * update requests for items not existing in the catalog will not be completed. Otherwise, new items are
+   * created.", Meta's guide "Send Product Updates"); `true` only for calls of whole items (FULL).
+   */
   readonly allow_upsert: boolean;
-  readonly requests: readonly MetaBatchRequest[];
+  readonly requests: readonly MetaWireRequest[];
 }
 
 export interface MetaPayloadOptions {
@@ -121,9 +136,35 @@ export function buildMetaRequest(
   return typeof data === 'string' ? { kind: 'skip', reason: data } : { kind: 'send', payload: { method: 'CREATE', data } };
 }
 
-/** The `items_batch` call for one batch of requests. */
-export function buildMetaBatchBody(requests: readonly MetaBatchRequest[]): MetaBatchBody {
-  return { item_type: 'PRODUCT_ITEM', allow_upsert: false, requests };
+/**
+ * A FULL send of target `m:{id}` (first start, nightly reconciliation, a removal and re-addition): the whole
+ * item as CREATE would carry it (the Meta template's required fields), as an UPDATE in an `allow_upsert=true`
+ * call, so an item Meta holds is overwritten and one it does not hold is created (Meta's guide "Send Product
+ * Updates": with upsert allowed, "new items are created"; a CREATE "must contain all the required fields").
+ * An UPDATE rather than a CREATE because Meta's reference does not say what CREATE does with an existing item.
+ * An item the feed leaves out is skipped, never half-created; a removed one is deleted.
+ */
+export function buildMetaFullRequest(
+  retailerId: string,
+  item: FeedItem | undefined,
+  options: MetaPayloadOptions,
+): PayloadResult<MetaBatchRequest> {
+  if (item === undefined) return { kind: 'send', payload: { method: 'DELETE', data: { id: retailerId } } };
+  if (retailerId.length > 100) return { kind: 'skip', reason: 'id longer than 100 characters' };
+  const data = createData(item, options);
+  if (typeof data === 'string') return { kind: 'skip', reason: data };
+  // A sale that ended is cleared on Meta's copy, as a field update does.
+  const full: MetaItemData = data.sale_price === undefined ? { ...data, sale_price: '' } : data;
+  return { kind: 'send', payload: { method: 'UPDATE', data: full, upsert: true } };
+}
+
+/** The `items_batch` call for one batch of requests (all of one `upsert` kind: see `MetaBatchRequest.upsert`). */
+export function buildMetaBatchBody(requests: readonly MetaBatchRequest[], allowUpsert = false): MetaBatchBody {
+  return {
+    item_type: 'PRODUCT_ITEM',
+    allow_upsert: allowUpsert,
+    requests: requests.map(({ method, data }) => ({ method, data })),
+  };
 }
 
 /** The form Meta's examples send: `item_type`, `allow_upsert`, `requests` as JSON text. */
