@@ -1,12 +1,15 @@
 import type { Logger } from './adapters/logger/create-logger.js';
 import { createDryRunClient } from './adapters/push/dry-run-client.js';
-import { createMetaClient } from './adapters/push/meta-client.js';
+import { createMetaClient, type MetaClient } from './adapters/push/meta-client.js';
 import { createShoptetClient } from './adapters/push/shoptet-client.js';
 import type { Config, PushConfig } from './config/load-config.js';
 import type { ChannelClient } from './core/push/channel-client.js';
+import type { PushOutbox } from './core/push/outbox.js';
 import type { PacerLimits } from './core/push/pacer.js';
 import { SHOPTET_MAX_BATCH } from './core/push/payloads/shoptet.js';
 import { metaPayloads, type PayloadBuilder, shoptetPayloads } from './core/push/target-payloads.js';
+import { createMetaBatchChecks } from './services/push/meta-batch-checks.js';
+import type { PushWorker } from './services/push/push-worker.js';
 
 /**
  * Each channel's parts for the push wiring (docs/decisions/0013-channel-push.md, section 8): its client (or
@@ -16,6 +19,8 @@ import { metaPayloads, type PayloadBuilder, shoptetPayloads } from './core/push/
 
 // Meta allows a few batch calls per catalog and minute-ish; Shoptet 3 connections per token (kept under).
 const META_LIMITS: PacerLimits = { capacity: 2, refillPerSecond: 1, maxConcurrent: 1 };
+/** How often due Meta handles are looked for (each is asked every 30 s, META_CHECK_INTERVAL_MS). */
+const META_CHECK_TICK_MS = 5_000;
 const SHOPTET_LIMITS: PacerLimits = { capacity: 2, refillPerSecond: 2, maxConcurrent: 2 };
 
 /** The feeds' link templates (the sandbox's pages in sandbox mode): the same item as the feed. */
@@ -26,26 +31,83 @@ export interface ChannelParts<Payload> {
   readonly buildPayload: PayloadBuilder<Payload>;
   readonly batchSize: number;
   readonly limits: PacerLimits;
+  /** Work of the channel besides sending (Meta's batch checks), started with the worker on the leader. */
+  readonly background?: (context: BackgroundContext) => { stop(): void };
+}
+
+/** What a channel's background work gets from the wiring. */
+export interface BackgroundContext {
+  readonly outbox: PushOutbox;
+  readonly worker: Pick<PushWorker, 'wake' | 'noteError'>;
+  readonly isLeader: () => boolean;
+}
+
+/**
+ * Meta's batch checks (`services/push/meta-batch-checks.ts`) every 30 s on the leader; `track` is the
+ * client's `onHandle`, which forwards here once started (handles of calls before that are not kept).
+ */
+function metaBackground(
+  client: MetaClient,
+  handles: { track?: ((handle: string, targets: readonly string[]) => void) | undefined },
+  logger: Logger,
+) {
+  return ({ outbox, worker, isLeader }: BackgroundContext) => {
+    const checks = createMetaBatchChecks({
+      outbox,
+      check: (handle) => client.checkBatchStatus(handle),
+      now: Date.now,
+      onEnqueued: () => worker.wake(),
+      onError: (message) => worker.noteError(message),
+      logger,
+    });
+    handles.track = checks.track;
+    let running = false;
+    const timer = setInterval(() => {
+      if (running || !isLeader() || checks.open() === 0) return;
+      running = true;
+      checks
+        .checkDue()
+        .catch((error: unknown) => logger.error({ err: error }, 'push: Meta batch check failed'))
+        .finally(() => {
+          running = false;
+        });
+    }, META_CHECK_TICK_MS).unref();
+    return {
+      stop: () => {
+        clearInterval(timer);
+        handles.track = undefined;
+      },
+    };
+  };
 }
 
 export function metaParts(push: PushConfig, config: Config, links: Links, logger: Logger): ChannelParts<unknown> | undefined {
   const meta = push.meta;
   if (meta === undefined) return undefined;
-  const client = push.dryRun
-    ? createDryRunClient('meta', { method: 'POST', path: `/${meta.catalogId}/items_batch` }, logger)
+  const handles: { track?: ((handle: string, targets: readonly string[]) => void) | undefined } = {};
+  const live = push.dryRun
+    ? undefined
     : createMetaClient({
         graphUrl: meta.graphUrl,
         catalogId: meta.catalogId,
         token: meta.token,
         timeoutMs: push.timeoutMs,
         batchSize: meta.batchSize,
+        onHandle: (handle, targets) => handles.track?.(handle, targets),
       });
+  const client = live ?? createDryRunClient('meta', { method: 'POST', path: `/${meta.catalogId}/items_batch` }, logger);
   const feed = { storeCodes: config.feed.unitStoreCodes, unitNames: new Map<string, string>(), ...links };
   const buildPayload = metaPayloads(
     { currency: config.feed.currency, ...(config.feed.brand === undefined ? {} : { brand: config.feed.brand }) },
     feed,
   );
-  return { client: client as ChannelClient<unknown>, buildPayload, batchSize: meta.batchSize, limits: META_LIMITS };
+  return {
+    client: client as ChannelClient<unknown>,
+    buildPayload,
+    batchSize: meta.batchSize,
+    limits: META_LIMITS,
+    ...(live === undefined ? {} : { background: metaBackground(live, handles, logger) }),
+  };
 }
 
 export function shoptetParts(push: PushConfig, config: Config, links: Links, logger: Logger): ChannelParts<unknown> | undefined {

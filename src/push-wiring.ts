@@ -121,7 +121,11 @@ export function createPushWiring(deps: PushWiringDeps): PushWiring | undefined {
       for (const worker of workers.values()) worker.wake();
     },
   });
-  return runPush({ deps, push, outbox, workers, deriver, log, gate });
+  const backgrounds = [...channels].flatMap(([channel, parts]) => {
+    const worker = workers.get(channel);
+    return parts.background === undefined || worker === undefined ? [] : [() => parts.background?.({ outbox, worker, isLeader })];
+  });
+  return runPush({ deps, push, outbox, workers, deriver, log, gate, backgrounds });
 }
 
 function runPush(parts: {
@@ -132,10 +136,13 @@ function runPush(parts: {
   readonly deriver: { start(): void };
   readonly log: Logger;
   readonly gate: { stopped: boolean };
+  /** Each channel's background work (Meta's batch checks): started after the workers, stopped before them. */
+  readonly backgrounds: readonly (() => { stop(): void } | undefined)[];
 }): PushWiring {
   const { deps, push, outbox, workers, log, gate } = parts;
   const board = createPushStatusBoard({ workers, push, metrics: deps.metrics, log, gate });
   let timer: NodeJS.Timeout | undefined;
+  const running: { stop(): void }[] = [];
 
   return {
     start() {
@@ -146,6 +153,10 @@ function runPush(parts: {
         if (gate.stopped) return;
         parts.deriver.start();
         for (const worker of workers.values()) worker.start();
+        for (const background of parts.backgrounds) {
+          const started = background();
+          if (started !== undefined) running.push(started);
+        }
         log.info({ channels: [...workers.keys()], dryRun: push.dryRun, paused: push.paused }, 'push: started');
         await board.refreshQuietly();
         timer = setInterval(() => void board.refreshQuietly(), STATUS_MS).unref();
@@ -154,6 +165,7 @@ function runPush(parts: {
     async stop() {
       gate.stopped = true;
       clearInterval(timer);
+      for (const background of running.splice(0)) background.stop();
       await Promise.all([...workers.values()].map((worker) => worker.stop()));
       await board.refresh().catch(() => undefined);
       await outbox.close();

@@ -1,5 +1,6 @@
 import { Agent, type Dispatcher, request } from 'undici';
 import type { ChannelClient, PushBatchItem, PushOutcome, PushTargetOutcome } from '../../core/push/channel-client.js';
+import type { MetaBatchStatus } from '../../core/push/meta-batch-status.js';
 import { buildMetaBatchBody, cutMetaBatches, encodeMetaBatchForm, type MetaBatchRequest } from '../../core/push/payloads/meta.js';
 import { createRedactor } from '../../core/redact-secrets.js';
 import { isProgrammingError } from '../pos/pos-responses.js';
@@ -46,16 +47,7 @@ export interface MetaClientOptions {
   readonly onHandle?: (handle: string, targets: readonly string[]) => void;
 }
 
-/** A handle's state (guide "get-batch-request"), as the worker acts on it (decision 0013, "Status"). */
-export type MetaBatchStatus =
-  /** scheduled, dispatched, started: ask again later. */
-  | { readonly kind: 'pending'; readonly status: string }
-  /** Ingested; the retailer ids Meta found invalid (to re-enqueue once, then reject). */
-  | { readonly kind: 'finished'; readonly invalidIds: readonly string[] }
-  /** error or canceled: the whole batch's targets are re-enqueued. */
-  | { readonly kind: 'failed'; readonly status: string }
-  /** The check itself failed (network, 429, 5xx, refused token, unreadable answer): ask again later. */
-  | { readonly kind: 'retry'; readonly afterMs?: number; readonly message: string };
+export type { MetaBatchStatus } from '../../core/push/meta-batch-status.js';
 
 export interface MetaClient extends ChannelClient<MetaBatchRequest> {
   checkBatchStatus(handle: string): Promise<MetaBatchStatus>;
@@ -63,16 +55,35 @@ export interface MetaClient extends ChannelClient<MetaBatchRequest> {
 }
 
 interface MetaStatusAnswer {
-  readonly data?: readonly { readonly status?: string; readonly ids_of_invalid_requests?: readonly string[] }[];
+  readonly data?: readonly {
+    readonly status?: string;
+    readonly ids_of_invalid_requests?: readonly string[];
+    readonly errors?: readonly { readonly id?: unknown; readonly message?: unknown }[];
+  }[];
+}
+
+/** Meta's message per invalid retailer id (`errors[]`), cut; ids without one are left out. */
+function messagesOf(errors: unknown, redact: (text: string) => string): Record<string, string> | undefined {
+  if (!Array.isArray(errors)) return undefined;
+  const messages: Record<string, string> = {};
+  for (const error of errors as { id?: unknown; message?: unknown }[]) {
+    if (typeof error?.id !== 'string' || typeof error.message !== 'string') continue;
+    messages[error.id] ??= cleanMessage(error.message, redact);
+  }
+  return Object.keys(messages).length === 0 ? undefined : messages;
 }
 
 const PENDING_STATUSES = new Set(['scheduled', 'dispatched', 'started']);
 
 /** Reads a `check_batch_request_status` answer; a status Meta does not document is asked again. */
-function batchStatusOf(answer: MetaStatusAnswer | undefined): MetaBatchStatus {
+function batchStatusOf(answer: MetaStatusAnswer | undefined, redact: (text: string) => string): MetaBatchStatus {
   const entry = answer?.data?.[0];
   const status = entry?.status;
-  if (status === 'finished') return { kind: 'finished', invalidIds: (entry?.ids_of_invalid_requests ?? []).map(String) };
+  if (status === 'finished') {
+    const invalidIds = (Array.isArray(entry?.ids_of_invalid_requests) ? entry.ids_of_invalid_requests : []).map(String);
+    const messages = invalidIds.length === 0 ? undefined : messagesOf(entry?.errors, redact);
+    return { kind: 'finished', invalidIds, ...(messages === undefined ? {} : { messages }) };
+  }
   if (status === 'error' || status === 'canceled') return { kind: 'failed', status };
   if (status !== undefined && PENDING_STATUSES.has(status)) return { kind: 'pending', status };
   return { kind: 'retry', message: `check_batch_request_status answered an unknown status: ${String(status).slice(0, 40)}` };
@@ -219,7 +230,7 @@ async function checkBatchStatus(call: MetaCall, handle: string): Promise<MetaBat
       bodyTimeout: options.timeoutMs,
     });
     const json = await readJson(response.body);
-    if (response.statusCode === 200) return batchStatusOf(json as MetaStatusAnswer | undefined);
+    if (response.statusCode === 200) return batchStatusOf(json as MetaStatusAnswer | undefined, context.redact);
     const outcome = errorOutcome(response, asAnswer(json), context);
     // A refused check (e.g. an unknown handle) cannot tell what was ingested: the batch is sent again.
     if (outcome.kind === 'rejected') return { kind: 'failed', status: outcome.message };

@@ -61,6 +61,8 @@ export interface PushWorker {
   /** Ends the loop after the request in flight is answered (its outcomes are recorded). */
   stop(): Promise<void>;
   status(): Promise<PushWorkerStatus>;
+  /** A channel error found outside a send (a Meta batch check): shown as the last error. */
+  noteError(message: string): void;
 }
 
 function newCounters(): PushWorkerCounters {
@@ -200,6 +202,10 @@ export function createPushWorker<Payload>(deps: PushWorkerDeps<Payload>): PushWo
     async stop() {
       abort.abort();
       await loop;
+    },
+    noteError(message) {
+      counters.lastErrorAt = deps.now();
+      counters.lastError = cut(message);
     },
     async status() {
       const stats = await deps.outbox.stats(deps.channel);

@@ -278,7 +278,7 @@ describe('meta-client batch handles and their status', () => {
 
     expect(handles).toEqual([[handle, ['m:a-1/2']]]);
     expect(finished).toEqual({ kind: 'finished', invalidIds: [] });
-    expect(invalid).toEqual({ kind: 'finished', invalidIds: ['a-1/2'] });
+    expect(invalid).toEqual({ kind: 'finished', invalidIds: ['a-1/2'], messages: { 'a-1/2': 'Invalid request' } });
     expect(pending).toEqual({ kind: 'pending', status: 'started' });
     expect(canceled).toEqual({ kind: 'failed', status: 'canceled' });
     const check = new URL(server.requests[1]?.url ?? '', 'http://x');
