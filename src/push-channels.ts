@@ -5,8 +5,9 @@ import { createShoptetClient } from './adapters/push/shoptet-client.js';
 import type { Config, PushConfig } from './config/load-config.js';
 import type { ChannelClient } from './core/push/channel-client.js';
 import type { PushOutbox } from './core/push/outbox.js';
-import type { PacerLimits } from './core/push/pacer.js';
+import { createPacer, type Pacer, type PacerLimits } from './core/push/pacer.js';
 import { SHOPTET_MAX_BATCH } from './core/push/payloads/shoptet.js';
+import { type BucketFilling, createBucketSteering } from './core/push/shoptet-bucket.js';
 import { metaPayloads, type PayloadBuilder, shoptetPayloads } from './core/push/target-payloads.js';
 import { createMetaBatchChecks } from './services/push/meta-batch-checks.js';
 import type { PushWorker } from './services/push/push-worker.js';
@@ -31,6 +32,10 @@ export interface ChannelParts<Payload> {
   readonly buildPayload: PayloadBuilder<Payload>;
   readonly batchSize: number;
   readonly limits: PacerLimits;
+  /** The channel's own pacer, when its answers steer it (Shoptet's bucket); else the wiring makes one of `limits`. */
+  readonly pacer?: Pacer;
+  /** The channel's last reported rate-limit bucket, for the status. */
+  readonly bucket?: () => BucketFilling | undefined;
   /** Work of the channel besides sending (Meta's batch checks), started with the worker on the leader. */
   readonly background?: (context: BackgroundContext) => { stop(): void };
 }
@@ -113,6 +118,14 @@ export function metaParts(push: PushConfig, config: Config, links: Links, logger
 export function shoptetParts(push: PushConfig, config: Config, links: Links, logger: Logger): ChannelParts<unknown> | undefined {
   const shoptet = push.shoptet;
   if (shoptet === undefined) return undefined;
+  const pacer = createPacer(SHOPTET_LIMITS, Date.now());
+  // Every answer's bucket filling steers the pace (decision 0013, "Shoptet REST API", "Limits").
+  const steering = createBucketSteering(pacer, SHOPTET_LIMITS, Date.now, (slow, { used, max }) =>
+    logger.info(
+      { used, max, slow },
+      slow ? 'push: Shoptet bucket above 80 %, slowing down' : 'push: Shoptet bucket below 80 % again',
+    ),
+  );
   const client = push.dryRun
     ? createDryRunClient('shoptet', { method: 'PATCH', path: `/api/stocks/${shoptet.stockId}/movements` }, logger)
     : createShoptetClient({
@@ -120,8 +133,16 @@ export function shoptetParts(push: PushConfig, config: Config, links: Links, log
         token: shoptet.token,
         stockId: shoptet.stockId,
         timeoutMs: push.timeoutMs,
+        onBucketFilling: steering.onFilling,
       });
   const feed = { storeCodes: config.feed.unitStoreCodes, unitNames: new Map<string, string>(), ...links };
   const buildPayload = shoptetPayloads(shoptet.unit, shoptet.field, feed);
-  return { client: client as ChannelClient<unknown>, buildPayload, batchSize: SHOPTET_MAX_BATCH, limits: SHOPTET_LIMITS };
+  return {
+    client: client as ChannelClient<unknown>,
+    buildPayload,
+    batchSize: SHOPTET_MAX_BATCH,
+    limits: SHOPTET_LIMITS,
+    pacer,
+    bucket: steering.last,
+  };
 }

@@ -15,6 +15,8 @@ export interface PushChannelStatus {
   readonly lastSuccessAt?: string;
   readonly lastErrorAt?: string;
   readonly lastError?: string;
+  /** Shoptet's last `X-RateLimit-Bucket-Filling` (above 80 % the channel slows down). */
+  readonly bucket?: { readonly used: number; readonly max: number };
 }
 
 export function toStatus(status: PushWorkerStatus, dryRun: boolean): PushChannelStatus {
@@ -29,6 +31,7 @@ export function toStatus(status: PushWorkerStatus, dryRun: boolean): PushChannel
     ...(lastSuccessAt === undefined ? {} : { lastSuccessAt }),
     ...(lastErrorAt === undefined ? {} : { lastErrorAt }),
     ...(status.lastError === undefined ? {} : { lastError: status.lastError }),
+    ...(status.bucket === undefined ? {} : { bucket: status.bucket }),
   };
 }
 

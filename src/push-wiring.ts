@@ -86,7 +86,7 @@ export function createPushWiring(deps: PushWiringDeps): PushWiring | undefined {
         client: parts.client,
         buildPayload: parts.buildPayload,
         current: () => deps.catalog.current(),
-        pacer: createPacer(parts.limits, now()),
+        pacer: parts.pacer ?? createPacer(parts.limits, now()),
         batchSize: parts.batchSize,
         leaseMs: push.timeoutMs * 2 + 5_000,
         maxBackoffMs: push.maxBackoffMs,
@@ -96,6 +96,7 @@ export function createPushWiring(deps: PushWiringDeps): PushWiring | undefined {
         sleep: abortableSleep,
         isLeader,
         logger: log.child({ channel }),
+        ...(parts.bucket === undefined ? {} : { bucket: parts.bucket }),
       }),
     );
   }

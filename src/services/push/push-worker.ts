@@ -34,6 +34,8 @@ export interface PushWorkerDeps<Payload> {
   readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   readonly isLeader?: () => boolean;
   readonly logger: CatalogLogger;
+  /** The channel's last reported rate-limit bucket (Shoptet's `X-RateLimit-Bucket-Filling`), for the status. */
+  readonly bucket?: () => { readonly used: number; readonly max: number } | undefined;
 }
 
 export interface PushWorkerCounters {
@@ -50,6 +52,8 @@ export interface PushWorkerStatus extends PushWorkerCounters {
   /** Age of the oldest pending row at `now`; absent when none is pending. */
   readonly oldestPendingAgeS?: number;
   readonly paused: boolean;
+  /** The last `X-RateLimit-Bucket-Filling` (Shoptet), when the channel reports one. */
+  readonly bucket?: { readonly used: number; readonly max: number };
 }
 
 export interface PushWorker {
@@ -210,6 +214,7 @@ export function createPushWorker<Payload>(deps: PushWorkerDeps<Payload>): PushWo
     async status() {
       const stats = await deps.outbox.stats(deps.channel);
       const paused = await deps.outbox.paused(deps.channel);
+      const bucket = deps.bucket?.();
       return {
         ...counters,
         channel: deps.channel,
@@ -218,6 +223,7 @@ export function createPushWorker<Payload>(deps: PushWorkerDeps<Payload>): PushWo
           ? {}
           : { oldestPendingAgeS: Math.max(0, (deps.now() - stats.oldestSinceMs) / 1000) }),
         paused,
+        ...(bucket === undefined ? {} : { bucket: { used: bucket.used, max: bucket.max } }),
         requests: { ...counters.requests },
         items: { ...counters.items },
       };
