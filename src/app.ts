@@ -152,6 +152,7 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
     metrics,
     logger,
     links: linkTemplates(config, sandbox),
+    feeds,
     ...(group === undefined ? {} : { isLeader: group.coordinator.isLeader }),
   });
   const fetches = openConfiguredFetchLog(

@@ -4,11 +4,14 @@ import { createMetaClient, type MetaClient } from './adapters/push/meta-client.j
 import { createShoptetClient } from './adapters/push/shoptet-client.js';
 import type { Config, PushConfig } from './config/load-config.js';
 import type { ChannelClient } from './core/push/channel-client.js';
+import { createFeedLens, type FeedLens } from './core/push/feed-lens.js';
 import type { PushOutbox } from './core/push/outbox.js';
 import { createPacer, type Pacer, type PacerLimits } from './core/push/pacer.js';
 import { SHOPTET_MAX_BATCH } from './core/push/payloads/shoptet.js';
 import { type BucketFilling, createBucketSteering } from './core/push/shoptet-bucket.js';
 import { metaPayloads, type PayloadBuilder, shoptetPayloads } from './core/push/target-payloads.js';
+import type { FeedService } from './services/feed-service.js';
+import { feedContextOf, itemOptionsOf } from './services/feeds/feed-builder.js';
 import { createMetaBatchChecks } from './services/push/meta-batch-checks.js';
 import type { PushWorker } from './services/push/push-worker.js';
 
@@ -86,7 +89,27 @@ function metaBackground(
   };
 }
 
-export function metaParts(push: PushConfig, config: Config, links: Links, logger: Logger): ChannelParts<unknown> | undefined {
+/** The served feeds' compiled templates and options: the push reads its values through them. */
+export type PushFeeds = Pick<FeedService, 'templates' | 'options'>;
+
+/** The lens of the template named `name` (`meta`, `shoptet`), or none when that template is not loaded. */
+function lensOf(feeds: PushFeeds | undefined, name: string): FeedLens | undefined {
+  const template = feeds?.templates.find((candidate) => candidate.name === name);
+  if (feeds === undefined || template === undefined) return undefined;
+  return createFeedLens({
+    template,
+    itemOptions: (snapshot) => itemOptionsOf(snapshot, feeds.options),
+    context: (snapshot, view) => feedContextOf(snapshot, view, feeds.options),
+  });
+}
+
+export function metaParts(
+  push: PushConfig,
+  config: Config,
+  links: Links,
+  logger: Logger,
+  feeds?: PushFeeds,
+): ChannelParts<unknown> | undefined {
   const meta = push.meta;
   if (meta === undefined) return undefined;
   const handles: { track?: ((handle: string, targets: readonly string[]) => void) | undefined } = {};
@@ -105,6 +128,7 @@ export function metaParts(push: PushConfig, config: Config, links: Links, logger
   const buildPayload = metaPayloads(
     { currency: config.feed.currency, ...(config.feed.brand === undefined ? {} : { brand: config.feed.brand }) },
     feed,
+    lensOf(feeds, 'meta'),
   );
   return {
     client: client as ChannelClient<unknown>,
@@ -115,7 +139,13 @@ export function metaParts(push: PushConfig, config: Config, links: Links, logger
   };
 }
 
-export function shoptetParts(push: PushConfig, config: Config, links: Links, logger: Logger): ChannelParts<unknown> | undefined {
+export function shoptetParts(
+  push: PushConfig,
+  config: Config,
+  links: Links,
+  logger: Logger,
+  feeds?: PushFeeds,
+): ChannelParts<unknown> | undefined {
   const shoptet = push.shoptet;
   if (shoptet === undefined) return undefined;
   const pacer = createPacer(SHOPTET_LIMITS, Date.now());
@@ -136,7 +166,7 @@ export function shoptetParts(push: PushConfig, config: Config, links: Links, log
         onBucketFilling: steering.onFilling,
       });
   const feed = { storeCodes: config.feed.unitStoreCodes, unitNames: new Map<string, string>(), ...links };
-  const buildPayload = shoptetPayloads(shoptet.unit, shoptet.field, feed);
+  const buildPayload = shoptetPayloads(shoptet.unit, shoptet.field, feed, lensOf(feeds, 'shoptet'));
   return {
     client: client as ChannelClient<unknown>,
     buildPayload,

@@ -10,7 +10,7 @@ import type { PushChannel } from './core/push/channel-client.js';
 import type { PushTargetsConfig } from './core/push/derive-updates.js';
 import type { PushOutbox } from './core/push/outbox.js';
 import { createPacer } from './core/push/pacer.js';
-import { type ChannelParts, type Links, metaParts, shoptetParts } from './push-channels.js';
+import { type ChannelParts, type Links, metaParts, type PushFeeds, shoptetParts } from './push-channels.js';
 import { createPushStatusBoard, type PushChannelStatus } from './push-status.js';
 import type { CatalogService } from './services/catalog-service.js';
 import { createPushDeriver } from './services/push/push-deriver.js';
@@ -40,6 +40,8 @@ export interface PushWiringDeps {
   readonly metrics: Metrics;
   readonly logger: Logger;
   readonly links: Links;
+  /** The served feeds: Meta and Shoptet push the values their feeds (`meta`, `shoptet` templates) give. */
+  readonly feeds?: PushFeeds;
   /** Whether this instance leads its group (single instance: always). */
   readonly isLeader?: () => boolean;
 }
@@ -64,9 +66,9 @@ export function createPushWiring(deps: PushWiringDeps): PushWiring | undefined {
   const push = config.push;
   const log = logger.child({ component: 'push' });
   const channels = new Map<PushChannel, ChannelParts<unknown>>();
-  const meta = metaParts(push, config, deps.links, log);
+  const meta = metaParts(push, config, deps.links, log, deps.feeds);
   if (meta !== undefined) channels.set('meta', meta);
-  const shoptet = shoptetParts(push, config, deps.links, log);
+  const shoptet = shoptetParts(push, config, deps.links, log, deps.feeds);
   if (shoptet !== undefined) channels.set('shoptet', shoptet);
   if (channels.size === 0) return undefined;
   if (/^rediss?:\/\//.test(config.store.url)) {

@@ -1,3 +1,4 @@
+import { createSlicer } from '../../core/async/create-slicer.js';
 import type { CatalogSnapshot } from '../../core/catalog/catalog.js';
 import type { ChannelClient, PayloadResult, PushBatchItem, PushTargetOutcome } from '../../core/push/channel-client.js';
 import type { ClaimedRow, PushChannel, PushOutbox } from '../../core/push/outbox.js';
@@ -79,7 +80,10 @@ const cut = (message: string): string => message.slice(0, PUSH_ERROR_MAX);
 async function prepare<Payload>(deps: PushWorkerDeps<Payload>, rows: readonly ClaimedRow[], counters: PushWorkerCounters) {
   const snapshot = deps.current();
   const batch: PushBatchItem<Payload>[] = [];
+  // A payload read through the feed's template costs ~0.1 ms: 3,000 of them are built in slices that yield.
+  const slicer = createSlicer();
   for (const row of rows) {
+    await slicer.next();
     const result = deps.buildPayload(row, snapshot);
     if (result.kind === 'send') {
       batch.push({ target: row.target, gen: row.gen, payload: result.payload });

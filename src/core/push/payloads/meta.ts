@@ -158,6 +158,59 @@ export function buildMetaFullRequest(
   return { kind: 'send', payload: { method: 'UPDATE', data: full, upsert: true } };
 }
 
+/** The Meta feed columns a request carries (`templates/meta.json` headers are Meta's field names). */
+const ROW_FIELDS = [
+  'title',
+  'description',
+  'availability',
+  'condition',
+  'price',
+  'sale_price',
+  'link',
+  'image_link',
+  'brand',
+  'gtin',
+] as const;
+const REQUIRED_ROW_FIELDS = ['title', 'description', 'availability', 'price', 'link', 'image_link'] as const;
+const UPDATE_FIELDS: Readonly<Record<string, (typeof ROW_FIELDS)[number]>> = {
+  price: 'price',
+  salePrice: 'sale_price',
+  availability: 'availability',
+};
+
+/**
+ * The request of target `m:{id}` from the Meta feed's own row of the item (its CSV cells by header, empty ones
+ * left out: `csvRowValues`), so the pushed values are the served feed's, stock policy included. `action`
+ * `full` is the FULL send (see `buildMetaFullRequest`); a field update takes those fields' cells only (a sale
+ * that ended is sent empty, clearing it).
+ */
+export function buildMetaRequestFromRow(
+  retailerId: string,
+  row: Readonly<Record<string, string>>,
+  action: PushAction | { readonly kind: 'full' },
+): PayloadResult<MetaBatchRequest> {
+  if (action.kind === 'remove') return { kind: 'send', payload: { method: 'DELETE', data: { id: retailerId } } };
+  if (action.kind === 'update') {
+    const data: Record<string, string> = { id: retailerId };
+    for (const field of action.fields) {
+      const column = UPDATE_FIELDS[field];
+      if (column !== undefined) data[column] = row[column] ?? '';
+    }
+    if (Object.keys(data).length === 1) return { kind: 'skip', reason: 'no field Meta carries changed' };
+    return { kind: 'send', payload: { method: 'UPDATE', data: data as unknown as MetaItemData } };
+  }
+  const missing = REQUIRED_ROW_FIELDS.filter((field) => row[field] === undefined);
+  if (missing.length > 0) return { kind: 'skip', reason: `the feed row lacks ${missing.join(', ')}` };
+  const data: Record<string, string> = { id: retailerId };
+  for (const field of ROW_FIELDS) {
+    const value = row[field];
+    if (value !== undefined) data[field] = value;
+  }
+  if (action.kind === 'create') return { kind: 'send', payload: { method: 'CREATE', data: data as unknown as MetaItemData } };
+  data.sale_price ??= '';
+  return { kind: 'send', payload: { method: 'UPDATE', data: data as unknown as MetaItemData, upsert: true } };
+}
+
 /** The `items_batch` call for one batch of requests (all of one `upsert` kind: see `MetaBatchRequest.upsert`). */
 export function buildMetaBatchBody(requests: readonly MetaBatchRequest[], allowUpsert = false): MetaBatchBody {
   return {
