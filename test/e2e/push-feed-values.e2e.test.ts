@@ -9,6 +9,7 @@ import { PUSH_MASK } from '../../src/core/push/outbox.js';
 import type { MetaBatchRequest } from '../../src/core/push/payloads/meta.js';
 import type { ShoptetStockItem } from '../../src/core/push/payloads/shoptet.js';
 import { metaParts, shoptetParts } from '../../src/push-channels.js';
+import { startMetaServer } from '../fakes/channels/meta-server.js';
 
 /**
  * What the bridge pushes is what the channel's feed says (decision 0013, section 1): with stock policies that
@@ -111,5 +112,46 @@ describe('pushed values equal the served feeds', () => {
     }
     expect(buffered).toBeGreaterThan(0);
     expect(unknown + buffered).toBeGreaterThan(0);
+  });
+});
+
+describe('a first start sends Meta every item of its feed, creating what Meta lacks', () => {
+  it('the fake catalog (empty before) ends with every meta.csv row, its values as the feed says', async () => {
+    const meta = await startMetaServer({ token: 'meta-token-first-start-0123', catalogId: '77', version: 'v23.0' });
+    const live = await startApp(
+      createTestConfig({
+        SANDBOX_ARTICLES: '40',
+        SANDBOX_SALES_PER_MINUTE: '0',
+        STOCK_SYNC_CRON: '0 0 1 1 *',
+        CATALOG_SYNC_CRON: '0 0 1 1 *',
+        FEED_STOCK_POLICY: 'meta:outOfStockBelow=25',
+        META_CATALOG_ID: '77',
+        META_ACCESS_TOKEN: 'meta-token-first-start-0123',
+        META_GRAPH_API_URL: meta.graphUrl,
+      }),
+      { logger: SILENT },
+    );
+    try {
+      await live.initialSync;
+      const text = await (await fetch(`${live.url}/feeds/all/meta.csv`)).text();
+      const rows = parse(text, { columns: true, bom: true }) as Record<string, string>[];
+      expect(rows.length).toBeGreaterThan(5);
+      for (let attempt = 0; attempt < 300 && meta.items.size < rows.length; attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(meta.items.size).toBe(rows.length);
+      for (const row of rows) {
+        const held = meta.items.get(row['id'] ?? '');
+        expect(held?.['availability']).toBe(row['availability']);
+        expect(held?.['price']).toBe(row['price']);
+        expect(held?.['title']).toBe(row['title']);
+      }
+      // Whole items went with allow_upsert=true; none was refused.
+      const forms = meta.requests.filter((recorded) => recorded.method === 'POST').map((r) => new URLSearchParams(r.body));
+      expect(forms.every((form) => form.get('allow_upsert') === 'true')).toBe(true);
+    } finally {
+      await live.stop();
+      await meta.close();
+    }
   });
 });

@@ -268,4 +268,20 @@ describe('push worker', () => {
     expect(s.fake.sent().map((sent) => sent.target)).toEqual(['m:1']);
     await worker.stop();
   });
+
+  it("shows the channel's bucket filling and an error noted outside a send (a Meta batch check) in its status", async () => {
+    const s = setup();
+    let bucket: { used: number; max: number } | undefined;
+    const worker = createPushWorker({ ...s.deps, bucket: () => bucket });
+    expect((await worker.status()).bucket).toBeUndefined();
+    bucket = { used: 170, max: 200 };
+    s.clock.now = 5_000;
+    worker.noteError('Meta found item 7 invalid again: x'.padEnd(400, '.'));
+
+    const status = await worker.status();
+    expect(status.bucket).toEqual({ used: 170, max: 200 });
+    expect(status.lastErrorAt).toBe(5_000);
+    expect(status.lastError).toHaveLength(300);
+    expect(status.lastError).toMatch(/^Meta found item 7 invalid again/);
+  });
 });
