@@ -80,8 +80,11 @@ function batchStatusOf(answer: MetaStatusAnswer | undefined, redact: (text: stri
   const entry = answer?.data?.[0];
   const status = entry?.status;
   if (status === 'finished') {
-    const invalidIds = (Array.isArray(entry?.ids_of_invalid_requests) ? entry.ids_of_invalid_requests : []).map(String);
-    const messages = invalidIds.length === 0 ? undefined : messagesOf(entry?.errors, redact);
+    // Meta's own sample answer names a refused item in `errors[].id` with `ids_of_invalid_requests` empty
+    // (guide "Check Batch Request Status": "individual requests with errors were not saved"): both count.
+    const messages = messagesOf(entry?.errors, redact);
+    const listed = (Array.isArray(entry?.ids_of_invalid_requests) ? entry.ids_of_invalid_requests : []).map(String);
+    const invalidIds = [...new Set([...listed, ...Object.keys(messages ?? {})])];
     return { kind: 'finished', invalidIds, ...(messages === undefined ? {} : { messages }) };
   }
   if (status === 'error' || status === 'canceled') return { kind: 'failed', status };

@@ -274,6 +274,22 @@ describe('meta-client batch handles and their status', () => {
     const pending = await tracked.checkBatchStatus(handle);
     server.batches.set(handle, { status: 'canceled' });
     const canceled = await tracked.checkBatchStatus(handle);
+    // Meta's own sample: the refused item only in errors[], ids_of_invalid_requests empty.
+    server.faults.failNext(1, {
+      status: 200,
+      body: {
+        data: [
+          {
+            status: 'finished',
+            errors_total_count: 1,
+            errors: [{ line: 0, id: 'r-4', message: 'no Availability' }],
+            warnings: [],
+            ids_of_invalid_requests: [],
+          },
+        ],
+      },
+    });
+    const sample = await tracked.checkBatchStatus(handle);
     await tracked.close();
 
     expect(handles).toEqual([[handle, ['m:a-1/2']]]);
@@ -281,6 +297,7 @@ describe('meta-client batch handles and their status', () => {
     expect(invalid).toEqual({ kind: 'finished', invalidIds: ['a-1/2'], messages: { 'a-1/2': 'Invalid request' } });
     expect(pending).toEqual({ kind: 'pending', status: 'started' });
     expect(canceled).toEqual({ kind: 'failed', status: 'canceled' });
+    expect(sample).toEqual({ kind: 'finished', invalidIds: ['r-4'], messages: { 'r-4': 'no Availability' } });
     const check = new URL(server.requests[1]?.url ?? '', 'http://x');
     expect(check.pathname).toBe(`/v21.0/${CATALOG}/check_batch_request_status`);
     expect(Object.fromEntries(check.searchParams)).toEqual({ handle, load_ids_of_invalid_requests: 'true' });
