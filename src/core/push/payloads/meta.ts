@@ -194,7 +194,9 @@ export function buildMetaRequestFromRow(
     const data: Record<string, string> = { id: retailerId };
     for (const field of action.fields) {
       const column = UPDATE_FIELDS[field];
-      if (column !== undefined) data[column] = row[column] ?? '';
+      // Only an ended sale is sent empty (cleared); a price or availability the row lacks is not sent at all.
+      const value = row[column ?? ''] ?? (column === 'sale_price' ? '' : undefined);
+      if (column !== undefined && value !== undefined) data[column] = value;
     }
     if (Object.keys(data).length === 1) return { kind: 'skip', reason: 'no field Meta carries changed' };
     return { kind: 'send', payload: { method: 'UPDATE', data: data as unknown as MetaItemData } };

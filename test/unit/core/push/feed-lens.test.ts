@@ -55,6 +55,8 @@ describe('core/push/payloads/meta from the feed row', () => {
       payload: { method: 'UPDATE', data: { id: '1', availability: 'out of stock', sale_price: '' } },
     });
     expect(buildMetaRequestFromRow('1', ROW, { kind: 'update', fields: ['stock'] }).kind).toBe('skip');
+    const { price: _, ...noPrice } = ROW;
+    expect(buildMetaRequestFromRow('1', noPrice, { kind: 'update', fields: ['price'] }).kind).toBe('skip');
     expect(buildMetaRequestFromRow('1', ROW, { kind: 'remove' })).toEqual({
       kind: 'send',
       payload: { method: 'DELETE', data: { id: '1' } },
