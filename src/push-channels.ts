@@ -37,10 +37,37 @@ export interface ChannelParts<Payload> {
   readonly limits: PacerLimits;
   /** The channel's own pacer, when its answers steer it (Shoptet's bucket); else the wiring makes one of `limits`. */
   readonly pacer?: Pacer;
-  /** The channel's last reported rate-limit bucket, for the status. */
-  readonly bucket?: () => BucketFilling | undefined;
   /** Work of the channel besides sending (Meta's batch checks), started with the worker on the leader. */
   readonly background?: (context: BackgroundContext) => { stop(): void };
+}
+
+/** How often the leader writes Shoptet's last bucket filling to the shared state (when it changed). */
+const BUCKET_STATE_MS = 2_000;
+
+/**
+ * Shoptet's last `X-RateLimit-Bucket-Filling` as the channel's `quota` (`used`/`limit` drops) in the outbox
+ * state, so every instance of a group shows the same; written by the leader when it changed, at most every 2 s.
+ */
+function bucketBackground(last: () => BucketFilling | undefined) {
+  return ({ outbox, isLeader }: BackgroundContext) => {
+    let written: BucketFilling | undefined;
+    let busy = false;
+    const timer = setInterval(() => {
+      const filling = last();
+      if (busy || filling === undefined || !isLeader() || (filling.used === written?.used && filling.max === written.max)) return;
+      busy = true;
+      void (async () => {
+        const state = await outbox.state('shoptet');
+        await outbox.setState('shoptet', { ...state, quota: { used: filling.used, limit: filling.max } });
+        written = filling;
+      })()
+        .catch(() => undefined)
+        .finally(() => {
+          busy = false;
+        });
+    }, BUCKET_STATE_MS).unref();
+    return { stop: () => clearInterval(timer) };
+  };
 }
 
 /** What a channel's background work gets from the wiring. */
@@ -65,7 +92,7 @@ function metaBackground(
       check: (handle) => client.checkBatchStatus(handle),
       now: Date.now,
       onEnqueued: () => worker.wake(),
-      onError: (message) => worker.noteError(message),
+      onError: (message, rejected) => worker.noteError(message, rejected),
       logger,
     });
     handles.track = checks.track;
@@ -173,6 +200,6 @@ export function shoptetParts(
     batchSize: SHOPTET_MAX_BATCH,
     limits: SHOPTET_LIMITS,
     pacer,
-    bucket: steering.last,
+    ...(push.dryRun ? {} : { background: bucketBackground(steering.last) }),
   };
 }

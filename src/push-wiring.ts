@@ -11,7 +11,7 @@ import type { PushTargetsConfig } from './core/push/derive-updates.js';
 import type { PushOutbox } from './core/push/outbox.js';
 import { createPacer } from './core/push/pacer.js';
 import { type ChannelParts, type Links, metaParts, type PushFeeds, shoptetParts } from './push-channels.js';
-import { createPushStatusBoard, type PushChannelStatus } from './push-status.js';
+import { createPushStatusBoard, observePushLag, type PushChannelStatus } from './push-status.js';
 import type { CatalogService } from './services/catalog-service.js';
 import { createPushDeriver } from './services/push/push-deriver.js';
 import { createPushWorker, type PushWorker } from './services/push/push-worker.js';
@@ -44,7 +44,23 @@ export interface PushWiringDeps {
   readonly feeds?: PushFeeds;
   /** Whether this instance leads its group (single instance: always). */
   readonly isLeader?: () => boolean;
+  /** In a Redis group: the outbox on the group's connection and the lease value that fences its enqueues. */
+  readonly group?: PushGroup;
 }
+
+/** What the push takes from a group of instances on Redis (docs/scale-out.md). */
+export interface PushGroup {
+  /** The Redis outbox on the group's own connection (its `close` leaves the connection open). */
+  readonly outbox: () => PushOutbox;
+  /** The lease holder's `instance|token` while this instance holds the lease, else `undefined`. */
+  readonly fence: () => string | undefined;
+}
+
+/**
+ * Sent as the fence while this instance holds no lease: no lease value equals it (they end in `|token`), so
+ * the outbox refuses the enqueue instead of taking it unfenced.
+ */
+export const PUSH_FENCE_NOT_HELD = '!not-held';
 
 /** How often the outbox is polled when nothing woke the worker, and the status refreshed. */
 const IDLE_MS = 1_000;
@@ -54,13 +70,14 @@ function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
   return delay(ms, undefined, { signal }).catch(() => undefined);
 }
 
-/** SQLite store → the outbox's tables in its file; memory → memory. A Redis group is refused by the caller. */
-function openOutbox(storeUrl: string): PushOutbox {
+/** A Redis group → the group's Redis; SQLite store → the outbox's tables in its file; memory → memory. */
+function openOutbox(storeUrl: string, group: PushGroup | undefined): PushOutbox {
+  if (group !== undefined) return group.outbox();
   if (storeUrl.startsWith('sqlite://')) return openSqlitePushOutbox(resolve(storeUrl.slice('sqlite://'.length)));
   return createMemoryPushOutbox();
 }
 
-/** `undefined` when no channel is configured (or, for now, in a Redis group: see docs/channel-push.md). */
+/** `undefined` when no channel is configured (or a Redis store is given without its group). */
 export function createPushWiring(deps: PushWiringDeps): PushWiring | undefined {
   const { config, logger } = deps;
   const push = config.push;
@@ -71,11 +88,11 @@ export function createPushWiring(deps: PushWiringDeps): PushWiring | undefined {
   const shoptet = shoptetParts(push, config, deps.links, log, deps.feeds);
   if (shoptet !== undefined) channels.set('shoptet', shoptet);
   if (channels.size === 0) return undefined;
-  if (/^rediss?:\/\//.test(config.store.url)) {
-    log.warn({ channels: [...channels.keys()] }, 'push: not available with a Redis store yet; nothing is pushed');
+  if (/^rediss?:\/\//.test(config.store.url) && deps.group === undefined) {
+    log.warn({ channels: [...channels.keys()] }, 'push: a Redis store without its group; nothing is pushed');
     return undefined;
   }
-  const outbox = openOutbox(config.store.url);
+  const outbox = openOutbox(config.store.url, deps.group);
   const isLeader = deps.isLeader ?? (() => true);
   const now = () => Date.now();
   const workers = new Map<PushChannel, PushWorker>();
@@ -98,7 +115,7 @@ export function createPushWiring(deps: PushWiringDeps): PushWiring | undefined {
         sleep: abortableSleep,
         isLeader,
         logger: log.child({ channel }),
-        ...(parts.bucket === undefined ? {} : { bucket: parts.bucket }),
+        onDelivered: observePushLag(deps.metrics, channel),
       }),
     );
   }
@@ -118,6 +135,7 @@ export function createPushWiring(deps: PushWiringDeps): PushWiring | undefined {
     outbox,
     config: targets,
     isLeader,
+    ...(deps.group === undefined ? {} : { fence: fenceOf(deps.group) }),
     now,
     logger: log,
     onEnqueued: () => {
@@ -131,12 +149,30 @@ export function createPushWiring(deps: PushWiringDeps): PushWiring | undefined {
   return runPush({ deps, push, outbox, workers, deriver, log, gate, backgrounds });
 }
 
+function fenceOf(group: PushGroup): () => string {
+  return () => group.fence() ?? PUSH_FENCE_NOT_HELD;
+}
+
+/**
+ * Calls `onLead` whenever `isLeader` turns true (polled every `ms`): a new leader's deriver catches up from
+ * the stored cursor at once, not only at the next catalog change (decision 0013, section 2).
+ */
+export function watchLeadership(isLeader: () => boolean, onLead: () => void, ms: number): { stop(): void } {
+  let leading = isLeader();
+  const timer = setInterval(() => {
+    const now = isLeader();
+    if (now && !leading) onLead();
+    leading = now;
+  }, ms).unref();
+  return { stop: () => clearInterval(timer) };
+}
+
 function runPush(parts: {
   readonly deps: PushWiringDeps;
   readonly push: PushConfig;
   readonly outbox: PushOutbox;
   readonly workers: ReadonlyMap<PushChannel, PushWorker>;
-  readonly deriver: { start(): void };
+  readonly deriver: { start(): void; catchUp(): Promise<void> };
   readonly log: Logger;
   readonly gate: { stopped: boolean };
   /** Each channel's background work (Meta's batch checks): started after the workers, stopped before them. */
@@ -146,6 +182,7 @@ function runPush(parts: {
   const board = createPushStatusBoard({ workers, push, metrics: deps.metrics, log, gate });
   let timer: NodeJS.Timeout | undefined;
   const running: { stop(): void }[] = [];
+  let leadership: { stop(): void } | undefined;
 
   return {
     start() {
@@ -155,6 +192,7 @@ function runPush(parts: {
         for (const channel of workers.keys()) await outbox.setPaused(channel, push.paused.includes(channel));
         if (gate.stopped) return;
         parts.deriver.start();
+        if (deps.isLeader !== undefined) leadership = watchLeadership(deps.isLeader, () => void parts.deriver.catchUp(), IDLE_MS);
         for (const worker of workers.values()) worker.start();
         for (const background of parts.backgrounds) {
           const started = background();
@@ -169,6 +207,7 @@ function runPush(parts: {
       gate.stopped = true;
       clearInterval(timer);
       for (const background of running.splice(0)) background.stop();
+      leadership?.stop();
       await Promise.all([...workers.values()].map((worker) => worker.stop()));
       await board.refresh().catch(() => undefined);
       await outbox.close();

@@ -103,8 +103,11 @@ export function metaPayloads(
     const product = snapshot === undefined ? undefined : indexOf(snapshot).byId.get(id);
     if (lens !== undefined && snapshot !== undefined && product !== undefined) {
       const seen = lens(snapshot, product, ALL_UNITS);
-      // An item the Meta feed leaves out is not pushed either (never half-created).
-      if (seen.kind === 'left-out') return { kind: 'skip', reason: seen.reason };
+      // An item the Meta feed leaves out is never created (FULL, ADDED); a field update of it (an item Meta
+      // already holds, e.g. from before it lost its image) goes as before: `allow_upsert=false` creates nothing.
+      if (seen.kind === 'left-out' && (full || (row.mask & PUSH_MASK.ADDED) !== 0)) {
+        return { kind: 'skip', reason: seen.reason };
+      }
       if (seen.kind === 'included') {
         const values = csvRowValues(seen.head, seen.text);
         if (values === undefined) return { kind: 'skip', reason: 'the Meta feed row could not be read' };

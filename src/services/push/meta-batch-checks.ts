@@ -24,14 +24,17 @@ export const META_MAX_HANDLES = 10_000;
 const MAX_RETRIED_IDS = 100_000;
 
 export interface MetaBatchChecksDeps {
-  readonly outbox: Pick<PushOutbox, 'cursor' | 'enqueue' | 'reject' | 'state' | 'setState'>;
+  readonly outbox: Pick<PushOutbox, 'cursor' | 'enqueue' | 'reject'>;
   readonly check: (handle: string) => Promise<MetaBatchStatus>;
   readonly now: () => number;
   readonly intervalMs?: number;
   /** Called after targets were enqueued again (wakes the Meta worker). */
   readonly onEnqueued?: () => void;
-  /** The channel's message of an item rejected for good, for the worker's status (`lastError`). */
-  readonly onError?: (message: string) => void;
+  /**
+   * The channel's message, for the worker's status and state (`lastError`; `lastRejected` when `rejected`:
+   * an item dropped for good, else a batch enqueued again).
+   */
+  readonly onError?: (message: string, rejected: boolean) => void;
   readonly logger: CatalogLogger;
 }
 
@@ -66,11 +69,8 @@ export function createMetaBatchChecks(deps: MetaBatchChecksDeps): MetaBatchCheck
     return result.ok;
   }
 
-  async function recordError(message: string): Promise<void> {
-    const text = message.slice(0, PUSH_ERROR_MAX);
-    const state = await deps.outbox.state('meta');
-    await deps.outbox.setState('meta', { ...state, lastErrorAt: new Date(deps.now()).toISOString(), lastError: text });
-    deps.onError?.(text);
+  function recordError(message: string, rejected: boolean): void {
+    deps.onError?.(message.slice(0, PUSH_ERROR_MAX), rejected);
   }
 
   /** Invalid ids: the first time enqueued again whole, the second time rejected with Meta's message. */
@@ -94,7 +94,7 @@ export function createMetaBatchChecks(deps: MetaBatchChecksDeps): MetaBatchCheck
       // The row was acked when the call was accepted: this counts the refusal (and marks a newer row's error).
       await deps.outbox.reject('meta', target, -1, last.slice(0, PUSH_ERROR_MAX));
     }
-    if (last !== undefined) await recordError(last);
+    if (last !== undefined) recordError(last, true);
     if (again.length + rejected.length > 0) {
       deps.logger.warn({ again: again.length, rejected: rejected.length }, 'push: Meta found items of a batch invalid');
     }
@@ -120,7 +120,7 @@ export function createMetaBatchChecks(deps: MetaBatchChecksDeps): MetaBatchCheck
     if (status.kind === 'finished') return invalid(tracked, status);
     const written = await enqueueFull(tracked.targets);
     if (written) {
-      await recordError(`Meta batch ${handle} ended ${status.status}: ${tracked.targets.length} items sent again`);
+      recordError(`Meta batch ${handle} ended ${status.status}: ${tracked.targets.length} items sent again`, false);
     }
     return written;
   }

@@ -56,7 +56,7 @@ beforeEach(async () => {
     onEnqueued: () => {
       woken += 1;
     },
-    onError: (message) => errors.push(message),
+    onError: (message, rejected) => errors.push(`${rejected ? 'rejected' : 'again'}: ${message}`),
     logger: SILENT,
   });
   client = createMetaClient({
@@ -99,8 +99,7 @@ describe('Meta batch handle checks', () => {
 
     expect(await pendingRows()).toEqual({});
     expect((await outbox.stats('meta')).rejected).toBe(1);
-    expect(errors).toEqual(['Meta found item b invalid again: Invalid request']);
-    expect((await outbox.state('meta')).lastError).toBe('Meta found item b invalid again: Invalid request');
+    expect(errors).toEqual(['rejected: Meta found item b invalid again: Invalid request']);
     const check = new URL(server.requests.at(-1)?.url ?? '', 'http://x');
     expect(check.searchParams.get('load_ids_of_invalid_requests')).toBe('true');
   });
@@ -123,7 +122,7 @@ describe('Meta batch handle checks', () => {
 
     expect(checks.open()).toBe(0);
     expect(await pendingRows()).toEqual({ 'm:a': PUSH_MASK.FULL, 'm:b': PUSH_MASK.FULL });
-    expect(errors[0]).toMatch(/ended error: 2 items sent again/);
+    expect(errors[0]).toMatch(/^again: Meta batch .* ended error: 2 items sent again/);
   });
 
   it('a failed check keeps the handle for later (429 with Retry-After longer than the interval)', async () => {

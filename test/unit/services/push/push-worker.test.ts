@@ -269,17 +269,14 @@ describe('push worker', () => {
     await worker.stop();
   });
 
-  it("shows the channel's bucket filling and an error noted outside a send (a Meta batch check) in its status", async () => {
+  it('shows an error noted outside a send (a Meta batch check) as the last error and rejection', async () => {
     const s = setup();
-    let bucket: { used: number; max: number } | undefined;
-    const worker = createPushWorker({ ...s.deps, bucket: () => bucket });
-    expect((await worker.status()).bucket).toBeUndefined();
-    bucket = { used: 170, max: 200 };
+    const worker = createPushWorker(s.deps);
     s.clock.now = 5_000;
-    worker.noteError('Meta found item 7 invalid again: x'.padEnd(400, '.'));
+    worker.noteError('Meta found item 7 invalid again: x'.padEnd(400, '.'), true);
 
     const status = await worker.status();
-    expect(status.bucket).toEqual({ used: 170, max: 200 });
+    expect(status.state.lastRejected).toMatch(/^Meta found item 7 invalid again/);
     expect(status.lastErrorAt).toBe(5_000);
     expect(status.lastError).toHaveLength(300);
     expect(status.lastError).toMatch(/^Meta found item 7 invalid again/);
