@@ -10,6 +10,7 @@ import type { MetaBatchRequest } from '../../src/core/push/payloads/meta.js';
 import type { ShoptetStockItem } from '../../src/core/push/payloads/shoptet.js';
 import { metaParts, shoptetParts } from '../../src/push-channels.js';
 import { startMetaServer } from '../fakes/channels/meta-server.js';
+import { startShoptetServer } from '../fakes/channels/shoptet-server.js';
 
 /**
  * What the bridge pushes is what the channel's feed says (decision 0013, section 1): with stock policies that
@@ -152,6 +153,38 @@ describe('a first start sends Meta every item of its feed, creating what Meta la
     } finally {
       await live.stop();
       await meta.close();
+    }
+  });
+});
+
+describe("Shoptet's bucket filling in the status", () => {
+  it('the last X-RateLimit-Bucket-Filling shows as the channel quota on /readyz', async () => {
+    const shoptet = await startShoptetServer({ token: 'shoptet-token-bucket-0123', stockId: 1, products: {} });
+    shoptet.setBucketFilling('170/200');
+    const live = await startApp(
+      createTestConfig({
+        SANDBOX_ARTICLES: '20',
+        SANDBOX_SALES_PER_MINUTE: '0',
+        STOCK_SYNC_CRON: '0 0 1 1 *',
+        CATALOG_SYNC_CRON: '0 0 1 1 *',
+        SHOPTET_API_TOKEN: 'shoptet-token-bucket-0123',
+        SHOPTET_API_URL: shoptet.baseUrl,
+      }),
+      { logger: SILENT },
+    );
+    try {
+      await live.initialSync;
+      type Ready = { push?: Record<string, { quota?: { used: number; limit: number } }> };
+      let quota: { used: number; limit: number } | undefined;
+      for (let attempt = 0; attempt < 300 && quota === undefined; attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        quota = ((await (await fetch(`${live.url}/readyz`)).json()) as Ready).push?.['shoptet']?.quota;
+      }
+      expect(shoptet.requests.length).toBeGreaterThan(0);
+      expect(quota).toEqual({ used: 170, limit: 200 });
+    } finally {
+      await live.stop();
+      await shoptet.close();
     }
   });
 });
