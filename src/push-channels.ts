@@ -75,6 +75,8 @@ export interface BackgroundContext {
   readonly outbox: PushOutbox;
   readonly worker: Pick<PushWorker, 'wake' | 'noteError'>;
   readonly isLeader: () => boolean;
+  /** In a group: the fence of the outbox's enqueues (see `PushGroup`). */
+  readonly fence?: () => string;
 }
 
 /**
@@ -86,9 +88,10 @@ function metaBackground(
   handles: { track?: ((handle: string, targets: readonly string[]) => void) | undefined },
   logger: Logger,
 ) {
-  return ({ outbox, worker, isLeader }: BackgroundContext) => {
+  return ({ outbox, worker, isLeader, fence }: BackgroundContext) => {
     const checks = createMetaBatchChecks({
       outbox,
+      ...(fence === undefined ? {} : { fence }),
       check: (handle) => client.checkBatchStatus(handle),
       now: Date.now,
       onEnqueued: () => worker.wake(),

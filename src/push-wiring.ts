@@ -144,7 +144,12 @@ export function createPushWiring(deps: PushWiringDeps): PushWiring | undefined {
   });
   const backgrounds = [...channels].flatMap(([channel, parts]) => {
     const worker = workers.get(channel);
-    return parts.background === undefined || worker === undefined ? [] : [() => parts.background?.({ outbox, worker, isLeader })];
+    return parts.background === undefined || worker === undefined
+      ? []
+      : [
+          () =>
+            parts.background?.({ outbox, worker, isLeader, ...(deps.group === undefined ? {} : { fence: fenceOf(deps.group) }) }),
+        ];
   });
   return runPush({ deps, push, outbox, workers, deriver, log, gate, backgrounds });
 }

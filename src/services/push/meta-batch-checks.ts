@@ -27,6 +27,8 @@ export interface MetaBatchChecksDeps {
   readonly outbox: Pick<PushOutbox, 'cursor' | 'enqueue' | 'reject'>;
   readonly check: (handle: string) => Promise<MetaBatchStatus>;
   readonly now: () => number;
+  /** In a group: the lease holder's fence, so a leader that lost its lease enqueues nothing. */
+  readonly fence?: () => string | undefined;
   readonly intervalMs?: number;
   /** Called after targets were enqueued again (wakes the Meta worker). */
   readonly onEnqueued?: () => void;
@@ -64,7 +66,7 @@ export function createMetaBatchChecks(deps: MetaBatchChecksDeps): MetaBatchCheck
     if (cursor === undefined) return false;
     const atMs = deps.now();
     const updates = targets.map((target) => ({ channel: 'meta' as const, target, mask: PUSH_MASK.FULL, atMs }));
-    const result = await deps.outbox.enqueue(cursor, cursor, updates);
+    const result = await deps.outbox.enqueue(cursor, cursor, updates, deps.fence?.());
     if (result.ok) deps.onEnqueued?.();
     return result.ok;
   }

@@ -139,4 +139,32 @@ describe('Meta batch handle checks', () => {
     expect(checks.open()).toBe(0);
     expect(await pendingRows()).toEqual({});
   });
+
+  it("re-enqueues with the group's fence, and keeps the handle when the outbox refuses (a lost lease)", async () => {
+    const fences: (string | undefined)[] = [];
+    const fenced = createMetaBatchChecks({
+      outbox: {
+        cursor: () => outbox.cursor(),
+        reject: (...args) => outbox.reject(...args),
+        enqueue: async (_expected, _cursor, _updates, fence) => {
+          fences.push(fence);
+          return { ok: false, reason: 'fenced' };
+        },
+      },
+      check: (handle) => client.checkBatchStatus(handle),
+      now: () => clock,
+      fence: () => 'push-a|7',
+      logger: SILENT,
+    });
+    server.setNextBatchStatus('canceled');
+    await client.send([availability('a')]);
+    const [handle = ''] = [...server.batches.keys()];
+    fenced.track(handle, ['m:a']);
+    clock += 30_000;
+    await fenced.checkDue();
+
+    expect(fences).toEqual(['push-a|7']);
+    expect(fenced.open()).toBe(1);
+    expect(await pendingRows()).toEqual({});
+  });
 });
