@@ -153,6 +153,7 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
     metrics,
     logger,
     links: linkTemplates(config, sandbox),
+    feeds,
     // In a group the outbox is in Redis and only the leader derives and sends (docs/scale-out.md).
     ...(group === undefined
       ? {}

@@ -10,7 +10,7 @@ import type { PushChannel } from './core/push/channel-client.js';
 import type { PushTargetsConfig } from './core/push/derive-updates.js';
 import type { PushOutbox } from './core/push/outbox.js';
 import { createPacer } from './core/push/pacer.js';
-import { type ChannelParts, googleParts, type Links, metaParts, shoptetParts } from './push-channels.js';
+import { type ChannelParts, googleParts, type Links, metaParts, type PushFeeds, shoptetParts } from './push-channels.js';
 import { withGoogleChannel } from './push-google.js';
 import { createPushStatusBoard, observePushLag, type PushChannelStatus, type StatusExtras } from './push-status.js';
 import type { CatalogService } from './services/catalog-service.js';
@@ -40,6 +40,8 @@ export interface PushWiringDeps {
   readonly metrics: Metrics;
   readonly logger: Logger;
   readonly links: Links;
+  /** The served feeds: Meta and Shoptet push the values their feeds (`meta`, `shoptet` templates) give. */
+  readonly feeds?: PushFeeds;
   /** Whether this instance leads its group (single instance: always). */
   readonly isLeader?: () => boolean;
   /** In a Redis group: the outbox on the group's connection and the lease value that fences its enqueues. */
@@ -81,9 +83,9 @@ export function createPushWiring(deps: PushWiringDeps): PushWiring | undefined {
   const push = config.push;
   const log = logger.child({ component: 'push' });
   const channels = new Map<PushChannel, ChannelParts<unknown>>();
-  const meta = metaParts(push, config, deps.links, log);
+  const meta = metaParts(push, config, deps.links, log, deps.feeds);
   if (meta !== undefined) channels.set('meta', meta);
-  const shoptet = shoptetParts(push, config, deps.links, log);
+  const shoptet = shoptetParts(push, config, deps.links, log, deps.feeds);
   if (shoptet !== undefined) channels.set('shoptet', shoptet);
   const google = googleParts(push, config, deps.links, log);
   if (google !== undefined) channels.set('google', google);
@@ -104,7 +106,7 @@ export function createPushWiring(deps: PushWiringDeps): PushWiring | undefined {
       client: parts.client,
       buildPayload: parts.buildPayload,
       current: () => deps.catalog.current(),
-      pacer: createPacer(parts.limits, now()),
+      pacer: parts.pacer ?? createPacer(parts.limits, now()),
       // Google's round follows its paced rate (read per round); the others' is fixed.
       get batchSize() {
         return gated ? google.google.roundSize() : parts.batchSize;
@@ -147,7 +149,16 @@ export function createPushWiring(deps: PushWiringDeps): PushWiring | undefined {
     },
   });
   const extras = new Map(google === undefined ? [] : [['google' as const, () => google.google.status()]]);
-  return runPush({ deps, push, outbox, workers, deriver, log, gate, extras });
+  const backgrounds = [...channels].flatMap(([channel, parts]) => {
+    const worker = workers.get(channel);
+    return parts.background === undefined || worker === undefined
+      ? []
+      : [
+          () =>
+            parts.background?.({ outbox, worker, isLeader, ...(deps.group === undefined ? {} : { fence: fenceOf(deps.group) }) }),
+        ];
+  });
+  return runPush({ deps, push, outbox, workers, deriver, log, gate, extras, backgrounds });
 }
 
 function fenceOf(group: PushGroup): () => string {
@@ -177,6 +188,8 @@ function runPush(parts: {
   readonly log: Logger;
   readonly gate: { stopped: boolean };
   readonly extras?: StatusExtras;
+  /** Each channel's background work (Meta's batch checks): started after the workers, stopped before them. */
+  readonly backgrounds: readonly (() => { stop(): void } | undefined)[];
 }): PushWiring {
   const { deps, push, outbox, workers, log, gate } = parts;
   const board = createPushStatusBoard({
@@ -188,6 +201,7 @@ function runPush(parts: {
     ...(parts.extras === undefined ? {} : { extras: parts.extras }),
   });
   let timer: NodeJS.Timeout | undefined;
+  const running: { stop(): void }[] = [];
   let leadership: { stop(): void } | undefined;
 
   return {
@@ -200,6 +214,10 @@ function runPush(parts: {
         parts.deriver.start();
         if (deps.isLeader !== undefined) leadership = watchLeadership(deps.isLeader, () => void parts.deriver.catchUp(), IDLE_MS);
         for (const worker of workers.values()) worker.start();
+        for (const background of parts.backgrounds) {
+          const started = background();
+          if (started !== undefined) running.push(started);
+        }
         log.info({ channels: [...workers.keys()], dryRun: push.dryRun, paused: push.paused }, 'push: started');
         await board.refreshQuietly();
         timer = setInterval(() => void board.refreshQuietly(), STATUS_MS).unref();
@@ -208,6 +226,7 @@ function runPush(parts: {
     async stop() {
       gate.stopped = true;
       clearInterval(timer);
+      for (const background of running.splice(0)) background.stop();
       leadership?.stop();
       await Promise.all([...workers.values()].map((worker) => worker.stop()));
       await board.refresh().catch(() => undefined);

@@ -2,6 +2,7 @@ import { ALL_UNITS, type CatalogSnapshot, type Product } from '../catalog/catalo
 import { type FeedItemOptions, productCode, toFeedItem } from '../feeds/to-feed-item.js';
 import type { PayloadResult, PushAction } from './channel-client.js';
 import { actionOf } from './derive-updates.js';
+import { csvRowValues, type FeedLens, xmlAmountOf } from './feed-lens.js';
 import type { GoogleDataSourceKind } from './google-data-source.js';
 import { PUSH_MASK } from './outbox.js';
 import {
@@ -11,7 +12,13 @@ import {
   type GooglePayloadOptions,
   type GoogleProductRequest,
 } from './payloads/google.js';
-import { buildMetaRequest, type MetaBatchRequest, type MetaPayloadOptions } from './payloads/meta.js';
+import {
+  buildMetaFullRequest,
+  buildMetaRequest,
+  buildMetaRequestFromRow,
+  type MetaBatchRequest,
+  type MetaPayloadOptions,
+} from './payloads/meta.js';
 import { buildShoptetStockItem, type ShoptetStockField, type ShoptetStockItem } from './payloads/shoptet.js';
 
 /**
@@ -102,28 +109,61 @@ export function googlePayloads(
   };
 }
 
-/** Meta's reconciliation re-sends price, sale price and availability (an UPDATE), not a CREATE (section 5). */
-function metaAction(mask: number, present: boolean): PushAction {
-  if (present && (mask & PUSH_MASK.FULL) !== 0 && (mask & PUSH_MASK.ADDED) === 0) {
-    return { kind: 'update', fields: ['price', 'salePrice', 'availability'] };
-  }
-  return actionOf(mask, present);
-}
-
-export function metaPayloads(options: MetaPayloadOptions, feed: FeedItemOptions): PayloadBuilder<MetaBatchRequest> {
+/**
+ * Meta per row (decision 0013, "Meta items_batch"): FULL (first start, reconciliation, removed and re-added)
+ * sends the whole item with upsert allowed, so one Meta lacks is created; ADDED a CREATE; field changes an
+ * UPDATE of those fields only (upsert refused: never a half item); REMOVED a DELETE.
+ */
+export function metaPayloads(
+  options: MetaPayloadOptions,
+  feed: FeedItemOptions,
+  lens?: FeedLens,
+): PayloadBuilder<MetaBatchRequest> {
   return (row, snapshot) => {
     const id = row.target.slice(2);
+    const full = (row.mask & PUSH_MASK.FULL) !== 0;
     const product = snapshot === undefined ? undefined : indexOf(snapshot).byId.get(id);
+    if (lens !== undefined && snapshot !== undefined && product !== undefined) {
+      const seen = lens(snapshot, product, ALL_UNITS);
+      // An item the Meta feed leaves out is never created (FULL, ADDED); a field update of it (an item Meta
+      // already holds, e.g. from before it lost its image) goes as before: `allow_upsert=false` creates nothing.
+      if (seen.kind === 'left-out' && (full || (row.mask & PUSH_MASK.ADDED) !== 0)) {
+        return { kind: 'skip', reason: seen.reason };
+      }
+      if (seen.kind === 'included') {
+        const values = csvRowValues(seen.head, seen.text);
+        if (values === undefined) return { kind: 'skip', reason: 'the Meta feed row could not be read' };
+        if (id.length > 100) return { kind: 'skip', reason: 'id longer than 100 characters' };
+        return buildMetaRequestFromRow(id, values, full ? { kind: 'full' } : actionOf(row.mask, true));
+      }
+    }
     const item = product === undefined ? undefined : toFeedItem(product, ALL_UNITS, feed);
-    return buildMetaRequest(id, item, metaAction(row.mask, item !== undefined), options);
+    if (full) return buildMetaFullRequest(id, item, options);
+    return buildMetaRequest(id, item, actionOf(row.mask, item !== undefined), options);
   };
 }
 
 /** Shoptet `s:{code}` from SHOPTET_STOCK_UNIT's view: every change is an absolute stock (or nothing). */
-export function shoptetPayloads(unit: string, field: ShoptetStockField, feed: FeedItemOptions): PayloadBuilder<ShoptetStockItem> {
+export function shoptetPayloads(
+  unit: string,
+  field: ShoptetStockField,
+  feed: FeedItemOptions,
+  lens?: FeedLens,
+): PayloadBuilder<ShoptetStockItem> {
   return (row, snapshot) => {
     const code = row.target.slice(2);
     const product = snapshot === undefined ? undefined : indexOf(snapshot).byCode.get(code);
+    if (lens !== undefined && snapshot !== undefined && product !== undefined) {
+      const seen = lens(snapshot, product, unit);
+      if (seen.kind === 'left-out') return { kind: 'skip', reason: seen.reason };
+      if (seen.kind === 'included') {
+        if (!seen.item.isStockItem) return { kind: 'skip', reason: 'not a stock item' };
+        // The feed's STOCK/AMOUNT: the view's stock with the template's buffers; left out when unknown.
+        const amount = xmlAmountOf(seen.text);
+        if (amount === undefined) return { kind: 'skip', reason: 'stock unknown' };
+        return buildShoptetStockItem(code, { ...seen.item, stock: amount }, { kind: 'update', fields: ['stock'] }, field);
+      }
+    }
     const item = product === undefined ? undefined : toFeedItem(product, unit, feed);
     const action: PushAction = item === undefined ? { kind: 'remove' } : { kind: 'update', fields: ['stock'] };
     return buildShoptetStockItem(code, item, action, field);

@@ -1,3 +1,4 @@
+import { createSlicer } from '../../core/async/create-slicer.js';
 import type { CatalogSnapshot } from '../../core/catalog/catalog.js';
 import type { ChannelClient, PayloadResult, PushBatchItem, PushTargetOutcome } from '../../core/push/channel-client.js';
 import type { ClaimedRow, PushChannel, PushChannelState, PushOutbox } from '../../core/push/outbox.js';
@@ -73,6 +74,11 @@ export interface PushWorker {
   /** Ends the loop after the request in flight is answered (its outcomes are recorded). */
   stop(): Promise<void>;
   status(): Promise<PushWorkerStatus>;
+  /**
+   * A channel error found outside a send (a Meta batch check): the last error, and the last rejection when
+   * `rejected` (an item dropped for good; else its items were enqueued again).
+   */
+  noteError(message: string, rejected: boolean): void;
 }
 
 function newCounters(): PushWorkerCounters {
@@ -85,7 +91,10 @@ const cut = (message: string): string => message.slice(0, PUSH_ERROR_MAX);
 async function prepare<Payload>(deps: PushWorkerDeps<Payload>, rows: readonly ClaimedRow[], counters: PushWorkerCounters) {
   const snapshot = deps.current();
   const batch: PushBatchItem<Payload>[] = [];
+  // A payload read through the feed's template costs ~0.1 ms: 3,000 of them are built in slices that yield.
+  const slicer = createSlicer();
   for (const row of rows) {
+    await slicer.next();
     const result = deps.buildPayload(row, snapshot);
     if (result.kind === 'send') {
       batch.push({ target: row.target, gen: row.gen, payload: result.payload });
@@ -243,6 +252,22 @@ export function createPushWorker<Payload>(deps: PushWorkerDeps<Payload>): PushWo
       await recorder.flush().catch((error: unknown) => {
         deps.logger.warn({ err: error, channel: deps.channel }, 'push: writing the last status failed');
       });
+    },
+    noteError(message, rejected) {
+      const now = deps.now();
+      const text = cut(message);
+      counters.lastErrorAt = now;
+      counters.lastError = text;
+      // Written with the next round's state (the recorder), as a send's outcome would be.
+      recorder.note(
+        {
+          delivered: false,
+          error: { message: text, cause: 'invalid' },
+          retrying: !rejected,
+          ...(rejected ? { rejected: text } : {}),
+        },
+        now,
+      );
     },
     async status() {
       const stats = await deps.outbox.stats(deps.channel);

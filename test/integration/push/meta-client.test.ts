@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMetaClient, type MetaClient } from '../../../src/adapters/push/meta-client.js';
 import type { FeedItem } from '../../../src/core/feeds/feed-item.js';
 import type { PushAction, PushBatchItem, PushTargetOutcome } from '../../../src/core/push/channel-client.js';
-import { buildMetaRequest, type MetaBatchRequest } from '../../../src/core/push/payloads/meta.js';
+import { buildMetaFullRequest, buildMetaRequest, type MetaBatchRequest } from '../../../src/core/push/payloads/meta.js';
 import { parseMetaBatchForm } from '../../fakes/channels/meta-schema.js';
 import { type MetaServer, startMetaServer } from '../../fakes/channels/meta-server.js';
 import { CASES, feedItem } from '../../unit/core/push/payloads/push-fixtures.js';
@@ -226,6 +226,58 @@ describe('meta-client against the fake Graph API', () => {
   });
 });
 
+describe('meta-client new items and full sends (allow_upsert)', () => {
+  function fullItem(id: string, item: FeedItem, gen = 1): PushBatchItem<MetaBatchRequest> {
+    const result = buildMetaFullRequest(id, { ...item, id }, OPTIONS);
+    if (result.kind !== 'send') throw new Error(`skipped: ${result.reason}`);
+    return { target: `m:${id}`, gen, payload: result.payload };
+  }
+
+  it('a field UPDATE of an item Meta lacks is refused (allow_upsert=false); a FULL send creates it', async () => {
+    const refused = await client.send([availability('missing-1')]);
+    const created = await client.send([fullItem('missing-1', CASES.newItem())]);
+
+    expect(kinds(refused)).toEqual({ 'm:missing-1': 'rejected' });
+    expect(kinds(created)).toEqual({ 'm:missing-1': 'ok' });
+    expect(server.items.get('missing-1')).toMatchObject({ id: 'missing-1', condition: 'new', brand: 'Pražírna' });
+    expect(server.items.get('missing-1')?.title).toBeDefined();
+    expect(server.items.get('missing-1')?.image_link).toBeDefined();
+    expectOnlyValidRequests();
+  });
+
+  it('a FULL send overwrites a held item and clears its ended sale', async () => {
+    server.items.set('b-9', { id: 'b-9', price: '1.00 CZK', sale_price: '0.50 CZK' });
+    await client.send([fullItem('b-9', feedItem())]);
+
+    expect(server.items.get('b-9')?.sale_price).toBeUndefined();
+    expect(server.items.get('b-9')?.link).toBeDefined();
+  });
+
+  it('field updates and whole items travel in separate calls: allow_upsert false, then true', async () => {
+    const outcomes = await client.send([fullItem('new-2', CASES.newItem()), availability(), fullItem('b-9', feedItem())]);
+
+    expect(kinds(outcomes)).toEqual({ 'm:new-2': 'ok', 'm:a-1/2': 'ok', 'm:b-9': 'ok' });
+    const calls = server.requests.map((recorded) => new URLSearchParams(recorded.body));
+    expect(calls.map((form) => form.get('allow_upsert'))).toEqual(['false', 'true']);
+    const ids = calls.map((form) =>
+      (JSON.parse(form.get('requests') ?? '[]') as { data: { id: string } }[]).map((r) => r.data.id),
+    );
+    expect(ids).toEqual([['a-1/2'], ['new-2', 'b-9']]);
+    // The bridge's `upsert` mark never travels.
+    expect(calls[1]?.get('requests')).not.toContain('upsert');
+    expectOnlyValidRequests();
+  });
+
+  it('a FULL send of an item the Meta feed leaves out (no brand, no GTIN) is skipped, never half-created', () => {
+    const bare = { ...CASES.newItem(), enrichment: undefined, ean: undefined };
+    expect(buildMetaFullRequest('x-1', bare, { currency: 'CZK' })).toEqual({ kind: 'skip', reason: 'neither brand nor GTIN' });
+    expect(buildMetaFullRequest('x-1', undefined, OPTIONS)).toEqual({
+      kind: 'send',
+      payload: { method: 'DELETE', data: { id: 'x-1' } },
+    });
+  });
+});
+
 describe('meta-client batch handles and their status', () => {
   it("hands each accepted call's handle with its acked targets to onHandle, and reads its status", async () => {
     const handles: [string, readonly string[]][] = [];
@@ -241,13 +293,30 @@ describe('meta-client batch handles and their status', () => {
     const pending = await tracked.checkBatchStatus(handle);
     server.batches.set(handle, { status: 'canceled' });
     const canceled = await tracked.checkBatchStatus(handle);
+    // Meta's own sample: the refused item only in errors[], ids_of_invalid_requests empty.
+    server.faults.failNext(1, {
+      status: 200,
+      body: {
+        data: [
+          {
+            status: 'finished',
+            errors_total_count: 1,
+            errors: [{ line: 0, id: 'r-4', message: 'no Availability' }],
+            warnings: [],
+            ids_of_invalid_requests: [],
+          },
+        ],
+      },
+    });
+    const sample = await tracked.checkBatchStatus(handle);
     await tracked.close();
 
     expect(handles).toEqual([[handle, ['m:a-1/2']]]);
     expect(finished).toEqual({ kind: 'finished', invalidIds: [] });
-    expect(invalid).toEqual({ kind: 'finished', invalidIds: ['a-1/2'] });
+    expect(invalid).toEqual({ kind: 'finished', invalidIds: ['a-1/2'], messages: { 'a-1/2': 'Invalid request' } });
     expect(pending).toEqual({ kind: 'pending', status: 'started' });
     expect(canceled).toEqual({ kind: 'failed', status: 'canceled' });
+    expect(sample).toEqual({ kind: 'finished', invalidIds: ['r-4'], messages: { 'r-4': 'no Availability' } });
     const check = new URL(server.requests[1]?.url ?? '', 'http://x');
     expect(check.pathname).toBe(`/v21.0/${CATALOG}/check_batch_request_status`);
     expect(Object.fromEntries(check.searchParams)).toEqual({ handle, load_ids_of_invalid_requests: 'true' });

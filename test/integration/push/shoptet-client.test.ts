@@ -3,7 +3,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createShoptetClient, parseBucketFilling, type ShoptetClient } from '../../../src/adapters/push/shoptet-client.js';
 import type { FeedItem } from '../../../src/core/feeds/feed-item.js';
 import type { PushAction, PushBatchItem, PushTargetOutcome } from '../../../src/core/push/channel-client.js';
+import { createPacer } from '../../../src/core/push/pacer.js';
 import { buildShoptetStockItem, type ShoptetStockItem } from '../../../src/core/push/payloads/shoptet.js';
+import { createBucketSteering } from '../../../src/core/push/shoptet-bucket.js';
 import { ShoptetRequestHeadersSchema, ShoptetStockMovementsRequestSchema } from '../../fakes/channels/shoptet-schema.js';
 import { type ShoptetServer, startShoptetServer } from '../../fakes/channels/shoptet-server.js';
 import { CASES } from '../../unit/core/push/payloads/push-fixtures.js';
@@ -244,6 +246,52 @@ describe('shoptet-client against the fake Shoptet API', () => {
     expect(parseBucketFilling(' 3 / 200 ')).toEqual({ used: 3, size: 200 });
     expect(parseBucketFilling('full')).toBeUndefined();
     expect(parseBucketFilling('1/0')).toBeUndefined();
+  });
+
+  it('a bucket above 80 % slows the pacer to one call at a time until it leaked back; below, the normal pace returns', async () => {
+    const normal = { capacity: 2, refillPerSecond: 2, maxConcurrent: 2 };
+    const pacer = createPacer(normal, NOW);
+    const steering = createBucketSteering(pacer, normal, () => NOW);
+    const paced = clientFor({ onBucketFilling: steering.onFilling });
+
+    server.setBucketFilling('190/200');
+    await paced.send([batchItem('A1', CASES.sale())]);
+    const hot = pacer.snapshot(NOW);
+    const hotNext = pacer.nextAvailableAt(NOW);
+    server.setBucketFilling('120/200');
+    await paced.send([batchItem('A1', CASES.sale())]);
+    await paced.close();
+
+    expect(steering.slow()).toBe(false);
+    expect(steering.last()).toEqual({ used: 120, max: 200 });
+    // 190 − 160 drops leak at 10 a second: 3 s before the next call, then one at a time.
+    expect(hot.closedUntil).toBe(NOW + 3000);
+    expect(hotNext).toBe(NOW + 3000);
+    // Back under 80 %: the normal pace (two in flight) once the wait is over.
+    expect(pacer.tryTake(NOW + 2999)).toBe(false);
+    expect(pacer.tryTake(NOW + 3000)).toBe(true);
+    expect(pacer.tryTake(NOW + 3000)).toBe(true);
+    pacer.release(2);
+  });
+
+  it('the slow pace holds while the bucket stays above 80 %: one call in flight at most', async () => {
+    const normal = { capacity: 2, refillPerSecond: 2, maxConcurrent: 2 };
+    const pacer = createPacer(normal, NOW);
+    const steering = createBucketSteering(pacer, normal, () => NOW);
+    const paced = clientFor({ onBucketFilling: steering.onFilling });
+    server.setBucketFilling('161/200');
+
+    await paced.send([batchItem('A1', CASES.sale())]);
+    await paced.close();
+
+    expect(steering.slow()).toBe(true);
+    const at = NOW + 10_000;
+    expect(pacer.tryTake(at)).toBe(true);
+    // A second call while one is in flight waits for its answer (maxConcurrent 1), not for time.
+    expect(pacer.nextAvailableAt(at)).toBeUndefined();
+    pacer.release();
+    // And the next waits ~2 s for a token (one call every 2 s).
+    expect(pacer.nextAvailableAt(at)).toBe(at + 2000);
   });
 
   it('cuts 301 items into two calls of 300 and 1', async () => {

@@ -92,11 +92,30 @@ describe('target payloads (served version through toFeedItem)', () => {
     expect(splitLocalTarget('l:a:b:A')).toEqual({ id: 'a:b', unit: 'A' });
   });
 
-  it('Meta: a reconciliation of a present item is an UPDATE of price, sale and availability; a removal a DELETE', () => {
+  it('Meta: FULL of a present item is an upsert UPDATE of the whole item; ADDED a CREATE; a removal a DELETE', () => {
     const meta = metaPayloads({ currency: 'CZK', brand: 'Acme' }, FEED);
+    const whole = {
+      id: '1',
+      title: 'Item 1',
+      description: 'Item 1',
+      availability: 'in stock',
+      condition: 'new',
+      price: '15.99 CZK',
+      link: 'https://shop.example/p/1',
+      image_link: 'https://shop.example/i/1.jpg',
+      brand: 'Acme',
+    };
     expect(meta({ target: 'm:1', mask: PUSH_MASK.FULL }, served)).toEqual({
       kind: 'send',
-      payload: { method: 'UPDATE', data: { id: '1', price: '15.99 CZK', sale_price: '', availability: 'in stock' } },
+      payload: { method: 'UPDATE', upsert: true, data: { ...whole, sale_price: '' } },
+    });
+    expect(meta({ target: 'm:1', mask: PUSH_MASK.ADDED }, served)).toEqual({
+      kind: 'send',
+      payload: { method: 'CREATE', data: whole },
+    });
+    expect(meta({ target: 'm:1', mask: PUSH_MASK.PRICE }, served)).toEqual({
+      kind: 'send',
+      payload: { method: 'UPDATE', data: { id: '1', price: '15.99 CZK' } },
     });
     expect(meta({ target: 'm:9', mask: PUSH_MASK.FULL }, served)).toEqual({
       kind: 'send',
