@@ -67,11 +67,11 @@ function bucketBackground(last: () => BucketFilling | undefined) {
       const filling = last();
       if (busy || filling === undefined || !isLeader() || (filling.used === written?.used && filling.max === written.max)) return;
       busy = true;
-      void (async () => {
-        const state = await outbox.state('shoptet');
-        await outbox.setState('shoptet', { ...state, quota: { used: filling.used, limit: filling.max } });
-        written = filling;
-      })()
+      void outbox
+        .patchState('shoptet', { quota: { used: filling.used, limit: filling.max } })
+        .then(() => {
+          written = filling;
+        })
         .catch(() => undefined)
         .finally(() => {
           busy = false;

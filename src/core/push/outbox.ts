@@ -100,6 +100,19 @@ export interface PushChannelState {
   readonly lastReconcile?: string;
 }
 
+/** A change of some state fields: a value sets the field, `null` removes it, an absent field is kept. */
+export type PushStatePatch = { readonly [K in keyof PushChannelState]?: PushChannelState[K] | null };
+
+/** `state` with `patch` applied (the memory and SQLite outboxes; Redis sets each field in its hash). */
+export function applyStatePatch(state: PushChannelState, patch: PushStatePatch): PushChannelState {
+  const next: Record<string, unknown> = { ...state };
+  for (const [field, value] of Object.entries(patch)) {
+    if (value === null) delete next[field];
+    else if (value !== undefined) next[field] = value;
+  }
+  return next as PushChannelState;
+}
+
 export interface PushOutbox {
   /**
    * In one transaction: refuses unless the stored cursor is `expectedCursor` (`undefined`: none stored
@@ -132,7 +145,10 @@ export interface PushOutbox {
   paused(channel: PushChannel): Promise<boolean>;
   setPaused(channel: PushChannel, paused: boolean): Promise<void>;
   state(channel: PushChannel): Promise<PushChannelState>;
-  /** Replaces the channel's state. */
-  setState(channel: PushChannel, state: PushChannelState): Promise<void>;
+  /**
+   * Sets the fields given, removes those given as `null`, keeps the others, atomically: the state has several
+   * writers (the worker's results, the reconciliation, a channel's quota), and none may overwrite another's.
+   */
+  patchState(channel: PushChannel, patch: PushStatePatch): Promise<void>;
   close(): Promise<void>;
 }

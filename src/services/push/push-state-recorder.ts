@@ -65,8 +65,19 @@ function apply(stored: PushChannelState, patch: Patch, failing: Failing, clearKi
   };
 }
 
+/** The state fields the recorder writes. */
+const RECORDED = [
+  'lastSuccessAt',
+  'lastErrorAt',
+  'lastError',
+  'lastErrorKind',
+  'failingSince',
+  'lastRejectedAt',
+  'lastRejected',
+] as const satisfies readonly (keyof PushChannelState)[];
+
 export function createPushStateRecorder(
-  outbox: Pick<PushOutbox, 'state' | 'setState'>,
+  outbox: Pick<PushOutbox, 'state' | 'patchState'>,
   channel: PushChannel,
   intervalMs: number = PUSH_STATE_WRITE_MS,
 ): PushStateRecorder {
@@ -81,7 +92,9 @@ export function createPushStateRecorder(
     if (!dirty) return;
     const written = { patch, failing, clearKind };
     const stored = await outbox.state(channel);
-    await outbox.setState(channel, apply(stored, written.patch, written.failing, written.clearKind));
+    const next = apply(stored, written.patch, written.failing, written.clearKind);
+    // Only the recorder's own fields: the quota and the last reconciliation have writers of their own.
+    await outbox.patchState(channel, Object.fromEntries(RECORDED.map((field) => [field, next[field] ?? null])));
     // Only what was written is forgotten: a batch noted during the write stays for the next one.
     if (patch === written.patch) {
       patch = {};

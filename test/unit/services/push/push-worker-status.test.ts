@@ -13,16 +13,16 @@ import { createPushWorker, type PushWorker } from '../../../../src/services/push
 
 const silent = { info() {}, warn() {}, error() {} };
 
-/** An outbox that counts `setState` calls. */
+/** An outbox that counts `patchState` calls. */
 function countingOutbox(): { outbox: PushOutbox; writes: () => number } {
   const inner = createMemoryPushOutbox();
   let writes = 0;
   const outbox: PushOutbox = {
     ...inner,
     enqueue: inner.enqueue.bind(inner),
-    setState: async (channel, state) => {
+    patchState: async (channel, patch) => {
       writes += 1;
-      await inner.setState(channel, state);
+      await inner.patchState(channel, patch);
     },
   };
   return { outbox, writes: () => writes };
