@@ -269,7 +269,7 @@ describe('meta-client new items and full sends (allow_upsert)', () => {
   });
 
   it('a FULL send of an item the Meta feed leaves out (no brand, no GTIN) is skipped, never half-created', () => {
-    const bare = { ...CASES.newItem(), enrichment: undefined, ean: undefined };
+    const { enrichment: _enrichment, ean: _ean, ...bare } = CASES.newItem();
     expect(buildMetaFullRequest('x-1', bare, { currency: 'CZK' })).toEqual({ kind: 'skip', reason: 'neither brand nor GTIN' });
     expect(buildMetaFullRequest('x-1', undefined, OPTIONS)).toEqual({
       kind: 'send',
