@@ -190,6 +190,7 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
     retryDelay,
     leader: group?.coordinator.isLeader,
     enrichment: parts.enrichment,
+    push,
   });
   // The console's warnings page (docs/console.md#warnings); the sandbox gives its products links.
   const consoleWarnings = createConsoleWarnings({

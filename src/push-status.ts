@@ -15,6 +15,8 @@ export interface PushChannelStatus {
   readonly lastSuccessAt?: string;
   readonly lastErrorAt?: string;
   readonly lastError?: string;
+  /** When the last full reconciliation was enqueued (ISO; the nightly one or the operator's). */
+  readonly lastReconcileAt?: string;
 }
 
 export function toStatus(status: PushWorkerStatus, dryRun: boolean): PushChannelStatus {

@@ -11,9 +11,11 @@ import type { PushTargetsConfig } from './core/push/derive-updates.js';
 import type { PushOutbox } from './core/push/outbox.js';
 import { createPacer } from './core/push/pacer.js';
 import { type ChannelParts, type Links, metaParts, shoptetParts } from './push-channels.js';
+import { applyPausedSetting, createPushControl, type PushControl, rememberMode, storeMode } from './push-control.js';
 import { createPushStatusBoard, type PushChannelStatus } from './push-status.js';
 import type { CatalogService } from './services/catalog-service.js';
-import { createPushDeriver } from './services/push/push-deriver.js';
+import { createPushDeriver, type PushDeriver } from './services/push/push-deriver.js';
+import { createPushReconciler, type PushReconciler } from './services/push/push-reconciler.js';
 import { createPushWorker, type PushWorker } from './services/push/push-worker.js';
 
 /**
@@ -31,6 +33,12 @@ export interface PushWiring {
   stop(): Promise<void>;
   /** The newest status per channel (refreshed in the background: `/readyz` answers synchronously). */
   status(): Readonly<Partial<Record<PushChannel, PushChannelStatus>>>;
+  /** The configured channels. */
+  channels(): readonly PushChannel[];
+  /** The operator's pause and resume (kept in the outbox) and a full reconciliation now (push-control.ts). */
+  pause: PushControl['pause'];
+  resume: PushControl['resume'];
+  reconcile: PushControl['reconcile'];
 }
 
 export interface PushWiringDeps {
@@ -121,7 +129,23 @@ export function createPushWiring(deps: PushWiringDeps): PushWiring | undefined {
       for (const worker of workers.values()) worker.wake();
     },
   });
-  return runPush({ deps, push, outbox, workers, deriver, log, gate });
+  const wake = () => {
+    for (const worker of workers.values()) worker.wake();
+  };
+  const reconciler = createPushReconciler({
+    catalog: deps.catalog,
+    outbox,
+    config: targets,
+    // Half the channel's most (a batch per token): the reconciliation's rows fall due no faster than sent.
+    pace: Object.fromEntries(
+      [...channels].map(([channel, part]) => [channel, (part.batchSize * part.limits.refillPerSecond) / 2]),
+    ),
+    now,
+    isLeader,
+    logger: log,
+    onEnqueued: wake,
+  });
+  return runPush({ deps, push, outbox, workers, deriver, reconciler, log, gate });
 }
 
 function runPush(parts: {
@@ -129,26 +153,65 @@ function runPush(parts: {
   readonly push: PushConfig;
   readonly outbox: PushOutbox;
   readonly workers: ReadonlyMap<PushChannel, PushWorker>;
-  readonly deriver: { start(): void };
+  readonly deriver: Pick<PushDeriver, 'start' | 'catchUp'>;
+  readonly reconciler: PushReconciler;
   readonly log: Logger;
   readonly gate: { stopped: boolean };
 }): PushWiring {
   const { deps, push, outbox, workers, log, gate } = parts;
   const board = createPushStatusBoard({ workers, push, metrics: deps.metrics, log, gate });
+  const channels = [...workers.keys()];
   let timer: NodeJS.Timeout | undefined;
+  // The last reconciliation per channel, from the outbox's state (read with the status, so a group's shows).
+  const reconciled = new Map<PushChannel, string>();
+  const refresh = async () => {
+    await board.refreshQuietly();
+    for (const channel of channels) {
+      const at = await outbox.state(channel).then(
+        (state) => state.lastReconcile,
+        () => undefined,
+      );
+      if (at !== undefined) reconciled.set(channel, at);
+    }
+  };
+  const control = createPushControl({
+    outbox,
+    channels,
+    push,
+    reconciler: parts.reconciler,
+    stopped: () => gate.stopped,
+    changed: (channel) => {
+      workers.get(channel)?.wake();
+      void refresh();
+    },
+    log,
+  });
+
+  /** After a dry run, a channel starting live is sent everything it should hold (decision 0013, "Dry run"). */
+  const reconcileAfterDryRun = async (toReconcile: readonly PushChannel[]) => {
+    if (toReconcile.length === 0) return;
+    log.info({ channels: toReconcile }, 'push: last ran in dry run, now live: reconciling');
+    await parts.deriver.catchUp();
+    for (const channel of toReconcile) {
+      const result = await control.reconcile(channel, 'dry run ended');
+      if (result.ok || result.reason === 'no-cursor') await storeMode(outbox, channel, 'live');
+      else log.warn({ channel, reason: result.reason }, 'push: the reconciliation after the dry run did not run');
+    }
+  };
 
   return {
     start() {
       if (gate.stopped) return;
       void (async () => {
-        // PUSH_PAUSED holds at each start: a channel not named is resumed (no pause endpoint exists yet).
-        for (const channel of workers.keys()) await outbox.setPaused(channel, push.paused.includes(channel));
+        await applyPausedSetting(outbox, channels, push.paused, log);
+        const toReconcile = await rememberMode(outbox, channels, push.dryRun);
         if (gate.stopped) return;
         parts.deriver.start();
         for (const worker of workers.values()) worker.start();
-        log.info({ channels: [...workers.keys()], dryRun: push.dryRun, paused: push.paused }, 'push: started');
-        await board.refreshQuietly();
-        timer = setInterval(() => void board.refreshQuietly(), STATUS_MS).unref();
+        log.info({ channels, dryRun: push.dryRun, paused: push.paused }, 'push: started');
+        await reconcileAfterDryRun(toReconcile);
+        await refresh();
+        timer = setInterval(() => void refresh(), STATUS_MS).unref();
       })().catch((error: unknown) => log.error({ err: error }, 'push: could not start'));
     },
     async stop() {
@@ -158,6 +221,18 @@ function runPush(parts: {
       await board.refresh().catch(() => undefined);
       await outbox.close();
     },
-    status: () => board.latest(),
+    status() {
+      const latest = board.latest();
+      return Object.fromEntries(
+        Object.entries(latest).map(([channel, status]) => {
+          const at = reconciled.get(channel as PushChannel);
+          return [channel, at === undefined ? status : { ...status, lastReconcileAt: at }];
+        }),
+      );
+    },
+    channels: () => channels,
+    pause: control.pause,
+    resume: control.resume,
+    reconcile: control.reconcile,
   };
 }
