@@ -310,6 +310,7 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
       warnings,
       fetches,
       consoleWarnings,
+      push,
     }),
   });
   const server = httpApp.listen(config.http.port, config.http.host);

@@ -28,6 +28,8 @@ export interface MetaServer extends HarnessServer {
   readonly invalidIds: Set<string>;
   /** Batch handles answered by `check_batch_request_status`: `finished` with nothing invalid unless set here. */
   readonly batches: Map<string, MetaBatchState>;
+  /** Fault: the next `count` items are answered as accepted but not applied (a lost update). */
+  loseNext(count: number): void;
 }
 
 /** One handle's state as `check_batch_request_status` reports it (guide "get-batch-request"). */
@@ -61,6 +63,7 @@ export async function startMetaServer(options: MetaServerOptions): Promise<MetaS
   const batchPath = `/${version}/${options.catalogId}/items_batch`;
   const statusPath = `/${version}/${options.catalogId}/check_batch_request_status`;
   const batches = new Map<string, MetaBatchState>();
+  let toLose = 0;
 
   /** `GET …/check_batch_request_status?handle=…&load_ids_of_invalid_requests=true`. */
   function batchStatus(url: URL): Reply {
@@ -79,6 +82,10 @@ export async function startMetaServer(options: MetaServerOptions): Promise<MetaS
     if (invalidIds.has(id)) {
       invalidIds.delete(id);
       return 'The item violates the commerce policies.';
+    }
+    if (toLose > 0) {
+      toLose -= 1;
+      return undefined;
     }
     if (method === 'DELETE') {
       items.delete(id);
@@ -125,5 +132,14 @@ export async function startMetaServer(options: MetaServerOptions): Promise<MetaS
   }
 
   const harness = await startHarness(handle, (status) => metaErrorBody(status));
-  return { ...harness, graphUrl: `${harness.baseUrl}/${version}`, items, invalidIds, batches };
+  return {
+    ...harness,
+    graphUrl: `${harness.baseUrl}/${version}`,
+    items,
+    invalidIds,
+    batches,
+    loseNext: (count) => {
+      toLose = count;
+    },
+  };
 }
