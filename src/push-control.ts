@@ -55,8 +55,11 @@ export function createPushControl(parts: {
   readonly push: Pick<PushConfig, 'paused'>;
   readonly reconciler: PushReconciler;
   readonly stopped: () => boolean;
-  /** Told after a pause or resume (the status board refreshes, a resumed worker wakes). */
-  readonly changed: (channel: PushChannel) => void;
+  /**
+   * Told after a pause, resume or reconciliation (the workers wake, the status board refreshes), and awaited:
+   * `/readyz` and the page show the change once the request is answered.
+   */
+  readonly changed: () => Promise<void>;
   readonly log: Logger;
 }): PushControl {
   const { outbox, push, log } = parts;
@@ -90,7 +93,7 @@ export function createPushControl(parts: {
     const { pausedBy: _was, ...state } = await outbox.state(channel);
     await outbox.setState(channel, paused ? { ...state, pausedBy: 'operator' } : state);
     log.info({ channel }, paused ? 'push: paused by the operator' : 'push: resumed by the operator');
-    parts.changed(channel);
+    await parts.changed();
     return { ok: true, channel, paused };
   };
 
@@ -106,7 +109,9 @@ export function createPushControl(parts: {
       }
       if (parts.stopped()) return stoppedRefusal;
       const outcome = await parts.reconciler.reconcile(channels, why);
-      return outcome.ok ? outcome : { ok: false, reason: outcome.reason, message: REASON_MESSAGES[outcome.reason] };
+      if (!outcome.ok) return { ok: false, reason: outcome.reason, message: REASON_MESSAGES[outcome.reason] };
+      await parts.changed();
+      return outcome;
     },
   };
 }

@@ -180,9 +180,9 @@ function runPush(parts: {
     push,
     reconciler: parts.reconciler,
     stopped: () => gate.stopped,
-    changed: (channel) => {
-      workers.get(channel)?.wake();
-      void refresh();
+    changed: () => {
+      for (const worker of workers.values()) worker.wake();
+      return refresh();
     },
     log,
   });
