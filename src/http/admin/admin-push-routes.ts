@@ -35,15 +35,15 @@ export interface AdminPushDeps {
   readonly sessions: AdminSessions | undefined;
 }
 
-const STATUS_OF_REASON: Readonly<Record<string, number>> = {
-  'unknown-channel': 404,
-  'paused-by-config': 409,
-  stopped: 503,
+/** The answer per refusal (docs/report-codes.md); any other reason is a reconciliation that cannot run now. */
+const ANSWER_OF_REASON: Readonly<Record<string, { readonly status: number; readonly code: string }>> = {
+  'unknown-channel': { status: 404, code: 'PUSH_UNKNOWN_CHANNEL' },
+  'paused-by-config': { status: 409, code: 'PUSH_PAUSED_BY_CONFIG' },
+  stopped: { status: 503, code: 'PUSH_STOPPING' },
 };
+const RECONCILE_REFUSED = { status: 409, code: 'PUSH_RECONCILE_REFUSED' };
 
 const ReconcileQuerySchema = z.object({ channel: z.string().min(1).max(40).optional() });
-
-const CODE_OF_REASON = (reason: string) => `PUSH_${reason.toUpperCase().replaceAll('-', '_')}`;
 
 function channelsOf(deps: AdminPushDeps): Record<string, AdminPushChannel> {
   const status = deps.push?.status() ?? {};
@@ -79,12 +79,12 @@ function showPage(
 
 /** A refusal: JSON for a script, the page with the message for a browser. */
 function refuse(deps: AdminPushDeps, req: Request, res: Response, refusal: Refusal): void {
-  const status = STATUS_OF_REASON[refusal.reason] ?? 409;
+  const { status, code } = ANSWER_OF_REASON[refusal.reason] ?? RECONCILE_REFUSED;
   if (admittedAs(res).via === 'cookie') {
     showPage(deps, req, res, { kind: 'failed', text: refusal.message }, status);
     return;
   }
-  sendError(res, status, CODE_OF_REASON(refusal.reason), refusal.message);
+  sendError(res, status, code, refusal.message, { reason: refusal.reason });
 }
 
 /** Answers 404 when no channel is configured at all; else the push control. */
