@@ -132,7 +132,10 @@ export function metaRequestsFor(meta: MetaServer, id: string): number {
   }).length;
 }
 
-export type PushStatus = Record<string, { mode: string; pending: number; lastSuccessAt?: string; lastReconcileAt?: string }>;
+export type PushStatus = Record<
+  string,
+  { mode: string; pending: number; lastSuccessAt?: string; lastErrorAt?: string; lastReconcileAt?: string }
+>;
 
 export async function pushStatus(app: RunningApp): Promise<PushStatus> {
   return ((await (await fetch(`${app.url}/readyz`)).json()) as { push: PushStatus }).push;
