@@ -25,6 +25,7 @@ import type { FeedService } from './services/feed-service.js';
 import { emptyFeeds, operatorWarnings } from './services/feed-warnings.js';
 import type { FetchLog } from './services/fetch-log.js';
 import { fetchLogWarnings } from './services/fetch-log-warnings.js';
+import { pushWarnings } from './services/push-warnings.js';
 import { createReadiness, type JobTiming } from './services/readiness.js';
 import { createStoreHealth, type StoreHealth, waitForStore } from './services/store-health.js';
 import { createWebhookProcessor, type WebhookProcessor } from './services/webhook-processor.js';
@@ -152,7 +153,13 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
     metrics,
     logger,
     links: linkTemplates(config, sandbox),
-    ...(group === undefined ? {} : { isLeader: group.coordinator.isLeader }),
+    // In a group the outbox is in Redis and only the leader derives and sends (docs/scale-out.md).
+    ...(group === undefined
+      ? {}
+      : {
+          isLeader: group.coordinator.isLeader,
+          group: { outbox: () => group.redis.pushOutbox(), fence: () => group.redis.lease.held() },
+        }),
   });
   const fetches = openConfiguredFetchLog(
     config,
@@ -210,6 +217,7 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
     feeds,
     feedNames: templates.compiled.map((feed) => feed.name),
     fetchWarnings: () => fetchLogWarnings(fetches),
+    ...(push === undefined ? {} : { pushWarnings: () => pushWarnings(push.status(), now().getTime()) }),
   });
 
   const closeAll = () =>
@@ -310,7 +318,8 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
       warnings,
       fetches,
       consoleWarnings,
-      push,
+      ...(push === undefined ? {} : { push: () => push.status() }),
+      ...(push === undefined ? {} : { pushControl: push }),
     }),
   });
   const server = httpApp.listen(config.http.port, config.http.host);

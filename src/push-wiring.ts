@@ -12,7 +12,7 @@ import type { PushOutbox } from './core/push/outbox.js';
 import { createPacer } from './core/push/pacer.js';
 import { type ChannelParts, type Links, metaParts, shoptetParts } from './push-channels.js';
 import { applyPausedSetting, createPushControl, type PushControl, rememberMode, storeMode } from './push-control.js';
-import { createPushStatusBoard, type PushChannelStatus } from './push-status.js';
+import { createPushStatusBoard, observePushLag, type PushChannelStatus } from './push-status.js';
 import type { CatalogService } from './services/catalog-service.js';
 import { createPushDeriver, type PushDeriver } from './services/push/push-deriver.js';
 import { createPushReconciler, type PushReconciler } from './services/push/push-reconciler.js';
@@ -50,7 +50,23 @@ export interface PushWiringDeps {
   readonly links: Links;
   /** Whether this instance leads its group (single instance: always). */
   readonly isLeader?: () => boolean;
+  /** In a Redis group: the outbox on the group's connection and the lease value that fences its enqueues. */
+  readonly group?: PushGroup;
 }
+
+/** What the push takes from a group of instances on Redis (docs/scale-out.md). */
+export interface PushGroup {
+  /** The Redis outbox on the group's own connection (its `close` leaves the connection open). */
+  readonly outbox: () => PushOutbox;
+  /** The lease holder's `instance|token` while this instance holds the lease, else `undefined`. */
+  readonly fence: () => string | undefined;
+}
+
+/**
+ * Sent as the fence while this instance holds no lease: no lease value equals it (they end in `|token`), so
+ * the outbox refuses the enqueue instead of taking it unfenced.
+ */
+export const PUSH_FENCE_NOT_HELD = '!not-held';
 
 /** How often the outbox is polled when nothing woke the worker, and the status refreshed. */
 const IDLE_MS = 1_000;
@@ -60,13 +76,14 @@ function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
   return delay(ms, undefined, { signal }).catch(() => undefined);
 }
 
-/** SQLite store → the outbox's tables in its file; memory → memory. A Redis group is refused by the caller. */
-function openOutbox(storeUrl: string): PushOutbox {
+/** A Redis group → the group's Redis; SQLite store → the outbox's tables in its file; memory → memory. */
+function openOutbox(storeUrl: string, group: PushGroup | undefined): PushOutbox {
+  if (group !== undefined) return group.outbox();
   if (storeUrl.startsWith('sqlite://')) return openSqlitePushOutbox(resolve(storeUrl.slice('sqlite://'.length)));
   return createMemoryPushOutbox();
 }
 
-/** `undefined` when no channel is configured (or, for now, in a Redis group: see docs/channel-push.md). */
+/** `undefined` when no channel is configured (or a Redis store is given without its group). */
 export function createPushWiring(deps: PushWiringDeps): PushWiring | undefined {
   const { config, logger } = deps;
   const push = config.push;
@@ -77,11 +94,11 @@ export function createPushWiring(deps: PushWiringDeps): PushWiring | undefined {
   const shoptet = shoptetParts(push, config, deps.links, log);
   if (shoptet !== undefined) channels.set('shoptet', shoptet);
   if (channels.size === 0) return undefined;
-  if (/^rediss?:\/\//.test(config.store.url)) {
-    log.warn({ channels: [...channels.keys()] }, 'push: not available with a Redis store yet; nothing is pushed');
+  if (/^rediss?:\/\//.test(config.store.url) && deps.group === undefined) {
+    log.warn({ channels: [...channels.keys()] }, 'push: a Redis store without its group; nothing is pushed');
     return undefined;
   }
-  const outbox = openOutbox(config.store.url);
+  const outbox = openOutbox(config.store.url, deps.group);
   const isLeader = deps.isLeader ?? (() => true);
   const now = () => Date.now();
   const workers = new Map<PushChannel, PushWorker>();
@@ -104,6 +121,7 @@ export function createPushWiring(deps: PushWiringDeps): PushWiring | undefined {
         sleep: abortableSleep,
         isLeader,
         logger: log.child({ channel }),
+        onDelivered: observePushLag(deps.metrics, channel),
       }),
     );
   }
@@ -123,15 +141,13 @@ export function createPushWiring(deps: PushWiringDeps): PushWiring | undefined {
     outbox,
     config: targets,
     isLeader,
+    ...(deps.group === undefined ? {} : { fence: fenceOf(deps.group) }),
     now,
     logger: log,
     onEnqueued: () => {
       for (const worker of workers.values()) worker.wake();
     },
   });
-  const wake = () => {
-    for (const worker of workers.values()) worker.wake();
-  };
   const reconciler = createPushReconciler({
     catalog: deps.catalog,
     outbox,
@@ -142,10 +158,31 @@ export function createPushWiring(deps: PushWiringDeps): PushWiring | undefined {
     ),
     now,
     isLeader,
+    ...(deps.group === undefined ? {} : { fence: fenceOf(deps.group) }),
     logger: log,
-    onEnqueued: wake,
+    onEnqueued: () => {
+      for (const worker of workers.values()) worker.wake();
+    },
   });
   return runPush({ deps, push, outbox, workers, deriver, reconciler, log, gate });
+}
+
+function fenceOf(group: PushGroup): () => string {
+  return () => group.fence() ?? PUSH_FENCE_NOT_HELD;
+}
+
+/**
+ * Calls `onLead` whenever `isLeader` turns true (polled every `ms`): a new leader's deriver catches up from
+ * the stored cursor at once, not only at the next catalog change (decision 0013, section 2).
+ */
+export function watchLeadership(isLeader: () => boolean, onLead: () => void, ms: number): { stop(): void } {
+  let leading = isLeader();
+  const timer = setInterval(() => {
+    const now = isLeader();
+    if (now && !leading) onLead();
+    leading = now;
+  }, ms).unref();
+  return { stop: () => clearInterval(timer) };
 }
 
 function runPush(parts: {
@@ -162,18 +199,7 @@ function runPush(parts: {
   const board = createPushStatusBoard({ workers, push, metrics: deps.metrics, log, gate });
   const channels = [...workers.keys()];
   let timer: NodeJS.Timeout | undefined;
-  // The last reconciliation per channel, from the outbox's state (read with the status, so a group's shows).
-  const reconciled = new Map<PushChannel, string>();
-  const refresh = async () => {
-    await board.refreshQuietly();
-    for (const channel of channels) {
-      const at = await outbox.state(channel).then(
-        (state) => state.lastReconcile,
-        () => undefined,
-      );
-      if (at !== undefined) reconciled.set(channel, at);
-    }
-  };
+  let leadership: { stop(): void } | undefined;
   const control = createPushControl({
     outbox,
     channels,
@@ -182,7 +208,7 @@ function runPush(parts: {
     stopped: () => gate.stopped,
     changed: () => {
       for (const worker of workers.values()) worker.wake();
-      return refresh();
+      return board.refreshQuietly();
     },
     log,
   });
@@ -207,29 +233,23 @@ function runPush(parts: {
         const toReconcile = await rememberMode(outbox, channels, push.dryRun);
         if (gate.stopped) return;
         parts.deriver.start();
+        if (deps.isLeader !== undefined) leadership = watchLeadership(deps.isLeader, () => void parts.deriver.catchUp(), IDLE_MS);
         for (const worker of workers.values()) worker.start();
         log.info({ channels, dryRun: push.dryRun, paused: push.paused }, 'push: started');
         await reconcileAfterDryRun(toReconcile);
-        await refresh();
-        timer = setInterval(() => void refresh(), STATUS_MS).unref();
+        await board.refreshQuietly();
+        timer = setInterval(() => void board.refreshQuietly(), STATUS_MS).unref();
       })().catch((error: unknown) => log.error({ err: error }, 'push: could not start'));
     },
     async stop() {
       gate.stopped = true;
       clearInterval(timer);
+      leadership?.stop();
       await Promise.all([...workers.values()].map((worker) => worker.stop()));
       await board.refresh().catch(() => undefined);
       await outbox.close();
     },
-    status() {
-      const latest = board.latest();
-      return Object.fromEntries(
-        Object.entries(latest).map(([channel, status]) => {
-          const at = reconciled.get(channel as PushChannel);
-          return [channel, at === undefined ? status : { ...status, lastReconcileAt: at }];
-        }),
-      );
-    },
+    status: () => board.latest(),
     channels: () => channels,
     pause: control.pause,
     resume: control.resume,

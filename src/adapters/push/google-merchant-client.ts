@@ -14,8 +14,9 @@ import {
   type RetryContext,
   readJson,
   retryOutcome,
+  withCause,
 } from './channel-http.js';
-import { createGoogleTokenSource, type ServiceAccountKey } from './google-token.js';
+import { createGoogleTokenSource, GoogleTokenError, type ServiceAccountKey } from './google-token.js';
 
 /**
  * Google Merchant API v1 client (docs/decisions/0013-channel-push.md, "Google Merchant API v1"):
@@ -131,12 +132,15 @@ function outcomeOf(
   if (status === 429 || rpc === 'RESOURCE_EXHAUSTED') {
     // Without Retry-After a daily quota waits for its reset; a per-minute one for the worker's backoff.
     const daily = /daily/i.test(text) ? msUntilQuotaReset(context.now()) : undefined;
-    return retryOutcome(headers, text, context, daily);
+    return withCause(retryOutcome(headers, text, context, daily), daily === undefined ? 'rate-limit' : 'quota');
   }
   // A refused token keeps the channel pending (decision 0013: PUSH_AUTH_FAILED), it does not drop updates.
-  if (status === 401 || status === 403) return retryOutcome(headers, `${text} (check the Google service account)`, context);
-  if (status >= 500 || status === 408) return retryOutcome(headers, text, context);
-  return { kind: 'rejected', message: cleanMessage(text, context.redact) };
+  if (status === 401 || status === 403) {
+    return withCause(retryOutcome(headers, `${text} (check the Google service account)`, context), 'auth');
+  }
+  if (status === 408) return withCause(retryOutcome(headers, text, context), 'network');
+  if (status >= 500) return withCause(retryOutcome(headers, text, context), 'server');
+  return { kind: 'rejected', message: cleanMessage(text, context.redact), cause: 'invalid' };
 }
 
 /**
@@ -188,7 +192,13 @@ export function createGoogleMerchantClient(options: GoogleMerchantClientOptions)
     } catch (error) {
       // A bad argument to undici is our bug: retrying it forever would hide it.
       if (isProgrammingError(error)) throw error;
-      return { target: item.target, gen: item.gen, outcome: networkRetry(error, withToken(token)) };
+      const retry = networkRetry(error, withToken(token));
+      // The token endpoint refusing the service account is a credentials problem, not the network.
+      return {
+        target: item.target,
+        gen: item.gen,
+        outcome: error instanceof GoogleTokenError ? withCause(retry, 'auth') : retry,
+      };
     }
   }
 

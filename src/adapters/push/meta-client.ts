@@ -12,6 +12,7 @@ import {
   type RetryOutcome,
   readJson,
   retryOutcome,
+  withCause,
 } from './channel-http.js';
 
 /**
@@ -98,7 +99,11 @@ function acceptedOutcomes(
   context: RetryContext,
 ): PushTargetOutcome[] {
   if (!Array.isArray(answer.handles) || answer.handles.length === 0) {
-    return allOutcome(items, { kind: 'retry', message: 'items_batch answered no handle: nothing was ingested' });
+    return allOutcome(items, {
+      kind: 'retry',
+      message: 'items_batch answered no handle: nothing was ingested',
+      cause: 'server',
+    });
   }
   const refused = new Map<string, string>();
   const statuses: MetaAnswer['validation_status'] = Array.isArray(answer.validation_status) ? answer.validation_status : [];
@@ -110,7 +115,7 @@ function acceptedOutcomes(
   return items.map(({ target, gen, payload }) => {
     const message = refused.get(payload.data.id);
     if (message === undefined) return { target, gen, outcome: { kind: 'ok' } };
-    return { target, gen, outcome: { kind: 'rejected', message: cleanMessage(message, context.redact) } };
+    return { target, gen, outcome: { kind: 'rejected', message: cleanMessage(message, context.redact), cause: 'invalid' } };
   });
 }
 
@@ -124,13 +129,13 @@ function errorOutcome(
   const code = answer?.error?.code;
   const text = `HTTP ${status}${code === undefined ? '' : ` code ${code}`}: ${answer?.error?.message ?? 'no error message'}`;
   // A refused token keeps the channel pending (decision 0013: PUSH_AUTH_FAILED), it does not drop updates.
-  if (status === 401 || code === TOKEN_ERROR_CODE)
-    return retryOutcome(response.headers, `${text} (check META_ACCESS_TOKEN)`, context);
+  if (status === 401 || status === 403 || code === TOKEN_ERROR_CODE)
+    return withCause(retryOutcome(response.headers, `${text} (check META_ACCESS_TOKEN)`, context), 'auth');
   if (status === 429 || (code !== undefined && RATE_LIMIT_CODES.has(code))) {
-    return retryOutcome(response.headers, text, context, META_RATE_LIMIT_RETRY_MS);
+    return withCause(retryOutcome(response.headers, text, context, META_RATE_LIMIT_RETRY_MS), 'rate-limit');
   }
-  if (status >= 500) return retryOutcome(response.headers, text, context);
-  return { kind: 'rejected', message: cleanMessage(text, context.redact) };
+  if (status >= 500) return withCause(retryOutcome(response.headers, text, context), 'server');
+  return { kind: 'rejected', message: cleanMessage(text, context.redact), cause: 'invalid' };
 }
 
 function outcomesOf(
@@ -141,7 +146,8 @@ function outcomesOf(
 ): PushTargetOutcome[] {
   const status = response.statusCode;
   if (status < 200 || status >= 300) return allOutcome(items, errorOutcome(response, answer, context));
-  if (answer === undefined) return allOutcome(items, { kind: 'retry', message: `HTTP ${status}: unreadable answer` });
+  if (answer === undefined)
+    return allOutcome(items, { kind: 'retry', message: `HTTP ${status}: unreadable answer`, cause: 'server' });
   return acceptedOutcomes(items, answer, context);
 }
 

@@ -4,6 +4,8 @@
  * is not stored: it is built at send time from the version served then, so coalescing is structural.
  */
 
+import type { PushErrorCause } from './channel-client.js';
+
 export type PushChannel = 'google' | 'shoptet' | 'meta';
 
 export const PUSH_CHANNELS: readonly PushChannel[] = ['google', 'shoptet', 'meta'];
@@ -85,8 +87,15 @@ export interface OutboxStats {
 export interface PushChannelState {
   readonly lastSuccessAt?: string;
   readonly lastErrorAt?: string;
-  /** The channel's own message. */
+  /** The channel's own message (cut to 300 characters). */
   readonly lastError?: string;
+  /** Why the last error happened (the warnings' PUSH_AUTH_FAILED, PUSH_RATE_LIMITED, PUSH_QUOTA_EXHAUSTED). */
+  readonly lastErrorKind?: PushErrorCause;
+  /** The first error since the last success: how long the channel has been failing (cleared by a success). */
+  readonly failingSince?: string;
+  /** When the channel last refused an item for good, and its message (PUSH_REJECTED). */
+  readonly lastRejectedAt?: string;
+  readonly lastRejected?: string;
   readonly quota?: { readonly used?: number; readonly limit?: number; readonly resetAt?: string };
   /** When the last full reconciliation of the channel was enqueued (ISO). */
   readonly lastReconcile?: string;

@@ -119,8 +119,8 @@ describe('meta-client against the fake Graph API', () => {
 
     expect(outcomes.map(({ outcome }) => outcome)).toEqual([
       { kind: 'ok' },
-      { kind: 'rejected', message: 'The item violates the commerce policies.' },
-      { kind: 'rejected', message: 'Item with retailer id unknown-7 does not exist.' },
+      { kind: 'rejected', message: 'The item violates the commerce policies.', cause: 'invalid' },
+      { kind: 'rejected', message: 'Item with retailer id unknown-7 does not exist.', cause: 'invalid' },
     ]);
     expect(server.items.has('unknown-7')).toBe(false);
   });
@@ -133,8 +133,8 @@ describe('meta-client against the fake Graph API', () => {
     const second = await client.send([availability()]);
 
     expect(first.map(({ outcome }) => outcome)).toEqual([
-      { kind: 'retry', afterMs: 30_000, message: 'HTTP 429 code 80014: HTTP 429' },
-      { kind: 'retry', afterMs: 30_000, message: 'HTTP 429 code 80014: HTTP 429' },
+      { kind: 'retry', afterMs: 30_000, message: 'HTTP 429 code 80014: HTTP 429', cause: 'rate-limit' },
+      { kind: 'retry', afterMs: 30_000, message: 'HTTP 429 code 80014: HTTP 429', cause: 'rate-limit' },
     ]);
     expect(second[0]?.outcome).toMatchObject({ kind: 'retry', afterMs: 45_000 });
     expect(server.items.get('a-1/2')).toEqual(HELD);
@@ -147,8 +147,13 @@ describe('meta-client against the fake Graph API', () => {
     const limited = await client.send([availability()]);
     const invalid = await client.send([availability()]);
 
-    expect(limited[0]?.outcome).toEqual({ kind: 'retry', afterMs: 60_000, message: 'HTTP 400 code 80014: rate limited' });
-    expect(invalid[0]?.outcome).toEqual({ kind: 'rejected', message: 'HTTP 400 code 100: Invalid parameter' });
+    expect(limited[0]?.outcome).toEqual({
+      kind: 'retry',
+      afterMs: 60_000,
+      message: 'HTTP 400 code 80014: rate limited',
+      cause: 'rate-limit',
+    });
+    expect(invalid[0]?.outcome).toEqual({ kind: 'rejected', message: 'HTTP 400 code 100: Invalid parameter', cause: 'invalid' });
   });
 
   it('a malformed validation_status refuses nothing it cannot name', async () => {
@@ -167,6 +172,12 @@ describe('meta-client against the fake Graph API', () => {
     expect(outcomes[0]?.outcome).toMatchObject({ kind: 'retry', message: expect.stringMatching(/nothing was ingested/) });
   });
 
+  it('a 403 without a token code (missing permission) is a credentials problem too: retried, not dropped', async () => {
+    server.faults.failNext(1, { status: 403, body: { error: { message: 'Permissions error', code: 200 } } });
+    const outcomes = await client.send([availability()]);
+    expect(outcomes[0]?.outcome).toMatchObject({ kind: 'retry', cause: 'auth', message: expect.stringContaining('Permissions') });
+  });
+
   it('a refused token keeps the target pending (retry); no message names a token', async () => {
     const wrong = clientFor({ token: 'EAAwrong-token-0d3' });
     const outcomes = await wrong.send([availability()]);
@@ -174,8 +185,12 @@ describe('meta-client against the fake Graph API', () => {
     server.faults.failNext(1, { status: 500, body: { error: { message: `token ${TOKEN} broke`, code: 2 } } });
     const echoed = await client.send([availability()]);
 
-    expect(outcomes[0]?.outcome).toMatchObject({ kind: 'retry', message: expect.stringMatching(/code 190.*META_ACCESS_TOKEN/) });
-    expect(echoed[0]?.outcome).toEqual({ kind: 'retry', message: 'HTTP 500 code 2: token [redacted] broke' });
+    expect(outcomes[0]?.outcome).toMatchObject({
+      kind: 'retry',
+      message: expect.stringMatching(/code 190.*META_ACCESS_TOKEN/),
+      cause: 'auth',
+    });
+    expect(echoed[0]?.outcome).toEqual({ kind: 'retry', message: 'HTTP 500 code 2: token [redacted] broke', cause: 'server' });
     expect(JSON.stringify(outcomes)).not.toContain('EAAwrong-token-0d3');
     expect(JSON.stringify(echoed)).not.toContain(TOKEN);
     expect(server.requests.every((recorded) => !recorded.url.includes('token'))).toBe(true);
@@ -189,7 +204,11 @@ describe('meta-client against the fake Graph API', () => {
     held.release();
     await slow.close();
 
-    expect(outcomes[0]?.outcome).toMatchObject({ kind: 'retry', message: expect.stringMatching(/UND_ERR_HEADERS_TIMEOUT/) });
+    expect(outcomes[0]?.outcome).toMatchObject({
+      kind: 'retry',
+      message: expect.stringMatching(/UND_ERR_HEADERS_TIMEOUT/),
+      cause: 'network',
+    });
   });
 
   it('cuts a batch at META_BATCH_SIZE, in order, one call after another', async () => {

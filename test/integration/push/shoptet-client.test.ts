@@ -97,7 +97,11 @@ describe('shoptet-client against the fake Shoptet API', () => {
 
     expect(server.stock.get('C3')).toEqual({ realStock: 3 });
     expect(outcomes[0]?.outcome).toEqual({ kind: 'ok' });
-    expect(outcomes[1]?.outcome).toEqual({ kind: 'rejected', message: 'unknown-product: Product with code "NEW" not found.' });
+    expect(outcomes[1]?.outcome).toEqual({
+      kind: 'rejected',
+      message: 'unknown-product: Product with code "NEW" not found.',
+      cause: 'invalid',
+    });
     expectOnlyValidRequests();
   });
 
@@ -129,8 +133,8 @@ describe('shoptet-client against the fake Shoptet API', () => {
 
     expect(server.requests[0]?.status).toBe(400);
     expect(outcomes.map(({ outcome }) => outcome)).toEqual([
-      { kind: 'rejected', message: 'unknown-product: Product with code "X" not found.' },
-      { kind: 'rejected', message: 'unknown-product: Product with code "Y" not found.' },
+      { kind: 'rejected', message: 'unknown-product: Product with code "X" not found.', cause: 'invalid' },
+      { kind: 'rejected', message: 'unknown-product: Product with code "Y" not found.', cause: 'invalid' },
     ]);
   });
 
@@ -144,11 +148,11 @@ describe('shoptet-client against the fake Shoptet API', () => {
     const named = await client.send([batchItem('A1', CASES.sale()), batchItem('B2', CASES.sale())]);
 
     expect(whole.map(({ outcome }) => outcome)).toEqual([
-      { kind: 'rejected', message: 'invalid-request: bad' },
-      { kind: 'rejected', message: 'invalid-request: bad' },
+      { kind: 'rejected', message: 'invalid-request: bad', cause: 'invalid' },
+      { kind: 'rejected', message: 'invalid-request: bad', cause: 'invalid' },
     ]);
     expect(named.map(({ outcome }) => outcome)).toEqual([
-      { kind: 'rejected', message: 'unknown-product: gone' },
+      { kind: 'rejected', message: 'unknown-product: gone', cause: 'invalid' },
       { kind: 'retry', message: 'HTTP 400 named no error for this item' },
     ]);
   });
@@ -161,7 +165,7 @@ describe('shoptet-client against the fake Shoptet API', () => {
     const down = await client.send([batchItem('A1', CASES.sale())]);
 
     expect(ok[0]?.outcome).toEqual({ kind: 'ok' });
-    expect(down[0]?.outcome).toEqual({ kind: 'retry', message: 'HTTP 500' });
+    expect(down[0]?.outcome).toEqual({ kind: 'retry', message: 'HTTP 500', cause: 'server' });
   });
 
   it('429 with an HTTP-date Retry-After becomes retry after exactly that long (injected clock)', async () => {
@@ -170,8 +174,8 @@ describe('shoptet-client against the fake Shoptet API', () => {
     const outcomes = await client.send([batchItem('A1', CASES.sale()), batchItem('B2', CASES.sale())]);
 
     expect(outcomes.map(({ outcome }) => outcome)).toEqual([
-      { kind: 'retry', afterMs: 90_000, message: 'HTTP 429 too-many-requests: HTTP 429' },
-      { kind: 'retry', afterMs: 90_000, message: 'HTTP 429 too-many-requests: HTTP 429' },
+      { kind: 'retry', afterMs: 90_000, message: 'HTTP 429 too-many-requests: HTTP 429', cause: 'rate-limit' },
+      { kind: 'retry', afterMs: 90_000, message: 'HTTP 429 too-many-requests: HTTP 429', cause: 'rate-limit' },
     ]);
     expect(server.stock.get('A1')).toEqual({ realStock: 3 });
   });
@@ -201,7 +205,11 @@ describe('shoptet-client against the fake Shoptet API', () => {
     const echoed = await client.send([batchItem('A1', CASES.sale())]);
 
     expect(server.requests[0]?.status).toBe(401);
-    expect(outcomes[0]?.outcome).toMatchObject({ kind: 'retry', message: expect.stringMatching(/SHOPTET_API_TOKEN/) });
+    expect(outcomes[0]?.outcome).toMatchObject({
+      kind: 'retry',
+      message: expect.stringMatching(/SHOPTET_API_TOKEN/),
+      cause: 'auth',
+    });
     expect(echoed[0]?.outcome).toMatchObject({ kind: 'retry', message: 'HTTP 500 e: bad [redacted]' });
     expect(JSON.stringify([outcomes, echoed])).not.toContain('not-the-shop-token-81b');
     expect(JSON.stringify(echoed)).not.toContain(TOKEN);
