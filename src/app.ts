@@ -198,6 +198,7 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
     retryDelay,
     leader: group?.coordinator.isLeader,
     enrichment: parts.enrichment,
+    push,
   });
   // The console's warnings page (docs/console.md#warnings); the sandbox gives its products links.
   const consoleWarnings = createConsoleWarnings({
@@ -319,6 +320,7 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
       fetches,
       consoleWarnings,
       ...(push === undefined ? {} : { push: () => push.status() }),
+      ...(push === undefined ? {} : { pushControl: push }),
     }),
   });
   const server = httpApp.listen(config.http.port, config.http.host);

@@ -11,10 +11,12 @@ import type { PushTargetsConfig } from './core/push/derive-updates.js';
 import type { PushOutbox } from './core/push/outbox.js';
 import { createPacer } from './core/push/pacer.js';
 import { type ChannelParts, googleParts, type Links, metaParts, type PushFeeds, shoptetParts } from './push-channels.js';
+import { applyPausedSetting, createPushControl, type PushControl, rememberMode, storeMode } from './push-control.js';
 import { withGoogleChannel } from './push-google.js';
 import { createPushStatusBoard, observePushLag, type PushChannelStatus, type StatusExtras } from './push-status.js';
 import type { CatalogService } from './services/catalog-service.js';
-import { createPushDeriver } from './services/push/push-deriver.js';
+import { createPushDeriver, type PushDeriver } from './services/push/push-deriver.js';
+import { createPushReconciler, type PushReconciler } from './services/push/push-reconciler.js';
 import { createPushWorker, type PushWorker } from './services/push/push-worker.js';
 
 /**
@@ -31,6 +33,12 @@ export interface PushWiring {
   stop(): Promise<void>;
   /** The newest status per channel (refreshed in the background: `/readyz` answers synchronously). */
   status(): Readonly<Partial<Record<PushChannel, PushChannelStatus>>>;
+  /** The configured channels. */
+  channels(): readonly PushChannel[];
+  /** The operator's pause and resume (kept in the outbox) and a full reconciliation now (push-control.ts). */
+  pause: PushControl['pause'];
+  resume: PushControl['resume'];
+  reconcile: PushControl['reconcile'];
 }
 
 export interface PushWiringDeps {
@@ -158,7 +166,23 @@ export function createPushWiring(deps: PushWiringDeps): PushWiring | undefined {
             parts.background?.({ outbox, worker, isLeader, ...(deps.group === undefined ? {} : { fence: fenceOf(deps.group) }) }),
         ];
   });
-  return runPush({ deps, push, outbox, workers, deriver, log, gate, extras, backgrounds });
+  const reconciler = createPushReconciler({
+    catalog: deps.catalog,
+    outbox,
+    config: targets,
+    // Half the channel's most (a batch per token): the reconciliation's rows fall due no faster than sent.
+    pace: Object.fromEntries(
+      [...channels].map(([channel, part]) => [channel, (part.batchSize * part.limits.refillPerSecond) / 2]),
+    ),
+    now,
+    isLeader,
+    ...(deps.group === undefined ? {} : { fence: fenceOf(deps.group) }),
+    logger: log,
+    onEnqueued: () => {
+      for (const worker of workers.values()) worker.wake();
+    },
+  });
+  return runPush({ deps, push, outbox, workers, deriver, reconciler, log, gate, extras, backgrounds });
 }
 
 function fenceOf(group: PushGroup): () => string {
@@ -184,7 +208,8 @@ function runPush(parts: {
   readonly push: PushConfig;
   readonly outbox: PushOutbox;
   readonly workers: ReadonlyMap<PushChannel, PushWorker>;
-  readonly deriver: { start(): void; catchUp(): Promise<void> };
+  readonly deriver: Pick<PushDeriver, 'start' | 'catchUp'>;
+  readonly reconciler: PushReconciler;
   readonly log: Logger;
   readonly gate: { stopped: boolean };
   readonly extras?: StatusExtras;
@@ -200,16 +225,41 @@ function runPush(parts: {
     gate,
     ...(parts.extras === undefined ? {} : { extras: parts.extras }),
   });
+  const channels = [...workers.keys()];
   let timer: NodeJS.Timeout | undefined;
   const running: { stop(): void }[] = [];
   let leadership: { stop(): void } | undefined;
+  const control = createPushControl({
+    outbox,
+    channels,
+    push,
+    reconciler: parts.reconciler,
+    stopped: () => gate.stopped,
+    changed: () => {
+      for (const worker of workers.values()) worker.wake();
+      return board.refreshQuietly();
+    },
+    log,
+  });
+
+  /** After a dry run, a channel starting live is sent everything it should hold (decision 0013, "Dry run"). */
+  const reconcileAfterDryRun = async (toReconcile: readonly PushChannel[]) => {
+    if (toReconcile.length === 0) return;
+    log.info({ channels: toReconcile }, 'push: last ran in dry run, now live: reconciling');
+    await parts.deriver.catchUp();
+    for (const channel of toReconcile) {
+      const result = await control.reconcile(channel, 'dry run ended');
+      if (result.ok || result.reason === 'no-cursor') await storeMode(outbox, channel, 'live');
+      else log.warn({ channel, reason: result.reason }, 'push: the reconciliation after the dry run did not run');
+    }
+  };
 
   return {
     start() {
       if (gate.stopped) return;
       void (async () => {
-        // PUSH_PAUSED holds at each start: a channel not named is resumed (no pause endpoint exists yet).
-        for (const channel of workers.keys()) await outbox.setPaused(channel, push.paused.includes(channel));
+        await applyPausedSetting(outbox, channels, push.paused, log);
+        const toReconcile = await rememberMode(outbox, channels, push.dryRun);
         if (gate.stopped) return;
         parts.deriver.start();
         if (deps.isLeader !== undefined) leadership = watchLeadership(deps.isLeader, () => void parts.deriver.catchUp(), IDLE_MS);
@@ -218,7 +268,8 @@ function runPush(parts: {
           const started = background();
           if (started !== undefined) running.push(started);
         }
-        log.info({ channels: [...workers.keys()], dryRun: push.dryRun, paused: push.paused }, 'push: started');
+        log.info({ channels, dryRun: push.dryRun, paused: push.paused }, 'push: started');
+        await reconcileAfterDryRun(toReconcile);
         await board.refreshQuietly();
         timer = setInterval(() => void board.refreshQuietly(), STATUS_MS).unref();
       })().catch((error: unknown) => log.error({ err: error }, 'push: could not start'));
@@ -233,5 +284,9 @@ function runPush(parts: {
       await outbox.close();
     },
     status: () => board.latest(),
+    channels: () => channels,
+    pause: control.pause,
+    resume: control.resume,
+    reconcile: control.reconcile,
   };
 }

@@ -36,6 +36,22 @@ function cron(defaultValue: string, description: string) {
     .describe(description);
 }
 
+/** A cron expression, or `off` (the job is not scheduled). */
+function cronOrOff(defaultValue: string, description: string) {
+  return z
+    .string()
+    .default(defaultValue)
+    .superRefine((value, ctx) => {
+      if (value !== 'off' && !validateCron(value)) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `${JSON.stringify(value)} is not a valid cron expression; expected ${CRON_FORM}, or off`,
+        });
+      }
+    })
+    .describe(description);
+}
+
 function int(defaultValue: number, min: number, max: number, description: string) {
   return z.coerce.number().int().min(min).max(max).default(defaultValue).describe(description);
 }
@@ -357,6 +373,10 @@ export const ConfigSchema = z.object({
       return [...new Set(names)];
     })
     .describe('Push: comma list of channels (google, shoptet, meta) whose changes are kept but not sent'),
+  PUSH_RECONCILE_CRON: cronOrOff(
+    '30 3 * * *',
+    'Push: when every target of every enabled channel is sent again in full (the nightly reconciliation, in SYNC_TIMEZONE); off disables it',
+  ),
   PUSH_TIMEOUT_MS: int(30_000, 1_000, 600_000, 'Push: the most one request to a channel may take (ms)'),
   PUSH_MAX_BACKOFF_MS: int(300_000, 1_000, 3_600_000, 'Push: the longest wait before retrying a failed update (ms)'),
   GOOGLE_MERCHANT_ACCOUNT_ID: z

@@ -94,6 +94,8 @@ export interface PushConfig {
   readonly paused: readonly ('google' | 'shoptet' | 'meta')[];
   readonly timeoutMs: number;
   readonly maxBackoffMs: number;
+  /** The nightly full reconciliation's cron (in SYNC_TIMEZONE); `undefined` when PUSH_RECONCILE_CRON=off. */
+  readonly reconcileCron: string | undefined;
   readonly shoptet:
     | {
         readonly token: string;
@@ -257,6 +259,7 @@ function pushConfigOf(e: ConfigEnv): PushConfig {
     paused: e.PUSH_PAUSED as PushConfig['paused'],
     timeoutMs: e.PUSH_TIMEOUT_MS,
     maxBackoffMs: e.PUSH_MAX_BACKOFF_MS,
+    reconcileCron: e.PUSH_RECONCILE_CRON === 'off' ? undefined : e.PUSH_RECONCILE_CRON,
     shoptet: channel(e.SHOPTET_API_TOKEN !== undefined, () => ({
       token: e.SHOPTET_API_TOKEN ?? '',
       baseUrl: e.SHOPTET_API_URL,

@@ -97,7 +97,12 @@ export interface PushChannelState {
   readonly lastRejectedAt?: string;
   readonly lastRejected?: string;
   readonly quota?: { readonly used?: number; readonly limit?: number; readonly resetAt?: string };
+  /** When the last full reconciliation of the channel was enqueued (ISO). */
   readonly lastReconcile?: string;
+  /** The mode the channel last started in: a start live after a dry run reconciles the channel. */
+  readonly lastMode?: 'live' | 'dry-run';
+  /** Who paused the channel: PUSH_PAUSED (lifted when the setting no longer names it) or the operator. */
+  readonly pausedBy?: 'config' | 'operator';
 }
 
 /** A change of some state fields: a value sets the field, `null` removes it, an absent field is kept. */

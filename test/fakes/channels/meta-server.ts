@@ -35,6 +35,8 @@ export interface MetaServer extends HarnessServer {
   readonly ingestInvalidIds: Set<string>;
   /** The status the next calls' handles report (default `finished`; e.g. `error`, `canceled`, `started`). */
   setNextBatchStatus(status: MetaBatchState['status']): void;
+  /** Fault: the next `count` items are answered as accepted but not applied (a lost update). */
+  loseNext(count: number): void;
 }
 
 /** One handle's state as `check_batch_request_status` reports it (guide "get-batch-request"). */
@@ -70,6 +72,7 @@ export async function startMetaServer(options: MetaServerOptions): Promise<MetaS
   const batches = new Map<string, MetaBatchState>();
   const ingestInvalidIds = new Set<string>();
   let nextStatus: MetaBatchState['status'] = 'finished';
+  let toLose = 0;
 
   /** `GET …/check_batch_request_status?handle=…&load_ids_of_invalid_requests=true`. */
   function batchStatus(url: URL): Reply {
@@ -88,6 +91,10 @@ export async function startMetaServer(options: MetaServerOptions): Promise<MetaS
     if (invalidIds.has(id)) {
       invalidIds.delete(id);
       return 'The item violates the commerce policies.';
+    }
+    if (toLose > 0) {
+      toLose -= 1;
+      return undefined;
     }
     if (method === 'DELETE') {
       items.delete(id);
@@ -155,6 +162,9 @@ export async function startMetaServer(options: MetaServerOptions): Promise<MetaS
     ingestInvalidIds,
     setNextBatchStatus: (status) => {
       nextStatus = status;
+    },
+    loseNext: (count) => {
+      toLose = count;
     },
   };
 }
