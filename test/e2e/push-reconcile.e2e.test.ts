@@ -10,6 +10,7 @@ import {
   differences,
   eventually,
   fewPiecesItem,
+  metaFeedRows,
   pushConfig,
   pushStatus,
   removeStores,
@@ -60,7 +61,7 @@ describe('push reconciliation against the sandbox and the fake Meta and Shoptet'
     return started;
   }
 
-  const inLine = () => differences(app as RunningApp, meta as MetaServer, shoptet as ShoptetServer).join('\n');
+  const inLine = async () => (await differences(app as RunningApp, meta as MetaServer, shoptet as ShoptetServer)).join('\n');
 
   /**
    * A sale of an item's last pieces that both fakes answer as accepted and do not apply. The channels are
@@ -69,7 +70,10 @@ describe('push reconciliation against the sandbox and the fake Meta and Shoptet'
    */
   async function loseASale(running: RunningApp, except: readonly string[] = []): Promise<string> {
     if (meta === undefined || shoptet === undefined) throw new Error('servers first');
-    const item = fewPiecesItem(running, except);
+    // An item of the Meta feed: one the feed leaves out is not held at Meta whole (docs/channel-push.md).
+    const inFeed = await metaFeedRows(running);
+    const outOfFeed = (running.catalog.current()?.products ?? []).filter((product) => !inFeed.has(product.id));
+    const item = fewPiecesItem(running, [...except, ...outOfFeed.map((product) => product.id)]);
     const idle = async () => Object.values(await pushStatus(running)).every((status) => status.pending === 0);
     expect(await eventually(idle, true)).toBe(true);
     for (const channel of ['meta', 'shoptet'])
@@ -88,7 +92,7 @@ describe('push reconciliation against the sandbox and the fake Meta and Shoptet'
     const told = () => (meta?.requests.length ?? 0) > before.meta && (shoptet?.requests.length ?? 0) > before.shoptet;
     expect(await eventually(told, true)).toBe(true);
     expect(await eventually(idle, true)).toBe(true);
-    const wrong = differences(running, meta, shoptet);
+    const wrong = await differences(running, meta, shoptet);
     expect(wrong, JSON.stringify(wrong)).toContain(`meta ${item.id} availability: in stock ≠ out of stock`);
     const stockBefore = item.offers.reduce((sum, offer) => sum + (offer.stock ?? 0), 0);
     expect(wrong, JSON.stringify(wrong)).toContain(`shoptet ${productCode(item)}: ${stockBefore} ≠ 0`);

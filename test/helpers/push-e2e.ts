@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
 import type { RunningApp } from '../../src/app.js';
 import { createTestConfig } from '../../src/config/load-config.js';
 import type { Product } from '../../src/core/catalog/catalog.js';
-import { formatMoney } from '../../src/core/feeds/format-number.js';
 import { productCode } from '../../src/core/feeds/to-feed-item.js';
 import { type MetaServer, startMetaServer } from '../fakes/channels/meta-server.js';
 import { type ShoptetServer, startShoptetServer } from '../fakes/channels/shoptet-server.js';
@@ -100,22 +100,32 @@ export async function sellOut(app: RunningApp, item: Product): Promise<void> {
  * Where the fakes' copies differ from the served catalog: Meta's price, sale price and availability per
  * item, Shoptet's stock per product code (stock items with a known stock; the bridge sends no other).
  */
-export function differences(app: RunningApp, meta: MetaServer, shoptet: ShoptetServer): string[] {
+/** The served Meta feed's rows by id: what Meta should hold (an item the feed leaves out is never sent whole). */
+export async function metaFeedRows(app: RunningApp): Promise<Map<string, Record<string, string>>> {
+  const response = await fetch(`${app.url}/feeds/all/meta.csv`);
+  if (response.status !== 200) throw new Error(`meta.csv answered ${response.status}`);
+  const rows = parse(await response.text(), { columns: true, bom: true }) as Record<string, string>[];
+  return new Map(rows.map((row) => [row['id'] ?? '', row]));
+}
+
+/**
+ * Where the fakes' copies differ from what the channels should hold: Meta each row of the served Meta feed
+ * (price, sale price, availability), Shoptet each stock item's known stock.
+ */
+export async function differences(app: RunningApp, meta: MetaServer, shoptet: ShoptetServer): Promise<string[]> {
   const found: string[] = [];
-  const currency = app.catalog.current()?.currency ?? 'CZK';
-  const money = (value: number | undefined) => (value === undefined ? undefined : `${formatMoney(value)} ${currency}`);
+  const rows = await metaFeedRows(app);
   for (const product of app.catalog.current()?.products ?? []) {
-    const offer = product.aggregate;
+    const row = rows.get(product.id);
     const item = meta.items.get(product.id);
-    const expected = {
-      price: money(offer.price),
-      sale_price: money(offer.salePrice),
-      availability: offer.availability === 'in_stock' ? 'in stock' : 'out of stock',
-    };
+    const expected =
+      row === undefined ? {} : { price: row['price'], sale_price: row['sale_price'], availability: row['availability'] };
     for (const [field, value] of Object.entries(expected)) {
       const held = item?.[field] === '' ? undefined : item?.[field];
-      if (held !== value) found.push(`meta ${product.id} ${field}: ${String(held)} ≠ ${String(value)}`);
+      const want = value === '' ? undefined : value;
+      if (held !== want) found.push(`meta ${product.id} ${field}: ${String(held)} ≠ ${String(want)}`);
     }
+    const offer = product.aggregate;
     if (product.isStockItem !== false && offer.stock !== undefined) {
       const held = shoptet.stock.get(productCode(product))?.realStock;
       if (held !== Math.max(0, offer.stock)) found.push(`shoptet ${productCode(product)}: ${held} ≠ ${offer.stock}`);
