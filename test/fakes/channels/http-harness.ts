@@ -22,6 +22,10 @@ export interface RecordedRequest {
   readonly body: string;
   /** The status the server answered. */
   status?: number;
+  /** When it arrived (epoch ms, the fake's clock): pacing tests compare it with an earlier `answeredAt`. */
+  readonly receivedAt: number;
+  /** When its answer was written (epoch ms, the fake's clock). */
+  answeredAt?: number;
 }
 
 export interface Faults {
@@ -114,6 +118,7 @@ export async function startHarness(handle: Handler, defaultFaultBody: (status: n
   }
 
   async function serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const receivedAt = Date.now();
     const openAtArrival = connections.open;
     const body = await readBody(request);
     const recorded: RecordedRequest = {
@@ -121,12 +126,14 @@ export async function startHarness(handle: Handler, defaultFaultBody: (status: n
       url: request.url ?? '',
       headers: request.headers,
       body: body ?? '',
+      receivedAt,
     };
     requests.push(recorded);
     if (state.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, state.latencyMs));
     if (state.gate !== undefined) await state.gate;
     const reply = body === undefined ? { status: 413, body: defaultFaultBody(413) } : replyTo(recorded, openAtArrival);
     recorded.status = reply.status;
+    recorded.answeredAt = Date.now();
     sendJson(response, reply.status, reply.body, reply.headers);
   }
 
