@@ -12,6 +12,7 @@ import {
   removeStores,
   sandboxCall,
   sell,
+  served,
   settled,
   shoptetItems,
   startFakes,
@@ -151,9 +152,51 @@ describe('push requests for a sale and a price change (Meta, Shoptet)', () => {
     expect(fakes.shoptet.stock.get(code)).toEqual({ quantity: u2 - 1 });
   });
 
-  it.todo(
-    'a new item reaches Meta as CREATE and a removed one as DELETE: the sandbox cannot add or remove an article at run time ' +
-      '(its catalog is fixed by SANDBOX_ARTICLES; see the lane report), and a restart with another SANDBOX_ARTICLES is ' +
-      'another source, whose reconciliation sends UPDATE for the new item and nothing for the removed one',
-  );
+  it('a removed item: Meta gets DELETE, Shoptet nothing; back again, a new item: Meta gets CREATE, Shoptet its stock', async () => {
+    const { app, fakes } = await start({ FEED_BRAND: 'Bridge Test' });
+    const item = pieceItem(app, 1);
+    const code = productCode(item);
+    let from = holdCatalog(app, fakes);
+
+    // The sandbox takes the article out of its list (deleted in the POS); the next catalog sync publishes it.
+    await sandboxCall(app, 'DELETE', `/sandbox/articles/${item.id}`);
+    await app.jobs.runNow('sync-catalog');
+    const meta = () => metaEntries(fakes.meta.requests.slice(from.meta));
+    expect(await eventually(meta, (entries) => entries.length > 0)).toEqual([{ method: 'DELETE', data: { id: item.id } }]);
+    await settled(app);
+    expect(meta()).toHaveLength(1);
+    // Shoptet's stock endpoint cannot delete a product: the shop owns it.
+    expect(shoptetItems(fakes.shoptet.requests.slice(from.shoptet))).toEqual([]);
+    expect(fakes.meta.items.has(item.id)).toBe(false);
+
+    from = holdCatalog(app, fakes);
+    await sandboxCall(app, 'PUT', `/sandbox/articles/${item.id}`);
+    await app.jobs.runNow('sync-catalog');
+    const created = await eventually(meta, (entries) => entries.length > 0);
+    await settled(app);
+    const product = served(app, item.id);
+    const price = product.aggregate.price ?? 0;
+    expect(created).toEqual([
+      {
+        method: 'CREATE',
+        data: {
+          id: item.id,
+          title: item.name,
+          description: item.name,
+          availability: 'in stock',
+          condition: 'new',
+          price: `${price.toFixed(2)} CZK`,
+          ...(product.aggregate.salePrice === undefined ? {} : { sale_price: `${product.aggregate.salePrice.toFixed(2)} CZK` }),
+          link: expect.stringContaining(`/sandbox/products/${item.id}`),
+          image_link: expect.stringContaining(`/sandbox/images/${item.id}.png`),
+          brand: 'Bridge Test',
+          ...(item.ean === undefined ? {} : { gtin: item.ean }),
+        },
+      },
+    ]);
+    expect(meta()).toHaveLength(1);
+    expect(shoptetItems(fakes.shoptet.requests.slice(from.shoptet))).toEqual([
+      { productCode: code, realStock: stockIn(app, item.id, 'all') },
+    ]);
+  });
 });
