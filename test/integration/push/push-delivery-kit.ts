@@ -7,6 +7,7 @@ import { type RunningApp, startApp } from '../../../src/app.js';
 import { createTestConfig } from '../../../src/config/load-config.js';
 import type { Product } from '../../../src/core/catalog/catalog.js';
 import { productCode } from '../../../src/core/feeds/to-feed-item.js';
+import { type RunningSandbox, startSandbox } from '../../../src/sandbox/start-sandbox.js';
 import type { RecordedRequest } from '../../fakes/channels/http-harness.js';
 import { type MetaServer, startMetaServer } from '../../fakes/channels/meta-server.js';
 import { type ShoptetServer, startShoptetServer } from '../../fakes/channels/shoptet-server.js';
@@ -100,14 +101,15 @@ const STATUS_REFRESH_MS = 2_300;
  */
 export async function settled(app: RunningApp): Promise<void> {
   let idleSince: number | undefined;
+  let push: PushStatus = {};
   for (let attempt = 0; attempt < 200; attempt++) {
-    const push = await pushStatus(app);
+    push = await pushStatus(app);
     const idle = (push['meta']?.pending ?? 1) + (push['shoptet']?.pending ?? 1) === 0;
     idleSince = idle ? (idleSince ?? Date.now()) : undefined;
     if (idleSince !== undefined && Date.now() - idleSince >= STATUS_REFRESH_MS) return;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  expect.fail('the push did not settle (updates still pending)');
+  expect.fail(`the push did not settle (updates still pending): ${JSON.stringify(push)}`);
 }
 
 /** One Meta `items_batch` request's `requests[]` (the form's JSON field). */
@@ -199,4 +201,19 @@ export function pieceItem(app: RunningApp, min: number, units = 1): Product {
   }
   if (best === undefined) throw new Error(`no item with at least ${min} whole pieces in ${units} units`);
   return best.product;
+}
+
+/** A sandbox POS outside the app, so its state (sales) outlives an app's restart. */
+export async function startExternalSandbox(articles = 40): Promise<RunningSandbox> {
+  return startSandbox({ units: 3, articles, seed: 42, salesPerMinute: 0, apiKey: SANDBOX_KEY, host: '127.0.0.1', port: 0 });
+}
+
+/** The env of an app reading `sandbox` as its POS (`POS_BASE_URL`); its webhooks are pointed at the app. */
+export function externalPosEnv(sandbox: RunningSandbox): Record<string, string> {
+  return { POS_BASE_URL: sandbox.url, POS_API_KEY: SANDBOX_KEY };
+}
+
+/** Requests the fake answered with `status`, oldest first. */
+export function answered(requests: readonly RecordedRequest[], status: number): RecordedRequest[] {
+  return requests.filter((request) => request.status === status);
 }
