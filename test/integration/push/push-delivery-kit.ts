@@ -70,8 +70,12 @@ export function capturingLogger(lines: Record<string, unknown>[], level = 'info'
   return pino({ level }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
 }
 
-export async function startPushApp(env: Record<string, string>, lines: Record<string, unknown>[] = []): Promise<RunningApp> {
-  const app = await startApp(createTestConfig(env), { logger: capturingLogger(lines) });
+export async function startPushApp(
+  env: Record<string, string>,
+  lines: Record<string, unknown>[] = [],
+  level = 'info',
+): Promise<RunningApp> {
+  const app = await startApp(createTestConfig(env), { logger: capturingLogger(lines, level) });
   await app.initialSync;
   return app;
 }
@@ -86,7 +90,7 @@ export async function eventually<T>(read: () => T | Promise<T>, done: (value: T)
   return value;
 }
 
-type PushStatus = Record<string, { mode: string; pending: number; enabled: boolean }>;
+type PushStatus = Record<string, { mode: string; pending: number; enabled: boolean; lastError?: string }>;
 
 export async function pushStatus(app: RunningApp): Promise<PushStatus> {
   return ((await (await fetch(`${app.url}/readyz`)).json()) as { push: PushStatus }).push;
