@@ -106,6 +106,8 @@ describe('push retries: Retry-After honoured (Meta, Shoptet)', () => {
         .sort();
     expect(codes(delivered200(shoptet.requests))).toEqual(codes(shoptet.requests.slice(0, 1)));
     expect(codes(shoptet.requests.slice(0, 1)).length).toBeGreaterThan(0);
+    // Retries never opened more connections than Shoptet allows a token.
+    expect(shoptet.connectionViolations()).toBe(0);
     const status = await pushStatus(app);
     expect(status['meta']?.pending).toBe(0);
     expect(status['shoptet']?.pending).toBe(0);
