@@ -66,7 +66,7 @@ export function pushEnv(fakes: Fakes, store: string, extra: Record<string, strin
 }
 
 /** A pino logger writing its lines (parsed) into `lines`. */
-export function capturingLogger(lines: Record<string, unknown>[], level = 'info') {
+function capturingLogger(lines: Record<string, unknown>[], level = 'info') {
   return pino({ level }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
 }
 
@@ -132,11 +132,6 @@ export function shoptetItems(requests: readonly RecordedRequest[]): Record<strin
   return requests
     .filter((request) => request.method === 'PATCH')
     .flatMap((request) => (JSON.parse(request.body) as { data: Record<string, unknown>[] }).data);
-}
-
-/** Requests recorded from `from` on (an index taken before the action under test). */
-export function since(requests: readonly RecordedRequest[], from: number): RecordedRequest[] {
-  return requests.slice(from);
 }
 
 /** Calls the sandbox's POS or control API with its key. */
@@ -212,12 +207,7 @@ export async function startExternalSandbox(articles = 40): Promise<RunningSandbo
   return startSandbox({ units: 3, articles, seed: 42, salesPerMinute: 0, apiKey: SANDBOX_KEY, host: '127.0.0.1', port: 0 });
 }
 
-/** The env of an app reading `sandbox` as its POS (`POS_BASE_URL`); its webhooks are pointed at the app. */
+/** The env of an app reading `sandbox` as its POS (`POS_BASE_URL`); point its webhooks at the app (`setWebhookUrl`). */
 export function externalPosEnv(sandbox: RunningSandbox): Record<string, string> {
   return { POS_BASE_URL: sandbox.url, POS_API_KEY: SANDBOX_KEY };
-}
-
-/** Requests the fake answered with `status`, oldest first. */
-export function answered(requests: readonly RecordedRequest[], status: number): RecordedRequest[] {
-  return requests.filter((request) => request.status === status);
 }
