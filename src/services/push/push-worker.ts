@@ -134,6 +134,18 @@ async function record<Payload>(
   await deps.outbox.setState(deps.channel, { ...state, lastErrorAt: at, lastError: error });
 }
 
+/** One line per request the channel did not fully take, so a refused token shows in the log (messages are redacted). */
+function logFailures<Payload>(deps: PushWorkerDeps<Payload>, items: number, outcomes: readonly PushTargetOutcome[]): void {
+  const failed = outcomes.filter(({ outcome }) => outcome.kind !== 'ok');
+  const first = failed[0]?.outcome;
+  if (first === undefined) return;
+  const message = first.kind === 'ok' ? undefined : cut(first.message ?? first.kind);
+  deps.logger.warn(
+    { channel: deps.channel, items, failed: failed.length, outcome: first.kind, error: message },
+    'push: the channel did not take every update',
+  );
+}
+
 export function createPushWorker<Payload>(deps: PushWorkerDeps<Payload>): PushWorker {
   const counters = newCounters();
   const abort = new AbortController();
@@ -155,6 +167,7 @@ export function createPushWorker<Payload>(deps: PushWorkerDeps<Payload>): PushWo
     }
     // Retry-After counts from the answer, not from the claim.
     await settle(deps, new Map(rows.map((row) => [row.target, row])), outcomes, counters, deps.now());
+    logFailures(deps, batch.length, outcomes);
   }
 
   async function step(): Promise<number> {
