@@ -93,6 +93,9 @@ async function settle<Payload>(
   now: number,
 ): Promise<void> {
   let error: string | undefined;
+  // One jitter draw per answer: it spreads requests apart, not the rows of one refused request, which would
+  // otherwise come due at scattered times and go out as many small requests (more calls against the quota).
+  const draw = deps.random();
   for (const { target, gen, outcome } of outcomes) {
     if (outcome.kind === 'ok') {
       counters.items.ok += 1;
@@ -105,7 +108,7 @@ async function settle<Payload>(
       counters.items.retry += 1;
       error = cut(outcome.message ?? 'retry');
       const attempts = (rows.get(target)?.attempts ?? 0) + 1;
-      const delay = pushRetryDelayMs(attempts, deps.random, deps.maxBackoffMs, outcome.afterMs);
+      const delay = pushRetryDelayMs(attempts, () => draw, deps.maxBackoffMs, outcome.afterMs);
       // The channel's Retry-After holds for the whole channel, not only for this target.
       if (outcome.afterMs !== undefined) deps.pacer.closeUntil(now + outcome.afterMs);
       await deps.outbox.retry(deps.channel, target, gen, now + delay, error);

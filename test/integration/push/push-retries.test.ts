@@ -92,8 +92,10 @@ describe('push retries: Retry-After honoured (Meta, Shoptet)', () => {
     expectPaced(shoptet.requests, [429, 503, 423, 200]);
     const lock = shoptet.requests[2];
     expect((shoptet.requests[3]?.receivedAt ?? 0) - (lock?.answeredAt ?? 0)).toBeGreaterThanOrEqual(5_000);
-    // Every target of the refused request is delivered later: retried, not dropped. (Each row's own backoff
-    // jitter may spread them over several requests.)
+    // The refused rows stay together: one request per answer (one backoff draw per answer), none extra.
+    expect(meta.requests).toHaveLength(3);
+    expect(shoptet.requests).toHaveLength(4);
+    // Every target of the refused request is delivered later: retried, not dropped.
     const delivered200 = (requests: readonly RecordedRequest[]) => requests.filter((request) => request.status === 200);
     const ids = (requests: readonly RecordedRequest[]) =>
       metaEntries(requests)
