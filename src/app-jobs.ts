@@ -3,6 +3,7 @@ import type { Metrics } from './adapters/metrics/create-metrics.js';
 import type { Config } from './config/load-config.js';
 import { createMutex } from './core/async/create-mutex.js';
 import { createScheduler, type Scheduler } from './jobs/scheduler.js';
+import type { PushWiring } from './push-wiring.js';
 import type { CatalogService, SyncReport } from './services/catalog-service.js';
 import type { EnrichmentService } from './services/enrichment/enrichment-service.js';
 
@@ -21,6 +22,8 @@ export function createJobs(parts: {
   /** In a group: whether this instance leads (only the leader runs scheduled syncs). */
   readonly leader: (() => boolean) | undefined;
   readonly enrichment: EnrichmentService | undefined;
+  /** The channel push, when a channel is configured: its nightly reconciliation is a job. */
+  readonly push?: PushWiring | undefined;
 }): Scheduler {
   const { config, catalog, metrics, logger, now, leader } = parts;
   const jobs = createScheduler({
@@ -60,5 +63,22 @@ export function createJobs(parts: {
       },
     });
   }
+  const { push } = parts;
+  const reconcileCron = config.push.reconcileCron;
+  if (push !== undefined && reconcileCron !== undefined) {
+    jobs.schedule({ name: PUSH_RECONCILE_JOB, cron: reconcileCron, run: () => runPushReconcile(push) });
+  }
   return jobs;
+}
+
+export const PUSH_RECONCILE_JOB = 'push-reconcile';
+
+/**
+ * The nightly full reconciliation (docs/decisions/0013-channel-push.md, section 5): every target of every
+ * enabled channel is enqueued with FULL from the served version, so an update a channel lost is repaired.
+ * Leader only (the scheduler asks in a group; the reconciler asks again). `outcome` is the job metric's label.
+ */
+export async function runPushReconcile(push: Pick<PushWiring, 'reconcile'>): Promise<{ outcome: string; message?: string }> {
+  const result = await push.reconcile(undefined, 'nightly');
+  return result.ok ? { outcome: 'enqueued' } : { outcome: result.reason, message: result.message };
 }

@@ -3,6 +3,8 @@ import type { Metrics } from './adapters/metrics/create-metrics.js';
 import type { Config } from './config/load-config.js';
 import { withTimeout } from './core/async/deadline.js';
 import type { CatalogSource } from './core/catalog/catalog-source.js';
+import type { AdminPushControl } from './http/admin/admin-push-routes.js';
+import type { PushStatuses } from './http/console/push-section.js';
 import { createSyncRoutes } from './http/console/sync-routes.js';
 import { createWarningRoutes } from './http/console/warning-routes.js';
 import { createAdminRoutes } from './http/routes/admin-routes.js';
@@ -59,6 +61,10 @@ export function createRouters(parts: {
   readonly fetches: FetchLog;
   /** The console's warnings, each with its code, severity and what to do (docs/console.md#warnings). */
   readonly consoleWarnings: ConsoleWarnings;
+  /** The channel push's status per configured channel; absent when none is configured. */
+  readonly push?: () => PushStatuses;
+  /** The channel push, when a channel is configured: its operator controls are admin routes. */
+  readonly pushControl?: AdminPushControl | undefined;
 }): Router[] {
   const { config, catalog, feeds, jobs, webhooks, metrics } = parts;
   const waiting = () => waitingReason(parts.source.label, catalog.lastReport('sync-catalog'), parts.timing('sync-catalog'));
@@ -86,6 +92,7 @@ export function createRouters(parts: {
       group: parts.group,
       enrichment: parts.enrichment,
       warnings: parts.warnings,
+      ...(parts.push === undefined ? {} : { push: parts.push }),
     }),
     createFeedRoutes({
       feeds,
@@ -127,6 +134,8 @@ export function createRouters(parts: {
       timing: parts.timing,
       ...(parts.phase === undefined ? {} : { phase: parts.phase }),
       group: parts.group,
+      ...(parts.pushControl === undefined ? {} : { push: parts.pushControl }),
+      pushPaused: config.push.paused,
       catalog: () => catalog.current(),
       purchasePrices: () => catalog.purchasePrices(),
       unavailable: () => {

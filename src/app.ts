@@ -25,6 +25,7 @@ import type { FeedService } from './services/feed-service.js';
 import { emptyFeeds, operatorWarnings } from './services/feed-warnings.js';
 import type { FetchLog } from './services/fetch-log.js';
 import { fetchLogWarnings } from './services/fetch-log-warnings.js';
+import { pushWarnings } from './services/push-warnings.js';
 import { createReadiness, type JobTiming } from './services/readiness.js';
 import { createStoreHealth, type StoreHealth, waitForStore } from './services/store-health.js';
 import { createWebhookProcessor, type WebhookProcessor } from './services/webhook-processor.js';
@@ -152,7 +153,14 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
     metrics,
     logger,
     links: linkTemplates(config, sandbox),
-    ...(group === undefined ? {} : { isLeader: group.coordinator.isLeader }),
+    feeds,
+    // In a group the outbox is in Redis and only the leader derives and sends (docs/scale-out.md).
+    ...(group === undefined
+      ? {}
+      : {
+          isLeader: group.coordinator.isLeader,
+          group: { outbox: () => group.redis.pushOutbox(), fence: () => group.redis.lease.held() },
+        }),
   });
   const fetches = openConfiguredFetchLog(
     config,
@@ -190,6 +198,7 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
     retryDelay,
     leader: group?.coordinator.isLeader,
     enrichment: parts.enrichment,
+    push,
   });
   // The console's warnings page (docs/console.md#warnings); the sandbox gives its products links.
   const consoleWarnings = createConsoleWarnings({
@@ -209,6 +218,7 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
     feeds,
     feedNames: templates.compiled.map((feed) => feed.name),
     fetchWarnings: () => fetchLogWarnings(fetches),
+    ...(push === undefined ? {} : { pushWarnings: () => pushWarnings(push.status(), now().getTime()) }),
   });
 
   const closeAll = () =>
@@ -309,6 +319,8 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
       warnings,
       fetches,
       consoleWarnings,
+      ...(push === undefined ? {} : { push: () => push.status() }),
+      ...(push === undefined ? {} : { pushControl: push }),
     }),
   });
   const server = httpApp.listen(config.http.port, config.http.host);

@@ -1,12 +1,30 @@
+import { readFileSync } from 'node:fs';
 import type { Logger } from './adapters/logger/create-logger.js';
 import { createDryRunClient } from './adapters/push/dry-run-client.js';
-import { createMetaClient } from './adapters/push/meta-client.js';
+import { createGoogleAccountReads } from './adapters/push/google-account-reads.js';
+import { createGoogleMerchantClient } from './adapters/push/google-merchant-client.js';
+import { parseServiceAccountKey } from './adapters/push/google-token.js';
+import { createMetaClient, type MetaClient } from './adapters/push/meta-client.js';
 import { createShoptetClient } from './adapters/push/shoptet-client.js';
 import type { Config, PushConfig } from './config/load-config.js';
 import type { ChannelClient } from './core/push/channel-client.js';
-import type { PacerLimits } from './core/push/pacer.js';
+import { createFeedLens, type FeedLens } from './core/push/feed-lens.js';
+import type { PushOutbox } from './core/push/outbox.js';
+import { createPacer, type Pacer, type PacerLimits } from './core/push/pacer.js';
 import { SHOPTET_MAX_BATCH } from './core/push/payloads/shoptet.js';
-import { metaPayloads, type PayloadBuilder, shoptetPayloads } from './core/push/target-payloads.js';
+import { type BucketFilling, createBucketSteering } from './core/push/shoptet-bucket.js';
+import {
+  type GooglePayload,
+  googlePayloads,
+  metaPayloads,
+  type PayloadBuilder,
+  shoptetPayloads,
+} from './core/push/target-payloads.js';
+import { createGoogleChannel, GOOGLE_MAX_ROUND, type GoogleChannel } from './push-google.js';
+import type { FeedService } from './services/feed-service.js';
+import { feedContextOf, itemOptionsOf } from './services/feeds/feed-builder.js';
+import { createMetaBatchChecks } from './services/push/meta-batch-checks.js';
+import type { PushWorker } from './services/push/push-worker.js';
 
 /**
  * Each channel's parts for the push wiring (docs/decisions/0013-channel-push.md, section 8): its client (or
@@ -16,6 +34,8 @@ import { metaPayloads, type PayloadBuilder, shoptetPayloads } from './core/push/
 
 // Meta allows a few batch calls per catalog and minute-ish; Shoptet 3 connections per token (kept under).
 const META_LIMITS: PacerLimits = { capacity: 2, refillPerSecond: 1, maxConcurrent: 1 };
+/** How often due Meta handles are looked for (each is asked every 30 s, META_CHECK_INTERVAL_MS). */
+const META_CHECK_TICK_MS = 5_000;
 const SHOPTET_LIMITS: PacerLimits = { capacity: 2, refillPerSecond: 2, maxConcurrent: 2 };
 
 /** The feeds' link templates (the sandbox's pages in sandbox mode): the same item as the feed. */
@@ -26,31 +46,157 @@ export interface ChannelParts<Payload> {
   readonly buildPayload: PayloadBuilder<Payload>;
   readonly batchSize: number;
   readonly limits: PacerLimits;
+  /** The channel's own pacer, when its answers steer it (Shoptet's bucket); else the wiring makes one of `limits`. */
+  readonly pacer?: Pacer;
+  /** Work of the channel besides sending (Meta's batch checks), started with the worker on the leader. */
+  readonly background?: (context: BackgroundContext) => { stop(): void };
 }
 
-export function metaParts(push: PushConfig, config: Config, links: Links, logger: Logger): ChannelParts<unknown> | undefined {
+/** How often the leader writes Shoptet's last bucket filling to the shared state (when it changed). */
+const BUCKET_STATE_MS = 2_000;
+
+/**
+ * Shoptet's last `X-RateLimit-Bucket-Filling` as the channel's `quota` (`used`/`limit` drops) in the outbox
+ * state, so every instance of a group shows the same; written by the leader when it changed, at most every 2 s.
+ */
+function bucketBackground(last: () => BucketFilling | undefined) {
+  return ({ outbox, isLeader }: BackgroundContext) => {
+    let written: BucketFilling | undefined;
+    let busy = false;
+    const timer = setInterval(() => {
+      const filling = last();
+      if (busy || filling === undefined || !isLeader() || (filling.used === written?.used && filling.max === written.max)) return;
+      busy = true;
+      void outbox
+        .patchState('shoptet', { quota: { used: filling.used, limit: filling.max } })
+        .then(() => {
+          written = filling;
+        })
+        .catch(() => undefined)
+        .finally(() => {
+          busy = false;
+        });
+    }, BUCKET_STATE_MS).unref();
+    return { stop: () => clearInterval(timer) };
+  };
+}
+
+/** What a channel's background work gets from the wiring. */
+export interface BackgroundContext {
+  readonly outbox: PushOutbox;
+  readonly worker: Pick<PushWorker, 'wake' | 'noteError'>;
+  readonly isLeader: () => boolean;
+  /** In a group: the fence of the outbox's enqueues (see `PushGroup`). */
+  readonly fence?: () => string;
+}
+
+/**
+ * Meta's batch checks (`services/push/meta-batch-checks.ts`) every 30 s on the leader; `track` is the
+ * client's `onHandle`, which forwards here once started (handles of calls before that are not kept).
+ */
+function metaBackground(
+  client: MetaClient,
+  handles: { track?: ((handle: string, targets: readonly string[]) => void) | undefined },
+  logger: Logger,
+) {
+  return ({ outbox, worker, isLeader, fence }: BackgroundContext) => {
+    const checks = createMetaBatchChecks({
+      outbox,
+      ...(fence === undefined ? {} : { fence }),
+      check: (handle) => client.checkBatchStatus(handle),
+      now: Date.now,
+      onEnqueued: () => worker.wake(),
+      onError: (message, rejected) => worker.noteError(message, rejected),
+      logger,
+    });
+    handles.track = checks.track;
+    let running = false;
+    const timer = setInterval(() => {
+      if (running || !isLeader() || checks.open() === 0) return;
+      running = true;
+      checks
+        .checkDue()
+        .catch((error: unknown) => logger.error({ err: error }, 'push: Meta batch check failed'))
+        .finally(() => {
+          running = false;
+        });
+    }, META_CHECK_TICK_MS).unref();
+    return {
+      stop: () => {
+        clearInterval(timer);
+        handles.track = undefined;
+      },
+    };
+  };
+}
+
+/** The served feeds' compiled templates and options: the push reads its values through them. */
+export type PushFeeds = Pick<FeedService, 'templates' | 'options'>;
+
+/** The lens of the template named `name` (`meta`, `shoptet`), or none when that template is not loaded. */
+function lensOf(feeds: PushFeeds | undefined, name: string): FeedLens | undefined {
+  const template = feeds?.templates.find((candidate) => candidate.name === name);
+  if (feeds === undefined || template === undefined) return undefined;
+  return createFeedLens({
+    template,
+    itemOptions: (snapshot) => itemOptionsOf(snapshot, feeds.options),
+    context: (snapshot, view) => feedContextOf(snapshot, view, feeds.options),
+  });
+}
+
+export function metaParts(
+  push: PushConfig,
+  config: Config,
+  links: Links,
+  logger: Logger,
+  feeds?: PushFeeds,
+): ChannelParts<unknown> | undefined {
   const meta = push.meta;
   if (meta === undefined) return undefined;
-  const client = push.dryRun
-    ? createDryRunClient('meta', { method: 'POST', path: `/${meta.catalogId}/items_batch` }, logger)
+  const handles: { track?: ((handle: string, targets: readonly string[]) => void) | undefined } = {};
+  const live = push.dryRun
+    ? undefined
     : createMetaClient({
         graphUrl: meta.graphUrl,
         catalogId: meta.catalogId,
         token: meta.token,
         timeoutMs: push.timeoutMs,
         batchSize: meta.batchSize,
+        onHandle: (handle, targets) => handles.track?.(handle, targets),
       });
+  const client = live ?? createDryRunClient('meta', { method: 'POST', path: `/${meta.catalogId}/items_batch` }, logger);
   const feed = { storeCodes: config.feed.unitStoreCodes, unitNames: new Map<string, string>(), ...links };
   const buildPayload = metaPayloads(
     { currency: config.feed.currency, ...(config.feed.brand === undefined ? {} : { brand: config.feed.brand }) },
     feed,
+    lensOf(feeds, 'meta'),
   );
-  return { client: client as ChannelClient<unknown>, buildPayload, batchSize: meta.batchSize, limits: META_LIMITS };
+  return {
+    client: client as ChannelClient<unknown>,
+    buildPayload,
+    batchSize: meta.batchSize,
+    limits: META_LIMITS,
+    ...(live === undefined ? {} : { background: metaBackground(live, handles, logger) }),
+  };
 }
 
-export function shoptetParts(push: PushConfig, config: Config, links: Links, logger: Logger): ChannelParts<unknown> | undefined {
+export function shoptetParts(
+  push: PushConfig,
+  config: Config,
+  links: Links,
+  logger: Logger,
+  feeds?: PushFeeds,
+): ChannelParts<unknown> | undefined {
   const shoptet = push.shoptet;
   if (shoptet === undefined) return undefined;
+  const pacer = createPacer(SHOPTET_LIMITS, Date.now());
+  // Every answer's bucket filling steers the pace (decision 0013, "Shoptet REST API", "Limits").
+  const steering = createBucketSteering(pacer, SHOPTET_LIMITS, Date.now, (slow, { used, max }) =>
+    logger.info(
+      { used, max, slow },
+      slow ? 'push: Shoptet bucket above 80 %, slowing down' : 'push: Shoptet bucket below 80 % again',
+    ),
+  );
   const client = push.dryRun
     ? createDryRunClient('shoptet', { method: 'PATCH', path: `/api/stocks/${shoptet.stockId}/movements` }, logger)
     : createShoptetClient({
@@ -58,8 +204,85 @@ export function shoptetParts(push: PushConfig, config: Config, links: Links, log
         token: shoptet.token,
         stockId: shoptet.stockId,
         timeoutMs: push.timeoutMs,
+        onBucketFilling: steering.onFilling,
       });
   const feed = { storeCodes: config.feed.unitStoreCodes, unitNames: new Map<string, string>(), ...links };
-  const buildPayload = shoptetPayloads(shoptet.unit, shoptet.field, feed);
-  return { client: client as ChannelClient<unknown>, buildPayload, batchSize: SHOPTET_MAX_BATCH, limits: SHOPTET_LIMITS };
+  const buildPayload = shoptetPayloads(shoptet.unit, shoptet.field, feed, lensOf(feeds, 'shoptet'));
+  return {
+    client: client as ChannelClient<unknown>,
+    buildPayload,
+    batchSize: SHOPTET_MAX_BATCH,
+    limits: SHOPTET_LIMITS,
+    pacer,
+    ...(push.dryRun ? {} : { background: bucketBackground(steering.last) }),
+  };
+}
+
+/** Google's parts and its channel state (data source, quotas, pacing): see `push-google.ts`. */
+export interface GoogleParts extends ChannelParts<unknown> {
+  readonly google: GoogleChannel;
+  /** Units whose local inventory is sent (those with a store code, when GOOGLE_LOCAL_INVENTORY is on). */
+  readonly localUnits: readonly string[];
+}
+
+// The worker takes one token per round; the calls inside a round are paced by the Google channel itself.
+const GOOGLE_ROUND_LIMITS: PacerLimits = { capacity: 1, refillPerSecond: 10, maxConcurrent: 1 };
+
+export function googleParts(push: PushConfig, config: Config, links: Links, logger: Logger): GoogleParts | undefined {
+  const settings = push.google;
+  if (settings === undefined) return undefined;
+  const dataSourceName = `accounts/${settings.account}/dataSources/${settings.dataSourceId}`;
+  const names = { account: settings.account, contentLanguage: settings.contentLanguage, feedLabel: settings.feedLabel };
+  let google: GoogleChannel;
+  let client: ChannelClient<GooglePayload>;
+  if (push.dryRun) {
+    // Nothing is read from Google either; the round is logged as one line, not call by call.
+    client = createDryRunClient<GooglePayload>(
+      'google',
+      { method: 'POST|PATCH|DELETE', path: '/products/v1|/inventories/v1' },
+      logger,
+    );
+    google = createGoogleChannel({
+      client,
+      reads: undefined,
+      dataSourceName,
+      refreshMs: settings.quotaRefreshMs,
+      now: Date.now,
+      logger,
+    });
+  } else {
+    // Loaded checked (load-config's serviceAccountFileProblem); read again here so the configuration never holds it.
+    const key = parseServiceAccountKey(readFileSync(settings.credentialsFile, 'utf8'));
+    const common = { rootUrl: settings.apiUrl, account: settings.account, dataSourceId: settings.dataSourceId, key };
+    const merchant = createGoogleMerchantClient({
+      ...common,
+      ...names,
+      tokenUrl: settings.tokenUrl,
+      timeoutMs: push.timeoutMs,
+    });
+    const reads = createGoogleAccountReads({ ...common, tokenUrl: settings.tokenUrl, timeoutMs: push.timeoutMs });
+    google = createGoogleChannel({
+      client: merchant,
+      reads,
+      dataSourceName,
+      refreshMs: settings.quotaRefreshMs,
+      now: Date.now,
+      logger,
+    });
+    client = google.client;
+  }
+  const feed = { storeCodes: config.feed.unitStoreCodes, unitNames: new Map<string, string>(), ...links };
+  const buildPayload = googlePayloads(
+    { ...names, currency: config.feed.currency, ...(config.feed.brand === undefined ? {} : { brand: config.feed.brand }) },
+    feed,
+    () => google.dataSource(),
+  );
+  return {
+    client: client as ChannelClient<unknown>,
+    buildPayload,
+    batchSize: GOOGLE_MAX_ROUND,
+    limits: GOOGLE_ROUND_LIMITS,
+    google,
+    localUnits: settings.localInventory ? Object.keys(config.feed.unitStoreCodes) : [],
+  };
 }

@@ -1,7 +1,8 @@
 import type { Logger } from './adapters/logger/create-logger.js';
 import type { Metrics } from './adapters/metrics/create-metrics.js';
 import type { PushConfig } from './config/load-config.js';
-import type { PushChannel } from './core/push/channel-client.js';
+import type { PushChannel, PushErrorCause } from './core/push/channel-client.js';
+import type { PushChannelState } from './core/push/outbox.js';
 import type { PushWorker, PushWorkerStatus } from './services/push/push-worker.js';
 
 /** The push's status per channel as `/readyz` and the status page show it (docs/channel-push.md). */
@@ -14,8 +15,41 @@ export interface PushChannelStatus {
   readonly oldestPendingAgeS?: number;
   readonly lastSuccessAt?: string;
   readonly lastErrorAt?: string;
+  /** The channel's own message (cut to 300 characters). */
   readonly lastError?: string;
+  /** Why the last error happened (from the channel's answer). */
+  readonly lastErrorKind?: PushErrorCause;
+  /** The first error since the last success; absent while the channel succeeds. */
+  readonly failingSince?: string;
+  /** Items the channel refused for good (since the outbox was created), the last one's time and message. */
+  readonly rejected?: number;
+  readonly lastRejectedAt?: string;
+  readonly lastRejected?: string;
+  /** Requests used against the channel's quota, where it says (Google's daily quota; Shoptet's bucket). */
+  readonly quota?: { readonly used: number; readonly limit: number; readonly resetAt?: string };
+  /** When the last reconciliation (a full re-send) finished. */
+  readonly lastReconcileAt?: string;
 }
+
+/** The state's optional parts, as the status carries them (a quota only with both figures). */
+function stateParts(state: PushChannelState): Partial<PushChannelStatus> {
+  const { quota } = state;
+  return {
+    ...(state.lastErrorKind === undefined ? {} : { lastErrorKind: state.lastErrorKind }),
+    ...(state.failingSince === undefined ? {} : { failingSince: state.failingSince }),
+    ...(state.lastRejectedAt === undefined ? {} : { lastRejectedAt: state.lastRejectedAt }),
+    ...(state.lastRejected === undefined ? {} : { lastRejected: state.lastRejected }),
+    ...(quota?.used === undefined || quota.limit === undefined
+      ? {}
+      : {
+          quota: { used: quota.used, limit: quota.limit, ...(quota.resetAt === undefined ? {} : { resetAt: quota.resetAt }) },
+        }),
+    ...(state.lastReconcile === undefined ? {} : { lastReconcileAt: state.lastReconcile }),
+  };
+}
+
+/** Per channel, what the channel itself adds to the worker's status (Google: quota, data source problem). */
+export type StatusExtras = ReadonlyMap<PushChannel, () => Partial<PushChannelStatus>>;
 
 export function toStatus(status: PushWorkerStatus, dryRun: boolean): PushChannelStatus {
   const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
@@ -29,6 +63,58 @@ export function toStatus(status: PushWorkerStatus, dryRun: boolean): PushChannel
     ...(lastSuccessAt === undefined ? {} : { lastSuccessAt }),
     ...(lastErrorAt === undefined ? {} : { lastErrorAt }),
     ...(status.lastError === undefined ? {} : { lastError: status.lastError }),
+    ...(status.rejected > 0 ? { rejected: status.rejected } : {}),
+    ...stateParts(status.state),
+  };
+}
+
+type ItemOutcome = keyof PushWorkerStatus['items'];
+const ITEM_OUTCOMES: readonly ItemOutcome[] = ['ok', 'retry', 'rejected', 'skipped'];
+
+/** This process's cumulative counters as already added to the Prometheus counters, per channel. */
+interface Counted {
+  readonly requests: { ok: number; failed: number };
+  readonly items: Record<ItemOutcome, number>;
+}
+
+/**
+ * Updates the channel's series from one status read: the counters by what grew since the last read (the
+ * worker's are cumulative), the gauges to the status.
+ */
+export function updatePushMetrics(
+  metrics: Metrics,
+  channel: PushChannel,
+  status: PushWorkerStatus,
+  shown: PushChannelStatus,
+  dryRun: boolean,
+  before: Counted | undefined,
+): Counted {
+  metrics.pushPending.set({ channel }, status.pending);
+  const okOutcome = dryRun ? 'dry_run' : 'ok';
+  const requests = before?.requests ?? { ok: 0, failed: 0 };
+  if (status.requests.ok > requests.ok)
+    metrics.pushRequests.inc({ channel, outcome: okOutcome }, status.requests.ok - requests.ok);
+  if (status.requests.failed > requests.failed) {
+    metrics.pushRequests.inc({ channel, outcome: 'failed' }, status.requests.failed - requests.failed);
+  }
+  for (const outcome of ITEM_OUTCOMES) {
+    const grown = status.items[outcome] - (before?.items[outcome] ?? 0);
+    // Every outcome appears (at 0) once the channel is configured, so rate() has a series from the start.
+    if (grown > 0 || before === undefined) metrics.pushItems.inc({ channel, outcome }, Math.max(0, grown));
+  }
+  const lastSuccess = shown.lastSuccessAt === undefined ? Number.NaN : Date.parse(shown.lastSuccessAt);
+  if (!Number.isNaN(lastSuccess)) metrics.pushLastSuccess.set({ channel }, lastSuccess / 1000);
+  if (shown.quota !== undefined && shown.quota.limit > 0) {
+    metrics.pushQuotaUsed.set({ channel }, shown.quota.used / shown.quota.limit);
+  }
+  metrics.pushPaused.set({ channel }, shown.mode === 'paused' ? 1 : 0);
+  return { requests: { ...status.requests }, items: { ...status.items } };
+}
+
+/** The worker's `onDelivered`: each accepted item's lag into the channel's histogram. */
+export function observePushLag(metrics: Metrics, channel: PushChannel): (lagMs: readonly number[]) => void {
+  return (lagMs) => {
+    for (const ms of lagMs) metrics.pushLag.observe({ channel }, ms / 1000);
   };
 }
 
@@ -47,8 +133,10 @@ export function createPushStatusBoard(parts: {
   readonly metrics: Metrics;
   readonly log: Logger;
   readonly gate: { readonly stopped: boolean };
+  readonly extras?: StatusExtras;
 }): PushStatusBoard {
   const { workers, push, metrics, log, gate } = parts;
+  const extra = (channel: PushChannel) => parts.extras?.get(channel)?.() ?? {};
   // Known at once from the configuration, so /readyz names every enabled channel from the start; the
   // outbox's figures (pending, last success and error) replace it at the first refresh.
   let latest: Partial<Record<PushChannel, PushChannelStatus>> = Object.fromEntries(
@@ -57,23 +145,16 @@ export function createPushStatusBoard(parts: {
       { enabled: true, mode: push.paused.includes(channel) ? 'paused' : push.dryRun ? 'dry-run' : 'live', pending: 0 },
     ]),
   );
-  // Counters already added to the Prometheus counter, per channel: the worker's are cumulative.
-  const counted = new Map<PushChannel, { ok: number; failed: number }>();
+  // Counters already added to the Prometheus counters, per channel: the worker's are cumulative.
+  const counted = new Map<PushChannel, Counted>();
 
   const refresh = async () => {
     const next: Partial<Record<PushChannel, PushChannelStatus>> = {};
     for (const [channel, worker] of workers) {
       const status = await worker.status();
-      next[channel] = toStatus(status, push.dryRun);
-      metrics.pushPending.set({ channel }, status.pending);
-      const before = counted.get(channel) ?? { ok: 0, failed: 0 };
-      const okOutcome = push.dryRun ? 'dry_run' : 'ok';
-      if (status.requests.ok > before.ok)
-        metrics.pushRequests.inc({ channel, outcome: okOutcome }, status.requests.ok - before.ok);
-      if (status.requests.failed > before.failed) {
-        metrics.pushRequests.inc({ channel, outcome: 'failed' }, status.requests.failed - before.failed);
-      }
-      counted.set(channel, { ok: status.requests.ok, failed: status.requests.failed });
+      const shown = { ...toStatus(status, push.dryRun), ...extra(channel) };
+      next[channel] = shown;
+      counted.set(channel, updatePushMetrics(metrics, channel, status, shown, push.dryRun, counted.get(channel)));
     }
     latest = next;
   };

@@ -10,16 +10,18 @@ import type { PushChannel } from './core/push/channel-client.js';
 import type { PushTargetsConfig } from './core/push/derive-updates.js';
 import type { PushOutbox } from './core/push/outbox.js';
 import { createPacer } from './core/push/pacer.js';
-import { type ChannelParts, type Links, metaParts, shoptetParts } from './push-channels.js';
-import { createPushStatusBoard, type PushChannelStatus } from './push-status.js';
+import { type ChannelParts, googleParts, type Links, metaParts, type PushFeeds, shoptetParts } from './push-channels.js';
+import { applyPausedSetting, createPushControl, type PushControl, rememberMode, storeMode } from './push-control.js';
+import { withGoogleChannel } from './push-google.js';
+import { createPushStatusBoard, observePushLag, type PushChannelStatus, type StatusExtras } from './push-status.js';
 import type { CatalogService } from './services/catalog-service.js';
-import { createPushDeriver } from './services/push/push-deriver.js';
+import { createPushDeriver, type PushDeriver } from './services/push/push-deriver.js';
+import { createPushReconciler, type PushReconciler } from './services/push/push-reconciler.js';
 import { createPushWorker, type PushWorker } from './services/push/push-worker.js';
 
 /**
  * The channel push, wired (docs/decisions/0013-channel-push.md, sections 4, 6, 8; docs/channel-push.md): the
- * outbox in the configured store, the deriver and one worker per configured channel (Meta, Shoptet; Google
- * is not wired yet). Nothing is created when no channel is configured, so the bridge behaves as before.
+ * outbox in the configured store, the deriver and one worker per configured channel (Google, Meta, Shoptet). Nothing is created when no channel is configured, so the bridge behaves as before.
  */
 
 export type { PushChannelStatus } from './push-status.js';
@@ -31,6 +33,12 @@ export interface PushWiring {
   stop(): Promise<void>;
   /** The newest status per channel (refreshed in the background: `/readyz` answers synchronously). */
   status(): Readonly<Partial<Record<PushChannel, PushChannelStatus>>>;
+  /** The configured channels. */
+  channels(): readonly PushChannel[];
+  /** The operator's pause and resume (kept in the outbox) and a full reconciliation now (push-control.ts). */
+  pause: PushControl['pause'];
+  resume: PushControl['resume'];
+  reconcile: PushControl['reconcile'];
 }
 
 export interface PushWiringDeps {
@@ -40,9 +48,27 @@ export interface PushWiringDeps {
   readonly metrics: Metrics;
   readonly logger: Logger;
   readonly links: Links;
+  /** The served feeds: Meta and Shoptet push the values their feeds (`meta`, `shoptet` templates) give. */
+  readonly feeds?: PushFeeds;
   /** Whether this instance leads its group (single instance: always). */
   readonly isLeader?: () => boolean;
+  /** In a Redis group: the outbox on the group's connection and the lease value that fences its enqueues. */
+  readonly group?: PushGroup;
 }
+
+/** What the push takes from a group of instances on Redis (docs/scale-out.md). */
+export interface PushGroup {
+  /** The Redis outbox on the group's own connection (its `close` leaves the connection open). */
+  readonly outbox: () => PushOutbox;
+  /** The lease holder's `instance|token` while this instance holds the lease, else `undefined`. */
+  readonly fence: () => string | undefined;
+}
+
+/**
+ * Sent as the fence while this instance holds no lease: no lease value equals it (they end in `|token`), so
+ * the outbox refuses the enqueue instead of taking it unfenced.
+ */
+export const PUSH_FENCE_NOT_HELD = '!not-held';
 
 /** How often the outbox is polled when nothing woke the worker, and the status refreshed. */
 const IDLE_MS = 1_000;
@@ -52,56 +78,64 @@ function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
   return delay(ms, undefined, { signal }).catch(() => undefined);
 }
 
-/** SQLite store → the outbox's tables in its file; memory → memory. A Redis group is refused by the caller. */
-function openOutbox(storeUrl: string): PushOutbox {
+/** A Redis group → the group's Redis; SQLite store → the outbox's tables in its file; memory → memory. */
+function openOutbox(storeUrl: string, group: PushGroup | undefined): PushOutbox {
+  if (group !== undefined) return group.outbox();
   if (storeUrl.startsWith('sqlite://')) return openSqlitePushOutbox(resolve(storeUrl.slice('sqlite://'.length)));
   return createMemoryPushOutbox();
 }
 
-/** `undefined` when no channel is configured (or, for now, in a Redis group: see docs/channel-push.md). */
+/** `undefined` when no channel is configured (or a Redis store is given without its group). */
 export function createPushWiring(deps: PushWiringDeps): PushWiring | undefined {
   const { config, logger } = deps;
   const push = config.push;
   const log = logger.child({ component: 'push' });
   const channels = new Map<PushChannel, ChannelParts<unknown>>();
-  const meta = metaParts(push, config, deps.links, log);
+  const meta = metaParts(push, config, deps.links, log, deps.feeds);
   if (meta !== undefined) channels.set('meta', meta);
-  const shoptet = shoptetParts(push, config, deps.links, log);
+  const shoptet = shoptetParts(push, config, deps.links, log, deps.feeds);
   if (shoptet !== undefined) channels.set('shoptet', shoptet);
+  const google = googleParts(push, config, deps.links, log);
+  if (google !== undefined) channels.set('google', google);
   if (channels.size === 0) return undefined;
-  if (/^rediss?:\/\//.test(config.store.url)) {
-    log.warn({ channels: [...channels.keys()] }, 'push: not available with a Redis store yet; nothing is pushed');
+  if (/^rediss?:\/\//.test(config.store.url) && deps.group === undefined) {
+    log.warn({ channels: [...channels.keys()] }, 'push: a Redis store without its group; nothing is pushed');
     return undefined;
   }
-  const outbox = openOutbox(config.store.url);
+  const outbox = openOutbox(config.store.url, deps.group);
   const isLeader = deps.isLeader ?? (() => true);
   const now = () => Date.now();
   const workers = new Map<PushChannel, PushWorker>();
   for (const [channel, parts] of channels) {
-    workers.set(
+    const gated = channel === 'google' && google !== undefined;
+    const worker = createPushWorker({
       channel,
-      createPushWorker({
-        channel,
-        outbox,
-        client: parts.client,
-        buildPayload: parts.buildPayload,
-        current: () => deps.catalog.current(),
-        pacer: createPacer(parts.limits, now()),
-        batchSize: parts.batchSize,
-        leaseMs: push.timeoutMs * 2 + 5_000,
-        maxBackoffMs: push.maxBackoffMs,
-        idleMs: IDLE_MS,
-        now,
-        random: Math.random,
-        sleep: abortableSleep,
-        isLeader,
-        logger: log.child({ channel }),
-      }),
-    );
+      outbox,
+      client: parts.client,
+      buildPayload: parts.buildPayload,
+      current: () => deps.catalog.current(),
+      pacer: parts.pacer ?? createPacer(parts.limits, now()),
+      // Google's round follows its paced rate (read per round); the others' is fixed.
+      get batchSize() {
+        return gated ? google.google.roundSize() : parts.batchSize;
+      },
+      leaseMs: push.timeoutMs * 2 + 5_000,
+      maxBackoffMs: push.maxBackoffMs,
+      idleMs: IDLE_MS,
+      now,
+      random: Math.random,
+      sleep: abortableSleep,
+      // Google's gate (data source checked, daily quota left) holds the worker like a follower: nothing claimed.
+      isLeader: gated ? () => isLeader() && google.google.open() : isLeader,
+      logger: log.child({ channel }),
+      onDelivered: observePushLag(deps.metrics, channel),
+    });
+    workers.set(channel, gated ? withGoogleChannel(worker, google.google) : worker);
   }
   const targets: PushTargetsConfig = {
     ...(shoptet === undefined || push.shoptet === undefined ? {} : { shoptet: { unit: push.shoptet.unit } }),
     ...(meta === undefined ? {} : { meta: true as const }),
+    ...(google === undefined ? {} : { google: { localUnits: google.localUnits } }),
   };
   const gate = { stopped: false };
   const deriver = createPushDeriver({
@@ -115,13 +149,58 @@ export function createPushWiring(deps: PushWiringDeps): PushWiring | undefined {
     outbox,
     config: targets,
     isLeader,
+    ...(deps.group === undefined ? {} : { fence: fenceOf(deps.group) }),
     now,
     logger: log,
     onEnqueued: () => {
       for (const worker of workers.values()) worker.wake();
     },
   });
-  return runPush({ deps, push, outbox, workers, deriver, log, gate });
+  const extras = new Map(google === undefined ? [] : [['google' as const, () => google.google.status()]]);
+  const backgrounds = [...channels].flatMap(([channel, parts]) => {
+    const worker = workers.get(channel);
+    return parts.background === undefined || worker === undefined
+      ? []
+      : [
+          () =>
+            parts.background?.({ outbox, worker, isLeader, ...(deps.group === undefined ? {} : { fence: fenceOf(deps.group) }) }),
+        ];
+  });
+  const reconciler = createPushReconciler({
+    catalog: deps.catalog,
+    outbox,
+    config: targets,
+    // Half the channel's most (a batch per token): the reconciliation's rows fall due no faster than sent.
+    pace: Object.fromEntries(
+      [...channels].map(([channel, part]) => [channel, (part.batchSize * part.limits.refillPerSecond) / 2]),
+    ),
+    now,
+    isLeader,
+    ...(deps.group === undefined ? {} : { fence: fenceOf(deps.group) }),
+    logger: log,
+    onEnqueued: () => {
+      for (const worker of workers.values()) worker.wake();
+    },
+  });
+  return runPush({ deps, push, outbox, workers, deriver, reconciler, log, gate, extras, backgrounds });
+}
+
+function fenceOf(group: PushGroup): () => string {
+  return () => group.fence() ?? PUSH_FENCE_NOT_HELD;
+}
+
+/**
+ * Calls `onLead` whenever `isLeader` turns true (polled every `ms`): a new leader's deriver catches up from
+ * the stored cursor at once, not only at the next catalog change (decision 0013, section 2).
+ */
+export function watchLeadership(isLeader: () => boolean, onLead: () => void, ms: number): { stop(): void } {
+  let leading = isLeader();
+  const timer = setInterval(() => {
+    const now = isLeader();
+    if (now && !leading) onLead();
+    leading = now;
+  }, ms).unref();
+  return { stop: () => clearInterval(timer) };
 }
 
 function runPush(parts: {
@@ -129,24 +208,68 @@ function runPush(parts: {
   readonly push: PushConfig;
   readonly outbox: PushOutbox;
   readonly workers: ReadonlyMap<PushChannel, PushWorker>;
-  readonly deriver: { start(): void };
+  readonly deriver: Pick<PushDeriver, 'start' | 'catchUp'>;
+  readonly reconciler: PushReconciler;
   readonly log: Logger;
   readonly gate: { stopped: boolean };
+  readonly extras?: StatusExtras;
+  /** Each channel's background work (Meta's batch checks): started after the workers, stopped before them. */
+  readonly backgrounds: readonly (() => { stop(): void } | undefined)[];
 }): PushWiring {
   const { deps, push, outbox, workers, log, gate } = parts;
-  const board = createPushStatusBoard({ workers, push, metrics: deps.metrics, log, gate });
+  const board = createPushStatusBoard({
+    workers,
+    push,
+    metrics: deps.metrics,
+    log,
+    gate,
+    ...(parts.extras === undefined ? {} : { extras: parts.extras }),
+  });
+  const channels = [...workers.keys()];
   let timer: NodeJS.Timeout | undefined;
+  const running: { stop(): void }[] = [];
+  let leadership: { stop(): void } | undefined;
+  const control = createPushControl({
+    outbox,
+    channels,
+    push,
+    reconciler: parts.reconciler,
+    stopped: () => gate.stopped,
+    changed: () => {
+      for (const worker of workers.values()) worker.wake();
+      return board.refreshQuietly();
+    },
+    log,
+  });
+
+  /** After a dry run, a channel starting live is sent everything it should hold (decision 0013, "Dry run"). */
+  const reconcileAfterDryRun = async (toReconcile: readonly PushChannel[]) => {
+    if (toReconcile.length === 0) return;
+    log.info({ channels: toReconcile }, 'push: last ran in dry run, now live: reconciling');
+    await parts.deriver.catchUp();
+    for (const channel of toReconcile) {
+      const result = await control.reconcile(channel, 'dry run ended');
+      if (result.ok || result.reason === 'no-cursor') await storeMode(outbox, channel, 'live');
+      else log.warn({ channel, reason: result.reason }, 'push: the reconciliation after the dry run did not run');
+    }
+  };
 
   return {
     start() {
       if (gate.stopped) return;
       void (async () => {
-        // PUSH_PAUSED holds at each start: a channel not named is resumed (no pause endpoint exists yet).
-        for (const channel of workers.keys()) await outbox.setPaused(channel, push.paused.includes(channel));
+        await applyPausedSetting(outbox, channels, push.paused, log);
+        const toReconcile = await rememberMode(outbox, channels, push.dryRun);
         if (gate.stopped) return;
         parts.deriver.start();
+        if (deps.isLeader !== undefined) leadership = watchLeadership(deps.isLeader, () => void parts.deriver.catchUp(), IDLE_MS);
         for (const worker of workers.values()) worker.start();
-        log.info({ channels: [...workers.keys()], dryRun: push.dryRun, paused: push.paused }, 'push: started');
+        for (const background of parts.backgrounds) {
+          const started = background();
+          if (started !== undefined) running.push(started);
+        }
+        log.info({ channels, dryRun: push.dryRun, paused: push.paused }, 'push: started');
+        await reconcileAfterDryRun(toReconcile);
         await board.refreshQuietly();
         timer = setInterval(() => void board.refreshQuietly(), STATUS_MS).unref();
       })().catch((error: unknown) => log.error({ err: error }, 'push: could not start'));
@@ -154,10 +277,16 @@ function runPush(parts: {
     async stop() {
       gate.stopped = true;
       clearInterval(timer);
+      for (const background of running.splice(0)) background.stop();
+      leadership?.stop();
       await Promise.all([...workers.values()].map((worker) => worker.stop()));
       await board.refresh().catch(() => undefined);
       await outbox.close();
     },
     status: () => board.latest(),
+    channels: () => channels,
+    pause: control.pause,
+    resume: control.resume,
+    reconcile: control.reconcile,
   };
 }

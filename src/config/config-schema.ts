@@ -36,6 +36,22 @@ function cron(defaultValue: string, description: string) {
     .describe(description);
 }
 
+/** A cron expression, or `off` (the job is not scheduled). */
+function cronOrOff(defaultValue: string, description: string) {
+  return z
+    .string()
+    .default(defaultValue)
+    .superRefine((value, ctx) => {
+      if (value !== 'off' && !validateCron(value)) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `${JSON.stringify(value)} is not a valid cron expression; expected ${CRON_FORM}, or off`,
+        });
+      }
+    })
+    .describe(description);
+}
+
 function int(defaultValue: number, min: number, max: number, description: string) {
   return z.coerce.number().int().min(min).max(max).default(defaultValue).describe(description);
 }
@@ -357,8 +373,44 @@ export const ConfigSchema = z.object({
       return [...new Set(names)];
     })
     .describe('Push: comma list of channels (google, shoptet, meta) whose changes are kept but not sent'),
+  PUSH_RECONCILE_CRON: cronOrOff(
+    '30 3 * * *',
+    'Push: when every target of every enabled channel is sent again in full (the nightly reconciliation, in SYNC_TIMEZONE); off disables it',
+  ),
   PUSH_TIMEOUT_MS: int(30_000, 1_000, 600_000, 'Push: the most one request to a channel may take (ms)'),
   PUSH_MAX_BACKOFF_MS: int(300_000, 1_000, 3_600_000, 'Push: the longest wait before retrying a failed update (ms)'),
+  GOOGLE_MERCHANT_ACCOUNT_ID: z
+    .string()
+    .regex(/^[0-9]{1,20}$/, 'must be digits only')
+    .optional()
+    .describe('Google push: the Merchant Center account id; enables pushing to the Merchant API'),
+  GOOGLE_MERCHANT_DATA_SOURCE_ID: z
+    .string()
+    .regex(/^[0-9]{1,20}$/, 'must be digits only')
+    .optional()
+    .describe('Google push: the id of the API data source the products are sent to (primary or supplemental)'),
+  GOOGLE_APPLICATION_CREDENTIALS: z
+    .string()
+    .optional()
+    .describe("Google push: path of the service account's JSON key file (read at start, never logged)"),
+  GOOGLE_OAUTH_TOKEN_URL: httpUrl('https://oauth2.googleapis.com/token', 'Google push: the OAuth token endpoint'),
+  GOOGLE_MERCHANT_API_URL: httpUrl('https://merchantapi.googleapis.com', "Google push: the Merchant API's origin"),
+  GOOGLE_CONTENT_LANGUAGE: z
+    .string()
+    .regex(/^[a-z]{2}$/, 'must be an ISO 639-1 code, e.g. cs')
+    .default('cs')
+    .describe("Google push: the products' content language (ISO 639-1)"),
+  GOOGLE_FEED_LABEL: z
+    .string()
+    .regex(/^[A-Z0-9_-]{1,20}$/, 'must be 1-20 of A-Z, 0-9, _ and -')
+    .default('CZ')
+    .describe("Google push: the products' feed label"),
+  GOOGLE_LOCAL_INVENTORY: z
+    .enum(['true', 'false', '1', '0'])
+    .optional()
+    .transform((value) => (value === undefined ? undefined : value === 'true' || value === '1'))
+    .describe('Google push: send local inventory per unit with a store code (default: on when UNIT_STORE_CODES is set)'),
+  GOOGLE_QUOTA_REFRESH_MS: int(600_000, 1_000, 3_600_000, "Google push: how often the account's quotas are read (ms)"),
   SHOPTET_API_TOKEN: z
     .string()
     .regex(/^\S+$/, 'must not contain whitespace')

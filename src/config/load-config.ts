@@ -1,6 +1,7 @@
 import type { DocumentLimitSettings } from '../core/catalog/document-limits.js';
 import type { StockPolicySpec } from '../core/feeds/stock-policy.js';
 import { CONFIG_VARIABLES, type ConfigEnv, ConfigSchema } from './config-schema.js';
+import { serviceAccountFileProblem } from './service-account-file.js';
 
 export type IdentityKeyChoice = ConfigEnv['POS_PRICE_LIST_KEY'];
 
@@ -93,6 +94,8 @@ export interface PushConfig {
   readonly paused: readonly ('google' | 'shoptet' | 'meta')[];
   readonly timeoutMs: number;
   readonly maxBackoffMs: number;
+  /** The nightly full reconciliation's cron (in SYNC_TIMEZONE); `undefined` when PUSH_RECONCILE_CRON=off. */
+  readonly reconcileCron: string | undefined;
   readonly shoptet:
     | {
         readonly token: string;
@@ -106,6 +109,20 @@ export interface PushConfig {
   readonly meta:
     | { readonly catalogId: string; readonly token: string; readonly graphUrl: string; readonly batchSize: number }
     | undefined;
+  readonly google: GooglePushConfig | undefined;
+}
+
+export interface GooglePushConfig {
+  readonly account: string;
+  readonly dataSourceId: string;
+  /** The key file's path (checked at load; read again by the wiring, never kept in the configuration). */
+  readonly credentialsFile: string;
+  readonly tokenUrl: string;
+  readonly apiUrl: string;
+  readonly contentLanguage: string;
+  readonly feedLabel: string;
+  readonly localInventory: boolean;
+  readonly quotaRefreshMs: number;
 }
 
 /** Thrown with every configuration problem at once; `problems` holds one line per problem. */
@@ -141,6 +158,11 @@ const OWN_PREFIXES = [
   'ENRICHMENT_',
   'PUSH_',
   'GOOGLE_MERCHANT',
+  'GOOGLE_OAUTH',
+  'GOOGLE_CONTENT',
+  'GOOGLE_FEED',
+  'GOOGLE_LOCAL',
+  'GOOGLE_QUOTA',
   'SHOPTET_',
   'META_',
 ];
@@ -202,11 +224,33 @@ function partlyConfiguredChannels(values: Readonly<Record<string, string>>): str
   requiredWith('SHOPTET_API_TOKEN', SHOPTET_SETTINGS, "the shop's API token; without it nothing is pushed to Shoptet");
   requiredWith('META_CATALOG_ID', META_SETTINGS, 'the id of the Meta catalog to update');
   requiredWith('META_ACCESS_TOKEN', META_SETTINGS, 'a system user token with catalog_management');
+  requiredWith(
+    'GOOGLE_MERCHANT_ACCOUNT_ID',
+    GOOGLE_SETTINGS,
+    'the Merchant Center account id; without it nothing is pushed to Google',
+  );
+  if (values['GOOGLE_MERCHANT_ACCOUNT_ID'] !== undefined) {
+    requiredWith('GOOGLE_MERCHANT_DATA_SOURCE_ID', ['GOOGLE_MERCHANT_ACCOUNT_ID'], 'the id of the API data source');
+    requiredWith('GOOGLE_APPLICATION_CREDENTIALS', ['GOOGLE_MERCHANT_ACCOUNT_ID'], "the service account's JSON key file");
+    const file = values['GOOGLE_APPLICATION_CREDENTIALS'];
+    const problem = file === undefined ? undefined : serviceAccountFileProblem(file);
+    if (problem !== undefined) problems.push(`GOOGLE_APPLICATION_CREDENTIALS: ${problem}`);
+  }
   return problems;
 }
 
 const SHOPTET_SETTINGS = ['SHOPTET_API_URL', 'SHOPTET_STOCK_ID', 'SHOPTET_STOCK_UNIT', 'SHOPTET_STOCK_FIELD'];
 const META_SETTINGS = ['META_CATALOG_ID', 'META_ACCESS_TOKEN', 'META_GRAPH_API_URL', 'META_BATCH_SIZE'];
+// Not GOOGLE_APPLICATION_CREDENTIALS: Google's own tools read it too, so it may be set for something else.
+const GOOGLE_SETTINGS = [
+  'GOOGLE_MERCHANT_DATA_SOURCE_ID',
+  'GOOGLE_OAUTH_TOKEN_URL',
+  'GOOGLE_MERCHANT_API_URL',
+  'GOOGLE_CONTENT_LANGUAGE',
+  'GOOGLE_FEED_LABEL',
+  'GOOGLE_LOCAL_INVENTORY',
+  'GOOGLE_QUOTA_REFRESH_MS',
+];
 
 function pushConfigOf(e: ConfigEnv): PushConfig {
   const channel = <T>(enabled: boolean, settings: () => T): T | undefined => (enabled ? settings() : undefined);
@@ -215,6 +259,7 @@ function pushConfigOf(e: ConfigEnv): PushConfig {
     paused: e.PUSH_PAUSED as PushConfig['paused'],
     timeoutMs: e.PUSH_TIMEOUT_MS,
     maxBackoffMs: e.PUSH_MAX_BACKOFF_MS,
+    reconcileCron: e.PUSH_RECONCILE_CRON === 'off' ? undefined : e.PUSH_RECONCILE_CRON,
     shoptet: channel(e.SHOPTET_API_TOKEN !== undefined, () => ({
       token: e.SHOPTET_API_TOKEN ?? '',
       baseUrl: e.SHOPTET_API_URL,
@@ -227,6 +272,17 @@ function pushConfigOf(e: ConfigEnv): PushConfig {
       token: e.META_ACCESS_TOKEN ?? '',
       graphUrl: e.META_GRAPH_API_URL,
       batchSize: e.META_BATCH_SIZE,
+    })),
+    google: channel(e.GOOGLE_MERCHANT_ACCOUNT_ID !== undefined, () => ({
+      account: e.GOOGLE_MERCHANT_ACCOUNT_ID ?? '',
+      dataSourceId: e.GOOGLE_MERCHANT_DATA_SOURCE_ID ?? '',
+      credentialsFile: e.GOOGLE_APPLICATION_CREDENTIALS ?? '',
+      tokenUrl: e.GOOGLE_OAUTH_TOKEN_URL,
+      apiUrl: e.GOOGLE_MERCHANT_API_URL,
+      contentLanguage: e.GOOGLE_CONTENT_LANGUAGE,
+      feedLabel: e.GOOGLE_FEED_LABEL,
+      localInventory: e.GOOGLE_LOCAL_INVENTORY ?? Object.keys(e.UNIT_STORE_CODES).length > 0,
+      quotaRefreshMs: e.GOOGLE_QUOTA_REFRESH_MS,
     })),
   };
 }

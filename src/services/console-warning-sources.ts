@@ -26,6 +26,8 @@ export interface ConsoleWarningSources {
   readonly feedNames: readonly string[];
   /** The fetch log's warnings (feeds no longer fetched), when it is wired. */
   readonly fetchWarnings?: () => readonly ConsoleWarning[];
+  /** The channel push's warnings (src/services/push-warnings.ts), when a channel is configured. */
+  readonly pushWarnings?: () => readonly ConsoleWarning[];
 }
 
 export interface ConsoleWarnings {
@@ -82,7 +84,7 @@ export function createConsoleWarnings(sources: ConsoleWarningSources): ConsoleWa
       feeds: sources.feeds.feeds,
       feedNames: sources.feedNames,
       prewarmFit: sources.feeds.prewarmFit(),
-      extra: sources.fetchWarnings?.() ?? [],
+      extra: [...(sources.fetchWarnings?.() ?? []), ...(sources.pushWarnings?.() ?? [])],
     });
   }
   return { list, count: async () => countWarnings(await list()) };

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { settledWithin } from '../../core/async/settled-within.js';
+import type { PushOutbox } from '../../core/push/outbox.js';
+import { createRedisPushOutbox } from '../push/redis-push-outbox.js';
 import { createRedisClient } from '../store/create-keyv.js';
 import type { PointerBackend } from '../store/keyv-catalog-store.js';
 import type { WebhookInbox } from '../store/webhook-inbox.js';
@@ -26,6 +28,11 @@ export interface RedisGroup {
   /** The pointer of a version list, moved only under the lease. */
   pointer(prefix: string, fallback: PointerBackend): PointerBackend;
   inbox<Event>(options: Omit<RedisInboxOptions, 'consumer'>): WebhookInbox<Event>;
+  /**
+   * The channel push's outbox on the group's command connection (docs/decisions/0013-channel-push.md, section
+   * 3); its `close` leaves the connection open: `close` here closes it.
+   */
+  pushOutbox(): PushOutbox;
   /** On the leader: runs the jobs other instances ask for, until `stop` is called. */
   serveJobRequests(run: (job: string) => Promise<unknown>): Promise<{ stop(): Promise<void> }>;
   /**
@@ -68,6 +75,7 @@ export function openRedisGroup(url: string, options: { readonly instance: string
       inboxes = [...inboxes, inbox as WebhookInbox<unknown>];
       return inbox;
     },
+    pushOutbox: () => createRedisPushOutbox(client),
     async serveJobRequests(run) {
       const listener = (message: string) => {
         const request = parseRequest(message);

@@ -24,6 +24,9 @@ export const REDACTED_PATHS: readonly string[] = [
   'token',
   '*.apiKey',
   '*.token',
+  // A Google service-account key file's secret half (docs/channel-push.md, Google).
+  'private_key',
+  '*.private_key',
   'headers.authorization',
   'headers["x-api-key"]',
   '*.headers.authorization',

@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import type { PushBatchItem, PushOutcome, PushTargetOutcome } from '../../core/push/channel-client.js';
+import type { PushBatchItem, PushErrorCause, PushOutcome, PushTargetOutcome } from '../../core/push/channel-client.js';
 import { retryAfterMs } from '../../core/push/retry-after.js';
 import { decodeUtf8, describeNetworkError, readCapped } from '../pos/pos-responses.js';
 
@@ -69,5 +69,10 @@ export function retryOutcome(
 
 /** Network errors and timeouts: sent again later (the request is absolute, so a repeat is harmless). */
 export function networkRetry(error: unknown, redact: (text: string) => string): RetryOutcome {
-  return { kind: 'retry', message: cleanMessage(describeNetworkError(error, redact), redact) };
+  return { kind: 'retry', message: cleanMessage(describeNetworkError(error, redact), redact), cause: 'network' };
+}
+
+/** The outcome with why it failed (the status's `lastErrorKind`, the warnings' codes). */
+export function withCause<O extends Exclude<PushOutcome, { kind: 'ok' }>>(outcome: O, cause: PushErrorCause): O {
+  return { ...outcome, cause };
 }

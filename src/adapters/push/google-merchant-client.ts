@@ -14,8 +14,9 @@ import {
   type RetryContext,
   readJson,
   retryOutcome,
+  withCause,
 } from './channel-http.js';
-import { createGoogleTokenSource, type ServiceAccountKey } from './google-token.js';
+import { createGoogleTokenSource, GoogleTokenError, type ServiceAccountKey } from './google-token.js';
 
 /**
  * Google Merchant API v1 client (docs/decisions/0013-channel-push.md, "Google Merchant API v1"):
@@ -89,6 +90,14 @@ interface Call {
 
 function callOf(payload: GooglePayload, options: GoogleMerchantClientOptions): Call {
   const dataSource = `accounts/${options.account}/dataSources/${options.dataSourceId}`;
+  if (payload.kind === 'localDelete') {
+    const store = encodeURIComponent(payload.storeCode);
+    return {
+      method: 'DELETE',
+      path: `/inventories/v1/${productName(options, payload.offerId)}/localInventories/${store}`,
+      query: {},
+    };
+  }
   if (payload.kind === 'local') {
     return {
       method: 'POST',
@@ -117,26 +126,32 @@ function callOf(payload: GooglePayload, options: GoogleMerchantClientOptions): C
   return { method: 'DELETE', path: `/products/v1/${product.name}`, query: { dataSource } };
 }
 
-/** Maps an answer: 2xx ok; 429 / RESOURCE_EXHAUSTED, 5xx, 401/403 retry; other 4xx (INVALID_ARGUMENT…) rejected. */
+/** Maps an answer: 2xx ok (and 404 to a DELETE); 429 / RESOURCE_EXHAUSTED, 5xx, 401/403 retry; other 4xx (INVALID_ARGUMENT…) rejected. */
 function outcomeOf(
   status: number,
   headers: Dispatcher.ResponseData['headers'],
   answer: unknown,
   context: RetryContext,
+  method: Call['method'],
 ): PushOutcome {
   if (status >= 200 && status < 300) return { kind: 'ok' };
+  // A delete of what is not there has its effect already (a product deleted before its local inventory).
+  if (status === 404 && method === 'DELETE') return { kind: 'ok' };
   const error = (answer as GoogleErrorBody | undefined)?.error;
   const rpc = typeof error?.status === 'string' ? error.status : undefined;
   const text = `HTTP ${status}${rpc === undefined ? '' : ` ${rpc}`}${typeof error?.message === 'string' ? `: ${error.message}` : ''}`;
   if (status === 429 || rpc === 'RESOURCE_EXHAUSTED') {
     // Without Retry-After a daily quota waits for its reset; a per-minute one for the worker's backoff.
     const daily = /daily/i.test(text) ? msUntilQuotaReset(context.now()) : undefined;
-    return retryOutcome(headers, text, context, daily);
+    return withCause(retryOutcome(headers, text, context, daily), daily === undefined ? 'rate-limit' : 'quota');
   }
   // A refused token keeps the channel pending (decision 0013: PUSH_AUTH_FAILED), it does not drop updates.
-  if (status === 401 || status === 403) return retryOutcome(headers, `${text} (check the Google service account)`, context);
-  if (status >= 500 || status === 408) return retryOutcome(headers, text, context);
-  return { kind: 'rejected', message: cleanMessage(text, context.redact) };
+  if (status === 401 || status === 403) {
+    return withCause(retryOutcome(headers, `${text} (check the Google service account)`, context), 'auth');
+  }
+  if (status === 408) return withCause(retryOutcome(headers, text, context), 'network');
+  if (status >= 500) return withCause(retryOutcome(headers, text, context), 'server');
+  return { kind: 'rejected', message: cleanMessage(text, context.redact), cause: 'invalid' };
 }
 
 /**
@@ -183,12 +198,24 @@ export function createGoogleMerchantClient(options: GoogleMerchantClientOptions)
       const answer = await readJson(response.body);
       // A refused token is fetched anew by the next call (revoked, or expired early).
       if (response.statusCode === 401) tokens.invalidate();
-      const outcome = outcomeOf(response.statusCode, response.headers, answer, { ...context, redact: withToken(token) });
+      const outcome = outcomeOf(
+        response.statusCode,
+        response.headers,
+        answer,
+        { ...context, redact: withToken(token) },
+        call.method,
+      );
       return { target: item.target, gen: item.gen, outcome };
     } catch (error) {
       // A bad argument to undici is our bug: retrying it forever would hide it.
       if (isProgrammingError(error)) throw error;
-      return { target: item.target, gen: item.gen, outcome: networkRetry(error, withToken(token)) };
+      const retry = networkRetry(error, withToken(token));
+      // The token endpoint refusing the service account is a credentials problem, not the network.
+      return {
+        target: item.target,
+        gen: item.gen,
+        outcome: error instanceof GoogleTokenError ? withCause(retry, 'auth') : retry,
+      };
     }
   }
 

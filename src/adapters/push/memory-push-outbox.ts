@@ -1,4 +1,5 @@
 import {
+  applyStatePatch,
   type ClaimedRow,
   mergeMask,
   type OutboxRow,
@@ -121,9 +122,8 @@ export function createMemoryPushOutbox(): PushOutbox {
       return structuredClone(states.get(channel) ?? {});
     },
 
-    async setState(channel, state) {
-      // A copy: the caller's object changing later must not change what is stored, as with the other stores.
-      states.set(channel, structuredClone(state));
+    async patchState(channel, patch) {
+      states.set(channel, applyStatePatch(states.get(channel) ?? {}, structuredClone(patch)));
     },
 
     async close() {},

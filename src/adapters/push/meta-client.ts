@@ -1,5 +1,6 @@
 import { Agent, type Dispatcher, request } from 'undici';
 import type { ChannelClient, PushBatchItem, PushOutcome, PushTargetOutcome } from '../../core/push/channel-client.js';
+import type { MetaBatchStatus } from '../../core/push/meta-batch-status.js';
 import { buildMetaBatchBody, cutMetaBatches, encodeMetaBatchForm, type MetaBatchRequest } from '../../core/push/payloads/meta.js';
 import { createRedactor } from '../../core/redact-secrets.js';
 import { isProgrammingError } from '../pos/pos-responses.js';
@@ -12,12 +13,13 @@ import {
   type RetryOutcome,
   readJson,
   retryOutcome,
+  withCause,
 } from './channel-http.js';
 
 /**
  * Meta catalog client (docs/decisions/0013-channel-push.md, "Meta `items_batch`"): `POST
- * {META_GRAPH_API_URL}/{catalog_id}/items_batch` as a form (`item_type`, `allow_upsert=false`, `requests`
- * JSON), the token in `Authorization: Bearer` and never in the URL. Items refused in `validation_status` are
+ * {META_GRAPH_API_URL}/{catalog_id}/items_batch` as a form (`item_type`, `allow_upsert`, `requests`
+ * JSON; `allow_upsert=true` only for calls of whole items, see `buildMetaFullRequest`), the token in `Authorization: Bearer` and never in the URL. Items refused in `validation_status` are
  * rejected, the rest acked. Meta ingests asynchronously: each call's handle goes to `onHandle`, and
  * `checkBatchStatus` reads it later (`check_batch_request_status`), so the worker can re-enqueue what failed.
  */
@@ -46,16 +48,7 @@ export interface MetaClientOptions {
   readonly onHandle?: (handle: string, targets: readonly string[]) => void;
 }
 
-/** A handle's state (guide "get-batch-request"), as the worker acts on it (decision 0013, "Status"). */
-export type MetaBatchStatus =
-  /** scheduled, dispatched, started: ask again later. */
-  | { readonly kind: 'pending'; readonly status: string }
-  /** Ingested; the retailer ids Meta found invalid (to re-enqueue once, then reject). */
-  | { readonly kind: 'finished'; readonly invalidIds: readonly string[] }
-  /** error or canceled: the whole batch's targets are re-enqueued. */
-  | { readonly kind: 'failed'; readonly status: string }
-  /** The check itself failed (network, 429, 5xx, refused token, unreadable answer): ask again later. */
-  | { readonly kind: 'retry'; readonly afterMs?: number; readonly message: string };
+export type { MetaBatchStatus } from '../../core/push/meta-batch-status.js';
 
 export interface MetaClient extends ChannelClient<MetaBatchRequest> {
   checkBatchStatus(handle: string): Promise<MetaBatchStatus>;
@@ -63,16 +56,38 @@ export interface MetaClient extends ChannelClient<MetaBatchRequest> {
 }
 
 interface MetaStatusAnswer {
-  readonly data?: readonly { readonly status?: string; readonly ids_of_invalid_requests?: readonly string[] }[];
+  readonly data?: readonly {
+    readonly status?: string;
+    readonly ids_of_invalid_requests?: readonly string[];
+    readonly errors?: readonly { readonly id?: unknown; readonly message?: unknown }[];
+  }[];
+}
+
+/** Meta's message per invalid retailer id (`errors[]`), cut; ids without one are left out. */
+function messagesOf(errors: unknown, redact: (text: string) => string): Record<string, string> | undefined {
+  if (!Array.isArray(errors)) return undefined;
+  const messages: Record<string, string> = {};
+  for (const error of errors as { id?: unknown; message?: unknown }[]) {
+    if (typeof error?.id !== 'string' || typeof error.message !== 'string') continue;
+    messages[error.id] ??= cleanMessage(error.message, redact);
+  }
+  return Object.keys(messages).length === 0 ? undefined : messages;
 }
 
 const PENDING_STATUSES = new Set(['scheduled', 'dispatched', 'started']);
 
 /** Reads a `check_batch_request_status` answer; a status Meta does not document is asked again. */
-function batchStatusOf(answer: MetaStatusAnswer | undefined): MetaBatchStatus {
+function batchStatusOf(answer: MetaStatusAnswer | undefined, redact: (text: string) => string): MetaBatchStatus {
   const entry = answer?.data?.[0];
   const status = entry?.status;
-  if (status === 'finished') return { kind: 'finished', invalidIds: (entry?.ids_of_invalid_requests ?? []).map(String) };
+  if (status === 'finished') {
+    // Meta's own sample answer names a refused item in `errors[].id` with `ids_of_invalid_requests` empty
+    // (guide "Check Batch Request Status": "individual requests with errors were not saved"): both count.
+    const messages = messagesOf(entry?.errors, redact);
+    const listed = (Array.isArray(entry?.ids_of_invalid_requests) ? entry.ids_of_invalid_requests : []).map(String);
+    const invalidIds = [...new Set([...listed, ...Object.keys(messages ?? {})])];
+    return { kind: 'finished', invalidIds, ...(messages === undefined ? {} : { messages }) };
+  }
   if (status === 'error' || status === 'canceled') return { kind: 'failed', status };
   if (status !== undefined && PENDING_STATUSES.has(status)) return { kind: 'pending', status };
   return { kind: 'retry', message: `check_batch_request_status answered an unknown status: ${String(status).slice(0, 40)}` };
@@ -98,7 +113,11 @@ function acceptedOutcomes(
   context: RetryContext,
 ): PushTargetOutcome[] {
   if (!Array.isArray(answer.handles) || answer.handles.length === 0) {
-    return allOutcome(items, { kind: 'retry', message: 'items_batch answered no handle: nothing was ingested' });
+    return allOutcome(items, {
+      kind: 'retry',
+      message: 'items_batch answered no handle: nothing was ingested',
+      cause: 'server',
+    });
   }
   const refused = new Map<string, string>();
   const statuses: MetaAnswer['validation_status'] = Array.isArray(answer.validation_status) ? answer.validation_status : [];
@@ -110,7 +129,7 @@ function acceptedOutcomes(
   return items.map(({ target, gen, payload }) => {
     const message = refused.get(payload.data.id);
     if (message === undefined) return { target, gen, outcome: { kind: 'ok' } };
-    return { target, gen, outcome: { kind: 'rejected', message: cleanMessage(message, context.redact) } };
+    return { target, gen, outcome: { kind: 'rejected', message: cleanMessage(message, context.redact), cause: 'invalid' } };
   });
 }
 
@@ -124,13 +143,13 @@ function errorOutcome(
   const code = answer?.error?.code;
   const text = `HTTP ${status}${code === undefined ? '' : ` code ${code}`}: ${answer?.error?.message ?? 'no error message'}`;
   // A refused token keeps the channel pending (decision 0013: PUSH_AUTH_FAILED), it does not drop updates.
-  if (status === 401 || code === TOKEN_ERROR_CODE)
-    return retryOutcome(response.headers, `${text} (check META_ACCESS_TOKEN)`, context);
+  if (status === 401 || status === 403 || code === TOKEN_ERROR_CODE)
+    return withCause(retryOutcome(response.headers, `${text} (check META_ACCESS_TOKEN)`, context), 'auth');
   if (status === 429 || (code !== undefined && RATE_LIMIT_CODES.has(code))) {
-    return retryOutcome(response.headers, text, context, META_RATE_LIMIT_RETRY_MS);
+    return withCause(retryOutcome(response.headers, text, context, META_RATE_LIMIT_RETRY_MS), 'rate-limit');
   }
-  if (status >= 500) return retryOutcome(response.headers, text, context);
-  return { kind: 'rejected', message: cleanMessage(text, context.redact) };
+  if (status >= 500) return withCause(retryOutcome(response.headers, text, context), 'server');
+  return { kind: 'rejected', message: cleanMessage(text, context.redact), cause: 'invalid' };
 }
 
 function outcomesOf(
@@ -141,7 +160,8 @@ function outcomesOf(
 ): PushTargetOutcome[] {
   const status = response.statusCode;
   if (status < 200 || status >= 300) return allOutcome(items, errorOutcome(response, answer, context));
-  if (answer === undefined) return allOutcome(items, { kind: 'retry', message: `HTTP ${status}: unreadable answer` });
+  if (answer === undefined)
+    return allOutcome(items, { kind: 'retry', message: `HTTP ${status}: unreadable answer`, cause: 'server' });
   return acceptedOutcomes(items, answer, context);
 }
 
@@ -158,7 +178,13 @@ interface MetaCall {
 /** One `items_batch` call; its handle goes to `onHandle` with the targets it acked. */
 async function sendBatch(call: MetaCall, items: readonly PushBatchItem<MetaBatchRequest>[]): Promise<PushTargetOutcome[]> {
   const { options, dispatcher, context } = call;
-  const form = encodeMetaBatchForm(buildMetaBatchBody(items.map((item) => item.payload)));
+  const upsert = items.some((item) => item.payload.upsert === true);
+  const form = encodeMetaBatchForm(
+    buildMetaBatchBody(
+      items.map((item) => item.payload),
+      upsert,
+    ),
+  );
   let answer: MetaAnswer | undefined;
   let outcomes: PushTargetOutcome[];
   try {
@@ -191,6 +217,13 @@ async function sendBatch(call: MetaCall, items: readonly PushBatchItem<MetaBatch
   return outcomes;
 }
 
+/** Field updates first, then whole items (each group in the batch's order); empty groups left out. */
+function splitByUpsert(batch: readonly PushBatchItem<MetaBatchRequest>[]): PushBatchItem<MetaBatchRequest>[][] {
+  const plain = batch.filter((item) => item.payload.upsert !== true);
+  const whole = batch.filter((item) => item.payload.upsert === true);
+  return [plain, whole].filter((group) => group.length > 0);
+}
+
 /** `GET …/check_batch_request_status` of one handle (guide "get-batch-request"). */
 async function checkBatchStatus(call: MetaCall, handle: string): Promise<MetaBatchStatus> {
   const { options, dispatcher, context } = call;
@@ -206,7 +239,7 @@ async function checkBatchStatus(call: MetaCall, handle: string): Promise<MetaBat
       bodyTimeout: options.timeoutMs,
     });
     const json = await readJson(response.body);
-    if (response.statusCode === 200) return batchStatusOf(json as MetaStatusAnswer | undefined);
+    if (response.statusCode === 200) return batchStatusOf(json as MetaStatusAnswer | undefined, context.redact);
     const outcome = errorOutcome(response, asAnswer(json), context);
     // A refused check (e.g. an unknown handle) cannot tell what was ingested: the batch is sent again.
     if (outcome.kind === 'rejected') return { kind: 'failed', status: outcome.message };
@@ -240,16 +273,19 @@ export function createMetaClient(options: MetaClientOptions): MetaClient {
     channel: 'meta',
     checkBatchStatus: (handle) => checkBatchStatus(call, handle),
     async send(batch) {
-      const cuts = cutMetaBatches(
-        batch.map((item) => item.payload),
-        options.batchSize,
-      );
       const outcomes: PushTargetOutcome[] = [];
-      let start = 0;
-      // One call after another: Meta limits calls per minute, and cuts keep the batch's order.
-      for (const cut of cuts) {
-        outcomes.push(...(await sendBatch(call, batch.slice(start, start + cut.length))));
-        start += cut.length;
+      // `allow_upsert` is per call: whole items (upsert) and field updates travel in separate calls.
+      for (const group of splitByUpsert(batch)) {
+        const cuts = cutMetaBatches(
+          group.map((item) => item.payload),
+          options.batchSize,
+        );
+        let start = 0;
+        // One call after another: Meta limits calls per minute, and cuts keep the batch's order.
+        for (const cut of cuts) {
+          outcomes.push(...(await sendBatch(call, group.slice(start, start + cut.length))));
+          start += cut.length;
+        }
       }
       return outcomes;
     },

@@ -9,6 +9,9 @@ import {
 import { GROUP_KEYS, type RedisClient } from '../group/redis-keys.js';
 import { ACK, CLAIM, ENQUEUE, REJECT, RETRY } from './push-scripts.js';
 
+/** The prefix of the state's fields in the channel's state hash (beside `paused` and the counters). */
+const STATE_FIELD = 'state.';
+
 const ROW = /^([^|]*)\|([^|]*)\|([^|]*)\|([^|]*)\|(.*)$/s;
 
 /**
@@ -90,12 +93,27 @@ export function createRedisPushOutbox(client: RedisClient): PushOutbox {
     },
 
     async state(channel) {
-      const stored = await client.hGet(GROUP_KEYS.pushState(channel), 'state');
-      return stored === null || stored === undefined ? {} : (JSON.parse(String(stored)) as PushChannelState);
+      const fields = await client.hGetAll(GROUP_KEYS.pushState(channel));
+      const state: Record<string, unknown> = {};
+      for (const [field, value] of Object.entries(fields)) {
+        if (field.startsWith(STATE_FIELD)) state[field.slice(STATE_FIELD.length)] = JSON.parse(String(value));
+      }
+      return state as PushChannelState;
     },
 
-    async setState(channel, state) {
-      await client.hSet(GROUP_KEYS.pushState(channel), 'state', JSON.stringify(state));
+    async patchState(channel, patch) {
+      // One hash field per state field: writers of different fields never overwrite each other.
+      const key = GROUP_KEYS.pushState(channel);
+      const set: Record<string, string> = {};
+      const removed: string[] = [];
+      for (const [field, value] of Object.entries(patch)) {
+        if (value === null) removed.push(STATE_FIELD + field);
+        else if (value !== undefined) set[STATE_FIELD + field] = JSON.stringify(value);
+      }
+      const multi = client.multi();
+      if (Object.keys(set).length > 0) multi.hSet(key, set);
+      if (removed.length > 0) multi.hDel(key, removed);
+      await multi.exec();
     },
 
     async close() {},

@@ -12,6 +12,7 @@ import {
   type RetryContext,
   readJson,
   retryOutcome,
+  withCause,
 } from './channel-http.js';
 import {
   SHOPTET_CONTENT_TYPE,
@@ -100,7 +101,7 @@ function itemOutcomes(
     const message = cleanMessage(`${error.errorCode}: ${String(error.message)}`, redact);
     // Codes a repeat cannot fix, or a refusal of the whole request, are final; other item errors are retried.
     const final = isFinal(error.errorCode) || error === whole;
-    const outcome: PushOutcome = final ? { kind: 'rejected', message } : { kind: 'retry', message };
+    const outcome: PushOutcome = final ? { kind: 'rejected', message, cause: 'invalid' } : { kind: 'retry', message };
     return { target, gen, outcome };
   });
 }
@@ -120,18 +121,21 @@ function outcomesOf(
   const status = response.statusCode;
   if (status === 200 || status === 400) {
     if (answer === undefined)
-      return allOutcome(items, retryOutcome(response.headers, `HTTP ${status}: unreadable answer`, context));
+      return allOutcome(items, withCause(retryOutcome(response.headers, `HTTP ${status}: unreadable answer`, context), 'server'));
     return itemOutcomes(items, status, answer, context.redact);
   }
   const text = errorText(answer, status);
   // A refused token keeps the channel pending (decision 0013: PUSH_AUTH_FAILED), it does not drop updates.
   if (status === 401 || status === 403) {
-    return allOutcome(items, retryOutcome(response.headers, `${text} (check SHOPTET_API_TOKEN)`, context));
+    return allOutcome(items, withCause(retryOutcome(response.headers, `${text} (check SHOPTET_API_TOKEN)`, context), 'auth'));
   }
-  if (status === 423) return allOutcome(items, retryOutcome(response.headers, text, context, SHOPTET_LOCK_RETRY_MS));
-  if (status === 429 || status >= 500) return allOutcome(items, retryOutcome(response.headers, text, context));
+  if (status === 423) {
+    return allOutcome(items, withCause(retryOutcome(response.headers, text, context, SHOPTET_LOCK_RETRY_MS), 'server'));
+  }
+  if (status === 429) return allOutcome(items, withCause(retryOutcome(response.headers, text, context), 'rate-limit'));
+  if (status >= 500) return allOutcome(items, withCause(retryOutcome(response.headers, text, context), 'server'));
   if (status >= 200 && status < 300) return allOutcome(items, { kind: 'ok' });
-  return allOutcome(items, { kind: 'rejected', message: cleanMessage(text, context.redact) });
+  return allOutcome(items, { kind: 'rejected', message: cleanMessage(text, context.redact), cause: 'invalid' });
 }
 
 /**

@@ -1,6 +1,7 @@
 import type sqlite3 from 'sqlite3';
 import { createMutex } from '../../core/async/create-mutex.js';
 import {
+  applyStatePatch,
   type ClaimedRow,
   type EnqueueResult,
   PUSH_MASK,
@@ -210,8 +211,13 @@ export function openSqlitePushOutbox(path: string): PushOutbox {
       });
     },
 
-    setState(channel, state) {
-      return use((db) => writeMeta(db, `state:${channel}`, JSON.stringify(state)));
+    patchState(channel, patch) {
+      // Read and written in one turn of the connection's queue: no other call runs in between.
+      return use(async (db) => {
+        const stored = await readMeta(db, `state:${channel}`);
+        const state = stored === undefined ? {} : (JSON.parse(stored) as PushChannelState);
+        await writeMeta(db, `state:${channel}`, JSON.stringify(applyStatePatch(state, patch)));
+      });
     },
 
     async close() {

@@ -19,13 +19,20 @@ export type PushAction =
 
 export type PushField = 'price' | 'salePrice' | 'availability' | 'stock';
 
+/**
+ * Why a request failed, as the status page and the warnings tell it (decision 0013, section 6): a refused
+ * credential, a rate limit, a spent (daily) quota, the channel's own fault, the network, or a request the
+ * channel refuses as invalid.
+ */
+export type PushErrorCause = 'auth' | 'rate-limit' | 'quota' | 'server' | 'network' | 'invalid';
+
 /** The outcome of one target's request: the worker maps it to `ack`, `retry` or `reject` on the outbox. */
 export type PushOutcome =
   | { readonly kind: 'ok' }
   /** 429, 5xx, 423, timeouts, network: sent again later; `afterMs` from `Retry-After` when the channel gave one. */
-  | { readonly kind: 'retry'; readonly afterMs?: number; readonly message?: string }
+  | { readonly kind: 'retry'; readonly afterMs?: number; readonly message?: string; readonly cause?: PushErrorCause }
   /** A 4xx a repeat cannot fix (Shoptet `unknown-product`, Google `INVALID_ARGUMENT`): dropped, reported. */
-  | { readonly kind: 'rejected'; readonly message: string };
+  | { readonly kind: 'rejected'; readonly message: string; readonly cause?: PushErrorCause };
 
 /** One claimed target with the payload built for it. `gen` is the outbox row's, echoed back for `ack`. */
 export interface PushBatchItem<Payload> {

@@ -4,6 +4,8 @@
  * is not stored: it is built at send time from the version served then, so coalescing is structural.
  */
 
+import type { PushErrorCause } from './channel-client.js';
+
 export type PushChannel = 'google' | 'shoptet' | 'meta';
 
 export const PUSH_CHANNELS: readonly PushChannel[] = ['google', 'shoptet', 'meta'];
@@ -85,10 +87,35 @@ export interface OutboxStats {
 export interface PushChannelState {
   readonly lastSuccessAt?: string;
   readonly lastErrorAt?: string;
-  /** The channel's own message. */
+  /** The channel's own message (cut to 300 characters). */
   readonly lastError?: string;
+  /** Why the last error happened (the warnings' PUSH_AUTH_FAILED, PUSH_RATE_LIMITED, PUSH_QUOTA_EXHAUSTED). */
+  readonly lastErrorKind?: PushErrorCause;
+  /** The first error since the last success: how long the channel has been failing (cleared by a success). */
+  readonly failingSince?: string;
+  /** When the channel last refused an item for good, and its message (PUSH_REJECTED). */
+  readonly lastRejectedAt?: string;
+  readonly lastRejected?: string;
   readonly quota?: { readonly used?: number; readonly limit?: number; readonly resetAt?: string };
+  /** When the last full reconciliation of the channel was enqueued (ISO). */
   readonly lastReconcile?: string;
+  /** The mode the channel last started in: a start live after a dry run reconciles the channel. */
+  readonly lastMode?: 'live' | 'dry-run';
+  /** Who paused the channel: PUSH_PAUSED (lifted when the setting no longer names it) or the operator. */
+  readonly pausedBy?: 'config' | 'operator';
+}
+
+/** A change of some state fields: a value sets the field, `null` removes it, an absent field is kept. */
+export type PushStatePatch = { readonly [K in keyof PushChannelState]?: PushChannelState[K] | null };
+
+/** `state` with `patch` applied (the memory and SQLite outboxes; Redis sets each field in its hash). */
+export function applyStatePatch(state: PushChannelState, patch: PushStatePatch): PushChannelState {
+  const next: Record<string, unknown> = { ...state };
+  for (const [field, value] of Object.entries(patch)) {
+    if (value === null) delete next[field];
+    else if (value !== undefined) next[field] = value;
+  }
+  return next as PushChannelState;
 }
 
 export interface PushOutbox {
@@ -123,7 +150,10 @@ export interface PushOutbox {
   paused(channel: PushChannel): Promise<boolean>;
   setPaused(channel: PushChannel, paused: boolean): Promise<void>;
   state(channel: PushChannel): Promise<PushChannelState>;
-  /** Replaces the channel's state. */
-  setState(channel: PushChannel, state: PushChannelState): Promise<void>;
+  /**
+   * Sets the fields given, removes those given as `null`, keeps the others, atomically: the state has several
+   * writers (the worker's results, the reconciliation, a channel's quota), and none may overwrite another's.
+   */
+  patchState(channel: PushChannel, patch: PushStatePatch): Promise<void>;
   close(): Promise<void>;
 }

@@ -2,6 +2,8 @@ import { ALL_UNITS, type CatalogSnapshot, type Product } from '../catalog/catalo
 import { type FeedItemOptions, productCode, toFeedItem } from '../feeds/to-feed-item.js';
 import type { PayloadResult, PushAction } from './channel-client.js';
 import { actionOf } from './derive-updates.js';
+import { csvRowValues, type FeedLens, xmlAmountOf } from './feed-lens.js';
+import type { GoogleDataSourceKind } from './google-data-source.js';
 import { PUSH_MASK } from './outbox.js';
 import {
   buildGoogleLocalInventory,
@@ -10,7 +12,13 @@ import {
   type GooglePayloadOptions,
   type GoogleProductRequest,
 } from './payloads/google.js';
-import { buildMetaRequest, type MetaBatchRequest, type MetaPayloadOptions } from './payloads/meta.js';
+import {
+  buildMetaFullRequest,
+  buildMetaRequest,
+  buildMetaRequestFromRow,
+  type MetaBatchRequest,
+  type MetaPayloadOptions,
+} from './payloads/meta.js';
 import { buildShoptetStockItem, type ShoptetStockField, type ShoptetStockItem } from './payloads/shoptet.js';
 
 /**
@@ -30,7 +38,9 @@ export type PayloadBuilder<Payload> = (row: TargetRow, snapshot: CatalogSnapshot
 /** A Google call: a product input, or one unit's local inventory of product `offerId`. */
 export type GooglePayload =
   | { readonly kind: 'product'; readonly request: GoogleProductRequest }
-  | { readonly kind: 'local'; readonly offerId: string; readonly inventory: GoogleLocalInventory };
+  | { readonly kind: 'local'; readonly offerId: string; readonly inventory: GoogleLocalInventory }
+  /** `localInventories.delete`: the unit no longer offers the product (or the product is gone). */
+  | { readonly kind: 'localDelete'; readonly offerId: string; readonly storeCode: string };
 
 interface Index {
   readonly byId: ReadonlyMap<string, Product>;
@@ -59,14 +69,26 @@ export function splitLocalTarget(target: string): { readonly id: string; readonl
   return { id: body.slice(0, at), unit: body.slice(at + 1) };
 }
 
-export function googlePayloads(options: GooglePayloadOptions, feed: FeedItemOptions): PayloadBuilder<GooglePayload> {
+/**
+ * Google `p:{id}` and `l:{id}:{unit}`. `dataSource` says what GOOGLE_MERCHANT_DATA_SOURCE_ID takes (read at
+ * start): a supplemental source only patches, so new and removed items are left to the feed file (skipped)
+ * and a full re-send patches price, sale price and availability.
+ */
+export function googlePayloads(
+  options: GooglePayloadOptions,
+  feed: FeedItemOptions,
+  dataSource: () => GoogleDataSourceKind = () => 'primary',
+): PayloadBuilder<GooglePayload> {
   return (row, snapshot) => {
     if (row.target.startsWith('l:')) {
       const { id, unit } = splitLocalTarget(row.target);
       const product = snapshot === undefined ? undefined : indexOf(snapshot).byId.get(id);
       const offer = product === undefined ? undefined : toFeedItem(product, unit, feed)?.offers[0];
-      // A removed product's local inventories go with the product's delete.
-      if (offer === undefined) return { kind: 'skip', reason: 'no offer of the unit in the served version' };
+      if (offer === undefined) {
+        // The unit no longer offers it (or the product is gone): its local inventory goes.
+        if (snapshot === undefined) return { kind: 'skip', reason: 'no version served yet' };
+        return { kind: 'send', payload: { kind: 'localDelete', offerId: id, storeCode: feed.storeCodes[unit] ?? unit } };
+      }
       return {
         kind: 'send',
         payload: { kind: 'local', offerId: id, inventory: buildGoogleLocalInventory(offer, options.currency) },
@@ -75,33 +97,80 @@ export function googlePayloads(options: GooglePayloadOptions, feed: FeedItemOpti
     const id = row.target.slice(2);
     const product = snapshot === undefined ? undefined : indexOf(snapshot).byId.get(id);
     const item = product === undefined ? undefined : toFeedItem(product, ALL_UNITS, feed);
-    const result = buildGoogleProductRequest(id, item, actionOf(row.mask, item !== undefined), options);
+    let action = actionOf(row.mask, item !== undefined);
+    if (dataSource() === 'supplemental' && action.kind !== 'update') {
+      const fullResend = item !== undefined && (row.mask & PUSH_MASK.FULL) !== 0 && (row.mask & PUSH_MASK.ADDED) === 0;
+      if (!fullResend)
+        return { kind: 'skip', reason: 'supplemental data source: new and removed items are left to the feed file' };
+      action = { kind: 'update', fields: ['price', 'salePrice', 'availability'] };
+    }
+    const result = buildGoogleProductRequest(id, item, action, options);
     return result.kind === 'send' ? { kind: 'send', payload: { kind: 'product', request: result.payload } } : result;
   };
 }
 
-/** Meta's reconciliation re-sends price, sale price and availability (an UPDATE), not a CREATE (section 5). */
-function metaAction(mask: number, present: boolean): PushAction {
-  if (present && (mask & PUSH_MASK.FULL) !== 0 && (mask & PUSH_MASK.ADDED) === 0) {
-    return { kind: 'update', fields: ['price', 'salePrice', 'availability'] };
-  }
-  return actionOf(mask, present);
-}
+/** The field bits a Meta UPDATE carries (price, sale price, availability). */
+const META_FIELD_BITS = PUSH_MASK.PRICE | PUSH_MASK.SALE | PUSH_MASK.AVAIL;
 
-export function metaPayloads(options: MetaPayloadOptions, feed: FeedItemOptions): PayloadBuilder<MetaBatchRequest> {
+/**
+ * Meta per row (decision 0013, "Meta items_batch"): FULL (first start, reconciliation, removed and re-added)
+ * sends the whole item with upsert allowed, so one Meta lacks is created; ADDED a CREATE; field changes an
+ * UPDATE of those fields only (upsert refused: never a half item); REMOVED a DELETE.
+ */
+export function metaPayloads(
+  options: MetaPayloadOptions,
+  feed: FeedItemOptions,
+  lens?: FeedLens,
+): PayloadBuilder<MetaBatchRequest> {
   return (row, snapshot) => {
     const id = row.target.slice(2);
+    const full = (row.mask & PUSH_MASK.FULL) !== 0;
     const product = snapshot === undefined ? undefined : indexOf(snapshot).byId.get(id);
+    if (lens !== undefined && snapshot !== undefined && product !== undefined) {
+      const seen = lens(snapshot, product, ALL_UNITS);
+      // An item the Meta feed leaves out is never created (FULL, ADDED); a field update of it (an item Meta
+      // already holds, e.g. from before it lost its image) goes as before: `allow_upsert=false` creates nothing.
+      if (seen.kind === 'left-out' && (full || (row.mask & PUSH_MASK.ADDED) !== 0)) {
+        // A field change merged into the FULL/ADDED row (a sale during a reconciliation) still reaches an item
+        // Meta may hold: as that field update alone (`allow_upsert=false`), never as a creation.
+        const fields = row.mask & META_FIELD_BITS;
+        if (fields === 0) return { kind: 'skip', reason: seen.reason };
+        return buildMetaRequest(id, toFeedItem(product, ALL_UNITS, feed), actionOf(fields, true), options);
+      }
+      if (seen.kind === 'included') {
+        const values = csvRowValues(seen.head, seen.text);
+        if (values === undefined) return { kind: 'skip', reason: 'the Meta feed row could not be read' };
+        if (id.length > 100) return { kind: 'skip', reason: 'id longer than 100 characters' };
+        return buildMetaRequestFromRow(id, values, full ? { kind: 'full' } : actionOf(row.mask, true));
+      }
+    }
     const item = product === undefined ? undefined : toFeedItem(product, ALL_UNITS, feed);
-    return buildMetaRequest(id, item, metaAction(row.mask, item !== undefined), options);
+    if (full) return buildMetaFullRequest(id, item, options);
+    return buildMetaRequest(id, item, actionOf(row.mask, item !== undefined), options);
   };
 }
 
 /** Shoptet `s:{code}` from SHOPTET_STOCK_UNIT's view: every change is an absolute stock (or nothing). */
-export function shoptetPayloads(unit: string, field: ShoptetStockField, feed: FeedItemOptions): PayloadBuilder<ShoptetStockItem> {
+export function shoptetPayloads(
+  unit: string,
+  field: ShoptetStockField,
+  feed: FeedItemOptions,
+  lens?: FeedLens,
+): PayloadBuilder<ShoptetStockItem> {
   return (row, snapshot) => {
     const code = row.target.slice(2);
     const product = snapshot === undefined ? undefined : indexOf(snapshot).byCode.get(code);
+    if (lens !== undefined && snapshot !== undefined && product !== undefined) {
+      const seen = lens(snapshot, product, unit);
+      if (seen.kind === 'left-out') return { kind: 'skip', reason: seen.reason };
+      if (seen.kind === 'included') {
+        if (!seen.item.isStockItem) return { kind: 'skip', reason: 'not a stock item' };
+        // The feed's STOCK/AMOUNT: the view's stock with the template's buffers; left out when unknown.
+        const amount = xmlAmountOf(seen.text);
+        if (amount === undefined) return { kind: 'skip', reason: 'stock unknown' };
+        return buildShoptetStockItem(code, { ...seen.item, stock: amount }, { kind: 'update', fields: ['stock'] }, field);
+      }
+    }
     const item = product === undefined ? undefined : toFeedItem(product, unit, feed);
     const action: PushAction = item === undefined ? { kind: 'remove' } : { kind: 'update', fields: ['stock'] };
     return buildShoptetStockItem(code, item, action, field);

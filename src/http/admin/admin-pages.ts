@@ -126,7 +126,9 @@ ${groupNote(t, view.group)}
 ${jobs}
 <h2>${h(t.catalogHeading)}</h2>
 <p>${h(t.catalogIntro)}</p>
-<ul><li><a href="/admin/catalog.json">${h(t.catalogJson)}</a></li><li><a href="/admin/catalog.csv">${h(t.catalogCsv)}</a></li><li><a href="/admin/catalog.csv?profile=excel">${h(t.catalogExcel)}</a></li></ul>`;
+<ul><li><a href="/admin/catalog.json">${h(t.catalogJson)}</a></li><li><a href="/admin/catalog.csv">${h(t.catalogCsv)}</a></li><li><a href="/admin/catalog.csv?profile=excel">${h(t.catalogExcel)}</a></li></ul>
+<h2>${h(t.pushHeading)}</h2>
+<p><a href="/admin/push">${h(t.pushLink)}</a></p>`;
   return { title: t.title, body };
 }
 

@@ -58,6 +58,8 @@ const en = {
   catalogJson: 'JSON',
   catalogCsv: 'CSV',
   catalogExcel: 'CSV for Excel',
+  pushHeading: 'Channel push',
+  pushLink: 'Pause, resume or reconcile the channels',
   status: 'Status',
   job: 'Sync',
 };
@@ -121,6 +123,8 @@ const cs: typeof en = {
   catalogJson: 'JSON',
   catalogCsv: 'CSV',
   catalogExcel: 'CSV pro Excel',
+  pushHeading: 'Odesílání do kanálů',
+  pushLink: 'Pozastavit, obnovit nebo srovnat kanály',
   status: 'Stav',
   job: 'Synchronizace',
 };

@@ -15,6 +15,7 @@ import { feedTitle } from './feed-names.js';
 import { formatDateTime, formatDuration, textsFor } from './i18n.js';
 import type { ConsoleContext, PageOptions } from './layout.js';
 import { type OverviewTexts, overviewTexts } from './overview-texts.js';
+import { pushSection } from './push-section.js';
 
 /** A report code linked to its entry in docs/report-codes.md (served by the bridge at /docs). */
 function codeLink(base: string, code: string, text: string = code): string {
@@ -270,6 +271,7 @@ ${storeNotice(deps.store?.(), base, t)}
 ${groupLine(deps.group?.(), base, t)}
 ${syncTable(deps, base, sync, context, t)}
 ${webhookLine(deps.webhooks?.(), base, t)}
+${pushSection(deps.push?.(), context.lang, `${base}/docs/channel-push#status-and-metrics`)}
 ${enrichmentLine(deps.enrichment?.(), model.lastCatalogReport?.sources?.enrichment, t)}
 ${body}
 <p class="muted">${h(t.machineReadable)}: <a href="${h(`${base}/feeds${tokenQuery}`)}">/feeds</a> · <a href="${h(`${base}/readyz`)}">/readyz</a> · <a href="${h(`${base}/docs/`)}">${h(t.documentation)}</a></p>`;

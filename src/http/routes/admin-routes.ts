@@ -5,6 +5,7 @@ import type { PurchasePrices, SyncJob } from '../../services/catalog-service.js'
 import { addAdminCatalogRoutes } from '../admin/admin-catalog-routes.js';
 import { createAdminGate } from '../admin/admin-gate.js';
 import { addAdminLoginRoutes, addAdminLogoutRoute } from '../admin/admin-login-routes.js';
+import { type AdminPushControl, addAdminPushRoutes } from '../admin/admin-push-routes.js';
 import { createAdminSessions } from '../admin/admin-session.js';
 import { addAdminSyncRoutes } from '../admin/admin-sync-routes.js';
 import { createLoginThrottle } from '../admin/login-throttle.js';
@@ -20,6 +21,10 @@ export interface AdminRoutesDeps extends ProgressSources {
   /** The served catalog and the purchase prices of its family, for `/admin/catalog.*`. */
   readonly catalog?: () => CatalogSnapshot | undefined;
   readonly purchasePrices?: () => Promise<PurchasePrices | undefined>;
+  /** The channel push's operator controls; `undefined` when no channel is configured. */
+  readonly push?: AdminPushControl;
+  /** PUSH_PAUSED's channels (paused by configuration: the page offers no resume). */
+  readonly pushPaused?: readonly string[];
   /** How long a browser session lasts (`ADMIN_SESSION_HOURS`; default 8 h). */
   readonly sessionHours?: number;
   /** `PUBLIC_BASE_URL`: an https one makes the session cookie `Secure`, and its host counts as our origin. */
@@ -82,5 +87,6 @@ export function createAdminRoutes(deps: AdminRoutesDeps): Router {
     catalog: deps.catalog ?? (() => undefined),
     purchasePrices: deps.purchasePrices ?? (async () => undefined),
   });
+  addAdminPushRoutes(router, { push: deps.push, pausedSetting: deps.pushPaused ?? [], sessions });
   return router;
 }

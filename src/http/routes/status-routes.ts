@@ -12,6 +12,7 @@ import type { StoreState } from '../../services/store-health.js';
 import type { WebhookStats } from '../../services/webhook-processor.js';
 import { consoleContext, sendPage } from '../console/layout.js';
 import { overviewPage } from '../console/overview-page.js';
+import type { PushStatuses } from '../console/push-section.js';
 import { createFeedTokenGuard } from './feed-routes.js';
 
 export interface StatusRoutesDeps {
@@ -44,6 +45,8 @@ export interface StatusRoutesDeps {
   readonly consoleWarnings?: () => Promise<readonly ConsoleWarning[]>;
   /** What the operator should fix (empty channel feeds, an enrichment sheet that failed). */
   readonly warnings?: () => readonly string[];
+  /** The channel push per configured channel (docs/channel-push.md); absent when none is configured. */
+  readonly push?: () => PushStatuses;
 }
 
 export interface FeedEntry {
@@ -185,6 +188,7 @@ export function createStatusRoutes(deps: StatusRoutesDeps): Router {
           ...(deps.enrichment?.() === undefined ? {} : { enrichment: deps.enrichment?.() }),
           sync,
           nextRuns: deps.nextRuns(),
+          ...(deps.push === undefined ? {} : { push: deps.push() }),
         });
       return;
     }
@@ -207,6 +211,7 @@ export function createStatusRoutes(deps: StatusRoutesDeps): Router {
       ...(deps.enrichment?.() === undefined ? {} : { enrichment: deps.enrichment?.() }),
       sync,
       nextRuns: deps.nextRuns(),
+      ...(deps.push === undefined ? {} : { push: deps.push() }),
     });
   });
 

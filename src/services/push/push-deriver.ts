@@ -67,18 +67,14 @@ async function enqueueChunks(
   cursor: string | undefined,
   newCursor: string,
   updates: readonly PendingUpdate[],
+  fence: string | undefined,
 ): Promise<Outcome> {
   const size = deps.chunkSize ?? PUSH_ENQUEUE_CHUNK;
   let expected = cursor;
   for (let start = 0; ; start += size) {
     const last = start + size >= updates.length;
     const keep = expected ?? PUSH_CURSOR_RECONCILING;
-    const result = await deps.outbox.enqueue(
-      expected,
-      last ? newCursor : keep,
-      updates.slice(start, start + size),
-      deps.fence?.(),
-    );
+    const result = await deps.outbox.enqueue(expected, last ? newCursor : keep, updates.slice(start, start + size), fence);
     if (!result.ok) {
       deps.logger.warn({ reason: result.reason }, 'push: the outbox refused an enqueue');
       return result.reason;
@@ -90,8 +86,11 @@ async function enqueueChunks(
 
 type Outcome = 'ok' | 'stale-cursor' | 'fenced';
 
-/** One derivation; answers `stale-cursor` when it should run again from the cursor another writer stored. */
-async function runOnce(deps: PushDeriverDeps): Promise<Outcome> {
+/**
+ * One derivation under one `fence` (the lease value read once, so every chunk is fenced by the same lease);
+ * answers `stale-cursor` when it should run again from the cursor another writer stored.
+ */
+async function runOnce(deps: PushDeriverDeps, fence: string | undefined): Promise<Outcome> {
   const snapshot = deps.catalog.current();
   if (snapshot === undefined || !deps.isLeader()) return 'ok';
   const cursor = await deps.outbox.cursor();
@@ -103,11 +102,11 @@ async function runOnce(deps: PushDeriverDeps): Promise<Outcome> {
       { cursor, version: snapshot.version, targets: updates.length },
       'push: cursor unknown, reconciling every target',
     );
-    const outcome = await enqueueChunks(deps, cursor, snapshot.version, updates);
+    const outcome = await enqueueChunks(deps, cursor, snapshot.version, updates, fence);
     if (outcome === 'ok') deps.onEnqueued?.();
     return outcome;
   }
-  const outcome = await enqueueChunks(deps, cursor, snapshot.version, derived.updates);
+  const outcome = await enqueueChunks(deps, cursor, snapshot.version, derived.updates, fence);
   if (outcome === 'ok' && derived.updates.length > 0) deps.onEnqueued?.();
   return outcome;
 }
@@ -118,14 +117,24 @@ const MAX_STALE_RERUNS = 3;
 export function createPushDeriver(deps: PushDeriverDeps): PushDeriver {
   let running: Promise<void> | undefined;
   let again = false;
+  // The lease value an enqueue was fenced out with: this instance lost the lease (decision 0013, section 2).
+  // Nothing is derived under it again; a new lease (leading again) has a new token, so deriving resumes.
+  let fencedOut: { readonly fence: string | undefined } | undefined;
 
   const loop = async (): Promise<void> => {
     let stale = 0;
     do {
       again = false;
       try {
+        const fence = deps.fence?.();
+        if (fencedOut !== undefined && fencedOut.fence === fence) continue;
+        const outcome = await runOnce(deps, fence);
+        if (outcome === 'fenced') {
+          fencedOut = { fence };
+          deps.logger.warn({}, 'push: this instance no longer holds the group lease; deriving stops until it leads again');
+        }
         // The changes are still unenqueued: derive again from the cursor now stored, without waiting for a change.
-        if ((await runOnce(deps)) === 'stale-cursor' && stale < MAX_STALE_RERUNS) {
+        if (outcome === 'stale-cursor' && stale < MAX_STALE_RERUNS) {
           stale += 1;
           again = true;
         }

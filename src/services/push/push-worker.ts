@@ -1,9 +1,11 @@
+import { createSlicer } from '../../core/async/create-slicer.js';
 import type { CatalogSnapshot } from '../../core/catalog/catalog.js';
 import type { ChannelClient, PayloadResult, PushBatchItem, PushTargetOutcome } from '../../core/push/channel-client.js';
-import type { ClaimedRow, PushChannel, PushOutbox } from '../../core/push/outbox.js';
+import type { ClaimedRow, PushChannel, PushChannelState, PushOutbox } from '../../core/push/outbox.js';
 import type { Pacer } from '../../core/push/pacer.js';
 import { pushRetryDelayMs } from '../../core/push/push-backoff.js';
 import type { CatalogLogger } from '../catalog/catalog-types.js';
+import { type BatchResult, createPushStateRecorder, type PushStateRecorder } from './push-state-recorder.js';
 
 /**
  * The delivery loop of one channel (docs/decisions/0013-channel-push.md, section 4), leader only: wait for due
@@ -34,6 +36,13 @@ export interface PushWorkerDeps<Payload> {
   readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   readonly isLeader?: () => boolean;
   readonly logger: CatalogLogger;
+  /**
+   * Per answered batch, how long each item the channel accepted waited: from its row's `sinceMs` (its oldest
+   * change enqueued) to the answer (the `catalog_bridge_push_lag_seconds` histogram).
+   */
+  readonly onDelivered?: (lagMs: readonly number[]) => void;
+  /** How often at most the last success and error are written to the outbox state (default 1 s). */
+  readonly stateWriteMs?: number;
 }
 
 export interface PushWorkerCounters {
@@ -50,6 +59,10 @@ export interface PushWorkerStatus extends PushWorkerCounters {
   /** Age of the oldest pending row at `now`; absent when none is pending. */
   readonly oldestPendingAgeS?: number;
   readonly paused: boolean;
+  /** Items the channel refused for good since the outbox was created (all instances). */
+  readonly rejected: number;
+  /** The outbox state (last success and error of any instance, quota, reconciliation), newest first. */
+  readonly state: PushChannelState;
 }
 
 export interface PushWorker {
@@ -61,6 +74,11 @@ export interface PushWorker {
   /** Ends the loop after the request in flight is answered (its outcomes are recorded). */
   stop(): Promise<void>;
   status(): Promise<PushWorkerStatus>;
+  /**
+   * A channel error found outside a send (a Meta batch check): the last error, and the last rejection when
+   * `rejected` (an item dropped for good; else its items were enqueued again).
+   */
+  noteError(message: string, rejected: boolean): void;
 }
 
 function newCounters(): PushWorkerCounters {
@@ -73,7 +91,10 @@ const cut = (message: string): string => message.slice(0, PUSH_ERROR_MAX);
 async function prepare<Payload>(deps: PushWorkerDeps<Payload>, rows: readonly ClaimedRow[], counters: PushWorkerCounters) {
   const snapshot = deps.current();
   const batch: PushBatchItem<Payload>[] = [];
+  // A payload read through the feed's template costs ~0.1 ms: 3,000 of them are built in slices that yield.
+  const slicer = createSlicer();
   for (const row of rows) {
+    await slicer.next();
     const result = deps.buildPayload(row, snapshot);
     if (result.kind === 'send') {
       batch.push({ target: row.target, gen: row.gen, payload: result.payload });
@@ -91,50 +112,73 @@ async function settle<Payload>(
   outcomes: readonly PushTargetOutcome[],
   counters: PushWorkerCounters,
   now: number,
-): Promise<void> {
-  let error: string | undefined;
+): Promise<BatchResult> {
+  let error: BatchResult['error'];
+  let rejected: string | undefined;
+  let retrying = false;
+  const lags: number[] = [];
   // One jitter draw per answer: it spreads requests apart, not the rows of one refused request, which would
   // otherwise come due at scattered times and go out as many small requests (more calls against the quota).
   const draw = deps.random();
   for (const { target, gen, outcome } of outcomes) {
     if (outcome.kind === 'ok') {
       counters.items.ok += 1;
+      const since = rows.get(target)?.sinceMs;
+      if (since !== undefined) lags.push(Math.max(0, now - since));
       await deps.outbox.ack(deps.channel, target, gen);
     } else if (outcome.kind === 'rejected') {
       counters.items.rejected += 1;
-      error = cut(outcome.message);
-      await deps.outbox.reject(deps.channel, target, gen, error);
+      rejected = cut(outcome.message);
+      error = { message: rejected, ...(outcome.cause === undefined ? {} : { cause: outcome.cause }) };
+      await deps.outbox.reject(deps.channel, target, gen, rejected);
     } else {
       counters.items.retry += 1;
-      error = cut(outcome.message ?? 'retry');
+      retrying = true;
+      error = { message: cut(outcome.message ?? 'retry'), ...(outcome.cause === undefined ? {} : { cause: outcome.cause }) };
       const attempts = (rows.get(target)?.attempts ?? 0) + 1;
       const delay = pushRetryDelayMs(attempts, () => draw, deps.maxBackoffMs, outcome.afterMs);
       // The channel's Retry-After holds for the whole channel, not only for this target.
       if (outcome.afterMs !== undefined) deps.pacer.closeUntil(now + outcome.afterMs);
-      await deps.outbox.retry(deps.channel, target, gen, now + delay, error);
+      await deps.outbox.retry(deps.channel, target, gen, now + delay, error.message);
     }
   }
-  await record(deps, counters, error, now);
+  if (lags.length > 0) deps.onDelivered?.(lags);
+  const result: BatchResult = {
+    delivered: lags.length > 0 || (outcomes.length > 0 && error === undefined),
+    ...(error === undefined ? {} : { error }),
+    ...(rejected === undefined ? {} : { rejected }),
+    retrying,
+  };
+  record(counters, result, now);
+  return result;
 }
 
-async function record<Payload>(
-  deps: PushWorkerDeps<Payload>,
-  counters: PushWorkerCounters,
-  error: string | undefined,
-  now: number,
-) {
-  const at = new Date(now).toISOString();
-  const state = await deps.outbox.state(deps.channel);
-  if (error === undefined) {
+/** This process's counters (the requests and items since start; `/metrics` counts them). */
+function record(counters: PushWorkerCounters, result: BatchResult, now: number) {
+  if (result.error === undefined) {
     counters.requests.ok += 1;
     counters.lastSuccessAt = now;
-    await deps.outbox.setState(deps.channel, { ...state, lastSuccessAt: at });
     return;
   }
   counters.requests.failed += 1;
   counters.lastErrorAt = now;
-  counters.lastError = error;
-  await deps.outbox.setState(deps.channel, { ...state, lastErrorAt: at, lastError: error });
+  counters.lastError = result.error.message;
+}
+
+const msOf = (iso: string | undefined): number | undefined => {
+  const ms = iso === undefined ? Number.NaN : Date.parse(iso);
+  return Number.isNaN(ms) ? undefined : ms;
+};
+
+/** The status's last success and error from the (shared) state rather than this process's counters. */
+function fromState(state: PushChannelState): Pick<PushWorkerCounters, 'lastSuccessAt' | 'lastErrorAt' | 'lastError'> {
+  const lastSuccessAt = msOf(state.lastSuccessAt);
+  const lastErrorAt = msOf(state.lastErrorAt);
+  return {
+    ...(lastSuccessAt === undefined ? {} : { lastSuccessAt }),
+    ...(lastErrorAt === undefined ? {} : { lastErrorAt }),
+    ...(state.lastError === undefined ? {} : { lastError: state.lastError }),
+  };
 }
 
 /** One line per request the channel did not fully take, so a refused token shows in the log (messages are redacted). */
@@ -151,6 +195,7 @@ function logFailures<Payload>(deps: PushWorkerDeps<Payload>, items: number, outc
 
 export function createPushWorker<Payload>(deps: PushWorkerDeps<Payload>): PushWorker {
   const counters = newCounters();
+  const recorder: PushStateRecorder = createPushStateRecorder(deps.outbox, deps.channel, deps.stateWriteMs);
   const abort = new AbortController();
   // One controller per wait, so `wake` ends a wait without ending the loop.
   let nap = new AbortController();
@@ -169,11 +214,14 @@ export function createPushWorker<Payload>(deps: PushWorkerDeps<Payload>): PushWo
       outcomes = batch.map(({ target, gen }) => ({ target, gen, outcome: { kind: 'retry', message } }));
     }
     // Retry-After counts from the answer, not from the claim.
-    await settle(deps, new Map(rows.map((row) => [row.target, row])), outcomes, counters, deps.now());
+    const answeredAt = deps.now();
+    const result = await settle(deps, new Map(rows.map((row) => [row.target, row])), outcomes, counters, answeredAt);
+    recorder.note(result, answeredAt);
     logFailures(deps, batch.length, outcomes);
   }
 
   async function step(): Promise<number> {
+    await recorder.flushIfDue(deps.now());
     if (deps.isLeader?.() === false || (await deps.outbox.paused(deps.channel))) return deps.idleMs;
     const now = deps.now();
     const at = deps.pacer.nextAvailableAt(now);
@@ -187,6 +235,7 @@ export function createPushWorker<Payload>(deps: PushWorkerDeps<Payload>): PushWo
     } finally {
       deps.pacer.release();
     }
+    await recorder.flushIfDue(deps.now());
     return 0;
   }
 
@@ -216,12 +265,35 @@ export function createPushWorker<Payload>(deps: PushWorkerDeps<Payload>): PushWo
     async stop() {
       abort.abort();
       await loop;
+      await recorder.flush().catch((error: unknown) => {
+        deps.logger.warn({ err: error, channel: deps.channel }, 'push: writing the last status failed');
+      });
+    },
+    noteError(message, rejected) {
+      const now = deps.now();
+      const text = cut(message);
+      counters.lastErrorAt = now;
+      counters.lastError = text;
+      // Written with the next round's state (the recorder), as a send's outcome would be.
+      recorder.note(
+        {
+          delivered: false,
+          error: { message: text, cause: 'invalid' },
+          retrying: !rejected,
+          ...(rejected ? { rejected: text } : {}),
+        },
+        now,
+      );
     },
     async status() {
       const stats = await deps.outbox.stats(deps.channel);
       const paused = await deps.outbox.paused(deps.channel);
+      const state = await recorder.view();
       return {
         ...counters,
+        ...fromState(state),
+        rejected: stats.rejected,
+        state,
         channel: deps.channel,
         pending: stats.pending,
         ...(stats.oldestSinceMs === undefined

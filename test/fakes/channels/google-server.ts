@@ -27,6 +27,18 @@ export interface GoogleServerOptions {
   readonly now?: () => number;
 }
 
+/** What `dataSources.get` answers: a primary or supplemental API source, a file source, or an HTTP error. */
+export type FakeDataSourceKind = 'primary' | 'supplemental' | 'file' | 404 | 403;
+
+/** One quota group as `quotas.list` answers it; `usage` is counted up by every call to its methods. */
+export interface FakeQuotaGroup {
+  name: string;
+  usage: number;
+  dailyLimit: number;
+  minuteLimit: number;
+  readonly methods: readonly string[];
+}
+
 /** What the fake holds for a product input: price micros, sale price micros, availability. */
 export interface GoogleProductState {
   priceMicros?: string | undefined;
@@ -42,6 +54,16 @@ export interface GoogleServer extends HarnessServer {
   readonly tokenUrl: string;
   /** Access tokens issued so far. */
   readonly tokensIssued: () => number;
+  /** The data source's answer (default a primary API source); change it between tests. */
+  dataSourceKind: FakeDataSourceKind;
+  /** The account's quota groups (default: one for the product and one for the inventory methods). */
+  readonly quotaGroups: FakeQuotaGroup[];
+  /** `quotas.list` calls so far. */
+  readonly quotaReads: () => number;
+  /** Spends the day's quota of every group (usage = limit); calls are then refused with 429 daily limit. */
+  exhaustDailyQuota(): void;
+  /** Google's midday reset: every group's usage back to 0. */
+  resetDailyQuota(): void;
 }
 
 const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
@@ -183,8 +205,22 @@ function productCall(request: RecordedRequest, url: URL, options: GoogleServerOp
   return refuse(404, 'no such method');
 }
 
+/** `DELETE /inventories/v1/accounts/{a}/products/{x}/localInventories/{storeCode}` (inventories_v1 `delete`). */
+function localInventoryDelete(url: URL, options: GoogleServerOptions, state: State): Reply {
+  const match = new RegExp(
+    `^/inventories/v1/accounts/${options.account}/products/([A-Za-z0-9_-]+)/localInventories/([^/]+)$`,
+  ).exec(url.pathname);
+  if (match?.[1] === undefined || match[2] === undefined) return refuse(404, 'no such method');
+  const key = keyOf(match[1]);
+  if (key.split('~').length !== 3) return refuse(400, 'product name is not contentLanguage~feedLabel~offerId');
+  const stores = state.local.get(key);
+  if (stores?.delete(decodeURIComponent(match[2])) !== true) return refuse(404, 'local inventory not found');
+  return { status: 200, body: {} };
+}
+
 /** `POST /inventories/v1/accounts/{a}/products/{x}/localInventories:insert`. */
 function localInventoryCall(request: RecordedRequest, url: URL, options: GoogleServerOptions, state: State): Reply {
+  if (request.method === 'DELETE') return localInventoryDelete(url, options, state);
   const match = new RegExp(
     `^/inventories/v1/accounts/${options.account}/products/([A-Za-z0-9_-]+)/localInventories:insert$`,
   ).exec(url.pathname);
@@ -199,16 +235,103 @@ function localInventoryCall(request: RecordedRequest, url: URL, options: GoogleS
   return { status: 200, body: parsed.data };
 }
 
+/** The method path (`Schema$MethodDetails.path`) a push call counts against. */
+function methodOf(request: RecordedRequest, url: URL): string | undefined {
+  if (url.pathname.startsWith('/products/v1/')) {
+    if (request.method === 'POST') return 'products/v1/productInputs.insert';
+    return request.method === 'PATCH' ? 'products/v1/productInputs.patch' : 'products/v1/productInputs.delete';
+  }
+  if (url.pathname.startsWith('/inventories/v1/')) {
+    return request.method === 'DELETE' ? 'inventories/v1/localInventories.delete' : 'inventories/v1/localInventories.insert';
+  }
+  return undefined;
+}
+
+/** `GET /datasources/v1/accounts/{a}/dataSources/{d}` as `Schema$DataSource`. */
+function dataSourceCall(url: URL, options: GoogleServerOptions, kind: FakeDataSourceKind): Reply {
+  const name = `accounts/${options.account}/dataSources/${options.dataSourceId}`;
+  if (url.pathname !== `/datasources/v1/${name}`) return refuse(404, 'data source not found');
+  if (kind === 404) return refuse(404, 'data source not found');
+  if (kind === 403) return refuse(403, 'The caller does not have permission');
+  const base = { name, dataSourceId: options.dataSourceId, displayName: 'catalog-bridge' };
+  if (kind === 'file') return { status: 200, body: { ...base, input: 'FILE', primaryProductDataSource: {} } };
+  const source =
+    kind === 'primary'
+      ? { primaryProductDataSource: { contentLanguage: 'cs', feedLabel: 'CZ' } }
+      : { supplementalProductDataSource: {} };
+  return { status: 200, body: { ...base, input: 'API', ...source } };
+}
+
+/** `GET /quota/v1/accounts/{a}/quotas` as `Schema$ListQuotaGroupsResponse` (int64 as text). */
+function quotasCall(url: URL, options: GoogleServerOptions, groups: readonly FakeQuotaGroup[]): Reply {
+  if (url.pathname !== `/quota/v1/accounts/${options.account}/quotas`) return refuse(404, 'no such method');
+  return {
+    status: 200,
+    body: {
+      quotaGroups: groups.map((group) => ({
+        name: `accounts/${options.account}/quotas/${group.name}`,
+        quotaUsage: String(group.usage),
+        quotaLimit: String(group.dailyLimit),
+        quotaMinuteLimit: String(group.minuteLimit),
+        methodDetails: group.methods.map((path) => ({
+          path,
+          method: path.split('/').pop(),
+          subapi: path.split('/')[0],
+          version: 'v1',
+        })),
+      })),
+    },
+  };
+}
+
+function defaultQuotaGroups(): FakeQuotaGroup[] {
+  return [
+    {
+      name: 'products',
+      usage: 0,
+      dailyLimit: 100_000,
+      minuteLimit: 6_000,
+      methods: ['products/v1/productInputs.insert', 'products/v1/productInputs.patch', 'products/v1/productInputs.delete'],
+    },
+    {
+      name: 'inventories',
+      usage: 0,
+      dailyLimit: 100_000,
+      minuteLimit: 6_000,
+      methods: ['inventories/v1/localInventories.insert', 'inventories/v1/localInventories.delete'],
+    },
+  ];
+}
+
+/** Counts a call against its group; a spent group answers 429 with the daily-limit message. */
+function spendQuota(method: string | undefined, groups: readonly FakeQuotaGroup[]): Reply | undefined {
+  const group = groups.find((candidate) => method !== undefined && candidate.methods.includes(method));
+  if (group === undefined) return undefined;
+  if (group.usage >= group.dailyLimit) return refuse(429, 'Quota exceeded: quota/daily_limit_exceeded (daily limit)');
+  group.usage += 1;
+  return undefined;
+}
+
 /** Starts the fake on 127.0.0.1; the token endpoint is `{baseUrl}/token`. */
 export async function startGoogleServer(options: GoogleServerOptions): Promise<GoogleServer> {
   const state: State = { products: new Map(), local: new Map() };
   const issued: string[] = [];
   const address = { tokenUrl: '' };
+  const knobs = { dataSourceKind: 'primary' as FakeDataSourceKind, quotaReads: 0 };
+  const groups = defaultQuotaGroups();
   const harness = await startHarness((request) => {
     const url = new URL(request.url, 'http://fake');
     if (url.pathname === '/token' && request.method === 'POST') return issueToken(request, options, address.tokenUrl, issued);
     const bearer = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
     if (bearer === undefined || !issued.includes(bearer)) return refuse(401, 'Request had invalid authentication credentials.');
+    if (url.pathname.startsWith('/datasources/v1/') && request.method === 'GET')
+      return dataSourceCall(url, options, knobs.dataSourceKind);
+    if (url.pathname.startsWith('/quota/v1/') && request.method === 'GET') {
+      knobs.quotaReads += 1;
+      return quotasCall(url, options, groups);
+    }
+    const spent = spendQuota(methodOf(request, url), groups);
+    if (spent !== undefined) return spent;
     if (url.pathname.startsWith('/products/v1/')) return productCall(request, url, options, state);
     if (url.pathname.startsWith('/inventories/v1/')) return localInventoryCall(request, url, options, state);
     return refuse(404, 'no such method');
@@ -220,5 +343,19 @@ export async function startGoogleServer(options: GoogleServerOptions): Promise<G
     localInventories: state.local,
     tokenUrl: address.tokenUrl,
     tokensIssued: () => issued.length,
+    get dataSourceKind() {
+      return knobs.dataSourceKind;
+    },
+    set dataSourceKind(kind: FakeDataSourceKind) {
+      knobs.dataSourceKind = kind;
+    },
+    quotaGroups: groups,
+    quotaReads: () => knobs.quotaReads,
+    exhaustDailyQuota() {
+      for (const group of groups) group.usage = group.dailyLimit;
+    },
+    resetDailyQuota() {
+      for (const group of groups) group.usage = 0;
+    },
   };
 }

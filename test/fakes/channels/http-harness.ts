@@ -36,6 +36,8 @@ export interface RecordedRequest {
 export interface Faults {
   /** The next `count` requests get `answer` (after being recorded), whatever they hold. */
   failNext(count: number, answer: ForcedAnswer): void;
+  /** Drops the forced answers not given yet: the channel has recovered. */
+  clear(): void;
   /** Every answer waits `ms` before it is written (a slow channel; also makes concurrent requests overlap). */
   setLatency(ms: number): void;
   /** Answers wait until `release()` is called (a hung channel, for client timeouts). */
@@ -92,6 +94,9 @@ function createFaults(state: FaultState): Faults {
   return {
     failNext: (count, answer) => {
       for (let i = 0; i < count; i += 1) state.forced.push(answer);
+    },
+    clear: () => {
+      state.forced.length = 0;
     },
     setLatency: (ms) => {
       state.latencyMs = ms;

@@ -40,7 +40,7 @@ const ItemFields = {
 };
 
 /** CREATE needs the item's required fields and a brand or a GTIN (the catalog's identifier rule). */
-const CreateData = z
+export const MetaCreateDataSchema = z
   .strictObject({
     ...ItemFields,
     brand: ItemFields.brand.optional(),
@@ -66,7 +66,7 @@ const UpdateData = z
   .refine((data) => Object.keys(data).length > 1, { message: 'UPDATE changes no field' });
 
 export const MetaBatchRequestSchema = z.discriminatedUnion('method', [
-  z.strictObject({ method: z.literal('CREATE'), data: CreateData }),
+  z.strictObject({ method: z.literal('CREATE'), data: MetaCreateDataSchema }),
   z.strictObject({ method: z.literal('UPDATE'), data: UpdateData }),
   z.strictObject({ method: z.literal('DELETE'), data: z.strictObject({ id: ItemFields.id }) }),
 ]);

@@ -1,5 +1,5 @@
 import { type HarnessServer, type RecordedRequest, type Reply, startHarness } from './http-harness.js';
-import { parseMetaBatchForm } from './meta-schema.js';
+import { MetaCreateDataSchema, parseMetaBatchForm } from './meta-schema.js';
 
 /**
  * A fake Meta Graph API catalog (docs/decisions/0013-channel-push.md, "Meta `items_batch`"): `POST
@@ -28,6 +28,15 @@ export interface MetaServer extends HarnessServer {
   readonly invalidIds: Set<string>;
   /** Batch handles answered by `check_batch_request_status`: `finished` with nothing invalid unless set here. */
   readonly batches: Map<string, MetaBatchState>;
+  /**
+   * Retailer ids Meta accepts in the call but finds invalid while ingesting: the call's handle reports them in
+   * `ids_of_invalid_requests` (once per id: the id is taken out of the set), and the item is not changed.
+   */
+  readonly ingestInvalidIds: Set<string>;
+  /** The status the next calls' handles report (default `finished`; e.g. `error`, `canceled`, `started`). */
+  setNextBatchStatus(status: MetaBatchState['status']): void;
+  /** Fault: the next `count` items are answered as accepted but not applied (a lost update). */
+  loseNext(count: number): void;
 }
 
 /** One handle's state as `check_batch_request_status` reports it (guide "get-batch-request"). */
@@ -61,6 +70,9 @@ export async function startMetaServer(options: MetaServerOptions): Promise<MetaS
   const batchPath = `/${version}/${options.catalogId}/items_batch`;
   const statusPath = `/${version}/${options.catalogId}/check_batch_request_status`;
   const batches = new Map<string, MetaBatchState>();
+  const ingestInvalidIds = new Set<string>();
+  let nextStatus: MetaBatchState['status'] = 'finished';
+  let toLose = 0;
 
   /** `GET …/check_batch_request_status?handle=…&load_ids_of_invalid_requests=true`. */
   function batchStatus(url: URL): Reply {
@@ -80,12 +92,23 @@ export async function startMetaServer(options: MetaServerOptions): Promise<MetaS
       invalidIds.delete(id);
       return 'The item violates the commerce policies.';
     }
+    if (toLose > 0) {
+      toLose -= 1;
+      return undefined;
+    }
     if (method === 'DELETE') {
       items.delete(id);
       return undefined;
     }
     const held = items.get(id);
+    // Meta's guide "Send Product Updates": with allow_upsert false an update of a missing item "will not be
+    // completed"; otherwise it creates the item, which needs what a CREATE needs ("all the required fields").
     if (method === 'UPDATE' && held === undefined && !upsert) return `Item with retailer id ${id} does not exist.`;
+    // An empty value clears a field: on a new item it is no value at all.
+    const given = Object.fromEntries(Object.entries(data).filter(([, value]) => value !== ''));
+    if (method === 'UPDATE' && held === undefined && !MetaCreateDataSchema.safeParse(given).success) {
+      return `Item with retailer id ${id} does not exist and the update lacks required fields.`;
+    }
     const next: MetaItem = method === 'CREATE' ? {} : { ...held };
     for (const [field, value] of Object.entries(data)) {
       // An empty value clears the field (how the bridge ends a sale; unconfirmed at Meta, see the decision).
@@ -114,16 +137,34 @@ export async function startMetaServer(options: MetaServerOptions): Promise<MetaS
     const body = parseMetaBatchForm(request.body);
     if (!body.success) return reply(400, metaErrorBody(400, `Invalid parameter: ${body.error.message}`, 100));
     const statuses: ValidationStatus[] = [];
+    const invalidAtIngest: string[] = [];
     for (const entry of body.data.requests) {
+      if (ingestInvalidIds.delete(entry.data.id)) {
+        invalidAtIngest.push(entry.data.id);
+        continue;
+      }
       const error = apply(entry.method, entry.data as Record<string, string>, body.data.allow_upsert ?? true);
       if (error !== undefined) statuses.push({ retailer_id: entry.data.id, errors: [{ message: error }], warnings: [] });
     }
     handleCounter += 1;
     const handle = `fake-handle-${handleCounter}`;
-    batches.set(handle, { status: 'finished' });
+    batches.set(handle, { status: nextStatus, idsOfInvalidRequests: invalidAtIngest });
     return reply(200, { handles: [handle], validation_status: statuses });
   }
 
   const harness = await startHarness(handle, (status) => metaErrorBody(status));
-  return { ...harness, graphUrl: `${harness.baseUrl}/${version}`, items, invalidIds, batches };
+  return {
+    ...harness,
+    graphUrl: `${harness.baseUrl}/${version}`,
+    items,
+    invalidIds,
+    batches,
+    ingestInvalidIds,
+    setNextBatchStatus: (status) => {
+      nextStatus = status;
+    },
+    loseNext: (count) => {
+      toLose = count;
+    },
+  };
 }

@@ -33,6 +33,8 @@ export interface ShoptetServer extends HarnessServer {
   readonly connectionViolations: () => number;
   /** What `X-RateLimit-Bucket-Filling` says from now on (default `1/200`). */
   setBucketFilling(text: string): void;
+  /** Fault: the next `count` items are answered as accepted but not applied (a lost update). */
+  loseNext(count: number): void;
 }
 
 interface ShoptetErrorItem {
@@ -59,11 +61,13 @@ function applyItems(
   stock: Map<string, ShoptetStock>,
   sets: ReadonlySet<string>,
   items: readonly Record<string, unknown>[],
+  lose: () => boolean,
 ): ShoptetErrorItem[] {
   const errors: ShoptetErrorItem[] = [];
   for (const item of items) {
     const code = String(item.productCode);
     const held = stock.get(code);
+    if (held !== undefined && lose()) continue;
     if (held === undefined) {
       errors.push({ errorCode: 'unknown-product', message: `Product with code "${code}" not found.`, instance: code });
     } else if (sets.has(code)) {
@@ -92,6 +96,12 @@ export async function startShoptetServer(options: ShoptetServerOptions): Promise
   const now = options.now ?? Date.now;
   let violations = 0;
   let filling = '1/200';
+  let toLose = 0;
+  const lose = () => {
+    if (toLose <= 0) return false;
+    toLose -= 1;
+    return true;
+  };
 
   function answer(status: number, body: unknown, extra: Record<string, string> = {}): Reply {
     return { status, body, headers: { 'x-ratelimit-bucket-filling': filling, ...extra } };
@@ -123,7 +133,7 @@ export async function startShoptetServer(options: ShoptetServerOptions): Promise
     if (!body.success) {
       return answer(400, envelope([{ errorCode: 'invalid-request', message: body.error.message, instance: 'body' }]));
     }
-    const errors = applyItems(stock, sets, body.data.data as readonly Record<string, unknown>[]);
+    const errors = applyItems(stock, sets, body.data.data as readonly Record<string, unknown>[], lose);
     const allFailed = errors.length > 0 && errors.length === body.data.data.length;
     return answer(allFailed ? 400 : 200, envelope(errors.length === 0 ? null : errors));
   }
@@ -135,6 +145,9 @@ export async function startShoptetServer(options: ShoptetServerOptions): Promise
     connectionViolations: () => violations,
     setBucketFilling: (text) => {
       filling = text;
+    },
+    loseNext: (count) => {
+      toLose = count;
     },
   };
 }

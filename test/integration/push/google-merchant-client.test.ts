@@ -180,7 +180,7 @@ describe('Google Merchant client against the fake Merchant API', () => {
 
   it('a patch of a product the source does not hold is rejected (NOT_FOUND), not retried forever', async () => {
     const outcome = only(await client.send([product(CASES.sale(), { kind: 'update', fields: ['availability'] })]));
-    expect(outcome).toMatchObject({ kind: 'rejected', message: expect.stringContaining('NOT_FOUND') });
+    expect(outcome).toMatchObject({ kind: 'rejected', message: expect.stringContaining('NOT_FOUND'), cause: 'invalid' });
   });
 });
 
@@ -191,7 +191,12 @@ describe('retries', () => {
   it('429 RESOURCE_EXHAUSTED is retried after its Retry-After seconds, then goes through', async () => {
     server.faults.failNext(1, { status: 429, retryAfter: '120' });
     const first = only(await client.send([product(CASES.newItem(), { kind: 'create' })]));
-    expect(first).toMatchObject({ kind: 'retry', afterMs: 120_000, message: expect.stringContaining('RESOURCE_EXHAUSTED') });
+    expect(first).toMatchObject({
+      kind: 'retry',
+      afterMs: 120_000,
+      message: expect.stringContaining('RESOURCE_EXHAUSTED'),
+      cause: 'rate-limit',
+    });
     expect(server.products.get(KEY_OF_ID)?.priceMicros).toBe('15990000');
     server.products.clear();
     await insertNew();
@@ -200,7 +205,7 @@ describe('retries', () => {
 
   it('503 is retried after its Retry-After (an HTTP-date, read against the injected clock)', async () => {
     server.faults.failNext(1, { status: 503, retryAfter: new Date(NOW + 7000).toUTCString() });
-    expect(only(await client.send([local('U1')]))).toMatchObject({ kind: 'retry', afterMs: 7000 });
+    expect(only(await client.send([local('U1')]))).toMatchObject({ kind: 'retry', afterMs: 7000, cause: 'server' });
   });
 
   it('a daily quota 429 without Retry-After waits for the 12:00 UTC reset', async () => {
@@ -208,7 +213,7 @@ describe('retries', () => {
       status: 429,
       body: { error: { code: 429, status: 'RESOURCE_EXHAUSTED', message: 'quota/daily_limit_exceeded' } },
     });
-    expect(only(await client.send([local('U1')]))).toMatchObject({ kind: 'retry', afterMs: 2 * 3600 * 1000 });
+    expect(only(await client.send([local('U1')]))).toMatchObject({ kind: 'retry', afterMs: 2 * 3600 * 1000, cause: 'quota' });
     expect(msUntilQuotaReset(Date.UTC(2026, 10, 26, 12, 0, 0))).toBe(24 * 3600 * 1000);
   });
 
@@ -228,7 +233,7 @@ describe('bounded requests', () => {
     const held = server.faults.hold();
     const outcomes = await client.send([local('U1')]);
     held.release();
-    expect(only(outcomes)).toMatchObject({ kind: 'retry', message: expect.stringContaining('network error') });
+    expect(only(outcomes)).toMatchObject({ kind: 'retry', message: expect.stringContaining('network error'), cause: 'network' });
   });
 
   it('sends one call per target with at most `concurrency` connections', async () => {
@@ -328,6 +333,7 @@ describe('the access token', () => {
     expect(only(await client.send([local('U1')]))).toMatchObject({
       kind: 'retry',
       message: expect.stringContaining('UNAUTHENTICATED'),
+      cause: 'auth',
     });
     expect(only(await client.send([local('U1')]))).toEqual({ kind: 'ok' });
     expect(server.tokensIssued()).toBe(2);
@@ -351,7 +357,7 @@ describe('the access token', () => {
     await client.close();
     client = clientFor({ key: keyFile(otherPrivatePem, server.tokenUrl) });
     const outcome = only(await client.send([local('U1')]));
-    expect(outcome).toMatchObject({ kind: 'retry', message: expect.stringContaining('invalid_grant') });
+    expect(outcome).toMatchObject({ kind: 'retry', message: expect.stringContaining('invalid_grant'), cause: 'auth' });
     expect(server.tokensIssued()).toBe(0);
     expect(apiCalls()).toHaveLength(0);
     expectNoSecret([outcome], otherPrivatePem);

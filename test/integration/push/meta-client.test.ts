@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMetaClient, type MetaClient } from '../../../src/adapters/push/meta-client.js';
 import type { FeedItem } from '../../../src/core/feeds/feed-item.js';
 import type { PushAction, PushBatchItem, PushTargetOutcome } from '../../../src/core/push/channel-client.js';
-import { buildMetaRequest, type MetaBatchRequest } from '../../../src/core/push/payloads/meta.js';
+import { buildMetaFullRequest, buildMetaRequest, type MetaBatchRequest } from '../../../src/core/push/payloads/meta.js';
 import { parseMetaBatchForm } from '../../fakes/channels/meta-schema.js';
 import { type MetaServer, startMetaServer } from '../../fakes/channels/meta-server.js';
 import { CASES, feedItem } from '../../unit/core/push/payloads/push-fixtures.js';
@@ -119,8 +119,8 @@ describe('meta-client against the fake Graph API', () => {
 
     expect(outcomes.map(({ outcome }) => outcome)).toEqual([
       { kind: 'ok' },
-      { kind: 'rejected', message: 'The item violates the commerce policies.' },
-      { kind: 'rejected', message: 'Item with retailer id unknown-7 does not exist.' },
+      { kind: 'rejected', message: 'The item violates the commerce policies.', cause: 'invalid' },
+      { kind: 'rejected', message: 'Item with retailer id unknown-7 does not exist.', cause: 'invalid' },
     ]);
     expect(server.items.has('unknown-7')).toBe(false);
   });
@@ -133,8 +133,8 @@ describe('meta-client against the fake Graph API', () => {
     const second = await client.send([availability()]);
 
     expect(first.map(({ outcome }) => outcome)).toEqual([
-      { kind: 'retry', afterMs: 30_000, message: 'HTTP 429 code 80014: HTTP 429' },
-      { kind: 'retry', afterMs: 30_000, message: 'HTTP 429 code 80014: HTTP 429' },
+      { kind: 'retry', afterMs: 30_000, message: 'HTTP 429 code 80014: HTTP 429', cause: 'rate-limit' },
+      { kind: 'retry', afterMs: 30_000, message: 'HTTP 429 code 80014: HTTP 429', cause: 'rate-limit' },
     ]);
     expect(second[0]?.outcome).toMatchObject({ kind: 'retry', afterMs: 45_000 });
     expect(server.items.get('a-1/2')).toEqual(HELD);
@@ -147,8 +147,13 @@ describe('meta-client against the fake Graph API', () => {
     const limited = await client.send([availability()]);
     const invalid = await client.send([availability()]);
 
-    expect(limited[0]?.outcome).toEqual({ kind: 'retry', afterMs: 60_000, message: 'HTTP 400 code 80014: rate limited' });
-    expect(invalid[0]?.outcome).toEqual({ kind: 'rejected', message: 'HTTP 400 code 100: Invalid parameter' });
+    expect(limited[0]?.outcome).toEqual({
+      kind: 'retry',
+      afterMs: 60_000,
+      message: 'HTTP 400 code 80014: rate limited',
+      cause: 'rate-limit',
+    });
+    expect(invalid[0]?.outcome).toEqual({ kind: 'rejected', message: 'HTTP 400 code 100: Invalid parameter', cause: 'invalid' });
   });
 
   it('a malformed validation_status refuses nothing it cannot name', async () => {
@@ -167,6 +172,12 @@ describe('meta-client against the fake Graph API', () => {
     expect(outcomes[0]?.outcome).toMatchObject({ kind: 'retry', message: expect.stringMatching(/nothing was ingested/) });
   });
 
+  it('a 403 without a token code (missing permission) is a credentials problem too: retried, not dropped', async () => {
+    server.faults.failNext(1, { status: 403, body: { error: { message: 'Permissions error', code: 200 } } });
+    const outcomes = await client.send([availability()]);
+    expect(outcomes[0]?.outcome).toMatchObject({ kind: 'retry', cause: 'auth', message: expect.stringContaining('Permissions') });
+  });
+
   it('a refused token keeps the target pending (retry); no message names a token', async () => {
     const wrong = clientFor({ token: 'EAAwrong-token-0d3' });
     const outcomes = await wrong.send([availability()]);
@@ -174,8 +185,12 @@ describe('meta-client against the fake Graph API', () => {
     server.faults.failNext(1, { status: 500, body: { error: { message: `token ${TOKEN} broke`, code: 2 } } });
     const echoed = await client.send([availability()]);
 
-    expect(outcomes[0]?.outcome).toMatchObject({ kind: 'retry', message: expect.stringMatching(/code 190.*META_ACCESS_TOKEN/) });
-    expect(echoed[0]?.outcome).toEqual({ kind: 'retry', message: 'HTTP 500 code 2: token [redacted] broke' });
+    expect(outcomes[0]?.outcome).toMatchObject({
+      kind: 'retry',
+      message: expect.stringMatching(/code 190.*META_ACCESS_TOKEN/),
+      cause: 'auth',
+    });
+    expect(echoed[0]?.outcome).toEqual({ kind: 'retry', message: 'HTTP 500 code 2: token [redacted] broke', cause: 'server' });
     expect(JSON.stringify(outcomes)).not.toContain('EAAwrong-token-0d3');
     expect(JSON.stringify(echoed)).not.toContain(TOKEN);
     expect(server.requests.every((recorded) => !recorded.url.includes('token'))).toBe(true);
@@ -189,7 +204,11 @@ describe('meta-client against the fake Graph API', () => {
     held.release();
     await slow.close();
 
-    expect(outcomes[0]?.outcome).toMatchObject({ kind: 'retry', message: expect.stringMatching(/UND_ERR_HEADERS_TIMEOUT/) });
+    expect(outcomes[0]?.outcome).toMatchObject({
+      kind: 'retry',
+      message: expect.stringMatching(/UND_ERR_HEADERS_TIMEOUT/),
+      cause: 'network',
+    });
   });
 
   it('cuts a batch at META_BATCH_SIZE, in order, one call after another', async () => {
@@ -204,6 +223,58 @@ describe('meta-client against the fake Graph API', () => {
       server.requests.map((recorded) => JSON.parse(new URLSearchParams(recorded.body).get('requests') ?? '[]').length),
     ).toEqual([2, 2, 1]);
     expectOnlyValidRequests();
+  });
+});
+
+describe('meta-client new items and full sends (allow_upsert)', () => {
+  function fullItem(id: string, item: FeedItem, gen = 1): PushBatchItem<MetaBatchRequest> {
+    const result = buildMetaFullRequest(id, { ...item, id }, OPTIONS);
+    if (result.kind !== 'send') throw new Error(`skipped: ${result.reason}`);
+    return { target: `m:${id}`, gen, payload: result.payload };
+  }
+
+  it('a field UPDATE of an item Meta lacks is refused (allow_upsert=false); a FULL send creates it', async () => {
+    const refused = await client.send([availability('missing-1')]);
+    const created = await client.send([fullItem('missing-1', CASES.newItem())]);
+
+    expect(kinds(refused)).toEqual({ 'm:missing-1': 'rejected' });
+    expect(kinds(created)).toEqual({ 'm:missing-1': 'ok' });
+    expect(server.items.get('missing-1')).toMatchObject({ id: 'missing-1', condition: 'new', brand: 'Pražírna' });
+    expect(server.items.get('missing-1')?.title).toBeDefined();
+    expect(server.items.get('missing-1')?.image_link).toBeDefined();
+    expectOnlyValidRequests();
+  });
+
+  it('a FULL send overwrites a held item and clears its ended sale', async () => {
+    server.items.set('b-9', { id: 'b-9', price: '1.00 CZK', sale_price: '0.50 CZK' });
+    await client.send([fullItem('b-9', feedItem())]);
+
+    expect(server.items.get('b-9')?.sale_price).toBeUndefined();
+    expect(server.items.get('b-9')?.link).toBeDefined();
+  });
+
+  it('field updates and whole items travel in separate calls: allow_upsert false, then true', async () => {
+    const outcomes = await client.send([fullItem('new-2', CASES.newItem()), availability(), fullItem('b-9', feedItem())]);
+
+    expect(kinds(outcomes)).toEqual({ 'm:new-2': 'ok', 'm:a-1/2': 'ok', 'm:b-9': 'ok' });
+    const calls = server.requests.map((recorded) => new URLSearchParams(recorded.body));
+    expect(calls.map((form) => form.get('allow_upsert'))).toEqual(['false', 'true']);
+    const ids = calls.map((form) =>
+      (JSON.parse(form.get('requests') ?? '[]') as { data: { id: string } }[]).map((r) => r.data.id),
+    );
+    expect(ids).toEqual([['a-1/2'], ['new-2', 'b-9']]);
+    // The bridge's `upsert` mark never travels.
+    expect(calls[1]?.get('requests')).not.toContain('upsert');
+    expectOnlyValidRequests();
+  });
+
+  it('a FULL send of an item the Meta feed leaves out (no brand, no GTIN) is skipped, never half-created', () => {
+    const { enrichment: _enrichment, ean: _ean, ...bare } = CASES.newItem();
+    expect(buildMetaFullRequest('x-1', bare, { currency: 'CZK' })).toEqual({ kind: 'skip', reason: 'neither brand nor GTIN' });
+    expect(buildMetaFullRequest('x-1', undefined, OPTIONS)).toEqual({
+      kind: 'send',
+      payload: { method: 'DELETE', data: { id: 'x-1' } },
+    });
   });
 });
 
@@ -222,13 +293,30 @@ describe('meta-client batch handles and their status', () => {
     const pending = await tracked.checkBatchStatus(handle);
     server.batches.set(handle, { status: 'canceled' });
     const canceled = await tracked.checkBatchStatus(handle);
+    // Meta's own sample: the refused item only in errors[], ids_of_invalid_requests empty.
+    server.faults.failNext(1, {
+      status: 200,
+      body: {
+        data: [
+          {
+            status: 'finished',
+            errors_total_count: 1,
+            errors: [{ line: 0, id: 'r-4', message: 'no Availability' }],
+            warnings: [],
+            ids_of_invalid_requests: [],
+          },
+        ],
+      },
+    });
+    const sample = await tracked.checkBatchStatus(handle);
     await tracked.close();
 
     expect(handles).toEqual([[handle, ['m:a-1/2']]]);
     expect(finished).toEqual({ kind: 'finished', invalidIds: [] });
-    expect(invalid).toEqual({ kind: 'finished', invalidIds: ['a-1/2'] });
+    expect(invalid).toEqual({ kind: 'finished', invalidIds: ['a-1/2'], messages: { 'a-1/2': 'Invalid request' } });
     expect(pending).toEqual({ kind: 'pending', status: 'started' });
     expect(canceled).toEqual({ kind: 'failed', status: 'canceled' });
+    expect(sample).toEqual({ kind: 'finished', invalidIds: ['r-4'], messages: { 'r-4': 'no Availability' } });
     const check = new URL(server.requests[1]?.url ?? '', 'http://x');
     expect(check.pathname).toBe(`/v21.0/${CATALOG}/check_batch_request_status`);
     expect(Object.fromEntries(check.searchParams)).toEqual({ handle, load_ids_of_invalid_requests: 'true' });

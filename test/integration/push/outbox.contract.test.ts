@@ -276,15 +276,24 @@ describe.each(backends)('push outbox contract (%s)', (name, open) => {
     expect(await outbox.paused('google')).toBe(false);
     expect(await outbox.state('google')).toEqual({});
     await outbox.setPaused('google', true);
-    await outbox.setState('meta', { lastError: 'rate limited (80014)', quota: { used: 10, limit: 100 } });
+    await outbox.patchState('meta', { lastError: 'rate limited (80014)', quota: { used: 10, limit: 100 } });
     expect(await outbox.paused('google')).toBe(true);
     expect(await outbox.paused('meta')).toBe(false);
     expect(await outbox.state('meta')).toEqual({ lastError: 'rate limited (80014)', quota: { used: 10, limit: 100 } });
 
     await outbox.setPaused('google', false);
-    await outbox.setState('meta', { lastSuccessAt: '2026-11-26T12:00:00.000Z' });
+    // A patch sets its fields, removes those given as null and keeps the rest (another writer's quota).
+    await outbox.patchState('meta', { lastSuccessAt: '2026-11-26T12:00:00.000Z', lastError: null });
     expect(await outbox.paused('google')).toBe(false);
-    expect(await outbox.state('meta')).toEqual({ lastSuccessAt: '2026-11-26T12:00:00.000Z' });
+    expect(await outbox.state('meta')).toEqual({
+      lastSuccessAt: '2026-11-26T12:00:00.000Z',
+      quota: { used: 10, limit: 100 },
+    });
+    await outbox.patchState('meta', { quota: { used: 11, limit: 100, resetAt: '2026-11-27T12:00:00.000Z' } });
+    expect(await outbox.state('meta')).toEqual({
+      lastSuccessAt: '2026-11-26T12:00:00.000Z',
+      quota: { used: 11, limit: 100, resetAt: '2026-11-27T12:00:00.000Z' },
+    });
     expect(await outbox.state('google')).toEqual({});
     await outbox.close();
   });

@@ -91,7 +91,7 @@ describe('push requests for a sale and a price change (Meta, Shoptet)', () => {
     await settled(app);
     expect(meta()).toHaveLength(1);
     expect(shoptetItems(fakes.shoptet.requests.slice(from.shoptet))).toEqual([{ productCode: productCode(item), realStock: 0 }]);
-    expect(fakes.meta.items.get(item.id)).toEqual({ id: item.id, availability: 'out of stock' });
+    expect(fakes.meta.items.get(item.id)).toMatchObject({ id: item.id, availability: 'out of stock' });
   });
 
   it('a price change: Meta gets the exact price ("15.99 CZK", "0.10 CZK"), Shoptet nothing', async () => {

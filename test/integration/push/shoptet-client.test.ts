@@ -3,7 +3,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createShoptetClient, parseBucketFilling, type ShoptetClient } from '../../../src/adapters/push/shoptet-client.js';
 import type { FeedItem } from '../../../src/core/feeds/feed-item.js';
 import type { PushAction, PushBatchItem, PushTargetOutcome } from '../../../src/core/push/channel-client.js';
+import { createPacer } from '../../../src/core/push/pacer.js';
 import { buildShoptetStockItem, type ShoptetStockItem } from '../../../src/core/push/payloads/shoptet.js';
+import { createBucketSteering } from '../../../src/core/push/shoptet-bucket.js';
 import { ShoptetRequestHeadersSchema, ShoptetStockMovementsRequestSchema } from '../../fakes/channels/shoptet-schema.js';
 import { type ShoptetServer, startShoptetServer } from '../../fakes/channels/shoptet-server.js';
 import { CASES } from '../../unit/core/push/payloads/push-fixtures.js';
@@ -97,7 +99,11 @@ describe('shoptet-client against the fake Shoptet API', () => {
 
     expect(server.stock.get('C3')).toEqual({ realStock: 3 });
     expect(outcomes[0]?.outcome).toEqual({ kind: 'ok' });
-    expect(outcomes[1]?.outcome).toEqual({ kind: 'rejected', message: 'unknown-product: Product with code "NEW" not found.' });
+    expect(outcomes[1]?.outcome).toEqual({
+      kind: 'rejected',
+      message: 'unknown-product: Product with code "NEW" not found.',
+      cause: 'invalid',
+    });
     expectOnlyValidRequests();
   });
 
@@ -129,8 +135,8 @@ describe('shoptet-client against the fake Shoptet API', () => {
 
     expect(server.requests[0]?.status).toBe(400);
     expect(outcomes.map(({ outcome }) => outcome)).toEqual([
-      { kind: 'rejected', message: 'unknown-product: Product with code "X" not found.' },
-      { kind: 'rejected', message: 'unknown-product: Product with code "Y" not found.' },
+      { kind: 'rejected', message: 'unknown-product: Product with code "X" not found.', cause: 'invalid' },
+      { kind: 'rejected', message: 'unknown-product: Product with code "Y" not found.', cause: 'invalid' },
     ]);
   });
 
@@ -144,11 +150,11 @@ describe('shoptet-client against the fake Shoptet API', () => {
     const named = await client.send([batchItem('A1', CASES.sale()), batchItem('B2', CASES.sale())]);
 
     expect(whole.map(({ outcome }) => outcome)).toEqual([
-      { kind: 'rejected', message: 'invalid-request: bad' },
-      { kind: 'rejected', message: 'invalid-request: bad' },
+      { kind: 'rejected', message: 'invalid-request: bad', cause: 'invalid' },
+      { kind: 'rejected', message: 'invalid-request: bad', cause: 'invalid' },
     ]);
     expect(named.map(({ outcome }) => outcome)).toEqual([
-      { kind: 'rejected', message: 'unknown-product: gone' },
+      { kind: 'rejected', message: 'unknown-product: gone', cause: 'invalid' },
       { kind: 'retry', message: 'HTTP 400 named no error for this item' },
     ]);
   });
@@ -161,7 +167,7 @@ describe('shoptet-client against the fake Shoptet API', () => {
     const down = await client.send([batchItem('A1', CASES.sale())]);
 
     expect(ok[0]?.outcome).toEqual({ kind: 'ok' });
-    expect(down[0]?.outcome).toEqual({ kind: 'retry', message: 'HTTP 500' });
+    expect(down[0]?.outcome).toEqual({ kind: 'retry', message: 'HTTP 500', cause: 'server' });
   });
 
   it('429 with an HTTP-date Retry-After becomes retry after exactly that long (injected clock)', async () => {
@@ -170,8 +176,8 @@ describe('shoptet-client against the fake Shoptet API', () => {
     const outcomes = await client.send([batchItem('A1', CASES.sale()), batchItem('B2', CASES.sale())]);
 
     expect(outcomes.map(({ outcome }) => outcome)).toEqual([
-      { kind: 'retry', afterMs: 90_000, message: 'HTTP 429 too-many-requests: HTTP 429' },
-      { kind: 'retry', afterMs: 90_000, message: 'HTTP 429 too-many-requests: HTTP 429' },
+      { kind: 'retry', afterMs: 90_000, message: 'HTTP 429 too-many-requests: HTTP 429', cause: 'rate-limit' },
+      { kind: 'retry', afterMs: 90_000, message: 'HTTP 429 too-many-requests: HTTP 429', cause: 'rate-limit' },
     ]);
     expect(server.stock.get('A1')).toEqual({ realStock: 3 });
   });
@@ -201,7 +207,11 @@ describe('shoptet-client against the fake Shoptet API', () => {
     const echoed = await client.send([batchItem('A1', CASES.sale())]);
 
     expect(server.requests[0]?.status).toBe(401);
-    expect(outcomes[0]?.outcome).toMatchObject({ kind: 'retry', message: expect.stringMatching(/SHOPTET_API_TOKEN/) });
+    expect(outcomes[0]?.outcome).toMatchObject({
+      kind: 'retry',
+      message: expect.stringMatching(/SHOPTET_API_TOKEN/),
+      cause: 'auth',
+    });
     expect(echoed[0]?.outcome).toMatchObject({ kind: 'retry', message: 'HTTP 500 e: bad [redacted]' });
     expect(JSON.stringify([outcomes, echoed])).not.toContain('not-the-shop-token-81b');
     expect(JSON.stringify(echoed)).not.toContain(TOKEN);
@@ -236,6 +246,52 @@ describe('shoptet-client against the fake Shoptet API', () => {
     expect(parseBucketFilling(' 3 / 200 ')).toEqual({ used: 3, size: 200 });
     expect(parseBucketFilling('full')).toBeUndefined();
     expect(parseBucketFilling('1/0')).toBeUndefined();
+  });
+
+  it('a bucket above 80 % slows the pacer to one call at a time until it leaked back; below, the normal pace returns', async () => {
+    const normal = { capacity: 2, refillPerSecond: 2, maxConcurrent: 2 };
+    const pacer = createPacer(normal, NOW);
+    const steering = createBucketSteering(pacer, normal, () => NOW);
+    const paced = clientFor({ onBucketFilling: steering.onFilling });
+
+    server.setBucketFilling('190/200');
+    await paced.send([batchItem('A1', CASES.sale())]);
+    const hot = pacer.snapshot(NOW);
+    const hotNext = pacer.nextAvailableAt(NOW);
+    server.setBucketFilling('120/200');
+    await paced.send([batchItem('A1', CASES.sale())]);
+    await paced.close();
+
+    expect(steering.slow()).toBe(false);
+    expect(steering.last()).toEqual({ used: 120, max: 200 });
+    // 190 − 160 drops leak at 10 a second: 3 s before the next call, then one at a time.
+    expect(hot.closedUntil).toBe(NOW + 3000);
+    expect(hotNext).toBe(NOW + 3000);
+    // Back under 80 %: the normal pace (two in flight) once the wait is over.
+    expect(pacer.tryTake(NOW + 2999)).toBe(false);
+    expect(pacer.tryTake(NOW + 3000)).toBe(true);
+    expect(pacer.tryTake(NOW + 3000)).toBe(true);
+    pacer.release(2);
+  });
+
+  it('the slow pace holds while the bucket stays above 80 %: one call in flight at most', async () => {
+    const normal = { capacity: 2, refillPerSecond: 2, maxConcurrent: 2 };
+    const pacer = createPacer(normal, NOW);
+    const steering = createBucketSteering(pacer, normal, () => NOW);
+    const paced = clientFor({ onBucketFilling: steering.onFilling });
+    server.setBucketFilling('161/200');
+
+    await paced.send([batchItem('A1', CASES.sale())]);
+    await paced.close();
+
+    expect(steering.slow()).toBe(true);
+    const at = NOW + 10_000;
+    expect(pacer.tryTake(at)).toBe(true);
+    // A second call while one is in flight waits for its answer (maxConcurrent 1), not for time.
+    expect(pacer.nextAvailableAt(at)).toBeUndefined();
+    pacer.release();
+    // And the next waits ~2 s for a token (one call every 2 s).
+    expect(pacer.nextAvailableAt(at)).toBe(at + 2000);
   });
 
   it('cuts 301 items into two calls of 300 and 1', async () => {

@@ -26,7 +26,7 @@ describe('push outbox (sqlite): restart safety', () => {
       { channel: 'meta', target: 'm:1', mask: ADDED, atMs: 1_000 },
     ]);
     await before.setPaused('meta', true);
-    await before.setState('google', { lastSuccessAt: '2026-11-26T12:00:00.000Z' });
+    await before.patchState('google', { lastSuccessAt: '2026-11-26T12:00:00.000Z' });
     const [sent] = await before.claim('google', 1_000, 1, LEASE);
     await before.ack('google', sent?.target ?? '', sent?.gen ?? 0);
     await before.close();

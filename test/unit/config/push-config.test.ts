@@ -70,3 +70,16 @@ describe('config/push', () => {
     expect(problemsOf({ PUSH_DRYRUN: 'true' })).toEqual(['PUSH_DRYRUN: is not a known setting (did you mean PUSH_DRY_RUN?)']);
   });
 });
+
+describe('config/push reconciliation', () => {
+  it('runs the nightly reconciliation at 03:30 by default, and not at all with off', () => {
+    expect(createTestConfig().push.reconcileCron).toBe('30 3 * * *');
+    expect(createTestConfig({ PUSH_RECONCILE_CRON: 'off' }).push.reconcileCron).toBeUndefined();
+    expect(createTestConfig({ PUSH_RECONCILE_CRON: '0 2 * * 1' }).push.reconcileCron).toBe('0 2 * * 1');
+  });
+
+  it('refuses a PUSH_RECONCILE_CRON that is no cron expression, naming the setting', () => {
+    const problems = problemsOf({ PUSH_RECONCILE_CRON: 'nightly' });
+    expect(problems.some((problem) => problem.startsWith('PUSH_RECONCILE_CRON:') && problem.includes('off'))).toBe(true);
+  });
+});

@@ -12,6 +12,7 @@ import type { WebhookRoutesDeps } from '../../../src/http/routes/webhook-routes.
 import type { SyncOutcome } from '../../../src/services/catalog/catalog-types.js';
 import type { ConsoleWarningCode } from '../../../src/services/console-warnings.js';
 import type { EnrichmentProblemReport } from '../../../src/services/enrichment/enrichment-service.js';
+import type { PushWarningCode } from '../../../src/services/push-warnings.js';
 import type { WebhookStats } from '../../../src/services/webhook-processor.js';
 
 /**
@@ -103,6 +104,15 @@ const TYPED_CODES: Readonly<Record<string, readonly string[]>> = {
     'feed-not-fetched',
     'feed-never-fetched',
   ]),
+  'push warnings': allOf<PushWarningCode>()([
+    'PUSH_REJECTED',
+    'PUSH_AUTH_FAILED',
+    'PUSH_RATE_LIMITED',
+    'PUSH_QUOTA_EXHAUSTED',
+    'PUSH_STALLED',
+    'PUSH_PAUSED',
+    'PUSH_DRY_RUN',
+  ]),
   // A metrics label written in app-jobs.ts (a job run that threw); checked against the source below.
   'job runs': ['crashed'],
 };
@@ -120,6 +130,7 @@ const SECTION_ANCHORS = [
   'webhook-outcomes',
   'http-error-codes',
   'console-warnings',
+  'push-warnings',
   'messages-without-a-code',
 ];
 

@@ -37,13 +37,28 @@ export interface MetaItemData {
 export interface MetaBatchRequest {
   readonly method: 'CREATE' | 'UPDATE' | 'DELETE';
   readonly data: MetaItemData;
+  /**
+   * Not sent: the call this request travels in. `true` for an UPDATE carrying the whole item (FULL), sent with
+   * `allow_upsert=true` so that an item Meta does not hold is created; the others travel with `false`.
+   */
+  readonly upsert?: true;
+}
+
+/** A request as it goes in `requests` (without the bridge's `upsert` mark). */
+export interface MetaWireRequest {
+  readonly method: MetaBatchRequest['method'];
+  readonly data: MetaItemData;
 }
 
 export interface MetaBatchBody {
   readonly item_type: 'PRODUCT_ITEM';
-  /** `false`: an UPDATE of an item Meta does not hold must not create a half item. */
+  /**
+   * `false`: an UPDATE of an item Meta does not hold must not create a half item ("When allow_upsert is false,
+   * update requests for items not existing in the catalog will not be completed. Otherwise, new items are
+   * created.", Meta's guide "Send Product Updates"); `true` only for calls of whole items (FULL).
+   */
   readonly allow_upsert: boolean;
-  readonly requests: readonly MetaBatchRequest[];
+  readonly requests: readonly MetaWireRequest[];
 }
 
 export interface MetaPayloadOptions {
@@ -121,9 +136,90 @@ export function buildMetaRequest(
   return typeof data === 'string' ? { kind: 'skip', reason: data } : { kind: 'send', payload: { method: 'CREATE', data } };
 }
 
-/** The `items_batch` call for one batch of requests. */
-export function buildMetaBatchBody(requests: readonly MetaBatchRequest[]): MetaBatchBody {
-  return { item_type: 'PRODUCT_ITEM', allow_upsert: false, requests };
+/**
+ * A FULL send of target `m:{id}` (first start, nightly reconciliation, a removal and re-addition): the whole
+ * item as CREATE would carry it (the Meta template's required fields), as an UPDATE in an `allow_upsert=true`
+ * call, so an item Meta holds is overwritten and one it does not hold is created (Meta's guide "Send Product
+ * Updates": with upsert allowed, "new items are created"; a CREATE "must contain all the required fields").
+ * An UPDATE rather than a CREATE because Meta's reference does not say what CREATE does with an existing item.
+ * An item the feed leaves out is skipped, never half-created; a removed one is deleted.
+ */
+export function buildMetaFullRequest(
+  retailerId: string,
+  item: FeedItem | undefined,
+  options: MetaPayloadOptions,
+): PayloadResult<MetaBatchRequest> {
+  if (item === undefined) return { kind: 'send', payload: { method: 'DELETE', data: { id: retailerId } } };
+  if (retailerId.length > 100) return { kind: 'skip', reason: 'id longer than 100 characters' };
+  const data = createData(item, options);
+  if (typeof data === 'string') return { kind: 'skip', reason: data };
+  // A sale that ended is cleared on Meta's copy, as a field update does.
+  const full: MetaItemData = data.sale_price === undefined ? { ...data, sale_price: '' } : data;
+  return { kind: 'send', payload: { method: 'UPDATE', data: full, upsert: true } };
+}
+
+/** The Meta feed columns a request carries (`templates/meta.json` headers are Meta's field names). */
+const ROW_FIELDS = [
+  'title',
+  'description',
+  'availability',
+  'condition',
+  'price',
+  'sale_price',
+  'link',
+  'image_link',
+  'brand',
+  'gtin',
+] as const;
+const REQUIRED_ROW_FIELDS = ['title', 'description', 'availability', 'price', 'link', 'image_link'] as const;
+const UPDATE_FIELDS: Readonly<Record<string, (typeof ROW_FIELDS)[number]>> = {
+  price: 'price',
+  salePrice: 'sale_price',
+  availability: 'availability',
+};
+
+/**
+ * The request of target `m:{id}` from the Meta feed's own row of the item (its CSV cells by header, empty ones
+ * left out: `csvRowValues`), so the pushed values are the served feed's, stock policy included. `action`
+ * `full` is the FULL send (see `buildMetaFullRequest`); a field update takes those fields' cells only (a sale
+ * that ended is sent empty, clearing it).
+ */
+export function buildMetaRequestFromRow(
+  retailerId: string,
+  row: Readonly<Record<string, string>>,
+  action: PushAction | { readonly kind: 'full' },
+): PayloadResult<MetaBatchRequest> {
+  if (action.kind === 'remove') return { kind: 'send', payload: { method: 'DELETE', data: { id: retailerId } } };
+  if (action.kind === 'update') {
+    const data: Record<string, string> = { id: retailerId };
+    for (const field of action.fields) {
+      const column = UPDATE_FIELDS[field];
+      // Only an ended sale is sent empty (cleared); a price or availability the row lacks is not sent at all.
+      const value = row[column ?? ''] ?? (column === 'sale_price' ? '' : undefined);
+      if (column !== undefined && value !== undefined) data[column] = value;
+    }
+    if (Object.keys(data).length === 1) return { kind: 'skip', reason: 'no field Meta carries changed' };
+    return { kind: 'send', payload: { method: 'UPDATE', data: data as unknown as MetaItemData } };
+  }
+  const missing = REQUIRED_ROW_FIELDS.filter((field) => row[field] === undefined);
+  if (missing.length > 0) return { kind: 'skip', reason: `the feed row lacks ${missing.join(', ')}` };
+  const data: Record<string, string> = { id: retailerId };
+  for (const field of ROW_FIELDS) {
+    const value = row[field];
+    if (value !== undefined) data[field] = value;
+  }
+  if (action.kind === 'create') return { kind: 'send', payload: { method: 'CREATE', data: data as unknown as MetaItemData } };
+  data.sale_price ??= '';
+  return { kind: 'send', payload: { method: 'UPDATE', data: data as unknown as MetaItemData, upsert: true } };
+}
+
+/** The `items_batch` call for one batch of requests (all of one `upsert` kind: see `MetaBatchRequest.upsert`). */
+export function buildMetaBatchBody(requests: readonly MetaBatchRequest[], allowUpsert = false): MetaBatchBody {
+  return {
+    item_type: 'PRODUCT_ITEM',
+    allow_upsert: allowUpsert,
+    requests: requests.map(({ method, data }) => ({ method, data })),
+  };
 }
 
 /** The form Meta's examples send: `item_type`, `allow_upsert`, `requests` as JSON text. */

@@ -58,18 +58,64 @@ describe('target payloads (served version through toFeedItem)', () => {
     if (unknown.kind === 'send' && unknown.payload.kind === 'local') {
       expect(unknown.payload.inventory.localInventoryAttributes.quantity).toBeUndefined();
     }
-    expect(google({ target: 'l:9:A', mask: PUSH_MASK.REMOVED }, served).kind).toBe('skip');
+    // The unit no longer offers it (here: the product is gone): its local inventory is deleted by store code.
+    expect(google({ target: 'l:9:A', mask: PUSH_MASK.REMOVED }, served)).toEqual({
+      kind: 'send',
+      payload: { kind: 'localDelete', offerId: '9', storeCode: 'store-a' },
+    });
+    expect(google({ target: 'l:9:A', mask: PUSH_MASK.REMOVED }, undefined).kind).toBe('skip');
+    // Product 1 is served, but unit B does not offer it: B's local inventory goes (no store code: the unit's code).
+    expect(google({ target: 'l:1:B', mask: PUSH_MASK.REMOVED }, served)).toEqual({
+      kind: 'send',
+      payload: { kind: 'localDelete', offerId: '1', storeCode: 'B' },
+    });
+  });
+
+  it('Google supplemental data source: patches only; new and removed items are skipped, a full re-send patches', () => {
+    const supplemental = googlePayloads(GOOGLE, FEED, () => 'supplemental');
+    expect(supplemental({ target: 'p:1', mask: PUSH_MASK.ADDED }, served).kind).toBe('skip');
+    expect(supplemental({ target: 'p:9', mask: PUSH_MASK.REMOVED }, served).kind).toBe('skip');
+    expect(supplemental({ target: 'p:1', mask: PUSH_MASK.PRICE }, served)).toMatchObject({
+      payload: { request: { method: 'patch', updateMask: 'productAttributes.price' } },
+    });
+    expect(supplemental({ target: 'p:1', mask: PUSH_MASK.FULL }, served)).toMatchObject({
+      payload: {
+        request: {
+          method: 'patch',
+          updateMask: 'productAttributes.price,productAttributes.salePrice,productAttributes.availability',
+        },
+      },
+    });
   });
 
   it('splits a local target on the last colon (ids may hold one)', () => {
     expect(splitLocalTarget('l:a:b:A')).toEqual({ id: 'a:b', unit: 'A' });
   });
 
-  it('Meta: a reconciliation of a present item is an UPDATE of price, sale and availability; a removal a DELETE', () => {
+  it('Meta: FULL of a present item is an upsert UPDATE of the whole item; ADDED a CREATE; a removal a DELETE', () => {
     const meta = metaPayloads({ currency: 'CZK', brand: 'Acme' }, FEED);
+    const whole = {
+      id: '1',
+      title: 'Item 1',
+      description: 'Item 1',
+      availability: 'in stock',
+      condition: 'new',
+      price: '15.99 CZK',
+      link: 'https://shop.example/p/1',
+      image_link: 'https://shop.example/i/1.jpg',
+      brand: 'Acme',
+    };
     expect(meta({ target: 'm:1', mask: PUSH_MASK.FULL }, served)).toEqual({
       kind: 'send',
-      payload: { method: 'UPDATE', data: { id: '1', price: '15.99 CZK', sale_price: '', availability: 'in stock' } },
+      payload: { method: 'UPDATE', upsert: true, data: { ...whole, sale_price: '' } },
+    });
+    expect(meta({ target: 'm:1', mask: PUSH_MASK.ADDED }, served)).toEqual({
+      kind: 'send',
+      payload: { method: 'CREATE', data: whole },
+    });
+    expect(meta({ target: 'm:1', mask: PUSH_MASK.PRICE }, served)).toEqual({
+      kind: 'send',
+      payload: { method: 'UPDATE', data: { id: '1', price: '15.99 CZK' } },
     });
     expect(meta({ target: 'm:9', mask: PUSH_MASK.FULL }, served)).toEqual({
       kind: 'send',

@@ -18,6 +18,7 @@ function harness(
     chunkSize?: number;
     onEnqueued?: () => void;
     recordLast?: boolean;
+    fence?: () => string | undefined;
   } = {},
 ) {
   const changeLog = createChangeLog({ maxTransitions: 100 });
@@ -43,6 +44,7 @@ function harness(
     logger: silent,
     ...(options.chunkSize === undefined ? {} : { chunkSize: options.chunkSize }),
     ...(options.onEnqueued === undefined ? {} : { onEnqueued: options.onEnqueued }),
+    ...(options.fence === undefined ? {} : { fence: options.fence }),
   });
   // As in the app, the change log may be recorded by a listener registered after the deriver's (feed-prewarm.ts).
   let previous: CatalogSnapshot | undefined;
@@ -208,5 +210,34 @@ describe('push deriver', () => {
     await h.deriver.catchUp();
     expect(await outbox.cursor()).toBe('v1');
     expect((await rows(outbox, 'meta')).map((row) => [row.target, row.mask])).toEqual([['m:1', PUSH_MASK.PRICE]]);
+  });
+
+  it('stops deriving after a fenced refusal (the lease was lost) until it holds a new lease', async () => {
+    const outbox = createMemoryPushOutbox();
+    // The group lease as Redis holds it: an enqueue fenced with another value is refused.
+    let lease = 'b|2';
+    const fenced: PushOutbox = {
+      ...outbox,
+      cursor: () => outbox.cursor(),
+      async enqueue(expected, next, updates, fence) {
+        return fence === lease ? outbox.enqueue(expected, next, updates, fence) : { ok: false, reason: 'fenced' };
+      },
+    };
+    let held = 'a|1';
+    const h = harness({ outbox: fenced, fence: () => held });
+    h.publish('v1', [{ id: '1', price: 10 }]);
+    await h.deriver.catchUp();
+    expect(h.calls).toHaveLength(1);
+    expect(await outbox.cursor()).toBeUndefined();
+    // Still the same (lost) lease: nothing is tried again, however often the catalog changes.
+    h.publish('v2', [{ id: '1', price: 11 }]);
+    await h.deriver.catchUp();
+    expect(h.calls).toHaveLength(1);
+    // Leading again under a new token: it catches up from the stored cursor.
+    lease = 'a|3';
+    held = 'a|3';
+    await h.deriver.catchUp();
+    expect(h.calls).toHaveLength(2);
+    expect(await outbox.cursor()).toBe('v2');
   });
 });

@@ -268,4 +268,17 @@ describe('push worker', () => {
     expect(s.fake.sent().map((sent) => sent.target)).toEqual(['m:1']);
     await worker.stop();
   });
+
+  it('shows an error noted outside a send (a Meta batch check) as the last error and rejection', async () => {
+    const s = setup();
+    const worker = createPushWorker(s.deps);
+    s.clock.now = 5_000;
+    worker.noteError('Meta found item 7 invalid again: x'.padEnd(400, '.'), true);
+
+    const status = await worker.status();
+    expect(status.state.lastRejected).toMatch(/^Meta found item 7 invalid again/);
+    expect(status.lastErrorAt).toBe(5_000);
+    expect(status.lastError).toHaveLength(300);
+    expect(status.lastError).toMatch(/^Meta found item 7 invalid again/);
+  });
 });

@@ -1,0 +1,103 @@
+import { type Dispatcher, request } from 'undici';
+import { classifyDataSource, dataSourceHttpProblem, type GoogleDataSourceKind } from '../../core/push/google-data-source.js';
+import { type GoogleQuotaGroup, parseQuotaPage } from '../../core/push/google-quota.js';
+import { createRedactor } from '../../core/redact-secrets.js';
+import { describeNetworkError } from '../pos/pos-responses.js';
+import { readJson } from './channel-http.js';
+import { createGoogleTokenSource, type ServiceAccountKey } from './google-token.js';
+
+/**
+ * The two reads the Google push makes besides its sends (docs/decisions/0013-channel-push.md, "Google Merchant
+ * API v1"): the data source's kind (`datasources/v1 … dataSources.get`) and the account's quotas
+ * (`quota/v1 … quotas.list`). Neither throws: each answers a result or a message naming the problem.
+ */
+
+export interface GoogleAccountReadsOptions {
+  readonly rootUrl: string;
+  readonly account: string;
+  readonly dataSourceId: string;
+  readonly key: ServiceAccountKey;
+  readonly tokenUrl?: string;
+  readonly timeoutMs: number;
+  readonly now?: () => number;
+  readonly dispatcher?: Dispatcher;
+}
+
+export type DataSourceRead =
+  | { readonly kind: GoogleDataSourceKind }
+  /** `retry`: a network failure, 5xx, 429 or refused token; else the source cannot take the push. */
+  | { readonly problem: string; readonly retry: boolean };
+
+export type QuotaRead = { readonly groups: readonly GoogleQuotaGroup[] } | { readonly problem: string };
+
+export interface GoogleAccountReads {
+  dataSource(): Promise<DataSourceRead>;
+  quotas(): Promise<QuotaRead>;
+}
+
+/** Pages of the quota listing followed at most (the push's groups are a handful). */
+const MAX_QUOTA_PAGES = 10;
+
+export function createGoogleAccountReads(options: GoogleAccountReadsOptions): GoogleAccountReads {
+  const root = new URL(options.rootUrl);
+  const prefix = root.pathname.replace(/\/+$/, '');
+  const tokens = createGoogleTokenSource({
+    key: options.key,
+    ...(options.tokenUrl === undefined ? {} : { tokenUrl: options.tokenUrl }),
+    timeoutMs: options.timeoutMs,
+    now: options.now ?? Date.now,
+    ...(options.dispatcher === undefined ? {} : { dispatcher: options.dispatcher }),
+  });
+  const redact = createRedactor([options.key.private_key, options.key.private_key.replace(/\n/g, '\\n')]);
+  const name = `accounts/${options.account}/dataSources/${options.dataSourceId}`;
+
+  async function get(path: string, query: Record<string, string> = {}): Promise<{ status: number; answer: unknown }> {
+    const token = await tokens.token();
+    const url = new URL(`${prefix}${path}`, root.origin);
+    for (const [key, value] of Object.entries(query)) url.searchParams.set(key, value);
+    const response = await request(url, {
+      method: 'GET',
+      ...(options.dispatcher === undefined ? {} : { dispatcher: options.dispatcher }),
+      headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+    });
+    const answer = await readJson(response.body);
+    if (response.statusCode === 401) tokens.invalidate();
+    return { status: response.statusCode, answer };
+  }
+
+  return {
+    async dataSource() {
+      try {
+        const { status, answer } = await get(`/datasources/v1/${name}`);
+        if (status !== 200) return dataSourceHttpProblem(name, status);
+        const kind = classifyDataSource(name, answer);
+        return typeof kind === 'string' ? { kind } : { problem: kind.problem, retry: false };
+      } catch (error) {
+        return { problem: `data source ${name} could not be read: ${describeNetworkError(error, redact)}`, retry: true };
+      }
+    },
+    async quotas() {
+      const groups: GoogleQuotaGroup[] = [];
+      let pageToken: string | undefined;
+      try {
+        for (let page = 0; page < MAX_QUOTA_PAGES; page++) {
+          const { status, answer } = await get(`/quota/v1/accounts/${options.account}/quotas`, {
+            pageSize: '100',
+            ...(pageToken === undefined ? {} : { pageToken }),
+          });
+          if (status !== 200) return { problem: `quotas could not be read (HTTP ${status})` };
+          const parsed = parseQuotaPage(answer);
+          if (typeof parsed === 'string') return { problem: parsed };
+          groups.push(...parsed.groups);
+          pageToken = parsed.nextPageToken;
+          if (pageToken === undefined) break;
+        }
+        return { groups };
+      } catch (error) {
+        return { problem: `quotas could not be read: ${describeNetworkError(error, redact)}` };
+      }
+    },
+  };
+}

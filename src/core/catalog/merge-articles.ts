@@ -1,0 +1,132 @@
+import { ALL_UNITS, type CatalogUnit, type InternalProductData, type Product } from './catalog.js';
+import type { IssueLog } from './create-issue-log.js';
+import type { MergeIssueReason } from './merge-types.js';
+import { toMoney } from './round-money.js';
+import type { SourceArticle, SourceUnit } from './source.js';
+
+/** What the merge keeps of the selected articles, by product position (the ids are in the identity index). */
+export interface ArticleFacts {
+  readonly length: number;
+  readonly salesPrices: readonly (number | undefined)[];
+  /** The sales prices that are present but unusable, as reported. */
+  readonly invalidSalesPrices: ReadonlyMap<number, string>;
+  /** 1 for a stock item, 0 for a service. */
+  readonly stockItems: Uint8Array;
+  readonly described: readonly ArticleDescription[];
+  /** Purchase prices, in article order, of the articles that have one. */
+  readonly internal: readonly InternalProductData[];
+}
+
+export function articleFacts(articles: readonly SourceArticle[]): ArticleFacts {
+  const salesPrices: (number | undefined)[] = new Array(articles.length);
+  const invalidSalesPrices = new Map<number, string>();
+  const stockItems = new Uint8Array(articles.length);
+  const described: ArticleDescription[] = new Array(articles.length);
+  const internal: InternalProductData[] = [];
+  for (const [position, article] of articles.entries()) {
+    const salesPrice = toMoney(article.salesPrice);
+    salesPrices[position] = salesPrice;
+    if (article.salesPrice !== undefined && salesPrice === undefined)
+      invalidSalesPrices.set(position, String(article.salesPrice));
+    stockItems[position] = article.isStockItem === false ? 0 : 1;
+    described[position] = describeArticle(article);
+    const purchase = internalData(article);
+    if (purchase !== undefined) internal.push(purchase);
+  }
+  return { length: articles.length, salesPrices, invalidSalesPrices, stockItems, described, internal };
+}
+
+/** Units in list order, first of each code kept. */
+export function selectUnits(source: readonly SourceUnit[], warnings: string[]): CatalogUnit[] {
+  const units: CatalogUnit[] = [];
+  const seen = new Set<string>();
+  for (const unit of source) {
+    const code = unit.code.trim();
+    if (code === '') {
+      warnings.push(`unit "${unit.localId}" has no code and is ignored`);
+      continue;
+    }
+    if (seen.has(code)) {
+      warnings.push(`unit code "${code}" appears twice; the first unit is kept`);
+      continue;
+    }
+    if (code === ALL_UNITS) warnings.push(`unit code "${ALL_UNITS}" clashes with the aggregate view, which takes precedence`);
+    seen.add(code);
+    units.push({ code, localId: unit.localId, name: unit.name });
+  }
+  if (units.length === 0) warnings.push('the POS returned no units: products have no offers');
+  return units;
+}
+
+export function selectPrimaryUnit(units: readonly CatalogUnit[], configured: string | undefined, warnings: string[]): string {
+  const first = units[0]?.code ?? '';
+  if (configured === undefined || units.some((unit) => unit.code === configured)) return configured ?? first;
+  warnings.push(`primary unit "${configured}" does not exist; the aggregate shows the prices of "${first}"`);
+  return first;
+}
+
+export interface SelectedArticles {
+  readonly products: SourceArticle[];
+  readonly excluded: SourceArticle[];
+  readonly invalid: number;
+  readonly duplicates: number;
+}
+
+export function selectArticles(source: readonly SourceArticle[], issues: IssueLog<MergeIssueReason>): SelectedArticles {
+  const products: SourceArticle[] = [];
+  const excluded: SourceArticle[] = [];
+  const seen = new Set<string>();
+  let invalid = 0;
+  let duplicates = 0;
+  for (const article of source) {
+    if (article.localId.trim() === '') {
+      invalid += 1;
+      issues.add({ reason: 'invalid-article', source: 'articles', code: article.name, detail: 'empty localId' });
+      continue;
+    }
+    if (seen.has(article.localId)) {
+      duplicates += 1;
+      issues.add({ reason: 'duplicate-article', source: 'articles', articleId: article.localId, code: article.localId });
+      continue;
+    }
+    seen.add(article.localId);
+    if (article.isSalesItem === false) excluded.push(article);
+    else products.push(article);
+  }
+  return { products, excluded, invalid, duplicates };
+}
+
+export type ArticleDescription = Pick<Product, 'id' | 'name' | 'groupId' | 'ean' | 'plu' | 'internalIdentifier' | 'measureUnit'>;
+
+/** The public fields of an article; empty optional strings count as absent. Purchase prices stay out. */
+export function describeArticle(article: SourceArticle): ArticleDescription {
+  const groupId = present(article.groupId);
+  const ean = present(article.ean);
+  const internalIdentifier = present(article.internalIdentifier);
+  const measureUnit = present(article.measureUnit);
+  return {
+    id: article.localId,
+    name: article.name,
+    ...(groupId === undefined ? {} : { groupId }),
+    ...(ean === undefined ? {} : { ean }),
+    ...(article.plu === undefined || !Number.isFinite(article.plu) ? {} : { plu: article.plu }),
+    ...(internalIdentifier === undefined ? {} : { internalIdentifier }),
+    ...(measureUnit === undefined ? {} : { measureUnit }),
+  };
+}
+
+export function present(value: string | undefined): string | undefined {
+  const trimmed = value?.trim();
+  return trimmed === undefined || trimmed === '' ? undefined : trimmed;
+}
+
+export function internalData(article: SourceArticle): InternalProductData | undefined {
+  const purchasePrice = toMoney(article.purchasePrice);
+  const avgPurchasePrice = toMoney(article.avgPurchasePrice);
+  if (purchasePrice === undefined && avgPurchasePrice === undefined) return undefined;
+  return {
+    id: article.localId,
+    ...(purchasePrice === undefined ? {} : { purchasePrice }),
+    ...(avgPurchasePrice === undefined ? {} : { avgPurchasePrice }),
+  };
+}
