@@ -111,7 +111,8 @@ describe('push requests for a sale and a price change (Meta, Shoptet)', () => {
     const meta = () => metaEntries(fakes.meta.requests.slice(from.meta));
     await eventually(meta, (entries) => entries.length >= 2);
     await settled(app);
-    const byId = (a: { data: { id: string } }, b: { data: { id: string } }) => a.data.id.localeCompare(b.data.id);
+    const byId = (a: { data: Record<string, string> }, b: { data: Record<string, string> }) =>
+      (a.data['id'] ?? '').localeCompare(b.data['id'] ?? '');
     expect(meta().sort(byId)).toEqual(
       [
         { method: 'UPDATE', data: { id: first.id, price: '15.99 CZK' } },
