@@ -50,6 +50,8 @@ export interface ChannelParts<Payload> {
   readonly pacer?: Pacer;
   /** Work of the channel besides sending (Meta's batch checks), started with the worker on the leader. */
   readonly background?: (context: BackgroundContext) => { stop(): void };
+  /** Whether its feed's stock policy can make a stock change alone another availability (buffers, thresholds). */
+  readonly stockAdjusts?: boolean;
 }
 
 /** How often the leader writes Shoptet's last bucket filling to the shared state (when it changed). */
@@ -176,6 +178,7 @@ export function metaParts(
     buildPayload,
     batchSize: meta.batchSize,
     limits: META_LIMITS,
+    stockAdjusts: feeds?.templates.find((template) => template.name === 'meta')?.stockAdjusts === true,
     ...(live === undefined ? {} : { background: metaBackground(live, handles, logger) }),
   };
 }

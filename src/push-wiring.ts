@@ -134,7 +134,7 @@ export function createPushWiring(deps: PushWiringDeps): PushWiring | undefined {
   }
   const targets: PushTargetsConfig = {
     ...(shoptet === undefined || push.shoptet === undefined ? {} : { shoptet: { unit: push.shoptet.unit } }),
-    ...(meta === undefined ? {} : { meta: true as const }),
+    ...(meta === undefined ? {} : { meta: true as const, ...(meta.stockAdjusts === true ? { metaStock: true } : {}) }),
     ...(google === undefined ? {} : { google: { localUnits: google.localUnits } }),
   };
   const gate = { stopped: false };

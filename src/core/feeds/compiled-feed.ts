@@ -19,6 +19,11 @@ export interface CompiledFeed {
   readonly views: FeedViews;
   /** The template file it came from (for messages). */
   readonly source: string;
+  /**
+   * Whether the feed's stock policy changes any stock or availability (a buffer, a threshold): then a stock
+   * change alone may change an item's availability in this feed (the channel push listens for it).
+   */
+  readonly stockAdjusts?: boolean;
   /** Whether the view `unit` (a unit code or `all`) serves this feed. */
   servesView(unit: string): boolean;
   /** Streams the feed of `items` in the view of `context`; the generator's return value is the report. */

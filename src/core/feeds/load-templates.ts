@@ -109,6 +109,7 @@ function compileFile(file: TemplateFile, sink: ProblemSink, stock: StockSettings
     contentType: template.contentType ?? DEFAULT_CONTENT_TYPES[template.kind],
     views,
     source: file.name,
+    stockAdjusts: rules.stockPolicy.adjusts,
     servesView: (unit) => servesView(views, unit),
     render: (context, items) => renderer.render(context, items),
     frame: (context) => renderer.frame(context),

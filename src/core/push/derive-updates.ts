@@ -18,6 +18,11 @@ export interface PushTargetsConfig {
   readonly shoptet?: { readonly unit: string };
   /** Meta items (`m:{id}`, view `all`). */
   readonly meta?: true;
+  /**
+   * Whether the Meta feed's stock policy (a buffer, a threshold) can turn a stock change alone into another
+   * availability: then Meta listens to stock changes too, and the feed's availability is sent.
+   */
+  readonly metaStock?: boolean;
 }
 
 /** The views whose changes the enabled channels need. */
@@ -88,7 +93,8 @@ export function deriveUpdates(input: DeriveInput): PendingUpdate[] {
   for (const change of changes.get(ALL_UNITS) ?? []) {
     const known = stockKnown(byId.get(change.id), ALL_UNITS);
     if (config.google !== undefined) push('google', `p:${change.id}`, changeMask(change, RELEVANT.product, known));
-    if (config.meta !== undefined) push('meta', `m:${change.id}`, changeMask(change, RELEVANT.product, known));
+    const metaRelevant = config.metaStock === true ? RELEVANT.product | PUSH_MASK.STOCK : RELEVANT.product;
+    if (config.meta !== undefined) push('meta', `m:${change.id}`, changeMask(change, metaRelevant, known));
   }
   for (const unit of config.google?.localUnits ?? []) {
     for (const change of changes.get(unit) ?? []) {

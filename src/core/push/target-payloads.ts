@@ -122,7 +122,9 @@ export function metaPayloads(
   feed: FeedItemOptions,
   lens?: FeedLens,
 ): PayloadBuilder<MetaBatchRequest> {
-  return (row, snapshot) => {
+  return (claimed, snapshot) => {
+    // A stock change reaches Meta only when its feed's policy can make it another availability: send that.
+    const row = (claimed.mask & PUSH_MASK.STOCK) === 0 ? claimed : { ...claimed, mask: claimed.mask | PUSH_MASK.AVAIL };
     const id = row.target.slice(2);
     const full = (row.mask & PUSH_MASK.FULL) !== 0;
     const product = snapshot === undefined ? undefined : indexOf(snapshot).byId.get(id);

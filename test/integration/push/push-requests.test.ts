@@ -1,3 +1,4 @@
+import { parse } from 'csv-parse/sync';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { RunningApp } from '../../../src/app.js';
 import { productCode } from '../../../src/core/feeds/to-feed-item.js';
@@ -19,6 +20,7 @@ import {
   startPushApp,
   stockIn,
   storeUrl,
+  wholePieces,
 } from './push-delivery-kit.js';
 
 /**
@@ -92,6 +94,39 @@ describe('push requests for a sale and a price change (Meta, Shoptet)', () => {
     expect(meta()).toHaveLength(1);
     expect(shoptetItems(fakes.shoptet.requests.slice(from.shoptet))).toEqual([{ productCode: productCode(item), realStock: 0 }]);
     expect(fakes.meta.items.get(item.id)).toMatchObject({ id: item.id, availability: 'out of stock' });
+  });
+
+  it('a stock policy threshold (meta:outOfStockBelow=3): a sale from 3 to 2 pieces sends Meta "out of stock"', async () => {
+    const { app, fakes } = await start({ FEED_STOCK_POLICY: 'meta:outOfStockBelow=3' });
+    // An item the Meta feed lists as in stock (3 pieces or more), with the fewest pieces.
+    const csv = await (await fetch(`${app.url}/feeds/all/meta.csv`)).text();
+    const inStock = new Set(
+      (parse(csv, { columns: true, bom: true }) as Record<string, string>[])
+        .filter((row) => row['availability'] === 'in stock')
+        .map((row) => row['id']),
+    );
+    const item = products(app)
+      .filter((product) => inStock.has(product.id) && (wholePieces(product) ?? 0) >= 3)
+      .sort((a, b) => (wholePieces(a) ?? 0) - (wholePieces(b) ?? 0))[0];
+    if (item === undefined) throw new Error('no item in stock in the Meta feed');
+    const from = holdCatalog(app, fakes);
+    // Sold down to 2 pieces: still in stock in the catalog, out of stock in the Meta feed.
+    let toSell = (wholePieces(item) ?? 0) - 2;
+    for (const offer of item.offers) {
+      const count = Math.min(toSell, Math.floor(offer.stock ?? 0));
+      if (count <= 0) continue;
+      await sell(app, item, offer.unit, count);
+      toSell -= count;
+    }
+    await eventually(
+      () => stockIn(app, item.id, 'all'),
+      (stock) => stock !== undefined && Math.floor(stock) === 2,
+    );
+    expect(served(app, item.id).aggregate.availability).toBe('in_stock');
+    const sent = () => metaEntries(fakes.meta.requests.slice(from.meta)).filter((entry) => entry.data['id'] === item.id);
+    await eventually(sent, (entries) => entries.some((entry) => entry.data['availability'] === 'out of stock'));
+    await settled(app);
+    expect(sent().at(-1)).toEqual({ method: 'UPDATE', data: { id: item.id, availability: 'out of stock' } });
   });
 
   it('a price change: Meta gets the exact price ("15.99 CZK", "0.10 CZK"), Shoptet nothing', async () => {
