@@ -14,6 +14,7 @@ import { createPacer, type Pacer, type PacerLimits } from './core/push/pacer.js'
 import { SHOPTET_MAX_BATCH } from './core/push/payloads/shoptet.js';
 import { type BucketFilling, createBucketSteering } from './core/push/shoptet-bucket.js';
 import {
+  type GoogleLenses,
   type GooglePayload,
   googlePayloads,
   metaPayloads,
@@ -228,7 +229,20 @@ export interface GoogleParts extends ChannelParts<unknown> {
 // The worker takes one token per round; the calls inside a round are paced by the Google channel itself.
 const GOOGLE_ROUND_LIMITS: PacerLimits = { capacity: 1, refillPerSecond: 10, maxConcurrent: 1 };
 
-export function googleParts(push: PushConfig, config: Config, links: Links, logger: Logger): GoogleParts | undefined {
+function lensesOf(feeds: PushFeeds | undefined): GoogleLenses {
+  const product = lensOf(feeds, 'google');
+  const local = lensOf(feeds, 'google-local-inventory');
+  return { ...(product === undefined ? {} : { product }), ...(local === undefined ? {} : { local }) };
+}
+
+export function googleParts(
+  push: PushConfig,
+  config: Config,
+  links: Links,
+  logger: Logger,
+  feeds?: PushFeeds,
+  isLeader?: () => boolean,
+): GoogleParts | undefined {
   const settings = push.google;
   if (settings === undefined) return undefined;
   const dataSourceName = `accounts/${settings.account}/dataSources/${settings.dataSourceId}`;
@@ -249,6 +263,7 @@ export function googleParts(push: PushConfig, config: Config, links: Links, logg
       refreshMs: settings.quotaRefreshMs,
       now: Date.now,
       logger,
+      ...(isLeader === undefined ? {} : { isLeader }),
     });
   } else {
     // Loaded checked (load-config's serviceAccountFileProblem); read again here so the configuration never holds it.
@@ -268,6 +283,7 @@ export function googleParts(push: PushConfig, config: Config, links: Links, logg
       refreshMs: settings.quotaRefreshMs,
       now: Date.now,
       logger,
+      ...(isLeader === undefined ? {} : { isLeader }),
     });
     client = google.client;
   }
@@ -276,6 +292,8 @@ export function googleParts(push: PushConfig, config: Config, links: Links, logg
     { ...names, currency: config.feed.currency, ...(config.feed.brand === undefined ? {} : { brand: config.feed.brand }) },
     feed,
     () => google.dataSource(),
+    // The served Google feeds' values (stock policy, item rules), as Meta and Shoptet push theirs.
+    lensesOf(feeds),
   );
   return {
     client: client as ChannelClient<unknown>,

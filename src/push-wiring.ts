@@ -95,7 +95,7 @@ export function createPushWiring(deps: PushWiringDeps): PushWiring | undefined {
   if (meta !== undefined) channels.set('meta', meta);
   const shoptet = shoptetParts(push, config, deps.links, log, deps.feeds);
   if (shoptet !== undefined) channels.set('shoptet', shoptet);
-  const google = googleParts(push, config, deps.links, log);
+  const google = googleParts(push, config, deps.links, log, deps.feeds, deps.isLeader);
   if (google !== undefined) channels.set('google', google);
   if (channels.size === 0) return undefined;
   if (/^rediss?:\/\//.test(config.store.url) && deps.group === undefined) {
@@ -125,8 +125,9 @@ export function createPushWiring(deps: PushWiringDeps): PushWiring | undefined {
       now,
       random: Math.random,
       sleep: abortableSleep,
-      // Google's gate (data source checked, daily quota left) holds the worker like a follower: nothing claimed.
-      isLeader: gated ? () => isLeader() && google.google.open() : isLeader,
+      // Google's gate (leader, data source checked, daily quota left) holds the worker like a follower: nothing
+      // claimed. It asks `isLeader` itself, every poll, so a new term reads the quotas before its first send.
+      isLeader: gated ? () => google.google.open() : isLeader,
       logger: log.child({ channel }),
       onDelivered: observePushLag(deps.metrics, channel),
     });

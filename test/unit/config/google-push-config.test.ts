@@ -64,7 +64,11 @@ describe('Google push configuration', () => {
   });
 
   it('GOOGLE_LOCAL_INVENTORY=true without UNIT_STORE_CODES stops the start with one line', () => {
-    const base = { GOOGLE_MERCHANT_ACCOUNT_ID: '123', GOOGLE_MERCHANT_DATA_SOURCE_ID: '456', GOOGLE_APPLICATION_CREDENTIALS: good };
+    const base = {
+      GOOGLE_MERCHANT_ACCOUNT_ID: '123',
+      GOOGLE_MERCHANT_DATA_SOURCE_ID: '456',
+      GOOGLE_APPLICATION_CREDENTIALS: good,
+    };
     expect(problems({ ...base, GOOGLE_LOCAL_INVENTORY: 'true' })).toEqual([
       expect.stringMatching(/^UNIT_STORE_CODES: is required when GOOGLE_LOCAL_INVENTORY=true is set/),
     ]);
