@@ -8,6 +8,7 @@ import type { Config, PushConfig } from './config/load-config.js';
 import type { ChangeLog } from './core/catalog/change-log.js';
 import type { PushChannel } from './core/push/channel-client.js';
 import type { PushTargetsConfig } from './core/push/derive-updates.js';
+import { reconcileBudget } from './core/push/google-quota.js';
 import type { PushOutbox } from './core/push/outbox.js';
 import { createPacer } from './core/push/pacer.js';
 import { type ChannelParts, googleParts, type Links, metaParts, type PushFeeds, shoptetParts } from './push-channels.js';
@@ -182,6 +183,10 @@ export function createPushWiring(deps: PushWiringDeps): PushWiring | undefined {
     onEnqueued: () => {
       for (const worker of workers.values()) worker.wake();
     },
+    // Google gets a share of its day's quota left per run, continuing where the last stopped (a dry run sends nothing: all).
+    ...(google === undefined || push.dryRun
+      ? {}
+      : { budget: { google: () => reconcileBudget(google.google.quota(), push.googleReconcileShare) } }),
   });
   return runPush({ deps, push, outbox, workers, deriver, reconciler, log, gate, extras, backgrounds });
 }
