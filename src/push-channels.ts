@@ -82,6 +82,33 @@ function bucketBackground(last: () => BucketFilling | undefined) {
   };
 }
 
+/**
+ * Google's quota as last read by the leader, in the outbox state, so a follower (which reads nothing from
+ * Google) shows the same `quota` on `/readyz`; written when it changed, at most every 2 s.
+ */
+export function googleQuotaBackground(google: Pick<GoogleChannel, 'status'>, everyMs = BUCKET_STATE_MS) {
+  return ({ outbox, isLeader }: Pick<BackgroundContext, 'outbox' | 'isLeader'>) => {
+    let written = '';
+    let busy = false;
+    const timer = setInterval(() => {
+      const quota = google.status().quota;
+      const text = JSON.stringify(quota ?? null);
+      if (busy || quota === undefined || !isLeader() || text === written) return;
+      busy = true;
+      void outbox
+        .patchState('google', { quota })
+        .then(() => {
+          written = text;
+        })
+        .catch(() => undefined)
+        .finally(() => {
+          busy = false;
+        });
+    }, everyMs).unref();
+    return { stop: () => clearInterval(timer) };
+  };
+}
+
 /** What a channel's background work gets from the wiring. */
 export interface BackgroundContext {
   readonly outbox: PushOutbox;
@@ -302,5 +329,6 @@ export function googleParts(
     limits: GOOGLE_ROUND_LIMITS,
     google,
     localUnits: settings.localInventory ? Object.keys(config.feed.unitStoreCodes) : [],
+    ...(push.dryRun ? {} : { background: googleQuotaBackground(google) }),
   };
 }
