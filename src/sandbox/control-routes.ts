@@ -79,6 +79,20 @@ export function createControlRoutes(state: SandboxState, options: ControlRoutesO
     }
   });
 
+  // An article leaves the article list (as one deleted in the POS) and comes back (a new one for the bridge);
+  // its stock and price-list rows stay, as a real POS keeps them for a deleted article.
+  const listing =
+    (listed: boolean): RequestHandler =>
+    (req, res) => {
+      const localId = String(req.params['localId']);
+      const index = state.catalog.indexOfLocalId(localId);
+      if (index === undefined) return controlError(res, 404, 'NOT_FOUND', `No article "${localId}"`);
+      state.setListed(index, listed);
+      res.json({ localId, listed });
+    };
+  keyed.delete('/articles/:localId', listing(false));
+  keyed.put('/articles/:localId', listing(true));
+
   keyed.get('/faults', (_req, res) => {
     res.json({ faults: state.faults.list() });
   });

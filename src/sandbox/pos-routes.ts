@@ -165,6 +165,26 @@ const ImportedClientSchema = z
     'needs at least one of _id, externalId, clientCardIdentifier, email, phone',
   );
 
+/**
+ * The catalog indexes of one page of the article list: `skip`/`limit` count listed articles only, so a page
+ * stays full when an article before it was unlisted (a deleted article is simply absent from the list).
+ */
+function listedIndexes(state: SandboxState, skip: number, limit: number): number[] {
+  const count = state.catalog.articleCount;
+  const unlisted = state.unlisted();
+  const indexes: number[] = [];
+  if (unlisted.length === 0) {
+    for (let index = skip; index < Math.min(skip + limit, count); index++) indexes.push(index);
+    return indexes;
+  }
+  // The listed position `skip` is the catalog index past every unlisted index at or before it.
+  let start = skip;
+  for (const index of unlisted) if (index <= start) start += 1;
+  const hidden = new Set(unlisted);
+  for (let index = start; index < count && indexes.length < limit; index++) if (!hidden.has(index)) indexes.push(index);
+  return indexes;
+}
+
 const ImportedArticleSchema = z.object({
   localId: z.string().min(1),
   name: z.string().min(1).max(250).exactOptional(),
@@ -270,8 +290,7 @@ export function createPosRoutes(state: SandboxState, options: PosRoutesOptions):
       const priceOutput = readPriceOutput(parsed.body, errors);
       if (errors.length > 0) return invalidReply(errors);
       const items: PosArticle[] = [];
-      const end = Math.min(skip + limit, catalog.articleCount);
-      for (let index = skip; index < end; index++) items.push(toPosArticle(state.article(index), priceOutput));
+      for (const index of listedIndexes(state, skip, limit)) items.push(toPosArticle(state.article(index), priceOutput));
       // Exactly as documented: the article list answers `data` only, without total or isValid.
       return jsonReply({ data: { items } });
     },

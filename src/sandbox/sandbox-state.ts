@@ -51,6 +51,10 @@ export interface SandboxState {
   stockMilli(unitIndex: number, articleIndex: number): number;
   adjustStock(unitIndex: number, articleIndex: number, deltaMilli: number): void;
   overrideArticle(index: number, override: ArticleOverride): void;
+  /** Takes an article out of the article list (`false`: as if deleted in the POS) or puts it back (`true`). */
+  setListed(index: number, listed: boolean): void;
+  /** Indexes left out of the article list, in order (empty unless `setListed(…, false)` was called). */
+  unlisted(): readonly number[];
   readonly clients: PosClient[];
   addMovements(movements: readonly PosMovement[]): void;
   queryMovements(query: MovementQuery): { total: number; items: PosMovement[] };
@@ -91,6 +95,7 @@ export function createSandboxState(options: SandboxStateOptions): SandboxState {
   const now = options.now ?? (() => new Date());
   const stocks: (Int32Array | undefined)[] = new Array(catalog.units.length);
   const overrides = new Map<number, ArticleOverride>();
+  const unlisted = new Set<number>();
   const sequences = new Map<string, number>();
   let movements: StoredMovement[] = [];
   let weighedFlags: Uint8Array | undefined;
@@ -175,6 +180,11 @@ export function createSandboxState(options: SandboxStateOptions): SandboxState {
     overrideArticle(index, override) {
       overrides.set(index, { ...overrides.get(index), ...override });
     },
+    setListed(index, listed) {
+      if (listed) unlisted.delete(index);
+      else unlisted.add(index);
+    },
+    unlisted: () => [...unlisted].sort((a, b) => a - b),
     addMovements,
     queryMovements(query) {
       // The bridge asks for a window of seconds around each sale: search it instead of scanning the log.

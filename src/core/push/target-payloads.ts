@@ -164,6 +164,9 @@ function localFromFeed(
   return { kind: 'send', payload: { kind: 'local', offerId: id, inventory } };
 }
 
+/** The field bits a Meta UPDATE carries (price, sale price, availability). */
+const META_FIELD_BITS = PUSH_MASK.PRICE | PUSH_MASK.SALE | PUSH_MASK.AVAIL;
+
 /**
  * Meta per row (decision 0013, "Meta items_batch"): FULL (first start, reconciliation, removed and re-added)
  * sends the whole item with upsert allowed, so one Meta lacks is created; ADDED a CREATE; field changes an
@@ -183,7 +186,11 @@ export function metaPayloads(
       // An item the Meta feed leaves out is never created (FULL, ADDED); a field update of it (an item Meta
       // already holds, e.g. from before it lost its image) goes as before: `allow_upsert=false` creates nothing.
       if (seen.kind === 'left-out' && (full || (row.mask & PUSH_MASK.ADDED) !== 0)) {
-        return { kind: 'skip', reason: seen.reason };
+        // A field change merged into the FULL/ADDED row (a sale during a reconciliation) still reaches an item
+        // Meta may hold: as that field update alone (`allow_upsert=false`), never as a creation.
+        const fields = row.mask & META_FIELD_BITS;
+        if (fields === 0) return { kind: 'skip', reason: seen.reason };
+        return buildMetaRequest(id, toFeedItem(product, ALL_UNITS, feed), actionOf(fields, true), options);
       }
       if (seen.kind === 'included') {
         const values = csvRowValues(seen.head, seen.text);

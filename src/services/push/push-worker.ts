@@ -117,6 +117,9 @@ async function settle<Payload>(
   let rejected: string | undefined;
   let retrying = false;
   const lags: number[] = [];
+  // One jitter draw per answer: it spreads requests apart, not the rows of one refused request, which would
+  // otherwise come due at scattered times and go out as many small requests (more calls against the quota).
+  const draw = deps.random();
   for (const { target, gen, outcome } of outcomes) {
     if (outcome.kind === 'ok') {
       counters.items.ok += 1;
@@ -133,7 +136,7 @@ async function settle<Payload>(
       retrying = true;
       error = { message: cut(outcome.message ?? 'retry'), ...(outcome.cause === undefined ? {} : { cause: outcome.cause }) };
       const attempts = (rows.get(target)?.attempts ?? 0) + 1;
-      const delay = pushRetryDelayMs(attempts, deps.random, deps.maxBackoffMs, outcome.afterMs);
+      const delay = pushRetryDelayMs(attempts, () => draw, deps.maxBackoffMs, outcome.afterMs);
       // The channel's Retry-After holds for the whole channel, not only for this target.
       if (outcome.afterMs !== undefined) deps.pacer.closeUntil(now + outcome.afterMs);
       await deps.outbox.retry(deps.channel, target, gen, now + delay, error.message);
@@ -178,6 +181,18 @@ function fromState(state: PushChannelState): Pick<PushWorkerCounters, 'lastSucce
   };
 }
 
+/** One line per request the channel did not fully take, so a refused token shows in the log (messages are redacted). */
+function logFailures<Payload>(deps: PushWorkerDeps<Payload>, items: number, outcomes: readonly PushTargetOutcome[]): void {
+  const failed = outcomes.filter(({ outcome }) => outcome.kind !== 'ok');
+  const first = failed[0]?.outcome;
+  if (first === undefined) return;
+  const message = first.kind === 'ok' ? undefined : cut(first.message ?? first.kind);
+  deps.logger.warn(
+    { channel: deps.channel, items, failed: failed.length, outcome: first.kind, error: message },
+    'push: the channel did not take every update',
+  );
+}
+
 export function createPushWorker<Payload>(deps: PushWorkerDeps<Payload>): PushWorker {
   const counters = newCounters();
   const recorder: PushStateRecorder = createPushStateRecorder(deps.outbox, deps.channel, deps.stateWriteMs);
@@ -202,6 +217,7 @@ export function createPushWorker<Payload>(deps: PushWorkerDeps<Payload>): PushWo
     const answeredAt = deps.now();
     const result = await settle(deps, new Map(rows.map((row) => [row.target, row])), outcomes, counters, answeredAt);
     recorder.note(result, answeredAt);
+    logFailures(deps, batch.length, outcomes);
   }
 
   async function step(): Promise<number> {

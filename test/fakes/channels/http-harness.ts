@@ -9,8 +9,11 @@ import type { AddressInfo, Socket } from 'node:net';
 /** One answer a fault forces instead of the channel's normal one. */
 export interface ForcedAnswer {
   readonly status: number;
-  /** `Retry-After` as sent: delay-seconds (`"120"`) or an HTTP-date. */
-  readonly retryAfter?: string;
+  /**
+   * `Retry-After` as sent: delay-seconds (`"120"`) or an HTTP-date; a function is called when the answer is
+   * written (an HTTP-date relative to that moment).
+   */
+  readonly retryAfter?: string | (() => string);
   readonly body?: unknown;
 }
 
@@ -22,6 +25,12 @@ export interface RecordedRequest {
   readonly body: string;
   /** The status the server answered. */
   status?: number;
+  /** When it arrived (epoch ms, the fake's clock): pacing tests compare it with an earlier `answeredAt`. */
+  readonly receivedAt: number;
+  /** When its answer was written (epoch ms, the fake's clock). */
+  answeredAt?: number;
+  /** The `Retry-After` it answered, if any. */
+  retryAfter?: string;
 }
 
 export interface Faults {
@@ -114,11 +123,13 @@ export async function startHarness(handle: Handler, defaultFaultBody: (status: n
   function replyTo(recorded: RecordedRequest, openAtArrival: number): Reply {
     const answer = state.forced.shift();
     if (answer === undefined) return handle(recorded, openAtArrival);
-    const headers: Record<string, string> = answer.retryAfter === undefined ? {} : { 'retry-after': answer.retryAfter };
+    const retryAfter = typeof answer.retryAfter === 'function' ? answer.retryAfter() : answer.retryAfter;
+    const headers: Record<string, string> = retryAfter === undefined ? {} : { 'retry-after': retryAfter };
     return { status: answer.status, body: answer.body ?? defaultFaultBody(answer.status), headers };
   }
 
   async function serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const receivedAt = Date.now();
     const openAtArrival = connections.open;
     const body = await readBody(request);
     const recorded: RecordedRequest = {
@@ -126,12 +137,16 @@ export async function startHarness(handle: Handler, defaultFaultBody: (status: n
       url: request.url ?? '',
       headers: request.headers,
       body: body ?? '',
+      receivedAt,
     };
     requests.push(recorded);
     if (state.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, state.latencyMs));
     if (state.gate !== undefined) await state.gate;
     const reply = body === undefined ? { status: 413, body: defaultFaultBody(413) } : replyTo(recorded, openAtArrival);
     recorded.status = reply.status;
+    recorded.answeredAt = Date.now();
+    const retryAfter = reply.headers?.['retry-after'];
+    if (retryAfter !== undefined) recorded.retryAfter = retryAfter;
     sendJson(response, reply.status, reply.body, reply.headers);
   }
 

@@ -74,6 +74,27 @@ describe('sandbox/request log', () => {
   });
 });
 
+describe('sandbox/article listing', () => {
+  async function listed(skip: number, limit: number): Promise<string[]> {
+    const { json } = await postJson(`${sandbox.url}/ext/assortment/article/list`, { skip, limit });
+    return (json as { data: { items: { localId: string }[] } }).data.items.map((item) => item.localId);
+  }
+
+  it('takes an article out of the list (pages count listed ones) and puts it back', async () => {
+    const before = await listed(0, 6);
+    expect(before).toHaveLength(6);
+    const [a, b, c, d, e, f] = before;
+    expect((await sendJson(`${sandbox.url}/sandbox/articles/${b}`, 'DELETE')).json).toEqual({ localId: b, listed: false });
+    await sendJson(`${sandbox.url}/sandbox/articles/${d}`, 'DELETE');
+    expect(await listed(0, 2)).toEqual([a, c]);
+    expect(await listed(2, 2)).toEqual([e, f]);
+    expect((await sendJson(`${sandbox.url}/sandbox/articles/${b}`, 'PUT')).json).toEqual({ localId: b, listed: true });
+    await sendJson(`${sandbox.url}/sandbox/articles/${d}`, 'PUT');
+    expect(await listed(0, 6)).toEqual(before);
+    expect((await sendJson(`${sandbox.url}/sandbox/articles/no-such`, 'DELETE')).status).toBe(404);
+  });
+});
+
 describe('sandbox/product pages and images', () => {
   it('serves a small HTML page with the name and price, without a key', async () => {
     const articles = (await postJson(`${sandbox.url}/ext/assortment/article/list`, { limit: 1 })).json as {
