@@ -14,6 +14,7 @@ import { createPacer, type Pacer, type PacerLimits } from './core/push/pacer.js'
 import { SHOPTET_MAX_BATCH } from './core/push/payloads/shoptet.js';
 import { type BucketFilling, createBucketSteering } from './core/push/shoptet-bucket.js';
 import {
+  type GoogleLenses,
   type GooglePayload,
   googlePayloads,
   metaPayloads,
@@ -79,6 +80,33 @@ function bucketBackground(last: () => BucketFilling | undefined) {
           busy = false;
         });
     }, BUCKET_STATE_MS).unref();
+    return { stop: () => clearInterval(timer) };
+  };
+}
+
+/**
+ * Google's quota as last read by the leader, in the outbox state, so a follower (which reads nothing from
+ * Google) shows the same `quota` on `/readyz`; written when it changed, at most every 2 s.
+ */
+export function googleQuotaBackground(google: Pick<GoogleChannel, 'status'>, everyMs = BUCKET_STATE_MS) {
+  return ({ outbox, isLeader }: Pick<BackgroundContext, 'outbox' | 'isLeader'>) => {
+    let written = '';
+    let busy = false;
+    const timer = setInterval(() => {
+      const quota = google.status().quota;
+      const text = JSON.stringify(quota ?? null);
+      if (busy || quota === undefined || !isLeader() || text === written) return;
+      busy = true;
+      void outbox
+        .patchState('google', { quota })
+        .then(() => {
+          written = text;
+        })
+        .catch(() => undefined)
+        .finally(() => {
+          busy = false;
+        });
+    }, everyMs).unref();
     return { stop: () => clearInterval(timer) };
   };
 }
@@ -231,7 +259,20 @@ export interface GoogleParts extends ChannelParts<unknown> {
 // The worker takes one token per round; the calls inside a round are paced by the Google channel itself.
 const GOOGLE_ROUND_LIMITS: PacerLimits = { capacity: 1, refillPerSecond: 10, maxConcurrent: 1 };
 
-export function googleParts(push: PushConfig, config: Config, links: Links, logger: Logger): GoogleParts | undefined {
+function lensesOf(feeds: PushFeeds | undefined): GoogleLenses {
+  const product = lensOf(feeds, 'google');
+  const local = lensOf(feeds, 'google-local-inventory');
+  return { ...(product === undefined ? {} : { product }), ...(local === undefined ? {} : { local }) };
+}
+
+export function googleParts(
+  push: PushConfig,
+  config: Config,
+  links: Links,
+  logger: Logger,
+  feeds?: PushFeeds,
+  isLeader?: () => boolean,
+): GoogleParts | undefined {
   const settings = push.google;
   if (settings === undefined) return undefined;
   const dataSourceName = `accounts/${settings.account}/dataSources/${settings.dataSourceId}`;
@@ -252,6 +293,7 @@ export function googleParts(push: PushConfig, config: Config, links: Links, logg
       refreshMs: settings.quotaRefreshMs,
       now: Date.now,
       logger,
+      ...(isLeader === undefined ? {} : { isLeader }),
     });
   } else {
     // Loaded checked (load-config's serviceAccountFileProblem); read again here so the configuration never holds it.
@@ -271,6 +313,7 @@ export function googleParts(push: PushConfig, config: Config, links: Links, logg
       refreshMs: settings.quotaRefreshMs,
       now: Date.now,
       logger,
+      ...(isLeader === undefined ? {} : { isLeader }),
     });
     client = google.client;
   }
@@ -279,6 +322,8 @@ export function googleParts(push: PushConfig, config: Config, links: Links, logg
     { ...names, currency: config.feed.currency, ...(config.feed.brand === undefined ? {} : { brand: config.feed.brand }) },
     feed,
     () => google.dataSource(),
+    // The served Google feeds' values (stock policy, item rules), as Meta and Shoptet push theirs.
+    lensesOf(feeds),
   );
   return {
     client: client as ChannelClient<unknown>,
@@ -287,5 +332,6 @@ export function googleParts(push: PushConfig, config: Config, links: Links, logg
     limits: GOOGLE_ROUND_LIMITS,
     google,
     localUnits: settings.localInventory ? Object.keys(config.feed.unitStoreCodes) : [],
+    ...(push.dryRun ? {} : { background: googleQuotaBackground(google) }),
   };
 }

@@ -39,6 +39,12 @@ export interface GoogleChannelDeps {
   readonly refreshMs: number;
   readonly now: () => number;
   readonly logger: Logger;
+  /**
+   * Whether this instance leads its group (single instance: always). A follower reads nothing from Google, so
+   * it spends none of the account's quota; a new leader reads the quotas (and the data source, if unknown)
+   * before its first send.
+   */
+  readonly isLeader?: () => boolean;
 }
 
 export interface GoogleChannel {
@@ -46,8 +52,10 @@ export interface GoogleChannel {
   readonly client: ChannelClient<GooglePayload>;
   /** The data source's kind (for the payload builder); `primary` until known (nothing is sent before). */
   dataSource(): GoogleDataSourceKind;
-  /** Whether the worker may claim and send now. */
+  /** Whether the worker may claim and send now (never on a follower). */
   open(): boolean;
+  /** The day's quota as last read (`undefined` before the first answer): the reconciliation's budget. */
+  quota(): { readonly used: number; readonly limit: number } | undefined;
   /** Calls in the next round: ~10 s at the paced rate, 1 to 100. */
   roundSize(): number;
   /** What `/readyz` adds to the worker's status: the quota, and a data source problem as the last error. */
@@ -67,6 +75,9 @@ export function createGoogleChannel(deps: GoogleChannelDeps): GoogleChannel {
   // The first quota read (answered or failed) comes before the first send: the first round is paced by it.
   let quotasRead = deps.reads === undefined;
   let timer: NodeJS.Timeout | undefined;
+  const isLeader = deps.isLeader ?? (() => true);
+  // Leadership as last seen by `open`: on taking the lead the quotas are read again before anything is sent.
+  let leading = false;
 
   const closeDaily = (until: number, why: string) => {
     if (dailyUntil === undefined)
@@ -115,7 +126,8 @@ export function createGoogleChannel(deps: GoogleChannelDeps): GoogleChannel {
 
   let refreshing = false;
   async function refresh(): Promise<void> {
-    if (refreshing) return;
+    // Followers read nothing: every read is a call on the account's quota.
+    if (refreshing || !isLeader()) return;
     refreshing = true;
     try {
       // A source found unusable is looked at again: an operator may fix it without a restart.
@@ -149,6 +161,16 @@ export function createGoogleChannel(deps: GoogleChannelDeps): GoogleChannel {
     client: { channel: 'google', send: (batch) => mapLimit(batch, GOOGLE_MAX_CONCURRENT, sendOne) },
     dataSource: () => kind ?? 'primary',
     open() {
+      if (!isLeader()) {
+        leading = false;
+        return false;
+      }
+      if (!leading && timer !== undefined && !abort.signal.aborted) {
+        // Just took the lead (or started): the quota read of this term comes before its first send.
+        leading = true;
+        quotasRead = false;
+        void refresh().catch((error: unknown) => log.warn({ err: error }, 'push: Google reads on taking the lead failed'));
+      }
       if (kind === undefined || !quotasRead) return false;
       if (dailyUntil !== undefined && now() >= dailyUntil) dailyUntil = undefined;
       return dailyUntil === undefined;
@@ -157,6 +179,7 @@ export function createGoogleChannel(deps: GoogleChannelDeps): GoogleChannel {
       const perSecond = plan?.callLimits.refillPerSecond ?? GOOGLE_DEFAULT_CALLS_PER_MINUTE / 60;
       return Math.min(GOOGLE_MAX_ROUND, Math.max(1, Math.floor(perSecond * ROUND_SECONDS)));
     },
+    quota: () => (plan?.quota === undefined ? undefined : { used: plan.quota.used, limit: plan.quota.limit }),
     status() {
       const quota = plan?.quota;
       return {
@@ -168,6 +191,7 @@ export function createGoogleChannel(deps: GoogleChannelDeps): GoogleChannel {
     },
     start() {
       if (deps.reads === undefined || timer !== undefined || abort.signal.aborted) return;
+      leading = isLeader();
       // A remote check must not stop the start: it runs in the background, the channel waits for it.
       void refresh().catch((error: unknown) => log.error({ err: error }, 'push: Google start-up reads failed'));
       timer = setInterval(() => {

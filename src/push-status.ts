@@ -29,6 +29,10 @@ export interface PushChannelStatus {
   readonly quota?: { readonly used: number; readonly limit: number; readonly resetAt?: string };
   /** When the last reconciliation (a full re-send) finished. */
   readonly lastReconcileAt?: string;
+  /** Google, reconciled in parts (PUSH_GOOGLE_RECONCILE_SHARE): what the last run covered. */
+  readonly reconcileProgress?: string;
+  /** Google: when its reconciliation runs last completed a pass over the whole catalog. */
+  readonly lastFullReconcileAt?: string;
 }
 
 /** The state's optional parts, as the status carries them (a quota only with both figures). */
@@ -45,6 +49,8 @@ function stateParts(state: PushChannelState): Partial<PushChannelStatus> {
           quota: { used: quota.used, limit: quota.limit, ...(quota.resetAt === undefined ? {} : { resetAt: quota.resetAt }) },
         }),
     ...(state.lastReconcile === undefined ? {} : { lastReconcileAt: state.lastReconcile }),
+    ...(state.reconcileProgress === undefined ? {} : { reconcileProgress: state.reconcileProgress }),
+    ...(state.lastFullReconcile === undefined ? {} : { lastFullReconcileAt: state.lastFullReconcile }),
   };
 }
 

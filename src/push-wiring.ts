@@ -8,6 +8,7 @@ import type { Config, PushConfig } from './config/load-config.js';
 import type { ChangeLog } from './core/catalog/change-log.js';
 import type { PushChannel } from './core/push/channel-client.js';
 import type { PushTargetsConfig } from './core/push/derive-updates.js';
+import { reconcileBudget } from './core/push/google-quota.js';
 import type { PushOutbox } from './core/push/outbox.js';
 import { createPacer } from './core/push/pacer.js';
 import { type ChannelParts, googleParts, type Links, metaParts, type PushFeeds, shoptetParts } from './push-channels.js';
@@ -95,7 +96,7 @@ export function createPushWiring(deps: PushWiringDeps): PushWiring | undefined {
   if (meta !== undefined) channels.set('meta', meta);
   const shoptet = shoptetParts(push, config, deps.links, log, deps.feeds);
   if (shoptet !== undefined) channels.set('shoptet', shoptet);
-  const google = googleParts(push, config, deps.links, log);
+  const google = googleParts(push, config, deps.links, log, deps.feeds, deps.isLeader);
   if (google !== undefined) channels.set('google', google);
   if (channels.size === 0) return undefined;
   if (/^rediss?:\/\//.test(config.store.url) && deps.group === undefined) {
@@ -125,8 +126,9 @@ export function createPushWiring(deps: PushWiringDeps): PushWiring | undefined {
       now,
       random: Math.random,
       sleep: abortableSleep,
-      // Google's gate (data source checked, daily quota left) holds the worker like a follower: nothing claimed.
-      isLeader: gated ? () => isLeader() && google.google.open() : isLeader,
+      // Google's gate (leader, data source checked, daily quota left) holds the worker like a follower: nothing
+      // claimed. It asks `isLeader` itself, every poll, so a new term reads the quotas before its first send.
+      isLeader: gated ? () => google.google.open() : isLeader,
       logger: log.child({ channel }),
       onDelivered: observePushLag(deps.metrics, channel),
     });
@@ -181,6 +183,10 @@ export function createPushWiring(deps: PushWiringDeps): PushWiring | undefined {
     onEnqueued: () => {
       for (const worker of workers.values()) worker.wake();
     },
+    // Google gets a share of its day's quota left per run, continuing where the last stopped (a dry run sends nothing: all).
+    ...(google === undefined || push.dryRun
+      ? {}
+      : { budget: { google: () => reconcileBudget(google.google.quota(), push.googleReconcileShare) } }),
   });
   return runPush({ deps, push, outbox, workers, deriver, reconciler, log, gate, extras, backgrounds });
 }

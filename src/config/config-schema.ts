@@ -377,6 +377,14 @@ export const ConfigSchema = z.object({
     '30 3 * * *',
     'Push: when every target of every enabled channel is sent again in full (the nightly reconciliation, in SYNC_TIMEZONE); off disables it',
   ),
+  PUSH_GOOGLE_RECONCILE_SHARE: z.coerce
+    .number()
+    .min(0)
+    .max(1)
+    .default(0.5)
+    .describe(
+      "Push: the share of Google's daily quota left that one reconciliation run may use (0-1); the rest of the catalog follows in the next runs",
+    ),
   PUSH_TIMEOUT_MS: int(30_000, 1_000, 600_000, 'Push: the most one request to a channel may take (ms)'),
   PUSH_MAX_BACKOFF_MS: int(300_000, 1_000, 3_600_000, 'Push: the longest wait before retrying a failed update (ms)'),
   GOOGLE_MERCHANT_ACCOUNT_ID: z

@@ -96,6 +96,8 @@ export interface PushConfig {
   readonly maxBackoffMs: number;
   /** The nightly full reconciliation's cron (in SYNC_TIMEZONE); `undefined` when PUSH_RECONCILE_CRON=off. */
   readonly reconcileCron: string | undefined;
+  /** PUSH_GOOGLE_RECONCILE_SHARE: the share of Google's daily quota left one reconciliation run may use. */
+  readonly googleReconcileShare: number;
   readonly shoptet:
     | {
         readonly token: string;
@@ -236,6 +238,13 @@ function partlyConfiguredChannels(values: Readonly<Record<string, string>>): str
     const problem = file === undefined ? undefined : serviceAccountFileProblem(file);
     if (problem !== undefined) problems.push(`GOOGLE_APPLICATION_CREDENTIALS: ${problem}`);
   }
+  // Asked for explicitly, local inventory without a single store code would silently send nothing.
+  const local = values['GOOGLE_LOCAL_INVENTORY'];
+  if ((local === 'true' || local === '1') && (values['UNIT_STORE_CODES'] ?? '').trim() === '') {
+    problems.push(
+      'UNIT_STORE_CODES: is required when GOOGLE_LOCAL_INVENTORY=true is set (the store code of each unit whose local inventory Google gets)',
+    );
+  }
   return problems;
 }
 
@@ -260,6 +269,7 @@ function pushConfigOf(e: ConfigEnv): PushConfig {
     timeoutMs: e.PUSH_TIMEOUT_MS,
     maxBackoffMs: e.PUSH_MAX_BACKOFF_MS,
     reconcileCron: e.PUSH_RECONCILE_CRON === 'off' ? undefined : e.PUSH_RECONCILE_CRON,
+    googleReconcileShare: e.PUSH_GOOGLE_RECONCILE_SHARE,
     shoptet: channel(e.SHOPTET_API_TOKEN !== undefined, () => ({
       token: e.SHOPTET_API_TOKEN ?? '',
       baseUrl: e.SHOPTET_API_URL,

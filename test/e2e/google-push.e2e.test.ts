@@ -97,6 +97,8 @@ const productKey = (id: string) => `cs~CZ~${id}`;
 
 type GoogleStatus = {
   pending: number;
+  reconcileProgress?: string;
+  lastFullReconcileAt?: string;
   mode: string;
   lastError?: string;
   quota?: { used: number; limit: number; resetAt?: string };
@@ -112,6 +114,7 @@ function pushCalls(google: GoogleServer) {
 }
 
 const POS_KEY = 'pos-key-e2e-0123456789';
+const ADMIN_TOKEN_E2E = 'admin-token-google-e2e-0123456789abcdef';
 
 /** A POS (the sandbox's interface) whose catalog the test changes: a price, an article more or less. */
 async function startPos(articles: number): Promise<{ server: Server; url: string; use(articles: number): SandboxState }> {
@@ -343,5 +346,79 @@ describe('Google push against the sandbox and the fake Merchant API', () => {
     expect(pushCalls(google)).toHaveLength(0);
     expect(lines.some((line) => line['level'] === 50 && String(line['msg']).includes('not an API data source'))).toBe(true);
     expect((await fetch(`${app.url}/readyz`)).status).toBeLessThan(500);
+  });
+
+  it('a reconciliation run spends a share of the quota left: 40 calls left × 0.5 = 20 items, the next run the next 20', async () => {
+    google = await startFake();
+    const fake = google;
+    app = await startApp(
+      googleConfig(fake, {
+        // One target per product (no local inventory): the budget counts products one to one.
+        GOOGLE_LOCAL_INVENTORY: 'false',
+        GOOGLE_QUOTA_REFRESH_MS: '1000',
+        PUSH_GOOGLE_RECONCILE_SHARE: '0.5',
+        ADMIN_TOKEN: ADMIN_TOKEN_E2E,
+      }),
+      { logger },
+    );
+    const running = app;
+    await running.initialSync;
+    const products = running.catalog.current()?.products ?? [];
+    expect(products.length).toBe(40);
+    // The first start sends everything (the deriver's first pass, not the budgeted reconciliation).
+    expect(await eventually(() => fake.products.size, products.length)).toBe(products.length);
+    expect(await eventually(async () => (await googleStatus(running))?.pending, 0)).toBe(0);
+
+    /** Leaves 40 calls of the day in every group and waits until the channel has read it. */
+    const leave40 = async () => {
+      for (const group of fake.quotaGroups) group.usage = group.dailyLimit - 40;
+      const read = async () => {
+        const quota = (await googleStatus(running))?.quota;
+        return quota !== undefined && quota.limit - quota.used === 40;
+      };
+      expect(await eventually(read, true)).toBe(true);
+    };
+    const insertedIds = (from: number) =>
+      fake.requests
+        .slice(from)
+        .filter((request) => request.method === 'POST' && request.url.includes('productInputs:insert'))
+        .map((request) => (JSON.parse(request.body) as { offerId: string }).offerId);
+    const reconcile = async () => {
+      const response = await fetch(`${running.url}/admin/push/reconcile?channel=google`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN_E2E}`, accept: 'application/json' },
+      });
+      expect(response.status).toBe(202);
+      return (await response.json()) as { targets: Record<string, number> };
+    };
+
+    await leave40();
+    let from = fake.requests.length;
+    expect((await reconcile()).targets['google']).toBe(20);
+    expect(await eventually(async () => (await googleStatus(running))?.pending, 0)).toBe(0);
+    expect(await eventually(() => insertedIds(from).length, 20)).toBe(20);
+    expect(new Set(insertedIds(from))).toEqual(new Set(products.slice(0, 20).map((product) => product.id)));
+    const first = await googleStatus(running);
+    expect(first?.reconcileProgress).toMatch(/^products 1-20 of 40 this run .*next from product 21$/);
+    expect(first?.lastFullReconcileAt).toBeUndefined();
+
+    // The next run continues where the first stopped: products 21 to 40, and a full pass is recorded.
+    await leave40();
+    from = fake.requests.length;
+    expect((await reconcile()).targets['google']).toBe(20);
+    expect(await eventually(async () => (await googleStatus(running))?.pending, 0)).toBe(0);
+    expect(await eventually(() => insertedIds(from).length, 20)).toBe(20);
+    expect(new Set(insertedIds(from))).toEqual(new Set(products.slice(20, 40).map((product) => product.id)));
+    const second = await googleStatus(running);
+    expect(second?.reconcileProgress).toMatch(/^products 21-40 of 40 this run .*next from product 1$/);
+    expect(second?.lastFullReconcileAt).toEqual(expect.any(String));
+
+    // A spent day's quota enqueues nothing (the live changes keep what is left), and the position stays.
+    for (const group of fake.quotaGroups) group.usage = group.dailyLimit;
+    const spent = async () => (await googleStatus(running))?.quota?.used === 100_000;
+    expect(await eventually(spent, true)).toBe(true);
+    const none = await reconcile();
+    expect(none.targets['google'] ?? 0).toBe(0);
+    expect((await googleStatus(running))?.reconcileProgress).toMatch(/^no products this run .*next from product 1 of 40$/);
   });
 });

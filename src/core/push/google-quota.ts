@@ -112,3 +112,15 @@ export function planQuota(groups: readonly GoogleQuotaGroup[], now: number): Goo
 export function isDailyQuotaMessage(message: string | undefined): boolean {
   return message !== undefined && /(RESOURCE_EXHAUSTED|HTTP 429)/.test(message) && /daily/i.test(message);
 }
+
+/** Targets a reconciliation run may enqueue for Google while no daily quota is known yet (none read, or none given). */
+export const GOOGLE_RECONCILE_UNKNOWN_BUDGET = 1_000;
+
+/**
+ * The Google targets one reconciliation run may enqueue (decision 0013, section 5): `share` of the day's quota
+ * left by the last read, so live changes keep the rest until the 12:00 UTC reset; about one call per target.
+ */
+export function reconcileBudget(quota: { readonly used: number; readonly limit: number } | undefined, share: number): number {
+  if (quota === undefined) return GOOGLE_RECONCILE_UNKNOWN_BUDGET;
+  return Math.max(0, Math.floor(share * Math.max(0, quota.limit - quota.used)));
+}

@@ -99,6 +99,12 @@ export interface PushChannelState {
   readonly quota?: { readonly used?: number; readonly limit?: number; readonly resetAt?: string };
   /** When the last full reconciliation of the channel was enqueued (ISO). */
   readonly lastReconcile?: string;
+  /** A channel reconciled in parts (Google, PUSH_GOOGLE_RECONCILE_SHARE): the product index the next run starts at. */
+  readonly reconcileFrom?: number;
+  /** What the last run of such a channel covered, e.g. "products 1-20 of 60 this run (…); next from product 21". */
+  readonly reconcileProgress?: string;
+  /** When such a channel's runs last completed a pass over the whole catalog (ISO). */
+  readonly lastFullReconcile?: string;
   /** The mode the channel last started in: a start live after a dry run reconciles the channel. */
   readonly lastMode?: 'live' | 'dry-run';
   /** Who paused the channel: PUSH_PAUSED (lifted when the setting no longer names it) or the operator. */

@@ -1,16 +1,20 @@
 import { ALL_UNITS, type CatalogSnapshot, type Product } from '../catalog/catalog.js';
+import type { FeedItem } from '../feeds/feed-item.js';
 import { type FeedItemOptions, productCode, toFeedItem } from '../feeds/to-feed-item.js';
 import type { PayloadResult, PushAction } from './channel-client.js';
 import { actionOf } from './derive-updates.js';
-import { csvRowValues, type FeedLens, xmlAmountOf } from './feed-lens.js';
+import { csvRowValues, type FeedLens, type FeedLensResult, xmlAmountOf } from './feed-lens.js';
 import type { GoogleDataSourceKind } from './google-data-source.js';
+import { googleItemValues, tsvRows } from './google-feed-values.js';
 import { PUSH_MASK } from './outbox.js';
 import {
   buildGoogleLocalInventory,
   buildGoogleProductRequest,
+  buildGoogleRequestFromFeed,
   type GoogleLocalInventory,
   type GooglePayloadOptions,
   type GoogleProductRequest,
+  localInventoryFromFeed,
 } from './payloads/google.js';
 import {
   buildMetaFullRequest,
@@ -78,11 +82,15 @@ export function googlePayloads(
   options: GooglePayloadOptions,
   feed: FeedItemOptions,
   dataSource: () => GoogleDataSourceKind = () => 'primary',
+  lenses: GoogleLenses = {},
 ): PayloadBuilder<GooglePayload> {
   return (row, snapshot) => {
     if (row.target.startsWith('l:')) {
       const { id, unit } = splitLocalTarget(row.target);
       const product = snapshot === undefined ? undefined : indexOf(snapshot).byId.get(id);
+      if (lenses.local !== undefined && snapshot !== undefined && product !== undefined) {
+        return localFromFeed(lenses.local, snapshot, product, id, feed.storeCodes[unit] ?? unit);
+      }
       const offer = product === undefined ? undefined : toFeedItem(product, unit, feed)?.offers[0];
       if (offer === undefined) {
         // The unit no longer offers it (or the product is gone): its local inventory goes.
@@ -96,7 +104,11 @@ export function googlePayloads(
     }
     const id = row.target.slice(2);
     const product = snapshot === undefined ? undefined : indexOf(snapshot).byId.get(id);
-    const item = product === undefined ? undefined : toFeedItem(product, ALL_UNITS, feed);
+    const seen =
+      lenses.product === undefined || snapshot === undefined || product === undefined
+        ? undefined
+        : lenses.product(snapshot, product, ALL_UNITS);
+    const item = product === undefined ? undefined : seen === undefined ? toFeedItem(product, ALL_UNITS, feed) : itemOfSeen(seen);
     let action = actionOf(row.mask, item !== undefined);
     if (dataSource() === 'supplemental' && action.kind !== 'update') {
       const fullResend = item !== undefined && (row.mask & PUSH_MASK.FULL) !== 0 && (row.mask & PUSH_MASK.ADDED) === 0;
@@ -104,9 +116,52 @@ export function googlePayloads(
         return { kind: 'skip', reason: 'supplemental data source: new and removed items are left to the feed file' };
       action = { kind: 'update', fields: ['price', 'salePrice', 'availability'] };
     }
-    const result = buildGoogleProductRequest(id, item, action, options);
+    let result: PayloadResult<GoogleProductRequest>;
+    if (seen?.kind === 'included' && action.kind !== 'remove') {
+      const values = googleItemValues(seen.text);
+      if (values === undefined) return { kind: 'skip', reason: 'the Google feed item could not be read' };
+      result = buildGoogleRequestFromFeed(id, values, action, options);
+    } else if (seen?.kind === 'left-out' && action.kind === 'create') {
+      // An item the Google feed leaves out is never inserted; a patch of one Google holds goes as before.
+      return { kind: 'skip', reason: seen.reason };
+    } else {
+      result = buildGoogleProductRequest(id, item, action, options);
+    }
     return result.kind === 'send' ? { kind: 'send', payload: { kind: 'product', request: result.payload } } : result;
   };
+}
+
+/** The Google feeds' lenses (`google`, `google-local-inventory` templates); absent: the plain feed item. */
+export interface GoogleLenses {
+  readonly product?: FeedLens;
+  readonly local?: FeedLens;
+}
+
+function itemOfSeen(seen: FeedLensResult): FeedItem | undefined {
+  return seen.kind === 'not-offered' ? undefined : seen.item;
+}
+
+/**
+ * One unit's local inventory as the served local inventory feed's row of its store: the row's values (its
+ * stock policy: limited availability, sold-out rows); no row for the store (the unit does not offer it, or
+ * the feed leaves the item out) deletes it, as the feed no longer lists it.
+ */
+function localFromFeed(
+  lens: FeedLens,
+  snapshot: CatalogSnapshot,
+  product: Product,
+  id: string,
+  storeCode: string,
+): PayloadResult<GooglePayload> {
+  const seen = lens(snapshot, product, ALL_UNITS);
+  const row =
+    seen.kind === 'included'
+      ? tsvRows(seen.head, seen.text).find((candidate) => candidate['store_code'] === storeCode)
+      : undefined;
+  if (row === undefined) return { kind: 'send', payload: { kind: 'localDelete', offerId: id, storeCode } };
+  const inventory = localInventoryFromFeed(row);
+  if (typeof inventory === 'string') return { kind: 'skip', reason: inventory };
+  return { kind: 'send', payload: { kind: 'local', offerId: id, inventory } };
 }
 
 /** The field bits a Meta UPDATE carries (price, sale price, availability). */

@@ -18,11 +18,16 @@ import { PUSH_ENQUEUE_CHUNK } from './push-deriver.js';
  *   a sale derived meanwhile (due now) is claimed before the reconciliation's later rows. A row already
  *   pending keeps its earlier due time when FULL merges into it (the outbox's merge), so no live change waits.
  * The cursor is not moved: the reconciliation is enqueued with the stored cursor as both expected and new.
+ *
+ * A channel with a `budget` (Google: a share of the day's quota left, PUSH_GOOGLE_RECONCILE_SHARE) gets at
+ * most that many targets per run, whole products from where the last run stopped (`reconcileFrom` in its
+ * state), wrapping at the end: 100,000 products × 5 units would take more than Google's daily quota in one
+ * run and starve the live changes until 12:00 UTC (decision 0013, section 5).
  */
 
 export interface PushReconcilerDeps {
   readonly catalog: { current(): CatalogSnapshot | undefined };
-  readonly outbox: Pick<PushOutbox, 'cursor' | 'enqueue' | 'patchState'>;
+  readonly outbox: Pick<PushOutbox, 'cursor' | 'enqueue' | 'patchState' | 'state'>;
   /** Every enabled channel's targets; a call chooses among them. */
   readonly config: PushTargetsConfig;
   /** About how many targets per second each channel is sent at: its reconciliation rows come due at this pace. */
@@ -36,6 +41,8 @@ export interface PushReconcilerDeps {
   readonly chunkSize?: number;
   /** Told after rows were enqueued (the workers' `wake`). */
   readonly onEnqueued?: () => void;
+  /** Targets one run may enqueue per channel (read at the run's start); a channel without one gets them all. */
+  readonly budget?: Partial<Record<PushChannel, () => number | undefined>>;
 }
 
 export type ReconcileOutcome =
@@ -70,6 +77,12 @@ function onlyChannels(config: PushTargetsConfig, channels: readonly PushChannel[
   };
 }
 
+/** The targets config without `channels`. */
+function withoutChannels(config: PushTargetsConfig, channels: readonly PushChannel[]): PushTargetsConfig {
+  const kept = (['google', 'shoptet', 'meta'] as const).filter((channel) => !channels.includes(channel));
+  return onlyChannels(config, kept);
+}
+
 /** How many targets one product gives at most (so a slice of products stays within the chunk size). */
 function targetsPerProduct(config: PushTargetsConfig): number {
   return (
@@ -100,34 +113,117 @@ export function createPushReconciler(deps: PushReconcilerDeps): PushReconciler {
     if (!deps.isLeader()) return { ok: false, reason: 'not-leader' };
     if ((await deps.outbox.cursor()) === undefined) return { ok: false, reason: 'no-cursor' };
     const config = onlyChannels(deps.config, channels);
+    const budgets = budgetsOf(config);
+    const whole = withoutChannels(config, Object.keys(budgets) as PushChannel[]);
     const perProduct = Math.max(1, targetsPerProduct(config));
     const sliceProducts = Math.max(1, Math.floor((deps.chunkSize ?? PUSH_ENQUEUE_CHUNK) / perProduct));
     const startMs = deps.now();
     const counts: Partial<Record<PushChannel, number>> = {};
+    const due = (update: PendingUpdate): PendingUpdate => {
+      const index = counts[update.channel] ?? 0;
+      counts[update.channel] = index + 1;
+      const pace = Math.max(1, deps.pace[update.channel] ?? 1);
+      return { ...update, atMs: startMs + RECONCILE_LEAD_MS + Math.floor((index / pace) * 1000) };
+    };
     deps.logger.info({ channels, version: snapshot.version, why }, 'push: reconciliation started');
-    for (let start = 0; start < snapshot.products.length; start += sliceProducts) {
+    const hasWhole = targetsPerProduct(whole) > 0;
+    for (let start = 0; hasWhole && start < snapshot.products.length; start += sliceProducts) {
       const slice = { ...snapshot, products: snapshot.products.slice(start, start + sliceProducts) };
-      const updates = fullReconciliation(config, slice, 0).map((update) => {
-        const index = counts[update.channel] ?? 0;
-        counts[update.channel] = index + 1;
-        const pace = Math.max(1, deps.pace[update.channel] ?? 1);
-        return { ...update, atMs: startMs + RECONCILE_LEAD_MS + Math.floor((index / pace) * 1000) };
-      });
-      const refused = await enqueueSlice(updates);
-      if (refused !== undefined) {
-        deps.logger.warn({ channels, reason: refused.reason, why }, 'push: reconciliation stopped');
-        return refused;
-      }
+      const refused = await enqueueSlice(fullReconciliation(whole, slice, 0).map(due));
+      if (refused !== undefined) return stopped(refused, channels, why);
       deps.onEnqueued?.();
       await yieldToLoop();
     }
     const at = new Date(deps.now()).toISOString();
+    const progress: Partial<Record<PushChannel, string>> = {};
+    for (const [channel, budget] of Object.entries(budgets) as [PushChannel, number][]) {
+      const part = await reconcilePart(channel, budget, snapshot, config, due, at);
+      if ('reason' in part) return stopped(part, channels, why);
+      progress[channel] = part.note;
+    }
     for (const channel of channels) {
       if (!(channel in config)) continue;
       await deps.outbox.patchState(channel, { lastReconcile: at });
     }
-    deps.logger.info({ channels, version: snapshot.version, targets: counts, why }, 'push: reconciliation enqueued');
+    deps.logger.info({ channels, version: snapshot.version, targets: counts, progress, why }, 'push: reconciliation enqueued');
     return { ok: true, version: snapshot.version, targets: counts };
+  }
+
+  function stopped(refused: Extract<ReconcileOutcome, { ok: false }>, channels: readonly PushChannel[], why: string) {
+    deps.logger.warn({ channels, reason: refused.reason, why }, 'push: reconciliation stopped');
+    return refused;
+  }
+
+  /** The budgets of the chosen channels that have one (whole numbers ≥ 0). */
+  function budgetsOf(config: PushTargetsConfig): Partial<Record<PushChannel, number>> {
+    const budgets: Partial<Record<PushChannel, number>> = {};
+    for (const [channel, read] of Object.entries(deps.budget ?? {}) as [PushChannel, () => number | undefined][]) {
+      const budget = channel in config ? read() : undefined;
+      if (budget !== undefined && Number.isFinite(budget)) budgets[channel] = Math.max(0, Math.floor(budget));
+    }
+    return budgets;
+  }
+
+  /**
+   * One channel's part of the catalog within `budget` targets: whole products from the stored position,
+   * wrapping at the end; the next position, a progress note and (when the end was passed) the time of the
+   * last full pass are stored in the channel's state.
+   */
+  async function reconcilePart(
+    channel: PushChannel,
+    budget: number,
+    snapshot: CatalogSnapshot,
+    config: PushTargetsConfig,
+    due: (update: PendingUpdate) => PendingUpdate,
+    at: string,
+  ): Promise<{ note: string } | Extract<ReconcileOutcome, { ok: false }>> {
+    const only = onlyChannels(config, [channel]);
+    const products = snapshot.products;
+    const total = products.length;
+    const stored = (await deps.outbox.state(channel)).reconcileFrom;
+    const from = stored !== undefined && Number.isInteger(stored) && stored >= 0 && stored < total ? stored : 0;
+    const chunk = deps.chunkSize ?? PUSH_ENQUEUE_CHUNK;
+    let index = from;
+    let taken = 0;
+    let used = 0;
+    let wrapped = false;
+    let full = false;
+    while (taken < total && !full) {
+      const updates: PendingUpdate[] = [];
+      while (taken < total && updates.length < chunk) {
+        const product = products[index];
+        const targets = product === undefined ? [] : fullReconciliation(only, { ...snapshot, products: [product] }, 0);
+        if (used + targets.length > budget) {
+          full = true;
+          break;
+        }
+        used += targets.length;
+        for (const update of targets) updates.push(due(update));
+        taken += 1;
+        index += 1;
+        if (index >= total) {
+          index = 0;
+          wrapped = true;
+        }
+      }
+      if (updates.length > 0) {
+        const refused = await enqueueSlice(updates);
+        if (refused !== undefined) return refused;
+        deps.onEnqueued?.();
+      }
+      await yieldToLoop();
+    }
+    const passed = wrapped || (taken === total && total > 0);
+    const note =
+      taken === 0
+        ? `no products this run (budget ${budget} targets); next from product ${from + 1} of ${total}`
+        : `products ${from + 1}-${((from + taken - 1) % total) + 1} of ${total} this run (${used} targets, budget ${budget}); next from product ${index + 1}`;
+    await deps.outbox.patchState(channel, {
+      reconcileFrom: index,
+      reconcileProgress: note,
+      ...(passed ? { lastFullReconcile: at } : {}),
+    });
+    return { note };
   }
 
   return { reconcile: (channels, why) => serial(() => run(channels, why)) };

@@ -63,6 +63,29 @@ describe('Google push configuration', () => {
     expect(problems({ GOOGLE_MERCHANT_ACOUNT_ID: '1' })[0]).toMatch(/did you mean GOOGLE_MERCHANT_ACCOUNT_ID/);
   });
 
+  it('GOOGLE_LOCAL_INVENTORY=true without UNIT_STORE_CODES stops the start with one line', () => {
+    const base = {
+      GOOGLE_MERCHANT_ACCOUNT_ID: '123',
+      GOOGLE_MERCHANT_DATA_SOURCE_ID: '456',
+      GOOGLE_APPLICATION_CREDENTIALS: good,
+    };
+    expect(problems({ ...base, GOOGLE_LOCAL_INVENTORY: 'true' })).toEqual([
+      expect.stringMatching(/^UNIT_STORE_CODES: is required when GOOGLE_LOCAL_INVENTORY=true is set/),
+    ]);
+    expect(problems({ ...base, GOOGLE_LOCAL_INVENTORY: '1' })).toHaveLength(1);
+    // Left to its default (or off), no store codes just means no local inventory.
+    expect(problems(base)).toEqual([]);
+    expect(problems({ ...base, GOOGLE_LOCAL_INVENTORY: 'false' })).toEqual([]);
+    expect(problems({ ...base, GOOGLE_LOCAL_INVENTORY: 'true', UNIT_STORE_CODES: 'U1=praha' })).toEqual([]);
+  });
+
+  it('PUSH_GOOGLE_RECONCILE_SHARE: 0.5 by default, a number from 0 to 1', () => {
+    expect(createTestConfig({}).push.googleReconcileShare).toBe(0.5);
+    expect(createTestConfig({ PUSH_GOOGLE_RECONCILE_SHARE: '0.2' }).push.googleReconcileShare).toBe(0.2);
+    expect(problems({ PUSH_GOOGLE_RECONCILE_SHARE: '1.5' })[0]).toMatch(/^PUSH_GOOGLE_RECONCILE_SHARE: /);
+    expect(problems({ PUSH_GOOGLE_RECONCILE_SHARE: 'half' })[0]).toMatch(/^PUSH_GOOGLE_RECONCILE_SHARE: /);
+  });
+
   it('names the key file problem without quoting the file', () => {
     const base = { GOOGLE_MERCHANT_ACCOUNT_ID: '123', GOOGLE_MERCHANT_DATA_SOURCE_ID: '456' };
     const check = (path: string) => problems({ ...base, GOOGLE_APPLICATION_CREDENTIALS: path });

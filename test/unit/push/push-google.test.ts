@@ -158,4 +158,42 @@ describe('Google channel gate', () => {
     expect(channel.open()).toBe(false);
     await channel.stop();
   });
+
+  it('a follower reads nothing from Google; on taking the lead it reads the quotas before its first send', async () => {
+    let leader = false;
+    const { reads, calls } = fakeReads([{ kind: 'primary' }], [{ groups: [group(10)] }]);
+    const channel = createGoogleChannel({
+      client: fakeClient({ kind: 'ok' }),
+      reads,
+      dataSourceName: NAME,
+      refreshMs: 5,
+      now: () => NOW,
+      logger: silent,
+      isLeader: () => leader,
+    });
+    channel.start();
+    // Several refresh ticks pass as a follower: no data source read, no quota read, never open.
+    for (let i = 0; i < 10; i++) {
+      expect(channel.open()).toBe(false);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    expect(calls).toEqual({ dataSource: 0, quotas: 0 });
+    leader = true;
+    // The first look as leader starts the reads; it stays closed until they are answered.
+    expect(channel.open()).toBe(false);
+    await settle(() => channel.open());
+    expect(channel.open()).toBe(true);
+    expect(calls.dataSource).toBe(1);
+    expect(calls.quotas).toBeGreaterThanOrEqual(1);
+    expect(channel.quota()).toEqual({ used: 10, limit: 1000 });
+    // Losing the lead closes it; taking it again reads the quotas again before sending.
+    leader = false;
+    expect(channel.open()).toBe(false);
+    const before = calls.quotas;
+    leader = true;
+    expect(channel.open()).toBe(false);
+    await settle(() => calls.quotas > before);
+    expect(calls.quotas).toBe(before + 1);
+    await channel.stop();
+  });
 });

@@ -2,6 +2,7 @@ import type { FeedItem, FeedOffer } from '../../feeds/feed-item.js';
 import { normalizeGtin } from '../../feeds/normalize-gtin.js';
 import { truncateText } from '../../feeds/truncate-text.js';
 import type { PayloadResult, PushAction, PushField } from '../channel-client.js';
+import { feedMoney, type GoogleFeedItemValues, localAvailabilityOf, productAvailabilityOf } from '../google-feed-values.js';
 import { toAmountMicros } from '../money-micros.js';
 
 /**
@@ -12,6 +13,8 @@ import { toAmountMicros } from '../money-micros.js';
  */
 
 export type GoogleAvailability = 'IN_STOCK' | 'OUT_OF_STOCK';
+/** `LocalInventoryAttributes.availability`: the local feed's "limited availability" (1-2 pieces) too. */
+export type GoogleLocalAvailability = GoogleAvailability | 'LIMITED_AVAILABILITY';
 
 export interface GooglePrice {
   /** int64 as text; 1 unit = 1,000,000 micros. */
@@ -42,7 +45,7 @@ export interface GoogleProductInput {
 export interface GoogleLocalInventory {
   readonly storeCode: string;
   readonly localInventoryAttributes: {
-    readonly availability: GoogleAvailability;
+    readonly availability: GoogleLocalAvailability;
     /** int64 text, ≥ 0; absent when the unit's stock is unknown. */
     readonly quantity?: string;
     readonly price?: GooglePrice;
@@ -138,21 +141,112 @@ function patchRequest(
   fields: readonly PushField[],
   options: GooglePayloadOptions,
 ): GoogleProductRequest | undefined {
+  const itemPrice = price(item.price, options.currency);
+  const salePrice = price(item.salePrice, options.currency);
+  const values: GoogleProductAttributes = {
+    availability: AVAILABILITY[item.availability],
+    ...(itemPrice === undefined ? {} : { price: itemPrice }),
+    ...(salePrice === undefined ? {} : { salePrice }),
+  };
+  return patchOf(item.id, values, fields, options);
+}
+
+/** A patch of the changed fields' attributes, with `values` the item's whole attributes. */
+function patchOf(
+  offerId: string,
+  values: GoogleProductAttributes,
+  fields: readonly PushField[],
+  options: GooglePayloadOptions,
+): GoogleProductRequest | undefined {
   const paths = [...new Set(fields.flatMap((field) => MASK_PATHS[field] ?? []))];
   if (paths.length === 0) return undefined;
-  const values: Record<string, GooglePrice | GoogleAvailability | undefined> = {
-    price: price(item.price, options.currency),
-    // "Attributes specified in the update mask without a value … will be deleted": an ended sale is in the
-    // mask and absent from the body.
-    salePrice: price(item.salePrice, options.currency),
-    availability: AVAILABILITY[item.availability],
-  };
+  // "Attributes specified in the update mask without a value … will be deleted": an ended sale is in the
+  // mask and absent from the body.
   const attributes = Object.fromEntries(paths.flatMap((path) => (values[path] === undefined ? [] : [[path, values[path]]])));
   return {
     method: 'patch',
-    name: productInputName(options, item.id),
+    name: productInputName(options, offerId),
     updateMask: paths.map((path) => `productAttributes.${path}`).join(','),
-    body: { ...identity(item, options), productAttributes: attributes },
+    body: { offerId, contentLanguage: options.contentLanguage, feedLabel: options.feedLabel, productAttributes: attributes },
+  };
+}
+
+/**
+ * The attributes of an item as the served Google feed writes it (`google-feed-values.ts`): the template's
+ * own lengths, required elements, stock policy and availability, money as exact micros of its text.
+ */
+export function attributesFromFeed(values: GoogleFeedItemValues, currency: string): GoogleProductAttributes | string {
+  const itemPrice = feedMoney(values.price);
+  const salePrice = feedMoney(values.salePrice);
+  const availability = productAvailabilityOf(values.availability);
+  if (itemPrice === undefined) return `the feed's price "${values.price ?? ''}" is not an amount and currency`;
+  if (availability === undefined) return `the feed's availability "${values.availability ?? ''}" has no Merchant API value`;
+  const gtin = values.gtin;
+  return {
+    ...(values.title === undefined ? {} : { title: values.title }),
+    ...(values.description === undefined ? {} : { description: values.description }),
+    ...(values.link === undefined ? {} : { link: values.link }),
+    ...(values.imageLink === undefined ? {} : { imageLink: values.imageLink }),
+    availability,
+    price: { amountMicros: toAmountMicros(itemPrice.amount), currencyCode: itemPrice.currency || currency },
+    ...(salePrice === undefined
+      ? {}
+      : { salePrice: { amountMicros: toAmountMicros(salePrice.amount), currencyCode: salePrice.currency || currency } }),
+    ...(gtin === undefined ? {} : { gtins: [gtin] }),
+    ...(values.brand === undefined ? {} : { brand: values.brand }),
+    condition: 'NEW',
+  };
+}
+
+/**
+ * `buildGoogleProductRequest` with the item's attributes read from the served Google feed: insert (create)
+ * sends them all, an update patches the changed ones. Removal never comes here (the item is in the feed).
+ */
+export function buildGoogleRequestFromFeed(
+  offerId: string,
+  values: GoogleFeedItemValues,
+  action: Exclude<PushAction, { kind: 'remove' }>,
+  options: GooglePayloadOptions,
+): PayloadResult<GoogleProductRequest> {
+  if (offerId.length > GOOGLE_MAX_OFFER_ID) return { kind: 'skip', reason: `id longer than ${GOOGLE_MAX_OFFER_ID} characters` };
+  const attributes = attributesFromFeed(values, options.currency);
+  if (typeof attributes === 'string') return { kind: 'skip', reason: attributes };
+  if (action.kind === 'update') {
+    const request = patchOf(offerId, attributes, action.fields, options);
+    return request === undefined ? { kind: 'skip', reason: 'no product attribute changed' } : { kind: 'send', payload: request };
+  }
+  const identityOf = { offerId, contentLanguage: options.contentLanguage, feedLabel: options.feedLabel };
+  return { kind: 'send', payload: { method: 'insert', body: { ...identityOf, productAttributes: attributes } } };
+}
+
+/**
+ * The `localInventories:insert` body from a row of the served local inventory feed (store_code, quantity,
+ * price, sale_price, availability), or why it cannot be sent.
+ */
+export function localInventoryFromFeed(row: Readonly<Record<string, string>>): GoogleLocalInventory | string {
+  const storeCode = row['store_code'];
+  const availability = localAvailabilityOf(row['availability']);
+  if (storeCode === undefined) return 'the local inventory row has no store code';
+  if (availability === undefined)
+    return `the local inventory availability "${row['availability'] ?? ''}" has no Merchant API value`;
+  const quantityText = row['quantity'];
+  const quantityValue = quantityText === undefined ? undefined : Number(quantityText);
+  const quantity =
+    quantityValue === undefined || !Number.isFinite(quantityValue) ? undefined : String(Math.max(0, Math.floor(quantityValue)));
+  const money = (value: string | undefined) => {
+    const read = feedMoney(value);
+    return read === undefined ? undefined : { amountMicros: toAmountMicros(read.amount), currencyCode: read.currency };
+  };
+  const offerPrice = money(row['price']);
+  const salePrice = money(row['sale_price']);
+  return {
+    storeCode,
+    localInventoryAttributes: {
+      availability,
+      ...(quantity === undefined ? {} : { quantity }),
+      ...(offerPrice === undefined ? {} : { price: offerPrice }),
+      ...(salePrice === undefined ? {} : { salePrice }),
+    },
   };
 }
 

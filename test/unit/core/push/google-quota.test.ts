@@ -3,9 +3,11 @@ import { classifyDataSource, dataSourceHttpProblem } from '../../../../src/core/
 import {
   callLimitsOf,
   GOOGLE_DEFAULT_CALLS_PER_MINUTE,
+  GOOGLE_RECONCILE_UNKNOWN_BUDGET,
   isDailyQuotaMessage,
   parseQuotaPage,
   planQuota,
+  reconcileBudget,
 } from '../../../../src/core/push/google-quota.js';
 import { nextMiddayUtc } from '../../../../src/core/push/pacer.js';
 
@@ -106,5 +108,17 @@ describe('Google data source kind (datasources_v1)', () => {
     expect(dataSourceHttpProblem(name, 403).retry).toBe(false);
     expect(dataSourceHttpProblem(name, 503).retry).toBe(true);
     expect(dataSourceHttpProblem(name, 401).retry).toBe(true);
+  });
+});
+
+describe('Google reconciliation budget (PUSH_GOOGLE_RECONCILE_SHARE)', () => {
+  it('is the share of the quota left, rounded down; 1,000 targets while no quota is known', () => {
+    expect(reconcileBudget({ used: 99_960, limit: 100_000 }, 0.5)).toBe(20);
+    expect(reconcileBudget({ used: 0, limit: 100_000 }, 0.5)).toBe(50_000);
+    expect(reconcileBudget({ used: 0, limit: 7 }, 0.5)).toBe(3);
+    expect(reconcileBudget({ used: 100_000, limit: 100_000 }, 1)).toBe(0);
+    expect(reconcileBudget({ used: 120, limit: 100 }, 0.5)).toBe(0);
+    expect(reconcileBudget(undefined, 0.5)).toBe(GOOGLE_RECONCILE_UNKNOWN_BUDGET);
+    expect(GOOGLE_RECONCILE_UNKNOWN_BUDGET).toBe(1_000);
   });
 });

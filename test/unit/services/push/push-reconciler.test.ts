@@ -95,3 +95,68 @@ describe('push reconciler', () => {
     expect((await outbox.stats('meta')).pending).toBe(7);
   });
 });
+
+describe('push reconciler with a budget (Google: a share of the quota left)', () => {
+  function budgeted(outbox: PushOutbox, budget: () => number, chunkSize = 100) {
+    return createPushReconciler({
+      catalog: { current: () => snapshot('v2', items) },
+      outbox,
+      config: { meta: true, google: { localUnits: [] } },
+      pace: { meta: 100, google: 100 },
+      now: () => NOW,
+      isLeader: () => true,
+      logger: quiet,
+      chunkSize,
+      budget: { google: budget },
+    });
+  }
+  /** The Google rows enqueued since the last call (claimed and acknowledged: the outbox is empty after). */
+  const pendingTargets = async (outbox: PushOutbox) => {
+    const rows = await outbox.claim('google', NOW + 1e9, 100, 1e9);
+    for (const row of rows) await outbox.ack('google', row.target, row.gen);
+    return rows.map((row) => row.target).sort();
+  };
+
+  it('enqueues at most the budget per run, continuing where the last run stopped and wrapping at the end', async () => {
+    const outbox = createMemoryPushOutbox();
+    await outbox.enqueue(undefined, 'v1', []);
+    const reconciler = budgeted(outbox, () => 3, 2);
+    // Meta, without a budget, gets every target each run.
+    expect(await reconciler.reconcile(['meta', 'google'], 'test')).toEqual({
+      ok: true,
+      version: 'v2',
+      targets: { meta: 7, google: 3 },
+    });
+    expect(await pendingTargets(outbox)).toEqual(['p:i0', 'p:i1', 'p:i2']);
+    let state = await outbox.state('google');
+    expect(state.reconcileFrom).toBe(3);
+    expect(state.reconcileProgress).toBe('products 1-3 of 7 this run (3 targets, budget 3); next from product 4');
+    expect(state.lastFullReconcile).toBeUndefined();
+
+    await reconciler.reconcile(['google'], 'test');
+    expect(await pendingTargets(outbox)).toEqual(['p:i3', 'p:i4', 'p:i5']);
+    await reconciler.reconcile(['google'], 'test');
+    // i6, then from the start again: a full pass completed.
+    expect(await pendingTargets(outbox)).toEqual(['p:i0', 'p:i1', 'p:i6']);
+    state = await outbox.state('google');
+    expect(state.reconcileFrom).toBe(2);
+    expect(state.lastFullReconcile).toBe(new Date(NOW).toISOString());
+    expect(state.reconcileProgress).toBe('products 7-2 of 7 this run (3 targets, budget 3); next from product 3');
+  });
+
+  it('a budget of nothing enqueues nothing and keeps the position; a budget over the catalog takes it once', async () => {
+    const outbox = createMemoryPushOutbox();
+    await outbox.enqueue(undefined, 'v1', []);
+    await outbox.patchState('google', { reconcileFrom: 5 });
+    expect(await budgeted(outbox, () => 0).reconcile(['google'], 'test')).toEqual({ ok: true, version: 'v2', targets: {} });
+    expect((await outbox.state('google')).reconcileFrom).toBe(5);
+    expect(await budgeted(outbox, () => 1_000).reconcile(['google'], 'test')).toEqual({
+      ok: true,
+      version: 'v2',
+      targets: { google: 7 },
+    });
+    const state = await outbox.state('google');
+    expect(state.reconcileFrom).toBe(5);
+    expect(state.lastFullReconcile).toBeDefined();
+  });
+});
