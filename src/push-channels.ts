@@ -330,6 +330,10 @@ export function googleParts(
     buildPayload,
     batchSize: GOOGLE_MAX_ROUND,
     limits: GOOGLE_ROUND_LIMITS,
+    // Only with the google feed's lens: without it the plain item's availability would be sent.
+    stockAdjusts:
+      lensesOf(feeds).product !== undefined &&
+      feeds?.templates.find((template) => template.name === 'google')?.stockAdjusts === true,
     google,
     localUnits: settings.localInventory ? Object.keys(config.feed.unitStoreCodes) : [],
     ...(push.dryRun ? {} : { background: googleQuotaBackground(google) }),

@@ -137,7 +137,9 @@ export function createPushWiring(deps: PushWiringDeps): PushWiring | undefined {
   const targets: PushTargetsConfig = {
     ...(shoptet === undefined || push.shoptet === undefined ? {} : { shoptet: { unit: push.shoptet.unit } }),
     ...(meta === undefined ? {} : { meta: true as const, ...(meta.stockAdjusts === true ? { metaStock: true } : {}) }),
-    ...(google === undefined ? {} : { google: { localUnits: google.localUnits } }),
+    ...(google === undefined
+      ? {}
+      : { google: { localUnits: google.localUnits }, ...(google.stockAdjusts === true ? { googleStock: true } : {}) }),
   };
   const gate = { stopped: false };
   const deriver = createPushDeriver({

@@ -23,6 +23,8 @@ export interface PushTargetsConfig {
    * availability: then Meta listens to stock changes too, and the feed's availability is sent.
    */
   readonly metaStock?: boolean;
+  /** The same for Google products (`p:{id}`) and the `google` feed's stock policy. */
+  readonly googleStock?: boolean;
 }
 
 /** The views whose changes the enabled channels need. */
@@ -92,7 +94,8 @@ export function deriveUpdates(input: DeriveInput): PendingUpdate[] {
   };
   for (const change of changes.get(ALL_UNITS) ?? []) {
     const known = stockKnown(byId.get(change.id), ALL_UNITS);
-    if (config.google !== undefined) push('google', `p:${change.id}`, changeMask(change, RELEVANT.product, known));
+    const googleRelevant = config.googleStock === true ? RELEVANT.product | PUSH_MASK.STOCK : RELEVANT.product;
+    if (config.google !== undefined) push('google', `p:${change.id}`, changeMask(change, googleRelevant, known));
     const metaRelevant = config.metaStock === true ? RELEVANT.product | PUSH_MASK.STOCK : RELEVANT.product;
     if (config.meta !== undefined) push('meta', `m:${change.id}`, changeMask(change, metaRelevant, known));
   }

@@ -103,15 +103,17 @@ export function googlePayloads(
       };
     }
     const id = row.target.slice(2);
+    // A stock change reaches a product only when its feed's policy can make it another availability: send that.
+    const mask = (row.mask & PUSH_MASK.STOCK) === 0 ? row.mask : row.mask | PUSH_MASK.AVAIL;
     const product = snapshot === undefined ? undefined : indexOf(snapshot).byId.get(id);
     const seen =
       lenses.product === undefined || snapshot === undefined || product === undefined
         ? undefined
         : lenses.product(snapshot, product, ALL_UNITS);
     const item = product === undefined ? undefined : seen === undefined ? toFeedItem(product, ALL_UNITS, feed) : itemOfSeen(seen);
-    let action = actionOf(row.mask, item !== undefined);
+    let action = actionOf(mask, item !== undefined);
     if (dataSource() === 'supplemental' && action.kind !== 'update') {
-      const fullResend = item !== undefined && (row.mask & PUSH_MASK.FULL) !== 0 && (row.mask & PUSH_MASK.ADDED) === 0;
+      const fullResend = item !== undefined && (mask & PUSH_MASK.FULL) !== 0 && (mask & PUSH_MASK.ADDED) === 0;
       if (!fullResend)
         return { kind: 'skip', reason: 'supplemental data source: new and removed items are left to the feed file' };
       action = { kind: 'update', fields: ['price', 'salePrice', 'availability'] };

@@ -52,6 +52,15 @@ describe('deriveUpdates', () => {
     ]);
   });
 
+  it('a sale reaches Google products and Meta only when the stock policy of their feed can change the availability', () => {
+    const sale = { all: [{ id: '1', change: 'changed' as const, fields: ['stock' as const] }] };
+    expect(derive(sale, { google: { localUnits: [] }, meta: true })).toEqual([]);
+    expect(derive(sale, { google: { localUnits: [] }, meta: true, metaStock: true, googleStock: true })).toEqual([
+      { channel: 'google', target: 'p:1', mask: PUSH_MASK.STOCK, atMs: AT },
+      { channel: 'meta', target: 'm:1', mask: PUSH_MASK.STOCK, atMs: AT },
+    ]);
+  });
+
   it('a sale price change reaches the local inventory (its payload carries salePrice), never Shoptet', () => {
     expect(derive({ A: [{ id: '1', change: 'changed', fields: ['salePrice'] }] })).toEqual([
       { channel: 'google', target: 'l:1:A', mask: PUSH_MASK.SALE, atMs: AT },
