@@ -31,8 +31,10 @@ export const GROUP_KEYS = {
   pushCursor: 'catalog-bridge:push:cursor',
   /** Hash: target → `mask|gen|sinceMs|attempts|lastError`. */
   pushPending: (channel: string) => `catalog-bridge:push:${channel}:pending`,
-  /** Sorted set: target by due time (a claim's lease re-scores it). */
+  /** Sorted set: target by due time (a claim's lease re-scores it), of the live changes (claimed first). */
   pushDue: (channel: string) => `catalog-bridge:push:${channel}:due`,
+  /** Sorted set: as `pushDue`, of the reconciliation's pure re-sends (mask exactly FULL), claimed after. */
+  pushDueLow: (channel: string) => `catalog-bridge:push:${channel}:due-low`,
   /** Sorted set: target by `sinceMs`, for the oldest pending age. */
   pushSince: (channel: string) => `catalog-bridge:push:${channel}:since`,
   /** Hash: `paused`, `rejected` (count), `state` (JSON of the channel's status). */

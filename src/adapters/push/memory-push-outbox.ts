@@ -1,6 +1,7 @@
 import {
   applyStatePatch,
   type ClaimedRow,
+  isLowPriority,
   mergeMask,
   type OutboxRow,
   type PushChannel,
@@ -54,10 +55,11 @@ export function createMemoryPushOutbox(): PushOutbox {
     },
 
     async claim(channel, now, limit, leaseMs) {
-      // Earliest due first, ties by target: the order the SQLite outbox claims in.
+      // Live changes first, then re-sends; each earliest due first, ties by target (the SQLite order).
+      const rank = (row: OutboxRow) => (isLowPriority(row.mask) ? 1 : 0);
       const due = [...rowsOf(channel).values()]
         .filter((row) => row.dueMs <= now)
-        .sort((a, b) => a.dueMs - b.dueMs || (a.target < b.target ? -1 : a.target > b.target ? 1 : 0))
+        .sort((a, b) => rank(a) - rank(b) || a.dueMs - b.dueMs || (a.target < b.target ? -1 : a.target > b.target ? 1 : 0))
         .slice(0, Math.max(0, limit));
       const claimed: ClaimedRow[] = due.map((row) => ({ ...row, dueMs: now + leaseMs }));
       for (const row of claimed) rowsOf(channel).set(row.target, row);

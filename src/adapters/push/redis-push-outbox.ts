@@ -25,6 +25,7 @@ export function createRedisPushOutbox(client: RedisClient): PushOutbox {
   const channelKeys = (channel: PushChannel) => [
     GROUP_KEYS.pushPending(channel),
     GROUP_KEYS.pushDue(channel),
+    GROUP_KEYS.pushDueLow(channel),
     GROUP_KEYS.pushSince(channel),
   ];
 
@@ -45,8 +46,8 @@ export function createRedisPushOutbox(client: RedisClient): PushOutbox {
 
     async claim(channel, now, limit, leaseMs) {
       if (limit <= 0) return [];
-      const [pending, due] = channelKeys(channel);
-      const reply = await script(CLAIM, [pending ?? '', due ?? ''], [String(now), String(limit), String(leaseMs)]);
+      const [pending, due, low] = channelKeys(channel);
+      const reply = await script(CLAIM, [pending ?? '', due ?? '', low ?? ''], [String(now), String(limit), String(leaseMs)]);
       const flat = Array.isArray(reply) ? reply.map(String) : [];
       const claimed: ClaimedRow[] = [];
       for (let i = 0; i + 1 < flat.length; i += 2) claimed.push(toRow(channel, flat[i] ?? '', flat[i + 1] ?? '', now + leaseMs));
@@ -58,8 +59,8 @@ export function createRedisPushOutbox(client: RedisClient): PushOutbox {
     },
 
     async retry(channel, target, gen, dueMs, error) {
-      const [pending, due] = channelKeys(channel);
-      await script(RETRY, [pending ?? '', due ?? ''], [target, String(gen), String(dueMs), error]);
+      const [pending, due, low] = channelKeys(channel);
+      await script(RETRY, [pending ?? '', due ?? '', low ?? ''], [target, String(gen), String(dueMs), error]);
     },
 
     async reject(channel, target, gen, error) {
@@ -68,7 +69,8 @@ export function createRedisPushOutbox(client: RedisClient): PushOutbox {
     },
 
     async stats(channel) {
-      const [pending, , since] = channelKeys(channel);
+      // The hash and the since set hold every row, high or low priority.
+      const [pending, , , since] = channelKeys(channel);
       const [count, oldest, rejected] = await Promise.all([
         client.hLen(pending ?? ''),
         client.zRangeWithScores(since ?? '', 0, 0),

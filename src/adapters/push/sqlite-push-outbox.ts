@@ -35,10 +35,23 @@ const SCHEMA = `
     due_ms INTEGER NOT NULL,
     attempts INTEGER NOT NULL DEFAULT 0,
     last_error TEXT,
+    low INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (channel, target)
   );
-  CREATE INDEX IF NOT EXISTS push_outbox_due ON push_outbox (channel, due_ms);
   CREATE TABLE IF NOT EXISTS push_meta (key TEXT PRIMARY KEY, value TEXT);`;
+
+/**
+ * The claim's index, created after `low` exists (a file of an older build gets the column first). It
+ * replaces the older `(channel, due_ms)` index, which no query uses any more.
+ */
+const CLAIM_INDEX = `
+  CREATE INDEX IF NOT EXISTS push_outbox_claim ON push_outbox (channel, low, due_ms);
+  DROP INDEX IF EXISTS push_outbox_due;`;
+
+/** `low` (a reconciliation's pure re-send, claimed after live changes: `isLowPriority`) of a mask in SQL. */
+function lowSql(mask: string): string {
+  return `CASE WHEN ${mask} = ${PUSH_MASK.FULL} THEN 1 ELSE 0 END`;
+}
 
 /** `mergeMask` (core/push/outbox.ts) in SQL: OR, except that ADDED and REMOVED cancel to FULL + every field. */
 function mergeMaskSql(pending: string, incoming: string): string {
@@ -50,21 +63,27 @@ function mergeMaskSql(pending: string, incoming: string): string {
 
 /**
  * All updates of one enqueue in one statement: a new target gets a row, a known one is merged (mask,
- * `gen + 1`, the earlier due time stays: a row leased for a send is due again at once). `WHERE true` lets
- * SQLite parse the `ON CONFLICT` after a `SELECT`.
+ * `gen + 1`, the earlier due time stays: a row leased for a send is due again at once; `low` from the
+ * merged mask: every SET expression reads the row as it was). `WHERE true` lets SQLite parse the
+ * `ON CONFLICT` after a `SELECT`.
  */
 const ENQUEUE = `
-  INSERT INTO push_outbox (channel, target, mask, gen, since_ms, due_ms, attempts)
+  INSERT INTO push_outbox (channel, target, mask, gen, since_ms, due_ms, attempts, low)
   SELECT json_extract(value, '$.channel'), json_extract(value, '$.target'), json_extract(value, '$.mask'), 1,
-         json_extract(value, '$.atMs'), json_extract(value, '$.atMs'), 0
+         json_extract(value, '$.atMs'), json_extract(value, '$.atMs'), 0, ${lowSql("json_extract(value, '$.mask')")}
   FROM json_each(?1) WHERE true
   ON CONFLICT (channel, target) DO UPDATE SET
     mask = ${mergeMaskSql('push_outbox.mask', 'excluded.mask')},
     gen = push_outbox.gen + 1,
-    due_ms = MIN(push_outbox.due_ms, excluded.due_ms)`;
+    due_ms = MIN(push_outbox.due_ms, excluded.due_ms),
+    low = ${lowSql(`(${mergeMaskSql('push_outbox.mask', 'excluded.mask')})`)}`;
 
-/** The due rows in claim order: earliest due first, ties by target (as Redis orders a sorted set's ties). */
-const DUE = 'SELECT rowid AS id, * FROM push_outbox WHERE channel = ?1 AND due_ms <= ?2 ORDER BY due_ms, target LIMIT ?3';
+/**
+ * The due rows of one priority (`?4`: 0 live changes, 1 re-sends) in claim order: earliest due first, ties
+ * by target (as Redis orders a sorted set's ties). One range of the claim index per priority.
+ */
+const DUE =
+  'SELECT rowid AS id, * FROM push_outbox WHERE channel = ?1 AND low = ?4 AND due_ms <= ?2 ORDER BY due_ms, target LIMIT ?3';
 
 /** Leases rows by moving their due time to the lease's end (a visibility timeout). */
 const LEASE = 'UPDATE push_outbox SET due_ms = ?1 WHERE rowid IN (SELECT value FROM json_each(?2))';
@@ -131,7 +150,9 @@ export function openSqlitePushOutbox(path: string): PushOutbox {
       // Read, then lease, in one transaction: the rows come back in claim order (`UPDATE … RETURNING`
       // returns them in no defined order).
       return use(async (db) => {
-        const due = await all<Row & { id: number }>(db, DUE, [channel, now, limit]);
+        // Live changes first; re-sends fill the rest of the limit.
+        const due = await all<Row & { id: number }>(db, DUE, [channel, now, limit, 0]);
+        if (due.length < limit) due.push(...(await all<Row & { id: number }>(db, DUE, [channel, now, limit - due.length, 1])));
         if (due.length > 0) await run(db, LEASE, [now + leaseMs, JSON.stringify(due.map((row) => row.id))]);
         return due.map((row) => toClaimed({ ...row, due_ms: now + leaseMs }));
       }, true);
@@ -251,5 +272,22 @@ async function open(path: string): Promise<sqlite3.Database> {
   const [mode] = await all<{ journal_mode?: string }>(db, 'PRAGMA journal_mode = WAL', []);
   if (mode?.journal_mode === 'wal') await exec(db, 'PRAGMA synchronous = NORMAL');
   await exec(db, SCHEMA);
+  await addLowColumn(db);
+  await exec(db, CLAIM_INDEX);
   return db;
+}
+
+/** A file of a build before claim priorities has `push_outbox` without `low`: adds it, set from each mask. */
+async function addLowColumn(db: sqlite3.Database): Promise<void> {
+  const columns = await all<{ name: string }>(db, 'PRAGMA table_info(push_outbox)', []);
+  if (columns.some((column) => column.name === 'low')) return;
+  await exec(db, 'BEGIN IMMEDIATE');
+  try {
+    await exec(db, 'ALTER TABLE push_outbox ADD COLUMN low INTEGER NOT NULL DEFAULT 0');
+    await exec(db, `UPDATE push_outbox SET low = ${lowSql('mask')}`);
+    await exec(db, 'COMMIT');
+  } catch (error) {
+    await exec(db, 'ROLLBACK').catch(() => undefined);
+    throw error;
+  }
 }

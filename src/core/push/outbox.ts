@@ -40,6 +40,15 @@ export function mergeMask(pending: number, incoming: number): number {
   return (merged & ~PUSH_MASK_ADDED_AND_REMOVED) | PUSH_MASK_ALL_FIELDS | PUSH_MASK.FULL;
 }
 
+/**
+ * Whether a row (by its merged mask) is a reconciliation's pure re-send, claimed only after every due live
+ * change: exactly FULL. A live change merged into it (FULL plus a field, or ADDED + REMOVED netted to FULL
+ * and every field) makes it high priority.
+ */
+export function isLowPriority(mask: number): boolean {
+  return mask === PUSH_MASK.FULL;
+}
+
 /** One change to enqueue: what changed for one channel's target (`p:{id}`, `l:{id}:{unit}`, `s:{code}`, `m:{id}`). */
 export interface PendingUpdate {
   readonly channel: PushChannel;
@@ -136,7 +145,12 @@ export interface PushOutbox {
     updates: readonly PendingUpdate[],
     fence?: string,
   ): Promise<EnqueueResult>;
-  /** Up to `limit` rows of the channel due at `now`, earliest due first, each leased until `now + leaseMs`. */
+  /**
+   * Up to `limit` rows of the channel due at `now`, each leased until `now + leaseMs`. Live changes go
+   * first: the due high-priority rows (earliest due first), then the rest of `limit` from the due
+   * low-priority ones (`isLowPriority`: a pure re-send of the reconciliation), so a sale never waits behind
+   * a backlog of re-sends that came due faster than the channel sends them. Ties by target.
+   */
   claim(channel: PushChannel, now: number, limit: number, leaseMs: number): Promise<readonly ClaimedRow[]>;
   /** Delivered: deletes the row if it is still `gen`; else (merged during the send) it stays, due as merged. */
   ack(channel: PushChannel, target: string, gen: number): Promise<boolean>;

@@ -207,6 +207,94 @@ describe.each(backends)('push outbox contract (%s)', (name, open) => {
     await outbox.close();
   });
 
+  it('claims live changes before re-sends: one sale due now comes before 1,000 re-sends due long ago', async () => {
+    const outbox = await open();
+    const resends = Array.from({ length: 1_000 }, (_, index) => ({
+      channel: 'google' as const,
+      target: `p:${String(index).padStart(4, '0')}`,
+      mask: FULL,
+      atMs: 1_000 + index,
+    }));
+    expect(await outbox.enqueue(undefined, 'v1', resends)).toEqual({ ok: true });
+    expect(await outbox.enqueue('v1', 'v2', [{ channel: 'google', target: 'p:sale', mask: STOCK, atMs: 100_000 }])).toEqual({
+      ok: true,
+    });
+
+    const first = await outbox.claim('google', 100_000, 10, LEASE);
+    // The live row first, then the re-sends for the rest of the limit, earliest due first.
+    expect(first.map((row) => row.target)).toEqual(['p:sale', ...resends.slice(0, 9).map((row) => row.target)]);
+    expect(first[0]).toMatchObject({ mask: STOCK, gen: 1, dueMs: 100_000 + LEASE });
+    // Not yet due: neither priority is claimed before its time.
+    await outbox.enqueue('v2', 'v3', [{ channel: 'google', target: 'p:later', mask: PRICE, atMs: 200_000 }]);
+    expect((await outbox.claim('google', 100_000, 2, LEASE)).map((row) => row.target)).toEqual(['p:0009', 'p:0010']);
+    expect(await outbox.stats('google')).toEqual({ pending: 1_002, oldestSinceMs: 1_000, rejected: 0 });
+    await outbox.close();
+  });
+
+  it('makes a re-send high priority when a live change merges into it, keeping the earlier due time', async () => {
+    const outbox = await open();
+    await outbox.enqueue(undefined, 'v1', [
+      { channel: 'meta', target: 'm:a', mask: FULL, atMs: 10 },
+      { channel: 'meta', target: 'm:b', mask: FULL, atMs: 20 },
+      { channel: 'meta', target: 'm:c', mask: FULL, atMs: 30 },
+      { channel: 'meta', target: 'm:live', mask: PRICE, atMs: 90 },
+    ]);
+    // m:c gets a sale (due later than it already is), m:b is removed and re-added (nets to FULL + fields).
+    await outbox.enqueue('v1', 'v2', [
+      { channel: 'meta', target: 'm:c', mask: SALE, atMs: 50 },
+      { channel: 'meta', target: 'm:b', mask: REMOVED, atMs: 60 },
+      { channel: 'meta', target: 'm:b', mask: ADDED, atMs: 61 },
+      // A re-send merged into a live row leaves it live.
+      { channel: 'meta', target: 'm:live', mask: FULL, atMs: 95 },
+    ]);
+    const claimed = await outbox.claim('meta', 100, 10, LEASE);
+    expect(claimed.map((row) => [row.target, row.mask, row.gen])).toEqual([
+      ['m:b', PUSH_MASK_ALL_FIELDS | FULL, 3],
+      ['m:c', FULL | SALE, 2],
+      ['m:live', PRICE | FULL, 2],
+      ['m:a', FULL, 1],
+    ]);
+    await outbox.close();
+  });
+
+  it('keeps a claimed and retried re-send low: a live change due later still goes first', async () => {
+    const outbox = await open();
+    await outbox.enqueue(undefined, 'v1', [{ channel: 'shoptet', target: 's:R', mask: FULL, atMs: 1 }]);
+    const [row] = await outbox.claim('shoptet', 1, 10, LEASE);
+    await outbox.retry('shoptet', 's:R', row?.gen ?? 0, 100, 'HTTP 503');
+    await outbox.enqueue('v1', 'v2', [{ channel: 'shoptet', target: 's:L', mask: STOCK, atMs: 200 }]);
+    expect((await outbox.claim('shoptet', 200, 1, LEASE)).map((claimed) => claimed.target)).toEqual(['s:L']);
+    expect(await outbox.ack('shoptet', 's:L', 1)).toBe(true);
+    expect(await outbox.claim('shoptet', 200, 10, LEASE)).toMatchObject([
+      { target: 's:R', mask: FULL, gen: 1, attempts: 1, lastError: 'HTTP 503', dueMs: 200 + LEASE },
+    ]);
+    // A leased re-send comes due again after its lease, still behind a live change due as late.
+    await outbox.enqueue('v2', 'v3', [{ channel: 'shoptet', target: 's:M', mask: PRICE, atMs: 200 + LEASE }]);
+    expect((await outbox.claim('shoptet', 200 + LEASE, 1, LEASE)).map((claimed) => claimed.target)).toEqual(['s:M']);
+    expect(await outbox.ack('shoptet', 's:R', 1)).toBe(true);
+    expect(await outbox.stats('shoptet')).toEqual({ pending: 1, oldestSinceMs: 200 + LEASE, rejected: 0 });
+    await outbox.close();
+  });
+
+  it('acks and rejects re-sends by gen as live rows, and a stale ack keeps a row merged live', async () => {
+    const outbox = await open();
+    await outbox.enqueue(undefined, 'v1', [
+      { channel: 'google', target: 'p:1', mask: FULL, atMs: 1 },
+      { channel: 'google', target: 'p:2', mask: FULL, atMs: 2 },
+    ]);
+    const claimed = await outbox.claim('google', 10, 10, LEASE);
+    expect(claimed.map((row) => row.target)).toEqual(['p:1', 'p:2']);
+    // p:1 is sold while its re-send is in flight: the ack of the re-send leaves the sale, due at once.
+    await outbox.enqueue('v1', 'v2', [{ channel: 'google', target: 'p:1', mask: STOCK, atMs: 20 }]);
+    expect(await outbox.ack('google', 'p:1', 1)).toBe(false);
+    expect(await outbox.reject('google', 'p:2', 1, 'invalid')).toBe(true);
+    expect(await outbox.claim('google', 20, 10, LEASE)).toMatchObject([{ target: 'p:1', mask: FULL | STOCK, gen: 2 }]);
+    expect(await outbox.ack('google', 'p:1', 2)).toBe(true);
+    expect(await outbox.stats('google')).toEqual({ pending: 0, rejected: 1 });
+    expect(await outbox.claim('google', 10 * LEASE, 10, LEASE)).toEqual([]);
+    await outbox.close();
+  });
+
   it('acks a delivered row away; an ack with a stale gen keeps the row, due at the merge (a merge during the send)', async () => {
     const outbox = await open();
     await enqueueChain(outbox, 'p:1', [PRICE]);
