@@ -14,6 +14,7 @@ import { type ChannelParts, googleParts, type Links, metaParts, type PushFeeds, 
 import { applyPausedSetting, createPushControl, type PushControl, rememberMode, storeMode } from './push-control.js';
 import { withGoogleChannel } from './push-google.js';
 import { createPushStatusBoard, observePushLag, type PushChannelStatus, type StatusExtras } from './push-status.js';
+import { uncoalescedOutbox, uncoalescedPayloads } from './push-uncoalesced.js';
 import type { CatalogService } from './services/catalog-service.js';
 import { createPushDeriver, type PushDeriver } from './services/push/push-deriver.js';
 import { createPushReconciler, type PushReconciler } from './services/push/push-reconciler.js';
@@ -54,6 +55,11 @@ export interface PushWiringDeps {
   readonly isLeader?: () => boolean;
   /** In a Redis group: the outbox on the group's connection and the lease value that fences its enqueues. */
   readonly group?: PushGroup;
+  /**
+   * Bench only (`bench/channel-push.ts`, see `push-uncoalesced.ts`): while it answers false, each change is
+   * its own row and its own request. Absent: always coalesced. Never set from the configuration.
+   */
+  readonly coalesce?: () => boolean;
 }
 
 /** What the push takes from a group of instances on Redis (docs/scale-out.md). */
@@ -102,7 +108,8 @@ export function createPushWiring(deps: PushWiringDeps): PushWiring | undefined {
     log.warn({ channels: [...channels.keys()] }, 'push: a Redis store without its group; nothing is pushed');
     return undefined;
   }
-  const outbox = openOutbox(config.store.url, deps.group);
+  const opened = openOutbox(config.store.url, deps.group);
+  const outbox = deps.coalesce === undefined ? opened : uncoalescedOutbox(opened, deps.coalesce);
   const isLeader = deps.isLeader ?? (() => true);
   const now = () => Date.now();
   const workers = new Map<PushChannel, PushWorker>();
@@ -112,7 +119,7 @@ export function createPushWiring(deps: PushWiringDeps): PushWiring | undefined {
       channel,
       outbox,
       client: parts.client,
-      buildPayload: parts.buildPayload,
+      buildPayload: deps.coalesce === undefined ? parts.buildPayload : uncoalescedPayloads(parts.buildPayload),
       current: () => deps.catalog.current(),
       pacer: parts.pacer ?? createPacer(parts.limits, now()),
       // Google's round follows its paced rate (read per round); the others' is fixed.
