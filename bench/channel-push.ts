@@ -169,13 +169,24 @@ async function runMode(
   const started = performance.now();
   const sales = await burst(context.sandboxUrl, context.picker);
   const burstMs = performance.now() - started;
-  const delivered = () => sales.every((sale) => sale.receiptId === undefined || acceptedAt(sale, context.tap) !== undefined);
-  const status = await drained(app, drainSeconds * 1000, delivered);
+  const noteAccepted = () => {
+    for (const sale of sales) {
+      const at = acceptedAt(sale, context.tap);
+      if (at !== undefined) sale.acceptedAt = at;
+    }
+  };
+  // Done when every webhook was accepted, nothing is pending, and every channel got every sale it is told of
+  // (an empty outbox alone can be a moment before the last webhooks' stock is applied and derived).
+  const done = () => {
+    noteAccepted();
+    const delivered = sales.every((sale) => sale.receiptId === undefined || sale.acceptedAt !== undefined);
+    const seen = () =>
+      channels.every((channel) => lags(channel, sales, sends(channel, from.get(channel.name) ?? 0).receipts).notSeen === 0);
+    return delivered && seen();
+  };
+  const status = await drained(app, drainSeconds * 1000, done);
   delay.disable();
-  for (const sale of sales) {
-    const at = acceptedAt(sale, context.tap);
-    if (at !== undefined) sale.acceptedAt = at;
-  }
+  noteAccepted();
   const perChannel = Object.fromEntries(
     channels.map((channel) => {
       const sent = sends(channel, from.get(channel.name) ?? 0);
