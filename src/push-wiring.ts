@@ -84,10 +84,23 @@ function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
   return delay(ms, undefined, { signal }).catch(() => undefined);
 }
 
-/** A Redis group → the group's Redis; SQLite store → the outbox's tables in its file; memory → memory. */
+/**
+ * The SQLite outbox's own file beside the store's (`catalog.sqlite` → `catalog.push.sqlite`, as the webhook
+ * inbox has one). In the store's file its transactions, which span several statements, stalled the bridge: a
+ * store write waiting on one (busy timeout) holds its connection's mutex, the main thread waits for that
+ * mutex to finalize the connection's next statement, and the outbox's COMMIT never runs: the event loop
+ * froze for the whole 10 s busy timeout, again and again, during a sales burst (BENCHMARKS.md, channel push).
+ */
+export function pushOutboxPath(storePath: string): string {
+  return storePath.endsWith('.sqlite') ? `${storePath.slice(0, -'.sqlite'.length)}.push.sqlite` : `${storePath}.push`;
+}
+
+/** A Redis group → the group's Redis; SQLite store → the outbox's file beside it; memory → memory. */
 function openOutbox(storeUrl: string, group: PushGroup | undefined): PushOutbox {
   if (group !== undefined) return group.outbox();
-  if (storeUrl.startsWith('sqlite://')) return openSqlitePushOutbox(resolve(storeUrl.slice('sqlite://'.length)));
+  if (storeUrl.startsWith('sqlite://')) {
+    return openSqlitePushOutbox(pushOutboxPath(resolve(storeUrl.slice('sqlite://'.length))));
+  }
   return createMemoryPushOutbox();
 }
 
