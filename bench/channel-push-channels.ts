@@ -51,7 +51,10 @@ async function metaChannel(latencyMs: number): Promise<ChannelUnderTest> {
     name: 'meta',
     server,
     env: { META_CATALOG_ID: '4242', META_ACCESS_TOKEN: META_TOKEN, META_GRAPH_API_URL: server.graphUrl },
-    prepare: () => undefined,
+    prepare(products) {
+      // The catalog holds every item (made from the feed): an UPDATE of an unknown one is refused.
+      for (const product of products) server.items.set(product.id, { availability: 'in stock' });
+    },
     isSend: (request) => request.method === 'POST' && request.url.endsWith('/items_batch'),
     receipts(request) {
       const body = parseMetaBatchForm(request.body);

@@ -16,6 +16,8 @@ export interface MadeSale extends BenchSale {
   readonly postedAt: number;
   receiptId?: string;
   acceptedAt?: number;
+  /** When the bridge first served a version whose stock shows the sale (the push derives from it). */
+  servedAt?: number;
 }
 
 /** Deterministic (mulberry32): the same run chooses the same items. */

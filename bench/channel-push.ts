@@ -18,8 +18,9 @@
  * A sale's lag on a channel runs from its webhook's 2xx to the fake's receipt of the first request that
  * carries the item in a state that shows the sale (or a later one): Shoptet every sale (stock of `all`), Meta
  * only the sales that sell an item out (Meta is told price and availability, not stock).
- * Prints JSON: per mode and channel requests, items, sales concerned, lag p50/p95/max, not seen, pending at
- * the end; the event-loop delay of this process during each burst and its drain.
+ * Prints JSON: per mode the bridge's own share (webhook accepted → a served version shows the sale), and per
+ * channel requests, items, sales concerned, lag p50/p95/max, not seen, pending at the end; the event-loop
+ * delay of this process (bridge, fakes and bench alike) during each burst and its drain.
  */
 
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -29,6 +30,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { pino } from 'pino';
 import { type RunningApp, startApp } from '../src/app.js';
 import { createTestConfig } from '../src/config/load-config.js';
+import type { Product } from '../src/core/catalog/catalog.js';
 import { type ChannelUnderTest, type ItemReceipt, startChannels } from './channel-push-channels.js';
 import { type MadeSale, makeSale, type SalePicker, startWebhookTap, type WebhookTap, zipfPicker } from './channel-push-sales.js';
 import { freePort } from './free-port.js';
@@ -97,7 +99,9 @@ function sends(channel: ChannelUnderTest, from: number) {
   const requests = channel.server.requests.slice(from).filter((request) => channel.isSend(request));
   const receipts = requests.flatMap((request) => channel.receipts(request));
   const last = requests.at(-1)?.receivedAt;
-  return { requests: requests.length, items: receipts.length, receipts, last };
+  const statuses: Record<string, number> = {};
+  for (const request of requests) statuses[String(request.status)] = (statuses[String(request.status)] ?? 0) + 1;
+  return { requests: requests.length, items: receipts.length, receipts, last, statuses };
 }
 
 /** Each concerned sale's lag to the first receipt that shows it. */
@@ -109,6 +113,7 @@ function lags(channel: ChannelUnderTest, sales: readonly MadeSale[], receipts: r
     byId.set(receipt.id, list);
   }
   const values: number[] = [];
+  const fromServed: number[] = [];
   let concerned = 0;
   let notSeen = 0;
   for (const sale of sales) {
@@ -116,20 +121,42 @@ function lags(channel: ChannelUnderTest, sales: readonly MadeSale[], receipts: r
     concerned += 1;
     const seen = byId.get(sale.id)?.find((receipt) => receipt.at >= sale.postedAt && receipt.shows(sale));
     if (seen === undefined) notSeen += 1;
-    else values.push(Math.max(0, seen.at - sale.acceptedAt));
+    else {
+      values.push(Math.max(0, seen.at - sale.acceptedAt));
+      if (sale.servedAt !== undefined) fromServed.push(Math.max(0, seen.at - sale.servedAt));
+    }
   }
-  values.sort((a, b) => a - b);
-  const lagMs = {
-    p50: round(percentile(values, 50)),
-    p95: round(percentile(values, 95)),
-    max: round(values.at(-1) ?? Number.NaN),
+  // `fromServedMs`: the push's own share, from the version that shows the sale to the channel.
+  return { salesConcerned: concerned, lagMs: summary(values), fromServedMs: summary(fromServed), notSeen };
+}
+
+/** Notes when the bridge first serves each sale's stock (the share of the lag before the push starts). */
+function trackServed(app: RunningApp, products: readonly Product[]): (sales: MadeSale[]) => void {
+  const positionOf = new Map(products.map((product, position) => [product.id, position]));
+  let watched: MadeSale[] = [];
+  app.catalog.onChange((snapshot) => {
+    const at = performance.now();
+    // The list grows during the burst: read it as it is now, never a copy.
+    for (const sale of watched) {
+      if (sale.servedAt !== undefined) continue;
+      const position = positionOf.get(sale.id);
+      const product = position === undefined ? undefined : snapshot.products[position];
+      const stock = product?.id === sale.id ? product.aggregate.stock : undefined;
+      if (stock !== undefined && stock <= sale.totalAfter) sale.servedAt = at;
+    }
+  });
+  return (sales) => {
+    watched = sales;
   };
-  return { salesConcerned: concerned, lagMs, notSeen };
+}
+
+function summary(values: number[]) {
+  values.sort((a, b) => a - b);
+  return { p50: round(percentile(values, 50)), p95: round(percentile(values, 95)), max: round(values.at(-1) ?? Number.NaN) };
 }
 
 /** `rate` sales per second for `seconds`, paced against the start; answers the sales made. */
-async function burst(sandboxUrl: string, picker: SalePicker): Promise<MadeSale[]> {
-  const sales: MadeSale[] = [];
+async function burst(sandboxUrl: string, picker: SalePicker, sales: MadeSale[]): Promise<MadeSale[]> {
   const pending: Promise<void>[] = [];
   const started = performance.now();
   const total = Math.round(rate * seconds);
@@ -160,14 +187,23 @@ function acceptedAt(sale: MadeSale, tap: WebhookTap): number | undefined {
 
 async function runMode(
   mode: string,
-  context: { app: RunningApp; sandboxUrl: string; channels: ChannelUnderTest[]; picker: SalePicker; tap: WebhookTap },
+  context: {
+    app: RunningApp;
+    sandboxUrl: string;
+    channels: ChannelUnderTest[];
+    picker: SalePicker;
+    tap: WebhookTap;
+    watch: (sales: MadeSale[]) => void;
+  },
 ) {
   const { app, channels } = context;
   const from = new Map(channels.map((channel) => [channel.name, channel.server.requests.length]));
   const delay = monitorEventLoopDelay({ resolution: 10 });
   delay.enable();
   const started = performance.now();
-  const sales = await burst(context.sandboxUrl, context.picker);
+  const sales: MadeSale[] = [];
+  context.watch(sales);
+  await burst(context.sandboxUrl, context.picker, sales);
   const burstMs = performance.now() - started;
   const noteAccepted = () => {
     for (const sale of sales) {
@@ -191,7 +227,16 @@ async function runMode(
     channels.map((channel) => {
       const sent = sends(channel, from.get(channel.name) ?? 0);
       const pendingAtEnd = status[channel.name]?.pending ?? Number.NaN;
-      return [channel.name, { requests: sent.requests, items: sent.items, pendingAtEnd, ...lags(channel, sales, sent.receipts) }];
+      return [
+        channel.name,
+        {
+          requests: sent.requests,
+          statuses: sent.statuses,
+          items: sent.items,
+          pendingAtEnd,
+          ...lags(channel, sales, sent.receipts),
+        },
+      ];
     }),
   );
   return {
@@ -201,6 +246,11 @@ async function runMode(
       inMs: round(burstMs),
       webhooksAccepted: sales.filter((sale) => sale.acceptedAt !== undefined).length,
     },
+    webhookToServedMs: summary(
+      sales.flatMap((sale) =>
+        sale.acceptedAt === undefined || sale.servedAt === undefined ? [] : [Math.max(0, sale.servedAt - sale.acceptedAt)],
+      ),
+    ),
     perChannel,
     drainedInMs: round(performance.now() - started - burstMs),
     eventLoopDelayMs: { p99: round(delay.percentile(99) / 1e6), max: round(delay.max / 1e6) },
@@ -246,10 +296,11 @@ async function main(): Promise<void> {
       }),
     );
     const picker = zipfPicker(first.products, poolSize);
+    const watch = trackServed(app, first.products);
     const results = [];
     for (const mode of modes) {
       coalesce = mode === 'coalesced';
-      results.push(await runMode(mode, { app, sandboxUrl: sandbox.url, channels, picker, tap }));
+      results.push(await runMode(mode, { app, sandboxUrl: sandbox.url, channels, picker, tap, watch }));
     }
     const [coalesced, uncoalesced] = [results.find((r) => r.mode === 'coalesced'), results.find((r) => r.mode === 'uncoalesced')];
     const requestRatio =
