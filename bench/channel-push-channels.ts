@@ -41,6 +41,11 @@ export interface ChannelUnderTest {
   concerns(sale: BenchSale): boolean;
 }
 
+/** When the fake received a request, on `performance.now()`'s clock (the fakes note epoch ms). */
+export function arrivedAt(request: RecordedRequest): number {
+  return request.receivedAt - performance.timeOrigin;
+}
+
 const META_TOKEN = 'bench-meta-token-0123456789';
 const SHOPTET_TOKEN = 'bench-shoptet-token-0123456789';
 
@@ -63,7 +68,7 @@ async function metaChannel(latencyMs: number): Promise<ChannelUnderTest> {
         const data = entry.data as Record<string, string | undefined>;
         const availability = data.availability;
         if (availability === undefined) return [];
-        return [{ id: data.id ?? '', at: request.receivedAt, shows: () => availability === 'out of stock' }];
+        return [{ id: data.id ?? '', at: arrivedAt(request), shows: () => availability === 'out of stock' }];
       });
     },
     // Meta hears of price and availability, not of stock: a sale matters when it sells the item out.
@@ -95,7 +100,7 @@ async function shoptetChannel(latencyMs: number): Promise<ChannelUnderTest> {
         const id = idOf.get(item.productCode ?? '');
         const stock = item.realStock;
         if (id === undefined || stock === undefined) return [];
-        return [{ id, at: request.receivedAt, shows: (sale) => stock <= sale.totalAfter }];
+        return [{ id, at: arrivedAt(request), shows: (sale) => stock <= sale.totalAfter }];
       });
     },
     concerns: () => true,

@@ -31,7 +31,7 @@ import { pino } from 'pino';
 import { type RunningApp, startApp } from '../src/app.js';
 import { createTestConfig } from '../src/config/load-config.js';
 import type { Product } from '../src/core/catalog/catalog.js';
-import { type ChannelUnderTest, type ItemReceipt, startChannels } from './channel-push-channels.js';
+import { arrivedAt, type ChannelUnderTest, type ItemReceipt, startChannels } from './channel-push-channels.js';
 import { type MadeSale, makeSale, type SalePicker, startWebhookTap, type WebhookTap, zipfPicker } from './channel-push-sales.js';
 import { freePort } from './free-port.js';
 import { startSandboxProcess } from './sandbox-process.js';
@@ -98,7 +98,8 @@ async function drained(app: RunningApp, ms: number, also: () => boolean = () => 
 function sends(channel: ChannelUnderTest, from: number) {
   const requests = channel.server.requests.slice(from).filter((request) => channel.isSend(request));
   const receipts = requests.flatMap((request) => channel.receipts(request));
-  const last = requests.at(-1)?.receivedAt;
+  const lastRequest = requests.at(-1);
+  const last = lastRequest === undefined ? undefined : arrivedAt(lastRequest);
   const statuses: Record<string, number> = {};
   for (const request of requests) statuses[String(request.status)] = (statuses[String(request.status)] ?? 0) + 1;
   return { requests: requests.length, items: receipts.length, receipts, last, statuses };
@@ -273,6 +274,9 @@ async function main(): Promise<void> {
       // Only webhooks change the stock during the run.
       CATALOG_SYNC_CRON: '0 0 1 1 *',
       STOCK_SYNC_CRON: '0 0 1 1 *',
+      // The channels get the feeds' items, and a Meta item needs its links.
+      FEED_PRODUCT_URL: 'https://shop.example.cz/p/{code}',
+      FEED_IMAGE_URL: 'https://shop.example.cz/img/{code}.jpg',
       ...Object.assign({}, ...channels.map((channel) => channel.env)),
     }),
     { logger: pino({ level: 'warn' }, { write: (line: string) => countLogLine(line) }), pushCoalesce: () => coalesce },
@@ -285,7 +289,8 @@ async function main(): Promise<void> {
     for (const channel of channels) channel.prepare(first.products);
     const initialStart = performance.now();
     const everyChannelSent = () => channels.every((channel) => sends(channel, 0).requests > 0);
-    await drained(app, 3_600_000, everyChannelSent);
+    const initialStatus = await drained(app, 1_800_000, everyChannelSent);
+    if (!everyChannelSent()) throw new Error(`the first full send did not reach every channel: ${JSON.stringify(initialStatus)}`);
     const initialSend = Object.fromEntries(
       channels.map((channel) => {
         const sent = sends(channel, 0);

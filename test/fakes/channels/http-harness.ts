@@ -23,8 +23,6 @@ export interface RecordedRequest {
   readonly url: string;
   readonly headers: IncomingMessage['headers'];
   readonly body: string;
-  /** `performance.now()` when the request arrived (the bench's lag runs to here). */
-  readonly receivedAt: number;
   /** The status the server answered. */
   status?: number;
   /** When it arrived (epoch ms, the fake's clock): pacing tests compare it with an earlier `answeredAt`. */
@@ -133,7 +131,6 @@ export async function startHarness(handle: Handler, defaultFaultBody: (status: n
   async function serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const receivedAt = Date.now();
     const openAtArrival = connections.open;
-    const receivedAt = performance.now();
     const body = await readBody(request);
     const recorded: RecordedRequest = {
       method: request.method ?? '',
