@@ -35,6 +35,11 @@ const BENCHMARKS: readonly { name: string; args: readonly string[]; what: string
     what: 'event-loop delay and outside probes during a full sync, feed rendering, a sales burst and a re-sync (quality bar)',
   },
   {
+    name: 'channel-push',
+    args: [],
+    what: 'channel push, 100k × 5: 50 sales/s for 60 s, requests per channel with and without coalescing, lag webhook → channel p50/p95',
+  },
+  {
     name: 'scale-out',
     args: [],
     what: 'three instances on one Redis, 100k × 5: publication → all serving, sale → all at 50/s, follower CPU and RSS',

@@ -48,6 +48,8 @@ export interface AppDeps {
   readonly syncRetryDelayMs?: (failures: number) => number;
   /** How often the store is probed while it does not answer (at start: 5 s, running: 2 s); tests make it short. */
   readonly storeProbeMs?: number;
+  /** Bench only: the channel push's coalescing switch (`PushWiringDeps.coalesce`). */
+  readonly pushCoalesce?: () => boolean;
 }
 
 export interface RunningApp {
@@ -156,6 +158,7 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
           isLeader: group.coordinator.isLeader,
           group: { outbox: () => group.redis.pushOutbox(), fence: () => group.redis.lease.held() },
         }),
+    ...(deps.pushCoalesce === undefined ? {} : { coalesce: deps.pushCoalesce }),
   });
   const fetches = openConfiguredFetchLog(
     config,

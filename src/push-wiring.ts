@@ -15,6 +15,7 @@ import { type ChannelParts, googleParts, type Links, metaParts, type PushFeeds, 
 import { applyPausedSetting, createPushControl, type PushControl, rememberMode, storeMode } from './push-control.js';
 import { withGoogleChannel } from './push-google.js';
 import { createPushStatusBoard, observePushLag, type PushChannelStatus, type StatusExtras } from './push-status.js';
+import { uncoalescedOutbox, uncoalescedPayloads } from './push-uncoalesced.js';
 import type { CatalogService } from './services/catalog-service.js';
 import { createPushDeriver, type PushDeriver } from './services/push/push-deriver.js';
 import { createPushReconciler, type PushReconciler } from './services/push/push-reconciler.js';
@@ -55,6 +56,11 @@ export interface PushWiringDeps {
   readonly isLeader?: () => boolean;
   /** In a Redis group: the outbox on the group's connection and the lease value that fences its enqueues. */
   readonly group?: PushGroup;
+  /**
+   * Bench only (`bench/channel-push.ts`, see `push-uncoalesced.ts`): while it answers false, each change is
+   * its own row and its own request. Absent: always coalesced. Never set from the configuration.
+   */
+  readonly coalesce?: () => boolean;
 }
 
 /** What the push takes from a group of instances on Redis (docs/scale-out.md). */
@@ -79,10 +85,23 @@ function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
   return delay(ms, undefined, { signal }).catch(() => undefined);
 }
 
-/** A Redis group → the group's Redis; SQLite store → the outbox's tables in its file; memory → memory. */
+/**
+ * The SQLite outbox's own file beside the store's (`catalog.sqlite` → `catalog.push.sqlite`, as the webhook
+ * inbox has one). In the store's file its transactions, which span several statements, stalled the bridge: a
+ * store write waiting on one (busy timeout) holds its connection's mutex, the main thread waits for that
+ * mutex to finalize the connection's next statement, and the outbox's COMMIT never runs: the event loop
+ * froze for the whole 10 s busy timeout, again and again, during a sales burst (BENCHMARKS.md, channel push).
+ */
+export function pushOutboxPath(storePath: string): string {
+  return storePath.endsWith('.sqlite') ? `${storePath.slice(0, -'.sqlite'.length)}.push.sqlite` : `${storePath}.push`;
+}
+
+/** A Redis group → the group's Redis; SQLite store → the outbox's file beside it; memory → memory. */
 function openOutbox(storeUrl: string, group: PushGroup | undefined): PushOutbox {
   if (group !== undefined) return group.outbox();
-  if (storeUrl.startsWith('sqlite://')) return openSqlitePushOutbox(resolve(storeUrl.slice('sqlite://'.length)));
+  if (storeUrl.startsWith('sqlite://')) {
+    return openSqlitePushOutbox(pushOutboxPath(resolve(storeUrl.slice('sqlite://'.length))));
+  }
   return createMemoryPushOutbox();
 }
 
@@ -103,7 +122,8 @@ export function createPushWiring(deps: PushWiringDeps): PushWiring | undefined {
     log.warn({ channels: [...channels.keys()] }, 'push: a Redis store without its group; nothing is pushed');
     return undefined;
   }
-  const outbox = openOutbox(config.store.url, deps.group);
+  const opened = openOutbox(config.store.url, deps.group);
+  const outbox = deps.coalesce === undefined ? opened : uncoalescedOutbox(opened, deps.coalesce);
   const isLeader = deps.isLeader ?? (() => true);
   const now = () => Date.now();
   const workers = new Map<PushChannel, PushWorker>();
@@ -113,7 +133,7 @@ export function createPushWiring(deps: PushWiringDeps): PushWiring | undefined {
       channel,
       outbox,
       client: parts.client,
-      buildPayload: parts.buildPayload,
+      buildPayload: deps.coalesce === undefined ? parts.buildPayload : uncoalescedPayloads(parts.buildPayload),
       current: () => deps.catalog.current(),
       pacer: parts.pacer ?? createPacer(parts.limits, now()),
       // Google's round follows its paced rate (read per round); the others' is fixed.
