@@ -21,6 +21,7 @@ import {
 } from './catalog-types.js';
 import type { CatalogWorkers } from './catalog-workers.js';
 import type { CatalogWriter } from './catalog-writer.js';
+import { createRecentMovements, movementKey } from './recent-movements.js';
 import type { Replication } from './replication.js';
 import type { StockExportOutput } from './resolve-stock-export.js';
 import type { ServedCatalog, ServedVersion } from './served-catalog.js';
@@ -100,6 +101,7 @@ export function createStockSync(deps: StockSyncDeps): StockSync {
    * changed by any means: an export read earlier than the one applied is not applied over it, and a full
    * sync re-reads the units whose stock changed while it ran.
    */
+  const recentMovements = createRecentMovements();
   const stockReadAt = new Map<string, number>();
   const stockChangedAt = new Map<string, number>();
   let rereading: Promise<unknown> | undefined;
@@ -139,14 +141,27 @@ export function createStockSync(deps: StockSyncDeps): StockSync {
     return output;
   }
 
-  /** Per export, the entries that change a stock of `snapshot` (compared in slices). */
-  async function changedEntries(snapshot: CatalogSnapshot, resolved: readonly ResolvedStockExport[]): Promise<number[][]> {
+  /**
+   * Per export, the entries that change a stock of `snapshot` (compared in slices), without those of an item
+   * whose unit had a sale applied after `readFrom`: the export may have been read before that sale, and
+   * would undo it until the next re-read (the sale's own re-read, which starts after it, applies the truth).
+   */
+  async function changedEntries(
+    snapshot: CatalogSnapshot,
+    resolved: readonly ResolvedStockExport[],
+    readFrom: Date,
+  ): Promise<number[][]> {
     const slicer = createSlicer();
     const changed: number[][] = [];
+    const moved = recentMovements.since(readFrom.getTime());
     for (const entry of resolved) {
       const indexes: number[] = [];
       for (let from = 0; from < entry.positions.length; from += 2_048) {
-        for (const index of changedStockEntries(snapshot, entry, from, from + 2_048)) indexes.push(index);
+        for (const index of changedStockEntries(snapshot, entry, from, from + 2_048)) {
+          const id = snapshot.products[entry.positions[index] as number]?.id;
+          if (moved.size > 0 && id !== undefined && moved.has(movementKey(entry.unit, id))) continue;
+          indexes.push(index);
+        }
         await slicer.next();
       }
       changed.push(indexes);
@@ -229,7 +244,7 @@ export function createStockSync(deps: StockSyncDeps): StockSync {
   ): Promise<SyncReport> {
     for (let attempt = 1; ; attempt += 1) {
       const compared = served.latest() as ServedVersion;
-      const changed = await changedEntries(compared.snapshot, resolved);
+      const changed = await changedEntries(compared.snapshot, resolved, started);
       const index = await served.indexOf(compared.snapshot);
       const latest = served.latest() as ServedVersion;
       if (latest.family !== compared.family) {
@@ -313,6 +328,7 @@ export function createStockSync(deps: StockSyncDeps): StockSync {
         await deps.replication?.waitPast(latest, APPEND_RETRY_WAIT_MS);
         continue;
       }
+      recentMovements.record(deltas, at.getTime());
       const stored = writer.persistSoon();
       // Callers may not wait; a failed write is logged here and retried by the next change or sync.
       stored.catch((error: unknown) => logger.error({ err: error, version }, 'could not store the catalog after stock changes'));

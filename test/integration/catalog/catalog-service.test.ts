@@ -266,4 +266,30 @@ describe('services/catalog-service with the real SQLite store', () => {
     expect(run).toMatchObject({ outcome: 'unchanged', version: served?.version });
     await store.close();
   });
+  it('a stock export read before a sale does not undo the sale; a re-read after it applies the POS again', async () => {
+    const data = demoData(40);
+    const { service, store } = createService('reread-race.sqlite', data);
+    await service.syncCatalog();
+    const before = service.current()?.products[0]?.offers[0]?.stock;
+    // The re-read takes its export as the POS has it now (before the sale), and answers late.
+    let release: () => void = () => undefined;
+    data.stockDelay = () =>
+      new Promise<void>((resolve) => {
+        release = resolve;
+      });
+    const reread = service.syncStock();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await service.applyStockDeltas([{ unitCode: 'U1', articleId: 'a-1', delta: -1 }]);
+    expect(service.current()?.products[0]?.offers[0]?.stock).toBe((before ?? 0) - 1);
+    release();
+    await reread;
+    // The export predates the sale: its value for a-1 in U1 is not applied over the sale.
+    expect(service.current()?.products[0]?.offers[0]?.stock).toBe((before ?? 0) - 1);
+    // The POS now knows the sale (and a-1 got one more piece meanwhile): a later re-read applies it.
+    delete data.stockDelay;
+    data.stock['U1'] = (data.stock['U1'] ?? '').replace(/^1001;1,5/m, '1001;4');
+    await service.syncStock();
+    expect(service.current()?.products[0]?.offers[0]?.stock).toBe(4);
+    await store.close();
+  });
 });
