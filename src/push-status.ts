@@ -27,7 +27,7 @@ export interface PushChannelStatus {
   readonly lastRejected?: string;
   /** Requests used against the channel's quota, where it says (Google's daily quota; Shoptet's bucket). */
   readonly quota?: { readonly used: number; readonly limit: number; readonly resetAt?: string };
-  /** When the last reconciliation (a full re-send) finished. */
+  /** When the last reconciliation (a full re-send) was enqueued (its sends follow at the channel's pace). */
   readonly lastReconcileAt?: string;
   /** Google, reconciled in parts (PUSH_GOOGLE_RECONCILE_SHARE): what the last run covered. */
   readonly reconcileProgress?: string;

@@ -152,7 +152,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     }),
     pushRequests: new Counter({
       name: 'catalog_bridge_push_requests_total',
-      help: 'Requests to a channel by outcome (ok, failed, dry_run: logged, not sent)',
+      help: 'Worker batches sent to a channel by outcome (ok, failed, dry_run: logged, not sent); one per batch, a Meta batch may be 2+ calls',
       labelNames: ['channel', 'outcome'],
       registers,
     }),

@@ -4,7 +4,7 @@ import { retryAfterMs } from '../../core/push/retry-after.js';
 import { decodeUtf8, describeNetworkError, readCapped } from '../pos/pos-responses.js';
 
 /**
- * What the Meta and Shoptet clients share (docs/decisions/0013-channel-push.md, "4. Delivery" and
+ * What the channel clients share (docs/decisions/0013-channel-push.md, "4. Delivery" and
  * "Credentials"): bounded body reads, `Retry-After` to `retry(afterMs)`, and messages that are redacted and
  * cut to 300 characters before they leave the client.
  */
@@ -75,4 +75,24 @@ export function networkRetry(error: unknown, redact: (text: string) => string): 
 /** The outcome with why it failed (the status's `lastErrorKind`, the warnings' codes). */
 export function withCause<O extends Exclude<PushOutcome, { kind: 'ok' }>>(outcome: O, cause: PushErrorCause): O {
   return { ...outcome, cause };
+}
+
+/**
+ * The one rule of which HTTP statuses a repeat can fix, for every channel client (each still reads its own
+ * error body first: Meta's Graph codes, Google's `RESOURCE_EXHAUSTED`, Shoptet's per-item errors). The
+ * answer is the cause of the retry, or `undefined` when the request itself is refused (rejected):
+ * - 401/403: a credential refused; the updates wait for a fixed one (decision 0013: PUSH_AUTH_FAILED);
+ * - 408 Request Timeout: the channel gave up waiting for the request, as a network timeout;
+ * - 409 Conflict, 423 Locked, 425 Too Early: the target is busy with another write (Shoptet's 5 s lock, a
+ *   Google operation still running); the same absolute request succeeds later;
+ * - 429 and 5xx: rate limits and the channel's own faults.
+ * 413 Content Too Large stays rejected: every client cuts its calls below the channel's size limit, so a 413
+ * means the items themselves are too large, and the same request would be refused forever.
+ */
+export function retryableStatus(status: number): PushErrorCause | undefined {
+  if (status === 401 || status === 403) return 'auth';
+  if (status === 429) return 'rate-limit';
+  if (status === 408) return 'network';
+  if (status === 409 || status === 423 || status === 425 || status >= 500) return 'server';
+  return undefined;
 }

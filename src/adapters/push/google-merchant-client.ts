@@ -13,6 +13,7 @@ import {
   networkRetry,
   type RetryContext,
   readJson,
+  retryableStatus,
   retryOutcome,
   withCause,
 } from './channel-http.js';
@@ -126,7 +127,10 @@ function callOf(payload: GooglePayload, options: GoogleMerchantClientOptions): C
   return { method: 'DELETE', path: `/products/v1/${product.name}`, query: { dataSource } };
 }
 
-/** Maps an answer: 2xx ok (and 404 to a DELETE); 429 / RESOURCE_EXHAUSTED, 5xx, 401/403 retry; other 4xx (INVALID_ARGUMENT…) rejected. */
+/**
+ * Maps an answer: 2xx ok (and 404 to a DELETE); 429 / RESOURCE_EXHAUSTED and the statuses of `retryableStatus`
+ * (401/403, 408, 409, 425, 5xx) retry; other 4xx (INVALID_ARGUMENT…) rejected.
+ */
 function outcomeOf(
   status: number,
   headers: Dispatcher.ResponseData['headers'],
@@ -149,8 +153,8 @@ function outcomeOf(
   if (status === 401 || status === 403) {
     return withCause(retryOutcome(headers, `${text} (check the Google service account)`, context), 'auth');
   }
-  if (status === 408) return withCause(retryOutcome(headers, text, context), 'network');
-  if (status >= 500) return withCause(retryOutcome(headers, text, context), 'server');
+  const cause = retryableStatus(status);
+  if (cause !== undefined) return withCause(retryOutcome(headers, text, context), cause);
   return { kind: 'rejected', message: cleanMessage(text, context.redact), cause: 'invalid' };
 }
 

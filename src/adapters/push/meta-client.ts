@@ -12,6 +12,7 @@ import {
   type RetryContext,
   type RetryOutcome,
   readJson,
+  retryableStatus,
   retryOutcome,
   withCause,
 } from './channel-http.js';
@@ -99,7 +100,7 @@ interface MetaAnswer {
     readonly retailer_id?: string;
     readonly errors?: readonly { readonly message?: string }[];
   }[];
-  readonly error?: { readonly message?: string; readonly code?: number };
+  readonly error?: { readonly message?: string; readonly code?: number; readonly is_transient?: boolean };
 }
 
 function asAnswer(json: unknown): MetaAnswer | undefined {
@@ -148,7 +149,9 @@ function errorOutcome(
   if (status === 429 || (code !== undefined && RATE_LIMIT_CODES.has(code))) {
     return withCause(retryOutcome(response.headers, text, context, META_RATE_LIMIT_RETRY_MS), 'rate-limit');
   }
-  if (status >= 500) return withCause(retryOutcome(response.headers, text, context), 'server');
+  // A Graph error Meta marks `is_transient` is worth a repeat whatever its status (Graph API, "Handling Errors").
+  const cause = retryableStatus(status) ?? (answer?.error?.is_transient === true ? 'server' : undefined);
+  if (cause !== undefined) return withCause(retryOutcome(response.headers, text, context), cause);
   return { kind: 'rejected', message: cleanMessage(text, context.redact), cause: 'invalid' };
 }
 

@@ -11,6 +11,7 @@ import {
   networkRetry,
   type RetryContext,
   readJson,
+  retryableStatus,
   retryOutcome,
   withCause,
 } from './channel-http.js';
@@ -132,9 +133,9 @@ function outcomesOf(
   if (status === 423) {
     return allOutcome(items, withCause(retryOutcome(response.headers, text, context, SHOPTET_LOCK_RETRY_MS), 'server'));
   }
-  if (status === 429) return allOutcome(items, withCause(retryOutcome(response.headers, text, context), 'rate-limit'));
-  if (status >= 500) return allOutcome(items, withCause(retryOutcome(response.headers, text, context), 'server'));
   if (status >= 200 && status < 300) return allOutcome(items, { kind: 'ok' });
+  const cause = retryableStatus(status);
+  if (cause !== undefined) return allOutcome(items, withCause(retryOutcome(response.headers, text, context), cause));
   return allOutcome(items, { kind: 'rejected', message: cleanMessage(text, context.redact), cause: 'invalid' });
 }
 

@@ -3,6 +3,7 @@ import type { ChangedField, ItemChange } from '../catalog/change-log.js';
 import { productCode } from '../feeds/to-feed-item.js';
 import type { PushAction, PushField } from './channel-client.js';
 import { type PendingUpdate, PUSH_MASK, type PushChannel } from './outbox.js';
+import { productById } from './product-lookup.js';
 
 /**
  * From the change log's item changes to pending outbox rows (docs/decisions/0013-channel-push.md, sections
@@ -74,10 +75,6 @@ export interface DeriveInput {
   readonly atMs: number;
 }
 
-function productsById(snapshot: CatalogSnapshot): Map<string, Product> {
-  return new Map(snapshot.products.map((product) => [product.id, product]));
-}
-
 function stockKnown(product: Product | undefined, view: string): boolean {
   if (product === undefined) return true;
   const offer = view === ALL_UNITS ? product.aggregate : product.offers.find((candidate) => candidate.unit === view);
@@ -87,7 +84,8 @@ function stockKnown(product: Product | undefined, view: string): boolean {
 /** Pending updates for every enabled channel's targets, one per (channel, target) at most. */
 export function deriveUpdates(input: DeriveInput): PendingUpdate[] {
   const { config, changes, snapshot, atMs } = input;
-  const byId = productsById(snapshot);
+  // Only the changed ids are looked up, through an index built once per catalog family (not per version).
+  const byId = { get: (id: string) => productById(snapshot, id) };
   const updates: PendingUpdate[] = [];
   const push = (channel: PushChannel, target: string, mask: number): void => {
     if (mask !== 0) updates.push({ channel, target, mask, atMs });

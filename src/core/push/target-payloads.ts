@@ -1,6 +1,6 @@
 import { ALL_UNITS, type CatalogSnapshot, type Product } from '../catalog/catalog.js';
 import type { FeedItem } from '../feeds/feed-item.js';
-import { type FeedItemOptions, productCode, toFeedItem } from '../feeds/to-feed-item.js';
+import { type FeedItemOptions, toFeedItem } from '../feeds/to-feed-item.js';
 import type { PayloadResult, PushAction } from './channel-client.js';
 import { actionOf } from './derive-updates.js';
 import { csvRowValues, type FeedLens, type FeedLensResult, xmlAmountOf } from './feed-lens.js';
@@ -24,6 +24,7 @@ import {
   type MetaPayloadOptions,
 } from './payloads/meta.js';
 import { buildShoptetStockItem, type ShoptetStockField, type ShoptetStockItem } from './payloads/shoptet.js';
+import { productByCode, productById } from './product-lookup.js';
 
 /**
  * A claimed row's payload from the version served at send time (docs/decisions/0013-channel-push.md, section
@@ -47,23 +48,17 @@ export type GooglePayload =
   | { readonly kind: 'localDelete'; readonly offerId: string; readonly storeCode: string };
 
 interface Index {
-  readonly byId: ReadonlyMap<string, Product>;
-  readonly byCode: ReadonlyMap<string, Product>;
+  readonly byId: { get(id: string): Product | undefined };
+  readonly byCode: { get(code: string): Product | undefined };
 }
 
-// Built once per served version: a batch of 3,000 targets must not scan 100,000 products each.
-const indexes = new WeakMap<CatalogSnapshot, Index>();
-
+// A batch of 3,000 targets must not scan 100,000 products each: the lookups go through indexes built once
+// per catalog family (`product-lookup.ts`), not once per version (a sale a second made two 100k maps each).
 function indexOf(snapshot: CatalogSnapshot): Index {
-  let index = indexes.get(snapshot);
-  if (index === undefined) {
-    index = {
-      byId: new Map(snapshot.products.map((product) => [product.id, product])),
-      byCode: new Map(snapshot.products.map((product) => [productCode(product), product])),
-    };
-    indexes.set(snapshot, index);
-  }
-  return index;
+  return {
+    byId: { get: (id) => productById(snapshot, id) },
+    byCode: { get: (code) => productByCode(snapshot, code) },
+  };
 }
 
 /** Google `l:{id}:{unit}`: the id may hold `:`, the unit code is after the last one. */

@@ -93,7 +93,7 @@ function controlOf(deps: AdminPushDeps, req: Request, res: Response): AdminPushC
   refuse(deps, req, res, {
     ok: false,
     reason: 'unknown-channel',
-    message: 'No channel is configured for the push (set META_* or SHOPTET_*, see docs/channel-push.md)',
+    message: 'No channel is configured for the push (set GOOGLE_*, META_* or SHOPTET_*, see docs/channel-push.md)',
   });
   return undefined;
 }

@@ -1,7 +1,9 @@
+import { createSlicer } from '../../core/async/create-slicer.js';
 import type { CatalogSnapshot } from '../../core/catalog/catalog.js';
 import type { ChangeLog, ItemChange } from '../../core/catalog/change-log.js';
 import { deriveUpdates, fullReconciliation, type PushTargetsConfig, viewsNeeded } from '../../core/push/derive-updates.js';
 import type { PendingUpdate, PushOutbox } from '../../core/push/outbox.js';
+import { prepareProductLookup } from '../../core/push/product-lookup.js';
 import type { CatalogLogger } from '../catalog/catalog-types.js';
 import type { ServedCatalog } from '../catalog/served-catalog.js';
 
@@ -86,6 +88,21 @@ async function enqueueChunks(
 
 type Outcome = 'ok' | 'stale-cursor' | 'fenced';
 
+/** Products per `fullReconciliation` call: ~1–2 ms at 100,000 × 5 with every channel (11 targets a product). */
+export const PUSH_RECONCILE_SLICE = 500;
+
+/** `fullReconciliation` over the whole catalog in slices that yield (in one go it took ~200 ms at 100,000 × 5). */
+async function reconcileSliced(config: PushTargetsConfig, snapshot: CatalogSnapshot, atMs: number): Promise<PendingUpdate[]> {
+  const updates: PendingUpdate[] = [];
+  const slicer = createSlicer();
+  for (let start = 0; start < snapshot.products.length; start += PUSH_RECONCILE_SLICE) {
+    const slice = { ...snapshot, products: snapshot.products.slice(start, start + PUSH_RECONCILE_SLICE) };
+    for (const update of fullReconciliation(config, slice, atMs)) updates.push(update);
+    await slicer.next();
+  }
+  return updates;
+}
+
 /**
  * One derivation under one `fence` (the lease value read once, so every chunk is fenced by the same lease);
  * answers `stale-cursor` when it should run again from the cursor another writer stored.
@@ -95,9 +112,11 @@ async function runOnce(deps: PushDeriverDeps, fence: string | undefined): Promis
   if (snapshot === undefined || !deps.isLeader()) return 'ok';
   const cursor = await deps.outbox.cursor();
   if (cursor === snapshot.version) return 'ok';
+  // A new catalog family (a full sync) is indexed in slices here, not in one stretch by the lookups below.
+  await prepareProductLookup(snapshot);
   const derived = await derive(deps, cursor, snapshot);
   if (derived.kind === 'reconcile') {
-    const updates = fullReconciliation(deps.config, snapshot, deps.now());
+    const updates = await reconcileSliced(deps.config, snapshot, deps.now());
     deps.logger.info(
       { cursor, version: snapshot.version, targets: updates.length },
       'push: cursor unknown, reconciling every target',

@@ -87,15 +87,35 @@ function newCounters(): PushWorkerCounters {
 
 const cut = (message: string): string => message.slice(0, PUSH_ERROR_MAX);
 
-/** Claimed rows to batch items; rows that send nothing (skipped) are acked at once. */
-async function prepare<Payload>(deps: PushWorkerDeps<Payload>, rows: readonly ClaimedRow[], counters: PushWorkerCounters) {
+/**
+ * Claimed rows to batch items; rows that send nothing (skipped) are acked at once. A row whose payload cannot
+ * be built (the builder throws: an amount out of range, a name the channel cannot take) is rejected alone with
+ * the error's message (`unbuildable`): left leased, it would come due again first, forever, and hold the
+ * channel's whole batch back with it.
+ */
+async function prepare<Payload>(
+  deps: PushWorkerDeps<Payload>,
+  rows: readonly ClaimedRow[],
+  counters: PushWorkerCounters,
+  unbuildable: (message: string) => void,
+) {
   const snapshot = deps.current();
   const batch: PushBatchItem<Payload>[] = [];
   // A payload read through the feed's template costs ~0.1 ms: 3,000 of them are built in slices that yield.
   const slicer = createSlicer();
   for (const row of rows) {
     await slicer.next();
-    const result = deps.buildPayload(row, snapshot);
+    let result: PayloadResult<Payload>;
+    try {
+      result = deps.buildPayload(row, snapshot);
+    } catch (error) {
+      const message = cut(`payload not built: ${error instanceof Error ? error.message : String(error)}`);
+      counters.items.rejected += 1;
+      await deps.outbox.reject(deps.channel, row.target, row.gen, message);
+      deps.logger.warn({ channel: deps.channel, target: row.target, error: message }, 'push: an update was dropped');
+      unbuildable(message);
+      continue;
+    }
     if (result.kind === 'send') {
       batch.push({ target: row.target, gen: row.gen, payload: result.payload });
       continue;
@@ -202,8 +222,26 @@ export function createPushWorker<Payload>(deps: PushWorkerDeps<Payload>): PushWo
   abort.signal.addEventListener('abort', () => nap.abort(), { once: true });
   let loop: Promise<void> | undefined;
 
+  /** An error found outside a send: the last error, and the last rejection when an item was dropped for good. */
+  function noteError(message: string, rejected: boolean): void {
+    const now = deps.now();
+    const text = cut(message);
+    counters.lastErrorAt = now;
+    counters.lastError = text;
+    // Written with the next round's state (the recorder), as a send's outcome would be.
+    recorder.note(
+      {
+        delivered: false,
+        error: { message: text, cause: 'invalid' },
+        retrying: !rejected,
+        ...(rejected ? { rejected: text } : {}),
+      },
+      now,
+    );
+  }
+
   async function send(rows: readonly ClaimedRow[]): Promise<void> {
-    const batch = await prepare(deps, rows, counters);
+    const batch = await prepare(deps, rows, counters, (message) => noteError(message, true));
     if (batch.length === 0) return;
     let outcomes: readonly PushTargetOutcome[];
     try {
@@ -223,6 +261,9 @@ export function createPushWorker<Payload>(deps: PushWorkerDeps<Payload>): PushWo
   async function step(): Promise<number> {
     await recorder.flushIfDue(deps.now());
     if (deps.isLeader?.() === false || (await deps.outbox.paused(deps.channel))) return deps.idleMs;
+    // No version served (the start sync failed and no stored catalog): every row would read as a removed
+    // item (a DELETE) or be skipped and acked (lost). Nothing is claimed until a version is served.
+    if (deps.current() === undefined) return deps.idleMs;
     const now = deps.now();
     const at = deps.pacer.nextAvailableAt(now);
     if (at === undefined) return deps.idleMs;
@@ -269,22 +310,8 @@ export function createPushWorker<Payload>(deps: PushWorkerDeps<Payload>): PushWo
         deps.logger.warn({ err: error, channel: deps.channel }, 'push: writing the last status failed');
       });
     },
-    noteError(message, rejected) {
-      const now = deps.now();
-      const text = cut(message);
-      counters.lastErrorAt = now;
-      counters.lastError = text;
-      // Written with the next round's state (the recorder), as a send's outcome would be.
-      recorder.note(
-        {
-          delivered: false,
-          error: { message: text, cause: 'invalid' },
-          retrying: !rejected,
-          ...(rejected ? { rejected: text } : {}),
-        },
-        now,
-      );
-    },
+    noteError,
+
     async status() {
       const stats = await deps.outbox.stats(deps.channel);
       const paused = await deps.outbox.paused(deps.channel);

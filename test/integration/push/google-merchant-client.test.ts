@@ -217,6 +217,21 @@ describe('retries', () => {
     expect(msUntilQuotaReset(Date.UTC(2026, 10, 26, 12, 0, 0))).toBe(24 * 3600 * 1000);
   });
 
+  it('408, 409 and 425 are retried; INVALID_ARGUMENT is rejected', async () => {
+    for (const status of [408, 409, 425]) server.faults.failNext(1, { status });
+    server.faults.failNext(1, { status: 400, body: { error: { code: 400, status: 'INVALID_ARGUMENT', message: 'bad' } } });
+
+    const outcomes = [];
+    for (let call = 0; call < 4; call += 1) outcomes.push(only(await client.send([local('U1')])));
+
+    expect(outcomes).toEqual([
+      expect.objectContaining({ kind: 'retry', message: expect.stringMatching(/^HTTP 408/), cause: 'network' }),
+      expect.objectContaining({ kind: 'retry', message: expect.stringMatching(/^HTTP 409/), cause: 'server' }),
+      expect.objectContaining({ kind: 'retry', message: expect.stringMatching(/^HTTP 425/), cause: 'server' }),
+      { kind: 'rejected', message: 'HTTP 400 INVALID_ARGUMENT: bad', cause: 'invalid' },
+    ]);
+  });
+
   it('a 5xx without Retry-After is retried with no delay of its own (the worker backs off)', async () => {
     server.faults.failNext(1, { status: 500 });
     const outcome = only(await client.send([local('U1')]));

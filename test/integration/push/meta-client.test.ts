@@ -156,6 +156,25 @@ describe('meta-client against the fake Graph API', () => {
     expect(invalid[0]?.outcome).toEqual({ kind: 'rejected', message: 'HTTP 400 code 100: Invalid parameter', cause: 'invalid' });
   });
 
+  it('temporary refusals are retried (408, 409, 425, a Graph error marked is_transient); 413 is rejected', async () => {
+    server.faults.failNext(1, { status: 408, body: { error: { message: 'timeout', code: 1 } } });
+    server.faults.failNext(1, { status: 409, body: { error: { message: 'conflict', code: 1 } } });
+    server.faults.failNext(1, { status: 425, body: { error: { message: 'too early', code: 1 } } });
+    server.faults.failNext(1, { status: 400, body: { error: { message: 'try again', code: 2, is_transient: true } } });
+    server.faults.failNext(1, { status: 413, body: { error: { message: 'too large', code: 1 } } });
+
+    const outcomes = [];
+    for (let call = 0; call < 5; call += 1) outcomes.push((await client.send([availability()]))[0]?.outcome);
+
+    expect(outcomes).toEqual([
+      { kind: 'retry', message: 'HTTP 408 code 1: timeout', cause: 'network' },
+      { kind: 'retry', message: 'HTTP 409 code 1: conflict', cause: 'server' },
+      { kind: 'retry', message: 'HTTP 425 code 1: too early', cause: 'server' },
+      { kind: 'retry', message: 'HTTP 400 code 2: try again', cause: 'server' },
+      { kind: 'rejected', message: 'HTTP 413 code 1: too large', cause: 'invalid' },
+    ]);
+  });
+
   it('a malformed validation_status refuses nothing it cannot name', async () => {
     server.faults.failNext(1, { status: 200, body: { handles: ['h'], validation_status: [{ errors: 'x' }, 3, null] } });
 

@@ -196,6 +196,22 @@ describe('shoptet-client against the fake Shoptet API', () => {
     expect(server.stock.get('A1')).toEqual({ realStock: 0 });
   });
 
+  it('408 and 409 are retried (the same absolute stock succeeds later); another 4xx is rejected', async () => {
+    server.faults.failNext(1, { status: 408 });
+    server.faults.failNext(1, { status: 409 });
+    server.faults.failNext(1, { status: 404 });
+
+    const outcomes = [];
+    for (let call = 0; call < 3; call += 1) outcomes.push((await client.send([batchItem('A1', CASES.sale())]))[0]?.outcome);
+
+    expect(outcomes).toEqual([
+      { kind: 'retry', message: expect.stringMatching(/^HTTP 408/), cause: 'network' },
+      { kind: 'retry', message: expect.stringMatching(/^HTTP 409/), cause: 'server' },
+      { kind: 'rejected', message: expect.stringMatching(/^HTTP 404/), cause: 'invalid' },
+    ]);
+    expect(server.stock.get('A1')).toEqual({ realStock: 3 });
+  });
+
   it('a refused token keeps the target pending (retry) and no message names the token', async () => {
     const wrong = clientFor({ token: 'not-the-shop-token-81b' });
     const outcomes = await wrong.send([batchItem('A1', CASES.sale())]);

@@ -24,8 +24,9 @@ export interface ShoptetStockMovementsBody {
 
 /**
  * The one `data[]` entry for a target `s:{code}` (the Shoptet template's `{code}`), read from the
- * SHOPTET_STOCK_UNIT view. The amount is the template's `AMOUNT` with buffers off: the view's stock, fractions
- * kept, never below 0. Sends nothing for a removed item (the endpoint cannot delete; the shop owns its
+ * SHOPTET_STOCK_UNIT view. The amount is `item.stock`: the caller (`shoptetPayloads` in `target-payloads.ts`)
+ * passes the served `shoptet.xml` `STOCK/AMOUNT` as rendered, the template's buffers applied; only without a
+ * `shoptet` feed template is it the view's stock unbuffered. Fractions kept, never below 0. Sends nothing for a removed item (the endpoint cannot delete; the shop owns its
  * products), a service, or an unknown stock (the template leaves `STOCK` out then: unknown is not 0).
  */
 export function buildShoptetStockItem(

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { FeedItemOptions } from '../../../../src/core/feeds/to-feed-item.js';
+import { type FeedItemOptions, toFeedItem } from '../../../../src/core/feeds/to-feed-item.js';
+import type { FeedLens } from '../../../../src/core/push/feed-lens.js';
 import { PUSH_MASK } from '../../../../src/core/push/outbox.js';
 import { googlePayloads, metaPayloads, shoptetPayloads, splitLocalTarget } from '../../../../src/core/push/target-payloads.js';
 import { snapshot } from '../../services/push/push-fixtures.js';
@@ -131,5 +132,24 @@ describe('target payloads (served version through toFeedItem)', () => {
     });
     expect(shoptet({ target: 's:2', mask: PUSH_MASK.STOCK }, served).kind).toBe('skip');
     expect(shoptet({ target: 's:404', mask: PUSH_MASK.STOCK }, served).kind).toBe('skip');
+  });
+
+  it("Shoptet with its feed template: the shoptet.xml AMOUNT as rendered (buffers applied), not the view's stock", () => {
+    // A lens whose feed keeps 2 pieces back: the item's stock is 2.7, the feed's AMOUNT 0.7.
+    const lens: FeedLens = (_snapshot, product, view) => {
+      const item = toFeedItem(product, view, FEED);
+      if (item === undefined) return { kind: 'not-offered' };
+      return {
+        kind: 'included',
+        item,
+        text: '<SHOPITEM><CODE>77</CODE><STOCK><AMOUNT>0.7</AMOUNT></STOCK></SHOPITEM>',
+        head: '',
+      };
+    };
+    const shoptet = shoptetPayloads('A', 'realStock', FEED, lens);
+    expect(shoptet({ target: 's:77', mask: PUSH_MASK.STOCK }, served)).toEqual({
+      kind: 'send',
+      payload: { productCode: '77', realStock: 0.7 },
+    });
   });
 });

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { createMemoryPushOutbox } from '../../../../src/adapters/push/memory-push-outbox.js';
 import type { CatalogSnapshot } from '../../../../src/core/catalog/catalog.js';
 import { createChangeLog } from '../../../../src/core/catalog/change-log.js';
-import type { PushTargetsConfig } from '../../../../src/core/push/derive-updates.js';
+import { fullReconciliation, type PushTargetsConfig } from '../../../../src/core/push/derive-updates.js';
 import { type PendingUpdate, PUSH_MASK, type PushOutbox } from '../../../../src/core/push/outbox.js';
-import { createPushDeriver, PUSH_CURSOR_RECONCILING } from '../../../../src/services/push/push-deriver.js';
+import { createPushDeriver, PUSH_CURSOR_RECONCILING, PUSH_RECONCILE_SLICE } from '../../../../src/services/push/push-deriver.js';
 import { type ItemSpec, snapshot } from './push-fixtures.js';
 
 const CONFIG: PushTargetsConfig = { google: { localUnits: ['A'] }, shoptet: { unit: 'A' }, meta: true };
@@ -162,6 +162,16 @@ describe('push deriver', () => {
     ]);
     expect(h.calls.every((call) => call.updates.length <= 5)).toBe(true);
     expect(await h.outbox.cursor()).toBe('v1');
+  });
+
+  it('a reconciliation built in slices enqueues every target of fullReconciliation, in its order', async () => {
+    const h = harness();
+    const items = Array.from({ length: PUSH_RECONCILE_SLICE * 2 + 1 }, (_, index) => ({ id: String(index), price: 1 }));
+    h.publish('v1', items);
+    await h.deriver.catchUp();
+    const expected = fullReconciliation(CONFIG, snapshot('v1', items), 5_000);
+    expect(h.calls.flatMap((call) => call.updates)).toEqual(expected);
+    expect(expected).toHaveLength(items.length * 4);
   });
 
   it('an unknown-stock update publishes nothing as sold out', async () => {

@@ -4,6 +4,7 @@ import type { ChannelClient, PushOutcome, PushTargetOutcome } from '../../../../
 import { PUSH_MASK, type PushOutbox } from '../../../../src/core/push/outbox.js';
 import { createPacer } from '../../../../src/core/push/pacer.js';
 import { createPushWorker, type PushWorker } from '../../../../src/services/push/push-worker.js';
+import { snapshot } from './push-fixtures.js';
 
 /**
  * The worker's status as the status page reads it (docs/decisions/0013-channel-push.md, section 6): last
@@ -12,6 +13,7 @@ import { createPushWorker, type PushWorker } from '../../../../src/services/push
  */
 
 const silent = { info() {}, warn() {}, error() {} };
+const SERVED = snapshot('v1', [{ id: '1', price: 10 }]);
 
 /** An outbox that counts `patchState` calls. */
 function countingOutbox(): { outbox: PushOutbox; writes: () => number } {
@@ -43,7 +45,8 @@ function setup(outbox: PushOutbox, answers: PushOutcome[]) {
     outbox,
     client,
     buildPayload: (row) => ({ kind: 'send', payload: row.target }),
-    current: () => undefined,
+    // A version is served (the worker claims nothing without one); these payloads do not read it.
+    current: () => SERVED,
     // Plenty of tokens: the tests are about the status, not the pacing.
     pacer: createPacer({ capacity: 100, refillPerSecond: 100, maxConcurrent: 1 }, 0),
     batchSize: 10,

@@ -195,6 +195,78 @@ describe('push worker', () => {
     expect((await s.outbox.stats('meta')).pending).toBe(0);
   });
 
+  it('claims nothing while no version is served, so no row becomes a DELETE or is skipped and lost', async () => {
+    const s = setup();
+    let served: CatalogSnapshot | undefined;
+    const worker = createPushWorker({ ...s.deps, current: () => served });
+    await s.enqueue('m:1', PUSH_MASK.PRICE);
+    await s.enqueue('m:2', PUSH_MASK.ADDED);
+    expect(await worker.step()).toBe(1_000);
+    expect(s.fake.batches).toEqual([]);
+    expect((await worker.status()).items).toEqual({ ok: 0, retry: 0, rejected: 0, skipped: 0 });
+    // Nothing was claimed: both rows are due at once when a version is served (no lease to wait out).
+    served = snapshot('v1', [
+      { id: '1', price: 12 },
+      { id: '2', price: 20 },
+    ]);
+    expect(await worker.step()).toBe(0);
+    expect(s.fake.sent().sort((a, b) => a.target.localeCompare(b.target))).toEqual([
+      { target: 'm:1', action: { kind: 'update', fields: ['price'] }, price: 12 },
+      { target: 'm:2', action: { kind: 'create' }, price: 20 },
+    ]);
+    expect((await s.outbox.stats('meta')).pending).toBe(0);
+  });
+
+  it('rejects a row whose payload throws alone and sends the rest of the batch', async () => {
+    const s = setup({
+      items: [
+        { id: '1', price: 11 },
+        { id: '2', price: 22 },
+        { id: '3', price: 33 },
+      ],
+    });
+    const throwing = (row: ClaimedRow, served: CatalogSnapshot | undefined): PayloadResult<Sent> => {
+      if (row.target === 'm:2') throw new RangeError('price 1e300 is out of range');
+      return buildPayload(row, served);
+    };
+    const worker = createPushWorker({ ...s.deps, buildPayload: throwing });
+    for (const target of ['m:1', 'm:2', 'm:3']) await s.enqueue(target, PUSH_MASK.PRICE);
+    s.clock.now = 7_000;
+    expect(await worker.step()).toBe(0);
+    expect(
+      s.fake
+        .sent()
+        .map((sent) => sent.target)
+        .sort(),
+    ).toEqual(['m:1', 'm:3']);
+    const status = await worker.status();
+    expect(status.items).toMatchObject({ ok: 2, rejected: 1 });
+    expect(status.lastError).toBe('payload not built: price 1e300 is out of range');
+    expect(status.lastErrorAt).toBe(7_000);
+    expect(status.state.lastRejected).toBe('payload not built: price 1e300 is out of range');
+    expect(await s.outbox.stats('meta')).toMatchObject({ pending: 0, rejected: 1 });
+    // The channel is not blocked: the next round finds nothing left.
+    expect(await worker.step()).toBe(1_000);
+    expect(s.fake.batches).toHaveLength(1);
+  });
+
+  it('rejects every row of a batch whose payloads all throw, without a request', async () => {
+    const s = setup();
+    const worker = createPushWorker({
+      ...s.deps,
+      buildPayload: () => {
+        throw new Error('name not valid');
+      },
+    });
+    await s.enqueue('m:1', PUSH_MASK.PRICE);
+    expect(await worker.step()).toBe(0);
+    expect(s.fake.batches).toEqual([]);
+    const status = await worker.status();
+    expect(status.requests).toEqual({ ok: 0, failed: 0 });
+    expect(status.items.rejected).toBe(1);
+    expect(await s.outbox.stats('meta')).toMatchObject({ pending: 0, rejected: 1 });
+  });
+
   it('does not send when not the leader', async () => {
     const s = setup();
     const worker = createPushWorker({ ...s.deps, isLeader: () => false });
