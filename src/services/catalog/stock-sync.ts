@@ -21,7 +21,6 @@ import {
 } from './catalog-types.js';
 import type { CatalogWorkers } from './catalog-workers.js';
 import type { CatalogWriter } from './catalog-writer.js';
-import { createRecentMovements, movementKey } from './recent-movements.js';
 import type { Replication } from './replication.js';
 import type { StockExportOutput } from './resolve-stock-export.js';
 import type { ServedCatalog, ServedVersion } from './served-catalog.js';
@@ -101,7 +100,6 @@ export function createStockSync(deps: StockSyncDeps): StockSync {
    * changed by any means: an export read earlier than the one applied is not applied over it, and a full
    * sync re-reads the units whose stock changed while it ran.
    */
-  const recentMovements = createRecentMovements();
   const stockReadAt = new Map<string, number>();
   const stockChangedAt = new Map<string, number>();
   let rereading: Promise<unknown> | undefined;
@@ -142,24 +140,27 @@ export function createStockSync(deps: StockSyncDeps): StockSync {
   }
 
   /**
-   * Per export, the entries that change a stock of `snapshot` (compared in slices), without those of an item
-   * whose unit had a sale applied after `readFrom`: the export may have been read before that sale, and
-   * would undo it until the next re-read (the sale's own re-read, which starts after it, applies the truth).
+   * Per export, the entries that change a stock of `snapshot` (compared in slices), without those of a
+   * product changed since the re-read began (`from`, same family: product places are kept and a change
+   * replaces the product object): the export may have been read before that sale, and would undo it until
+   * the next re-read (the sale's own, which starts after it, applies the POS). Any instance's sale counts,
+   * as a group's changes reach every instance's served versions.
    */
   async function changedEntries(
     snapshot: CatalogSnapshot,
     resolved: readonly ResolvedStockExport[],
-    readFrom: Date,
+    from: ServedVersion,
+    family: ServedVersion['family'],
   ): Promise<number[][]> {
     const slicer = createSlicer();
     const changed: number[][] = [];
-    const moved = recentMovements.since(readFrom.getTime());
+    const before = from.family === family ? from.snapshot.products : undefined;
     for (const entry of resolved) {
       const indexes: number[] = [];
-      for (let from = 0; from < entry.positions.length; from += 2_048) {
-        for (const index of changedStockEntries(snapshot, entry, from, from + 2_048)) {
-          const id = snapshot.products[entry.positions[index] as number]?.id;
-          if (moved.size > 0 && id !== undefined && moved.has(movementKey(entry.unit, id))) continue;
+      for (let start = 0; start < entry.positions.length; start += 2_048) {
+        for (const index of changedStockEntries(snapshot, entry, start, start + 2_048)) {
+          const position = entry.positions[index] as number;
+          if (before !== undefined && before[position] !== snapshot.products[position]) continue;
           indexes.push(index);
         }
         await slicer.next();
@@ -216,7 +217,7 @@ export function createStockSync(deps: StockSyncDeps): StockSync {
       signal.throwIfAborted();
       // Applying is bounded work on the served catalog, in slices: once it starts it ends.
       phase = 'apply';
-      return await applyExports(started, base, resolved, applied, sources);
+      return await applyExports(started, previous, base, resolved, applied, sources);
     } catch (error) {
       return await reports.finish({
         ...base,
@@ -237,6 +238,7 @@ export function createStockSync(deps: StockSyncDeps): StockSync {
    */
   async function applyExports(
     started: Date,
+    from: ServedVersion,
     base: { readonly job: 'sync-stock'; readonly previousVersion: string },
     resolved: readonly ResolvedStockExport[],
     units: readonly string[],
@@ -244,7 +246,7 @@ export function createStockSync(deps: StockSyncDeps): StockSync {
   ): Promise<SyncReport> {
     for (let attempt = 1; ; attempt += 1) {
       const compared = served.latest() as ServedVersion;
-      const changed = await changedEntries(compared.snapshot, resolved, started);
+      const changed = await changedEntries(compared.snapshot, resolved, from, compared.family);
       const index = await served.indexOf(compared.snapshot);
       const latest = served.latest() as ServedVersion;
       if (latest.family !== compared.family) {
@@ -328,7 +330,6 @@ export function createStockSync(deps: StockSyncDeps): StockSync {
         await deps.replication?.waitPast(latest, APPEND_RETRY_WAIT_MS);
         continue;
       }
-      recentMovements.record(deltas, at.getTime());
       const stored = writer.persistSoon();
       // Callers may not wait; a failed write is logged here and retried by the next change or sync.
       stored.catch((error: unknown) => logger.error({ err: error, version }, 'could not store the catalog after stock changes'));
