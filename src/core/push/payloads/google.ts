@@ -3,6 +3,12 @@ import { normalizeGtin } from '../../feeds/normalize-gtin.js';
 import { truncateText } from '../../feeds/truncate-text.js';
 import type { PayloadResult, PushAction, PushField } from '../channel-client.js';
 import { feedMoney, type GoogleFeedItemValues, localAvailabilityOf, productAvailabilityOf } from '../google-feed-values.js';
+import {
+  GoogleNameError,
+  productInputName as googleProductInputName,
+  productName as googleProductName,
+  productId,
+} from '../google-offer-id.js';
 import { toAmountMicros } from '../money-micros.js';
 
 /**
@@ -71,8 +77,19 @@ export interface GooglePayloadOptions {
   readonly brand?: string;
 }
 
-/** The Google template drops ids over 50 characters; pushed items are the feed's items. */
-export const GOOGLE_MAX_OFFER_ID = 50;
+/**
+ * Why an offer id cannot be pushed (empty, over the Google feed's 50 characters in code points, not
+ * well-formed Unicode), or `undefined`: such an item is skipped, as the Google feed leaves it out.
+ */
+export function offerIdProblem(options: Pick<GooglePayloadOptions, 'contentLanguage' | 'feedLabel'>, offerId: string) {
+  try {
+    productId({ contentLanguage: options.contentLanguage, feedLabel: options.feedLabel, offerId });
+    return undefined;
+  } catch (error) {
+    if (error instanceof GoogleNameError) return error.message;
+    throw error;
+  }
+}
 
 const AVAILABILITY: Record<FeedItem['availability'], GoogleAvailability> = { in_stock: 'IN_STOCK', out_of_stock: 'OUT_OF_STOCK' };
 
@@ -83,21 +100,21 @@ const MASK_PATHS: Partial<Record<PushField, 'price' | 'salePrice' | 'availabilit
   availability: 'availability',
 };
 
-/**
- * `accounts/{a}/productInputs/{x}` with `x` the unpadded base64url of `contentLanguage~feedLabel~offerId`
- * (v1 has no channel prefix), which the docs require for ids with `/`, `%` or `~` and recommend for all.
- */
+/** `accounts/{a}/productInputs/{x}` (`google-offer-id.ts`: the unpadded base64url of the product key). */
 export function productInputName(
   options: Pick<GooglePayloadOptions, 'account' | 'contentLanguage' | 'feedLabel'>,
   offerId: string,
 ) {
-  const key = Buffer.from(`${options.contentLanguage}~${options.feedLabel}~${offerId}`, 'utf8').toString('base64url');
-  return `accounts/${options.account}/productInputs/${key}`;
+  return googleProductInputName(options.account, { ...keyParts(options), offerId });
 }
 
 /** The product name `localInventories` are addressed under: `accounts/{a}/products/{same key}`. */
 export function productName(options: Pick<GooglePayloadOptions, 'account' | 'contentLanguage' | 'feedLabel'>, offerId: string) {
-  return productInputName(options, offerId).replace('/productInputs/', '/products/');
+  return googleProductName(options.account, { ...keyParts(options), offerId });
+}
+
+function keyParts(options: Pick<GooglePayloadOptions, 'contentLanguage' | 'feedLabel'>) {
+  return { contentLanguage: options.contentLanguage, feedLabel: options.feedLabel };
 }
 
 function price(value: number | undefined, currency: string): GooglePrice | undefined {
@@ -208,7 +225,8 @@ export function buildGoogleRequestFromFeed(
   action: Exclude<PushAction, { kind: 'remove' }>,
   options: GooglePayloadOptions,
 ): PayloadResult<GoogleProductRequest> {
-  if (offerId.length > GOOGLE_MAX_OFFER_ID) return { kind: 'skip', reason: `id longer than ${GOOGLE_MAX_OFFER_ID} characters` };
+  const problem = offerIdProblem(options, offerId);
+  if (problem !== undefined) return { kind: 'skip', reason: problem };
   const attributes = attributesFromFeed(values, options.currency);
   if (typeof attributes === 'string') return { kind: 'skip', reason: attributes };
   if (action.kind === 'update') {
@@ -261,7 +279,8 @@ export function buildGoogleProductRequest(
   action: PushAction,
   options: GooglePayloadOptions,
 ): PayloadResult<GoogleProductRequest> {
-  if (offerId.length > GOOGLE_MAX_OFFER_ID) return { kind: 'skip', reason: `id longer than ${GOOGLE_MAX_OFFER_ID} characters` };
+  const problem = offerIdProblem(options, offerId);
+  if (problem !== undefined) return { kind: 'skip', reason: problem };
   if (action.kind === 'remove') return { kind: 'send', payload: { method: 'delete', name: productInputName(options, offerId) } };
   if (item === undefined) return { kind: 'skip', reason: 'item not in the served version' };
   if (action.kind === 'update') {

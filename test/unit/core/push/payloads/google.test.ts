@@ -107,6 +107,15 @@ describe('core/push/payloads/google', () => {
     expect(buildGoogleProductRequest('a', feedItem(), { kind: 'update', fields: ['stock'] }, OPTIONS).kind).toBe('skip');
   });
 
+  it('counts an id in code points as the feed does, and skips one that is not well-formed Unicode', () => {
+    // 50 emoji are 100 UTF-16 units but 50 characters: the Google feed keeps the item, so the push does too.
+    expect(buildGoogleProductRequest('😀'.repeat(50), feedItem(), { kind: 'remove' }, OPTIONS).kind).toBe('send');
+    expect(buildGoogleProductRequest('😀'.repeat(51), feedItem(), { kind: 'remove' }, OPTIONS).kind).toBe('skip');
+    // A lone surrogate would reach Google as U+FFFD: another product's id.
+    const lone = buildGoogleProductRequest('a\uD800', feedItem(), { kind: 'remove' }, OPTIONS);
+    expect(lone).toMatchObject({ kind: 'skip', reason: expect.stringContaining('well-formed') as unknown });
+  });
+
   it('local inventory per unit: store code, availability, whole-piece quantity as int64 text', () => {
     const [praha, brno] = feedItem().offers;
     if (praha === undefined || brno === undefined) throw new Error('fixture');
