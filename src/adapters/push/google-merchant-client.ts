@@ -2,6 +2,7 @@ import type { merchantapi_inventories_v1, merchantapi_products_v1 } from '@googl
 import { Agent, type Dispatcher, request } from 'undici';
 import { mapLimit } from '../../core/async/map-limit.js';
 import type { ChannelClient, PushBatchItem, PushOutcome, PushTargetOutcome } from '../../core/push/channel-client.js';
+import { DAILY_WORDING } from '../../core/push/google-quota.js';
 import type { GoogleLocalInventory, GoogleProductInput, GoogleProductRequest } from '../../core/push/payloads/google.js';
 import { productName } from '../../core/push/payloads/google.js';
 import type { GooglePayload } from '../../core/push/target-payloads.js';
@@ -41,8 +42,6 @@ void _shapes;
 
 /** "a delivery round … sent with concurrency 10" (decision 0013, "Batching"). */
 export const GOOGLE_CONCURRENCY = 10;
-/** Daily quotas "reset at 12:00 PM midday UTC" (quota_v1). */
-const QUOTA_RESET_UTC_HOUR = 12;
 
 export interface GoogleMerchantClientOptions {
   /** GOOGLE_MERCHANT_API_URL, e.g. `https://merchantapi.googleapis.com` (a path prefix is kept). */
@@ -72,14 +71,6 @@ export interface GoogleMerchantClient extends ChannelClient<GooglePayload> {
 /** Google's error body (`google.rpc.Status` in JSON): `{ error: { code, message, status } }`. */
 interface GoogleErrorBody {
   readonly error?: { readonly code?: unknown; readonly message?: unknown; readonly status?: unknown };
-}
-
-/** Milliseconds until the next 12:00 UTC, when daily quotas reset. */
-export function msUntilQuotaReset(nowMs: number): number {
-  const reset = new Date(nowMs);
-  reset.setUTCHours(QUOTA_RESET_UTC_HOUR, 0, 0, 0);
-  if (reset.getTime() <= nowMs) reset.setUTCDate(reset.getUTCDate() + 1);
-  return reset.getTime() - nowMs;
 }
 
 interface Call {
@@ -145,9 +136,10 @@ function outcomeOf(
   const rpc = typeof error?.status === 'string' ? error.status : undefined;
   const text = `HTTP ${status}${rpc === undefined ? '' : ` ${rpc}`}${typeof error?.message === 'string' ? `: ${error.message}` : ''}`;
   if (status === 429 || rpc === 'RESOURCE_EXHAUSTED') {
-    // Without Retry-After a daily quota waits for its reset; a per-minute one for the worker's backoff.
-    const daily = /daily/i.test(text) ? msUntilQuotaReset(context.now()) : undefined;
-    return withCause(retryOutcome(headers, text, context, daily), daily === undefined ? 'rate-limit' : 'quota');
+    // A daily limit closes the Google channel's gate (push-google.ts) until the reset or a quota read that
+    // shows quota again; the row itself waits only the worker's backoff, so a reopened gate sends it at once.
+    const daily = DAILY_WORDING.test(text);
+    return withCause(retryOutcome(headers, text, context, undefined), daily ? 'quota' : 'rate-limit');
   }
   // A refused token keeps the channel pending (decision 0013: PUSH_AUTH_FAILED), it does not drop updates.
   if (status === 401 || status === 403) {

@@ -110,8 +110,11 @@ export function planQuota(groups: readonly GoogleQuotaGroup[], now: number): Goo
 
 /** Whether a channel message is Google's daily-limit answer (`quota/daily_limit_exceeded`, "daily limit"). */
 export function isDailyQuotaMessage(message: string | undefined): boolean {
-  return message !== undefined && /(RESOURCE_EXHAUSTED|HTTP 429)/.test(message) && /daily/i.test(message);
+  return message !== undefined && /(RESOURCE_EXHAUSTED|HTTP 429)/.test(message) && DAILY_WORDING.test(message);
 }
+
+/** How Google's quota errors name a daily limit (`quota/daily_limit_exceeded`, "… per day"). */
+export const DAILY_WORDING = /daily|per[ _-]day/i;
 
 /** Targets a reconciliation run may enqueue for Google while no daily quota is known yet (none read, or none given). */
 export const GOOGLE_RECONCILE_UNKNOWN_BUDGET = 1_000;

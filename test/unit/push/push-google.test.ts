@@ -159,6 +159,28 @@ describe('Google channel gate', () => {
     await channel.stop();
   });
 
+  it('after a daily 429, a quota read that shows quota left opens the channel again before 12:00 UTC', async () => {
+    const client = fakeClient({ kind: 'retry', message: 'HTTP 429 RESOURCE_EXHAUSTED: Quota exceeded: requests per day' });
+    const { reads, calls } = fakeReads([{ kind: 'primary' }], [{ groups: [group(5)] }]);
+    const channel = createGoogleChannel({
+      client,
+      reads,
+      dataSourceName: NAME,
+      refreshMs: 20,
+      now: Date.now,
+      logger: silent,
+    });
+    channel.start();
+    await settle(() => channel.open());
+    await channel.client.send([item]);
+    expect(channel.open()).toBe(false);
+    const readsBefore = calls.quotas;
+    // The next quota read says 5 of 1,000 used: Google's count is what decides, not a wait until noon.
+    await settle(() => calls.quotas > readsBefore && channel.open());
+    expect(channel.open()).toBe(true);
+    await channel.stop();
+  });
+
   it('a follower reads nothing from Google; on taking the lead it reads the quotas before its first send', async () => {
     let leader = false;
     const { reads, calls } = fakeReads([{ kind: 'primary' }], [{ groups: [group(10)] }]);

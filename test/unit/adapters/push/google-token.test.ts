@@ -1,6 +1,5 @@
 import { createVerify, generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { msUntilQuotaReset } from '../../../../src/adapters/push/google-merchant-client.js';
 import { GOOGLE_CONTENT_SCOPE, parseServiceAccountKey, signAssertion } from '../../../../src/adapters/push/google-token.js';
 
 const pair = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -43,13 +42,5 @@ describe('signAssertion', () => {
       .update(`${header}.${claims}`)
       .verify(pair.publicKey, Buffer.from(signature, 'base64url'));
     expect(verified).toBe(true);
-  });
-});
-
-describe('msUntilQuotaReset', () => {
-  it('counts to the next 12:00 UTC', () => {
-    expect(msUntilQuotaReset(Date.UTC(2026, 10, 26, 11, 59, 0))).toBe(60_000);
-    expect(msUntilQuotaReset(Date.UTC(2026, 10, 26, 12, 0, 0))).toBe(24 * 3600_000);
-    expect(msUntilQuotaReset(Date.UTC(2026, 11, 31, 13, 0, 0))).toBe(23 * 3600_000);
   });
 });
