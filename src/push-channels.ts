@@ -9,7 +9,7 @@ import { createShoptetClient } from './adapters/push/shoptet-client.js';
 import type { Config, PushConfig } from './config/load-config.js';
 import type { ChannelClient } from './core/push/channel-client.js';
 import { createFeedLens, type FeedLens } from './core/push/feed-lens.js';
-import type { PushOutbox } from './core/push/outbox.js';
+import type { PushChannel, PushChannelState, PushOutbox } from './core/push/outbox.js';
 import { createPacer, type Pacer, type PacerLimits } from './core/push/pacer.js';
 import { SHOPTET_MAX_BATCH } from './core/push/payloads/shoptet.js';
 import { type BucketFilling, createBucketSteering } from './core/push/shoptet-bucket.js';
@@ -58,47 +58,23 @@ export interface ChannelParts<Payload> {
 /** How often the leader writes Shoptet's last bucket filling to the shared state (when it changed). */
 const BUCKET_STATE_MS = 2_000;
 
-/**
- * Shoptet's last `X-RateLimit-Bucket-Filling` as the channel's `quota` (`used`/`limit` drops) in the outbox
- * state, so every instance of a group shows the same; written by the leader when it changed, at most every 2 s.
- */
-function bucketBackground(last: () => BucketFilling | undefined) {
-  return ({ outbox, isLeader }: BackgroundContext) => {
-    let written: BucketFilling | undefined;
-    let busy = false;
-    const timer = setInterval(() => {
-      const filling = last();
-      if (busy || filling === undefined || !isLeader() || (filling.used === written?.used && filling.max === written.max)) return;
-      busy = true;
-      void outbox
-        .patchState('shoptet', { quota: { used: filling.used, limit: filling.max } })
-        .then(() => {
-          written = filling;
-        })
-        .catch(() => undefined)
-        .finally(() => {
-          busy = false;
-        });
-    }, BUCKET_STATE_MS).unref();
-    return { stop: () => clearInterval(timer) };
-  };
-}
+type Quota = NonNullable<PushChannelState['quota']>;
 
 /**
- * Google's quota as last read by the leader, in the outbox state, so a follower (which reads nothing from
- * Google) shows the same `quota` on `/readyz`; written when it changed, at most every 2 s.
+ * A channel's quota as this instance last learned it, written to the outbox state by the leader so every
+ * instance of a group shows the same `quota` on `/readyz`: when it changed, at most every `everyMs`.
  */
-export function googleQuotaBackground(google: Pick<GoogleChannel, 'status'>, everyMs = BUCKET_STATE_MS) {
+function quotaBackground(channel: PushChannel, read: () => Quota | undefined, everyMs = BUCKET_STATE_MS) {
   return ({ outbox, isLeader }: Pick<BackgroundContext, 'outbox' | 'isLeader'>) => {
     let written = '';
     let busy = false;
     const timer = setInterval(() => {
-      const quota = google.status().quota;
+      const quota = read();
       const text = JSON.stringify(quota ?? null);
       if (busy || quota === undefined || !isLeader() || text === written) return;
       busy = true;
       void outbox
-        .patchState('google', { quota })
+        .patchState(channel, { quota })
         .then(() => {
           written = text;
         })
@@ -109,6 +85,19 @@ export function googleQuotaBackground(google: Pick<GoogleChannel, 'status'>, eve
     }, everyMs).unref();
     return { stop: () => clearInterval(timer) };
   };
+}
+
+/** Shoptet's last `X-RateLimit-Bucket-Filling` as its `quota` (`used`/`limit` drops). */
+function bucketBackground(last: () => BucketFilling | undefined) {
+  return quotaBackground('shoptet', () => {
+    const filling = last();
+    return filling === undefined ? undefined : { used: filling.used, limit: filling.max };
+  });
+}
+
+/** Google's quota as last read by the leader (a follower reads nothing from Google). */
+export function googleQuotaBackground(google: Pick<GoogleChannel, 'status'>, everyMs = BUCKET_STATE_MS) {
+  return quotaBackground('google', () => google.status().quota, everyMs);
 }
 
 /** What a channel's background work gets from the wiring. */
