@@ -151,6 +151,7 @@ export function createPushWiring(deps: PushWiringDeps): PushWiring | undefined {
       isLeader: gated ? () => google.google.open() : isLeader,
       logger: log.child({ channel }),
       onDelivered: observePushLag(deps.metrics, channel),
+      ...(deps.group === undefined ? {} : { fence: fenceOf(deps.group) }),
     });
     workers.set(channel, gated ? withGoogleChannel(worker, google.google) : worker);
   }

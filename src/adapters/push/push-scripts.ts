@@ -68,11 +68,13 @@ redis.call('SET', KEYS[2], ARGV[4])
 return {'ok'}`;
 
 /**
- * KEYS: pending, due, low. ARGV: now, limit, leaseMs. Returns `[target, row, target, row, …]`: the due live
+ * KEYS: pending, due, low, lease. ARGV: now, limit, leaseMs, fence (`''`: unfenced; else nothing is claimed
+ * unless the lease holds it). Returns `[target, row, target, row, …]`: the due live
  * changes earliest due first, then due re-sends (the low set) for the rest of the limit; each leased (re-scored)
  * in the set it is in.
  */
 export const CLAIM = `
+if ARGV[4] ~= '' and redis.call('GET', KEYS[4]) ~= ARGV[4] then return {} end
 local limit = tonumber(ARGV[2])
 local leased = tonumber(ARGV[1]) + tonumber(ARGV[3])
 local claimed = {}

@@ -44,10 +44,14 @@ export function createRedisPushOutbox(client: RedisClient): PushOutbox {
       return toEnqueueResult(reply);
     },
 
-    async claim(channel, now, limit, leaseMs) {
+    async claim(channel, now, limit, leaseMs, fence) {
       if (limit <= 0) return [];
       const [pending, due, low] = channelKeys(channel);
-      const reply = await script(CLAIM, [pending ?? '', due ?? '', low ?? ''], [String(now), String(limit), String(leaseMs)]);
+      const reply = await script(
+        CLAIM,
+        [pending ?? '', due ?? '', low ?? '', GROUP_KEYS.lease],
+        [String(now), String(limit), String(leaseMs), fence ?? ''],
+      );
       const flat = Array.isArray(reply) ? reply.map(String) : [];
       const claimed: ClaimedRow[] = [];
       for (let i = 0; i + 1 < flat.length; i += 2) claimed.push(toRow(channel, flat[i] ?? '', flat[i + 1] ?? '', now + leaseMs));

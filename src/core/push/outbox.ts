@@ -149,9 +149,10 @@ export interface PushOutbox {
    * Up to `limit` rows of the channel due at `now`, each leased until `now + leaseMs`. Live changes go
    * first: the due high-priority rows (earliest due first), then the rest of `limit` from the due
    * low-priority ones (`isLowPriority`: a pure re-send of the reconciliation), so a sale never waits behind
-   * a backlog of re-sends that came due faster than the channel sends them. Ties by target.
+   * a backlog of re-sends that came due faster than the channel sends them. Ties by target. `fence` as for
+   * `enqueue`: in a group, an instance that no longer holds the lease claims nothing (the others ignore it).
    */
-  claim(channel: PushChannel, now: number, limit: number, leaseMs: number): Promise<readonly ClaimedRow[]>;
+  claim(channel: PushChannel, now: number, limit: number, leaseMs: number, fence?: string): Promise<readonly ClaimedRow[]>;
   /** Delivered: deletes the row if it is still `gen`; else (merged during the send) it stays, due as merged. */
   ack(channel: PushChannel, target: string, gen: number): Promise<boolean>;
   /**

@@ -35,6 +35,8 @@ export interface PushWorkerDeps<Payload> {
   /** Resolves after `ms` or as soon as `signal` aborts. */
   readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   readonly isLeader?: () => boolean;
+  /** In a group: the lease holder's `instance|token` for the outbox's fenced claim (see `PushOutbox.claim`). */
+  readonly fence?: () => string;
   readonly logger: CatalogLogger;
   /**
    * Per answered batch, how long each item the channel accepted waited: from its row's `sinceMs` (its oldest
@@ -268,7 +270,7 @@ export function createPushWorker<Payload>(deps: PushWorkerDeps<Payload>): PushWo
     const at = deps.pacer.nextAvailableAt(now);
     if (at === undefined) return deps.idleMs;
     if (at > now) return at - now;
-    const rows = await deps.outbox.claim(deps.channel, now, deps.batchSize, deps.leaseMs);
+    const rows = await deps.outbox.claim(deps.channel, now, deps.batchSize, deps.leaseMs, deps.fence?.());
     if (rows.length === 0) return deps.idleMs;
     if (!deps.pacer.tryTake(now)) return 0;
     try {

@@ -405,6 +405,19 @@ describe.skipIf(binary === null)('push outbox (redis): fencing and take-over', (
     expect(await outbox.cursor()).toBe('v1');
   });
 
+  it('claims nothing for a fence the group lease does not hold (a deposed leader), and all for the holder', async () => {
+    const outbox = await openRedis();
+    const client = clients.at(-1);
+    await client?.set(GROUP_KEYS.lease, 'instance-a|7');
+    await outbox.enqueue(undefined, 'v1', [{ channel: 'meta', target: 'm:1', mask: PRICE, atMs: 0 }], 'instance-a|7');
+
+    expect(await outbox.claim('meta', 10, 10, 1_000, 'instance-b|6')).toEqual([]);
+    await client?.set(GROUP_KEYS.lease, 'instance-b|8');
+    expect(await outbox.claim('meta', 10, 10, 1_000, 'instance-a|7')).toEqual([]);
+    // Nothing was leased by the refused claims: the holder finds the row due at once.
+    expect((await outbox.claim('meta', 10, 10, 1_000, 'instance-b|8')).map((row) => row.target)).toEqual(['m:1']);
+  });
+
   it('lets a new leader on another connection claim what the crashed one leased, once its lease ends', async () => {
     const crashed = await openRedis();
     await crashed.enqueue(undefined, 'v1', [
