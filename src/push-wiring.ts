@@ -79,7 +79,7 @@ export const PUSH_FENCE_NOT_HELD = '!not-held';
 
 /** How often the outbox is polled when nothing woke the worker, and the status refreshed. */
 const IDLE_MS = 1_000;
-const STATUS_MS = 2_000;
+const STATUS_MS = 1_000;
 
 function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
   return delay(ms, undefined, { signal }).catch(() => undefined);
