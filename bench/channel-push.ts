@@ -31,6 +31,7 @@ import { pino } from 'pino';
 import { type RunningApp, startApp } from '../src/app.js';
 import { createTestConfig } from '../src/config/load-config.js';
 import type { Product } from '../src/core/catalog/catalog.js';
+import { numberArgument } from './bench-args.js';
 import { arrivedAt, type ChannelUnderTest, type ItemReceipt, startChannels } from './channel-push-channels.js';
 import { type MadeSale, makeSale, type SalePicker, startWebhookTap, type WebhookTap, zipfPicker } from './channel-push-sales.js';
 import { freePort } from './free-port.js';
@@ -38,19 +39,13 @@ import { startSandboxProcess } from './sandbox-process.js';
 
 const API_KEY = 'bench-key';
 
-function argument(name: string, fallback: number): number {
-  const index = process.argv.indexOf(`--${name}`);
-  const value = index < 0 ? undefined : Number(process.argv[index + 1]);
-  return value === undefined || !Number.isFinite(value) ? fallback : value;
-}
-
-const articles = argument('articles', 100_000);
-const units = argument('units', 5);
-const rate = argument('rate', 50);
-const seconds = argument('seconds', 60);
-const latencyMs = argument('latency', 50);
-const poolSize = argument('pool', 2_000);
-const drainSeconds = argument('drain', 120);
+const articles = numberArgument('articles', 100_000);
+const units = numberArgument('units', 5);
+const rate = numberArgument('rate', 50);
+const seconds = numberArgument('seconds', 60);
+const latencyMs = numberArgument('latency', 50);
+const poolSize = numberArgument('pool', 2_000);
+const drainSeconds = numberArgument('drain', 120);
 const modeIndex = process.argv.indexOf('--mode');
 const modeArg = modeIndex < 0 ? 'both' : process.argv[modeIndex + 1];
 const modes = modeArg === 'coalesced' || modeArg === 'uncoalesced' ? [modeArg] : ['coalesced', 'uncoalesced'];

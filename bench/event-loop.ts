@@ -45,6 +45,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { Agent, request } from 'undici';
+import { numberArgument } from './bench-args.js';
 import { compileScript } from './compile-script.js';
 import type { EnrichmentSheetSummary } from './enrichment-sheet.js';
 import { freePort } from './free-port.js';
@@ -58,12 +59,6 @@ const PROBE_INTERVAL_MS = 20;
 /** Every title of the sheet's next version begins with it (`sheet-change`). */
 const CHANGED_TITLE_PREFIX = 'Nově: ';
 const MB = 1024 * 1024;
-
-function argument(name: string, fallback: number): number {
-  const index = process.argv.indexOf(`--${name}`);
-  const value = index < 0 ? undefined : Number(process.argv[index + 1]);
-  return value === undefined || !Number.isFinite(value) ? fallback : value;
-}
 
 /** Messages between this process and the bridge child. */
 type ToBridge =
@@ -429,11 +424,11 @@ async function servedTitles(url: string): Promise<{ status: number; items: numbe
 }
 
 async function main(): Promise<void> {
-  const articles = argument('articles', 100_000);
-  const units = argument('units', 5);
-  const rate = argument('rate', 50);
-  const seconds = argument('seconds', 20);
-  const sheetRows = process.argv.includes('--enrichment') ? argument('enrichment', Number.NaN) : undefined;
+  const articles = numberArgument('articles', 100_000);
+  const units = numberArgument('units', 5);
+  const rate = numberArgument('rate', 50);
+  const seconds = numberArgument('seconds', 20);
+  const sheetRows = process.argv.includes('--enrichment') ? numberArgument('enrichment', Number.NaN) : undefined;
   if (sheetRows !== undefined && !Number.isFinite(sheetRows)) throw new Error('--enrichment needs a number of rows');
   const dir = mkdtempSync(join(tmpdir(), 'event-loop-'));
   // Both versions of the sheet are written now, before anything is measured (writing one takes seconds).

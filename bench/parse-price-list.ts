@@ -18,6 +18,7 @@ import { XMLParser } from 'fast-xml-parser';
 import { SaxesParser } from 'saxes';
 import { createPriceListParser, parsePriceListXml } from '../src/adapters/pos/price-list-xml.js';
 import type { PriceListRow } from '../src/core/catalog/source.js';
+import { numberArgument } from './bench-args.js';
 
 const STRATEGIES = {
   baseline: 'modules loaded, nothing parsed',
@@ -40,12 +41,6 @@ interface ChildResult {
 
 function isStrategy(value: string): value is Strategy {
   return Object.hasOwn(STRATEGIES, value);
-}
-
-function argument(name: string, fallback: number): number {
-  const index = process.argv.indexOf(`--${name}`);
-  const value = index < 0 ? undefined : Number(process.argv[index + 1]);
-  return value === undefined || !Number.isFinite(value) ? fallback : value;
 }
 
 function escapeXml(text: string): string {
@@ -167,8 +162,8 @@ function median(values: readonly number[]): number {
 }
 
 function main(): void {
-  const items = argument('items', 100_000);
-  const runs = argument('runs', 3);
+  const items = numberArgument('items', 100_000);
+  const runs = numberArgument('runs', 3);
   const dir = mkdtempSync(join(tmpdir(), 'price-list-bench-'));
   const file = join(dir, 'price-list.xml');
   try {
@@ -204,7 +199,7 @@ const childIndex = process.argv.indexOf('--child');
 const generateIndex = process.argv.indexOf('--generate');
 if (generateIndex >= 0) {
   // Only write the document, e.g. to profile a parser on it.
-  generate(process.argv[generateIndex + 1] ?? 'price-list.xml', argument('items', 100_000));
+  generate(process.argv[generateIndex + 1] ?? 'price-list.xml', numberArgument('items', 100_000));
 } else if (childIndex >= 0) {
   const strategy = process.argv[childIndex + 1] ?? '';
   const file = process.argv[childIndex + 2] ?? '';

@@ -13,12 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseStockExport } from '../src/adapters/pos/stock-export.js';
-
-function argument(name: string, fallback: number): number {
-  const index = process.argv.indexOf(`--${name}`);
-  const value = index < 0 ? undefined : Number(process.argv[index + 1]);
-  return value === undefined || !Number.isFinite(value) ? fallback : value;
-}
+import { numberArgument } from './bench-args.js';
 
 function generate(file: string, articles: number, units: number): void {
   const lines = ['\uFEFFStředisko;Kód;PLU;EAN;Název;Množství;MJ'];
@@ -54,8 +49,8 @@ function child(file: string): void {
 }
 
 function main(): void {
-  const articles = argument('articles', 100_000);
-  const units = argument('units', 5);
+  const articles = numberArgument('articles', 100_000);
+  const units = numberArgument('units', 5);
   const dir = mkdtempSync(join(tmpdir(), 'stock-export-bench-'));
   const file = join(dir, 'stock.csv');
   try {

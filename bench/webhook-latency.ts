@@ -23,21 +23,16 @@ import { pino } from 'pino';
 import { startApp } from '../src/app.js';
 import { createTestConfig } from '../src/config/load-config.js';
 import type { CatalogSnapshot } from '../src/core/catalog/catalog.js';
+import { numberArgument } from './bench-args.js';
 import { freePort } from './free-port.js';
 import { startSandboxProcess } from './sandbox-process.js';
 
 const API_KEY = 'bench-key';
 
-function argument(name: string, fallback: number): number {
-  const index = process.argv.indexOf(`--${name}`);
-  const value = index < 0 ? undefined : Number(process.argv[index + 1]);
-  return value === undefined || !Number.isFinite(value) ? fallback : value;
-}
-
-const articles = argument('articles', 10_000);
-const units = argument('units', 3);
-const rate = argument('rate', 50);
-const seconds = argument('seconds', 20);
+const articles = numberArgument('articles', 10_000);
+const units = numberArgument('units', 3);
+const rate = numberArgument('rate', 50);
+const seconds = numberArgument('seconds', 20);
 
 interface Pending {
   readonly unit: string;
