@@ -1,8 +1,8 @@
 import type { FeedItem } from '../../feeds/feed-item.js';
-import { formatMoney } from '../../feeds/format-number.js';
 import { normalizeGtin } from '../../feeds/normalize-gtin.js';
 import { truncateText } from '../../feeds/truncate-text.js';
 import type { PayloadResult, PushAction } from '../channel-client.js';
+import { metaPrice } from '../money-micros.js';
 
 /**
  * Meta `items_batch` request bodies (docs/decisions/0013-channel-push.md, "Meta `items_batch`"). Values are
@@ -69,8 +69,7 @@ export interface MetaPayloadOptions {
 }
 
 function moneyText(value: number | undefined, currency: string): string | undefined {
-  const text = value === undefined ? undefined : formatMoney(value);
-  return text === undefined ? undefined : `${text} ${currency}`;
+  return value === undefined ? undefined : metaPrice(value, currency);
 }
 
 function updateData(item: FeedItem, fields: readonly string[], options: MetaPayloadOptions): MetaItemData {
