@@ -2,7 +2,7 @@ import type { merchantapi_inventories_v1, merchantapi_products_v1 } from '@googl
 import { Agent, type Dispatcher, request } from 'undici';
 import { mapLimit } from '../../core/async/map-limit.js';
 import type { ChannelClient, PushBatchItem, PushOutcome, PushTargetOutcome } from '../../core/push/channel-client.js';
-import { DAILY_WORDING } from '../../core/push/google-quota.js';
+import { DAILY_WORDING, GOOGLE_MAX_CONCURRENT } from '../../core/push/google-quota.js';
 import type { GoogleLocalInventory, GoogleProductInput, GoogleProductRequest } from '../../core/push/payloads/google.js';
 import { productName } from '../../core/push/payloads/google.js';
 import type { GooglePayload } from '../../core/push/target-payloads.js';
@@ -39,9 +39,6 @@ const _shapes: [
   (body) => body,
 ];
 void _shapes;
-
-/** "a delivery round … sent with concurrency 10" (decision 0013, "Batching"). */
-export const GOOGLE_CONCURRENCY = 10;
 
 export interface GoogleMerchantClientOptions {
   /** GOOGLE_MERCHANT_API_URL, e.g. `https://merchantapi.googleapis.com` (a path prefix is kept). */
@@ -160,7 +157,7 @@ function outcomeOf(
 export function createGoogleMerchantClient(options: GoogleMerchantClientOptions): GoogleMerchantClient {
   const root = new URL(options.rootUrl);
   const prefix = root.pathname.replace(/\/+$/, '');
-  const concurrency = options.concurrency ?? GOOGLE_CONCURRENCY;
+  const concurrency = options.concurrency ?? GOOGLE_MAX_CONCURRENT;
   const owned = options.dispatcher === undefined ? new Agent({ connections: concurrency }) : undefined;
   const dispatcher: Dispatcher = options.dispatcher ?? (owned as Agent);
   const now = options.now ?? Date.now;
