@@ -14,7 +14,7 @@
  *  2. A burst per mode: `--rate` sales/s for `--seconds`, 1 to 3 pieces of one article each, over a Zipf-like
  *     choice among the `--pool` items with the fewest pieces in all (so the hottest sell out), through `POST /sandbox/sales`; then up to `--drain` s until nothing is pending.
  *     `coalesced` is the bridge as shipped; `uncoalesced` switches the bench-only `pushCoalesce` so each
- *     change is its own row and request (`src/push-uncoalesced.ts`), under the same pacing.
+ *     change is its own row and request (`src/app/push-uncoalesced.ts`), under the same pacing.
  * A sale's lag on a channel runs from its webhook's 2xx to the fake's receipt of the first request that
  * carries the item in a state that shows the sale (or a later one): Shoptet every sale (stock of `all`), Meta
  * only the sales that sell an item out (Meta is told price and availability, not stock).
@@ -28,9 +28,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { pino } from 'pino';
-import { type RunningApp, startApp } from '../src/app.js';
-import { createTestConfig } from '../src/config/load-config.js';
+import { type RunningApp, startApp } from '../src/app/app.js';
 import type { Product } from '../src/core/catalog/catalog.js';
+import { createTestConfig } from '../test/helpers/test-config.js';
 import { numberArgument } from './bench-args.js';
 import { arrivedAt, type ChannelUnderTest, type ItemReceipt, startChannels } from './channel-push-channels.js';
 import { type MadeSale, makeSale, type SalePicker, startWebhookTap, type WebhookTap, zipfPicker } from './channel-push-sales.js';

@@ -134,8 +134,8 @@ async function bridge(): Promise<void> {
   const [{ monitorEventLoopDelay }, { pino }, { startApp }, { createTestConfig }, { encodedSize }] = await Promise.all([
     import('node:perf_hooks'),
     import('pino'),
-    import('../src/app.js'),
-    import('../src/config/load-config.js'),
+    import('../src/app/app.js'),
+    import('../test/helpers/test-config.js'),
     import('../src/services/feeds/encoded-feed.js'),
   ]);
   const send = (message: FromBridge) => process.send?.(message);
@@ -369,7 +369,7 @@ async function writeSheets(
   // Imported here: the bridge child never loads the sheet's generator.
   const [{ writeEnrichmentSheet }, { createTestConfig }] = await Promise.all([
     import('./enrichment-sheet.js'),
-    import('../src/config/load-config.js'),
+    import('../test/helpers/test-config.js'),
   ]);
   const seed = createTestConfig({ SANDBOX_SEED: process.env['SANDBOX_SEED'] }).sandbox.seed;
   process.env['SANDBOX_SEED'] = String(seed);

@@ -16,7 +16,7 @@
  * Each run starts the standalone sandbox (`src/sandbox/main.ts`) as a child process, waits until it
  * listens, then runs the sync in a second child process (this script again, with `--worker`), so the peak
  * RSS (`process.resourceUsage().maxRSS`) is the bridge's alone. The worker wires the real pieces as
- * `src/app.ts` does: `createPosClient` with the configuration of `createTestConfig`, the keyv store
+ * `src/app/app.ts` does: `createPosClient` with the configuration of `createTestConfig`, the keyv store
  * (SQLite in a temp dir by default, the production default; `--store memory` for keyv's in-memory Map),
  * `createCatalogService`, and runs `syncCatalog()` once. Both children run with this process's
  * `execArgv` (tsx's loader), no other Node flags. Prints JSON: per run, the sync's wall time, its phases
@@ -164,7 +164,7 @@ async function worker(): Promise<void> {
     import('../src/adapters/pos/pos-client.js'),
     import('../src/adapters/store/create-keyv.js'),
     import('../src/adapters/store/keyv-catalog-store.js'),
-    import('../src/config/load-config.js'),
+    import('../test/helpers/test-config.js'),
     import('../src/adapters/logger/create-logger.js'),
     import('../src/services/catalog-service.js'),
     import('../src/workers/create-catalog-workers.js'),
@@ -543,7 +543,7 @@ interface Variant {
 
 /** The sandbox's seed, as the sandbox child resolves it (SANDBOX_SEED, else the default), pinned for the child. */
 async function pinnedSandboxSeed(): Promise<number> {
-  const { createTestConfig } = await import('../src/config/load-config.js');
+  const { createTestConfig } = await import('../test/helpers/test-config.js');
   const seed = createTestConfig({ SANDBOX_SEED: process.env['SANDBOX_SEED'] }).sandbox.seed;
   // The child inherits this process's environment, which a .env file does not override.
   process.env['SANDBOX_SEED'] = String(seed);

@@ -11,7 +11,6 @@ import { request } from 'undici';
 import { createPosClient } from '../src/adapters/pos/pos-client.js';
 import { openKeyv } from '../src/adapters/store/create-keyv.js';
 import { createKeyvCatalogStore } from '../src/adapters/store/keyv-catalog-store.js';
-import { createTestConfig } from '../src/config/load-config.js';
 import {
   type CatalogMeta,
   catalogServiceOptions,
@@ -19,6 +18,7 @@ import {
   type SyncReport,
 } from '../src/services/catalog-service.js';
 import { createCatalogWorkers } from '../src/workers/create-catalog-workers.js';
+import { createTestConfig } from '../test/helpers/test-config.js';
 import { startSandboxProcess } from './sandbox-process.js';
 
 const { values } = parseArgs({

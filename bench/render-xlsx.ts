@@ -18,13 +18,13 @@
 import os from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { createTestConfig } from '../src/config/load-config.js';
+import { loadConfiguredTemplates } from '../src/app/wiring.js';
 import { ALL_UNITS } from '../src/core/catalog/catalog.js';
 import { serializeItems } from '../src/core/catalog/catalog-chunks.js';
 import { createFeedBuilder, type FeedRequest } from '../src/services/feeds/feed-builder.js';
 import { createInThreadFeedRenderer } from '../src/services/feeds/feed-renderer.js';
-import { loadConfiguredTemplates } from '../src/wiring.js';
 import { createWorkerFeedRenderer } from '../src/workers/create-feed-renderer.js';
+import { createTestConfig } from '../test/helpers/test-config.js';
 import { sandboxSnapshot } from './sandbox-snapshot.js';
 
 const { values: flags } = parseArgs({

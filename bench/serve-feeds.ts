@@ -37,9 +37,9 @@ import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import express from 'express';
 import { createLogger } from '../src/adapters/logger/create-logger.js';
-import { type RunningApp, startApp } from '../src/app.js';
-import { createTestConfig } from '../src/config/load-config.js';
+import { type RunningApp, startApp } from '../src/app/app.js';
 import { ALL_UNITS } from '../src/core/catalog/catalog.js';
+import { createTestConfig } from '../test/helpers/test-config.js';
 
 const { values: flags } = parseArgs({
   options: {

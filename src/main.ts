@@ -24,7 +24,10 @@ async function main(): Promise<void> {
   }
   const logger = createLogger(config.logLevel, { format: config.logFormat });
   // Imported only once the configuration is valid, so a bad setting fails fast without loading the app.
-  const [{ startApp }, { TemplateLoadError }] = await Promise.all([import('./app.js'), import('./core/feeds/load-templates.js')]);
+  const [{ startApp }, { TemplateLoadError }] = await Promise.all([
+    import('./app/app.js'),
+    import('./core/feeds/load-templates.js'),
+  ]);
   let app: Awaited<ReturnType<typeof startApp>>;
   try {
     app = await startApp(config, { logger });

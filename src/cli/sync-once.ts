@@ -1,8 +1,5 @@
 import { openRedisGroup } from '../adapters/group/redis-group.js';
 import type { Logger } from '../adapters/logger/create-logger.js';
-import type { Config } from '../config/load-config.js';
-import { timingSince } from '../services/catalog/catalog-types.js';
-import type { SyncReport } from '../services/catalog-service.js';
 import {
   configuredSource,
   createCatalogParts,
@@ -11,7 +8,10 @@ import {
   isGroupStore,
   loadConfiguredTemplates,
   startSandboxIfNeeded,
-} from '../wiring.js';
+} from '../app/wiring.js';
+import type { Config } from '../config/load-config.js';
+import { timingSince } from '../services/catalog/catalog-types.js';
+import type { SyncReport } from '../services/catalog-service.js';
 import { type FeedFilesIndex, writeFeedFiles } from './write-feed-files.js';
 
 export interface SyncOnceResult {

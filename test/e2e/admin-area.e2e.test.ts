@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningApp, startApp } from '../../src/app.js';
-import { createTestConfig } from '../../src/config/load-config.js';
+import { type RunningApp, startApp } from '../../src/app/app.js';
+import { createTestConfig } from '../helpers/test-config.js';
 
 const ADMIN = 'admin-token-for-the-admin-e2e';
 const bearer = { authorization: `Bearer ${ADMIN}` };

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { type RunningApp, startApp } from '../../src/app.js';
-import { createTestConfig } from '../../src/config/load-config.js';
+import { type RunningApp, startApp } from '../../src/app/app.js';
 import { type MetaServer, metaErrorBody, startMetaServer } from '../fakes/channels/meta-server.js';
+import { createTestConfig } from '../helpers/test-config.js';
 
 /**
  * The push's status for operators (docs/channel-push.md#status-and-metrics): the overview's "Channel push"

@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { type RunningApp, startApp } from '../../src/app.js';
-import { createTestConfig } from '../../src/config/load-config.js';
+import { type RunningApp, startApp } from '../../src/app/app.js';
 import type { Product } from '../../src/core/catalog/catalog.js';
 import { productCode } from '../../src/core/feeds/to-feed-item.js';
 import { type MetaServer, startMetaServer } from '../fakes/channels/meta-server.js';
 import { type ShoptetServer, startShoptetServer } from '../fakes/channels/shoptet-server.js';
+import { createTestConfig } from '../helpers/test-config.js';
 
 /**
  * The channel push end to end (docs/channel-push.md): the real app on the sandbox, Meta and Shoptet as the fake

@@ -3,9 +3,9 @@ import { XMLValidator } from 'fast-xml-parser';
 import { pino } from 'pino';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningApp, startApp } from '../../src/app.js';
-import { createTestConfig } from '../../src/config/load-config.js';
+import { type RunningApp, startApp } from '../../src/app/app.js';
 import { ChangesFeedSchema, ProductsFeedSchema } from '../../src/core/feeds/json-feed-schema.js';
+import { createTestConfig } from '../helpers/test-config.js';
 
 const logger = pino({ level: 'silent' });
 

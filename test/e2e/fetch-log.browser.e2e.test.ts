@@ -4,9 +4,9 @@ import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type RunningApp, startApp } from '../../src/app.js';
-import { createTestConfig } from '../../src/config/load-config.js';
+import { type RunningApp, startApp } from '../../src/app/app.js';
 import { launchChromium } from '../helpers/browser.js';
+import { createTestConfig } from '../helpers/test-config.js';
 import { USER_AGENTS as UA } from '../unit/core/fetches/user-agents.js';
 
 /** Found (or installed) by the e2e project's global setup; `null` skips these tests (never under CI). */

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningApp, startApp } from '../../src/app.js';
-import { createTestConfig } from '../../src/config/load-config.js';
+import { type RunningApp, startApp } from '../../src/app/app.js';
+import { createTestConfig } from '../helpers/test-config.js';
 import { USER_AGENTS as UA } from '../unit/core/fetches/user-agents.js';
 
 /**

@@ -5,14 +5,15 @@ import { join } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningApp, startApp } from '../../src/app.js';
-import { type Config, createTestConfig } from '../../src/config/load-config.js';
+import { type RunningApp, startApp } from '../../src/app/app.js';
+import { googleParts } from '../../src/app/push-channels.js';
+import type { Config } from '../../src/config/load-config.js';
 import type { CatalogSnapshot } from '../../src/core/catalog/catalog.js';
 import { toFeedItem } from '../../src/core/feeds/to-feed-item.js';
 import { toAmountMicros } from '../../src/core/push/money-micros.js';
 import { PUSH_MASK } from '../../src/core/push/outbox.js';
 import type { GooglePayload } from '../../src/core/push/target-payloads.js';
-import { googleParts } from '../../src/push-channels.js';
+import { createTestConfig } from '../helpers/test-config.js';
 
 /**
  * What the bridge pushes to Google is what its served feeds say (decision 0013, section 1): with a stock

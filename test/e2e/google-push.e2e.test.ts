@@ -6,13 +6,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { type RunningApp, startApp } from '../../src/app.js';
-import { createTestConfig } from '../../src/config/load-config.js';
+import { type RunningApp, startApp } from '../../src/app/app.js';
 import type { Product } from '../../src/core/catalog/catalog.js';
 import { toAmountMicros } from '../../src/core/push/money-micros.js';
 import { createSandboxApp } from '../../src/sandbox/create-sandbox-app.js';
 import { createSandboxState, type SandboxState } from '../../src/sandbox/sandbox-state.js';
 import { type GoogleServer, startGoogleServer } from '../fakes/channels/google-server.js';
+import { createTestConfig } from '../helpers/test-config.js';
 
 /**
  * The Google push end to end (docs/channel-push.md, Google): the real app on the sandbox, the fake Merchant API

@@ -1,8 +1,8 @@
 import { pino } from 'pino';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningApp, startApp } from '../../src/app.js';
-import { createTestConfig } from '../../src/config/load-config.js';
+import { type RunningApp, startApp } from '../../src/app/app.js';
+import { createTestConfig } from '../helpers/test-config.js';
 
 /**
  * A product's page and API against the real app and the sandbox POS: products without an internal

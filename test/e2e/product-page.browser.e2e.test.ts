@@ -1,9 +1,9 @@
 import { pino } from 'pino';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type RunningApp, startApp } from '../../src/app.js';
-import { createTestConfig } from '../../src/config/load-config.js';
+import { type RunningApp, startApp } from '../../src/app/app.js';
 import { launchChromium } from '../helpers/browser.js';
+import { createTestConfig } from '../helpers/test-config.js';
 
 /** Found (or installed) by the e2e project's global setup; `null` skips these tests (never under CI). */
 const CHROMIUM = inject('chromiumPath');

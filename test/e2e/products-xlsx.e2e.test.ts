@@ -2,10 +2,10 @@ import ExcelJS from 'exceljs';
 import { pino } from 'pino';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningApp, startApp } from '../../src/app.js';
-import { createTestConfig } from '../../src/config/load-config.js';
+import { type RunningApp, startApp } from '../../src/app/app.js';
 import { PRODUCT_COLUMNS } from '../../src/core/feeds/product-columns.js';
 import { MONEY_FORMAT, TEXT_FORMAT } from '../../src/core/feeds/spreadsheet-rows.js';
+import { createTestConfig } from '../helpers/test-config.js';
 
 const logger = pino({ level: 'silent' });
 const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';

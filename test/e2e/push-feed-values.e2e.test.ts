@@ -1,16 +1,17 @@
 import { parse } from 'csv-parse/sync';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningApp, startApp } from '../../src/app.js';
-import { type Config, createTestConfig } from '../../src/config/load-config.js';
+import { type RunningApp, startApp } from '../../src/app/app.js';
+import { metaParts, shoptetParts } from '../../src/app/push-channels.js';
+import type { Config } from '../../src/config/load-config.js';
 import type { CatalogSnapshot } from '../../src/core/catalog/catalog.js';
 import { productCode, toFeedItem } from '../../src/core/feeds/to-feed-item.js';
 import { PUSH_MASK } from '../../src/core/push/outbox.js';
 import type { MetaBatchRequest } from '../../src/core/push/payloads/meta.js';
 import type { ShoptetStockItem } from '../../src/core/push/payloads/shoptet.js';
-import { metaParts, shoptetParts } from '../../src/push-channels.js';
 import { startMetaServer } from '../fakes/channels/meta-server.js';
 import { startShoptetServer } from '../fakes/channels/shoptet-server.js';
+import { createTestConfig } from '../helpers/test-config.js';
 
 /**
  * What the bridge pushes is what the channel's feed says (decision 0013, section 1): with stock policies that

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningApp, startApp } from '../../src/app.js';
-import { createTestConfig } from '../../src/config/load-config.js';
+import { type RunningApp, startApp } from '../../src/app/app.js';
 import { sandboxSource } from '../../src/core/catalog/catalog-source.js';
+import { createTestConfig } from '../helpers/test-config.js';
 
 /**
  * A `.env` prepared for the real POS (`POS_API_KEY` set) while `POS_BASE_URL` is still unset: the bridge

@@ -7,11 +7,11 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { type Dispatcher, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp } from '../../src/app.js';
-import { createTestConfig } from '../../src/config/load-config.js';
+import { startApp } from '../../src/app/app.js';
+import { openConfiguredWebhookInbox } from '../../src/app/wiring.js';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/start-sandbox.js';
 import type { StoredWebhookEvent } from '../../src/services/webhook-processor.js';
-import { openConfiguredWebhookInbox } from '../../src/wiring.js';
+import { createTestConfig } from '../helpers/test-config.js';
 
 /**
  * Start-up and the source of the stored catalog (docs/decisions/0007): a store the built-in sandbox

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningApp, startApp } from '../../src/app.js';
-import { createTestConfig } from '../../src/config/load-config.js';
+import { type RunningApp, startApp } from '../../src/app/app.js';
+import { configuredSource, openConfiguredWebhookInbox } from '../../src/app/wiring.js';
 import type { StoredWebhookEvent } from '../../src/services/webhook-processor.js';
-import { configuredSource, openConfiguredWebhookInbox } from '../../src/wiring.js';
+import { createTestConfig } from '../helpers/test-config.js';
 
 const logger = pino({ level: 'silent' });
 const KEY = 'sandbox-key';

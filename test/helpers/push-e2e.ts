@@ -2,12 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import type { RunningApp } from '../../src/app.js';
-import { createTestConfig } from '../../src/config/load-config.js';
+import type { RunningApp } from '../../src/app/app.js';
 import type { Product } from '../../src/core/catalog/catalog.js';
 import { productCode } from '../../src/core/feeds/to-feed-item.js';
 import { type MetaServer, startMetaServer } from '../fakes/channels/meta-server.js';
 import { type ShoptetServer, startShoptetServer } from '../fakes/channels/shoptet-server.js';
+import { createTestConfig } from './test-config.js';
 
 /** Shared by the push operator e2e tests (push-reconcile, push-admin): the app on the sandbox, fake Meta and Shoptet. */
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryPushOutbox } from '../../src/adapters/push/memory-push-outbox.js';
+import { coalescedTarget, uncoalescedOutbox, uncoalescedPayloads } from '../../src/app/push-uncoalesced.js';
+import { pushOutboxPath } from '../../src/app/push-wiring.js';
 import { PUSH_MASK } from '../../src/core/push/outbox.js';
-import { coalescedTarget, uncoalescedOutbox, uncoalescedPayloads } from '../../src/push-uncoalesced.js';
-import { pushOutboxPath } from '../../src/push-wiring.js';
 
 /** The bench-only switch that turns coalescing off (bench/channel-push.ts), and the SQLite outbox's own file. */
 

@@ -2,8 +2,8 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createMetrics } from '../../src/adapters/metrics/create-metrics.js';
 import { createMemoryPushOutbox } from '../../src/adapters/push/memory-push-outbox.js';
-import { createTestConfig } from '../../src/config/load-config.js';
-import { createPushWiring, type PushGroup, watchLeadership } from '../../src/push-wiring.js';
+import { createPushWiring, type PushGroup, watchLeadership } from '../../src/app/push-wiring.js';
+import { createTestConfig } from '../helpers/test-config.js';
 
 /**
  * The push's wiring decisions (docs/channel-push.md): nothing without a channel, a Redis store only with its

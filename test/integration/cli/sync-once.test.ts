@@ -8,8 +8,8 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SyncOnceResult, syncOnce } from '../../../src/cli/sync-once.js';
 import type { FeedFilesIndex } from '../../../src/cli/write-feed-files.js';
-import { createTestConfig } from '../../../src/config/load-config.js';
 import { type RunningSandbox, startSandbox } from '../../../src/sandbox/start-sandbox.js';
+import { createTestConfig } from '../../helpers/test-config.js';
 
 const logger = pino({ level: 'silent' });
 const API_KEY = 'cli-test-key';

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LoadedTemplates, loadTemplateDir } from '../../../src/app/wiring.js';
 import { collectFeed } from '../../../src/core/feeds/collect-feed.js';
 import type { FeedContext, FeedItem } from '../../../src/core/feeds/feed-item.js';
 import { loadTemplates, TemplateLoadError } from '../../../src/core/feeds/load-templates.js';
-import { type LoadedTemplates, loadTemplateDir } from '../../../src/wiring.js';
 
 /**
  * docs/custom-feeds.md cannot rot: its example templates are taken from the page, loaded with the loader

@@ -5,11 +5,11 @@ import { join } from 'node:path';
 import { createClient } from '@keyv/redis';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type RunningApp, startApp } from '../../../src/app.js';
-import { createTestConfig } from '../../../src/config/load-config.js';
+import { type RunningApp, startApp } from '../../../src/app/app.js';
 import { type RunningSandbox, startSandbox } from '../../../src/sandbox/start-sandbox.js';
 import { type GoogleServer, startGoogleServer } from '../../fakes/channels/google-server.js';
 import { type RedisServer, startRedisServer } from '../../helpers/redis-server.js';
+import { createTestConfig } from '../../helpers/test-config.js';
 
 /**
  * Google in a group of two instances on one real redis-server (docs/channel-push.md, Google, "In a group"):

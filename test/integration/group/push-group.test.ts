@@ -3,8 +3,7 @@ import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { openRedisGroup } from '../../../src/adapters/group/redis-group.js';
 import { GROUP_KEYS } from '../../../src/adapters/group/redis-keys.js';
-import { type RunningApp, startApp } from '../../../src/app.js';
-import { createTestConfig } from '../../../src/config/load-config.js';
+import { type RunningApp, startApp } from '../../../src/app/app.js';
 import type { Product } from '../../../src/core/catalog/catalog.js';
 import { productCode } from '../../../src/core/feeds/to-feed-item.js';
 import { PUSH_MASK } from '../../../src/core/push/outbox.js';
@@ -13,6 +12,7 @@ import type { RecordedRequest } from '../../fakes/channels/http-harness.js';
 import { type MetaServer, startMetaServer } from '../../fakes/channels/meta-server.js';
 import { type ShoptetServer, startShoptetServer } from '../../fakes/channels/shoptet-server.js';
 import { type RedisServer, startRedisServer } from '../../helpers/redis-server.js';
+import { createTestConfig } from '../../helpers/test-config.js';
 
 /**
  * The channel push in a group of two instances on one real redis-server (docs/scale-out.md, docs/channel-push.md):

@@ -2,8 +2,8 @@ import { errors } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DocumentTooLargeError } from '../../../src/adapters/pos/parse-errors.js';
 import { PosRejectedError, PosResponseInvalidError, PosUnavailableError } from '../../../src/adapters/pos/pos-errors.js';
-import { createTestConfig } from '../../../src/config/load-config.js';
 import type { SourceUnit } from '../../../src/core/catalog/source.js';
+import { createTestConfig } from '../../helpers/test-config.js';
 import { API_KEY, articles, createHarness, type Harness, json, ORIGIN, revealsKey, serveList } from './pos-mock-harness.js';
 
 const UNITS = '/ext/unit/list';

@@ -4,9 +4,9 @@ import { createServer, type Server } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startApp } from '../../../src/app.js';
-import { createTestConfig } from '../../../src/config/load-config.js';
+import { startApp } from '../../../src/app/app.js';
 import { describeListenError } from '../../../src/http/listen-error.js';
+import { createTestConfig } from '../../helpers/test-config.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const servers: Server[] = [];

@@ -4,10 +4,10 @@ import { afterAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { openRedisGroup } from '../../../src/adapters/group/redis-group.js';
 import { openKeyv } from '../../../src/adapters/store/create-keyv.js';
 import { createKeyvCatalogStore } from '../../../src/adapters/store/keyv-catalog-store.js';
-import { type RunningApp, startApp } from '../../../src/app.js';
-import { createTestConfig } from '../../../src/config/load-config.js';
+import { type RunningApp, startApp } from '../../../src/app/app.js';
 import type { CatalogMeta } from '../../../src/services/catalog-service.js';
 import { freePort, type RedisServer, startRedisServer } from '../../helpers/redis-server.js';
+import { createTestConfig } from '../../helpers/test-config.js';
 
 /**
  * The store watched (docs/failure-modes.md), against a real redis-server: absent at start (named in a log

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createPosClient, type PosClientConfig } from '../../../src/adapters/pos/pos-client.js';
 import { openKeyv } from '../../../src/adapters/store/create-keyv.js';
 import { createKeyvCatalogStore } from '../../../src/adapters/store/keyv-catalog-store.js';
-import { createTestConfig } from '../../../src/config/load-config.js';
+import { loadConfiguredTemplates } from '../../../src/app/wiring.js';
 import { ALL_UNITS, type CatalogSnapshot } from '../../../src/core/catalog/catalog.js';
 import { chunkText, type ItemChunk } from '../../../src/core/catalog/catalog-chunks.js';
 import type { RunningSandbox } from '../../../src/sandbox/start-sandbox.js';
@@ -21,9 +21,9 @@ import {
 } from '../../../src/services/catalog-service.js';
 import { createFeedBuilder, type FeedRequest } from '../../../src/services/feeds/feed-builder.js';
 import { createInThreadFeedRenderer, type RenderedBody } from '../../../src/services/feeds/feed-renderer.js';
-import { loadConfiguredTemplates } from '../../../src/wiring.js';
 import { createCatalogWorkers } from '../../../src/workers/create-catalog-workers.js';
 import { createWorkerFeedRenderer } from '../../../src/workers/create-feed-renderer.js';
+import { createTestConfig } from '../../helpers/test-config.js';
 import { API_KEY, sendJson, startTestSandbox } from '../sandbox/sandbox-test-kit.js';
 
 const FAULTY_CATALOG_WORKER = new URL('../../fixtures/workers/faulty-catalog-worker.ts', import.meta.url);

@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, createTestConfig } from '../../../src/config/load-config.js';
+import { ConfigError } from '../../../src/config/load-config.js';
+import { createTestConfig } from '../../helpers/test-config.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'google-config-'));
 const pem = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();

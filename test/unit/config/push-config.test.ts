@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, createTestConfig, loadConfig } from '../../../src/config/load-config.js';
+import { ConfigError, loadConfig } from '../../../src/config/load-config.js';
+import { createTestConfig } from '../../helpers/test-config.js';
 
 /** The channel push settings (docs/channel-push.md, docs/decisions/0013-channel-push.md section 8). */
 

@@ -1,11 +1,11 @@
-import type { Logger } from './adapters/logger/create-logger.js';
-import type { Metrics } from './adapters/metrics/create-metrics.js';
-import type { Config } from './config/load-config.js';
-import { createMutex } from './core/async/create-mutex.js';
-import { createScheduler, type Scheduler } from './jobs/scheduler.js';
+import type { Logger } from '../adapters/logger/create-logger.js';
+import type { Metrics } from '../adapters/metrics/create-metrics.js';
+import type { Config } from '../config/load-config.js';
+import { createMutex } from '../core/async/create-mutex.js';
+import { createScheduler, type Scheduler } from '../jobs/scheduler.js';
+import type { CatalogService, SyncReport } from '../services/catalog-service.js';
+import type { EnrichmentService } from '../services/enrichment/enrichment-service.js';
 import type { PushWiring } from './push-wiring.js';
-import type { CatalogService, SyncReport } from './services/catalog-service.js';
-import type { EnrichmentService } from './services/enrichment/enrichment-service.js';
 
 /**
  * The scheduled syncs; the full and the stock sync never run at once (both derive from the served version).

@@ -1,18 +1,18 @@
 import { readFileSync } from 'node:fs';
-import type { Logger } from './adapters/logger/create-logger.js';
-import { createDryRunClient } from './adapters/push/dry-run-client.js';
-import { createGoogleAccountReads } from './adapters/push/google-account-reads.js';
-import { createGoogleMerchantClient } from './adapters/push/google-merchant-client.js';
-import { parseServiceAccountKey } from './adapters/push/google-token.js';
-import { createMetaClient, type MetaClient } from './adapters/push/meta-client.js';
-import { createShoptetClient } from './adapters/push/shoptet-client.js';
-import type { Config, PushConfig } from './config/load-config.js';
-import type { ChannelClient } from './core/push/channel-client.js';
-import { createFeedLens, type FeedLens } from './core/push/feed-lens.js';
-import type { PushChannel, PushChannelState, PushOutbox } from './core/push/outbox.js';
-import { createPacer, type Pacer, type PacerLimits } from './core/push/pacer.js';
-import { SHOPTET_MAX_BATCH } from './core/push/payloads/shoptet.js';
-import { type BucketFilling, createBucketSteering } from './core/push/shoptet-bucket.js';
+import type { Logger } from '../adapters/logger/create-logger.js';
+import { createDryRunClient } from '../adapters/push/dry-run-client.js';
+import { createGoogleAccountReads } from '../adapters/push/google-account-reads.js';
+import { createGoogleMerchantClient } from '../adapters/push/google-merchant-client.js';
+import { parseServiceAccountKey } from '../adapters/push/google-token.js';
+import { createMetaClient, type MetaClient } from '../adapters/push/meta-client.js';
+import { createShoptetClient } from '../adapters/push/shoptet-client.js';
+import type { Config, PushConfig } from '../config/load-config.js';
+import type { ChannelClient } from '../core/push/channel-client.js';
+import { createFeedLens, type FeedLens } from '../core/push/feed-lens.js';
+import type { PushChannel, PushChannelState, PushOutbox } from '../core/push/outbox.js';
+import { createPacer, type Pacer, type PacerLimits } from '../core/push/pacer.js';
+import { SHOPTET_MAX_BATCH } from '../core/push/payloads/shoptet.js';
+import { type BucketFilling, createBucketSteering } from '../core/push/shoptet-bucket.js';
 import {
   type GoogleLenses,
   type GooglePayload,
@@ -20,12 +20,12 @@ import {
   metaPayloads,
   type PayloadBuilder,
   shoptetPayloads,
-} from './core/push/target-payloads.js';
+} from '../core/push/target-payloads.js';
+import type { FeedService } from '../services/feed-service.js';
+import { feedContextOf, itemOptionsOf } from '../services/feeds/feed-builder.js';
+import { createMetaBatchChecks } from '../services/push/meta-batch-checks.js';
+import type { PushWorker } from '../services/push/push-worker.js';
 import { createGoogleChannel, GOOGLE_MAX_ROUND, type GoogleChannel } from './push-google.js';
-import type { FeedService } from './services/feed-service.js';
-import { feedContextOf, itemOptionsOf } from './services/feeds/feed-builder.js';
-import { createMetaBatchChecks } from './services/push/meta-batch-checks.js';
-import type { PushWorker } from './services/push/push-worker.js';
 
 /**
  * Each channel's parts for the push wiring (docs/decisions/0013-channel-push.md, section 8): its client (or

@@ -1,25 +1,25 @@
 import { resolve } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Logger } from './adapters/logger/create-logger.js';
-import type { Metrics } from './adapters/metrics/create-metrics.js';
-import { createMemoryPushOutbox } from './adapters/push/memory-push-outbox.js';
-import { openSqlitePushOutbox } from './adapters/push/sqlite-push-outbox.js';
-import type { Config, PushConfig } from './config/load-config.js';
-import type { ChangeLog } from './core/catalog/change-log.js';
-import type { PushChannel } from './core/push/channel-client.js';
-import type { PushTargetsConfig } from './core/push/derive-updates.js';
-import { reconcileBudget } from './core/push/google-quota.js';
-import type { PushOutbox } from './core/push/outbox.js';
-import { createPacer } from './core/push/pacer.js';
+import type { Logger } from '../adapters/logger/create-logger.js';
+import type { Metrics } from '../adapters/metrics/create-metrics.js';
+import { createMemoryPushOutbox } from '../adapters/push/memory-push-outbox.js';
+import { openSqlitePushOutbox } from '../adapters/push/sqlite-push-outbox.js';
+import type { Config, PushConfig } from '../config/load-config.js';
+import type { ChangeLog } from '../core/catalog/change-log.js';
+import type { PushChannel } from '../core/push/channel-client.js';
+import type { PushTargetsConfig } from '../core/push/derive-updates.js';
+import { reconcileBudget } from '../core/push/google-quota.js';
+import type { PushOutbox } from '../core/push/outbox.js';
+import { createPacer } from '../core/push/pacer.js';
+import type { CatalogService } from '../services/catalog-service.js';
+import { createPushDeriver, type PushDeriver } from '../services/push/push-deriver.js';
+import { createPushReconciler, type PushReconciler } from '../services/push/push-reconciler.js';
+import { createPushWorker, type PushWorker } from '../services/push/push-worker.js';
 import { type ChannelParts, googleParts, type Links, metaParts, type PushFeeds, shoptetParts } from './push-channels.js';
 import { applyPausedSetting, createPushControl, type PushControl, rememberMode, storeMode } from './push-control.js';
 import { withGoogleChannel } from './push-google.js';
 import { createPushStatusBoard, observePushLag, type PushChannelStatus, type StatusExtras } from './push-status.js';
 import { uncoalescedOutbox, uncoalescedPayloads } from './push-uncoalesced.js';
-import type { CatalogService } from './services/catalog-service.js';
-import { createPushDeriver, type PushDeriver } from './services/push/push-deriver.js';
-import { createPushReconciler, type PushReconciler } from './services/push/push-reconciler.js';
-import { createPushWorker, type PushWorker } from './services/push/push-worker.js';
 
 /**
  * The channel push, wired (docs/decisions/0013-channel-push.md, sections 4, 6, 8; docs/channel-push.md): the

@@ -1,5 +1,5 @@
-import type { PushOutbox } from './core/push/outbox.js';
-import type { PayloadBuilder } from './core/push/target-payloads.js';
+import type { PushOutbox } from '../core/push/outbox.js';
+import type { PayloadBuilder } from '../core/push/target-payloads.js';
 
 /**
  * The push without coalescing, for `bench/channel-push.ts` only (never configurable): while `coalesce()`
