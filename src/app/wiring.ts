@@ -9,7 +9,7 @@ import { createEnrichmentSource, type EnrichmentDocument } from '../adapters/enr
 import { createRedisFetchLog } from '../adapters/group/redis-fetch-log.js';
 import type { RedisGroup } from '../adapters/group/redis-group.js';
 import type { Logger } from '../adapters/logger/create-logger.js';
-import { createPosClient, type PosClient } from '../adapters/pos/pos-client.js';
+import { createPosClient } from '../adapters/pos/pos-client.js';
 import { openKeyv } from '../adapters/store/create-keyv.js';
 import { type CatalogStore, createKeyvCatalogStore } from '../adapters/store/keyv-catalog-store.js';
 import { createKeyvChangeHistory } from '../adapters/store/keyv-change-history.js';
@@ -27,6 +27,7 @@ import { NO_STOCK_SETTINGS, type StockSettings } from '../core/feeds/stock-polic
 import { type RunningSandbox, startSandbox } from '../sandbox/start-sandbox.js';
 import type { CatalogWorkers } from '../services/catalog/catalog-workers.js';
 import type { EnrichmentSheetInput, EnrichmentTableInput } from '../services/catalog/enrich-catalog.js';
+import type { PosClient } from '../services/catalog/pos-port.js';
 import {
   type CatalogMeta,
   type CatalogService,

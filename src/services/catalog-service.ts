@@ -1,6 +1,5 @@
 import type { ChangeJournal } from '../adapters/group/redis-change-journal.js';
 import type { GroupSwitch } from '../adapters/group/redis-switch.js';
-import type { PosClient } from '../adapters/pos/pos-client.js';
 import type { CatalogStore, StoredVersionInfo } from '../adapters/store/keyv-catalog-store.js';
 import type { StockDelta } from '../core/catalog/apply-stock.js';
 import type { CatalogSnapshot } from '../core/catalog/catalog.js';
@@ -21,6 +20,7 @@ import { type CatalogWriter, createCatalogWriter } from './catalog/catalog-write
 import type { EnrichmentTableInput } from './catalog/enrich-catalog.js';
 import { createFullSync, type SyncRunOptions } from './catalog/full-sync.js';
 import { createInternalPrices, type PurchasePrices } from './catalog/internal-prices.js';
+import type { PosClient } from './catalog/pos-port.js';
 import { createReplication, type Replication, type ReplicationState } from './catalog/replication.js';
 import { type CatalogListener, createServedCatalog } from './catalog/served-catalog.js';
 import { createStockSync, type StockDeltaResult } from './catalog/stock-sync.js';

@@ -1,5 +1,5 @@
-import type { PosSaleEvent } from '../adapters/pos/pos-schema.js';
 import type { InboxEntry } from '../adapters/store/webhook-inbox.js';
+import type { PosSaleEvent } from '../core/catalog/pos-records.js';
 import { saleTimeOf } from './movement-lookup.js';
 
 /**

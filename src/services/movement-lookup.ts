@@ -1,6 +1,6 @@
-import type { PosClient } from '../adapters/pos/pos-client.js';
-import type { PosMovement, PosSaleEvent } from '../adapters/pos/pos-schema.js';
+import type { PosMovement, PosSaleEvent } from '../core/catalog/pos-records.js';
 import type { CatalogLogger } from './catalog/catalog-types.js';
+import type { PosClient } from './catalog/pos-port.js';
 
 /**
  * Finds the stock movements of sale receipts (the event carries no lines; interface 2.6, 4.2) through the

@@ -1,9 +1,9 @@
-import type { PosClient } from '../adapters/pos/pos-client.js';
-import type { PosMovement, PosSaleEvent, PosWebhookEvent } from '../adapters/pos/pos-schema.js';
 import type { InboxEntry, WebhookInbox } from '../adapters/store/webhook-inbox.js';
 import type { StockDelta } from '../core/catalog/apply-stock.js';
 import type { CatalogSnapshot } from '../core/catalog/catalog.js';
 import type { FamilyIndex } from '../core/catalog/family-index.js';
+import type { PosMovement, PosSaleEvent, PosWebhookEvent } from '../core/catalog/pos-records.js';
+import type { PosClient } from './catalog/pos-port.js';
 import type { CatalogService } from './catalog-service.js';
 import { createLastStockChanges, type LastStockChange, type LastStockChanges, saleChangeOf } from './last-stock-changes.js';
 import { createMovementLookup, saleTimeOf } from './movement-lookup.js';

@@ -1,6 +1,6 @@
-import type { PosClient } from '../../src/adapters/pos/pos-client.js';
 import { PosUnavailableError } from '../../src/adapters/pos/pos-errors.js';
 import type { SourceArticle, SourceUnit } from '../../src/core/catalog/source.js';
+import type { PosClient } from '../../src/services/catalog/pos-port.js';
 
 export interface FakePosData {
   units: SourceUnit[];

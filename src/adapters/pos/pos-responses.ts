@@ -1,4 +1,5 @@
 import type { Dispatcher } from 'undici';
+import type { PosBodyStream } from '../../services/catalog/pos-port.js';
 import { PosError, type PosRejectedError, PosUnavailableError } from './pos-errors.js';
 
 /**
@@ -11,13 +12,14 @@ type ResponseData = Dispatcher.ResponseData;
 /** How much of an error response is read to find the POS's error texts. */
 export const ERROR_BODY_BYTES = 64 * 1024;
 
-/**
- * A response body streamed chunk by chunk (single use). A body that breaks off mid-stream throws a
- * `PosUnavailableError` from the iteration. Leaving the loop early (or `cancel()`) releases the connection.
- */
-export interface PosBodyStream extends AsyncIterable<Uint8Array> {
-  readonly contentType?: string;
-  cancel(): void;
+/** What an attempt does with a 2xx response: read it within the attempt (so failures are retried) or hand it on. */
+export type ResponseHandler<T> = (response: ResponseData, operation: Operation) => Promise<T>;
+
+/** Where a call went, for errors and logs. */
+export interface CallPlace {
+  readonly method: string;
+  readonly path: string;
+  readonly status: number;
 }
 
 /** One call to the POS, as the client makes it. */
@@ -58,6 +60,20 @@ export function mentions(value: unknown, redact: (text: string) => string, depth
   if (!(value instanceof Error)) return changes(String(value));
   if (changes(value.message) || changes(value.stack ?? '')) return true;
   return value.cause !== undefined && mentions(value.cause, redact, depth + 1);
+}
+
+/**
+ * The original error as `cause`, unless its text (or that of its own causes) holds the key: then a
+ * redacted copy. pino's error serializer prints cause messages and stacks, so a cause is output too.
+ */
+export function safeCause(error: unknown, redact: (text: string) => string): unknown {
+  if (!mentions(error, redact, 0)) return error;
+  const source = error instanceof Error ? error : new Error(String(error));
+  const copy = new Error(redact(source.message));
+  copy.name = source.name;
+  copy.stack = redact(source.stack ?? '');
+  const code = (source as { code?: unknown }).code;
+  return typeof code === 'string' ? Object.assign(copy, { code }) : copy;
 }
 
 export function decodeUtf8(bytes: Uint8Array): string {
@@ -103,7 +119,7 @@ export function toBodyStream(
   response: ResponseData,
   operation: Operation,
   redact: (text: string) => string,
-  envelopeRejection: (bytes: Uint8Array, where: { method: string; path: string; status: number }) => PosRejectedError | undefined,
+  envelopeRejection: (bytes: Uint8Array, where: CallPlace) => PosRejectedError | undefined,
 ): PosBodyStream {
   const body = response.body;
   const contentType = response.headers['content-type'];

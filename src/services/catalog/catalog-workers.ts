@@ -1,8 +1,8 @@
-import type { PosClient } from '../../adapters/pos/pos-client.js';
 import { raceAbort } from '../../core/async/deadline.js';
 import { fingerprintChunks, type ItemChunk } from '../../core/catalog/catalog-chunks.js';
 import type { CompiledEnrichment } from '../../core/enrichment/compile-enrichment.js';
 import type { EnrichmentSheetInput } from './enrich-catalog.js';
+import type { PosClient } from './pos-port.js';
 import { type ReadCatalogEvent, type ReadCatalogInput, type ReadCatalogOutput, readCatalog } from './read-catalog.js';
 import {
   createIdentityIndexCache,

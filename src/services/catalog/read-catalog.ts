@@ -1,5 +1,4 @@
 import { DocumentTooLargeError } from '../../adapters/pos/parse-errors.js';
-import type { PosClient } from '../../adapters/pos/pos-client.js';
 import { createPriceListParser } from '../../adapters/pos/price-list-xml.js';
 import { readStockExport, type StockColumnOverride } from '../../adapters/pos/stock-export.js';
 import { mapLimit } from '../../core/async/map-limit.js';
@@ -24,6 +23,7 @@ import {
   syncErrorOf,
 } from './catalog-types.js';
 import type { EnrichmentTableInput } from './enrich-catalog.js';
+import type { PosClient } from './pos-port.js';
 
 /**
  * The reading half of a full sync (docs/catalog-rules.md rules 1-7): units, articles, every unit's price list and

@@ -1,4 +1,3 @@
-import type { PosClient } from '../../adapters/pos/pos-client.js';
 import { createSlicer } from '../../core/async/create-slicer.js';
 import { raceAbort, withDeadline } from '../../core/async/deadline.js';
 import { mapLimit } from '../../core/async/map-limit.js';
@@ -21,6 +20,7 @@ import {
 } from './catalog-types.js';
 import type { CatalogWorkers } from './catalog-workers.js';
 import type { CatalogWriter } from './catalog-writer.js';
+import type { PosClient } from './pos-port.js';
 import type { Replication } from './replication.js';
 import type { StockExportOutput } from './resolve-stock-export.js';
 import type { ServedCatalog, ServedVersion } from './served-catalog.js';

@@ -1,9 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createPosClient, type PosClient } from '../../../src/adapters/pos/pos-client.js';
+import { createPosClient } from '../../../src/adapters/pos/pos-client.js';
 import { PosUnavailableError } from '../../../src/adapters/pos/pos-errors.js';
 import type { SourceUnit } from '../../../src/core/catalog/source.js';
+import type { PosClient } from '../../../src/services/catalog/pos-port.js';
 import { API_KEY, BASE_CONFIG, revealsKey } from './pos-mock-harness.js';
 
 /**

@@ -3,18 +3,13 @@ import { Agent, type Dispatcher } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { PriceListParseError, StockExportParseError } from '../../../src/adapters/pos/parse-errors.js';
-import {
-  type CreatePosClientOptions,
-  createPosClient,
-  type PosBodyStream,
-  type PosClient,
-  type PosClientConfig,
-} from '../../../src/adapters/pos/pos-client.js';
+import { type CreatePosClientOptions, createPosClient, type PosClientConfig } from '../../../src/adapters/pos/pos-client.js';
 import { PosRejectedError, PosResponseInvalidError, PosUnavailableError } from '../../../src/adapters/pos/pos-errors.js';
 import { createPriceListParser, type PriceListSummary } from '../../../src/adapters/pos/price-list-xml.js';
 import { parseStockExport } from '../../../src/adapters/pos/stock-export.js';
 import type { PriceListRow, SourceUnit, StockRow } from '../../../src/core/catalog/source.js';
 import type { RunningSandbox } from '../../../src/sandbox/start-sandbox.js';
+import type { PosBodyStream, PosClient } from '../../../src/services/catalog/pos-port.js';
 import { API_KEY, type Article, readAllArticles, sendJson, startTestSandbox } from '../sandbox/sandbox-test-kit.js';
 
 /**

@@ -1,11 +1,7 @@
 import { stdSerializers } from 'pino';
 import { type Interceptable, MockAgent } from 'undici';
-import {
-  type CreatePosClientOptions,
-  createPosClient,
-  type PosClient,
-  type PosClientConfig,
-} from '../../../src/adapters/pos/pos-client.js';
+import { type CreatePosClientOptions, createPosClient, type PosClientConfig } from '../../../src/adapters/pos/pos-client.js';
+import type { PosClient } from '../../../src/services/catalog/pos-port.js';
 
 /**
  * A POS client wired to an undici MockAgent: no network, every call recorded, waits recorded instead

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { PosMovementFilter } from '../../../src/adapters/pos/pos-client.js';
-import type { PosMovement, PosSaleEvent } from '../../../src/adapters/pos/pos-schema.js';
+import type { PosMovement, PosSaleEvent } from '../../../src/core/catalog/pos-records.js';
+import type { PosMovementFilter } from '../../../src/services/catalog/pos-port.js';
 import { createMovementLookup, saleTimeOf } from '../../../src/services/movement-lookup.js';
 
 const T0 = Date.parse('2026-11-22T10:00:00.000Z');

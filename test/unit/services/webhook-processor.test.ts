@@ -1,11 +1,11 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import type { PosMovement } from '../../../src/adapters/pos/pos-schema.js';
 import { openKeyv } from '../../../src/adapters/store/create-keyv.js';
 import { createKeyvWebhookInbox } from '../../../src/adapters/store/keyv-webhook-inbox.js';
 import type { StockDelta } from '../../../src/core/catalog/apply-stock.js';
 import type { CatalogSnapshot, Product } from '../../../src/core/catalog/catalog.js';
 import { buildFamilyIndex } from '../../../src/core/catalog/family-index.js';
+import type { PosMovement } from '../../../src/core/catalog/pos-records.js';
 import type { SyncReport } from '../../../src/services/catalog-service.js';
 import {
   createWebhookProcessor,

@@ -1,15 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  PosClientRecordSchema,
-  PosEnvelopeSchema,
-  PosListDataSchema,
-  PosMovementSchema,
-  PosWebhookEventSchema,
-  parseLooseList,
-  SourceArticleSchema,
-  SourceUnitSchema,
-} from '../../../../src/adapters/pos/pos-schema.js';
+import { PosClientRecordSchema } from '../../../../src/adapters/pos/pos-address-book-schema.js';
+import { SourceArticleSchema, SourceUnitSchema } from '../../../../src/adapters/pos/pos-catalog-schema.js';
+import { PosEnvelopeSchema, PosListDataSchema } from '../../../../src/adapters/pos/pos-envelope-schema.js';
+import { parseLooseList } from '../../../../src/adapters/pos/pos-loose-list.js';
+import { PosMovementSchema } from '../../../../src/adapters/pos/pos-movement-schema.js';
+import { PosWebhookEventSchema } from '../../../../src/adapters/pos/pos-webhook-schema.js';
 
 const fullArticle = {
   localId: 'a-1001',

@@ -1,0 +1,189 @@
+import { type Dispatcher, request } from 'undici';
+import { DocumentTooLargeError } from './parse-errors.js';
+import { PosEnvelopeSchema } from './pos-envelope-schema.js';
+import { PosError, PosRejectedError, PosUnavailableError } from './pos-errors.js';
+import {
+  decodeUtf8,
+  describeNetworkError,
+  ERROR_BODY_BYTES,
+  isProgrammingError,
+  type Operation,
+  type ResponseHandler,
+  readCapped,
+  rejectionHint,
+  safeCause,
+} from './pos-responses.js';
+import { type AttemptContext, parseRetryAfterMs, type RetryEffects, type RetryPolicy, withRetries } from './retry.js';
+
+/**
+ * One call to the POS over HTTP (`pos-client.ts` composes the operations on top): `x-api-key` on every
+ * request, a timer per attempt, retries with backoff on transient failures, and the error families of
+ * pos-errors.ts for whatever went wrong. What a 2xx response means is the caller's `ResponseHandler`.
+ */
+
+/** The two log levels the client uses; a pino logger fits. */
+export interface PosClientLogger {
+  debug(meta: object, message: string): void;
+  warn(meta: object, message: string): void;
+}
+
+export interface PosTransportSettings {
+  readonly baseUrl: string;
+  readonly apiKey: string;
+  readonly exportPathPrefix: string;
+  readonly timeoutMs: number;
+  readonly dispatcher: Dispatcher;
+  readonly logger: PosClientLogger;
+  readonly policy: RetryPolicy;
+  readonly effects: RetryEffects;
+  /** Removes the key from foreign text (POS messages, network errors). */
+  readonly redact: (text: string) => string;
+}
+
+export interface PosTransport {
+  /** The base URL's path without a trailing slash, prefixed to every path called. */
+  readonly basePath: string;
+  /** A JSON operation (POST, body serialised) at `path` below the base path. */
+  jsonOperation(path: string, body: unknown): Operation;
+  /** A document export (GET) at `path` below the base path and the export prefix. */
+  exportOperation(path: string, accept: string): Operation;
+  /** Makes the call, retrying transient failures; `signal` cuts it short with no further attempt. */
+  call<T>(operation: Operation, handle: ResponseHandler<T>, signal?: AbortSignal): Promise<T>;
+}
+
+type ResponseData = Dispatcher.ResponseData;
+type Where = { method: string; path: string; attempts: number };
+
+export function createPosTransport(settings: PosTransportSettings): PosTransport {
+  const { dispatcher, logger, policy, redact } = settings;
+  const base = new URL(settings.baseUrl);
+  // Query, fragment and credentials of the base URL are ignored: the key travels only in `x-api-key`.
+  const origin = base.origin;
+  const basePath = base.pathname.replace(/\/+$/, '');
+
+  async function attempt<T>(
+    operation: Operation,
+    context: AttemptContext,
+    handle: ResponseHandler<T>,
+    signal: AbortSignal | undefined,
+  ): Promise<T> {
+    const controller = new AbortController();
+    let timedOut = false;
+    const abortByCaller = () => controller.abort();
+    signal?.addEventListener('abort', abortByCaller, { once: true });
+    // Our own timer (not AbortSignal.timeout) so it can be cleared once a stream is handed on, and so
+    // fake timers drive it in tests. It covers connect, headers and, for buffered calls, the whole body.
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, context.timeoutMs);
+    const where = { method: operation.method, path: operation.path, attempts: context.attempt };
+    try {
+      let response: ResponseData;
+      try {
+        response = await request(origin + operation.path, {
+          dispatcher,
+          method: operation.method,
+          headers: headersFor(operation),
+          ...(operation.body === undefined ? {} : { body: operation.body }),
+          signal: controller.signal,
+          // undici's own timers as a second line: a server that stops sending after the headers is caught too.
+          headersTimeout: context.timeoutMs,
+          bodyTimeout: settings.timeoutMs,
+        });
+      } catch (error) {
+        if (isProgrammingError(error)) throw error;
+        signal?.throwIfAborted();
+        throw unavailable(error, timedOut, context, where);
+      }
+      if (response.statusCode < 200 || response.statusCode > 299) {
+        throw await statusError(response, where);
+      }
+      try {
+        return await handle(response, operation);
+      } catch (error) {
+        // Whatever went wrong, the connection must not stay tied to a half-read body.
+        if (!response.body.destroyed) response.body.destroy();
+        signal?.throwIfAborted();
+        // A body over its limit is an answer, not a broken transfer: no retry.
+        if (error instanceof PosError || error instanceof DocumentTooLargeError) throw error;
+        // The body broke off or timed out while it was read: transient, like a failed connection.
+        throw unavailable(error, timedOut, context, { ...where, status: response.statusCode });
+      }
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', abortByCaller);
+    }
+  }
+
+  function headersFor(operation: Operation): Record<string, string> {
+    const headers: Record<string, string> = { 'x-api-key': settings.apiKey, accept: operation.accept };
+    if (operation.body !== undefined) headers['content-type'] = 'application/json';
+    return headers;
+  }
+
+  function unavailable(
+    error: unknown,
+    timedOut: boolean,
+    context: AttemptContext,
+    where: Where & { status?: number },
+  ): PosUnavailableError {
+    const reason = timedOut ? `no complete answer within ${context.timeoutMs} ms` : describeNetworkError(error, redact);
+    return new PosUnavailableError(reason, { ...where, cause: safeCause(error, redact) });
+  }
+
+  async function statusError(response: ResponseData, where: Where): Promise<PosError> {
+    const status = response.statusCode;
+    const posErrors = await readErrorTexts(response);
+    if (status === 408 || status === 429 || status >= 500) {
+      const retryAfterMs = parseRetryAfterMs(response.headers['retry-after'], settings.effects.now());
+      return new PosUnavailableError(`HTTP ${status}`, {
+        ...where,
+        status,
+        ...(posErrors.length === 0 ? {} : { details: { posErrors } }),
+        ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+      });
+    }
+    return new PosRejectedError(rejectionHint(status), { ...where, status, posErrors });
+  }
+
+  /** Best effort: the POS's `errors` texts from an error response, if it is an envelope. */
+  async function readErrorTexts(response: ResponseData): Promise<string[]> {
+    try {
+      const bytes = await readCapped(response.body, ERROR_BODY_BYTES, 'truncate');
+      const parsed = PosEnvelopeSchema.safeParse(JSON.parse(decodeUtf8(bytes)));
+      return parsed.success ? (parsed.data.errors ?? []).map(redact) : [];
+    } catch {
+      return [];
+    } finally {
+      if (!response.body.destroyed) response.body.destroy();
+    }
+  }
+
+  return {
+    basePath,
+    jsonOperation(path, body) {
+      return { method: 'POST', path: basePath + path, body: JSON.stringify(body), accept: 'application/json' };
+    },
+    exportOperation(path, accept) {
+      return { method: 'GET', path: basePath + settings.exportPathPrefix + path, accept };
+    },
+    async call(operation, handle, signal) {
+      return withRetries(
+        (context) => {
+          // Aborted by the caller (a sync's deadline, a shutdown): no further attempt.
+          signal?.throwIfAborted();
+          return attempt(operation, context, handle, signal);
+        },
+        policy,
+        settings.effects,
+        ({ error, attempt, delayMs }) => {
+          logger.warn(
+            { method: operation.method, path: operation.path, status: error.status, attempt, delayMs, reason: error.message },
+            'POS request failed, retrying',
+          );
+        },
+      );
+    },
+  };
+}
