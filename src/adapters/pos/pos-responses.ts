@@ -3,7 +3,7 @@ import type { PosBodyStream } from '../../services/catalog/pos-port.js';
 import { PosError, type PosRejectedError, PosUnavailableError } from './pos-errors.js';
 
 /**
- * Reading the POS's HTTP answers (`pos-client.ts`): bodies read whole under a limit or streamed, error
+ * Reading the POS's HTTP answers (for `pos-transport.ts` and the reads on top of it): bodies read whole under a limit or streamed, error
  * texts, and what an error means for a retry. No requests are made here.
  */
 

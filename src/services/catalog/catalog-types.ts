@@ -1,11 +1,10 @@
-import type { PriceListSummary } from '../../adapters/pos/price-list-xml.js';
-import type { StockColumnOverride, StockExportSummary } from '../../adapters/pos/stock-export.js';
 import type { Config } from '../../config/load-config.js';
 import { abortReasonOf } from '../../core/async/deadline.js';
 import type { ApplyStockReport } from '../../core/catalog/apply-stock.js';
 import type { Availability, CatalogSnapshot } from '../../core/catalog/catalog.js';
 import type { DocumentLimitSettings } from '../../core/catalog/document-limits.js';
 import type { MergeReport } from '../../core/catalog/merge-catalog.js';
+import type { PriceListSummary, StockColumnOverride, StockExportSummary } from '../../core/catalog/pos-documents.js';
 import type { PosRejectedItem } from '../../core/catalog/pos-records.js';
 import type { IdentityKeyChoice } from '../../core/catalog/resolve-identity.js';
 import type { EnrichmentSyncReport } from './enrich-catalog.js';

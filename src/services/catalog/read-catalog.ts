@@ -1,6 +1,6 @@
 import { DocumentTooLargeError } from '../../adapters/pos/parse-errors.js';
 import { createPriceListParser } from '../../adapters/pos/price-list-xml.js';
-import { readStockExport, type StockColumnOverride } from '../../adapters/pos/stock-export.js';
+import { readStockExport } from '../../adapters/pos/stock-export.js';
 import { mapLimit } from '../../core/async/map-limit.js';
 import type { CatalogSnapshot, Product } from '../../core/catalog/catalog.js';
 import { fingerprintChunks, type ItemChunk, serializeItems, serializeItemsReleasing } from '../../core/catalog/catalog-chunks.js';
@@ -8,6 +8,7 @@ import { fingerprintHeaderOf } from '../../core/catalog/catalog-version.js';
 import { type DocumentLimits, describeByteLimit, describeRowLimit, documentLimits } from '../../core/catalog/document-limits.js';
 import { identityRowsText, joinIdentityRows } from '../../core/catalog/identity-table.js';
 import { type CatalogMerger, createCatalogMerger, type MergeReport, type MergeResult } from '../../core/catalog/merge-catalog.js';
+import type { StockColumnOverride } from '../../core/catalog/pos-documents.js';
 import { createPriceListRowCollector, type PriceListRows } from '../../core/catalog/price-list-rows.js';
 import type { SourceUnit } from '../../core/catalog/source.js';
 import type { CatalogSourceRows } from '../../core/catalog/source-rows.js';

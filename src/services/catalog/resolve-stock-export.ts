@@ -1,7 +1,7 @@
-import type { StockColumnOverride } from '../../adapters/pos/stock-export.js';
 import { type ResolvedStockExport, resolveStockExport } from '../../core/catalog/apply-resolved-stock.js';
 import type { DocumentLimits } from '../../core/catalog/document-limits.js';
 import { parseIdentityTable } from '../../core/catalog/identity-table.js';
+import type { StockColumnOverride } from '../../core/catalog/pos-documents.js';
 import { createIdentityIndex, type IdentityIndex, type IdentityKeyChoice } from '../../core/catalog/resolve-identity.js';
 import type { StockExportReport } from './catalog-types.js';
 import { parseStockExport } from './read-catalog.js';

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { STOCK_COLUMNS } from '../../../src/adapters/pos/stock-export.js';
 import { CONFIG_VARIABLES, CRON_FORM, STOCK_COLUMN_FIELDS } from '../../../src/config/config-schema.js';
 import { ConfigError, loadConfig } from '../../../src/config/load-config.js';
 import { renderEnvExample } from '../../../src/config/render-env-example.js';
+import { STOCK_COLUMNS } from '../../../src/core/catalog/pos-documents.js';
 
 function problemsOf(env: Record<string, string>): readonly string[] {
   try {

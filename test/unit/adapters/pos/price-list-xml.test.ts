@@ -5,9 +5,9 @@ import {
   createPriceListParser,
   forbiddenCharacterProblem,
   MAX_REPORTED,
-  type PriceListSummary,
   parsePriceListXml,
 } from '../../../../src/adapters/pos/price-list-xml.js';
+import type { PriceListSummary } from '../../../../src/core/catalog/pos-documents.js';
 import type { PriceListRow } from '../../../../src/core/catalog/source.js';
 
 /** The summary of a clean three-item SHOP document: nothing skipped, nothing to warn about. */

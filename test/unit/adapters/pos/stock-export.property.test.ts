@@ -2,7 +2,8 @@ import { TextDecoder } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { StockExportParseError } from '../../../../src/adapters/pos/parse-errors.js';
-import { parseStockExport, type StockColumnOverride } from '../../../../src/adapters/pos/stock-export.js';
+import { parseStockExport } from '../../../../src/adapters/pos/stock-export.js';
+import type { StockColumnOverride } from '../../../../src/core/catalog/pos-documents.js';
 
 /**
  * Any code point, lone surrogates included, biased to ASCII markup. (fast-check's `unit: 'binary'` costs

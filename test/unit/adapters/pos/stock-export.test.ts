@@ -2,12 +2,12 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { StockExportParseError } from '../../../../src/adapters/pos/parse-errors.js';
 import {
-  headerKey,
   MAX_SKIPS_REPORTED,
   parseStockExport,
   readStockExport,
   type StockExportOptions,
 } from '../../../../src/adapters/pos/stock-export.js';
+import { headerKey } from '../../../../src/adapters/pos/stock-export-columns.js';
 
 function fixture(name: string): Buffer {
   return readFileSync(new URL(`../../../fixtures/pos/${name}`, import.meta.url));
