@@ -1,15 +1,14 @@
 import type { PosClient } from '../../adapters/pos/pos-client.js';
-import type { PosWebhookEvent } from '../../adapters/pos/pos-schema.js';
 import type { WebhookInbox } from '../../adapters/store/webhook-inbox.js';
 import type { CatalogService } from '../catalog-service.js';
 import { createLastStockChanges, type LastStockChanges } from '../last-stock-changes.js';
 import { createMovementLookup } from '../movement-lookup.js';
 import { createStockRereads } from '../stock-rereads.js';
 import { createSaleBatchProcessor, type SaleOutcome } from './sale-batch.js';
+import type { StoredWebhookEvent } from './webhook-events.js';
 import { createWebhookQueue, freshEntry, type QueuedEntry } from './webhook-queue.js';
 
-/** Events the inbox keeps: the known kinds (unknown kinds are answered and dropped by the route). */
-export type StoredWebhookEvent = Exclude<PosWebhookEvent, { kind: 'unknown' }>;
+export { dedupeKeyOf, type StoredWebhookEvent } from './webhook-events.js';
 
 export interface WebhookProcessorOptions {
   /** Movements are looked for from this long before the earliest to this long after the latest sale of a batch. */
@@ -59,19 +58,6 @@ export interface WebhookStats {
   readonly sales: Readonly<Record<'applied' | 'refetched' | 'dropped', number>>;
   /** When the last sale's stock was served (ISO 8601). */
   readonly lastSaleServedAt?: string;
-}
-
-/**
- * What the bridge deduplicates on: the receipt (its `localId`, else number and time) for a sale; the
- * receipt and client for a points change. The same sale delivered twice has the same key.
- */
-export function dedupeKeyOf(event: StoredWebhookEvent): string {
-  if (event.kind === 'sale') {
-    const receipt = event.data.localId ?? `${event.unitId ?? ''}|${event.data.number ?? ''}|${event.timestamp}`;
-    return `sale|${receipt}`;
-  }
-  const receipt = event.data.receipt?.localId ?? `${event.data.receipt?.number ?? ''}|${event.timestamp}`;
-  return `points|${receipt}|${event.data.client?.localId ?? ''}`;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { InboxEntry, WebhookInbox } from '../../adapters/store/webhook-inbox.js';
-import type { StoredWebhookEvent } from './webhook-processor.js';
+import type { StoredWebhookEvent } from './webhook-events.js';
 
 export interface QueuedEntry {
   readonly entry: InboxEntry<StoredWebhookEvent>;
