@@ -6,9 +6,9 @@ import type { Metrics } from '../adapters/metrics/create-metrics.js';
 import type { CatalogSnapshot } from '../core/catalog/catalog.js';
 import type { CatalogService } from '../services/catalog-service.js';
 import type { FeedPrewarm } from '../services/feed-prewarm.js';
-import type { FeedService } from '../services/feed-service.js';
+import type { FeedService } from '../services/feeds/feed-service.js';
 import { createStoreHealth, type StoreHealth, waitForStore } from '../services/store-health.js';
-import type { WebhookProcessor } from '../services/webhook-processor.js';
+import type { WebhookProcessor } from '../services/webhooks/webhook-processor.js';
 import type { CatalogParts } from './wiring.js';
 
 /** The composition root's helpers (`app.ts`): the watched store, the close order, metrics of sales and versions. */

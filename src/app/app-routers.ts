@@ -21,14 +21,14 @@ import type { CatalogService, SyncJob } from '../services/catalog-service.js';
 import type { StoredCatalogStart } from '../services/catalog-start.js';
 import type { ConsoleWarnings } from '../services/console-warning-sources.js';
 import type { EnrichmentStatus } from '../services/enrichment/enrichment-service.js';
-import type { FeedService } from '../services/feed-service.js';
+import type { FeedService } from '../services/feeds/feed-service.js';
 import type { FetchLog } from '../services/fetch-log.js';
 import { isLoggedFeed } from '../services/fetch-log-scope.js';
 import type { GroupStatus } from '../services/group-monitor.js';
 import { createProductLookup } from '../services/product-lookup.js';
 import { type JobTiming, waitingReason } from '../services/readiness.js';
 import type { StoreHealth } from '../services/store-health.js';
-import type { WebhookProcessor } from '../services/webhook-processor.js';
+import type { WebhookProcessor } from '../services/webhooks/webhook-processor.js';
 import { createShippedDocPages } from './wiring.js';
 
 /** How long a console page waits for a read of the store (sync history) before it answers 503. */

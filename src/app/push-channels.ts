@@ -21,8 +21,8 @@ import {
   type PayloadBuilder,
   shoptetPayloads,
 } from '../core/push/target-payloads.js';
-import type { FeedService } from '../services/feed-service.js';
 import { feedContextOf, itemOptionsOf } from '../services/feeds/feed-builder.js';
+import type { FeedService } from '../services/feeds/feed-service.js';
 import { createMetaBatchChecks } from '../services/push/meta-batch-checks.js';
 import type { PushWorker } from '../services/push/push-worker.js';
 import { createGoogleChannel, GOOGLE_MAX_ROUND, type GoogleChannel } from './push-google.js';

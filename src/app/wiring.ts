@@ -35,13 +35,13 @@ import {
   createCatalogService,
 } from '../services/catalog-service.js';
 import { createEnrichmentService, type EnrichmentService } from '../services/enrichment/enrichment-service.js';
-import { createFeedService, type FeedService } from '../services/feed-service.js';
 import { createFeedBuilder } from '../services/feeds/feed-builder.js';
 import { createFeedCache } from '../services/feeds/feed-cache.js';
 import { createInThreadFeedRenderer } from '../services/feeds/feed-renderer.js';
+import { createFeedService, type FeedService } from '../services/feeds/feed-service.js';
 import { createFetchLog, type FetchLog } from '../services/fetch-log.js';
 import { createSyncPhases, type SyncPhases } from '../services/sync-phases.js';
-import type { StoredWebhookEvent } from '../services/webhook-processor.js';
+import type { StoredWebhookEvent } from '../services/webhooks/webhook-processor.js';
 import { createCatalogWorkers } from '../workers/create-catalog-workers.js';
 import { createWorkerDocPages } from '../workers/create-doc-pages.js';
 import { createWorkerFeedRenderer } from '../workers/create-feed-renderer.js';

@@ -3,8 +3,8 @@ import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { ALL_UNITS, type CatalogSnapshot } from '../core/catalog/catalog.js';
-import type { FeedService, FeedVariant } from '../services/feed-service.js';
 import { identityStream } from '../services/feeds/encoded-feed.js';
+import type { FeedService, FeedVariant } from '../services/feeds/feed-service.js';
 
 /** The index written beside the feeds: what a cron job or a static host can check. */
 export const INDEX_FILE = 'feeds.json';

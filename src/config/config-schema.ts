@@ -1,7 +1,18 @@
-import { validate as validateCron } from 'node-cron';
 import { z } from 'zod';
-import { parseStockPolicies } from '../core/feeds/stock-policy.js';
-import { PUSH_CHANNELS } from '../core/push/outbox.js';
+import {
+  CRON_FORM,
+  cron,
+  int,
+  isTimeZone,
+  KeyValueMap,
+  linkTemplate,
+  optionalSecret,
+  StockBufferMap,
+  StockPolicyMap,
+} from './config-fields.js';
+import { PUSH_SETTINGS } from './push-settings.js';
+
+export { CRON_FORM };
 
 /**
  * The single table of settings (README, Configuration). Every environment variable the bridge reads is a key here,
@@ -15,146 +26,6 @@ const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
 const IDENTITY_KEYS = ['auto', 'localId', 'internalIdentifier', 'plu', 'ean'] as const;
 /** The stock export parser's fields (kept equal to its STOCK_COLUMNS by a test). */
 export const STOCK_COLUMN_FIELDS: readonly string[] = ['code', 'plu', 'ean', 'name', 'quantity', 'measureUnit', 'unit'];
-
-/** The form node-cron accepts, said to whoever typed something else. */
-export const CRON_FORM =
-  'five fields "minute hour day-of-month month day-of-week" (an optional seconds field may come first), ' +
-  'e.g. "*/15 * * * *" (every 15 minutes) or "30 2 * * *" (daily at 02:30)';
-
-function cron(defaultValue: string, description: string) {
-  return z
-    .string()
-    .default(defaultValue)
-    .superRefine((value, ctx) => {
-      if (!validateCron(value)) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `${JSON.stringify(value)} is not a valid cron expression; expected ${CRON_FORM}`,
-        });
-      }
-    })
-    .describe(description);
-}
-
-/** A cron expression, or `off` (the job is not scheduled). */
-function cronOrOff(defaultValue: string, description: string) {
-  return z
-    .string()
-    .default(defaultValue)
-    .superRefine((value, ctx) => {
-      if (value !== 'off' && !validateCron(value)) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `${JSON.stringify(value)} is not a valid cron expression; expected ${CRON_FORM}, or off`,
-        });
-      }
-    })
-    .describe(description);
-}
-
-function int(defaultValue: number, min: number, max: number, description: string) {
-  return z.coerce.number().int().min(min).max(max).default(defaultValue).describe(description);
-}
-
-function optionalSecret(description: string, minLength = 8) {
-  return z.string().min(minLength, `must be at least ${minLength} characters`).optional().describe(description);
-}
-
-/** The channels PUSH_PAUSED may name. */
-const PUSH_CHANNEL_NAMES: readonly string[] = PUSH_CHANNELS;
-
-/** An absolute http(s) URL, kept without a trailing slash. */
-function httpUrl(defaultValue: string, description: string, ending?: { pattern: RegExp; message: string }) {
-  const url = z.url({ protocol: /^https?$/ });
-  return (ending === undefined ? url : url.regex(ending.pattern, ending.message))
-    .default(defaultValue)
-    .transform((value) => value.replace(/\/+$/, ''))
-    .describe(description);
-}
-
-const LINK_PLACEHOLDERS = ['id', 'ean', 'plu', 'code', 'internalIdentifier'];
-
-/** An absolute http(s) URL template whose `{placeholders}` are all known ones. */
-function linkTemplate(description: string) {
-  return z
-    .string()
-    .superRefine((value, ctx) => {
-      const unknown = [...value.matchAll(/\{([^}]*)\}/g)]
-        .map((match) => match[1] ?? '')
-        .filter((name) => !LINK_PLACEHOLDERS.includes(name));
-      if (unknown.length > 0) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `has unknown placeholders ${unknown.map((name) => `{${name}}`).join(', ')} (known: ${LINK_PLACEHOLDERS.map((name) => `{${name}}`).join(', ')})`,
-        });
-        return;
-      }
-      const filled = value.replace(/\{[^}]*\}/g, 'x');
-      if (!URL.canParse(filled) || !/^https?:$/.test(new URL(filled).protocol)) {
-        ctx.addIssue({ code: 'custom', message: 'must be an absolute http(s) URL template such as https://shop.example/p/{id}' });
-      }
-    })
-    .optional()
-    .describe(description);
-}
-
-function isTimeZone(value: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: value });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** `A=x,B=y` → `{ A: 'x', B: 'y' }`; entries are trimmed, empty keys or values are an error. */
-const KeyValueMap = z
-  .string()
-  .optional()
-  .transform((value, ctx) => {
-    const map: Record<string, string> = {};
-    if (value === undefined) return map;
-    for (const entry of value.split(',')) {
-      if (entry.trim() === '') continue;
-      const eq = entry.indexOf('=');
-      const key = eq < 0 ? '' : entry.slice(0, eq).trim();
-      const mapped = eq < 0 ? '' : entry.slice(eq + 1).trim();
-      if (key === '' || mapped === '') {
-        ctx.addIssue({ code: 'custom', message: `entry "${entry.trim()}" is not of the form KEY=VALUE` });
-        return z.NEVER;
-      }
-      map[key] = mapped;
-    }
-    return map;
-  });
-
-/** `U1=2,*=1` → `{ U1: 2, '*': 1 }`: pieces kept back per unit, non-negative numbers; `*` is every unit not named. */
-const StockBufferMap = KeyValueMap.transform((map, ctx) => {
-  const buffers: Record<string, number> = {};
-  for (const [unit, text] of Object.entries(map)) {
-    const buffer = /^\d+(?:\.\d+)?$/.test(text) ? Number(text) : Number.NaN;
-    if (!Number.isFinite(buffer)) {
-      ctx.addIssue({ code: 'custom', message: `entry "${unit}=${text}": the buffer must be a non-negative number of pieces` });
-      continue;
-    }
-    buffers[unit] = buffer;
-  }
-  return buffers;
-});
-
-/**
- * `google:buffer=1;google-local-inventory:buffer=1,limitedBelow=5;heureka:outOfStock=omit`, checked key by key
- * (core/feeds/stock-policy.ts); the feed names are checked where the templates are loaded.
- */
-const StockPolicyMap = z
-  .string()
-  .optional()
-  .transform((value, ctx) => {
-    if (value === undefined) return {};
-    const { policies, problems } = parseStockPolicies(value);
-    for (const message of problems) ctx.addIssue({ code: 'custom', message });
-    return policies;
-  });
 
 export const ConfigSchema = z.object({
   POS_BASE_URL: z.url().optional().describe('Base URL of the POS interface; unset starts the built-in sandbox POS'),
@@ -350,106 +221,7 @@ export const ConfigSchema = z.object({
     .default('auto')
     .describe('Log lines: json (one JSON object a line), pretty (readable, for people), auto (pretty on a terminal, else json)'),
   // Pushing changes to the channels (docs/channel-push.md, docs/decisions/0013-channel-push.md section 8).
-  PUSH_DRY_RUN: z
-    .enum(['true', 'false', '1', '0'])
-    .default('false')
-    .transform((value) => value === 'true' || value === '1')
-    .describe('Push: log what would be sent to the channels instead of sending it (true/false)'),
-  PUSH_PAUSED: z
-    .string()
-    .default('')
-    .transform((value, ctx) => {
-      const names = value
-        .split(',')
-        .map((name) => name.trim())
-        .filter((name) => name !== '');
-      const unknown = names.filter((name) => !PUSH_CHANNEL_NAMES.includes(name));
-      if (unknown.length > 0) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `unknown channels ${unknown.join(', ')} (known: ${PUSH_CHANNEL_NAMES.join(', ')})`,
-        });
-      }
-      return [...new Set(names)];
-    })
-    .describe('Push: comma list of channels (google, shoptet, meta) whose changes are kept but not sent'),
-  PUSH_RECONCILE_CRON: cronOrOff(
-    '30 3 * * *',
-    'Push: when every target of every enabled channel is sent again in full (the nightly reconciliation, in SYNC_TIMEZONE); off disables it',
-  ),
-  PUSH_GOOGLE_RECONCILE_SHARE: z.coerce
-    .number()
-    .min(0)
-    .max(1)
-    .default(0.5)
-    .describe(
-      "Push: the share of Google's daily quota left that one reconciliation run may use (0-1); the rest of the catalog follows in the next runs",
-    ),
-  PUSH_TIMEOUT_MS: int(30_000, 1_000, 600_000, 'Push: the most one request to a channel may take (ms)'),
-  PUSH_MAX_BACKOFF_MS: int(300_000, 1_000, 3_600_000, 'Push: the longest wait before retrying a failed update (ms)'),
-  GOOGLE_MERCHANT_ACCOUNT_ID: z
-    .string()
-    .regex(/^[0-9]{1,20}$/, 'must be digits only')
-    .optional()
-    .describe('Google push: the Merchant Center account id; enables pushing to the Merchant API'),
-  GOOGLE_MERCHANT_DATA_SOURCE_ID: z
-    .string()
-    .regex(/^[0-9]{1,20}$/, 'must be digits only')
-    .optional()
-    .describe('Google push: the id of the API data source the products are sent to (primary or supplemental)'),
-  GOOGLE_APPLICATION_CREDENTIALS: z
-    .string()
-    .optional()
-    .describe("Google push: path of the service account's JSON key file (read at start, never logged)"),
-  GOOGLE_OAUTH_TOKEN_URL: httpUrl('https://oauth2.googleapis.com/token', 'Google push: the OAuth token endpoint'),
-  GOOGLE_MERCHANT_API_URL: httpUrl('https://merchantapi.googleapis.com', "Google push: the Merchant API's origin"),
-  GOOGLE_CONTENT_LANGUAGE: z
-    .string()
-    .regex(/^[a-z]{2}$/, 'must be an ISO 639-1 code, e.g. cs')
-    .default('cs')
-    .describe("Google push: the products' content language (ISO 639-1)"),
-  GOOGLE_FEED_LABEL: z
-    .string()
-    .regex(/^[A-Z0-9_-]{1,20}$/, 'must be 1-20 of A-Z, 0-9, _ and -')
-    .default('CZ')
-    .describe("Google push: the products' feed label"),
-  GOOGLE_LOCAL_INVENTORY: z
-    .enum(['true', 'false', '1', '0'])
-    .optional()
-    .transform((value) => (value === undefined ? undefined : value === 'true' || value === '1'))
-    .describe('Google push: send local inventory per unit with a store code (default: on when UNIT_STORE_CODES is set)'),
-  GOOGLE_QUOTA_REFRESH_MS: int(600_000, 1_000, 3_600_000, "Google push: how often the account's quotas are read (ms)"),
-  SHOPTET_API_TOKEN: z
-    .string()
-    .regex(/^\S+$/, 'must not contain whitespace')
-    .optional()
-    .describe("Shoptet push: the shop's API token; enables pushing stock to Shoptet"),
-  SHOPTET_API_URL: httpUrl('https://api.myshoptet.com', "Shoptet push: the API's origin"),
-  SHOPTET_STOCK_ID: int(1, 1, 2_147_483_647, 'Shoptet push: the id of the Shoptet stock whose amounts are set'),
-  SHOPTET_STOCK_UNIT: z
-    .string()
-    .min(1)
-    .default('all')
-    .describe("Shoptet push: whose stock is sent: all (summed over units) or one unit's code"),
-  SHOPTET_STOCK_FIELD: z
-    .enum(['realStock', 'quantity'])
-    .default('realStock')
-    .describe('Shoptet push: the stock movement field set: realStock or quantity'),
-  META_CATALOG_ID: z
-    .string()
-    .regex(/^[0-9]{1,30}$/, 'must be digits only')
-    .optional()
-    .describe('Meta push: the catalog id; with META_ACCESS_TOKEN enables pushing to Meta'),
-  META_ACCESS_TOKEN: z
-    .string()
-    .regex(/^\S+$/, 'must not contain whitespace')
-    .optional()
-    .describe('Meta push: a system user access token with catalog_management'),
-  META_GRAPH_API_URL: httpUrl('https://graph.facebook.com/v23.0', 'Meta push: the Graph API base URL, version included', {
-    pattern: /\/v[0-9]+\.[0-9]+\/*$/,
-    message: 'must end in the API version, e.g. /v23.0',
-  }),
-  META_BATCH_SIZE: int(3_000, 1, 5_000, 'Meta push: items per items_batch call'),
+  ...PUSH_SETTINGS,
   SANDBOX_UNITS: int(3, 1, 50, 'Sandbox: number of units'),
   SANDBOX_ARTICLES: int(500, 1, 1_000_000, 'Sandbox: number of articles'),
   SANDBOX_SEED: int(42, 0, 2_147_483_647, 'Sandbox: seed of the generated demo data'),

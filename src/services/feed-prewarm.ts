@@ -1,6 +1,6 @@
 import type { CatalogSnapshot } from '../core/catalog/catalog.js';
 import type { CatalogService } from './catalog-service.js';
-import type { FeedService } from './feed-service.js';
+import type { FeedService } from './feeds/feed-service.js';
 
 /** How long a version must stay served before its feeds are pre-rendered. */
 const PREWARM_DELAY_MS = 500;

@@ -7,8 +7,8 @@ import { csvItemText, explainTemplateItem, type ItemVerdict, notOffered } from '
 import { type GtinProblem, gtinProblemOf } from '../core/feeds/normalize-gtin.js';
 import { jsonItemText } from '../core/feeds/render-json-feed.js';
 import { toFeedItem } from '../core/feeds/to-feed-item.js';
-import type { FeedService } from './feed-service.js';
 import { feedContextOf, itemOptionsOf, unitColumnsOf } from './feeds/feed-builder.js';
+import type { FeedService } from './feeds/feed-service.js';
 import type { LastStockChanges } from './last-stock-changes.js';
 import { type SourceReports, sourcesOf, type UnitSources } from './product-sources.js';
 

@@ -3,7 +3,7 @@ import type { NotServedCatalog } from './catalog-start.js';
 import type { EnrichmentStatus } from './enrichment/enrichment-service.js';
 import type { GroupStatus } from './group-monitor.js';
 import type { StoreState } from './store-health.js';
-import type { WebhookProcessor } from './webhook-processor.js';
+import type { WebhookProcessor } from './webhooks/webhook-processor.js';
 
 const JOBS: readonly SyncJob[] = ['sync-catalog', 'sync-stock'];
 

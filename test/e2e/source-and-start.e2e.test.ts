@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp } from '../../src/app/app.js';
 import { openConfiguredWebhookInbox } from '../../src/app/wiring.js';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/start-sandbox.js';
-import type { StoredWebhookEvent } from '../../src/services/webhook-processor.js';
+import type { StoredWebhookEvent } from '../../src/services/webhooks/webhook-processor.js';
 import { createTestConfig } from '../helpers/test-config.js';
 
 /**

@@ -5,7 +5,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningApp, startApp } from '../../src/app/app.js';
 import { configuredSource, openConfiguredWebhookInbox } from '../../src/app/wiring.js';
-import type { StoredWebhookEvent } from '../../src/services/webhook-processor.js';
+import type { StoredWebhookEvent } from '../../src/services/webhooks/webhook-processor.js';
 import { createTestConfig } from '../helpers/test-config.js';
 
 const logger = pino({ level: 'silent' });

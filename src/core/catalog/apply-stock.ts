@@ -126,11 +126,39 @@ export function applyUpdates(
   issues: IssueLog<ApplyStockIssueReason>,
   units: readonly StockRowsReport[],
 ): ApplyStockResult {
+  const { working, applied } = workingStocks(snapshot, updates, options, issues);
+  const { products, changedPositions } = withWorkingStocks(snapshot, working, options);
+  const generatedAt = now.toISOString();
+  const summary = issues.summary();
+  return {
+    snapshot: { ...snapshot, version: options.version, generatedAt, products },
+    changedPositions,
+    report: {
+      version: options.version,
+      generatedAt,
+      updates: updates.length,
+      applied,
+      changedProducts: changedPositions.length,
+      units,
+      issueCounts: summary.counts,
+      issues: summary.examples,
+    },
+  };
+}
+
+/**
+ * Runs the updates in order over working copies of the touched products' offer stocks: per product position,
+ * the stock of each offer (same order as `offers`). Updates that cannot apply are reported into `issues`.
+ */
+function workingStocks(
+  snapshot: CatalogSnapshot,
+  updates: readonly StockUpdate[],
+  options: ApplyStockOptions,
+  issues: IssueLog<ApplyStockIssueReason>,
+): { working: Map<number, (number | undefined)[]>; applied: number } {
   const unitCodes = new Set(snapshot.units.map((unit) => unit.code));
   let positionOf = options.positions ?? positionsOf(snapshot);
   let verified = false;
-
-  /** Per touched product position: the working stock of each offer (same order as `offers`). */
   const working = new Map<number, (number | undefined)[]>();
   let applied = 0;
   for (const update of updates) {
@@ -179,10 +207,17 @@ export function applyUpdates(
     }
     applied += 1;
   }
+  return { working, applied };
+}
 
+/** The snapshot's products with the working stocks in place, and the positions of those that changed. */
+function withWorkingStocks(
+  snapshot: CatalogSnapshot,
+  working: ReadonlyMap<number, readonly (number | undefined)[]>,
+  options: ApplyStockOptions,
+): { products: Product[]; changedPositions: number[] } {
   // `slice`, not a spread: at 100,000 products the spread took ~4 ms per version (bench/event-loop.ts).
   const products = snapshot.products.slice();
-  let changedProducts = 0;
   const changedPositions: number[] = [];
   for (const [position, stocks] of working) {
     const product = products[position];
@@ -190,26 +225,9 @@ export function applyUpdates(
     const next = withStocks(product, stocks, snapshot.primaryUnit, options.unknownStockAvailability);
     if (next === product) continue;
     products[position] = next;
-    changedProducts += 1;
     changedPositions.push(position);
   }
-
-  const generatedAt = now.toISOString();
-  const summary = issues.summary();
-  return {
-    snapshot: { ...snapshot, version: options.version, generatedAt, products },
-    changedPositions,
-    report: {
-      version: options.version,
-      generatedAt,
-      updates: updates.length,
-      applied,
-      changedProducts,
-      units,
-      issueCounts: summary.counts,
-      issues: summary.examples,
-    },
-  };
+  return { products, changedPositions };
 }
 
 /** The product with new offer stocks, or the same object when no stock or availability changed. */

@@ -7,7 +7,7 @@ import type { EnrichmentStatus } from '../../services/enrichment/enrichment-serv
 import type { GroupStatus } from '../../services/group-monitor.js';
 import { waitingReason } from '../../services/readiness.js';
 import type { StoreState } from '../../services/store-health.js';
-import type { WebhookStats } from '../../services/webhook-processor.js';
+import type { WebhookStats } from '../../services/webhooks/webhook-processor.js';
 import { reportCodeHref } from '../routes/docs-routes.js';
 import type { FeedEntry, StatusRoutesDeps, SyncSummary } from '../routes/status-routes.js';
 import { escapeHtml as h } from '../routes/status-sections.js';

@@ -4,7 +4,7 @@ import { type Request, type RequestHandler, type Response, Router } from 'expres
 import { z } from 'zod';
 import { ALL_UNITS, type CatalogSnapshot } from '../../core/catalog/catalog.js';
 import { JSON_FEED_SCHEMAS } from '../../core/feeds/json-feed-schema.js';
-import type { FeedDescriptor, FeedService, FeedVariant } from '../../services/feed-service.js';
+import type { FeedDescriptor, FeedService, FeedVariant } from '../../services/feeds/feed-service.js';
 import { withFrontHandler } from '../create-http-app.js';
 import { type FetchRecorder, feedOfPath, noteSent, recordWhenFinished } from '../fetch-recording.js';
 import { bearerTokenOf, secretMatches } from '../middleware/token-auth.js';

@@ -1,7 +1,7 @@
 import express, { type ErrorRequestHandler, Router } from 'express';
 import type { z } from 'zod';
 import { PosWebhookEventSchema } from '../../adapters/pos/pos-webhook-schema.js';
-import { dedupeKeyOf, type StoredWebhookEvent } from '../../services/webhook-processor.js';
+import { dedupeKeyOf, type StoredWebhookEvent } from '../../services/webhooks/webhook-processor.js';
 import { secretMatches } from '../middleware/token-auth.js';
 import { sendError } from '../send-error.js';
 

@@ -6,6 +6,7 @@ import {
   type CatalogLogger,
   type CatalogServiceOptions,
   DEFAULT_SYNC_DEADLINE_MS,
+  type SyncOutcome,
   type SyncPhase,
   type SyncReport,
   syncErrorOf,
@@ -14,7 +15,7 @@ import {
 import type { CatalogWorkers } from './catalog-workers.js';
 import type { CatalogWriter } from './catalog-writer.js';
 import type { EnrichmentTableInput } from './enrich-catalog.js';
-import type { ReadCatalogEvent } from './read-catalog.js';
+import type { ReadCatalogEvent, ReadCatalogOutput, ReadCatalogResult } from './read-catalog.js';
 import { materializeChunks, type ServedCatalog, type ServedVersion } from './served-catalog.js';
 import type { StockSync } from './stock-sync.js';
 import type { SyncReports } from './sync-reports.js';
@@ -87,10 +88,71 @@ export function createFullSync(deps: FullSyncDeps): (run?: SyncRunOptions) => Pr
     return fingerprint;
   }
 
+  /** Reads, merges and serializes the catalog in a worker, with the last good enrichment sheet. */
+  async function readCatalog(
+    version: string,
+    started: Date,
+    relay: (event: ReadCatalogEvent) => void,
+    signal: AbortSignal,
+  ): Promise<ReadCatalogOutput> {
+    const { maxShrink: _guardOnly, deadlineMs: _runOnly, ...readOptions } = options;
+    const enrichment = await deps.enrichment?.();
+    return workers.readCatalog(
+      { version, startedAt: started.toISOString(), options: readOptions, ...(enrichment === undefined ? {} : { enrichment }) },
+      relay,
+      signal,
+    );
+  }
+
+  /** Compares the read catalog with the served version, checks it with the publish guard, and publishes it. */
+  async function publishRead(read: ReadCatalogResult, run: FullSyncRun): Promise<SyncReport> {
+    const { version, previous, signal, finish } = run;
+    const { sources, merge, productCount: products } = read;
+    if (previous !== undefined && (await fingerprintOf(previous, signal)) === read.fingerprint) {
+      // The same products in the same places: this read's rows are the served family's now.
+      deps.sourceRows?.set(previous.snapshot, { rows: read.sourceRows, readAt: now().toISOString() });
+      return finish('unchanged', { version: previous.snapshot.version, products, sources, merge });
+    }
+    const check = checkPublishable(
+      previous ? { count: previous.snapshot.products.length } : undefined,
+      { count: products },
+      options.maxShrink,
+    );
+    if (!check.ok) {
+      return finish('refused', {
+        ...(previous ? { version: previous.snapshot.version } : {}),
+        products,
+        reason: check.message,
+        sources,
+        merge,
+      });
+    }
+    const publishFrom = performance.now();
+    const materialized = await raceAbort(materializeChunks(read.products), signal);
+    const snapshot = { ...read.snapshot, products: materialized.products };
+    await writer.publishFull(
+      {
+        snapshot,
+        family: { id: version, identity: read.identity },
+        chunks: read.products,
+        internal: read.internal,
+        fingerprint: read.fingerprint,
+        enrichment: materialized.enrichment,
+      },
+      signal,
+    );
+    deps.sourceRows?.set(snapshot, { rows: read.sourceRows, readAt: now().toISOString() });
+    deps.onPhase?.('publish', performance.now() - publishFrom);
+    stock.rereadChangedSince(run.readFrom, snapshot);
+    return finish('published', { version, products, sources, merge });
+  }
+
   return async function syncCatalog(run: SyncRunOptions = {}): Promise<SyncReport> {
     const started = now();
     const previous = served.latest();
     const base = { job: 'sync-catalog' as const, ...(previous ? { previousVersion: previous.snapshot.version } : {}) };
+    const finish = (outcome: SyncOutcome, report: RunReport): Promise<SyncReport> =>
+      reports.finish({ ...base, outcome, ...timingSince(started, now), ...report });
     const readFrom = performance.now();
     // Every request, worker task and store write of the run takes this signal (docs/failure-modes.md).
     const deadline = withDeadline(options.deadlineMs ?? DEFAULT_SYNC_DEADLINE_MS, run.signal, deps.signal);
@@ -105,88 +167,20 @@ export function createFullSync(deps: FullSyncDeps): (run?: SyncRunOptions) => Pr
     };
     try {
       const version = createCatalogVersion(started, previous?.snapshot.version ?? 'first');
-      const { maxShrink: _guardOnly, deadlineMs: _runOnly, ...readOptions } = options;
-      const enrichment = await deps.enrichment?.();
-      const read = await workers.readCatalog(
-        { version, startedAt: started.toISOString(), options: readOptions, ...(enrichment === undefined ? {} : { enrichment }) },
-        relay,
-        signal,
-      );
+      const read = await readCatalog(version, started, relay, signal);
       if (!read.ok) {
-        return await reports.finish({
-          ...base,
-          outcome: 'failed',
-          ...timingSince(started, now),
+        return await finish('failed', {
           ...(previous ? { version: previous.snapshot.version } : {}),
           error: read.error,
           sources: read.sources,
         });
       }
-      const { sources, merge, productCount: products } = read;
-      if (sources.articles !== undefined) stock.noteArticleCount(sources.articles.count);
+      if (read.sources.articles !== undefined) stock.noteArticleCount(read.sources.articles.count);
       // From here on the run is publishing: comparing, checking, storing.
       ended = 'fingerprint';
-      if (previous !== undefined && (await fingerprintOf(previous, signal)) === read.fingerprint) {
-        // The same products in the same places: this read's rows are the served family's now.
-        deps.sourceRows?.set(previous.snapshot, { rows: read.sourceRows, readAt: now().toISOString() });
-        return await reports.finish({
-          ...base,
-          outcome: 'unchanged',
-          ...timingSince(started, now),
-          version: previous.snapshot.version,
-          products,
-          sources,
-          merge,
-        });
-      }
-      const check = checkPublishable(
-        previous ? { count: previous.snapshot.products.length } : undefined,
-        { count: products },
-        options.maxShrink,
-      );
-      if (!check.ok) {
-        return await reports.finish({
-          ...base,
-          outcome: 'refused',
-          ...timingSince(started, now),
-          ...(previous ? { version: previous.snapshot.version } : {}),
-          products,
-          reason: check.message,
-          sources,
-          merge,
-        });
-      }
-      const publishFrom = performance.now();
-      const materialized = await raceAbort(materializeChunks(read.products), signal);
-      const snapshot = { ...read.snapshot, products: materialized.products };
-      await writer.publishFull(
-        {
-          snapshot,
-          family: { id: version, identity: read.identity },
-          chunks: read.products,
-          internal: read.internal,
-          fingerprint: read.fingerprint,
-          enrichment: materialized.enrichment,
-        },
-        signal,
-      );
-      deps.sourceRows?.set(snapshot, { rows: read.sourceRows, readAt: now().toISOString() });
-      deps.onPhase?.('publish', performance.now() - publishFrom);
-      stock.rereadChangedSince(readFrom, snapshot);
-      return await reports.finish({
-        ...base,
-        outcome: 'published',
-        ...timingSince(started, now),
-        version,
-        products,
-        sources,
-        merge,
-      });
+      return await publishRead(read, { version, previous, signal, readFrom, finish });
     } catch (error) {
-      return await reports.finish({
-        ...base,
-        outcome: 'failed',
-        ...timingSince(started, now),
+      return await finish('failed', {
         ...(previous ? { version: served.latest()?.snapshot.version ?? previous.snapshot.version } : {}),
         error: syncErrorOf(error, { signal, phase: phaseAfter(ended) }),
       });
@@ -194,4 +188,17 @@ export function createFullSync(deps: FullSyncDeps): (run?: SyncRunOptions) => Pr
       deadline.dispose();
     }
   };
+}
+
+/** What a run reports besides its job, outcome, timing and previous version. */
+type RunReport = Omit<SyncReport, 'job' | 'outcome' | 'startedAt' | 'finishedAt' | 'durationMs' | 'previousVersion'>;
+
+/** One run of the full sync, as its publishing half needs it. */
+interface FullSyncRun {
+  readonly version: string;
+  readonly previous: ServedVersion | undefined;
+  readonly signal: AbortSignal;
+  /** When the run began reading (performance.now()): stock changed since is read again after the publish. */
+  readonly readFrom: number;
+  readonly finish: (outcome: SyncOutcome, report: RunReport) => Promise<SyncReport>;
 }

@@ -1,16 +1,12 @@
-import { createSlicer } from '../../core/async/create-slicer.js';
 import { raceAbort, withDeadline } from '../../core/async/deadline.js';
 import { mapLimit } from '../../core/async/map-limit.js';
-import { applyResolvedStock, changedStockEntries, type ResolvedStockExport } from '../../core/catalog/apply-resolved-stock.js';
-import { type ApplyStockReport, applyStock, type StockDelta } from '../../core/catalog/apply-stock.js';
+import { applyResolvedStock, type ResolvedStockExport } from '../../core/catalog/apply-resolved-stock.js';
+import type { StockDelta } from '../../core/catalog/apply-stock.js';
 import type { CatalogSnapshot } from '../../core/catalog/catalog.js';
 import { createCatalogVersion } from '../../core/catalog/catalog-version.js';
-import { type DocumentLimits, documentLimits, unknownCatalogLimits } from '../../core/catalog/document-limits.js';
-import type { SourceUnit } from '../../core/catalog/source.js';
 import {
   type CatalogLogger,
   type CatalogServiceOptions,
-  DEFAULT_DOCUMENT_LIMITS,
   DEFAULT_SYNC_DEADLINE_MS,
   type StockExportReport,
   type SyncReport,
@@ -22,17 +18,18 @@ import type { CatalogWorkers } from './catalog-workers.js';
 import type { CatalogWriter } from './catalog-writer.js';
 import type { PosClient } from './pos-port.js';
 import type { Replication } from './replication.js';
-import type { StockExportOutput } from './resolve-stock-export.js';
 import type { ServedCatalog, ServedVersion } from './served-catalog.js';
+import {
+  APPEND_RETRY_WAIT_MS,
+  applyStockDeltas,
+  MAX_APPEND_ATTEMPTS,
+  type StockDeltaResult,
+  type StockDeltasDeps,
+} from './stock-deltas.js';
+import { changedEntries, createStockExportResolver } from './stock-exports.js';
 import type { SyncReports } from './sync-reports.js';
 
-export interface StockDeltaResult {
-  /** The version served after the change (the same as before when nothing changed). */
-  readonly version: string;
-  readonly report: ApplyStockReport;
-  /** Settles when a version at least as new as `version` is in the store. */
-  readonly persisted: Promise<void>;
-}
+export type { StockDeltaResult } from './stock-deltas.js';
 
 export interface StockSync {
   /**
@@ -74,13 +71,6 @@ export interface StockSyncDeps {
   readonly replication?: Replication;
 }
 
-/** A family resolution that was overtaken by a new family is done again, at most this often. */
-const MAX_RESOLVE_ATTEMPTS = 3;
-/** A change overtaken by another instance's is made again from the newer version, at most this often. */
-const MAX_APPEND_ATTEMPTS = 20;
-/** How long to wait for the other instance's change to arrive before making ours again. */
-const APPEND_RETRY_WAIT_MS = 1_000;
-
 /**
  * Stock between full syncs: re-read exports (scheduled, or after sales) and sales applied from their
  * movements. Parsing and resolving an export runs in a worker; applying it compares the worker's
@@ -88,13 +78,8 @@ const APPEND_RETRY_WAIT_MS = 1_000;
  */
 export function createStockSync(deps: StockSyncDeps): StockSync {
   const { pos, served, writer, workers, reports, options, logger, now } = deps;
+  const { resolveForServed, exportLimits, noteArticleCount } = createStockExportResolver({ served, workers, options });
 
-  let lastArticleCount: number | undefined;
-  /** The limits of the stock exports: by the article count of the last full sync, when known. */
-  function exportLimits(): DocumentLimits {
-    const settings = options.documents ?? DEFAULT_DOCUMENT_LIMITS;
-    return lastArticleCount === undefined ? unknownCatalogLimits(settings) : documentLimits(lastArticleCount, settings);
-  }
   /**
    * Per unit, when the stock export last applied was read (performance.now()), and when its stock last
    * changed by any means: an export read earlier than the one applied is not applied over it, and a full
@@ -107,67 +92,6 @@ export function createStockSync(deps: StockSyncDeps): StockSync {
   function markStockChanged(units: Iterable<string>): void {
     const at = performance.now();
     for (const unit of units) stockChangedAt.set(unit, at);
-  }
-
-  /** The export resolved against the family served now (again, if a full sync changed the family meanwhile). */
-  async function resolveForServed(
-    unit: SourceUnit,
-    body: Uint8Array,
-    signal: AbortSignal,
-    known?: StockExportOutput,
-  ): Promise<StockExportOutput> {
-    let output = known;
-    for (let attempt = 1; attempt <= MAX_RESOLVE_ATTEMPTS; attempt += 1) {
-      const family = served.latest()?.family;
-      if (family === undefined) throw new Error('no catalog is served');
-      if (output?.familyId === family.id) return output;
-      output = await workers.resolveStockExport(
-        {
-          unit: unit.code,
-          body,
-          family,
-          stockKey: options.stockKey,
-          stockColumns: options.stockColumns,
-          limits: exportLimits(),
-        },
-        signal,
-      );
-    }
-    if (output === undefined || output.familyId !== served.latest()?.family.id) {
-      throw new Error('the catalog changed while its stock was read; the next stock sync reads it again');
-    }
-    return output;
-  }
-
-  /**
-   * Per export, the entries that change a stock of `snapshot` (compared in slices), without those of a
-   * product changed since the re-read began (`from`, same family: product places are kept and a change
-   * replaces the product object): the export may have been read before that sale, and would undo it until
-   * the next re-read (the sale's own, which starts after it, applies the POS). Any instance's sale counts,
-   * as a group's changes reach every instance's served versions.
-   */
-  async function changedEntries(
-    snapshot: CatalogSnapshot,
-    resolved: readonly ResolvedStockExport[],
-    from: ServedVersion,
-    family: ServedVersion['family'],
-  ): Promise<number[][]> {
-    const slicer = createSlicer();
-    const changed: number[][] = [];
-    const before = from.family === family ? from.snapshot.products : undefined;
-    for (const entry of resolved) {
-      const indexes: number[] = [];
-      for (let start = 0; start < entry.positions.length; start += 2_048) {
-        for (const index of changedStockEntries(snapshot, entry, start, start + 2_048)) {
-          const position = entry.positions[index] as number;
-          if (before !== undefined && before[position] !== snapshot.products[position]) continue;
-          indexes.push(index);
-        }
-        await slicer.next();
-      }
-      changed.push(indexes);
-    }
-    return changed;
   }
 
   async function syncStock(
@@ -284,10 +208,7 @@ export function createStockSync(deps: StockSyncDeps): StockSync {
     }
   }
 
-  /**
-   * Serves a version made by stock changes: at once on a single instance, through the group's change
-   * stream with several (`false` when another instance's change came first).
-   */
+  /** See `PublishDerived`. */
   async function publishDerived(
     latest: ServedVersion,
     snapshot: CatalogSnapshot,
@@ -300,48 +221,19 @@ export function createStockSync(deps: StockSyncDeps): StockSync {
     return true;
   }
 
-  async function applyStockDeltas(deltas: readonly StockDelta[]): Promise<StockDeltaResult | undefined> {
-    for (let attempt = 1; ; attempt += 1) {
-      const family = served.latest();
-      if (family === undefined) return undefined;
-      // The family's positions, built in slices once per family: not ~30 ms at once on the first sale.
-      const index = await served.indexOf(family.snapshot);
-      const latest = served.latest();
-      if (latest === undefined) return undefined;
-      if (latest.family !== family.family && attempt < MAX_RESOLVE_ATTEMPTS) continue;
-      const at = now();
-      const version = createCatalogVersion(at, latest.snapshot.version);
-      const applied = applyStock(
-        latest.snapshot,
-        deltas,
-        {
-          version,
-          unknownStockAvailability: options.unknownStockAvailability,
-          ...(latest.family === family.family ? { positions: index.positions } : {}),
-        },
-        at,
-      );
-      if (applied.report.changedProducts === 0) {
-        return { version: latest.snapshot.version, report: applied.report, persisted: writer.persistServed() };
-      }
-      const units = [...new Set(deltas.map((delta) => delta.unitCode))];
-      if (!(await publishDerived(latest, applied.snapshot, applied.changedPositions, units))) {
-        if (attempt >= MAX_APPEND_ATTEMPTS) throw new Error('other instances kept changing the stock; the sale is tried again');
-        await deps.replication?.waitPast(latest, APPEND_RETRY_WAIT_MS);
-        continue;
-      }
-      const stored = writer.persistSoon();
-      // Callers may not wait; a failed write is logged here and retried by the next change or sync.
-      stored.catch((error: unknown) => logger.error({ err: error, version }, 'could not store the catalog after stock changes'));
-      // In a group the change is durable once it is in the change stream; the leader stores the version.
-      const persisted = deps.replication === undefined ? stored : Promise.resolve();
-      return { version, report: applied.report, persisted };
-    }
-  }
+  const deltaDeps: StockDeltasDeps = {
+    served,
+    writer,
+    options,
+    logger,
+    now,
+    ...(deps.replication === undefined ? {} : { replication: deps.replication }),
+    publishDerived,
+  };
 
   return {
     syncStock,
-    applyStockDeltas,
+    applyStockDeltas: (deltas) => applyStockDeltas(deltaDeps, deltas),
     rereadChangedSince(readFrom, snapshot) {
       const stale: string[] = [];
       for (const unit of snapshot.units) {
@@ -357,9 +249,7 @@ export function createStockSync(deps: StockSyncDeps): StockSync {
     async rereadDone() {
       await rereading;
     },
-    noteArticleCount(count) {
-      lastArticleCount = count;
-    },
+    noteArticleCount,
     markStockChanged,
   };
 }

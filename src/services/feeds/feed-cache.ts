@@ -5,7 +5,7 @@ import { type EncodedFeed, encodedSize } from './encoded-feed.js';
 export interface CachedFeed {
   readonly feed: EncodedFeed;
   readonly report: FeedReport | undefined;
-  /** How long its render took (ms): whether a request should wait for the next one (`feed-service.ts`). */
+  /** How long its render took (ms): whether a request should wait for the next one (`feed-renders.ts`). */
   readonly renderMs: number;
 }
 

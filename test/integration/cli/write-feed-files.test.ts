@@ -6,10 +6,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { writeFeedFiles } from '../../../src/cli/write-feed-files.js';
 import type { CatalogSnapshot, Offer } from '../../../src/core/catalog/catalog.js';
 import { createChangeLog } from '../../../src/core/catalog/change-log.js';
-import { createFeedService } from '../../../src/services/feed-service.js';
 import { createFeedBuilder } from '../../../src/services/feeds/feed-builder.js';
 import { createFeedCache } from '../../../src/services/feeds/feed-cache.js';
 import { createInThreadFeedRenderer } from '../../../src/services/feeds/feed-renderer.js';
+import { createFeedService } from '../../../src/services/feeds/feed-service.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'write-feed-files-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

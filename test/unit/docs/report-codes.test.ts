@@ -13,7 +13,7 @@ import type { SyncOutcome } from '../../../src/services/catalog/catalog-types.js
 import type { ConsoleWarningCode } from '../../../src/services/console-warnings.js';
 import type { EnrichmentProblemReport } from '../../../src/services/enrichment/enrichment-service.js';
 import type { PushWarningCode } from '../../../src/services/push-warnings.js';
-import type { WebhookStats } from '../../../src/services/webhook-processor.js';
+import type { WebhookStats } from '../../../src/services/webhooks/webhook-processor.js';
 
 /**
  * Every report code the bridge can emit has an entry in docs/report-codes.md (an element with `id` equal

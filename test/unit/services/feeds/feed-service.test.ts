@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { CatalogSnapshot, Offer } from '../../../src/core/catalog/catalog.js';
-import { createChangeLog } from '../../../src/core/catalog/change-log.js';
-import { createFeedService, type RenderTiming } from '../../../src/services/feed-service.js';
-import type { FeedRequest } from '../../../src/services/feeds/feed-builder.js';
-import { createFeedCache } from '../../../src/services/feeds/feed-cache.js';
-import type { FeedRenderer, RenderedBody } from '../../../src/services/feeds/feed-renderer.js';
+import type { CatalogSnapshot, Offer } from '../../../../src/core/catalog/catalog.js';
+import { createChangeLog } from '../../../../src/core/catalog/change-log.js';
+import type { FeedRequest } from '../../../../src/services/feeds/feed-builder.js';
+import { createFeedCache } from '../../../../src/services/feeds/feed-cache.js';
+import type { FeedRenderer, RenderedBody } from '../../../../src/services/feeds/feed-renderer.js';
+import { createFeedService, type RenderTiming } from '../../../../src/services/feeds/feed-service.js';
 
 const offer = (unit: string): Offer => ({ unit, price: 10, stock: 1, availability: 'in_stock' });
 
@@ -78,7 +78,7 @@ function service(renderer: FeedRenderer, timing: Partial<RenderTiming> = {}) {
 
 const text = (served: unknown) => (served as { feed: { gzip: Buffer } }).feed.gzip.toString();
 
-describe('services/feed-service', () => {
+describe('services/feeds/feed-service', () => {
   it('renders each feed once per version, and the requests of one moment in one call', async () => {
     const fake = gatedRenderer();
     const feeds = service(fake.renderer);

@@ -1,18 +1,18 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { openKeyv } from '../../../src/adapters/store/create-keyv.js';
-import { createKeyvWebhookInbox } from '../../../src/adapters/store/keyv-webhook-inbox.js';
-import type { StockDelta } from '../../../src/core/catalog/apply-stock.js';
-import type { CatalogSnapshot, Product } from '../../../src/core/catalog/catalog.js';
-import { buildFamilyIndex } from '../../../src/core/catalog/family-index.js';
-import type { PosMovement } from '../../../src/core/catalog/pos-records.js';
-import type { SyncReport } from '../../../src/services/catalog-service.js';
+import { openKeyv } from '../../../../src/adapters/store/create-keyv.js';
+import { createKeyvWebhookInbox } from '../../../../src/adapters/store/keyv-webhook-inbox.js';
+import type { StockDelta } from '../../../../src/core/catalog/apply-stock.js';
+import type { CatalogSnapshot, Product } from '../../../../src/core/catalog/catalog.js';
+import { buildFamilyIndex } from '../../../../src/core/catalog/family-index.js';
+import type { PosMovement } from '../../../../src/core/catalog/pos-records.js';
+import type { SyncReport } from '../../../../src/services/catalog-service.js';
+import { productIdOfMovement } from '../../../../src/services/webhooks/sale-movements.js';
 import {
   createWebhookProcessor,
   dedupeKeyOf,
-  productIdOfMovement,
   type StoredWebhookEvent,
-} from '../../../src/services/webhook-processor.js';
+} from '../../../../src/services/webhooks/webhook-processor.js';
 
 const logger = pino({ level: 'silent' });
 
@@ -110,7 +110,7 @@ function setup(
   return { processor, inbox, applied, refreshed, filters, outcomes, flushes };
 }
 
-describe('services/webhook-processor', () => {
+describe('services/webhooks/webhook-processor', () => {
   it('keys a sale by its receipt, so a repeated delivery has the same key', () => {
     expect(dedupeKeyOf(sale('r-1'))).toBe(dedupeKeyOf(sale('r-1', { timestamp: '2026-11-22T10:05:00Z' })));
     expect(dedupeKeyOf(sale('r-1'))).not.toBe(dedupeKeyOf(sale('r-2')));

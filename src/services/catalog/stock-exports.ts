@@ -1,0 +1,108 @@
+import { createSlicer } from '../../core/async/create-slicer.js';
+import { changedStockEntries, type ResolvedStockExport } from '../../core/catalog/apply-resolved-stock.js';
+import type { CatalogSnapshot } from '../../core/catalog/catalog.js';
+import { type DocumentLimits, documentLimits, unknownCatalogLimits } from '../../core/catalog/document-limits.js';
+import type { SourceUnit } from '../../core/catalog/source.js';
+import { type CatalogServiceOptions, DEFAULT_DOCUMENT_LIMITS } from './catalog-types.js';
+import type { CatalogWorkers } from './catalog-workers.js';
+import type { StockExportOutput } from './resolve-stock-export.js';
+import type { ServedCatalog, ServedVersion } from './served-catalog.js';
+
+/** A family resolution that was overtaken by a new family is done again, at most this often. */
+export const MAX_RESOLVE_ATTEMPTS = 3;
+
+/** Resolving the units' stock exports against the served catalog family (in a worker), within their limits. */
+export interface StockExportResolver {
+  /** The export resolved against the family served now (again, if a full sync changed the family meanwhile). */
+  resolveForServed(
+    unit: SourceUnit,
+    body: Uint8Array,
+    signal: AbortSignal,
+    known?: StockExportOutput,
+  ): Promise<StockExportOutput>;
+  /** The limits of the stock exports: by the article count of the last full sync, when known. */
+  exportLimits(): DocumentLimits;
+  /** The article count of the last full sync that read the POS. */
+  noteArticleCount(count: number): void;
+}
+
+export function createStockExportResolver(deps: {
+  readonly served: ServedCatalog;
+  readonly workers: CatalogWorkers;
+  readonly options: CatalogServiceOptions;
+}): StockExportResolver {
+  const { served, workers, options } = deps;
+  let lastArticleCount: number | undefined;
+  function exportLimits(): DocumentLimits {
+    const settings = options.documents ?? DEFAULT_DOCUMENT_LIMITS;
+    return lastArticleCount === undefined ? unknownCatalogLimits(settings) : documentLimits(lastArticleCount, settings);
+  }
+
+  async function resolveForServed(
+    unit: SourceUnit,
+    body: Uint8Array,
+    signal: AbortSignal,
+    known?: StockExportOutput,
+  ): Promise<StockExportOutput> {
+    let output = known;
+    for (let attempt = 1; attempt <= MAX_RESOLVE_ATTEMPTS; attempt += 1) {
+      const family = served.latest()?.family;
+      if (family === undefined) throw new Error('no catalog is served');
+      if (output?.familyId === family.id) return output;
+      output = await workers.resolveStockExport(
+        {
+          unit: unit.code,
+          body,
+          family,
+          stockKey: options.stockKey,
+          stockColumns: options.stockColumns,
+          limits: exportLimits(),
+        },
+        signal,
+      );
+    }
+    if (output === undefined || output.familyId !== served.latest()?.family.id) {
+      throw new Error('the catalog changed while its stock was read; the next stock sync reads it again');
+    }
+    return output;
+  }
+
+  return {
+    resolveForServed,
+    exportLimits,
+    noteArticleCount(count) {
+      lastArticleCount = count;
+    },
+  };
+}
+
+/**
+ * Per export, the entries that change a stock of `snapshot` (compared in slices), without those of a
+ * product changed since the re-read began (`from`, same family: product places are kept and a change
+ * replaces the product object): the export may have been read before that sale, and would undo it until
+ * the next re-read (the sale's own, which starts after it, applies the POS). Any instance's sale counts,
+ * as a group's changes reach every instance's served versions.
+ */
+export async function changedEntries(
+  snapshot: CatalogSnapshot,
+  resolved: readonly ResolvedStockExport[],
+  from: ServedVersion,
+  family: ServedVersion['family'],
+): Promise<number[][]> {
+  const slicer = createSlicer();
+  const changed: number[][] = [];
+  const before = from.family === family ? from.snapshot.products : undefined;
+  for (const entry of resolved) {
+    const indexes: number[] = [];
+    for (let start = 0; start < entry.positions.length; start += 2_048) {
+      for (const index of changedStockEntries(snapshot, entry, start, start + 2_048)) {
+        const position = entry.positions[index] as number;
+        if (before !== undefined && before[position] !== snapshot.products[position]) continue;
+        indexes.push(index);
+      }
+      await slicer.next();
+    }
+    changed.push(indexes);
+  }
+  return changed;
+}
