@@ -1,7 +1,7 @@
 import { validate as validateCron } from 'node-cron';
 import { z } from 'zod';
 import { parseStockPolicies } from '../core/feeds/stock-policy.js';
-import { PUSH_CHANNELS } from '../core/push/outbox.js';
+import { PUSH_CHANNELS } from '../core/push/push-channel.js';
 
 /**
  * The single table of settings (README, Configuration). Every environment variable the bridge reads is a key here,
