@@ -1,13 +1,11 @@
-import type { ChangeJournal } from '../adapters/group/redis-change-journal.js';
-import type { GroupSwitch } from '../adapters/group/redis-switch.js';
 import type { PosClient } from '../adapters/pos/pos-client.js';
-import type { CatalogStore, StoredVersionInfo } from '../adapters/store/keyv-catalog-store.js';
 import type { StockDelta } from '../core/catalog/apply-stock.js';
 import type { CatalogSnapshot } from '../core/catalog/catalog.js';
 import type { ItemChunk } from '../core/catalog/catalog-chunks.js';
 import type { CatalogSource } from '../core/catalog/catalog-source.js';
 import type { FamilyIndex } from '../core/catalog/family-index.js';
 import { createSourceRowsRegistry, type FamilySourceRows } from '../core/catalog/source-rows.js';
+import type { CatalogStore, StoredVersionInfo } from './catalog/catalog-store.js';
 import type {
   CatalogLogger,
   CatalogMeta,
@@ -18,8 +16,10 @@ import type {
 } from './catalog/catalog-types.js';
 import type { CatalogWorkers } from './catalog/catalog-workers.js';
 import { type CatalogWriter, createCatalogWriter } from './catalog/catalog-writer.js';
+import type { ChangeJournal } from './catalog/change-journal.js';
 import type { EnrichmentTableInput } from './catalog/enrich-catalog.js';
 import { createFullSync, type SyncRunOptions } from './catalog/full-sync.js';
+import type { GroupSwitch } from './catalog/group-switch.js';
 import { createInternalPrices, type PurchasePrices } from './catalog/internal-prices.js';
 import { createReplication, type Replication, type ReplicationState } from './catalog/replication.js';
 import { type CatalogListener, createServedCatalog } from './catalog/served-catalog.js';

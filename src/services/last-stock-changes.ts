@@ -1,6 +1,6 @@
 import type { PosSaleEvent } from '../adapters/pos/pos-schema.js';
-import type { InboxEntry } from '../adapters/store/webhook-inbox.js';
 import { saleTimeOf } from './movement-lookup.js';
+import type { InboxEntry } from './webhooks/webhook-inbox.js';
 
 /**
  * Which sale webhook changed a product's stock last (docs/console.md#product-detail), for the product's

@@ -1,6 +1,5 @@
 import type { PosClient } from '../adapters/pos/pos-client.js';
 import type { PosMovement, PosSaleEvent, PosWebhookEvent } from '../adapters/pos/pos-schema.js';
-import type { InboxEntry, WebhookInbox } from '../adapters/store/webhook-inbox.js';
 import type { StockDelta } from '../core/catalog/apply-stock.js';
 import type { CatalogSnapshot } from '../core/catalog/catalog.js';
 import type { FamilyIndex } from '../core/catalog/family-index.js';
@@ -8,6 +7,7 @@ import type { CatalogService } from './catalog-service.js';
 import { createLastStockChanges, type LastStockChange, type LastStockChanges, saleChangeOf } from './last-stock-changes.js';
 import { createMovementLookup, saleTimeOf } from './movement-lookup.js';
 import { ALL_UNITS_REREAD, createStockRereads } from './stock-rereads.js';
+import type { InboxEntry, WebhookInbox } from './webhooks/webhook-inbox.js';
 
 /** Events the inbox keeps: the known kinds (unknown kinds are answered and dropped by the route). */
 export type StoredWebhookEvent = Exclude<PosWebhookEvent, { kind: 'unknown' }>;

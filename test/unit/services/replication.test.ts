@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AppendResult, ChangeJournal, JournalEntry } from '../../../src/adapters/group/redis-change-journal.js';
 import { applyStock } from '../../../src/core/catalog/apply-stock.js';
 import type { CatalogSnapshot, Product } from '../../../src/core/catalog/catalog.js';
 import { decodeChunk, serializeItems } from '../../../src/core/catalog/catalog-chunks.js';
 import { createCatalogVersion } from '../../../src/core/catalog/catalog-version.js';
+import type { AppendResult, ChangeJournal, JournalEntry } from '../../../src/services/catalog/change-journal.js';
 import { createReplication, type Replication } from '../../../src/services/catalog/replication.js';
 import { createServedCatalog, materializeChunks, type ServedCatalog } from '../../../src/services/catalog/served-catalog.js';
 import { article, NOW, stockedSnapshot, stockRow } from '../core/catalog/catalog-fixtures.js';

@@ -1,4 +1,7 @@
-import { createHash } from 'node:crypto';
+/**
+ * The webhook inbox port: accepted POS events kept durably until processed (docs/webhooks.md). Implemented
+ * on SQLite (`adapters/store/sqlite-webhook-inbox.ts`), keyv and, shared by a group, Redis.
+ */
 
 /** One accepted webhook event, as stored until it has been processed. */
 export interface InboxEntry<Event> {
@@ -55,15 +58,4 @@ export interface SharedInboxStats {
   readonly pending: number;
   /** Events this instance took over from another since it started. */
   readonly claimed: number;
-}
-
-/** How long a delivered event's key is remembered to drop repeated deliveries, by default. */
-export const DEFAULT_DEDUPE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
-
-/**
- * Derived from the source and the event's dedupe key: the same event always has the same id, and another
- * POS's receipt with the same key is another event.
- */
-export function inboxIdOf(source: string, dedupeKey: string): string {
-  return createHash('sha256').update(`${source}\n${dedupeKey}`).digest('hex').slice(0, 32);
 }
