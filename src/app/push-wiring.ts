@@ -11,7 +11,7 @@ import { reconcileBudget } from '../core/push/google-quota.js';
 import type { PushOutbox } from '../core/push/outbox.js';
 import { createPacer } from '../core/push/pacer.js';
 import type { PushChannel } from '../core/push/push-channel.js';
-import type { CatalogService } from '../services/catalog-service.js';
+import type { CatalogService } from '../services/catalog/catalog-service.js';
 import { createPushDeriver, type PushDeriver } from '../services/push/push-deriver.js';
 import { createPushReconciler, type PushReconciler } from '../services/push/push-reconciler.js';
 import { createPushWorker, type PushWorker } from '../services/push/push-worker.js';

@@ -24,23 +24,23 @@ import type { CompiledFeed } from '../core/feeds/compiled-feed.js';
 import { loadTemplates, type TemplateFile } from '../core/feeds/load-templates.js';
 import { NO_STOCK_SETTINGS, type StockSettings } from '../core/feeds/stock-policy.js';
 import { type RunningSandbox, startSandbox } from '../sandbox/start-sandbox.js';
-import type { CatalogStore } from '../services/catalog/catalog-store.js';
-import type { CatalogWorkers } from '../services/catalog/catalog-workers.js';
-import type { EnrichmentSheetInput, EnrichmentTableInput } from '../services/catalog/enrich-catalog.js';
 import {
   type CatalogMeta,
   type CatalogService,
   catalogServiceOptions,
   createCatalogService,
-} from '../services/catalog-service.js';
+} from '../services/catalog/catalog-service.js';
+import type { CatalogStore } from '../services/catalog/catalog-store.js';
+import type { CatalogWorkers } from '../services/catalog/catalog-workers.js';
+import type { EnrichmentSheetInput, EnrichmentTableInput } from '../services/catalog/enrich-catalog.js';
+import { createSyncPhases, type SyncPhases } from '../services/catalog/sync-phases.js';
 import type { EnrichmentDocument } from '../services/enrichment/enrichment-ports.js';
 import { createEnrichmentService, type EnrichmentService } from '../services/enrichment/enrichment-service.js';
 import { createFeedService, type FeedService } from '../services/feed-service.js';
 import { createFeedBuilder } from '../services/feeds/feed-builder.js';
 import { createFeedCache } from '../services/feeds/feed-cache.js';
 import { createInThreadFeedRenderer } from '../services/feeds/feed-renderer.js';
-import { createFetchLog, type FetchLog } from '../services/fetch-log.js';
-import { createSyncPhases, type SyncPhases } from '../services/sync-phases.js';
+import { createFetchLog, type FetchLog } from '../services/fetches/fetch-log.js';
 import type { StoredWebhookEvent } from '../services/webhook-processor.js';
 import type { WebhookInbox } from '../services/webhooks/webhook-inbox.js';
 import { createCatalogWorkers } from '../workers/create-catalog-workers.js';

@@ -1,4 +1,4 @@
-import type { CatalogService, ReplicationState } from './catalog-service.js';
+import type { CatalogService, ReplicationState } from './catalog/catalog-service.js';
 import type { GroupCoordinator, GroupRole } from './group-coordinator.js';
 import type { SharedInboxStats } from './webhooks/webhook-inbox.js';
 

@@ -3,10 +3,15 @@ import type { PosMovement, PosSaleEvent, PosWebhookEvent } from '../adapters/pos
 import type { StockDelta } from '../core/catalog/apply-stock.js';
 import type { CatalogSnapshot } from '../core/catalog/catalog.js';
 import type { FamilyIndex } from '../core/catalog/family-index.js';
-import type { CatalogService } from './catalog-service.js';
-import { createLastStockChanges, type LastStockChange, type LastStockChanges, saleChangeOf } from './last-stock-changes.js';
-import { createMovementLookup, saleTimeOf } from './movement-lookup.js';
-import { ALL_UNITS_REREAD, createStockRereads } from './stock-rereads.js';
+import type { CatalogService } from './catalog/catalog-service.js';
+import {
+  createLastStockChanges,
+  type LastStockChange,
+  type LastStockChanges,
+  saleChangeOf,
+} from './products/last-stock-changes.js';
+import { createMovementLookup, saleTimeOf } from './webhooks/movement-lookup.js';
+import { ALL_UNITS_REREAD, createStockRereads } from './webhooks/stock-rereads.js';
 import type { InboxEntry, WebhookInbox } from './webhooks/webhook-inbox.js';
 
 /** Events the inbox keeps: the known kinds (unknown kinds are answered and dropped by the route). */

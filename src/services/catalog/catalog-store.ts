@@ -73,7 +73,7 @@ export interface CatalogStore<Meta> extends ReportHistoryStore {
   /** What the pointer names, whichever its source (for telling why nothing is served). */
   describeCurrent(): Promise<StoredVersionInfo<Meta> | undefined>;
   /**
-   * A mark the bridge leaves in the store (`store-health.ts`): when it is gone, so is everything else
+   * A mark the bridge leaves in the store (`services/health/store-health.ts`): when it is gone, so is everything else
    * the bridge wrote (a Redis restarted without persistence), even if a write since made a pointer again.
    */
   readMark(): Promise<string | undefined>;

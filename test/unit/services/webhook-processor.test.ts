@@ -6,7 +6,7 @@ import { createKeyvWebhookInbox } from '../../../src/adapters/store/keyv-webhook
 import type { StockDelta } from '../../../src/core/catalog/apply-stock.js';
 import type { CatalogSnapshot, Product } from '../../../src/core/catalog/catalog.js';
 import { buildFamilyIndex } from '../../../src/core/catalog/family-index.js';
-import type { SyncReport } from '../../../src/services/catalog-service.js';
+import type { SyncReport } from '../../../src/services/catalog/catalog-service.js';
 import {
   createWebhookProcessor,
   dedupeKeyOf,
