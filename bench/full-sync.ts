@@ -166,11 +166,11 @@ async function worker(): Promise<void> {
     import('../src/adapters/store/keyv-catalog-store.js'),
     import('../test/helpers/test-config.js'),
     import('../src/adapters/logger/create-logger.js'),
-    import('../src/services/catalog-service.js'),
+    import('../src/services/catalog/catalog-service.js'),
     import('../src/workers/create-catalog-workers.js'),
     import('../src/services/catalog/catalog-workers.js'),
   ]);
-  type CatalogMeta = import('../src/services/catalog-service.js').CatalogMeta;
+  type CatalogMeta = import('../src/services/catalog/catalog-service.js').CatalogMeta;
 
   const dir = store === 'sqlite' ? mkdtempSync(join(tmpdir(), 'full-sync-')) : undefined;
   const storeUrl = dir === undefined ? 'memory://' : `sqlite://${join(dir, 'catalog.sqlite')}`;

@@ -16,7 +16,7 @@ import {
   catalogServiceOptions,
   createCatalogService,
   type SyncReport,
-} from '../src/services/catalog-service.js';
+} from '../src/services/catalog/catalog-service.js';
 import { createCatalogWorkers } from '../src/workers/create-catalog-workers.js';
 import { createTestConfig } from '../test/helpers/test-config.js';
 import { startSandboxProcess } from './sandbox-process.js';

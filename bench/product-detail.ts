@@ -15,8 +15,8 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { ALL_UNITS, type CatalogSnapshot, type Offer, type Product } from '../src/core/catalog/catalog.js';
 import { createFamilyIndexes } from '../src/core/catalog/family-index.js';
 import { loadTemplates } from '../src/core/feeds/load-templates.js';
-import { createLastStockChanges } from '../src/services/last-stock-changes.js';
-import { createProductLookup } from '../src/services/product-lookup.js';
+import { createLastStockChanges } from '../src/services/products/last-stock-changes.js';
+import { createProductLookup } from '../src/services/products/product-lookup.js';
 
 const PRODUCTS = Number(process.argv[2] ?? 100_000);
 const UNITS = Number(process.argv[3] ?? 5);

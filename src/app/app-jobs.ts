@@ -3,7 +3,7 @@ import type { Metrics } from '../adapters/metrics/create-metrics.js';
 import type { Config } from '../config/load-config.js';
 import { createMutex } from '../core/async/create-mutex.js';
 import { createScheduler, type Scheduler } from '../jobs/scheduler.js';
-import type { CatalogService, SyncReport } from '../services/catalog-service.js';
+import type { CatalogService, SyncReport } from '../services/catalog/catalog-service.js';
 import type { EnrichmentService } from '../services/enrichment/enrichment-service.js';
 import type { PushWiring } from './push-wiring.js';
 

@@ -4,10 +4,10 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from '../adapters/logger/create-logger.js';
 import type { Metrics } from '../adapters/metrics/create-metrics.js';
 import type { CatalogSnapshot } from '../core/catalog/catalog.js';
-import type { CatalogService } from '../services/catalog-service.js';
-import type { FeedPrewarm } from '../services/feed-prewarm.js';
+import type { CatalogService } from '../services/catalog/catalog-service.js';
+import type { FeedPrewarm } from '../services/feeds/feed-prewarm.js';
 import type { FeedService } from '../services/feeds/feed-service.js';
-import { createStoreHealth, type StoreHealth, waitForStore } from '../services/store-health.js';
+import { createStoreHealth, type StoreHealth, waitForStore } from '../services/health/store-health.js';
 import type { WebhookProcessor } from '../services/webhooks/webhook-processor.js';
 import type { CatalogParts } from './wiring.js';
 

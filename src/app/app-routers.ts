@@ -17,17 +17,17 @@ import { createProductSearchRoutes } from '../http/routes/product-search-routes.
 import { createStatusRoutes } from '../http/routes/status-routes.js';
 import { createWebhookRoutes } from '../http/routes/webhook-routes.js';
 import type { JobOutcome, Scheduler } from '../jobs/scheduler.js';
-import type { CatalogService, SyncJob } from '../services/catalog-service.js';
-import type { StoredCatalogStart } from '../services/catalog-start.js';
-import type { ConsoleWarnings } from '../services/console-warning-sources.js';
+import type { CatalogService, SyncJob } from '../services/catalog/catalog-service.js';
+import type { StoredCatalogStart } from '../services/catalog/catalog-start.js';
+import type { ConsoleWarnings } from '../services/console/console-warning-sources.js';
 import type { EnrichmentStatus } from '../services/enrichment/enrichment-service.js';
 import type { FeedService } from '../services/feeds/feed-service.js';
-import type { FetchLog } from '../services/fetch-log.js';
-import { isLoggedFeed } from '../services/fetch-log-scope.js';
+import type { FetchLog } from '../services/fetches/fetch-log.js';
+import { isLoggedFeed } from '../services/fetches/fetch-log-scope.js';
 import type { GroupStatus } from '../services/group-monitor.js';
-import { createProductLookup } from '../services/product-lookup.js';
-import { type JobTiming, waitingReason } from '../services/readiness.js';
-import type { StoreHealth } from '../services/store-health.js';
+import { type JobTiming, waitingReason } from '../services/health/readiness.js';
+import type { StoreHealth } from '../services/health/store-health.js';
+import { createProductLookup } from '../services/products/product-lookup.js';
 import type { WebhookProcessor } from '../services/webhooks/webhook-processor.js';
 import { createShippedDocPages } from './wiring.js';
 

@@ -1,12 +1,12 @@
 import { openRedisGroup, type RedisGroup } from '../adapters/group/redis-group.js';
 import type { Logger } from '../adapters/logger/create-logger.js';
 import type { Metrics } from '../adapters/metrics/create-metrics.js';
-import type { SharedInboxStats } from '../adapters/store/webhook-inbox.js';
 import type { Config } from '../config/load-config.js';
 import type { JobOutcome, Scheduler } from '../jobs/scheduler.js';
-import type { CatalogService } from '../services/catalog-service.js';
+import type { CatalogService } from '../services/catalog/catalog-service.js';
 import { createGroupCoordinator, type GroupCoordinator } from '../services/group-coordinator.js';
 import { createGroupMonitor, type GroupMonitor, type GroupStatus } from '../services/group-monitor.js';
+import type { SharedInboxStats } from '../services/webhooks/webhook-inbox.js';
 import { type GroupParts, instanceIdOf, isGroupStore } from './wiring.js';
 
 /**

@@ -9,9 +9,10 @@ import { createShoptetClient } from '../adapters/push/shoptet-client.js';
 import type { Config, PushConfig } from '../config/load-config.js';
 import type { ChannelClient } from '../core/push/channel-client.js';
 import { createFeedLens, type FeedLens } from '../core/push/feed-lens.js';
-import type { PushChannel, PushChannelState, PushOutbox } from '../core/push/outbox.js';
+import type { PushChannelState, PushOutbox } from '../core/push/outbox.js';
 import { createPacer, type Pacer, type PacerLimits } from '../core/push/pacer.js';
 import { SHOPTET_MAX_BATCH } from '../core/push/payloads/shoptet.js';
+import type { PushChannel } from '../core/push/push-channel.js';
 import { type BucketFilling, createBucketSteering } from '../core/push/shoptet-bucket.js';
 import {
   type GoogleLenses,

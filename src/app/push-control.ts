@@ -1,6 +1,7 @@
 import type { Logger } from '../adapters/logger/create-logger.js';
 import type { PushConfig } from '../config/load-config.js';
-import { PUSH_CHANNELS, type PushChannel, type PushOutbox } from '../core/push/outbox.js';
+import type { PushOutbox } from '../core/push/outbox.js';
+import { PUSH_CHANNELS, type PushChannel } from '../core/push/push-channel.js';
 import type { PushReconciler, ReconcileOutcome } from '../services/push/push-reconciler.js';
 
 /**

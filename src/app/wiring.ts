@@ -5,18 +5,17 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Keyv } from 'keyv';
 import type { DocPages } from '../adapters/docs/doc-pages.js';
-import { createEnrichmentSource, type EnrichmentDocument } from '../adapters/enrichment/enrichment-source.js';
+import { createEnrichmentSource } from '../adapters/enrichment/enrichment-source.js';
 import { createRedisFetchLog } from '../adapters/group/redis-fetch-log.js';
 import type { RedisGroup } from '../adapters/group/redis-group.js';
 import type { Logger } from '../adapters/logger/create-logger.js';
 import { createPosClient } from '../adapters/pos/pos-client.js';
 import { openKeyv } from '../adapters/store/create-keyv.js';
-import { type CatalogStore, createKeyvCatalogStore } from '../adapters/store/keyv-catalog-store.js';
+import { createKeyvCatalogStore } from '../adapters/store/keyv-catalog-store.js';
 import { createKeyvChangeHistory } from '../adapters/store/keyv-change-history.js';
 import { createKeyvEnrichmentStore } from '../adapters/store/keyv-enrichment-store.js';
 import { createKeyvFetchLog } from '../adapters/store/keyv-fetch-log.js';
 import { openWebhookInbox } from '../adapters/store/open-webhook-inbox.js';
-import type { WebhookInbox } from '../adapters/store/webhook-inbox.js';
 import type { Config } from '../config/load-config.js';
 import { shuttingDown } from '../core/async/deadline.js';
 import { type CatalogSource, normalizePosBaseUrl, posSource, sandboxSource } from '../core/catalog/catalog-source.js';
@@ -25,22 +24,25 @@ import type { CompiledFeed } from '../core/feeds/compiled-feed.js';
 import { loadTemplates, type TemplateFile } from '../core/feeds/load-templates.js';
 import { NO_STOCK_SETTINGS, type StockSettings } from '../core/feeds/stock-policy.js';
 import { type RunningSandbox, startSandbox } from '../sandbox/start-sandbox.js';
-import type { CatalogWorkers } from '../services/catalog/catalog-workers.js';
-import type { EnrichmentSheetInput, EnrichmentTableInput } from '../services/catalog/enrich-catalog.js';
-import type { PosClient } from '../services/catalog/pos-port.js';
 import {
   type CatalogMeta,
   type CatalogService,
   catalogServiceOptions,
   createCatalogService,
-} from '../services/catalog-service.js';
+} from '../services/catalog/catalog-service.js';
+import type { CatalogStore } from '../services/catalog/catalog-store.js';
+import type { CatalogWorkers } from '../services/catalog/catalog-workers.js';
+import type { EnrichmentSheetInput, EnrichmentTableInput } from '../services/catalog/enrich-catalog.js';
+import type { PosClient } from '../services/catalog/pos-port.js';
+import { createSyncPhases, type SyncPhases } from '../services/catalog/sync-phases.js';
+import type { EnrichmentDocument } from '../services/enrichment/enrichment-ports.js';
 import { createEnrichmentService, type EnrichmentService } from '../services/enrichment/enrichment-service.js';
 import { createFeedBuilder } from '../services/feeds/feed-builder.js';
 import { createFeedCache } from '../services/feeds/feed-cache.js';
 import { createInThreadFeedRenderer } from '../services/feeds/feed-renderer.js';
 import { createFeedService, type FeedService } from '../services/feeds/feed-service.js';
-import { createFetchLog, type FetchLog } from '../services/fetch-log.js';
-import { createSyncPhases, type SyncPhases } from '../services/sync-phases.js';
+import { createFetchLog, type FetchLog } from '../services/fetches/fetch-log.js';
+import type { WebhookInbox } from '../services/webhooks/webhook-inbox.js';
 import type { StoredWebhookEvent } from '../services/webhooks/webhook-processor.js';
 import { createCatalogWorkers } from '../workers/create-catalog-workers.js';
 import { createWorkerDocPages } from '../workers/create-doc-pages.js';

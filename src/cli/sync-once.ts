@@ -10,8 +10,8 @@ import {
   startSandboxIfNeeded,
 } from '../app/wiring.js';
 import type { Config } from '../config/load-config.js';
+import type { SyncReport } from '../services/catalog/catalog-service.js';
 import { timingSince } from '../services/catalog/catalog-types.js';
-import type { SyncReport } from '../services/catalog-service.js';
 import { type FeedFilesIndex, writeFeedFiles } from './write-feed-files.js';
 
 export interface SyncOnceResult {

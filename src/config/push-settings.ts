@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PUSH_CHANNELS } from '../core/push/outbox.js';
+import { PUSH_CHANNELS } from '../core/push/push-channel.js';
 import { cronOrOff, httpUrl, int } from './config-fields.js';
 
 /** The channels PUSH_PAUSED may name. */

@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FetchEncoding } from '../core/fetches/fetch-summary.js';
-import type { RecordedFetch } from '../services/fetch-log.js';
+import type { RecordedFetch } from '../services/fetches/fetch-log.js';
 import type { SentFeed } from './send-feed.js';
 
-/** A finished feed response (`services/fetch-log.ts` records it). */
+/** A finished feed response (`services/fetches/fetch-log.ts` records it). */
 export type FinishedFetch = RecordedFetch;
 
 export type FetchRecorder = (fetch: FinishedFetch) => void;

@@ -1,5 +1,5 @@
-import type { RedisLease } from '../adapters/group/redis-lease.js';
 import { settledWithin } from '../core/async/settled-within.js';
+import type { LeaderLease } from './group/leader-lease.js';
 
 /**
  * Leadership of a group of instances on Redis (docs/scale-out.md): every third of the lease time the
@@ -32,7 +32,7 @@ export interface GroupRole {
 }
 
 export interface GroupCoordinatorDeps {
-  readonly lease: RedisLease;
+  readonly lease: LeaderLease;
   readonly instance: string;
   readonly leaseMs: number;
   readonly logger: { info(meta: object, message: string): void; warn(meta: object, message: string): void };

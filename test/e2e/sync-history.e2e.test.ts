@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningApp, startApp } from '../../src/app/app.js';
-import type { SyncReport, SyncRunSummary } from '../../src/services/catalog-service.js';
-import type { ConsoleWarning } from '../../src/services/console-warnings.js';
+import type { SyncReport, SyncRunSummary } from '../../src/services/catalog/catalog-service.js';
+import type { ConsoleWarning } from '../../src/services/console/console-warnings.js';
 import { createTestConfig } from '../helpers/test-config.js';
 
 /** The sync history (docs/console.md#sync-history) against the sandbox POS, on a SQLite store that outlives a restart. */

@@ -3,6 +3,12 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { Agent, type Dispatcher, interceptors, request } from 'undici';
+import type {
+  EnrichmentRead,
+  EnrichmentSource,
+  EnrichmentSourceErrorCode,
+  EnrichmentValidators,
+} from '../../services/enrichment/enrichment-ports.js';
 import { collectShared } from './shared-bytes.js';
 
 /**
@@ -12,40 +18,6 @@ import { collectShared } from './shared-bytes.js';
  * body whose SHA-256 equals the last one's counts as unchanged too (servers without validators). Reads are
  * bounded in size and time; what the bytes mean is decided elsewhere (`core/enrichment`).
  */
-
-/** What makes the next read conditional. */
-export interface EnrichmentValidators {
-  readonly etag?: string;
-  readonly lastModified?: string;
-  /** A file's `size:mtimeMs`. */
-  readonly fileStamp?: string;
-  /** SHA-256 (hex) of the last body. */
-  readonly sha256?: string;
-}
-
-/** One read of the sheet, as it came. */
-export interface EnrichmentDocument {
-  /** In shared memory (a worker task reads them in place). */
-  readonly bytes: Uint8Array;
-  /** File name (from the path or the URL), a format hint. */
-  readonly name: string;
-  readonly contentType?: string;
-  readonly validators: EnrichmentValidators;
-  /** ISO time of the read. */
-  readonly fetchedAt: string;
-}
-
-export type EnrichmentRead =
-  | { readonly changed: true; readonly document: EnrichmentDocument }
-  /** `validators`: fresher ones for the same content (a new ETag or file time), to ask with next time. */
-  | { readonly changed: false; readonly validators?: EnrichmentValidators };
-
-export type EnrichmentSourceErrorCode =
-  | 'ENRICHMENT_UNREACHABLE'
-  | 'ENRICHMENT_HTTP_STATUS'
-  | 'ENRICHMENT_TOO_LARGE'
-  | 'ENRICHMENT_TIMEOUT'
-  | 'ENRICHMENT_NOT_FOUND';
 
 export class EnrichmentSourceError extends Error {
   override readonly name = 'EnrichmentSourceError';
@@ -75,15 +47,6 @@ export interface EnrichmentSourceOptions {
   readonly timeoutMs: number;
   /** undici dispatcher (tests); without one the source owns an Agent that follows redirects. */
   readonly dispatcher?: Dispatcher;
-}
-
-export interface EnrichmentSource {
-  /** Where the sheet is, safe for logs and pages (credentials in a URL redacted). */
-  readonly label: string;
-  /** SHA-256 of the location: tells two sheets apart whose labels read the same (redacted URLs). */
-  readonly identity: string;
-  read(previous: EnrichmentValidators | undefined, signal?: AbortSignal): Promise<EnrichmentRead>;
-  close(): Promise<void>;
 }
 
 export function isUrlLocation(location: string): boolean {

@@ -1,3 +1,4 @@
+import type { ChangeJournal, JournalEntry } from '../../services/catalog/change-journal.js';
 import { GROUP_KEYS, type RedisClient, streamReplyEntries } from './redis-keys.js';
 import { CHANGE_STREAM_MAXLEN } from './redis-pointer.js';
 
@@ -14,40 +15,6 @@ if head ~= ARGV[1] then return {0, head} end
 redis.call('SET', KEYS[1], ARGV[2])
 local id = redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], '*', 'kind', 'stock', 'base', ARGV[1], 'version', ARGV[2], 'source', ARGV[3], 'body', ARGV[4])
 return {1, id}`;
-
-/** One entry of the group's change stream. */
-export type JournalEntry =
-  | { readonly id: string; readonly kind: 'full' | 'serve'; readonly version: string; readonly source: string }
-  | {
-      readonly id: string;
-      readonly kind: 'stock';
-      readonly base: string;
-      readonly version: string;
-      readonly source: string;
-      /** JSON of the change (`StockChangeBody`): its time and the changed products. */
-      readonly body: string;
-    };
-
-export type AppendResult = { readonly ok: true; readonly id: string } | { readonly ok: false; readonly head: string };
-
-/** The group's ordered log of catalog changes (a Redis stream); see docs/scale-out.md. */
-export interface ChangeJournal {
-  appendStock(change: {
-    readonly base: string;
-    readonly version: string;
-    readonly source: string;
-    readonly body: string;
-  }): Promise<AppendResult>;
-  /** Entries after `after` (a stream id), waiting up to `blockMs` for one; `[]` when none came. */
-  read(after: string, blockMs: number): Promise<JournalEntry[]>;
-  /** The version the stream ends on (`undefined`: nothing appended since Redis started empty). */
-  head(): Promise<string | undefined>;
-  /** The id of the stream's last entry (`0-0` when empty). */
-  lastId(): Promise<string>;
-  /** How many entries follow `after`, counted up to `max`. */
-  countAfter(after: string, max: number): Promise<number>;
-  close(): Promise<void>;
-}
 
 /**
  * `client` runs the commands; `reader` is a connection of its own for the blocking reads, so that a

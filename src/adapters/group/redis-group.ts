@@ -1,15 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { settledWithin } from '../../core/async/settled-within.js';
 import type { PushOutbox } from '../../core/push/outbox.js';
+import type { ChangeJournal } from '../../services/catalog/change-journal.js';
+import type { GroupSwitch } from '../../services/catalog/group-switch.js';
+import type { LeaderLease } from '../../services/group/leader-lease.js';
+import type { WebhookInbox } from '../../services/webhooks/webhook-inbox.js';
 import { createRedisPushOutbox } from '../push/redis-push-outbox.js';
 import { createRedisClient } from '../store/create-keyv.js';
 import type { PointerBackend } from '../store/keyv-catalog-store.js';
-import type { WebhookInbox } from '../store/webhook-inbox.js';
-import { type ChangeJournal, createChangeJournal } from './redis-change-journal.js';
+import { createChangeJournal } from './redis-change-journal.js';
 import { GROUP_KEYS, type RedisClient } from './redis-keys.js';
-import { createRedisLease, type RedisLease } from './redis-lease.js';
+import { createRedisLease } from './redis-lease.js';
 import { createFencedPointer } from './redis-pointer.js';
-import { createGroupSwitch, type GroupSwitch } from './redis-switch.js';
+import { createGroupSwitch } from './redis-switch.js';
 import { createRedisWebhookInbox, type RedisInboxOptions } from './redis-webhook-inbox.js';
 
 /** What a job run on the leader for another instance answered. */
@@ -22,7 +25,7 @@ export interface RemoteRun {
 /** Several instances on one Redis: the parts of the group's coordination (docs/scale-out.md). */
 export interface RedisGroup {
   readonly instance: string;
-  readonly lease: RedisLease;
+  readonly lease: LeaderLease;
   readonly journal: ChangeJournal;
   readonly switching: GroupSwitch;
   /** The pointer of a version list, moved only under the lease. */

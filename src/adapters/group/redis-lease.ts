@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { LeaderLease, LeaseHolder } from '../../services/group/leader-lease.js';
 import { GROUP_KEYS, type RedisClient } from './redis-keys.js';
 
 /** Takes the lease when nobody holds it, with the next fencing token in its value. */
@@ -19,26 +20,7 @@ if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('DEL', KEYS[1])
 return 1`;
 
-export interface LeaseHolder {
-  readonly instance: string;
-  readonly token: number;
-}
-
-/** The leader lease in Redis: set-if-absent with expiry, renewed and released only by its holder. */
-export interface RedisLease {
-  /** The value held (`instance|token`), used by fenced writes; `undefined` when not held. */
-  held(): string | undefined;
-  /** Takes the lease if it is free; the fencing token when taken. */
-  acquire(): Promise<number | undefined>;
-  /** Whether the lease was still this instance's and was extended; when not, it is no longer held. */
-  renew(): Promise<boolean>;
-  /** Gives the lease up (shutdown), if it is still this instance's. */
-  release(): Promise<void>;
-  /** Who holds the lease now. */
-  holder(): Promise<LeaseHolder | undefined>;
-}
-
-export function createRedisLease(client: RedisClient, instance: string, leaseMs: number): RedisLease {
+export function createRedisLease(client: RedisClient, instance: string, leaseMs: number): LeaderLease {
   // Unique per process even when two share an INSTANCE_ID (a copied deployment), and after a Redis
   // restarted empty begins the tokens at 1 again: a stale holder never matches a new one's value.
   const holderId = `${instance}#${randomBytes(4).toString('hex')}`;

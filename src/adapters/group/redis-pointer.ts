@@ -1,6 +1,6 @@
+import type { LeaderLease } from '../../services/group/leader-lease.js';
 import { LeaseLostError, type PointerBackend, type VersionPointer } from '../store/keyv-catalog-store.js';
 import { GROUP_KEYS, type RedisClient } from './redis-keys.js';
-import type { RedisLease } from './redis-lease.js';
 
 /**
  * Moves a pointer only while the lease holds this instance's value (fencing: a leader that was paused past
@@ -33,7 +33,7 @@ export const CHANGE_STREAM_MAXLEN = 10_000;
  */
 export function createFencedPointer(
   client: RedisClient,
-  lease: RedisLease,
+  lease: LeaderLease,
   prefix: string,
   fallback: PointerBackend,
 ): PointerBackend {

@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { GroupSwitch } from '../../services/catalog/group-switch.js';
+import type { LeaderLease } from '../../services/group/leader-lease.js';
 import { LeaseLostError } from '../store/keyv-catalog-store.js';
 import { GROUP_KEYS, type RedisClient } from './redis-keys.js';
-import type { RedisLease } from './redis-lease.js';
 import { CHANGE_STREAM_MAXLEN } from './redis-pointer.js';
 
 /**
@@ -18,22 +19,7 @@ const MEMBER_LEASES = 3;
 /** How long a version's ready set is kept. */
 const READY_TTL_MS = 10 * 60_000;
 
-/** Switching the group to a new catalog at one moment (docs/decisions/0010-scale-out-on-redis.md). */
-export interface GroupSwitch {
-  /** Counts this instance as a member of the group (every lease round). */
-  heartbeat(): Promise<void>;
-  /** This instance has loaded `version` and can serve it at once. */
-  markReady(version: string): Promise<void>;
-  /**
-   * Waits until every other live member has loaded `version`, at most `timeoutMs`; resolves with how many
-   * had, and how many were waited for.
-   */
-  waitReady(version: string, timeoutMs: number): Promise<{ readonly ready: number; readonly members: number }>;
-  /** Makes `version` the group's (head and `serve` entry), under the lease. */
-  switchTo(version: string, source: string): Promise<string>;
-}
-
-export function createGroupSwitch(client: RedisClient, lease: RedisLease, instance: string, leaseMs: number): GroupSwitch {
+export function createGroupSwitch(client: RedisClient, lease: LeaderLease, instance: string, leaseMs: number): GroupSwitch {
   const readyKey = (version: string) => `catalog-bridge:group:ready:${version}`;
   const membersKey = 'catalog-bridge:group:members';
 

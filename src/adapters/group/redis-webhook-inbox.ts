@@ -1,12 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { settledWithin } from '../../core/async/settled-within.js';
-import {
-  DEFAULT_DEDUPE_TTL_MS,
-  type InboxEntry,
-  inboxIdOf,
-  type SharedInboxStats,
-  type WebhookInbox,
-} from '../store/webhook-inbox.js';
+import type { InboxEntry, SharedInboxStats, WebhookInbox } from '../../services/webhooks/webhook-inbox.js';
+import { DEFAULT_DEDUPE_TTL_MS, inboxIdOf } from '../store/inbox-ids.js';
 import { entriesOf, GROUP_KEYS, type RedisClient, streamReplyEntries } from './redis-keys.js';
 
 /** Dedupe and store in one step: an event is in the stream exactly when its dedupe key was set by this call. */

@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
-import type { PushBatchItem, PushErrorCause, PushOutcome, PushTargetOutcome } from '../../core/push/channel-client.js';
+import type { PushBatchItem, PushOutcome, PushTargetOutcome } from '../../core/push/channel-client.js';
+import type { PushErrorCause } from '../../core/push/push-channel.js';
 import { retryAfterMs } from '../../core/push/retry-after.js';
 import { decodeUtf8, describeNetworkError, readCapped } from '../pos/pos-responses.js';
 

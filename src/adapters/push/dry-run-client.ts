@@ -1,4 +1,5 @@
-import type { ChannelClient, PushBatchItem, PushChannel, PushTargetOutcome } from '../../core/push/channel-client.js';
+import type { ChannelClient, PushBatchItem, PushTargetOutcome } from '../../core/push/channel-client.js';
+import type { PushChannel } from '../../core/push/push-channel.js';
 
 /**
  * The channel client of PUSH_DRY_RUN (docs/decisions/0013-channel-push.md, "Dry run"): sends nothing, logs what

@@ -4,10 +4,10 @@ import {
   isLowPriority,
   mergeMask,
   type OutboxRow,
-  type PushChannel,
   type PushChannelState,
   type PushOutbox,
 } from '../../core/push/outbox.js';
+import type { PushChannel } from '../../core/push/push-channel.js';
 
 /**
  * The outbox in this process's memory (docs/decisions/0013-channel-push.md, section 3): for unit tests and

@@ -1,11 +1,5 @@
-import {
-  type ClaimedRow,
-  type EnqueueResult,
-  PUSH_CHANNELS,
-  type PushChannel,
-  type PushChannelState,
-  type PushOutbox,
-} from '../../core/push/outbox.js';
+import type { ClaimedRow, EnqueueResult, PushChannelState, PushOutbox } from '../../core/push/outbox.js';
+import { PUSH_CHANNELS, type PushChannel } from '../../core/push/push-channel.js';
 import { GROUP_KEYS, type RedisClient } from '../group/redis-keys.js';
 import { ACK, CLAIM, ENQUEUE, REJECT, RETRY } from './push-scripts.js';
 

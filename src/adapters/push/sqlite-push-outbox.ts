@@ -7,10 +7,10 @@ import {
   PUSH_MASK,
   PUSH_MASK_ADDED_AND_REMOVED,
   PUSH_MASK_ALL_FIELDS,
-  type PushChannel,
   type PushChannelState,
   type PushOutbox,
 } from '../../core/push/outbox.js';
+import type { PushChannel } from '../../core/push/push-channel.js';
 import { all, exec, openSqliteFile, run } from '../store/sqlite-calls.js';
 
 interface Row {

@@ -1,37 +1,6 @@
 import type { Keyv } from 'keyv';
-import type { EnrichmentCheck } from '../../core/enrichment/enrichment-check.js';
-import type { EnrichmentDocument, EnrichmentValidators } from '../enrichment/enrichment-source.js';
+import type { EnrichmentStore, StoredEnrichmentMeta, StoredReadStatus } from '../../services/enrichment/enrichment-ports.js';
 import { copyShared } from '../enrichment/shared-bytes.js';
-
-/** What is known of the last good sheet without its bytes: enough to tell whether another instance stored a newer one. */
-export interface StoredEnrichmentMeta {
-  readonly name: string;
-  readonly contentType?: string;
-  readonly validators: EnrichmentValidators;
-  readonly fetchedAt: string;
-  /** Where it was read from (a redacted label): a sheet from another source is not used. */
-  readonly source: string;
-  readonly check: EnrichmentCheck;
-  /** How many slices its bytes are stored in. */
-  readonly slices: number;
-}
-
-/** How the last read of the source went, as the instance that read it says (in a group: the leader). */
-export interface StoredReadStatus {
-  readonly lastCheckAt: string;
-  readonly problem?: { readonly at: string; readonly code: string; readonly message: string };
-}
-
-/** The last good enrichment sheet, kept in the store so that a restart or a new leader applies it at once. */
-export interface EnrichmentStore {
-  /** The last read's outcome, for the instances that do not read (followers show the leader's). */
-  saveReadStatus(status: StoredReadStatus): Promise<void>;
-  loadReadStatus(): Promise<StoredReadStatus | undefined>;
-  loadMeta(): Promise<StoredEnrichmentMeta | undefined>;
-  load(): Promise<EnrichmentDocument | undefined>;
-  /** Bytes first, then the meta that names them: a reader never finds meta without its bytes. */
-  save(document: EnrichmentDocument, check: EnrichmentCheck): Promise<void>;
-}
 
 /**
  * Bytes per stored slice. A 60 MB sheet in one keyv value would be one 80 MB base64 string that keyv

@@ -1,35 +1,5 @@
 import type { Keyv } from 'keyv';
-
-/** A stored run of a job as its history lists it: its id and a small summary (the whole report is apart). */
-export interface StoredRun {
-  readonly id: string;
-  readonly summary: unknown;
-}
-
-/**
- * The last runs of each job, of one source (docs/console.md#sync-history). Each report has a key of its own
- * and the job's index holds only ids and summaries, so that saving a run writes one report and a small
- * index (never the whole history again), and listing the history reads one key.
- */
-export interface ReportHistoryStore {
-  /**
-   * Keeps `report` as the job's newest run and drops the runs past the bound. `run` gives its id and
-   * summary (and how to summarise the previous release's reports); without it (tools, tests) the id is
-   * made up and the report is its own summary.
-   */
-  saveReport(job: string, report: unknown, run?: NewRun): Promise<void>;
-  /** The whole reports of the last runs (at most `limit`), newest first. */
-  recentReports(job: string, limit?: number): Promise<unknown[]>;
-  /** The job's runs, newest first: ids and summaries. */
-  listRuns(job: string): Promise<StoredRun[]>;
-  /** The whole report of one run, or `undefined` when the job has no such run (any more). */
-  readRun(job: string, id: string): Promise<unknown>;
-}
-
-export interface NewRun extends StoredRun {
-  /** The summary of a report the previous release stored (a whole report, without id). */
-  readonly summarize?: (report: unknown) => unknown;
-}
+import type { ReportHistoryStore, StoredRun } from '../../services/catalog/report-history-store.js';
 
 export interface KeyvReportStoreOptions {
   readonly source: { readonly id: string };
@@ -52,6 +22,11 @@ interface LegacyReports {
   readonly reports: readonly unknown[];
 }
 
+/**
+ * The last runs of each job, of one source, on keyv: the `ReportHistoryStore` port. Each report has a key
+ * of its own and the job's index holds only ids and summaries, so that saving a run writes one report and
+ * a small index (never the whole history again), and listing the history reads one key.
+ */
 export function createKeyvReportStore(keyv: Keyv, options: KeyvReportStoreOptions): ReportHistoryStore {
   const { source, prefix } = options;
   const keep = Math.max(1, options.keep ?? DEFAULT_KEPT_RUNS);

@@ -1,7 +1,6 @@
 import type { Keyv } from 'keyv';
-import { DEFAULT_DEDUPE_TTL_MS, type InboxEntry, inboxIdOf, type WebhookInbox } from './webhook-inbox.js';
-
-export type { InboxEntry, WebhookInbox } from './webhook-inbox.js';
+import type { InboxEntry, WebhookInbox } from '../../services/webhooks/webhook-inbox.js';
+import { DEFAULT_DEDUPE_TTL_MS, inboxIdOf } from './inbox-ids.js';
 
 const EVENT_PREFIX = 'event:';
 const SEEN_PREFIX = 'seen:';

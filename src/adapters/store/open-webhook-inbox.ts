@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
+import type { WebhookInbox } from '../../services/webhooks/webhook-inbox.js';
 import { openKeyv } from './create-keyv.js';
 import { createKeyvWebhookInbox } from './keyv-webhook-inbox.js';
 import { openSqliteWebhookInbox } from './sqlite-webhook-inbox.js';
-import type { WebhookInbox } from './webhook-inbox.js';
 
 /**
  * Where the webhook inbox lives for a `STORE_URL`: with SQLite, a file of its own beside the catalog's

@@ -1,7 +1,8 @@
 import type sqlite3 from 'sqlite3';
+import type { InboxEntry, WebhookInbox } from '../../services/webhooks/webhook-inbox.js';
+import { DEFAULT_DEDUPE_TTL_MS, inboxIdOf } from './inbox-ids.js';
 import { migrateKeyvInbox } from './migrate-keyv-inbox.js';
 import { all, exec, openSqliteFile, run } from './sqlite-calls.js';
-import { DEFAULT_DEDUPE_TTL_MS, type InboxEntry, inboxIdOf, type WebhookInbox } from './webhook-inbox.js';
 
 export interface SqliteWebhookInboxOptions {
   /** The id of the source (POS) whose events this inbox accepts and lists. */

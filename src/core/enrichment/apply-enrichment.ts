@@ -13,8 +13,8 @@ import {
 } from '../catalog/resolve-identity.js';
 import { type EnrichmentField, VALUE_COLUMNS } from './enrichment-columns.js';
 import { createProblemTally, quoteValue } from './enrichment-problems.js';
-import type { EnrichmentKeyColumn, EnrichmentProblemCode, EnrichmentSheet } from './enrichment-sheet.js';
 import { type EnrichmentTable, tableKeys, tableLine, tableOf, tableValues } from './enrichment-table.js';
+import type { EnrichmentKeyColumn, EnrichmentProblemCode, EnrichmentSheet } from './enrichment-types.js';
 
 /**
  * Puts a read enrichment sheet onto the catalog's products (docs/enrichment.md#group-rows):

@@ -1,6 +1,7 @@
 import { normalizeCode } from '../catalog/resolve-identity.js';
 import { headerMeaning, PRODUCT_ONLY_COLUMNS, type ValueColumn } from './enrichment-columns.js';
 import { createProblemTally, quoteValue } from './enrichment-problems.js';
+import type { EnrichmentRowSink } from './enrichment-table.js';
 import type {
   EnrichmentKeyColumn,
   EnrichmentLimits,
@@ -9,8 +10,7 @@ import type {
   EnrichmentRow,
   EnrichmentSheet,
   EnrichmentSheetResult,
-} from './enrichment-sheet.js';
-import type { EnrichmentRowSink } from './enrichment-table.js';
+} from './enrichment-types.js';
 import { isBlankRecord, isCellIssue, type SheetCell } from './sheet-cells.js';
 import { type MutableEnrichment, readEnrichmentValue } from './validate-enrichment-value.js';
 

@@ -1,6 +1,7 @@
 import { checkOf, createExcludeNames, type EnrichmentCheck } from './enrichment-check.js';
-import { type EnrichmentLimits, type EnrichmentSheetHint, readEnrichmentSheet } from './enrichment-sheet.js';
+import { readEnrichmentSheet } from './enrichment-sheet.js';
 import { createEnrichmentTableBuilder, type EnrichmentTable } from './enrichment-table.js';
+import type { EnrichmentLimits, EnrichmentSheetHint } from './enrichment-types.js';
 
 /** A sheet read into its table, with what its check found; `table` only when the sheet can be used. */
 export interface CompiledEnrichment {

@@ -1,5 +1,5 @@
 import type { ProductEnrichment } from '../catalog/catalog.js';
-import type { EnrichmentProblem, EnrichmentProblemCode, EnrichmentRow, EnrichmentSheetResult } from './enrichment-sheet.js';
+import type { EnrichmentProblem, EnrichmentProblemCode, EnrichmentRow, EnrichmentSheetResult } from './enrichment-types.js';
 
 /**
  * What reading a sheet found, without its rows: what the status page, `/readyz` and the sync report show,

@@ -1,5 +1,5 @@
 import type { ProductEnrichment } from '../catalog/catalog.js';
-import type { EnrichmentKeyColumn } from './enrichment-sheet.js';
+import type { EnrichmentKeyColumn } from './enrichment-types.js';
 
 /**
  * The columns of an enrichment sheet (docs/enrichment.md#columns): which headers name the key and which

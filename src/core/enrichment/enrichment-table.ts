@@ -6,7 +6,7 @@ import type {
   EnrichmentProblemCode,
   EnrichmentRow,
   EnrichmentSheet,
-} from './enrichment-sheet.js';
+} from './enrichment-types.js';
 
 /**
  * A read enrichment sheet in the compact form a full sync applies (docs/enrichment.md#memory): each product

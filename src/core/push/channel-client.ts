@@ -4,9 +4,7 @@
  * rejects each target by the outcome it gets back. Types only: clients live in `src/adapters/push/`.
  */
 
-import type { PushChannel } from './outbox.js';
-
-export { PUSH_CHANNELS, type PushChannel } from './outbox.js';
+import type { PushChannel, PushErrorCause } from './push-channel.js';
 
 /**
  * What one change asks a channel to do for a target. `fields` name what changed, so a Google patch can carry
@@ -18,13 +16,6 @@ export type PushAction =
   | { readonly kind: 'remove' };
 
 export type PushField = 'price' | 'salePrice' | 'availability' | 'stock';
-
-/**
- * Why a request failed, as the status page and the warnings tell it (decision 0013, section 6): a refused
- * credential, a rate limit, a spent (daily) quota, the channel's own fault, the network, or a request the
- * channel refuses as invalid.
- */
-export type PushErrorCause = 'auth' | 'rate-limit' | 'quota' | 'server' | 'network' | 'invalid';
 
 /** The outcome of one target's request: the worker maps it to `ack`, `retry` or `reject` on the outbox. */
 export type PushOutcome =

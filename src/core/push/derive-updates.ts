@@ -2,8 +2,9 @@ import { ALL_UNITS, type CatalogSnapshot, type Product } from '../catalog/catalo
 import type { ChangedField, ItemChange } from '../catalog/change-log.js';
 import { productCode } from '../feeds/to-feed-item.js';
 import type { PushAction, PushField } from './channel-client.js';
-import { type PendingUpdate, PUSH_MASK, type PushChannel } from './outbox.js';
+import { type PendingUpdate, PUSH_MASK } from './outbox.js';
 import { productById } from './product-lookup.js';
+import type { PushChannel } from './push-channel.js';
 
 /**
  * From the change log's item changes to pending outbox rows (docs/decisions/0013-channel-push.md, sections

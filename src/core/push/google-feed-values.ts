@@ -1,5 +1,4 @@
 import { XMLParser } from 'fast-xml-parser';
-import type { GoogleAvailability, GoogleLocalAvailability } from './payloads/google.js';
 
 /**
  * Google's pushed values read from its served feeds (docs/decisions/0013-channel-push.md, section 1, "Same
@@ -7,6 +6,11 @@ import type { GoogleAvailability, GoogleLocalAvailability } from './payloads/goo
  * `local-inventory.tsv` rows of one product (`templates/google-local-inventory.json`), as the feed lens
  * renders them. Pure; money stays the feed's two-decimal text until `toAmountMicros` (exact, no float math).
  */
+
+/** Google's `availability` of a product, as the Merchant API spells it. */
+export type GoogleAvailability = 'IN_STOCK' | 'OUT_OF_STOCK';
+/** `LocalInventoryAttributes.availability`: the local feed's "limited availability" (1-2 pieces) too. */
+export type GoogleLocalAvailability = GoogleAvailability | 'LIMITED_AVAILABILITY';
 
 /** The product attributes the push sends, as the feed's item writes them (text; `undefined` when left out). */
 export interface GoogleFeedItemValues {

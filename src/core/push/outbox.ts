@@ -4,11 +4,7 @@
  * is not stored: it is built at send time from the version served then, so coalescing is structural.
  */
 
-import type { PushErrorCause } from './channel-client.js';
-
-export type PushChannel = 'google' | 'shoptet' | 'meta';
-
-export const PUSH_CHANNELS: readonly PushChannel[] = ['google', 'shoptet', 'meta'];
+import type { PushChannel, PushErrorCause } from './push-channel.js';
 
 /** Bits of a row's `mask`: what changed since the channel was last told (decision 0013, section 1). */
 export const PUSH_MASK = {

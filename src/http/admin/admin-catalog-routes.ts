@@ -4,7 +4,7 @@ import { withTimeout } from '../../core/async/deadline.js';
 import { adminCsvHeader, adminCsvLine, adminJsonItem, adminRowOf } from '../../core/catalog/admin-catalog-rows.js';
 import type { CatalogSnapshot, Product } from '../../core/catalog/catalog.js';
 import { CSV_DIALECTS } from '../../core/feeds/csv-dialect.js';
-import type { PurchasePrices } from '../../services/catalog-service.js';
+import type { PurchasePrices } from '../../services/catalog/catalog-service.js';
 import { sendError } from '../send-error.js';
 import { parseQuery } from './admin-query.js';
 import { streamLines } from './stream-rows.js';

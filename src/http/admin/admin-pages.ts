@@ -1,4 +1,4 @@
-import type { SyncJob } from '../../services/catalog-service.js';
+import type { SyncJob } from '../../services/catalog/catalog-service.js';
 import type { GroupStatus } from '../../services/group-monitor.js';
 import { formatDateTime, formatDuration, formatNumber, textsFor } from '../console/i18n.js';
 import type { ConsoleContext } from '../console/layout.js';

@@ -1,6 +1,6 @@
-import type { SyncJob, SyncReport } from '../../services/catalog-service.js';
+import type { SyncJob, SyncReport } from '../../services/catalog/catalog-service.js';
 import type { GroupStatus } from '../../services/group-monitor.js';
-import type { JobTiming } from '../../services/readiness.js';
+import type { JobTiming } from '../../services/health/readiness.js';
 import type { TrackedRun } from './sync-runs.js';
 
 export const SYNC_JOBS: readonly SyncJob[] = ['sync-catalog', 'sync-stock'];

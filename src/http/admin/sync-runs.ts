@@ -1,5 +1,5 @@
 import type { JobOutcome } from '../../jobs/scheduler.js';
-import type { SyncJob, SyncReport } from '../../services/catalog-service.js';
+import type { SyncJob, SyncReport } from '../../services/catalog/catalog-service.js';
 
 /**
  * The syncs started from the admin area on this instance, kept (the last few, in memory) so that the

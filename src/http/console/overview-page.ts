@@ -1,12 +1,12 @@
 import { ALL_UNITS, type CatalogSnapshot } from '../../core/catalog/catalog.js';
 import type { FeedReadiness } from '../../core/feeds/feed-report.js';
+import type { SyncReport } from '../../services/catalog/catalog-service.js';
 import type { EnrichmentSyncReport } from '../../services/catalog/enrich-catalog.js';
-import type { SyncReport } from '../../services/catalog-service.js';
-import type { ConsoleWarning } from '../../services/console-warnings.js';
+import type { ConsoleWarning } from '../../services/console/console-warnings.js';
 import type { EnrichmentStatus } from '../../services/enrichment/enrichment-service.js';
 import type { GroupStatus } from '../../services/group-monitor.js';
-import { waitingReason } from '../../services/readiness.js';
-import type { StoreState } from '../../services/store-health.js';
+import { waitingReason } from '../../services/health/readiness.js';
+import type { StoreState } from '../../services/health/store-health.js';
 import type { WebhookStats } from '../../services/webhooks/webhook-processor.js';
 import { reportCodeHref } from '../routes/docs-routes.js';
 import type { FeedEntry, StatusRoutesDeps, SyncSummary } from '../routes/status-routes.js';

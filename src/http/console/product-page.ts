@@ -1,7 +1,7 @@
 import type { Response } from 'express';
 import type { LeftOutReason } from '../../core/feeds/explain-item.js';
-import type { FeedVerdict, OfferView, ProductView } from '../../services/product-lookup.js';
-import type { DocumentSource, UnitSources } from '../../services/product-sources.js';
+import type { FeedVerdict, OfferView, ProductView } from '../../services/products/product-lookup.js';
+import type { DocumentSource, UnitSources } from '../../services/products/product-sources.js';
 import { escapeHtml as h } from '../routes/status-sections.js';
 import { feedTitle, measureUnitText } from './feed-names.js';
 import { formatDateTime, formatMoney, formatNumber, textsFor } from './i18n.js';

@@ -1,6 +1,6 @@
 import { type Request, type Response, Router } from 'express';
 import { z } from 'zod';
-import type { SyncJob, SyncReport, SyncRunSummary } from '../../services/catalog-service.js';
+import type { SyncJob, SyncReport, SyncRunSummary } from '../../services/catalog/catalog-service.js';
 import { createFeedTokenGuard } from '../routes/feed-routes.js';
 import { escapeHtml as h } from '../routes/status-sections.js';
 import { sendError } from '../send-error.js';

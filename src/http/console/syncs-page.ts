@@ -1,4 +1,4 @@
-import type { SyncJob, SyncRunSummary } from '../../services/catalog-service.js';
+import type { SyncJob, SyncRunSummary } from '../../services/catalog/catalog-service.js';
 import { escapeHtml as h } from '../routes/status-sections.js';
 import { formatDateTime, formatDuration, formatNumber, type Lang, textsFor } from './i18n.js';
 import type { ConsoleContext } from './layout.js';

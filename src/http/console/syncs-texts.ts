@@ -1,4 +1,4 @@
-import type { SyncJob, SyncOutcome } from '../../services/catalog-service.js';
+import type { SyncJob, SyncOutcome } from '../../services/catalog/catalog-service.js';
 import { type Lang, plural } from './i18n.js';
 
 /** The sync history page's texts (docs/console.md#sync-history), in English and Czech. */

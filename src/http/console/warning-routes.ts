@@ -1,7 +1,7 @@
 import { type Request, type Response, Router } from 'express';
 import { z } from 'zod';
-import type { ConsoleWarnings } from '../../services/console-warning-sources.js';
-import { countWarnings } from '../../services/console-warnings.js';
+import type { ConsoleWarnings } from '../../services/console/console-warning-sources.js';
+import { countWarnings } from '../../services/console/console-warnings.js';
 import { createFeedTokenGuard } from '../routes/feed-routes.js';
 import { sendError } from '../send-error.js';
 import { textsFor } from './i18n.js';

@@ -1,4 +1,4 @@
-import type { ConsoleWarning, WarningSeverity } from '../../services/console-warnings.js';
+import type { ConsoleWarning, WarningSeverity } from '../../services/console/console-warnings.js';
 import { escapeHtml as h } from '../routes/status-sections.js';
 import { plural, textsFor } from './i18n.js';
 import type { ConsoleContext } from './layout.js';

@@ -1,7 +1,7 @@
 import express, { Router } from 'express';
 import type { CatalogSnapshot } from '../../core/catalog/catalog.js';
 import type { JobOutcome } from '../../jobs/scheduler.js';
-import type { PurchasePrices, SyncJob } from '../../services/catalog-service.js';
+import type { PurchasePrices, SyncJob } from '../../services/catalog/catalog-service.js';
 import { addAdminCatalogRoutes } from '../admin/admin-catalog-routes.js';
 import { createAdminGate } from '../admin/admin-gate.js';
 import { addAdminLoginRoutes, addAdminLogoutRoute } from '../admin/admin-login-routes.js';

@@ -1,7 +1,7 @@
 import { type Request, Router } from 'express';
 import { z } from 'zod';
 import { CONSUMERS } from '../../core/fetches/classify-consumer.js';
-import type { FetchLog, FetchQuery } from '../../services/fetch-log.js';
+import type { FetchLog, FetchQuery } from '../../services/fetches/fetch-log.js';
 import { FETCHES_TEXTS, renderFetchesBody } from '../console/fetches-page.js';
 import { textsFor } from '../console/i18n.js';
 import { consoleContext, sendPage, sendQueryProblem } from '../console/layout.js';

@@ -1,6 +1,6 @@
 import { type Request, Router } from 'express';
 import { z } from 'zod';
-import type { ProductLookup, ProductLookupResult } from '../../services/product-lookup.js';
+import type { ProductLookup, ProductLookupResult } from '../../services/products/product-lookup.js';
 import { consoleContext, sendQueryProblem } from '../console/layout.js';
 import { sendProductNotFound, sendProductPage } from '../console/product-page.js';
 import { sendError } from '../send-error.js';

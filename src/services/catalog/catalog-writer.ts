@@ -1,8 +1,8 @@
-import type { CatalogStore, StoreChunk } from '../../adapters/store/keyv-catalog-store.js';
 import { createMutex } from '../../core/async/create-mutex.js';
 import type { CatalogSnapshot } from '../../core/catalog/catalog.js';
 import { chunkText, type ItemChunk } from '../../core/catalog/catalog-chunks.js';
 import type { FamilyEnrichment } from '../../core/catalog/family-enrichment.js';
+import type { CatalogStore, StoreChunk } from './catalog-store.js';
 import type { CatalogLogger, CatalogMeta } from './catalog-types.js';
 import type { FamilyIdentity } from './resolve-stock-export.js';
 import { materializeTexts, type ServedCatalog, type ServedVersion } from './served-catalog.js';

@@ -1,6 +1,6 @@
-import type { CatalogStore } from '../../adapters/store/keyv-catalog-store.js';
 import { createSlicer } from '../../core/async/create-slicer.js';
 import type { InternalProductData } from '../../core/catalog/catalog.js';
+import type { CatalogStore } from './catalog-store.js';
 
 /** The purchase prices of the internal store's current version (admin only: docs/catalog-rules.md rule 6). */
 export interface PurchasePrices {

@@ -1,11 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ChangeJournal, JournalEntry } from '../../adapters/group/redis-change-journal.js';
 import { createMutex } from '../../core/async/create-mutex.js';
 import { settledWithin } from '../../core/async/settled-within.js';
 import type { CatalogSnapshot, Product } from '../../core/catalog/catalog.js';
 import { productsWithValues, withoutValues } from '../../core/catalog/family-enrichment.js';
 import type { CatalogLogger } from './catalog-types.js';
 import type { PreparedVersion } from './catalog-writer.js';
+import type { ChangeJournal, JournalEntry } from './change-journal.js';
 import type { ServedCatalog, ServedVersion } from './served-catalog.js';
 
 /**

@@ -1,5 +1,5 @@
-import type { NewRun, StoredRun } from '../../adapters/store/keyv-report-store.js';
 import type { CatalogLogger, SyncJob, SyncReport } from './catalog-types.js';
+import type { NewRun, StoredRun } from './report-history-store.js';
 import { asRunSummary, newRunId, type SyncRunSummary, summarizeReport } from './sync-history.js';
 
 /** Where reports are kept beyond the process (the catalog store): the last runs per job. */

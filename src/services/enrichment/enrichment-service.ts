@@ -1,15 +1,15 @@
+import { createMutex } from '../../core/async/create-mutex.js';
+import type { CompiledEnrichment } from '../../core/enrichment/compile-enrichment.js';
+import type { EnrichmentCheck } from '../../core/enrichment/enrichment-check.js';
+import type { EnrichmentTable } from '../../core/enrichment/enrichment-table.js';
 import type {
   EnrichmentDocument,
   EnrichmentRead,
   EnrichmentSource,
   EnrichmentSourceErrorCode,
+  EnrichmentStore,
   EnrichmentValidators,
-} from '../../adapters/enrichment/enrichment-source.js';
-import type { EnrichmentStore } from '../../adapters/store/keyv-enrichment-store.js';
-import { createMutex } from '../../core/async/create-mutex.js';
-import type { CompiledEnrichment } from '../../core/enrichment/compile-enrichment.js';
-import type { EnrichmentCheck } from '../../core/enrichment/enrichment-check.js';
-import type { EnrichmentTable } from '../../core/enrichment/enrichment-table.js';
+} from './enrichment-ports.js';
 
 /**
  * The marketer's enrichment sheet over time (docs/enrichment.md): re-read on a schedule with validators,

@@ -2,7 +2,8 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { createMutex } from '../../core/async/create-mutex.js';
 import type { CatalogSnapshot } from '../../core/catalog/catalog.js';
 import { fullReconciliation, type PushTargetsConfig } from '../../core/push/derive-updates.js';
-import type { PendingUpdate, PushChannel, PushOutbox } from '../../core/push/outbox.js';
+import type { PendingUpdate, PushOutbox } from '../../core/push/outbox.js';
+import type { PushChannel } from '../../core/push/push-channel.js';
 import type { CatalogLogger } from '../catalog/catalog-types.js';
 import { PUSH_ENQUEUE_CHUNK } from './push-deriver.js';
 

@@ -1,5 +1,5 @@
-import type { PushErrorCause } from '../../core/push/channel-client.js';
-import type { PushChannel, PushChannelState, PushOutbox } from '../../core/push/outbox.js';
+import type { PushChannelState, PushOutbox } from '../../core/push/outbox.js';
+import type { PushChannel, PushErrorCause } from '../../core/push/push-channel.js';
 
 /**
  * The worker's last success and last error, kept in the outbox state (docs/decisions/0013-channel-push.md,

@@ -1,9 +1,10 @@
 import { createSlicer } from '../../core/async/create-slicer.js';
 import type { CatalogSnapshot } from '../../core/catalog/catalog.js';
 import type { ChannelClient, PayloadResult, PushBatchItem, PushTargetOutcome } from '../../core/push/channel-client.js';
-import type { ClaimedRow, PushChannel, PushChannelState, PushOutbox } from '../../core/push/outbox.js';
+import type { ClaimedRow, PushChannelState, PushOutbox } from '../../core/push/outbox.js';
 import type { Pacer } from '../../core/push/pacer.js';
 import { pushRetryDelayMs } from '../../core/push/push-backoff.js';
+import type { PushChannel } from '../../core/push/push-channel.js';
 import type { CatalogLogger } from '../catalog/catalog-types.js';
 import { type BatchResult, createPushStateRecorder, type PushStateRecorder } from './push-state-recorder.js';
 

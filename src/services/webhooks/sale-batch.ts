@@ -1,11 +1,11 @@
-import type { InboxEntry } from '../../adapters/store/webhook-inbox.js';
 import type { CatalogSnapshot } from '../../core/catalog/catalog.js';
 import type { PosSaleEvent } from '../../core/catalog/pos-records.js';
-import type { CatalogService } from '../catalog-service.js';
-import { type LastStockChange, type LastStockChanges, saleChangeOf } from '../last-stock-changes.js';
-import { type MovementLookup, saleTimeOf } from '../movement-lookup.js';
-import type { StockRereads } from '../stock-rereads.js';
+import type { CatalogService } from '../catalog/catalog-service.js';
+import { type LastStockChange, type LastStockChanges, saleChangeOf } from '../products/last-stock-changes.js';
+import { type MovementLookup, saleTimeOf } from './movement-lookup.js';
 import { ALL, type SaleEffects, saleEffectsOf, type UnitLookup, unitCodeOf } from './sale-movements.js';
+import type { StockRereads } from './stock-rereads.js';
+import type { InboxEntry } from './webhook-inbox.js';
 import type { QueuedEntry, WebhookQueue } from './webhook-queue.js';
 
 export type SaleOutcome = 'applied' | 'refetched' | 'dropped';

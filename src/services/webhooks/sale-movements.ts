@@ -2,8 +2,8 @@ import type { StockDelta } from '../../core/catalog/apply-stock.js';
 import type { CatalogSnapshot } from '../../core/catalog/catalog.js';
 import type { FamilyIndex } from '../../core/catalog/family-index.js';
 import type { PosMovement, PosSaleEvent } from '../../core/catalog/pos-records.js';
-import type { SaleToLookUp } from '../movement-lookup.js';
-import { ALL_UNITS_REREAD } from '../stock-rereads.js';
+import type { SaleToLookUp } from './movement-lookup.js';
+import { ALL_UNITS_REREAD } from './stock-rereads.js';
 import type { QueuedEntry } from './webhook-queue.js';
 
 /** All units of the catalog: a sale event without `unitId` (or with an unknown one). */

@@ -1,11 +1,11 @@
-import type { WebhookInbox } from '../../adapters/store/webhook-inbox.js';
+import type { CatalogService } from '../catalog/catalog-service.js';
 import type { PosClient } from '../catalog/pos-port.js';
-import type { CatalogService } from '../catalog-service.js';
-import { createLastStockChanges, type LastStockChanges } from '../last-stock-changes.js';
-import { createMovementLookup } from '../movement-lookup.js';
-import { createStockRereads } from '../stock-rereads.js';
+import { createLastStockChanges, type LastStockChanges } from '../products/last-stock-changes.js';
+import { createMovementLookup } from './movement-lookup.js';
 import { createSaleBatchProcessor, type SaleOutcome } from './sale-batch.js';
+import { createStockRereads } from './stock-rereads.js';
 import type { StoredWebhookEvent } from './webhook-events.js';
+import type { WebhookInbox } from './webhook-inbox.js';
 import { createWebhookQueue, freshEntry, type QueuedEntry } from './webhook-queue.js';
 
 export { dedupeKeyOf, type StoredWebhookEvent } from './webhook-events.js';

@@ -1,5 +1,5 @@
-import type { InboxEntry, WebhookInbox } from '../../adapters/store/webhook-inbox.js';
 import type { StoredWebhookEvent } from './webhook-events.js';
+import type { InboxEntry, WebhookInbox } from './webhook-inbox.js';
 
 export interface QueuedEntry {
   readonly entry: InboxEntry<StoredWebhookEvent>;

@@ -6,8 +6,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openKeyv } from '../../../src/adapters/store/create-keyv.js';
 import { createKeyvCatalogStore, loadItems } from '../../../src/adapters/store/keyv-catalog-store.js';
 import type { InternalProductData, Product } from '../../../src/core/catalog/catalog.js';
+import { type CatalogMeta, createCatalogService } from '../../../src/services/catalog/catalog-service.js';
 import { createInThreadCatalogWorkers } from '../../../src/services/catalog/catalog-workers.js';
-import { type CatalogMeta, createCatalogService } from '../../../src/services/catalog-service.js';
 import { createFakePosClient, demoData, type FakePosData, posDown } from '../../fakes/fake-pos-client.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'catalog-service-'));

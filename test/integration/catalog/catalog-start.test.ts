@@ -6,9 +6,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openKeyv } from '../../../src/adapters/store/create-keyv.js';
 import { createKeyvCatalogStore } from '../../../src/adapters/store/keyv-catalog-store.js';
 import type { CatalogSource } from '../../../src/core/catalog/catalog-source.js';
+import { type CatalogMeta, createCatalogService } from '../../../src/services/catalog/catalog-service.js';
+import { openStoredCatalog } from '../../../src/services/catalog/catalog-start.js';
 import { createInThreadCatalogWorkers } from '../../../src/services/catalog/catalog-workers.js';
-import { type CatalogMeta, createCatalogService } from '../../../src/services/catalog-service.js';
-import { openStoredCatalog } from '../../../src/services/catalog-start.js';
 import { createFakePosClient, demoData, type FakePosData, posDown } from '../../fakes/fake-pos-client.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'catalog-start-'));

@@ -1,7 +1,7 @@
 import { request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../../src/sandbox/start-sandbox.js';
-import type { CatalogService, SyncReport } from '../../../src/services/catalog-service.js';
+import type { CatalogService, SyncReport } from '../../../src/services/catalog/catalog-service.js';
 import { createTestConfig } from '../../helpers/test-config.js';
 import { API_KEY, sendJson, startTestSandbox } from '../sandbox/sandbox-test-kit.js';
 import { createWorkerCatalog } from './worker-catalog-kit.js';

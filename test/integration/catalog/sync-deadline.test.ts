@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createMutex } from '../../../src/core/async/create-mutex.js';
 import { shuttingDown } from '../../../src/core/async/deadline.js';
 import type { RunningSandbox } from '../../../src/sandbox/start-sandbox.js';
-import type { CatalogService, SyncPhase } from '../../../src/services/catalog-service.js';
+import type { CatalogService, SyncPhase } from '../../../src/services/catalog/catalog-service.js';
 import { createTestConfig } from '../../helpers/test-config.js';
 import { API_KEY, sendJson, startTestSandbox } from '../sandbox/sandbox-test-kit.js';
 import { createWorkerCatalog } from './worker-catalog-kit.js';

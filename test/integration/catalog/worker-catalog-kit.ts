@@ -9,7 +9,7 @@ import {
   catalogServiceOptions,
   createCatalogService,
   type SyncPhase,
-} from '../../../src/services/catalog-service.js';
+} from '../../../src/services/catalog/catalog-service.js';
 import { createCatalogWorkers } from '../../../src/workers/create-catalog-workers.js';
 
 const SOURCE = { id: 'pos:worker-catalog-kit', label: 'the test POS' };

@@ -5,16 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Keyv } from 'keyv';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createEnrichmentSource,
-  type EnrichmentDocument,
-  redactSheetUrl,
-} from '../../../src/adapters/enrichment/enrichment-source.js';
+import { createEnrichmentSource, redactSheetUrl } from '../../../src/adapters/enrichment/enrichment-source.js';
 import { createKeyvEnrichmentStore } from '../../../src/adapters/store/keyv-enrichment-store.js';
 import type { CompiledEnrichment } from '../../../src/core/enrichment/compile-enrichment.js';
 import type { EnrichmentCheck } from '../../../src/core/enrichment/enrichment-check.js';
 import { tableKey, tableValues } from '../../../src/core/enrichment/enrichment-table.js';
 import { checkEnrichmentSheet } from '../../../src/services/catalog/enrich-catalog.js';
+import type { EnrichmentDocument } from '../../../src/services/enrichment/enrichment-ports.js';
 import { createEnrichmentService, type EnrichmentInUse } from '../../../src/services/enrichment/enrichment-service.js';
 
 /**

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'v
 import { openRedisGroup, type RedisGroup } from '../../../src/adapters/group/redis-group.js';
 import { GROUP_KEYS } from '../../../src/adapters/group/redis-keys.js';
 import type { PointerBackend, VersionPointer } from '../../../src/adapters/store/keyv-catalog-store.js';
-import type { InboxEntry } from '../../../src/adapters/store/webhook-inbox.js';
+import type { InboxEntry } from '../../../src/services/webhooks/webhook-inbox.js';
 import { type RedisServer, startRedisServer } from '../../helpers/redis-server.js';
 
 /**

@@ -3,7 +3,7 @@ import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { createAdminRoutes } from '../../../src/http/routes/admin-routes.js';
 import type { JobOutcome } from '../../../src/jobs/scheduler.js';
-import type { SyncJob, SyncReport } from '../../../src/services/catalog-service.js';
+import type { SyncJob, SyncReport } from '../../../src/services/catalog/catalog-service.js';
 
 const TOKEN = 'admin-secret-for-sync-tests';
 const HTML = 'text/html,application/xhtml+xml';

@@ -1,12 +1,8 @@
 import { Keyv } from 'keyv';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { openKeyv } from '../../../src/adapters/store/create-keyv.js';
-import {
-  type CatalogStore,
-  createKeyvCatalogStore,
-  loadItems,
-  publishItems,
-} from '../../../src/adapters/store/keyv-catalog-store.js';
+import { createKeyvCatalogStore, loadItems, publishItems } from '../../../src/adapters/store/keyv-catalog-store.js';
+import type { CatalogStore } from '../../../src/services/catalog/catalog-store.js';
 import { skipWithoutBackend, storeBackends } from '../../helpers/store-backends.js';
 
 interface Item {

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { openKeyv } from '../../../src/adapters/store/create-keyv.js';
 import { openWebhookInbox } from '../../../src/adapters/store/open-webhook-inbox.js';
-import type { WebhookInbox } from '../../../src/adapters/store/webhook-inbox.js';
+import type { WebhookInbox } from '../../../src/services/webhooks/webhook-inbox.js';
 import { skipWithoutBackend, storeBackends } from '../../helpers/store-backends.js';
 
 const backends = storeBackends('webhook-inbox');

@@ -11,14 +11,14 @@ import { loadConfiguredTemplates } from '../../../src/app/wiring.js';
 import { ALL_UNITS, type CatalogSnapshot } from '../../../src/core/catalog/catalog.js';
 import { chunkText, type ItemChunk } from '../../../src/core/catalog/catalog-chunks.js';
 import type { RunningSandbox } from '../../../src/sandbox/start-sandbox.js';
-import { type CatalogWorkers, createInThreadCatalogWorkers } from '../../../src/services/catalog/catalog-workers.js';
-import type { ReadCatalogInput, ReadCatalogOutput } from '../../../src/services/catalog/read-catalog.js';
 import {
   type CatalogMeta,
   type CatalogService,
   catalogServiceOptions,
   createCatalogService,
-} from '../../../src/services/catalog-service.js';
+} from '../../../src/services/catalog/catalog-service.js';
+import { type CatalogWorkers, createInThreadCatalogWorkers } from '../../../src/services/catalog/catalog-workers.js';
+import type { ReadCatalogInput, ReadCatalogOutput } from '../../../src/services/catalog/read-catalog.js';
 import { createFeedBuilder, type FeedRequest } from '../../../src/services/feeds/feed-builder.js';
 import { createInThreadFeedRenderer, type RenderedBody } from '../../../src/services/feeds/feed-renderer.js';
 import { createCatalogWorkers } from '../../../src/workers/create-catalog-workers.js';

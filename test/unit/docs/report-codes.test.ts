@@ -10,7 +10,7 @@ import type { LeftOutCode } from '../../../src/core/feeds/explain-item.js';
 import type { FeedWarningCode } from '../../../src/core/feeds/feed-report.js';
 import type { WebhookRoutesDeps } from '../../../src/http/routes/webhook-routes.js';
 import type { SyncOutcome } from '../../../src/services/catalog/catalog-types.js';
-import type { ConsoleWarningCode } from '../../../src/services/console-warnings.js';
+import type { ConsoleWarningCode } from '../../../src/services/console/console-warnings.js';
 import type { EnrichmentProblemReport } from '../../../src/services/enrichment/enrichment-service.js';
 import type { PushWarningCode } from '../../../src/services/push-warnings.js';
 import type { WebhookStats } from '../../../src/services/webhooks/webhook-processor.js';

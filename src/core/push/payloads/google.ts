@@ -2,7 +2,14 @@ import type { FeedItem, FeedOffer } from '../../feeds/feed-item.js';
 import { normalizeGtin } from '../../feeds/normalize-gtin.js';
 import { truncateText } from '../../feeds/truncate-text.js';
 import type { PayloadResult, PushAction, PushField } from '../channel-client.js';
-import { feedMoney, type GoogleFeedItemValues, localAvailabilityOf, productAvailabilityOf } from '../google-feed-values.js';
+import {
+  feedMoney,
+  type GoogleAvailability,
+  type GoogleFeedItemValues,
+  type GoogleLocalAvailability,
+  localAvailabilityOf,
+  productAvailabilityOf,
+} from '../google-feed-values.js';
 import {
   GoogleNameError,
   productInputName as googleProductInputName,
@@ -17,10 +24,6 @@ import { toAmountMicros } from '../money-micros.js';
  * client's `Schema$ProductInput`, `Schema$ProductAttributes`, `Schema$Price`, `Schema$LocalInventory`.
  * Values are the Google feed template's (`templates/google.json`), money as exact `amountMicros`.
  */
-
-export type GoogleAvailability = 'IN_STOCK' | 'OUT_OF_STOCK';
-/** `LocalInventoryAttributes.availability`: the local feed's "limited availability" (1-2 pieces) too. */
-export type GoogleLocalAvailability = GoogleAvailability | 'LIMITED_AVAILABILITY';
 
 export interface GooglePrice {
   /** int64 as text; 1 unit = 1,000,000 micros. */

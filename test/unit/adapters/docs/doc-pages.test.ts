@@ -50,7 +50,7 @@ describe('adapters/docs/doc-pages', () => {
     expect(servedHref('#a', 'codes', pages)).toBe('#a');
     expect(servedHref('https://example.com/', 'codes', pages)).toBe('https://example.com/');
     expect(servedHref('../README.md', 'codes', pages)).toBeUndefined();
-    expect(servedHref('../src/app/app.ts', 'decisions/0001-x', pages)).toBeUndefined();
+    expect(servedHref('../../../../src/app/app.ts', 'decisions/0001-x', pages)).toBeUndefined();
   });
 
   it('lists the pages and renders one as a whole HTML document with working links and anchors', async () => {

@@ -1,11 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Offer, Product } from '../../../../src/core/catalog/catalog.js';
-import {
-  type EnrichmentLimits,
-  type EnrichmentSheet,
-  type EnrichmentSheetHint,
-  readEnrichmentSheet,
-} from '../../../../src/core/enrichment/enrichment-sheet.js';
+import { readEnrichmentSheet } from '../../../../src/core/enrichment/enrichment-sheet.js';
+import type { EnrichmentLimits, EnrichmentSheet, EnrichmentSheetHint } from '../../../../src/core/enrichment/enrichment-types.js';
 
 /** Builders for the enrichment tests: products, sheet bytes in each encoding, and a reader that must succeed. */
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { EnrichmentValues } from '../../../../src/core/enrichment/enrichment-sheet.js';
+import type { EnrichmentValues } from '../../../../src/core/enrichment/enrichment-types.js';
 import { problemKeys, readSheet } from './enrichment-fixtures.js';
 
 /** The values of one `id;{column}` row holding `cell` (written as a quoted CSV field). */

@@ -6,7 +6,7 @@ import type { StockDelta } from '../../../../src/core/catalog/apply-stock.js';
 import type { CatalogSnapshot, Product } from '../../../../src/core/catalog/catalog.js';
 import { buildFamilyIndex } from '../../../../src/core/catalog/family-index.js';
 import type { PosMovement } from '../../../../src/core/catalog/pos-records.js';
-import type { SyncReport } from '../../../../src/services/catalog-service.js';
+import type { SyncReport } from '../../../../src/services/catalog/catalog-types.js';
 import { productIdOfMovement } from '../../../../src/services/webhooks/sale-movements.js';
 import {
   createWebhookProcessor,
