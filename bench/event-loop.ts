@@ -134,7 +134,7 @@ async function bridge(): Promise<void> {
   const [{ monitorEventLoopDelay }, { pino }, { startApp }, { createTestConfig }, { encodedSize }] = await Promise.all([
     import('node:perf_hooks'),
     import('pino'),
-    import('../src/app/app.js'),
+    import('../src/app/start-app.js'),
     import('../test/helpers/test-config.js'),
     import('../src/services/feeds/encoded-feed.js'),
   ]);

@@ -1,7 +1,7 @@
 import type { CatalogService, SyncJob, SyncReport } from './catalog-service.js';
 import type { NotServedCatalog } from './catalog-start.js';
 import type { EnrichmentStatus } from './enrichment/enrichment-service.js';
-import type { GroupStatus } from './group-monitor.js';
+import type { GroupStatus } from './group/group-monitor.js';
 import type { StoreState } from './store-health.js';
 import type { WebhookProcessor } from './webhook-processor.js';
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { type Dispatcher, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp } from '../../src/app/app.js';
+import { startApp } from '../../src/app/start-app.js';
 import { openConfiguredWebhookInbox } from '../../src/app/wiring.js';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/start-sandbox.js';
 import type { StoredWebhookEvent } from '../../src/services/webhook-processor.js';

@@ -4,7 +4,7 @@ import type { EnrichmentSyncReport } from '../../services/catalog/enrich-catalog
 import type { SyncReport } from '../../services/catalog-service.js';
 import type { ConsoleWarning } from '../../services/console-warnings.js';
 import type { EnrichmentStatus } from '../../services/enrichment/enrichment-service.js';
-import type { GroupStatus } from '../../services/group-monitor.js';
+import type { GroupStatus } from '../../services/group/group-monitor.js';
 import { waitingReason } from '../../services/readiness.js';
 import type { StoreState } from '../../services/store-health.js';
 import type { WebhookStats } from '../../services/webhook-processor.js';

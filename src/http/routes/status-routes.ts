@@ -6,7 +6,7 @@ import type { NotServedCatalog } from '../../services/catalog-start.js';
 import type { ConsoleWarning } from '../../services/console-warnings.js';
 import type { EnrichmentStatus } from '../../services/enrichment/enrichment-service.js';
 import type { FeedDescriptor, FeedService } from '../../services/feed-service.js';
-import type { GroupStatus } from '../../services/group-monitor.js';
+import type { GroupStatus } from '../../services/group/group-monitor.js';
 import { type JobTiming, waitingReason } from '../../services/readiness.js';
 import type { StoreState } from '../../services/store-health.js';
 import type { WebhookStats } from '../../services/webhook-processor.js';

@@ -12,7 +12,7 @@ import type { WebhookRoutesDeps } from '../../../src/http/routes/webhook-routes.
 import type { SyncOutcome } from '../../../src/services/catalog/catalog-types.js';
 import type { ConsoleWarningCode } from '../../../src/services/console-warnings.js';
 import type { EnrichmentProblemReport } from '../../../src/services/enrichment/enrichment-service.js';
-import type { PushWarningCode } from '../../../src/services/push-warnings.js';
+import type { PushWarningCode } from '../../../src/services/push/push-warnings.js';
 import type { WebhookStats } from '../../../src/services/webhook-processor.js';
 
 /**

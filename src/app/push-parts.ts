@@ -12,13 +12,24 @@ import { reconcileBudget } from '../core/push/google-quota.js';
 import type { PushOutbox } from '../core/push/outbox.js';
 import { createPacer } from '../core/push/pacer.js';
 import type { CatalogService } from '../services/catalog-service.js';
+import { withGoogleChannel } from '../services/push/google-channel.js';
+import {
+  applyPausedSetting,
+  createPushControl,
+  type PushControl,
+  rememberMode,
+  storeMode,
+} from '../services/push/push-control.js';
 import { createPushDeriver, type PushDeriver } from '../services/push/push-deriver.js';
 import { createPushReconciler, type PushReconciler } from '../services/push/push-reconciler.js';
+import {
+  createPushStatusBoard,
+  observePushLag,
+  type PushChannelStatus,
+  type StatusExtras,
+} from '../services/push/push-status.js';
 import { createPushWorker, type PushWorker } from '../services/push/push-worker.js';
-import { type ChannelParts, googleParts, type Links, metaParts, type PushFeeds, shoptetParts } from './push-channels.js';
-import { applyPausedSetting, createPushControl, type PushControl, rememberMode, storeMode } from './push-control.js';
-import { withGoogleChannel } from './push-google.js';
-import { createPushStatusBoard, observePushLag, type PushChannelStatus, type StatusExtras } from './push-status.js';
+import { type ChannelParts, googleParts, type Links, metaParts, type PushFeeds, shoptetParts } from './push-channel-parts.js';
 import { uncoalescedOutbox, uncoalescedPayloads } from './push-uncoalesced.js';
 
 /**
@@ -26,7 +37,7 @@ import { uncoalescedOutbox, uncoalescedPayloads } from './push-uncoalesced.js';
  * outbox in the configured store, the deriver and one worker per configured channel (Google, Meta, Shoptet). Nothing is created when no channel is configured, so the bridge behaves as before.
  */
 
-export type { PushChannelStatus } from './push-status.js';
+export type { PushChannelStatus } from '../services/push/push-status.js';
 
 export interface PushWiring {
   /** Derives and sends from now on (call once the catalog is served). */

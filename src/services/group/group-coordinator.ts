@@ -1,5 +1,5 @@
-import type { RedisLease } from '../adapters/group/redis-lease.js';
-import { settledWithin } from '../core/async/settled-within.js';
+import type { RedisLease } from '../../adapters/group/redis-lease.js';
+import { settledWithin } from '../../core/async/settled-within.js';
 
 /**
  * Leadership of a group of instances on Redis (docs/scale-out.md): every third of the lease time the

@@ -1,5 +1,5 @@
-import type { SharedInboxStats } from '../adapters/store/webhook-inbox.js';
-import type { CatalogService, ReplicationState } from './catalog-service.js';
+import type { SharedInboxStats } from '../../adapters/store/webhook-inbox.js';
+import type { CatalogService, ReplicationState } from '../catalog-service.js';
 import type { GroupCoordinator, GroupRole } from './group-coordinator.js';
 
 /** What `/readyz`, the status page and `/metrics` show of the group (docs/scale-out.md). */

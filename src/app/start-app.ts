@@ -17,14 +17,14 @@ import type { FeedService } from '../services/feed-service.js';
 import { emptyFeeds, operatorWarnings } from '../services/feed-warnings.js';
 import type { FetchLog } from '../services/fetch-log.js';
 import { fetchLogWarnings } from '../services/fetch-log-warnings.js';
-import { pushWarnings } from '../services/push-warnings.js';
+import { pushWarnings } from '../services/push/push-warnings.js';
 import { createReadiness, type JobTiming } from '../services/readiness.js';
 import { createWebhookProcessor, type WebhookProcessor } from '../services/webhook-processor.js';
-import { createJobs } from './app-jobs.js';
 import { closeParts, localUrlOf, recordCatalogMetrics, recordSale, resumeWebhooks, watchStore } from './app-parts.js';
-import { createRouters } from './app-routers.js';
-import { openInstanceGroup } from './group-wiring.js';
-import { createPushWiring } from './push-wiring.js';
+import { openInstanceGroup } from './group-parts.js';
+import { createJobs } from './jobs.js';
+import { createPushWiring } from './push-parts.js';
+import { createRouters } from './routers.js';
 import {
   configuredSource,
   createCatalogParts,

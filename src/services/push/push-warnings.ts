@@ -1,5 +1,5 @@
-import type { ConsoleWarning, LocalText } from './console-warnings.js';
-import { warningTime } from './console-warnings.js';
+import type { ConsoleWarning, LocalText } from '../console-warnings.js';
+import { warningTime } from '../console-warnings.js';
 
 /**
  * The channel push's warnings (docs/channel-push.md#status-and-metrics, docs/report-codes.md#push-warnings): from each

@@ -5,8 +5,8 @@ import type { SharedInboxStats } from '../adapters/store/webhook-inbox.js';
 import type { Config } from '../config/load-config.js';
 import type { JobOutcome, Scheduler } from '../jobs/scheduler.js';
 import type { CatalogService } from '../services/catalog-service.js';
-import { createGroupCoordinator, type GroupCoordinator } from '../services/group-coordinator.js';
-import { createGroupMonitor, type GroupMonitor, type GroupStatus } from '../services/group-monitor.js';
+import { createGroupCoordinator, type GroupCoordinator } from '../services/group/group-coordinator.js';
+import { createGroupMonitor, type GroupMonitor, type GroupStatus } from '../services/group/group-monitor.js';
 import { type GroupParts, instanceIdOf, isGroupStore } from './wiring.js';
 
 /**

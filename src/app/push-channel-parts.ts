@@ -23,9 +23,9 @@ import {
 } from '../core/push/target-payloads.js';
 import type { FeedService } from '../services/feed-service.js';
 import { feedContextOf, itemOptionsOf } from '../services/feeds/feed-builder.js';
+import { createGoogleChannel, GOOGLE_MAX_ROUND, type GoogleChannel } from '../services/push/google-channel.js';
 import { createMetaBatchChecks } from '../services/push/meta-batch-checks.js';
 import type { PushWorker } from '../services/push/push-worker.js';
-import { createGoogleChannel, GOOGLE_MAX_ROUND, type GoogleChannel } from './push-google.js';
 
 /**
  * Each channel's parts for the push wiring (docs/decisions/0013-channel-push.md, section 8): its client (or

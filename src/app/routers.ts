@@ -24,7 +24,7 @@ import type { EnrichmentStatus } from '../services/enrichment/enrichment-service
 import type { FeedService } from '../services/feed-service.js';
 import type { FetchLog } from '../services/fetch-log.js';
 import { isLoggedFeed } from '../services/fetch-log-scope.js';
-import type { GroupStatus } from '../services/group-monitor.js';
+import type { GroupStatus } from '../services/group/group-monitor.js';
 import { createProductLookup } from '../services/product-lookup.js';
 import { type JobTiming, waitingReason } from '../services/readiness.js';
 import type { StoreHealth } from '../services/store-health.js';
