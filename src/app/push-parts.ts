@@ -48,7 +48,7 @@ export interface PushWiring {
   status(): Readonly<Partial<Record<PushChannel, PushChannelStatus>>>;
   /** The configured channels. */
   channels(): readonly PushChannel[];
-  /** The operator's pause and resume (kept in the outbox) and a full reconciliation now (push-control.ts). */
+  /** The operator's pause and resume (kept in the outbox) and a full reconciliation now (`services/push/push-control.ts`). */
   pause: PushControl['pause'];
   resume: PushControl['resume'];
   reconcile: PushControl['reconcile'];
@@ -72,6 +72,8 @@ export interface PushWiringDeps {
    * its own row and its own request. Absent: always coalesced. Never set from the configuration.
    */
   readonly coalesce?: () => boolean;
+  /** The app's clock (default: the system's). */
+  readonly now?: () => Date;
 }
 
 /** What the push takes from a group of instances on Redis (docs/scale-out.md). */
@@ -121,12 +123,14 @@ export function createPushWiring(deps: PushWiringDeps): PushWiring | undefined {
   const { config, logger } = deps;
   const push = config.push;
   const log = logger.child({ component: 'push' });
+  const clock = deps.now ?? (() => new Date());
+  const now = () => clock().getTime();
   const channels = new Map<PushChannel, ChannelParts<unknown>>();
-  const meta = metaParts(push, config, deps.links, log, deps.feeds);
+  const meta = metaParts(push, config, deps.links, log, deps.feeds, now);
   if (meta !== undefined) channels.set('meta', meta);
-  const shoptet = shoptetParts(push, config, deps.links, log, deps.feeds);
+  const shoptet = shoptetParts(push, config, deps.links, log, deps.feeds, now);
   if (shoptet !== undefined) channels.set('shoptet', shoptet);
-  const google = googleParts(push, config, deps.links, log, deps.feeds, deps.isLeader);
+  const google = googleParts(push, config, deps.links, log, deps.feeds, deps.isLeader, now);
   if (google !== undefined) channels.set('google', google);
   if (channels.size === 0) return undefined;
   if (/^rediss?:\/\//.test(config.store.url) && deps.group === undefined) {
@@ -136,7 +140,6 @@ export function createPushWiring(deps: PushWiringDeps): PushWiring | undefined {
   const opened = openOutbox(config.store.url, deps.group);
   const outbox = deps.coalesce === undefined ? opened : uncoalescedOutbox(opened, deps.coalesce);
   const isLeader = deps.isLeader ?? (() => true);
-  const now = () => Date.now();
   const workers = new Map<PushChannel, PushWorker>();
   for (const [channel, parts] of channels) {
     const gated = channel === 'google' && google !== undefined;

@@ -29,7 +29,7 @@ import { createProductLookup } from '../services/product-lookup.js';
 import { type JobTiming, waitingReason } from '../services/readiness.js';
 import type { StoreHealth } from '../services/store-health.js';
 import type { WebhookProcessor } from '../services/webhook-processor.js';
-import { createShippedDocPages } from './wiring.js';
+import { createShippedDocPages } from './feed-parts.js';
 
 /** How long a console page waits for a read of the store (sync history) before it answers 503. */
 const STORE_READ_DEADLINE_MS = 2_000;
@@ -37,8 +37,8 @@ const STORE_READ_DEADLINE_MS = 2_000;
 /** How long a webhook's event may take to be stored before the answer is 503 (the POS delivers it again). */
 const WEBHOOK_ACCEPT_DEADLINE_MS = 2_000;
 
-/** The HTTP routes of the running bridge, wired to its parts (composition root, beside `app.ts`). */
-export function createRouters(parts: {
+/** What the routes of the running bridge are wired to. */
+export interface RouterParts {
   readonly config: Config;
   readonly catalog: CatalogService;
   readonly feeds: FeedService;
@@ -65,91 +65,136 @@ export function createRouters(parts: {
   readonly push?: () => PushStatuses;
   /** The channel push, when a channel is configured: its operator controls are admin routes. */
   readonly pushControl?: AdminPushControl | undefined;
-}): Router[] {
-  const { config, catalog, feeds, jobs, webhooks, metrics } = parts;
-  const waiting = () => waitingReason(parts.source.label, catalog.lastReport('sync-catalog'), parts.timing('sync-catalog'));
+}
+
+/** The HTTP routes of the running bridge, wired to its parts (composition root, beside `start-app.ts`); their order is the order they match. */
+export function createRouters(parts: RouterParts): Router[] {
+  const waiting = () => waitingReason(parts.source.label, parts.catalog.lastReport('sync-catalog'), parts.timing('sync-catalog'));
   return [
-    createStatusRoutes({
-      feeds,
-      consoleWarnings: () => parts.consoleWarnings.list(),
-      current: () => catalog.current(),
-      lastReport: (job) => catalog.lastReport(job),
-      // After a failure, its retry when that comes before the scheduled run.
-      nextRuns: () =>
-        Object.fromEntries(
-          Object.entries(jobs.status()).map(([job, status]) => [job, (status.nextTry ?? status.nextRun)?.toISOString()]),
-        ),
-      publicBaseUrl: config.http.publicBaseUrl,
-      token: config.feed.token,
-      storeCodes: config.feed.unitStoreCodes,
-      webhooks: () => webhooks.stats(),
-      unitCounts: async (snapshot) => (await catalog.familyIndex(snapshot)).unitCounts,
-      source: parts.source.label,
-      pos: parts.pos,
-      notServed: () => parts.stored.notServed(),
-      timing: parts.timing,
-      store: () => parts.storeHealth.state(),
-      group: parts.group,
-      enrichment: parts.enrichment,
-      warnings: parts.warnings,
-      ...(parts.push === undefined ? {} : { push: parts.push }),
-    }),
-    createFeedRoutes({
-      feeds,
-      current: () => catalog.current(),
-      token: config.feed.token,
-      onRequest: (feed, status) => metrics.feedRequests.inc({ feed, status: String(status) }),
-      waiting,
-      onFetch: (fetch) => {
-        const known = { isFeed: (file: string) => feeds.find(file) !== undefined, current: () => catalog.current() };
-        if (isLoggedFeed(fetch, known)) parts.fetches.record(fetch);
-      },
-    }),
-    createProductSearchRoutes({
+    statusRouter(parts),
+    feedRouter(parts, waiting),
+    productSearchRouter(parts, waiting),
+    createFetchRoutes({ fetches: parts.fetches, token: parts.config.feed.token }),
+    createMetricsRoutes(parts.metrics.registry),
+    productDetailRouter(parts),
+    adminRouter(parts),
+    webhookRouter(parts),
+    ...consoleRouters(parts),
+  ];
+}
+
+/** The status page and `/status.json`. */
+function statusRouter(parts: RouterParts): Router {
+  const { config, catalog, feeds, jobs, webhooks } = parts;
+  return createStatusRoutes({
+    feeds,
+    consoleWarnings: () => parts.consoleWarnings.list(),
+    current: () => catalog.current(),
+    lastReport: (job) => catalog.lastReport(job),
+    // After a failure, its retry when that comes before the scheduled run.
+    nextRuns: () =>
+      Object.fromEntries(
+        Object.entries(jobs.status()).map(([job, status]) => [job, (status.nextTry ?? status.nextRun)?.toISOString()]),
+      ),
+    publicBaseUrl: config.http.publicBaseUrl,
+    token: config.feed.token,
+    storeCodes: config.feed.unitStoreCodes,
+    webhooks: () => webhooks.stats(),
+    unitCounts: async (snapshot) => (await catalog.familyIndex(snapshot)).unitCounts,
+    source: parts.source.label,
+    pos: parts.pos,
+    notServed: () => parts.stored.notServed(),
+    timing: parts.timing,
+    store: () => parts.storeHealth.state(),
+    group: parts.group,
+    enrichment: parts.enrichment,
+    warnings: parts.warnings,
+    ...(parts.push === undefined ? {} : { push: parts.push }),
+  });
+}
+
+/** The feeds; every fetch of a feed is logged. */
+function feedRouter(parts: RouterParts, waiting: () => string): Router {
+  const { config, catalog, feeds, metrics } = parts;
+  return createFeedRoutes({
+    feeds,
+    current: () => catalog.current(),
+    token: config.feed.token,
+    onRequest: (feed, status) => metrics.feedRequests.inc({ feed, status: String(status) }),
+    waiting,
+    onFetch: (fetch) => {
+      const known = { isFeed: (file: string) => feeds.find(file) !== undefined, current: () => catalog.current() };
+      if (isLoggedFeed(fetch, known)) parts.fetches.record(fetch);
+    },
+  });
+}
+
+/** The product search. */
+function productSearchRouter(parts: RouterParts, waiting: () => string): Router {
+  const { config, catalog } = parts;
+  return createProductSearchRoutes({
+    current: () => catalog.current(),
+    familyIndex: (snapshot) => catalog.familyIndex(snapshot),
+    token: config.feed.token,
+    waiting,
+  });
+}
+
+/** A product's page: its feeds, reports and last changes. */
+function productDetailRouter(parts: RouterParts): Router {
+  const { config, catalog, feeds, webhooks } = parts;
+  return createProductDetailRoutes({
+    lookup: createProductLookup({
       current: () => catalog.current(),
       familyIndex: (snapshot) => catalog.familyIndex(snapshot),
-      token: config.feed.token,
-      waiting,
+      feeds,
+      reports: () => ({ catalog: catalog.lastReport('sync-catalog'), stock: catalog.lastReport('sync-stock') }),
+      lastChanges: webhooks.lastChanges,
+      sourceRows: (snapshot) => catalog.sourceRows(snapshot),
     }),
-    createFetchRoutes({ fetches: parts.fetches, token: config.feed.token }),
-    createMetricsRoutes(metrics.registry),
-    createProductDetailRoutes({
-      lookup: createProductLookup({
-        current: () => catalog.current(),
-        familyIndex: (snapshot) => catalog.familyIndex(snapshot),
-        feeds,
-        reports: () => ({ catalog: catalog.lastReport('sync-catalog'), stock: catalog.lastReport('sync-stock') }),
-        lastChanges: webhooks.lastChanges,
-        sourceRows: (snapshot) => catalog.sourceRows(snapshot),
-      }),
-      token: config.feed.token,
-      publicBaseUrl: config.http.publicBaseUrl,
-    }),
-    createAdminRoutes({
-      token: config.admin.token,
-      sessionHours: config.admin.sessionHours,
-      publicBaseUrl: config.http.publicBaseUrl,
-      runJob: parts.runJob,
-      lastReport: (job) => catalog.lastReport(job),
-      timing: parts.timing,
-      ...(parts.phase === undefined ? {} : { phase: parts.phase }),
-      group: parts.group,
-      ...(parts.pushControl === undefined ? {} : { push: parts.pushControl }),
-      pushPaused: config.push.paused,
-      catalog: () => catalog.current(),
-      purchasePrices: () => catalog.purchasePrices(),
-      unavailable: () => {
-        const store = parts.storeHealth.state();
-        return store.up ? undefined : `The store does not answer (${store.reason ?? 'no answer'}); try again once it is back`;
-      },
-    }),
-    createWebhookRoutes({
-      apiKeys: config.webhook.apiKeys,
-      // Stored durably within this, or answered 503 so that the POS delivers it again (never 200 and lost).
-      accept: (dedupeKey, event) =>
-        withTimeout(webhooks.accept(dedupeKey, event), WEBHOOK_ACCEPT_DEADLINE_MS, 'storing the event'),
-      onEvent: (event, outcome) => metrics.webhookEvents.inc({ event, outcome }),
-    }),
+    token: config.feed.token,
+    publicBaseUrl: config.http.publicBaseUrl,
+  });
+}
+
+/** The admin area (syncs, the push's controls, the XLSX exports). */
+function adminRouter(parts: RouterParts): Router {
+  const { config, catalog } = parts;
+  return createAdminRoutes({
+    token: config.admin.token,
+    sessionHours: config.admin.sessionHours,
+    publicBaseUrl: config.http.publicBaseUrl,
+    runJob: parts.runJob,
+    lastReport: (job) => catalog.lastReport(job),
+    timing: parts.timing,
+    ...(parts.phase === undefined ? {} : { phase: parts.phase }),
+    group: parts.group,
+    ...(parts.pushControl === undefined ? {} : { push: parts.pushControl }),
+    pushPaused: config.push.paused,
+    catalog: () => catalog.current(),
+    purchasePrices: () => catalog.purchasePrices(),
+    unavailable: () => {
+      const store = parts.storeHealth.state();
+      return store.up ? undefined : `The store does not answer (${store.reason ?? 'no answer'}); try again once it is back`;
+    },
+  });
+}
+
+/** The POS webhook receiver. */
+function webhookRouter(parts: RouterParts): Router {
+  const { config, webhooks, metrics } = parts;
+  return createWebhookRoutes({
+    apiKeys: config.webhook.apiKeys,
+    // Stored durably within this, or answered 503 so that the POS delivers it again (never 200 and lost).
+    accept: (dedupeKey, event) => withTimeout(webhooks.accept(dedupeKey, event), WEBHOOK_ACCEPT_DEADLINE_MS, 'storing the event'),
+    onEvent: (event, outcome) => metrics.webhookEvents.inc({ event, outcome }),
+  });
+}
+
+/** The shipped docs, the sync history and the warnings pages. */
+function consoleRouters(parts: RouterParts): Router[] {
+  const { config, catalog } = parts;
+  return [
     createDocsRoutes(createShippedDocPages()),
     createSyncRoutes({
       token: config.feed.token,

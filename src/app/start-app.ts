@@ -1,40 +1,32 @@
-import { once } from 'node:events';
 import type { Logger } from '../adapters/logger/create-logger.js';
 import { createMetrics, type Metrics } from '../adapters/metrics/create-metrics.js';
 import { createEventLoopMonitor } from '../adapters/metrics/event-loop-monitor.js';
 import type { Config } from '../config/load-config.js';
 import { retryDelayMs } from '../core/async/retry-backoff.js';
 import type { CatalogSource } from '../core/catalog/catalog-source.js';
-import { createHttpApp } from '../http/create-http-app.js';
-import { createServerDrain } from '../http/drain-server.js';
 import type { Scheduler } from '../jobs/scheduler.js';
 import type { RunningSandbox } from '../sandbox/start-sandbox.js';
-import type { CatalogService, SyncJob } from '../services/catalog-service.js';
-import { openStoredCatalog } from '../services/catalog-start.js';
-import { createConsoleWarnings } from '../services/console-warning-sources.js';
-import { type FeedPrewarm, startFeedPrewarm } from '../services/feed-prewarm.js';
+import type { CatalogService } from '../services/catalog-service.js';
+import { openStoredCatalog, type StoredCatalogStart } from '../services/catalog-start.js';
+import type { FeedPrewarm } from '../services/feed-prewarm.js';
 import type { FeedService } from '../services/feed-service.js';
-import { emptyFeeds, operatorWarnings } from '../services/feed-warnings.js';
 import type { FetchLog } from '../services/fetch-log.js';
-import { fetchLogWarnings } from '../services/fetch-log-warnings.js';
-import { pushWarnings } from '../services/push/push-warnings.js';
-import { createReadiness, type JobTiming } from '../services/readiness.js';
-import { createWebhookProcessor, type WebhookProcessor } from '../services/webhook-processor.js';
-import { closeParts, localUrlOf, recordCatalogMetrics, recordSale, resumeWebhooks, watchStore } from './app-parts.js';
-import { openInstanceGroup } from './group-parts.js';
-import { createJobs } from './jobs.js';
-import { createPushWiring } from './push-parts.js';
-import { createRouters } from './routers.js';
+import type { WebhookProcessor } from '../services/webhook-processor.js';
+import { type AppPart, type Shared, startParts, stopParts, stoppedBeside } from './app-part.js';
 import {
+  type CatalogParts,
   configuredSource,
   createCatalogParts,
-  createConfiguredFeedService,
-  linkTemplates,
-  loadConfiguredTemplates,
-  openConfiguredFetchLog,
-  openConfiguredWebhookInbox,
+  recordCatalogMetrics,
   startSandboxIfNeeded,
-} from './wiring.js';
+} from './catalog-parts.js';
+import { createFeedParts, linkTemplates, loadConfiguredTemplates } from './feed-parts.js';
+import { createGroupParts, type InstanceGroup } from './group-parts.js';
+import { createAppHttp, type HttpParts } from './http-parts.js';
+import { createJobs } from './jobs.js';
+import { createPushWiring, type PushWiring } from './push-parts.js';
+import { storeHealthPart, watchStore } from './store-parts.js';
+import { createWebhookParts } from './webhook-parts.js';
 
 export interface AppDeps {
   readonly logger: Logger;
@@ -89,68 +81,171 @@ export interface RunningApp {
 const ENRICHMENT_FOLLOW_MS = 30_000;
 
 /**
- * Composition root: the only place that wires real adapters. Start-up serves the stored catalog at once
- * when it came from the configured source, and runs a full sync at once in every case; a failed full sync
- * is retried with backoff (docs/decisions/0007). Shutdown order: stop accepting HTTP, stop the scheduler and
- * wait for running jobs, stop webhook processing and store the served catalog, then the worker threads,
- * the POS client and the store, then the sandbox.
+ * Composition root: the only place that wires real adapters. Each feature gives its parts; they are started
+ * in the list's order and stopped in its reverse, by `stop()` and after a failed start alike.
+ *
+ * Start-up serves the stored catalog at once when it came from the configured source, and runs a full sync at
+ * once in every case; a failed full sync is retried with backoff (docs/decisions/0007). Shutdown order: stop
+ * accepting HTTP, stop the scheduler and wait for running jobs, stop webhook processing and store the served
+ * catalog, then the worker threads, the POS client and the store, then the sandbox.
  */
 export async function startApp(config: Config, deps: AppDeps): Promise<RunningApp> {
-  const { logger } = deps;
-  const now = deps.now ?? (() => new Date());
-  const metrics = deps.metrics ?? createMetrics();
+  const shared: Shared = { logger: deps.logger, now: deps.now ?? (() => new Date()), metrics: deps.metrics ?? createMetrics() };
+  const app = await createAppParts(config, shared, deps);
+  await startParts(app.parts, { graceMs: config.http.shutdownGraceMs });
+  const url = app.http.url();
+  // The sandbox's sales reach this bridge's own receiver unless SANDBOX_WEBHOOK_URL says otherwise.
+  app.sandbox?.setWebhookUrl(config.sandbox.webhookUrl ?? `${url}/webhooks/pos`);
+  const { catalog, group } = app;
+  let stopping: Promise<void> | undefined;
+  return {
+    url,
+    posUrl: catalog.posUrl,
+    posDescription: catalog.posDescription,
+    source: app.source,
+    sandbox: app.sandbox,
+    catalog: catalog.catalog,
+    feeds: app.feeds,
+    prewarm: app.prewarm,
+    jobs: app.jobs,
+    webhooks: app.webhooks,
+    fetches: app.fetches,
+    group: group && (() => group.coordinator.state()),
+    initialSync: app.initialSync(),
+    stop(options = {}) {
+      stopping ??= stopParts(app.parts, { graceMs: options.graceMs ?? config.http.shutdownGraceMs });
+      return stopping;
+    },
+    cutConnections: () => app.http.cutConnections(),
+  };
+}
+
+/** Every part of the running bridge, made; the ordered list starts and stops them. */
+interface AppParts {
+  readonly parts: readonly AppPart[];
+  readonly source: CatalogSource;
+  readonly sandbox: RunningSandbox | undefined;
+  readonly group: InstanceGroup | undefined;
+  readonly catalog: CatalogParts;
+  readonly feeds: FeedService;
+  readonly prewarm: FeedPrewarm;
+  readonly fetches: FetchLog;
+  readonly webhooks: WebhookProcessor;
+  readonly jobs: Scheduler;
+  readonly http: HttpParts;
+  /** The start sync's first attempt (once started). */
+  initialSync(): Promise<void>;
+}
+
+async function createAppParts(config: Config, shared: Shared, deps: AppDeps): Promise<AppParts> {
+  const { logger, now, metrics } = shared;
   // Templates first: a broken template stops the start before anything listens or syncs.
   const templates = await loadConfiguredTemplates(config);
   const source = await configuredSource(config);
   const sandbox = await startSandboxIfNeeded(config, logger);
   // Several instances on one Redis: a leader runs the syncs, the others follow (docs/scale-out.md).
-  const group = openInstanceGroup(config, metrics, logger);
+  const group = createGroupParts(config, shared);
   const parts = createCatalogParts(config, sandbox, source, logger, now, group?.parts);
-  const { posUrl, pos, catalog, abortRuns, close: closeCatalogParts } = parts;
-  const storeLogger = logger.child({ component: 'store' });
+  const { catalog, pos } = parts;
   const storeHealth = await watchStore({
     parts,
     metrics,
-    logger: storeLogger,
+    logger: logger.child({ component: 'store' }),
     now,
     probeMs: deps.storeProbeMs,
     mayWriteBack: group?.coordinator.isLeader,
   });
-  const inbox = openConfiguredWebhookInbox(
-    config,
-    source,
-    group && {
-      redis: group.redis,
-      onError: (error, what) => logger.warn({ err: error, component: 'webhooks' }, `${what} failed; retrying`),
-    },
-  );
-  const webhooks = createWebhookProcessor({
-    inbox,
-    pos,
-    catalog,
-    logger: logger.child({ component: 'webhooks' }),
-    now,
-    options: { movementWindowMs: config.webhook.movementWindowMs },
-    onSale: (outcome, latencyMs) => recordSale(metrics, outcome, latencyMs),
-  });
-  const feeds = createConfiguredFeedService(
-    config,
+  const webhookParts = createWebhookParts(config, shared, { source, redis: group?.redis, pos, catalog });
+  catalog.onChange((snapshot) => recordCatalogMetrics(metrics, snapshot, catalog));
+  const feedParts = createFeedParts(config, shared, {
     templates,
     sandbox,
     catalog,
-    logger.child({ component: 'feeds' }),
-    parts.changeHistory,
-  );
-  catalog.onChange((snapshot) => recordCatalogMetrics(metrics, snapshot, catalog));
-  // The channel push (docs/channel-push.md): `undefined`, and nothing changes, unless a channel is configured.
-  const push = createPushWiring({
+    changeHistory: parts.changeHistory,
+    enrichment: parts.enrichment,
+  });
+  const push = createAppPush(config, shared, { catalog, feeds: feedParts.feeds, sandbox, group, coalesce: deps.pushCoalesce });
+  const eventLoop = createEventLoopMonitor({ histogram: metrics.eventLoopDelay });
+  const retryDelay = deps.syncRetryDelayMs ?? ((failures: number) => retryDelayMs(failures, Math.random));
+  const leader = group?.coordinator.isLeader;
+  const jobs = createJobs({ config, catalog, metrics, logger, now, retryDelay, leader, enrichment: parts.enrichment, push });
+  let stored: StoredCatalogStart | undefined;
+  const catalogPart: AppPart = {
+    name: 'catalog',
+    start: async () => {
+      stored = await openStoredCatalog({
+        catalog,
+        source,
+        listUnits: async () => (await pos.listUnits()).items,
+        logger: logger.child({ component: 'catalog' }),
+      });
+    },
+    stop: () => parts.close(),
+  };
+  const syncs = createSyncParts({ shared, group, parts, jobs, inboxStats: webhookParts.inbox.shared?.stats, push });
+  const served = { source, sandbox, catalog: parts, storeHealth, webhooks: webhookParts.webhooks, feeds: feedParts };
+  const http = createAppHttp(config, shared, {
+    ...served,
+    stored: () => stored as StoredCatalogStart,
+    push,
+    group,
+    jobs,
+    eventLoop,
+  });
+  return {
+    parts: [
+      { name: 'sandbox', stop: () => sandbox?.stop() },
+      ...(group === undefined ? [] : [group.connectionPart]),
+      catalogPart,
+      webhookParts.inboxPart,
+      feedParts.fetchLogPart,
+      feedParts.feedsPart,
+      webhookParts.processingPart,
+      { name: 'event-loop', stop: () => eventLoop.stop() },
+      feedParts.prewarmPart,
+      storeHealthPart(storeHealth),
+      // Requests to the channels in flight are answered and recorded before the stores close.
+      { name: 'push', stop: () => push?.stop() },
+      // The drain and the sync's abort run together; webhook processing and the store close after both.
+      stoppedBeside('syncs-and-http', [...syncs.parts, webhookParts.backlogPart, syncs.pushStart], http.part),
+      syncs.halt,
+    ],
+    source,
+    sandbox,
+    group,
+    catalog: parts,
+    feeds: feedParts.feeds,
+    prewarm: feedParts.prewarm,
+    fetches: feedParts.fetches,
+    webhooks: webhookParts.webhooks,
+    jobs,
+    http,
+    initialSync: syncs.initialSync,
+  };
+}
+
+/** The channel push (docs/channel-push.md): `undefined`, and nothing changes, unless a channel is configured. */
+function createAppPush(
+  config: Config,
+  shared: Shared,
+  deps: {
+    readonly catalog: CatalogService;
+    readonly feeds: FeedService;
+    readonly sandbox: RunningSandbox | undefined;
+    readonly group: InstanceGroup | undefined;
+    readonly coalesce: (() => boolean) | undefined;
+  },
+): PushWiring | undefined {
+  const { group } = deps;
+  return createPushWiring({
     config,
-    catalog,
-    changeLog: feeds.changeLog,
-    metrics,
-    logger,
-    links: linkTemplates(config, sandbox),
-    feeds,
+    catalog: deps.catalog,
+    changeLog: deps.feeds.changeLog,
+    metrics: shared.metrics,
+    logger: shared.logger,
+    now: shared.now,
+    links: linkTemplates(config, deps.sandbox),
+    feeds: deps.feeds,
     // In a group the outbox is in Redis and only the leader derives and sends (docs/scale-out.md).
     ...(group === undefined
       ? {}
@@ -158,216 +253,76 @@ export async function startApp(config: Config, deps: AppDeps): Promise<RunningAp
           isLeader: group.coordinator.isLeader,
           group: { outbox: () => group.redis.pushOutbox(), fence: () => group.redis.lease.held() },
         }),
-    ...(deps.pushCoalesce === undefined ? {} : { coalesce: deps.pushCoalesce }),
+    ...(deps.coalesce === undefined ? {} : { coalesce: deps.coalesce }),
   });
-  const fetches = openConfiguredFetchLog(
-    config,
-    templates.compiled.map((feed) => feed.file),
-    logger.child({ component: 'fetch-log' }),
-  );
-  const warnings = () =>
-    operatorWarnings({
-      feeds,
-      feedNames: templates.compiled.map((feed) => feed.name),
-      enrichment: () => parts.enrichment?.status(),
-      lastEnrichmentMatch: () => catalog.lastReport('sync-catalog')?.sources?.enrichment,
-    });
-  // Feeds logged as empty: said again only once a feed has had items in between.
-  let loggedEmpty = new Set<string>();
-  const prewarm = startFeedPrewarm({
-    catalog,
-    feeds,
-    onError: (error, version) => logger.warn({ err: error, version }, 'pre-rendering feeds failed'),
-    // A channel feed that comes out empty is the first-run gap of most shops: said once, plainly.
-    onPrewarmed: () => {
-      const empty = emptyFeeds(feeds.reports(), feeds.feeds);
-      for (const { file, warning } of empty) if (!loggedEmpty.has(file)) logger.warn({ component: 'feeds', feed: file }, warning);
-      loggedEmpty = new Set(empty.map((entry) => entry.file));
-    },
-  });
-  const eventLoop = createEventLoopMonitor({ histogram: metrics.eventLoopDelay });
-  const retryDelay = deps.syncRetryDelayMs ?? ((failures: number) => retryDelayMs(failures, Math.random));
-  const jobs = createJobs({
-    config,
-    catalog,
-    metrics,
-    logger,
-    now,
-    retryDelay,
-    leader: group?.coordinator.isLeader,
-    enrichment: parts.enrichment,
-    push,
-  });
-  // The console's warnings page (docs/console.md#warnings); the sandbox gives its products links.
-  const consoleWarnings = createConsoleWarnings({
-    settings: {
-      productUrl: config.feed.productUrl !== undefined || sandbox !== undefined,
-      brand: config.feed.brand !== undefined,
-    },
-    pos: { sandbox: sandbox !== undefined, description: parts.posDescription },
-    history: (job) => catalog.syncHistory(job),
-    lastReport: (job) => catalog.lastReport(job),
-    nextTry: (job) => {
-      const status = jobs.status()[job];
-      return status?.nextTry ?? status?.nextRun;
-    },
-    store: () => storeHealth.state(),
-    enrichment: () => parts.enrichment?.status(),
-    feeds,
-    feedNames: templates.compiled.map((feed) => feed.name),
-    fetchWarnings: () => fetchLogWarnings(fetches),
-    ...(push === undefined ? {} : { pushWarnings: () => pushWarnings(push.status(), now().getTime()) }),
-  });
+}
 
-  const closeAll = () =>
-    closeParts({
-      storeHealth,
-      logger,
-      prewarm,
-      eventLoop,
-      catalog,
-      webhooks,
-      feeds,
-      closeStores: async () => {
-        await fetches.close().catch((error: unknown) => logger.warn({ err: error }, 'could not store the fetch log'));
-        await inbox.close();
-        await closeCatalogParts();
-        await group?.close();
-      },
-    });
-
-  // The lease first: the leader may adopt the stored catalog, and then it syncs.
-  await group?.coordinator.start();
-  const stored = await openStoredCatalog({
-    catalog,
-    source,
-    listUnits: async () => (await pos.listUnits()).items,
-    logger: logger.child({ component: 'catalog' }),
-  });
-  await group?.begin({ catalog, jobs, inboxStats: inbox.shared?.stats });
-  const leads = group === undefined || group.coordinator.isLeader();
-  await parts.enrichment?.start();
-  await fetches.start().catch((error: unknown) => logger.warn({ err: error }, 'could not read the fetch log; trying again'));
-  // In a group only the leader reads the sheet; the others show what it found (docs/scale-out.md).
-  const followSheet =
-    group === undefined || parts.enrichment === undefined
-      ? undefined
-      : setInterval(() => void parts.enrichment?.follow(), ENRICHMENT_FOLLOW_MS).unref();
-  jobs.start();
-  storeHealth.start();
-  // Every start syncs at once, whatever is served meanwhile: the POS may have changed while the bridge was
-  // down. In a group only the leader does; the others serve what it publishes.
-  // The sheet is read first, so that the first catalog carries the marketer's values (docs/enrichment.md);
-  // not awaited here: a slow sheet must not hold back the listener (the stored catalog is served meanwhile).
-  const initialSync = leads
-    ? (async () => {
-        // refresh() reports its own failures; whatever happens to the sheet, the catalog syncs.
-        await parts.enrichment
-          ?.refresh()
-          .catch((error: unknown) => logger.warn({ err: error }, 'reading the enrichment sheet failed'));
-        await jobs.runNow('sync-catalog');
-      })()
-    : Promise.resolve();
-  resumeWebhooks(webhooks, logger);
-  // Pushed from the first synced catalog on (a stored one may be older than what the channels hold).
-  void initialSync.then(() => push?.start());
-
-  const timing = (job: SyncJob): JobTiming | undefined => {
-    const status = jobs.status()[job];
-    return status && { running: status.running, next: status.nextTry ?? status.nextRun };
+/**
+ * The syncs' parts, in their start order: following the group, the enrichment sheet, the scheduler and the
+ * start sync; the push starts from the first synced catalog on. `halt` stops what would start new work (the
+ * first thing a shutdown does).
+ */
+function createSyncParts(deps: {
+  readonly shared: Shared;
+  readonly group: InstanceGroup | undefined;
+  readonly parts: CatalogParts;
+  readonly jobs: Scheduler;
+  readonly inboxStats: Parameters<InstanceGroup['begin']>[0]['inboxStats'];
+  readonly push: PushWiring | undefined;
+}): { parts: AppPart[]; pushStart: AppPart; halt: AppPart; initialSync(): Promise<void> } {
+  const { shared, group, parts, jobs } = deps;
+  const { logger } = shared;
+  const { enrichment, catalog } = parts;
+  let followSheet: NodeJS.Timeout | undefined;
+  let initialSync: Promise<void> = Promise.resolve();
+  const following: AppPart = {
+    name: 'group-leadership',
+    start: () => group?.begin({ catalog, jobs, inboxStats: deps.inboxStats }),
+    stop: () => group?.stop(),
   };
-  const httpApp = createHttpApp({
-    logger,
-    health: {
-      readiness: createReadiness({
-        catalog,
-        webhooks,
-        eventLoop: () => eventLoop.summary(),
-        now,
-        source: source.label,
-        pos: parts.posDescription,
-        notServed: () => stored.notServed(),
-        timing,
-        stopping: () => drain.started,
-        store: () => storeHealth.state(),
-        ...(group === undefined ? {} : { group: () => group.status() }),
-        enrichment: () => parts.enrichment?.status(),
-        warnings,
-        ...(push === undefined ? {} : { push: () => push.status() }),
-      }),
+  const enrichmentPart: AppPart = {
+    name: 'enrichment',
+    start: async () => {
+      await enrichment?.start();
+      // In a group only the leader reads the sheet; the others show what it found (docs/scale-out.md).
+      if (group !== undefined && enrichment !== undefined) {
+        followSheet = setInterval(() => void enrichment.follow(), ENRICHMENT_FOLLOW_MS).unref();
+      }
     },
-    routers: createRouters({
-      config,
-      catalog,
-      feeds,
-      jobs,
-      webhooks,
-      metrics,
-      source,
-      pos: parts.posDescription,
-      stored,
-      timing,
-      storeHealth,
-      runJob: group === undefined ? (job) => jobs.runNow(job) : (job) => group.runJob(job),
-      // Only the instance that runs full syncs hears their phases (a follower's runs happen on the leader).
-      phase: (job, since) =>
-        job === 'sync-catalog' && (group?.coordinator.isLeader() ?? true) ? parts.phases.current(since) : undefined,
-      group: () => group?.status(),
-      enrichment: () => parts.enrichment?.status(),
-      warnings,
-      fetches,
-      consoleWarnings,
-      ...(push === undefined ? {} : { push: () => push.status() }),
-      ...(push === undefined ? {} : { pushControl: push }),
-    }),
-  });
-  const server = httpApp.listen(config.http.port, config.http.host);
-  const drain = createServerDrain(server);
-  try {
-    await once(server, 'listening');
-  } catch (error) {
-    await push?.stop();
-    await jobs.stop();
-    await group?.stop();
-    await closeAll();
-    await sandbox?.stop();
-    throw error;
-  }
-  const url = localUrlOf(server, config.http.host);
-  // The sandbox's sales reach this bridge's own receiver unless SANDBOX_WEBHOOK_URL says otherwise.
-  sandbox?.setWebhookUrl(config.sandbox.webhookUrl ?? `${url}/webhooks/pos`);
-
-  let stopping: Promise<void> | undefined;
+  };
+  const jobsPart: AppPart = {
+    name: 'jobs',
+    start: () => {
+      jobs.start();
+      // Every start syncs at once, whatever is served meanwhile: the POS may have changed while the bridge was
+      // down. In a group only the leader does; the others serve what it publishes.
+      if (group === undefined || group.coordinator.isLeader()) initialSync = startSync(parts, jobs, logger);
+    },
+    stop: () => jobs.stop(),
+  };
   return {
-    url,
-    posUrl,
-    posDescription: parts.posDescription,
-    source,
-    sandbox,
-    catalog,
-    feeds,
-    prewarm,
-    jobs,
-    webhooks,
-    fetches,
-    group: group && (() => group.coordinator.state()),
-    initialSync,
-    stop(options = {}) {
-      stopping ??= (async () => {
-        const graceMs = options.graceMs ?? config.http.shutdownGraceMs;
+    parts: [following, enrichmentPart, jobsPart],
+    // Pushed from the first synced catalog on (a stored one may be older than what the channels hold).
+    pushStart: { name: 'push-start', start: () => void initialSync.then(() => deps.push?.start()) },
+    halt: {
+      name: 'halt',
+      stop: () => {
         // Syncs running now (scheduled, or re-reads after sales) end soon: their results would not be used.
-        abortRuns();
+        parts.abortRuns();
         clearInterval(followSheet);
-        // The drain and the sync's abort run together; webhook processing and the store close after both.
-        const [drained] = await Promise.all([drain.run(graceMs), jobs.stop().then(() => group?.stop())]);
-        if (drained.cut > 0) logger.warn({ connections: drained.cut, graceMs }, 'shutdown cut connections still open');
-        // Requests to the channels in flight are answered and recorded before the stores close.
-        await push?.stop();
-        await closeAll();
-        await sandbox?.stop();
-      })();
-      return stopping;
+      },
     },
-    cutConnections: () => drain.cut(),
+    initialSync: () => initialSync,
   };
+}
+
+/**
+ * The start sync. The sheet is read first, so that the first catalog carries the marketer's values
+ * (docs/enrichment.md); not awaited by the start: a slow sheet must not hold back the listener (the stored
+ * catalog is served meanwhile).
+ */
+async function startSync(parts: CatalogParts, jobs: Scheduler, logger: Logger): Promise<void> {
+  // refresh() reports its own failures; whatever happens to the sheet, the catalog syncs.
+  await parts.enrichment?.refresh().catch((error: unknown) => logger.warn({ err: error }, 'reading the enrichment sheet failed'));
+  await jobs.runNow('sync-catalog');
 }

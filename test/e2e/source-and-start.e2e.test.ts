@@ -8,7 +8,7 @@ import { pino } from 'pino';
 import { type Dispatcher, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp } from '../../src/app/start-app.js';
-import { openConfiguredWebhookInbox } from '../../src/app/wiring.js';
+import { openConfiguredWebhookInbox } from '../../src/app/webhook-parts.js';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/start-sandbox.js';
 import type { StoredWebhookEvent } from '../../src/services/webhook-processor.js';
 import { createTestConfig } from '../helpers/test-config.js';

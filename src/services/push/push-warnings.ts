@@ -16,7 +16,7 @@ export type PushWarningCode =
   | 'PUSH_PAUSED'
   | 'PUSH_DRY_RUN';
 
-/** What the warnings read of a channel's status (`PushChannelStatus` of src/app/push-status.ts fits it). */
+/** What the warnings read of a channel's status (`PushChannelStatus` of src/services/push/push-status.ts fits it). */
 export interface PushWarningStatus {
   readonly mode: 'live' | 'dry-run' | 'paused';
   readonly pending: number;

@@ -96,7 +96,7 @@ export async function pushStatus(app: RunningApp): Promise<PushStatus> {
   return ((await (await fetch(`${app.url}/readyz`)).json()) as { push: PushStatus }).push;
 }
 
-/** How often `/readyz`'s push status is refreshed (src/app/push-wiring.ts, STATUS_MS), with a margin. */
+/** How often `/readyz`'s push status is refreshed (src/app/push-parts.ts, STATUS_MS), with a margin. */
 const STATUS_REFRESH_MS = 2_300;
 
 /**

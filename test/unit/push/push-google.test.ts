@@ -6,7 +6,7 @@ import type { GoogleQuotaGroup } from '../../../src/core/push/google-quota.js';
 import type { GooglePayload } from '../../../src/core/push/target-payloads.js';
 import { createGoogleChannel } from '../../../src/services/push/google-channel.js';
 
-/** The Google channel's gate: data source check, quota reads, daily close (src/app/push-google.ts). */
+/** The Google channel's gate: data source check, quota reads, daily close (src/services/push/google-channel.ts). */
 
 const NOW = Date.parse('2026-11-26T13:00:00Z');
 const NAME = 'accounts/1/dataSources/2';
