@@ -29,8 +29,9 @@ import { createSyncPhases, type SyncPhases } from '../services/sync-phases.js';
 import { createCatalogWorkers } from '../workers/create-catalog-workers.js';
 
 /**
- * The real parts wired from the configuration, shared by the server (`start-app.ts`) and the one-shot CLI
- * (`cli/sync-once.ts`), so that both read the same POS, store and templates the same way.
+ * The catalog's parts wired from the configuration (the source, the sandbox, the POS client, the store, the
+ * enrichment sheet and the catalog service), shared by the server (`start-app.ts`) and the one-shot CLI
+ * (`cli/sync-once.ts`), so that both read the same POS and store the same way (the templates: `feed-parts.ts`).
  */
 
 /** The built-in sandbox POS when `POS_BASE_URL` is unset (on loopback, any free port). */
