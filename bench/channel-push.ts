@@ -28,7 +28,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { pino } from 'pino';
-import { type RunningApp, startApp } from '../src/app/app.js';
+import { type RunningApp, startApp } from '../src/app/start-app.js';
 import type { Product } from '../src/core/catalog/catalog.js';
 import { createTestConfig } from '../test/helpers/test-config.js';
 import { numberArgument } from './bench-args.js';

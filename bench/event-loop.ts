@@ -134,7 +134,7 @@ async function bridge(): Promise<void> {
   const [{ monitorEventLoopDelay }, { pino }, { startApp }, { createTestConfig }, { encodedSize }] = await Promise.all([
     import('node:perf_hooks'),
     import('pino'),
-    import('../src/app/app.js'),
+    import('../src/app/start-app.js'),
     import('../test/helpers/test-config.js'),
     import('../src/services/feeds/encoded-feed.js'),
   ]);
@@ -211,7 +211,7 @@ async function bridge(): Promise<void> {
   });
   const app = await startApp(config, { logger: pino({ level: 'warn' }) });
   const listeningAt = performance.now();
-  // The app reads the sheet before its first full sync (app.ts): that sync's start marks the read's end.
+  // The app reads the sheet before its first full sync (src/app/start-app.ts): that sync's start marks the read's end.
   let sheetReadMs: number | undefined;
   const syncStartTimer = setInterval(() => {
     if (app.jobs.status()['sync-catalog']?.running !== true) return;

@@ -16,7 +16,7 @@
  * Each run starts the standalone sandbox (`src/sandbox/main.ts`) as a child process, waits until it
  * listens, then runs the sync in a second child process (this script again, with `--worker`), so the peak
  * RSS (`process.resourceUsage().maxRSS`) is the bridge's alone. The worker wires the real pieces as
- * `src/app/app.ts` does: `createPosClient` with the configuration of `createTestConfig`, the keyv store
+ * `src/app/catalog-parts.ts` does: `createPosClient` with the configuration of `createTestConfig`, the keyv store
  * (SQLite in a temp dir by default, the production default; `--store memory` for keyv's in-memory Map),
  * `createCatalogService`, and runs `syncCatalog()` once. Both children run with this process's
  * `execArgv` (tsx's loader), no other Node flags. Prints JSON: per run, the sync's wall time, its phases

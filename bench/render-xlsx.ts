@@ -18,7 +18,7 @@
 import os from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { loadConfiguredTemplates } from '../src/app/wiring.js';
+import { loadConfiguredTemplates } from '../src/app/feed-parts.js';
 import { ALL_UNITS } from '../src/core/catalog/catalog.js';
 import { serializeItems } from '../src/core/catalog/catalog-chunks.js';
 import { createFeedBuilder, type FeedRequest } from '../src/services/feeds/feed-builder.js';

@@ -37,7 +37,7 @@ import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import express from 'express';
 import { createLogger } from '../src/adapters/logger/create-logger.js';
-import { type RunningApp, startApp } from '../src/app/app.js';
+import { type RunningApp, startApp } from '../src/app/start-app.js';
 import { ALL_UNITS } from '../src/core/catalog/catalog.js';
 import { createTestConfig } from '../test/helpers/test-config.js';
 

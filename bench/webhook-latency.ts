@@ -20,7 +20,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { startApp } from '../src/app/app.js';
+import { startApp } from '../src/app/start-app.js';
 import type { CatalogSnapshot } from '../src/core/catalog/catalog.js';
 import { createTestConfig } from '../test/helpers/test-config.js';
 import { numberArgument } from './bench-args.js';

@@ -25,7 +25,7 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel, { format: config.logFormat });
   // Imported only once the configuration is valid, so a bad setting fails fast without loading the app.
   const [{ startApp }, { TemplateLoadError }] = await Promise.all([
-    import('./app/app.js'),
+    import('./app/start-app.js'),
     import('./core/feeds/load-templates.js'),
   ]);
   let app: Awaited<ReturnType<typeof startApp>>;

@@ -1,14 +1,7 @@
 import { openRedisGroup } from '../adapters/group/redis-group.js';
 import type { Logger } from '../adapters/logger/create-logger.js';
-import {
-  configuredSource,
-  createCatalogParts,
-  createConfiguredFeedService,
-  instanceIdOf,
-  isGroupStore,
-  loadConfiguredTemplates,
-  startSandboxIfNeeded,
-} from '../app/wiring.js';
+import { configuredSource, createCatalogParts, instanceIdOf, isGroupStore, startSandboxIfNeeded } from '../app/catalog-parts.js';
+import { createConfiguredFeedService, loadConfiguredTemplates } from '../app/feed-parts.js';
 import type { Config } from '../config/load-config.js';
 import type { SyncReport } from '../services/catalog/catalog-service.js';
 import { timingSince } from '../services/catalog/catalog-types.js';

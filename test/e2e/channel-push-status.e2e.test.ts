@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { type RunningApp, startApp } from '../../src/app/app.js';
+import { type RunningApp, startApp } from '../../src/app/start-app.js';
 import { type MetaServer, metaErrorBody, startMetaServer } from '../fakes/channels/meta-server.js';
 import { createTestConfig } from '../helpers/test-config.js';
 

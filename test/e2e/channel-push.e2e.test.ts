@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { type RunningApp, startApp } from '../../src/app/app.js';
+import { type RunningApp, startApp } from '../../src/app/start-app.js';
 import type { Product } from '../../src/core/catalog/catalog.js';
 import { productCode } from '../../src/core/feeds/to-feed-item.js';
 import { type MetaServer, startMetaServer } from '../fakes/channels/meta-server.js';

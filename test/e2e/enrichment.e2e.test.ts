@@ -5,7 +5,7 @@ import { XMLParser } from 'fast-xml-parser';
 import { pino } from 'pino';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningApp, startApp } from '../../src/app/app.js';
+import { type RunningApp, startApp } from '../../src/app/start-app.js';
 import { ProductsFeedSchema } from '../../src/core/feeds/json-feed-schema.js';
 import { createSandboxCatalog, type SandboxArticle } from '../../src/sandbox/sandbox-catalog.js';
 import { createTestConfig } from '../helpers/test-config.js';

@@ -3,7 +3,7 @@ import { XMLValidator } from 'fast-xml-parser';
 import { pino } from 'pino';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningApp, startApp } from '../../src/app/app.js';
+import { type RunningApp, startApp } from '../../src/app/start-app.js';
 import { ChangesFeedSchema, ProductsFeedSchema } from '../../src/core/feeds/json-feed-schema.js';
 import { createTestConfig } from '../helpers/test-config.js';
 

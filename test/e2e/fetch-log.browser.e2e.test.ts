@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type RunningApp, startApp } from '../../src/app/app.js';
+import { type RunningApp, startApp } from '../../src/app/start-app.js';
 import { launchChromium } from '../helpers/browser.js';
 import { createTestConfig } from '../helpers/test-config.js';
 import { USER_AGENTS as UA } from '../unit/core/fetches/user-agents.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningApp, startApp } from '../../src/app/app.js';
+import { type RunningApp, startApp } from '../../src/app/start-app.js';
 import { createTestConfig } from '../helpers/test-config.js';
 import { USER_AGENTS as UA } from '../unit/core/fetches/user-agents.js';
 

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { type RunningApp, startApp } from '../../src/app/app.js';
+import { type RunningApp, startApp } from '../../src/app/start-app.js';
 import type { Product } from '../../src/core/catalog/catalog.js';
 import { toAmountMicros } from '../../src/core/push/money-micros.js';
 import { createSandboxApp } from '../../src/sandbox/create-sandbox-app.js';

@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type RunningApp, startApp } from '../../src/app/app.js';
+import { type RunningApp, startApp } from '../../src/app/start-app.js';
 import { launchChromium } from '../helpers/browser.js';
 import { createTestConfig } from '../helpers/test-config.js';
 

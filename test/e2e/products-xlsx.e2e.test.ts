@@ -2,7 +2,7 @@ import ExcelJS from 'exceljs';
 import { pino } from 'pino';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningApp, startApp } from '../../src/app/app.js';
+import { type RunningApp, startApp } from '../../src/app/start-app.js';
 import { PRODUCT_COLUMNS } from '../../src/core/feeds/product-columns.js';
 import { MONEY_FORMAT, TEXT_FORMAT } from '../../src/core/feeds/spreadsheet-rows.js';
 import { createTestConfig } from '../helpers/test-config.js';

@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { type RunningApp, startApp } from '../../src/app/app.js';
+import { type RunningApp, startApp } from '../../src/app/start-app.js';
 import { productCode } from '../../src/core/feeds/to-feed-item.js';
 import type { MetaServer } from '../fakes/channels/meta-server.js';
 import type { ShoptetServer } from '../fakes/channels/shoptet-server.js';

@@ -1,8 +1,8 @@
 import { parse } from 'csv-parse/sync';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningApp, startApp } from '../../src/app/app.js';
-import { metaParts, shoptetParts } from '../../src/app/push-channels.js';
+import { metaParts, shoptetParts } from '../../src/app/push-channel-parts.js';
+import { type RunningApp, startApp } from '../../src/app/start-app.js';
 import type { Config } from '../../src/config/load-config.js';
 import type { CatalogSnapshot } from '../../src/core/catalog/catalog.js';
 import { productCode, toFeedItem } from '../../src/core/feeds/to-feed-item.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningApp, startApp } from '../../src/app/app.js';
+import { type RunningApp, startApp } from '../../src/app/start-app.js';
 import type { SyncReport, SyncRunSummary } from '../../src/services/catalog/catalog-service.js';
 import type { ConsoleWarning } from '../../src/services/console/console-warnings.js';
 import { createTestConfig } from '../helpers/test-config.js';

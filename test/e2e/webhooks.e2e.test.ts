@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningApp, startApp } from '../../src/app/app.js';
-import { configuredSource, openConfiguredWebhookInbox } from '../../src/app/wiring.js';
+import { configuredSource } from '../../src/app/catalog-parts.js';
+import { type RunningApp, startApp } from '../../src/app/start-app.js';
+import { openConfiguredWebhookInbox } from '../../src/app/webhook-parts.js';
 import type { StoredWebhookEvent } from '../../src/services/webhooks/webhook-processor.js';
 import { createTestConfig } from '../helpers/test-config.js';
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import type { RunningApp } from '../../src/app/app.js';
+import type { RunningApp } from '../../src/app/start-app.js';
 import type { Product } from '../../src/core/catalog/catalog.js';
 import { productCode } from '../../src/core/feeds/to-feed-item.js';
 import { type MetaServer, startMetaServer } from '../fakes/channels/meta-server.js';

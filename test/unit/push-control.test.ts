@@ -1,9 +1,9 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createMemoryPushOutbox } from '../../src/adapters/push/memory-push-outbox.js';
-import { applyPausedSetting, createPushControl, rememberMode, storeMode } from '../../src/app/push-control.js';
+import { applyPausedSetting, createPushControl, rememberMode, storeMode } from '../../src/services/push/push-control.js';
 
-/** The operator's controls (src/app/push-control.ts, docs/channel-push.md#operator-controls). */
+/** The operator's controls (src/services/push/push-control.ts, docs/channel-push.md#operator-controls). */
 
 const log = pino({ level: 'silent' });
 

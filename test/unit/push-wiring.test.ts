@@ -2,7 +2,7 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createMetrics } from '../../src/adapters/metrics/create-metrics.js';
 import { createMemoryPushOutbox } from '../../src/adapters/push/memory-push-outbox.js';
-import { createPushWiring, type PushGroup, watchLeadership } from '../../src/app/push-wiring.js';
+import { createPushWiring, type PushGroup, watchLeadership } from '../../src/app/push-parts.js';
 import { createTestConfig } from '../helpers/test-config.js';
 
 /**

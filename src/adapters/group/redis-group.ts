@@ -3,6 +3,7 @@ import { settledWithin } from '../../core/async/settled-within.js';
 import type { PushOutbox } from '../../core/push/outbox.js';
 import type { ChangeJournal } from '../../services/catalog/change-journal.js';
 import type { GroupSwitch } from '../../services/catalog/group-switch.js';
+import type { GroupRedis, RemoteRun } from '../../services/group/group-redis.js';
 import type { LeaderLease } from '../../services/group/leader-lease.js';
 import type { WebhookInbox } from '../../services/webhooks/webhook-inbox.js';
 import { createRedisPushOutbox } from '../push/redis-push-outbox.js';
@@ -15,15 +16,8 @@ import { createFencedPointer } from './redis-pointer.js';
 import { createGroupSwitch } from './redis-switch.js';
 import { createRedisWebhookInbox, type RedisInboxOptions } from './redis-webhook-inbox.js';
 
-/** What a job run on the leader for another instance answered. */
-export interface RemoteRun {
-  readonly ok: boolean;
-  readonly result?: unknown;
-  readonly error?: string;
-}
-
 /** Several instances on one Redis: the parts of the group's coordination (docs/scale-out.md). */
-export interface RedisGroup {
+export interface RedisGroup extends GroupRedis {
   readonly instance: string;
   readonly lease: LeaderLease;
   readonly journal: ChangeJournal;

@@ -1,7 +1,8 @@
 import { type Dispatcher, request } from 'undici';
-import { classifyDataSource, dataSourceHttpProblem, type GoogleDataSourceKind } from '../../core/push/google-data-source.js';
+import { classifyDataSource, dataSourceHttpProblem } from '../../core/push/google-data-source.js';
 import { type GoogleQuotaGroup, parseQuotaPage } from '../../core/push/google-quota.js';
 import { createRedactor } from '../../core/redact-secrets.js';
+import type { GoogleAccountReads } from '../../services/push/google-account-port.js';
 import { describeNetworkError } from '../pos/pos-responses.js';
 import { readJson } from './channel-http.js';
 import { createGoogleTokenSource, type ServiceAccountKey } from './google-token.js';
@@ -21,18 +22,6 @@ export interface GoogleAccountReadsOptions {
   readonly timeoutMs: number;
   readonly now?: () => number;
   readonly dispatcher?: Dispatcher;
-}
-
-export type DataSourceRead =
-  | { readonly kind: GoogleDataSourceKind }
-  /** `retry`: a network failure, 5xx, 429 or refused token; else the source cannot take the push. */
-  | { readonly problem: string; readonly retry: boolean };
-
-export type QuotaRead = { readonly groups: readonly GoogleQuotaGroup[] } | { readonly problem: string };
-
-export interface GoogleAccountReads {
-  dataSource(): Promise<DataSourceRead>;
-  quotas(): Promise<QuotaRead>;
 }
 
 /** Pages of the quota listing followed at most (the push's groups are a handful). */

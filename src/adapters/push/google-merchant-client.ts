@@ -133,7 +133,7 @@ function outcomeOf(
   const rpc = typeof error?.status === 'string' ? error.status : undefined;
   const text = `HTTP ${status}${rpc === undefined ? '' : ` ${rpc}`}${typeof error?.message === 'string' ? `: ${error.message}` : ''}`;
   if (status === 429 || rpc === 'RESOURCE_EXHAUSTED') {
-    // A daily limit closes the Google channel's gate (push-google.ts) until the reset or a quota read that
+    // A daily limit closes the Google channel's gate (services/push/google-channel.ts) until the reset or a quota read that
     // shows quota again; the row itself waits only the worker's backoff, so a reopened gate sends it at once.
     const daily = DAILY_WORDING.test(text);
     return withCause(retryOutcome(headers, text, context, undefined), daily ? 'quota' : 'rate-limit');

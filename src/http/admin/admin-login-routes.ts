@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
 import type { SyncJob } from '../../services/catalog/catalog-service.js';
-import type { GroupStatus } from '../../services/group-monitor.js';
+import type { GroupStatus } from '../../services/group/group-monitor.js';
 import { secretMatches } from '../middleware/token-auth.js';
 import { clearSessionCookie, clientOf, credentialOf, sameOrigin, setSessionCookie } from './admin-auth.js';
 import { adminContext, prefersHtml, sendAdminPage, sendDisabled } from './admin-gate.js';

@@ -1,5 +1,5 @@
 import type { SyncJob } from '../../services/catalog/catalog-service.js';
-import type { GroupStatus } from '../../services/group-monitor.js';
+import type { GroupStatus } from '../../services/group/group-monitor.js';
 import { formatDateTime, formatDuration, formatNumber, textsFor } from '../console/i18n.js';
 import type { ConsoleContext } from '../console/layout.js';
 import { escapeHtml as h } from '../routes/status-sections.js';

@@ -10,12 +10,12 @@ import type { AdminSessions } from './admin-session.js';
  * The push's operator controls (docs/channel-push.md#operator-controls): `POST /admin/push/{channel}/pause`,
  * `…/resume`, `POST /admin/push/reconcile[?channel=]` and the page `GET /admin/push`. Bearer callers get
  * JSON; a browser (session cookie + CSRF, checked by the gate) is sent back to the page. The logic is the
- * push wiring's (`src/app/push-control.ts`); these routes only translate.
+ * push's controls (`src/services/push/push-control.ts`); these routes only translate.
  */
 
 type Refusal = { readonly ok: false; readonly reason: string; readonly message: string };
 
-/** What the routes need of the push wiring (structural: `src/app/push-wiring.ts` is not imported from here). */
+/** What the routes need of the push wiring (structural: `src/app/push-parts.ts` is not imported from here). */
 export interface AdminPushControl {
   status(): Readonly<Partial<Record<string, Omit<AdminPushChannel, 'pausedByConfig'>>>>;
   channels(): readonly string[];

@@ -2,7 +2,7 @@ import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
 import type { JobOutcome } from '../../jobs/scheduler.js';
 import type { SyncJob, SyncReport } from '../../services/catalog/catalog-service.js';
-import type { GroupStatus } from '../../services/group-monitor.js';
+import type { GroupStatus } from '../../services/group/group-monitor.js';
 import { sendError } from '../send-error.js';
 import { adminContext, admittedAs, sendAdminPage } from './admin-gate.js';
 import { progressPage } from './admin-pages.js';

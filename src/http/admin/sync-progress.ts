@@ -1,5 +1,5 @@
 import type { SyncJob, SyncReport } from '../../services/catalog/catalog-service.js';
-import type { GroupStatus } from '../../services/group-monitor.js';
+import type { GroupStatus } from '../../services/group/group-monitor.js';
 import type { JobTiming } from '../../services/health/readiness.js';
 import type { TrackedRun } from './sync-runs.js';
 

@@ -4,7 +4,7 @@ import type { SyncReport } from '../../services/catalog/catalog-service.js';
 import type { EnrichmentSyncReport } from '../../services/catalog/enrich-catalog.js';
 import type { ConsoleWarning } from '../../services/console/console-warnings.js';
 import type { EnrichmentStatus } from '../../services/enrichment/enrichment-service.js';
-import type { GroupStatus } from '../../services/group-monitor.js';
+import type { GroupStatus } from '../../services/group/group-monitor.js';
 import { waitingReason } from '../../services/health/readiness.js';
 import type { StoreState } from '../../services/health/store-health.js';
 import type { WebhookStats } from '../../services/webhooks/webhook-processor.js';

@@ -11,7 +11,7 @@ export interface OverviewTexts {
   readonly searchButton: string;
   readonly searchPlaceholder: string;
   readonly pos: string;
-  /** Which POS is read, as `describePos` (wiring.ts) says it in English, in the reader's language. */
+  /** Which POS is read, as `describePos` (src/app/catalog-parts.ts) says it in English, in the reader's language. */
   posLine(pos: string): string;
   readonly toFix: string;
   readonly job: string;

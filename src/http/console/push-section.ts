@@ -7,7 +7,7 @@ import { formatDateTime, formatDuration, formatNumber, type Lang, textsFor } fro
  * the quota where the channel reports one, and the last reconciliation. Absent when no channel is configured.
  */
 
-/** What the section reads of a channel's status (`PushChannelStatus` of src/app/push-status.ts fits it). */
+/** What the section reads of a channel's status (`PushChannelStatus` of src/services/push/push-status.ts fits it). */
 export interface PushSectionStatus {
   readonly mode: 'live' | 'dry-run' | 'paused';
   readonly pending: number;

@@ -6,7 +6,7 @@ import type { NotServedCatalog } from '../../services/catalog/catalog-start.js';
 import type { ConsoleWarning } from '../../services/console/console-warnings.js';
 import type { EnrichmentStatus } from '../../services/enrichment/enrichment-service.js';
 import type { FeedDescriptor, FeedService } from '../../services/feeds/feed-service.js';
-import type { GroupStatus } from '../../services/group-monitor.js';
+import type { GroupStatus } from '../../services/group/group-monitor.js';
 import { type JobTiming, waitingReason } from '../../services/health/readiness.js';
 import type { StoreState } from '../../services/health/store-health.js';
 import type { WebhookStats } from '../../services/webhooks/webhook-processor.js';

@@ -6,7 +6,7 @@ import type { EnrichmentStatus } from '../enrichment/enrichment-service.js';
 import type { StoreState } from '../health/store-health.js';
 import { type ConsoleWarning, collectConsoleWarnings, countWarnings, type WarningInputs } from './console-warnings.js';
 
-/** Where the console's warnings come from in the running bridge (wired in `app.ts`). */
+/** Where the console's warnings come from in the running bridge (wired in `src/app/http-parts.ts`). */
 export interface ConsoleWarningSources {
   readonly settings: WarningInputs['settings'];
   readonly pos: WarningInputs['pos'];
@@ -26,7 +26,7 @@ export interface ConsoleWarningSources {
   readonly feedNames: readonly string[];
   /** The fetch log's warnings (feeds no longer fetched), when it is wired. */
   readonly fetchWarnings?: () => readonly ConsoleWarning[];
-  /** The channel push's warnings (src/services/push-warnings.ts), when a channel is configured. */
+  /** The channel push's warnings (src/services/push/push-warnings.ts), when a channel is configured. */
   readonly pushWarnings?: () => readonly ConsoleWarning[];
 }
 

@@ -1,7 +1,7 @@
 import type { CatalogService, SyncJob, SyncReport } from '../catalog/catalog-service.js';
 import type { NotServedCatalog } from '../catalog/catalog-start.js';
 import type { EnrichmentStatus } from '../enrichment/enrichment-service.js';
-import type { GroupStatus } from '../group-monitor.js';
+import type { GroupStatus } from '../group/group-monitor.js';
 import type { WebhookProcessor } from '../webhooks/webhook-processor.js';
 import type { StoreState } from './store-health.js';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LoadedTemplates, loadTemplateDir } from '../../../src/app/wiring.js';
+import { type LoadedTemplates, loadTemplateDir } from '../../../src/app/feed-parts.js';
 import { collectFeed } from '../../../src/core/feeds/collect-feed.js';
 import type { FeedContext, FeedItem } from '../../../src/core/feeds/feed-item.js';
 import { loadTemplates, TemplateLoadError } from '../../../src/core/feeds/load-templates.js';

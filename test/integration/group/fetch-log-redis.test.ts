@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type RunningApp, startApp } from '../../../src/app/app.js';
+import { type RunningApp, startApp } from '../../../src/app/start-app.js';
 import { type RedisServer, startRedisServer } from '../../helpers/redis-server.js';
 import { createTestConfig } from '../../helpers/test-config.js';
 import { USER_AGENTS as UA } from '../../unit/core/fetches/user-agents.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createClient } from '@keyv/redis';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type RunningApp, startApp } from '../../../src/app/app.js';
+import { type RunningApp, startApp } from '../../../src/app/start-app.js';
 import { type RunningSandbox, startSandbox } from '../../../src/sandbox/start-sandbox.js';
 import { type GoogleServer, startGoogleServer } from '../../fakes/channels/google-server.js';
 import { type RedisServer, startRedisServer } from '../../helpers/redis-server.js';

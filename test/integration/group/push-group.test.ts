@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { openRedisGroup } from '../../../src/adapters/group/redis-group.js';
 import { GROUP_KEYS } from '../../../src/adapters/group/redis-keys.js';
-import { type RunningApp, startApp } from '../../../src/app/app.js';
+import { type RunningApp, startApp } from '../../../src/app/start-app.js';
 import type { Product } from '../../../src/core/catalog/catalog.js';
 import { productCode } from '../../../src/core/feeds/to-feed-item.js';
 import { PUSH_MASK } from '../../../src/core/push/outbox.js';

@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startApp } from '../../../src/app/app.js';
+import { startApp } from '../../../src/app/start-app.js';
 import { describeListenError } from '../../../src/http/listen-error.js';
 import { createTestConfig } from '../../helpers/test-config.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { RunningApp } from '../../../src/app/app.js';
+import type { RunningApp } from '../../../src/app/start-app.js';
 import { productCode } from '../../../src/core/feeds/to-feed-item.js';
 import type { RunningSandbox } from '../../../src/sandbox/start-sandbox.js';
 import {

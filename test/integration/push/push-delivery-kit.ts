@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { expect } from 'vitest';
-import { type RunningApp, startApp } from '../../../src/app/app.js';
+import { type RunningApp, startApp } from '../../../src/app/start-app.js';
 import type { Product } from '../../../src/core/catalog/catalog.js';
 import { productCode } from '../../../src/core/feeds/to-feed-item.js';
 import { type RunningSandbox, startSandbox } from '../../../src/sandbox/start-sandbox.js';
@@ -96,7 +96,7 @@ export async function pushStatus(app: RunningApp): Promise<PushStatus> {
   return ((await (await fetch(`${app.url}/readyz`)).json()) as { push: PushStatus }).push;
 }
 
-/** How often `/readyz`'s push status is refreshed (src/app/push-wiring.ts, STATUS_MS), with a margin. */
+/** How often `/readyz`'s push status is refreshed (src/app/push-parts.ts, STATUS_MS), with a margin. */
 const STATUS_REFRESH_MS = 2_300;
 
 /**

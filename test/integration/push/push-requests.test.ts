@@ -1,6 +1,6 @@
 import { parse } from 'csv-parse/sync';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { RunningApp } from '../../../src/app/app.js';
+import type { RunningApp } from '../../../src/app/start-app.js';
 import { productCode } from '../../../src/core/feeds/to-feed-item.js';
 import {
   eventually,

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { RunningApp } from '../../../src/app/app.js';
+import type { RunningApp } from '../../../src/app/start-app.js';
 import {
   eventually,
   type Fakes,

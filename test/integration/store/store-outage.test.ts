@@ -4,7 +4,7 @@ import { afterAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { openRedisGroup } from '../../../src/adapters/group/redis-group.js';
 import { openKeyv } from '../../../src/adapters/store/create-keyv.js';
 import { createKeyvCatalogStore } from '../../../src/adapters/store/keyv-catalog-store.js';
-import { type RunningApp, startApp } from '../../../src/app/app.js';
+import { type RunningApp, startApp } from '../../../src/app/start-app.js';
 import type { CatalogMeta } from '../../../src/services/catalog/catalog-service.js';
 import { freePort, type RedisServer, startRedisServer } from '../../helpers/redis-server.js';
 import { createTestConfig } from '../../helpers/test-config.js';

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createPosClient, type PosClientConfig } from '../../../src/adapters/pos/pos-client.js';
 import { openKeyv } from '../../../src/adapters/store/create-keyv.js';
 import { createKeyvCatalogStore } from '../../../src/adapters/store/keyv-catalog-store.js';
-import { loadConfiguredTemplates } from '../../../src/app/wiring.js';
+import { loadConfiguredTemplates } from '../../../src/app/feed-parts.js';
 import { ALL_UNITS, type CatalogSnapshot } from '../../../src/core/catalog/catalog.js';
 import { chunkText, type ItemChunk } from '../../../src/core/catalog/catalog-chunks.js';
 import type { RunningSandbox } from '../../../src/sandbox/start-sandbox.js';

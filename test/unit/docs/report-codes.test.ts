@@ -12,7 +12,7 @@ import type { WebhookRoutesDeps } from '../../../src/http/routes/webhook-routes.
 import type { SyncOutcome } from '../../../src/services/catalog/catalog-types.js';
 import type { ConsoleWarningCode } from '../../../src/services/console/console-warnings.js';
 import type { EnrichmentProblemReport } from '../../../src/services/enrichment/enrichment-service.js';
-import type { PushWarningCode } from '../../../src/services/push-warnings.js';
+import type { PushWarningCode } from '../../../src/services/push/push-warnings.js';
 import type { WebhookStats } from '../../../src/services/webhooks/webhook-processor.js';
 
 /**
@@ -113,7 +113,7 @@ const TYPED_CODES: Readonly<Record<string, readonly string[]>> = {
     'PUSH_PAUSED',
     'PUSH_DRY_RUN',
   ]),
-  // A metrics label written in app-jobs.ts (a job run that threw); checked against the source below.
+  // A metrics label written in src/app/jobs.ts (a job run that threw); checked against the source below.
   'job runs': ['crashed'],
 };
 
@@ -204,7 +204,7 @@ describe('docs/report-codes.md', () => {
   });
 
   it('lists only metrics labels that the source writes', async () => {
-    const app = await readFile(join(ROOT, 'src', 'app-jobs.ts'), 'utf8');
+    const app = await readFile(join(ROOT, 'src', 'app', 'jobs.ts'), 'utf8');
     for (const label of TYPED_CODES['job runs'] ?? []) expect(app).toContain(`'${label}'`);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryPushOutbox } from '../../../src/adapters/push/memory-push-outbox.js';
-import { googleQuotaBackground } from '../../../src/app/push-channels.js';
-import type { PushChannelStatus } from '../../../src/app/push-status.js';
+import { googleQuotaBackground } from '../../../src/app/push-channel-parts.js';
+import type { PushChannelStatus } from '../../../src/services/push/push-status.js';
 
 /** The leader's Google quota in the shared state, so a follower (reading nothing from Google) shows it too. */
 

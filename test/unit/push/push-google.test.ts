@@ -1,12 +1,12 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import type { DataSourceRead, GoogleAccountReads, QuotaRead } from '../../../src/adapters/push/google-account-reads.js';
-import { createGoogleChannel } from '../../../src/app/push-google.js';
 import type { ChannelClient, PushBatchItem, PushOutcome } from '../../../src/core/push/channel-client.js';
 import type { GoogleQuotaGroup } from '../../../src/core/push/google-quota.js';
 import type { GooglePayload } from '../../../src/core/push/target-payloads.js';
+import type { DataSourceRead, GoogleAccountReads, QuotaRead } from '../../../src/services/push/google-account-port.js';
+import { createGoogleChannel } from '../../../src/services/push/google-channel.js';
 
-/** The Google channel's gate: data source check, quota reads, daily close (src/app/push-google.ts). */
+/** The Google channel's gate: data source check, quota reads, daily close (src/services/push/google-channel.ts). */
 
 const NOW = Date.parse('2026-11-26T13:00:00Z');
 const NAME = 'accounts/1/dataSources/2';

@@ -24,9 +24,9 @@ import {
 } from '../core/push/target-payloads.js';
 import { feedContextOf, itemOptionsOf } from '../services/feeds/feed-builder.js';
 import type { FeedService } from '../services/feeds/feed-service.js';
+import { createGoogleChannel, GOOGLE_MAX_ROUND, type GoogleChannel } from '../services/push/google-channel.js';
 import { createMetaBatchChecks } from '../services/push/meta-batch-checks.js';
 import type { PushWorker } from '../services/push/push-worker.js';
-import { createGoogleChannel, GOOGLE_MAX_ROUND, type GoogleChannel } from './push-google.js';
 
 /**
  * Each channel's parts for the push wiring (docs/decisions/0013-channel-push.md, section 8): its client (or
@@ -118,13 +118,14 @@ function metaBackground(
   client: MetaClient,
   handles: { track?: ((handle: string, targets: readonly string[]) => void) | undefined },
   logger: Logger,
+  now: () => number,
 ) {
   return ({ outbox, worker, isLeader, fence }: BackgroundContext) => {
     const checks = createMetaBatchChecks({
       outbox,
       ...(fence === undefined ? {} : { fence }),
       check: (handle) => client.checkBatchStatus(handle),
-      now: Date.now,
+      now,
       onEnqueued: () => worker.wake(),
       onError: (message, rejected) => worker.noteError(message, rejected),
       logger,
@@ -170,6 +171,7 @@ export function metaParts(
   links: Links,
   logger: Logger,
   feeds?: PushFeeds,
+  now: () => number = Date.now,
 ): ChannelParts<unknown> | undefined {
   const meta = push.meta;
   if (meta === undefined) return undefined;
@@ -197,7 +199,7 @@ export function metaParts(
     batchSize: meta.batchSize,
     limits: META_LIMITS,
     stockAdjusts: feeds?.templates.find((template) => template.name === 'meta')?.stockAdjusts === true,
-    ...(live === undefined ? {} : { background: metaBackground(live, handles, logger) }),
+    ...(live === undefined ? {} : { background: metaBackground(live, handles, logger, now) }),
   };
 }
 
@@ -207,12 +209,13 @@ export function shoptetParts(
   links: Links,
   logger: Logger,
   feeds?: PushFeeds,
+  now: () => number = Date.now,
 ): ChannelParts<unknown> | undefined {
   const shoptet = push.shoptet;
   if (shoptet === undefined) return undefined;
-  const pacer = createPacer(SHOPTET_LIMITS, Date.now());
+  const pacer = createPacer(SHOPTET_LIMITS, now());
   // Every answer's bucket filling steers the pace (decision 0013, "Shoptet REST API", "Limits").
-  const steering = createBucketSteering(pacer, SHOPTET_LIMITS, Date.now, (slow, { used, max }) =>
+  const steering = createBucketSteering(pacer, SHOPTET_LIMITS, now, (slow, { used, max }) =>
     logger.info(
       { used, max, slow },
       slow ? 'push: Shoptet bucket above 80 %, slowing down' : 'push: Shoptet bucket below 80 % again',
@@ -239,7 +242,7 @@ export function shoptetParts(
   };
 }
 
-/** Google's parts and its channel state (data source, quotas, pacing): see `push-google.ts`. */
+/** Google's parts and its channel state (data source, quotas, pacing): see `services/push/google-channel.ts`. */
 export interface GoogleParts extends ChannelParts<unknown> {
   readonly google: GoogleChannel;
   /** Units whose local inventory is sent (those with a store code, when GOOGLE_LOCAL_INVENTORY is on). */
@@ -262,6 +265,7 @@ export function googleParts(
   logger: Logger,
   feeds?: PushFeeds,
   isLeader?: () => boolean,
+  now: () => number = Date.now,
 ): GoogleParts | undefined {
   const settings = push.google;
   if (settings === undefined) return undefined;
@@ -281,7 +285,7 @@ export function googleParts(
       reads: undefined,
       dataSourceName,
       refreshMs: settings.quotaRefreshMs,
-      now: Date.now,
+      now,
       logger,
       ...(isLeader === undefined ? {} : { isLeader }),
     });
@@ -301,7 +305,7 @@ export function googleParts(
       reads,
       dataSourceName,
       refreshMs: settings.quotaRefreshMs,
-      now: Date.now,
+      now,
       logger,
       ...(isLeader === undefined ? {} : { isLeader }),
     });

@@ -1,28 +1,20 @@
 import { randomBytes, scrypt } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Keyv } from 'keyv';
-import type { DocPages } from '../adapters/docs/doc-pages.js';
 import { createEnrichmentSource } from '../adapters/enrichment/enrichment-source.js';
-import { createRedisFetchLog } from '../adapters/group/redis-fetch-log.js';
 import type { RedisGroup } from '../adapters/group/redis-group.js';
 import type { Logger } from '../adapters/logger/create-logger.js';
+import type { Metrics } from '../adapters/metrics/create-metrics.js';
 import { createPosClient } from '../adapters/pos/pos-client.js';
 import { openKeyv } from '../adapters/store/create-keyv.js';
 import { createKeyvCatalogStore } from '../adapters/store/keyv-catalog-store.js';
 import { createKeyvChangeHistory } from '../adapters/store/keyv-change-history.js';
 import { createKeyvEnrichmentStore } from '../adapters/store/keyv-enrichment-store.js';
-import { createKeyvFetchLog } from '../adapters/store/keyv-fetch-log.js';
-import { openWebhookInbox } from '../adapters/store/open-webhook-inbox.js';
 import type { Config } from '../config/load-config.js';
 import { shuttingDown } from '../core/async/deadline.js';
+import type { CatalogSnapshot } from '../core/catalog/catalog.js';
 import { type CatalogSource, normalizePosBaseUrl, posSource, sandboxSource } from '../core/catalog/catalog-source.js';
-import { type ChangeHistory, createChangeLog } from '../core/catalog/change-log.js';
-import type { CompiledFeed } from '../core/feeds/compiled-feed.js';
-import { loadTemplates, type TemplateFile } from '../core/feeds/load-templates.js';
-import { NO_STOCK_SETTINGS, type StockSettings } from '../core/feeds/stock-policy.js';
+import type { ChangeHistory } from '../core/catalog/change-log.js';
 import { type RunningSandbox, startSandbox } from '../sandbox/start-sandbox.js';
 import {
   type CatalogMeta,
@@ -37,62 +29,13 @@ import type { PosClient } from '../services/catalog/pos-port.js';
 import { createSyncPhases, type SyncPhases } from '../services/catalog/sync-phases.js';
 import type { EnrichmentDocument } from '../services/enrichment/enrichment-ports.js';
 import { createEnrichmentService, type EnrichmentService } from '../services/enrichment/enrichment-service.js';
-import { createFeedBuilder } from '../services/feeds/feed-builder.js';
-import { createFeedCache } from '../services/feeds/feed-cache.js';
-import { createInThreadFeedRenderer } from '../services/feeds/feed-renderer.js';
-import { createFeedService, type FeedService } from '../services/feeds/feed-service.js';
-import { createFetchLog, type FetchLog } from '../services/fetches/fetch-log.js';
-import type { WebhookInbox } from '../services/webhooks/webhook-inbox.js';
-import type { StoredWebhookEvent } from '../services/webhooks/webhook-processor.js';
 import { createCatalogWorkers } from '../workers/create-catalog-workers.js';
-import { createWorkerDocPages } from '../workers/create-doc-pages.js';
-import { createWorkerFeedRenderer } from '../workers/create-feed-renderer.js';
 
 /**
- * The real parts wired from the configuration, shared by the server (`app.ts`) and the one-shot CLI
- * (`cli/sync-once.ts`), so that both read the same POS, store and templates the same way.
+ * The catalog's parts wired from the configuration (the source, the sandbox, the POS client, the store, the
+ * enrichment sheet and the catalog service), shared by the server (`start-app.ts`) and the one-shot CLI
+ * (`cli/sync-once.ts`), so that both read the same POS and store the same way (the templates: `feed-parts.ts`).
  */
-
-/** The templates/ folder shipped beside src/ and dist/. */
-const SHIPPED_TEMPLATES = fileURLToPath(new URL('../../templates/', import.meta.url));
-
-/** The docs/ folder shipped beside src/ and dist/ (the Docker image copies it too). */
-const SHIPPED_DOCS = fileURLToPath(new URL('../../docs/', import.meta.url));
-
-/** The shipped documentation as HTML pages (`GET /docs/…`, linked from the status page). */
-export function createShippedDocPages(): DocPages {
-  return createWorkerDocPages(SHIPPED_DOCS);
-}
-
-/** Feed templates as read (the render worker compiles the same files, with the same stock settings) and as compiled. */
-export interface LoadedTemplates {
-  readonly files: readonly TemplateFile[];
-  /** The configuration's part of every feed's stock policy, as the templates were compiled with it. */
-  readonly stock: StockSettings;
-  readonly compiled: readonly CompiledFeed[];
-}
-
-/**
- * Reads and compiles every `*.json` feed template; any problem stops the start (TemplateLoadError), and so
- * does a `FEED_STOCK_POLICY` that names no template.
- */
-export async function loadTemplateDir(dir: string, stock: StockSettings = NO_STOCK_SETTINGS): Promise<LoadedTemplates> {
-  const names = (await readdir(dir)).filter((name) => name.endsWith('.json')).sort();
-  const files = await Promise.all(
-    names.map(async (name) => ({ name: join(dir, name), text: await readFile(join(dir, name), 'utf8') })),
-  );
-  return { files, stock, compiled: loadTemplates(files, stock) };
-}
-
-/** `UNIT_STOCK_BUFFER` and `FEED_STOCK_POLICY`, as the feed templates take them. */
-export function stockSettingsOf(config: Config): StockSettings {
-  return { unitBuffers: config.feed.unitStockBuffers, feedPolicies: config.feed.stockPolicies };
-}
-
-/** `FEED_TEMPLATES_DIR`, or the shipped templates, with the configured stock settings. */
-export function loadConfiguredTemplates(config: Config): Promise<LoadedTemplates> {
-  return loadTemplateDir(config.feed.templatesDir ?? SHIPPED_TEMPLATES, stockSettingsOf(config));
-}
 
 /** The built-in sandbox POS when `POS_BASE_URL` is unset (on loopback, any free port). */
 export async function startSandboxIfNeeded(
@@ -212,7 +155,7 @@ export function createCatalogParts(
   const workers = createCatalogWorkers({ pos: posConfig });
   const shutdown = new AbortController();
   const phases = createSyncPhases(now);
-  const enrichment = createConfiguredEnrichment(config, opened.keyv, workers, logger);
+  const enrichment = createConfiguredEnrichment(config, opened.keyv, workers, logger, now);
   const catalog = createCatalogService({
     pos,
     workers,
@@ -263,6 +206,7 @@ function createConfiguredEnrichment(
   keyv: Keyv,
   workers: CatalogWorkers,
   logger: Logger,
+  now: () => Date,
 ):
   | {
       readonly service: EnrichmentService;
@@ -281,7 +225,7 @@ function createConfiguredEnrichment(
     store: createKeyvEnrichmentStore(keyv, { source: source.identity }),
     check: (document, signal) => workers.checkEnrichment(sheetInputOf(document, config.enrichment.maxBytes), signal),
     logger: logger.child({ component: 'enrichment' }),
-    now: () => new Date(),
+    now,
   });
   return {
     service,
@@ -300,88 +244,14 @@ function sheetInputOf(document: EnrichmentDocument, maxBytes: number): Enrichmen
   };
 }
 
-/**
- * The feed service with the configured currency, brand, links and cache. Feeds of versions `catalog`
- * served are rendered in a worker thread from their serialized chunks; others in this thread.
- */
-export function createConfiguredFeedService(
-  config: Config,
-  templates: LoadedTemplates,
-  sandbox: RunningSandbox | undefined,
-  catalog: Pick<CatalogService, 'chunksOf'>,
-  logger: Logger,
-  history?: ChangeHistory,
-): FeedService {
-  const options = {
-    currency: config.feed.currency,
-    brand: config.feed.brand,
-    // RSS 2.0 requires the channel's <link>: the documented default when PUBLIC_BASE_URL is unset.
-    baseUrl: config.http.publicBaseUrl ?? `http://localhost:${config.http.port}`,
-    links: { storeCodes: config.feed.unitStoreCodes, ...linkTemplates(config, sandbox) },
-  };
-  const inThread = createInThreadFeedRenderer(createFeedBuilder(templates.compiled, options));
-  return createFeedService({
-    templates: templates.compiled,
-    renderer: createWorkerFeedRenderer({
-      templates: templates.files,
-      stock: templates.stock,
-      options,
-      chunksOf: (snapshot) => catalog.chunksOf(snapshot),
-      fallback: inThread,
-    }),
-    cache: createFeedCache({ maxBytes: config.feed.cacheBytes }),
-    cacheBytes: config.feed.cacheBytes,
-    changeLog: createChangeLog({
-      maxTransitions: 100,
-      ...(history === undefined ? {} : { history }),
-      onHistoryError: (error) => logger.warn({ err: error }, 'could not read or store the changes feed history'),
-    }),
-    options,
-    onRenderError: (error, request) =>
-      logger.warn({ err: error, feed: request.file, unit: request.view }, 'rendering a feed failed'),
-  });
-}
-
-/** FEED_PRODUCT_URL / FEED_IMAGE_URL, defaulting to the sandbox's own pages in sandbox mode. */
-export function linkTemplates(config: Config, sandbox: RunningSandbox | undefined): { productUrl?: string; imageUrl?: string } {
-  const productUrl = config.feed.productUrl ?? (sandbox ? `${sandbox.url}/sandbox/products/{id}` : undefined);
-  const imageUrl = config.feed.imageUrl ?? (sandbox ? `${sandbox.url}/sandbox/images/{id}.png` : undefined);
-  return { ...(productUrl === undefined ? {} : { productUrl }), ...(imageUrl === undefined ? {} : { imageUrl }) };
-}
-
-/**
- * The webhook inbox for the configured store (`adapters/store/open-webhook-inbox.ts`), for `source`'s events;
- * in a group, the shared stream (events an earlier release left in its keyv inbox are moved into it).
- */
-export function openConfiguredWebhookInbox(
-  config: Config,
-  source: CatalogSource,
-  group?: { readonly redis: RedisGroup; readonly onError: (error: unknown, what: string) => void },
-): WebhookInbox<StoredWebhookEvent> {
-  if (group === undefined) return openWebhookInbox<StoredWebhookEvent>(config.store.url, source.id);
-  return group.redis.inbox<StoredWebhookEvent>({
-    source: source.id,
-    claimIdleMs: config.group.claimIdleMs,
-    onError: group.onError,
-    legacy: openWebhookInbox<unknown>(config.store.url, source.id),
-  });
-}
-
-/**
- * The fetch log (docs/console.md#who-fetches-the-feeds) in the configured store: on Redis one log for the
- * whole group, on SQLite a table of its own in the catalog's file, in memory for tests.
- */
-export function openConfiguredFetchLog(config: Config, channelFeeds: readonly string[], logger: Logger): FetchLog {
-  const size = config.feed.fetchLogSize;
-  const now = () => new Date();
-  const store = isGroupStore(config)
-    ? createRedisFetchLog(config.store.url, { size, now })
-    : createKeyvFetchLog(openKeyv(config.store.url, 'catalog-bridge-fetches', { sqliteTable: 'fetch_log' }).keyv, { size, now });
-  return createFetchLog({
-    store,
-    size,
-    now,
-    channelFeeds: () => channelFeeds,
-    onError: (error) => logger.warn({ err: error }, 'could not store the fetch log; trying again'),
-  });
+/** Per-unit item counts change only with the products' offers: counted once per catalog family, in slices. */
+export function recordCatalogMetrics(metrics: Metrics, snapshot: CatalogSnapshot, catalog: CatalogService): void {
+  metrics.catalogItems.set({ unit: 'all' }, snapshot.products.length);
+  metrics.catalogGeneratedAt.set(Date.parse(snapshot.generatedAt) / 1000);
+  catalog.familyIndex(snapshot).then(
+    (index) => {
+      for (const unit of snapshot.units) metrics.catalogItems.set({ unit: unit.code }, index.unitCounts.get(unit.code) ?? 0);
+    },
+    () => undefined,
+  );
 }

@@ -1,9 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Logger } from '../adapters/logger/create-logger.js';
-import type { DataSourceRead, GoogleAccountReads, QuotaRead } from '../adapters/push/google-account-reads.js';
-import { mapLimit } from '../core/async/map-limit.js';
-import type { ChannelClient, PushTargetOutcome } from '../core/push/channel-client.js';
-import type { GoogleDataSourceKind } from '../core/push/google-data-source.js';
+import { mapLimit } from '../../core/async/map-limit.js';
+import type { ChannelClient, PushTargetOutcome } from '../../core/push/channel-client.js';
+import type { GoogleDataSourceKind } from '../../core/push/google-data-source.js';
 import {
   callLimitsOf,
   GOOGLE_DEFAULT_CALLS_PER_MINUTE,
@@ -11,9 +9,11 @@ import {
   type GoogleQuotaPlan,
   isDailyQuotaMessage,
   planQuota,
-} from '../core/push/google-quota.js';
-import { createPacer, nextMiddayUtc } from '../core/push/pacer.js';
-import type { GooglePayload } from '../core/push/target-payloads.js';
+} from '../../core/push/google-quota.js';
+import { createPacer, nextMiddayUtc } from '../../core/push/pacer.js';
+import type { GooglePayload } from '../../core/push/target-payloads.js';
+import type { ServiceLogger as Logger } from '../shared/service-logger.js';
+import type { DataSourceRead, GoogleAccountReads, QuotaRead } from './google-account-port.js';
 import type { PushChannelStatus } from './push-status.js';
 
 /**

@@ -1,45 +1,60 @@
-import { openRedisGroup, type RedisGroup } from '../adapters/group/redis-group.js';
-import type { Logger } from '../adapters/logger/create-logger.js';
-import type { Metrics } from '../adapters/metrics/create-metrics.js';
-import type { Config } from '../config/load-config.js';
-import type { JobOutcome, Scheduler } from '../jobs/scheduler.js';
-import type { CatalogService } from '../services/catalog/catalog-service.js';
-import { createGroupCoordinator, type GroupCoordinator } from '../services/group-coordinator.js';
-import { createGroupMonitor, type GroupMonitor, type GroupStatus } from '../services/group-monitor.js';
-import type { SharedInboxStats } from '../services/webhooks/webhook-inbox.js';
-import { type GroupParts, instanceIdOf, isGroupStore } from './wiring.js';
+import type { Metrics } from '../../adapters/metrics/create-metrics.js';
+import type { CatalogService } from '../catalog/catalog-service.js';
+import type { ServiceLogger as Logger } from '../shared/service-logger.js';
+import type { SharedInboxStats } from '../webhooks/webhook-inbox.js';
+import { createGroupCoordinator, type GroupCoordinator } from './group-coordinator.js';
+import { createGroupMonitor, type GroupMonitor, type GroupStatus } from './group-monitor.js';
+import type { GroupRedis } from './group-redis.js';
 
 /**
- * Several instances on one Redis (docs/scale-out.md), wired: the group's Redis parts, the lease, and
- * what this instance does as leader (scheduled syncs, jobs asked for by the others, storing the catalog).
+ * What this instance does in a group of instances on Redis (docs/scale-out.md): the lease, and as leader the
+ * scheduled syncs, the jobs the others ask for and storing the catalog; as follower, jobs asked of the leader.
  */
-export interface InstanceGroup {
-  readonly parts: GroupParts;
-  readonly redis: RedisGroup;
+
+/** A job's run as the scheduler reports it (`jobs/scheduler.ts`'s `JobOutcome`, which services do not import). */
+export type GroupJobOutcome =
+  | { readonly job: string; readonly ok: true; readonly startedAt: Date; readonly durationMs: number; readonly result: unknown }
+  | { readonly job: string; readonly ok: false; readonly startedAt: Date; readonly durationMs: number; readonly error: Error };
+
+/** The scheduler, as the group runs its jobs (a port: the scheduler lives in `jobs/`). */
+export interface GroupJobs {
+  runNow(job: string): Promise<GroupJobOutcome>;
+}
+
+export type GroupMetrics = Pick<
+  Metrics,
+  'groupLeader' | 'groupLeaseRenewals' | 'groupTakeovers' | 'groupVersionsBehind' | 'inboxDepth' | 'inboxPending' | 'inboxClaims'
+>;
+
+export interface GroupLeadership {
   readonly coordinator: GroupCoordinator;
   /** After `coordinator.start()` and loading the stored catalog: follows the change stream, measures the group. */
   begin(deps: {
     readonly catalog: CatalogService;
-    readonly jobs: Scheduler;
+    readonly jobs: GroupJobs;
     readonly inboxStats: (() => Promise<SharedInboxStats>) | undefined;
   }): Promise<void>;
   /** `POST /admin/sync`: on the leader, here or there; with no leader, here after taking the lease. */
-  runJob(job: string): Promise<JobOutcome>;
+  runJob(job: string): Promise<GroupJobOutcome>;
   status(): GroupStatus | undefined;
   /** Stops leading (the lease is released: another instance takes over at once) and following. */
   stop(): Promise<void>;
-  close(): Promise<void>;
 }
 
-/** How long a follower waits for the leader to answer a job it asked for, beyond the sync's own deadline. */
-const REMOTE_JOB_MARGIN_MS = 30_000;
+export interface GroupLeadershipDeps {
+  readonly redis: GroupRedis;
+  readonly instance: string;
+  readonly leaseMs: number;
+  /** How long a follower waits for the leader to answer a job it asked for. */
+  readonly remoteJobTimeoutMs: number;
+  readonly metrics: GroupMetrics;
+  readonly logger: Logger;
+  readonly now: () => Date;
+}
 
-export function openInstanceGroup(config: Config, metrics: Metrics, logger: Logger): InstanceGroup | undefined {
-  if (!isGroupStore(config)) return undefined;
-  const instance = instanceIdOf(config);
-  const log = logger.child({ component: 'group', instance });
-  const redis = openRedisGroup(config.store.url, { instance, leaseMs: config.group.leaseMs });
-  let jobs: Scheduler | undefined;
+export function createGroupLeadership(deps: GroupLeadershipDeps): GroupLeadership {
+  const { redis, metrics, logger: log, now } = deps;
+  let jobs: GroupJobs | undefined;
   let catalog: CatalogService | undefined;
   let serving: Promise<{ stop(): Promise<void> }> | undefined;
   let monitor: GroupMonitor | undefined;
@@ -48,7 +63,7 @@ export function openInstanceGroup(config: Config, metrics: Metrics, logger: Logg
     metrics.groupLeader.set(leader ? 1 : 0);
     if (leader) {
       serving ??= redis.serveJobRequests(async (job) => {
-        const outcome = await (jobs as Scheduler).runNow(job);
+        const outcome = await (jobs as GroupJobs).runNow(job);
         return outcome.ok ? outcome.result : Promise.reject(outcome.error);
       });
       serving.catch((error: unknown) => log.warn({ err: error }, 'could not listen for job requests'));
@@ -67,8 +82,8 @@ export function openInstanceGroup(config: Config, metrics: Metrics, logger: Logg
 
   const coordinator = createGroupCoordinator({
     lease: redis.lease,
-    instance,
-    leaseMs: config.group.leaseMs,
+    instance: deps.instance,
+    leaseMs: deps.leaseMs,
     logger: log,
     onLeadership,
     onRenewal: () => metrics.groupLeaseRenewals.inc(),
@@ -76,24 +91,22 @@ export function openInstanceGroup(config: Config, metrics: Metrics, logger: Logg
     onTakeover: () => metrics.groupTakeovers.inc(),
   });
 
-  async function runHere(job: string): Promise<JobOutcome> {
-    return (jobs as Scheduler).runNow(job);
+  async function runHere(job: string): Promise<GroupJobOutcome> {
+    return (jobs as GroupJobs).runNow(job);
   }
 
   return {
-    parts: { redis, isLeader: coordinator.isLeader },
-    redis,
     coordinator,
-    async begin(deps) {
-      jobs = deps.jobs;
-      catalog = deps.catalog;
+    async begin(begun) {
+      jobs = begun.jobs;
+      catalog = begun.catalog;
       metrics.groupLeader.set(coordinator.isLeader() ? 1 : 0);
-      deps.catalog.startFollowing();
+      begun.catalog.startFollowing();
       monitor = createGroupMonitor({
         coordinator,
-        catalog: deps.catalog,
-        inboxStats: deps.inboxStats,
-        now: () => new Date(),
+        catalog: begun.catalog,
+        inboxStats: begun.inboxStats,
+        now,
         onStatus(status) {
           metrics.groupVersionsBehind.set(status.behind);
           if (status.inbox !== undefined) {
@@ -108,9 +121,9 @@ export function openInstanceGroup(config: Config, metrics: Metrics, logger: Logg
     },
     async runJob(job) {
       if (coordinator.isLeader()) return runHere(job);
-      const startedAt = new Date();
+      const startedAt = now();
       const began = performance.now();
-      const answer = await redis.requestJob(job, config.sync.deadlineMs + REMOTE_JOB_MARGIN_MS);
+      const answer = await redis.requestJob(job, deps.remoteJobTimeoutMs);
       if (answer === undefined) {
         // Nobody leads (the leader just died): lead, and run it here.
         if (await coordinator.tryLead()) return runHere(job);
@@ -126,6 +139,5 @@ export function openInstanceGroup(config: Config, metrics: Metrics, logger: Logg
       monitor?.stop();
       await Promise.all([coordinator.stop(), catalog?.stopFollowing()]);
     },
-    close: () => redis.close(),
   };
 }

@@ -5,7 +5,7 @@ import { createMutex } from '../core/async/create-mutex.js';
 import { createScheduler, type Scheduler } from '../jobs/scheduler.js';
 import type { CatalogService, SyncReport } from '../services/catalog/catalog-service.js';
 import type { EnrichmentService } from '../services/enrichment/enrichment-service.js';
-import type { PushWiring } from './push-wiring.js';
+import type { PushWiring } from './push-parts.js';
 
 /**
  * The scheduled syncs; the full and the stock sync never run at once (both derive from the served version).

@@ -1,8 +1,8 @@
-import type { Logger } from '../adapters/logger/create-logger.js';
-import type { PushConfig } from '../config/load-config.js';
-import type { PushOutbox } from '../core/push/outbox.js';
-import { PUSH_CHANNELS, type PushChannel } from '../core/push/push-channel.js';
-import type { PushReconciler, ReconcileOutcome } from '../services/push/push-reconciler.js';
+import type { PushConfig } from '../../config/load-config.js';
+import type { PushOutbox } from '../../core/push/outbox.js';
+import { PUSH_CHANNELS, type PushChannel } from '../../core/push/push-channel.js';
+import type { ServiceLogger as Logger } from '../shared/service-logger.js';
+import type { PushReconciler, ReconcileOutcome } from './push-reconciler.js';
 
 /**
  * The operator's controls of the push (docs/decisions/0013-channel-push.md, section 4 "Kill switch", "Dry

@@ -1,6 +1,6 @@
-import type { CatalogService, ReplicationState } from './catalog/catalog-service.js';
+import type { CatalogService, ReplicationState } from '../catalog/catalog-service.js';
+import type { SharedInboxStats } from '../webhooks/webhook-inbox.js';
 import type { GroupCoordinator, GroupRole } from './group-coordinator.js';
-import type { SharedInboxStats } from './webhooks/webhook-inbox.js';
 
 /** What `/readyz`, the status page and `/metrics` show of the group (docs/scale-out.md). */
 export interface GroupStatus extends GroupRole {

@@ -12,13 +12,24 @@ import type { PushOutbox } from '../core/push/outbox.js';
 import { createPacer } from '../core/push/pacer.js';
 import type { PushChannel } from '../core/push/push-channel.js';
 import type { CatalogService } from '../services/catalog/catalog-service.js';
+import { withGoogleChannel } from '../services/push/google-channel.js';
+import {
+  applyPausedSetting,
+  createPushControl,
+  type PushControl,
+  rememberMode,
+  storeMode,
+} from '../services/push/push-control.js';
 import { createPushDeriver, type PushDeriver } from '../services/push/push-deriver.js';
 import { createPushReconciler, type PushReconciler } from '../services/push/push-reconciler.js';
+import {
+  createPushStatusBoard,
+  observePushLag,
+  type PushChannelStatus,
+  type StatusExtras,
+} from '../services/push/push-status.js';
 import { createPushWorker, type PushWorker } from '../services/push/push-worker.js';
-import { type ChannelParts, googleParts, type Links, metaParts, type PushFeeds, shoptetParts } from './push-channels.js';
-import { applyPausedSetting, createPushControl, type PushControl, rememberMode, storeMode } from './push-control.js';
-import { withGoogleChannel } from './push-google.js';
-import { createPushStatusBoard, observePushLag, type PushChannelStatus, type StatusExtras } from './push-status.js';
+import { type ChannelParts, googleParts, type Links, metaParts, type PushFeeds, shoptetParts } from './push-channel-parts.js';
 import { uncoalescedOutbox, uncoalescedPayloads } from './push-uncoalesced.js';
 
 /**
@@ -26,7 +37,7 @@ import { uncoalescedOutbox, uncoalescedPayloads } from './push-uncoalesced.js';
  * outbox in the configured store, the deriver and one worker per configured channel (Google, Meta, Shoptet). Nothing is created when no channel is configured, so the bridge behaves as before.
  */
 
-export type { PushChannelStatus } from './push-status.js';
+export type { PushChannelStatus } from '../services/push/push-status.js';
 
 export interface PushWiring {
   /** Derives and sends from now on (call once the catalog is served). */
@@ -37,7 +48,7 @@ export interface PushWiring {
   status(): Readonly<Partial<Record<PushChannel, PushChannelStatus>>>;
   /** The configured channels. */
   channels(): readonly PushChannel[];
-  /** The operator's pause and resume (kept in the outbox) and a full reconciliation now (push-control.ts). */
+  /** The operator's pause and resume (kept in the outbox) and a full reconciliation now (`services/push/push-control.ts`). */
   pause: PushControl['pause'];
   resume: PushControl['resume'];
   reconcile: PushControl['reconcile'];
@@ -61,6 +72,8 @@ export interface PushWiringDeps {
    * its own row and its own request. Absent: always coalesced. Never set from the configuration.
    */
   readonly coalesce?: () => boolean;
+  /** The app's clock (default: the system's). */
+  readonly now?: () => Date;
 }
 
 /** What the push takes from a group of instances on Redis (docs/scale-out.md). */
@@ -110,12 +123,14 @@ export function createPushWiring(deps: PushWiringDeps): PushWiring | undefined {
   const { config, logger } = deps;
   const push = config.push;
   const log = logger.child({ component: 'push' });
+  const clock = deps.now ?? (() => new Date());
+  const now = () => clock().getTime();
   const channels = new Map<PushChannel, ChannelParts<unknown>>();
-  const meta = metaParts(push, config, deps.links, log, deps.feeds);
+  const meta = metaParts(push, config, deps.links, log, deps.feeds, now);
   if (meta !== undefined) channels.set('meta', meta);
-  const shoptet = shoptetParts(push, config, deps.links, log, deps.feeds);
+  const shoptet = shoptetParts(push, config, deps.links, log, deps.feeds, now);
   if (shoptet !== undefined) channels.set('shoptet', shoptet);
-  const google = googleParts(push, config, deps.links, log, deps.feeds, deps.isLeader);
+  const google = googleParts(push, config, deps.links, log, deps.feeds, deps.isLeader, now);
   if (google !== undefined) channels.set('google', google);
   if (channels.size === 0) return undefined;
   if (/^rediss?:\/\//.test(config.store.url) && deps.group === undefined) {
@@ -125,7 +140,6 @@ export function createPushWiring(deps: PushWiringDeps): PushWiring | undefined {
   const opened = openOutbox(config.store.url, deps.group);
   const outbox = deps.coalesce === undefined ? opened : uncoalescedOutbox(opened, deps.coalesce);
   const isLeader = deps.isLeader ?? (() => true);
-  const now = () => Date.now();
   const workers = new Map<PushChannel, PushWorker>();
   for (const [channel, parts] of channels) {
     const gated = channel === 'google' && google !== undefined;

@@ -1,5 +1,5 @@
-import { settledWithin } from '../core/async/settled-within.js';
-import type { LeaderLease } from './group/leader-lease.js';
+import { settledWithin } from '../../core/async/settled-within.js';
+import type { LeaderLease } from './leader-lease.js';
 
 /**
  * Leadership of a group of instances on Redis (docs/scale-out.md): every third of the lease time the

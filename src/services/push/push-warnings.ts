@@ -1,6 +1,5 @@
-import type { ConsoleWarning, LocalText } from './console/console-warnings.js';
-import { warningTime } from './console/console-warnings.js';
-
+import type { ConsoleWarning, LocalText } from '../console/console-warnings.js';
+import { warningTime } from '../console/console-warnings.js';
 /**
  * The channel push's warnings (docs/channel-push.md#status-and-metrics, docs/report-codes.md#push-warnings): from each
  * configured channel's status, what the operator should know or fix. Pure: the status and the time in.
@@ -16,7 +15,7 @@ export type PushWarningCode =
   | 'PUSH_PAUSED'
   | 'PUSH_DRY_RUN';
 
-/** What the warnings read of a channel's status (`PushChannelStatus` of src/app/push-status.ts fits it). */
+/** What the warnings read of a channel's status (`PushChannelStatus` of src/services/push/push-status.ts fits it). */
 export interface PushWarningStatus {
   readonly mode: 'live' | 'dry-run' | 'paused';
   readonly pending: number;

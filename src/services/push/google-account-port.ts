@@ -1,0 +1,17 @@
+import type { GoogleDataSourceKind } from '../../core/push/google-data-source.js';
+import type { GoogleQuotaGroup } from '../../core/push/google-quota.js';
+
+// The port of Google's account reads (the data source's kind, the quotas) as the Google channel uses it;
+// `adapters/push/google-account-reads.ts` implements it over the Merchant API.
+
+export type DataSourceRead =
+  | { readonly kind: GoogleDataSourceKind }
+  /** `retry`: a network failure, 5xx, 429 or refused token; else the source cannot take the push. */
+  | { readonly problem: string; readonly retry: boolean };
+
+export type QuotaRead = { readonly groups: readonly GoogleQuotaGroup[] } | { readonly problem: string };
+
+export interface GoogleAccountReads {
+  dataSource(): Promise<DataSourceRead>;
+  quotas(): Promise<QuotaRead>;
+}
