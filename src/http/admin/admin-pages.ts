@@ -1,8 +1,8 @@
 import type { SyncJob } from '../../services/catalog-service.js';
 import type { GroupStatus } from '../../services/group-monitor.js';
+import { escapeHtml as h } from '../console/html.js';
 import { formatDateTime, formatDuration, formatNumber, textsFor } from '../console/i18n.js';
 import type { ConsoleContext } from '../console/layout.js';
-import { escapeHtml as h } from '../routes/status-sections.js';
 import { ADMIN_TEXTS, type AdminTexts, OUTCOME_TEXTS } from './admin-texts.js';
 import type { JobProgress } from './sync-progress.js';
 

@@ -1,6 +1,6 @@
+import { escapeHtml as h } from '../console/html.js';
 import { formatDateTime, formatNumber, textsFor } from '../console/i18n.js';
 import type { ConsoleContext } from '../console/layout.js';
-import { escapeHtml as h } from '../routes/status-sections.js';
 import type { AdminPage } from './admin-pages.js';
 
 /** The admin area's push page (docs/channel-push.md#operator-controls): each channel's state and its buttons. */

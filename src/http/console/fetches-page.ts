@@ -2,7 +2,7 @@ import { CONSUMERS, type Consumer } from '../../core/fetches/classify-consumer.j
 import type { FetchEntry } from '../../core/fetches/fetch-summary.js';
 import { CONSUMER_NAMES, type FetchWarning, roughDuration } from '../../core/fetches/fetch-warnings.js';
 import type { FetchSummaryView } from '../../services/fetch-log.js';
-import { escapeHtml as h } from '../routes/status-sections.js';
+import { escapeHtml as h } from './html.js';
 import { formatAgo, formatDateTime, formatNumber, type Lang, type PluralForms, plural, textsFor } from './i18n.js';
 import type { ConsoleContext } from './layout.js';
 

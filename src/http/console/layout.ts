@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { escapeHtml } from '../routes/status-sections.js';
+import { escapeHtml } from './html.js';
 import { type Lang, langOf, rememberLang, textsFor } from './i18n.js';
 
 /** The console's sections (docs/console.md): each a page reachable from the navigation. */

@@ -9,13 +9,13 @@ import { waitingReason } from '../../services/readiness.js';
 import type { StoreState } from '../../services/store-health.js';
 import type { WebhookStats } from '../../services/webhook-processor.js';
 import { reportCodeHref } from '../routes/docs-routes.js';
-import type { FeedEntry, StatusRoutesDeps, SyncSummary } from '../routes/status-routes.js';
-import { escapeHtml as h } from '../routes/status-sections.js';
 import { feedTitle } from './feed-names.js';
+import { escapeHtml as h } from './html.js';
 import { formatDateTime, formatDuration, textsFor } from './i18n.js';
 import type { ConsoleContext, PageOptions } from './layout.js';
 import { type OverviewTexts, overviewTexts } from './overview-texts.js';
 import { pushSection } from './push-section.js';
+import type { FeedEntry, StatusRoutesDeps, SyncSummary } from './status-routes.js';
 
 /** A report code linked to its entry in docs/report-codes.md (served by the bridge at /docs). */
 function codeLink(base: string, code: string, text: string = code): string {

@@ -1,4 +1,4 @@
-import { escapeHtml as h } from '../routes/status-sections.js';
+import { escapeHtml as h } from './html.js';
 import { formatDateTime, formatDuration, formatNumber, type Lang, textsFor } from './i18n.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { SyncJob, SyncRunSummary } from '../../services/catalog-service.js';
-import { escapeHtml as h } from '../routes/status-sections.js';
+import { escapeHtml as h } from './html.js';
 import { formatDateTime, formatDuration, formatNumber, type Lang, textsFor } from './i18n.js';
 import type { ConsoleContext } from './layout.js';
 import { type ChartPoint, renderLineChart } from './svg-chart.js';

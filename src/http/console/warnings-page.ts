@@ -1,5 +1,5 @@
 import type { ConsoleWarning, WarningSeverity } from '../../services/console-warnings.js';
-import { escapeHtml as h } from '../routes/status-sections.js';
+import { escapeHtml as h } from './html.js';
 import { plural, textsFor } from './i18n.js';
 import type { ConsoleContext } from './layout.js';
 

@@ -8,10 +8,10 @@ import {
   type SearchMatch,
   searchProducts,
 } from '../../core/catalog/product-search.js';
-import { consoleContext, sendPage } from '../console/layout.js';
-import { renderSearchPage, type SearchPageModel } from '../console/product-search-page.js';
+import { createFeedTokenGuard } from '../routes/feed-routes.js';
 import { sendError } from '../send-error.js';
-import { createFeedTokenGuard } from './feed-routes.js';
+import { consoleContext, sendPage } from './layout.js';
+import { renderSearchPage, type SearchPageModel } from './product-search-page.js';
 
 export interface ProductSearchRoutesDeps {
   readonly current: () => CatalogSnapshot | undefined;

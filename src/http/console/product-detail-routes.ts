@@ -1,10 +1,10 @@
 import { type Request, Router } from 'express';
 import { z } from 'zod';
 import type { ProductLookup, ProductLookupResult } from '../../services/product-lookup.js';
-import { consoleContext, sendQueryProblem } from '../console/layout.js';
-import { sendProductNotFound, sendProductPage } from '../console/product-page.js';
+import { createFeedTokenGuard } from '../routes/feed-routes.js';
 import { sendError } from '../send-error.js';
-import { createFeedTokenGuard } from './feed-routes.js';
+import { consoleContext, sendQueryProblem } from './layout.js';
+import { sendProductNotFound, sendProductPage } from './product-page.js';
 
 /**
  * `GET /api/products/{id}` and the console's page of one product, `GET /products/{id}`

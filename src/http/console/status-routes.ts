@@ -10,10 +10,10 @@ import type { GroupStatus } from '../../services/group-monitor.js';
 import { type JobTiming, waitingReason } from '../../services/readiness.js';
 import type { StoreState } from '../../services/store-health.js';
 import type { WebhookStats } from '../../services/webhook-processor.js';
-import { consoleContext, sendPage } from '../console/layout.js';
-import { overviewPage } from '../console/overview-page.js';
-import type { PushStatuses } from '../console/push-section.js';
-import { createFeedTokenGuard } from './feed-routes.js';
+import { createFeedTokenGuard } from '../routes/feed-routes.js';
+import { consoleContext, sendPage } from './layout.js';
+import { overviewPage } from './overview-page.js';
+import type { PushStatuses } from './push-section.js';
 
 export interface StatusRoutesDeps {
   readonly feeds: FeedService;
