@@ -3,7 +3,7 @@ import type { SearchMatch } from '../../core/catalog/product-search.js';
 import { escapeHtml as h } from './html.js';
 import { formatMoney, formatNumber, type Lang, type PluralForms, plural, textsFor } from './i18n.js';
 import type { ConsoleContext, PageOptions } from './layout.js';
-import type { ProductSearchAnswer, ProductSearchItem, SearchProblemKind, SearchQueryProblem } from './product-search-routes.js';
+import type { ProductSearchAnswer, ProductSearchItem, SearchProblemKind, SearchQueryProblem } from './product-search-types.js';
 
 /**
  * The console's product search page (docs/console.md#finding-a-product), `GET /products?q=…`: a form that

@@ -1,5 +1,5 @@
 import { type Request, type Response, Router } from 'express';
-import { ALL_UNITS, type Availability, type CatalogSnapshot, type Product } from '../../core/catalog/catalog.js';
+import { ALL_UNITS, type CatalogSnapshot, type Product } from '../../core/catalog/catalog.js';
 import { hashText } from '../../core/catalog/catalog-version.js';
 import type { FamilyIndex } from '../../core/catalog/family-index.js';
 import {
@@ -12,6 +12,14 @@ import { createFeedTokenGuard } from '../routes/feed-routes.js';
 import { sendError } from '../send-error.js';
 import { consoleContext, sendPage } from './layout.js';
 import { renderSearchPage, type SearchPageModel } from './product-search-page.js';
+import {
+  type ProductSearchAnswer,
+  type ProductSearchItem,
+  SEARCH_LIMITS,
+  type SearchParam,
+  type SearchProblemKind,
+  type SearchQueryProblem,
+} from './product-search-types.js';
 
 export interface ProductSearchRoutesDeps {
   readonly current: () => CatalogSnapshot | undefined;
@@ -23,48 +31,6 @@ export interface ProductSearchRoutesDeps {
   readonly waiting?: () => string;
   /** The search indexes, one per catalog family; a cache of its own (over `familyIndex`) by default. */
   readonly indexes?: ProductSearchIndexes;
-}
-
-/** Limits of the query parameters (docs/http-interface.md#product-search). */
-export const SEARCH_LIMITS = { maxQueryLength: 100, maxLimit: 100, apiLimit: 20, pageLimit: 50 } as const;
-
-/** One product found: its codes, how it was found, and the chosen unit's price and stock. Never purchase prices. */
-export interface ProductSearchItem {
-  readonly id: string;
-  readonly name: string;
-  readonly ean?: string;
-  readonly plu?: number;
-  readonly internalIdentifier?: string;
-  readonly matchedBy: SearchMatch;
-  readonly price?: number;
-  readonly salePrice?: number;
-  readonly stock?: number;
-  readonly availability: Availability;
-  /** The product's own API resource. */
-  readonly url: string;
-}
-
-/** The body of `GET /api/products?q=…`. */
-export interface ProductSearchAnswer {
-  readonly query: string;
-  readonly unit: string;
-  readonly version: string;
-  /** Items returned (at most `limit`). */
-  readonly count: number;
-  /** Every product found. */
-  readonly total: number;
-  readonly items: readonly ProductSearchItem[];
-}
-
-export type SearchParam = 'q' | 'limit' | 'unit';
-/** What is wrong with a query parameter; the page words each kind in its reader's language. */
-export type SearchProblemKind = 'missing' | 'repeated' | 'empty' | 'too-long' | 'bad-limit' | 'bad-unit' | 'unknown-unit';
-
-export interface SearchQueryProblem {
-  readonly param: SearchParam;
-  readonly kind: SearchProblemKind;
-  /** For the API's error answer: names the parameter. */
-  readonly message: string;
 }
 
 interface SearchQuery {
