@@ -1,7 +1,7 @@
+import { formatDateTime, formatDuration, formatNumber, textsFor } from '../../core/text/local-text.js';
 import type { SyncJob } from '../../services/catalog-service.js';
 import type { GroupStatus } from '../../services/group-monitor.js';
 import { escapeHtml as h } from '../console/html.js';
-import { formatDateTime, formatDuration, formatNumber, textsFor } from '../console/i18n.js';
 import type { ConsoleContext } from '../console/layout.js';
 import { ADMIN_TEXTS, type AdminTexts, OUTCOME_TEXTS } from './admin-texts.js';
 import type { JobProgress } from './sync-progress.js';

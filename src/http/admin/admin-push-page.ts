@@ -1,5 +1,5 @@
+import { formatDateTime, formatNumber, textsFor } from '../../core/text/local-text.js';
 import { escapeHtml as h } from '../console/html.js';
-import { formatDateTime, formatNumber, textsFor } from '../console/i18n.js';
 import type { ConsoleContext } from '../console/layout.js';
 import type { AdminPage } from './admin-pages.js';
 

@@ -1,11 +1,11 @@
 import { type Request, Router } from 'express';
 import { z } from 'zod';
 import { CONSUMERS } from '../../core/fetches/classify-consumer.js';
+import { textsFor } from '../../core/text/local-text.js';
 import type { FetchLog, FetchQuery } from '../../services/fetch-log.js';
 import { createFeedTokenGuard } from '../routes/feed-routes.js';
 import { sendError } from '../send-error.js';
 import { FETCHES_TEXTS, renderFetchesBody } from './fetches-page.js';
-import { textsFor } from './i18n.js';
 import { consoleContext, sendPage, sendQueryProblem } from './layout.js';
 
 export interface FetchRoutesDeps {

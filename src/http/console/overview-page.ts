@@ -1,5 +1,6 @@
 import { ALL_UNITS, type CatalogSnapshot } from '../../core/catalog/catalog.js';
 import type { FeedReadiness } from '../../core/feeds/feed-report.js';
+import { formatDuration, textsFor } from '../../core/text/local-text.js';
 import type { EnrichmentSyncReport } from '../../services/catalog/enrich-catalog.js';
 import type { SyncReport } from '../../services/catalog-service.js';
 import type { NotServedCatalog } from '../../services/catalog-start.js';
@@ -11,8 +12,7 @@ import type { WebhookStats } from '../../services/webhook-processor.js';
 import { reportCodeHref } from '../routes/docs-routes.js';
 import type { FeedEntry, SyncSummary } from './feed-list.js';
 import { feedTitle } from './feed-names.js';
-import { escapeHtml as h } from './html.js';
-import { formatDateTime, formatDuration, textsFor } from './i18n.js';
+import { escapeHtml as h, timeElement } from './html.js';
 import type { ConsoleContext, PageOptions } from './layout.js';
 import { type OverviewTexts, overviewTexts } from './overview-texts.js';
 import { type PushStatuses, pushSection } from './push-section.js';
@@ -153,11 +153,6 @@ function warningsNotice(
     .join('');
   const failed = warnings?.some((warning) => warning.severity === 'error') === true ? ' failed-notice' : '';
   return `<div class="notice${failed}" id="warnings"><strong>${h(t.toFix)}</strong><ul>${items}</ul>${link}</div>`;
-}
-
-/** A time in the reader's words, its ISO form kept for machines (`datetime`). */
-function timeElement(lang: ConsoleContext['lang'], iso: string): string {
-  return `<time datetime="${h(iso)}">${h(formatDateTime(lang, iso))}</time>`;
 }
 
 function syncTable(

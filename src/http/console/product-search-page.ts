@@ -1,7 +1,7 @@
 import { ALL_UNITS } from '../../core/catalog/catalog.js';
 import type { SearchMatch } from '../../core/catalog/product-search.js';
+import { formatMoney, formatNumber, type Lang, type PluralForms, plural, textsFor } from '../../core/text/local-text.js';
 import { escapeHtml as h } from './html.js';
-import { formatMoney, formatNumber, type Lang, type PluralForms, plural, textsFor } from './i18n.js';
 import type { ConsoleContext, PageOptions } from './layout.js';
 import type { ProductSearchAnswer, ProductSearchItem, SearchProblemKind, SearchQueryProblem } from './product-search-types.js';
 

@@ -1,10 +1,10 @@
 import { type Request, type Response, Router } from 'express';
 import { z } from 'zod';
+import { textsFor } from '../../core/text/local-text.js';
 import type { SyncJob, SyncReport, SyncRunSummary } from '../../services/catalog-service.js';
 import { createFeedTokenGuard } from '../routes/feed-routes.js';
 import { sendError } from '../send-error.js';
 import { escapeHtml as h } from './html.js';
-import { textsFor } from './i18n.js';
 import { consoleContext, sendPage } from './layout.js';
 import { syncsBody } from './syncs-page.js';
 import { SYNCS_TEXTS } from './syncs-texts.js';

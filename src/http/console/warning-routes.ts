@@ -1,10 +1,10 @@
 import { type Request, type Response, Router } from 'express';
 import { z } from 'zod';
+import { textsFor } from '../../core/text/local-text.js';
 import type { ConsoleWarnings } from '../../services/console-warning-sources.js';
 import { countWarnings } from '../../services/console-warnings.js';
 import { createFeedTokenGuard } from '../routes/feed-routes.js';
 import { sendError } from '../send-error.js';
-import { textsFor } from './i18n.js';
 import { consoleContext, sendPage } from './layout.js';
 import { WARNINGS_TEXTS, warningsBody } from './warnings-page.js';
 
