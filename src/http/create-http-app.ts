@@ -88,7 +88,7 @@ function runFrontHandlers(app: Express, fronts: readonly FrontHandler[]): void {
 }
 
 const notFound: RequestHandler = (req, res) => {
-  sendError(res, 404, 'NOT_FOUND', `No route for ${req.method} ${req.path}`);
+  sendError(res, 'NOT_FOUND', `No route for ${req.method} ${req.path}`);
 };
 
 function createErrorHandler(logger: Logger): ErrorRequestHandler {
@@ -100,10 +100,10 @@ function createErrorHandler(logger: Logger): ErrorRequestHandler {
       return;
     }
     if (status >= 500) {
-      sendError(res, status, 'INTERNAL', 'Internal error');
+      sendError(res, 'INTERNAL', 'Internal error', { status });
       return;
     }
-    sendError(res, status, 'BAD_REQUEST', err instanceof Error ? err.message : 'Bad request');
+    sendError(res, 'BAD_REQUEST', err instanceof Error ? err.message : 'Bad request', { status });
   };
 }
 

@@ -54,7 +54,7 @@ export function createFetchRoutes(deps: FetchRoutesDeps): Router {
   const now = deps.now ?? (() => new Date());
 
   router.get('/api/fetches', guard, async (req, res) => {
-    const query = parseQuery(req, (problem) => sendError(res, 400, 'BAD_QUERY', problem));
+    const query = parseQuery(req, (problem) => sendError(res, 'BAD_QUERY', problem));
     if (query === undefined) return;
     const at = now();
     const summary = deps.fetches

@@ -8,6 +8,7 @@ import {
   type SearchMatch,
   searchProducts,
 } from '../../core/catalog/product-search.js';
+import { type HttpErrorCode, statusOf } from '../error-codes.js';
 import { createFeedTokenGuard } from '../routes/feed-routes.js';
 import { sendError } from '../send-error.js';
 import { consoleContext, sendPage } from './layout.js';
@@ -103,14 +104,13 @@ interface ResolvedSearch {
 
 interface SearchFailure {
   readonly ok: false;
-  readonly status: 400 | 503;
-  readonly code: 'BAD_QUERY' | 'CATALOG_NOT_READY';
+  readonly code: Extract<HttpErrorCode, 'BAD_QUERY' | 'CATALOG_NOT_READY'>;
   readonly message: string;
   readonly problem?: SearchQueryProblem;
 }
 
 function badQuery(found: SearchQueryProblem): SearchFailure {
-  return { ok: false, status: 400, code: 'BAD_QUERY', message: found.message, problem: found };
+  return { ok: false, code: 'BAD_QUERY', message: found.message, problem: found };
 }
 
 /**
@@ -126,7 +126,7 @@ export function createProductSearchRoutes(deps: ProductSearchRoutesDeps): Router
 
   function notReady(): SearchFailure {
     const reason = deps.waiting?.() ?? 'the first catalog is still being built';
-    return { ok: false, status: 503, code: 'CATALOG_NOT_READY', message: `No catalog yet: ${reason}; try again shortly` };
+    return { ok: false, code: 'CATALOG_NOT_READY', message: `No catalog yet: ${reason}; try again shortly` };
   }
 
   /** The parameters checked, then against `snapshot` (read once per request: one version answers it). */
@@ -157,8 +157,8 @@ export function createProductSearchRoutes(deps: ProductSearchRoutesDeps): Router
   }
 
   function sendFailure(res: Response, failure: SearchFailure): void {
-    if (failure.status === 503) res.set('retry-after', String(RETRY_AFTER_SECONDS));
-    sendError(res, failure.status, failure.code, failure.message);
+    if (statusOf(failure.code) === 503) res.set('retry-after', String(RETRY_AFTER_SECONDS));
+    sendError(res, failure.code, failure.message);
   }
 
   router.get('/api/products', guard, async (req, res) => {
@@ -204,8 +204,8 @@ export function createProductSearchRoutes(deps: ProductSearchRoutesDeps): Router
         unit: rawUnit,
         ...(resolved.problem === undefined ? { notReady: resolved.message } : { problem: resolved.problem }),
       };
-      if (resolved.status === 503) res.set('retry-after', String(RETRY_AFTER_SECONDS));
-      sendPage(res, context, renderSearchPage(context, model), resolved.status);
+      if (statusOf(resolved.code) === 503) res.set('retry-after', String(RETRY_AFTER_SECONDS));
+      sendPage(res, context, renderSearchPage(context, model), statusOf(resolved.code));
       return;
     }
     const answer = await run(resolved);

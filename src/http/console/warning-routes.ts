@@ -27,7 +27,7 @@ export function createWarningRoutes(deps: WarningRoutesDeps): Router {
     const query = WarningsQuery.safeParse(req.query);
     if (!query.success) {
       const message = query.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
-      sendError(res, 400, 'BAD_QUERY', message);
+      sendError(res, 'BAD_QUERY', message);
       return;
     }
     const all = await deps.warnings.list();
