@@ -19,7 +19,7 @@ import { createKeyvCatalogStore, publishItems } from '../src/adapters/store/keyv
 import { adminCsvLine, adminJsonItem, adminRowOf } from '../src/core/catalog/admin-catalog-rows.js';
 import type { CatalogSnapshot, InternalProductData, Offer, Product } from '../src/core/catalog/catalog.js';
 import { CSV_DIALECTS } from '../src/core/feeds/csv-dialect.js';
-import { createAdminRoutes } from '../src/http/routes/admin-routes.js';
+import { createAdminRoutes } from '../src/http/admin/admin-routes.js';
 import { createInternalPrices } from '../src/services/catalog/internal-prices.js';
 
 const { values } = parseArgs({ options: { products: { type: 'string' }, units: { type: 'string' } } });

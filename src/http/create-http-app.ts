@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type ErrorRequestHandler, type Express, type RequestHandler, type Router } from 'express';
 import type { Logger } from '../adapters/logger/create-logger.js';
+import { type FrontHandler, frontHandlerOf } from './front-handler.js';
 import { createHealthRoutes, type HealthSource } from './routes/health-routes.js';
 import { sendError } from './send-error.js';
 
@@ -9,25 +10,6 @@ export interface HttpAppDeps {
   readonly health: HealthSource;
   /** Feature routers (feeds, admin, webhooks, metrics), mounted in order. */
   readonly routers?: readonly Router[];
-}
-
-/**
- * A hot-path handler run before express: no routing, no request/response decoration. It returns false,
- * without touching the response, for a request it does not serve (express then handles it as usual),
- * or the promise of serving it; a rejection goes to the app's error handling like a route's would.
- */
-export type FrontHandler = (req: IncomingMessage, res: ServerResponse) => false | Promise<void>;
-
-const frontHandlers = new WeakMap<Router, FrontHandler>();
-
-/**
- * Gives a router a front handler for its hot path (feed polls and their 304s), which createHttpApp runs
- * ahead of express. The router must still serve everything itself: the front handler is a shortcut,
- * and the router works as before without it.
- */
-export function withFrontHandler<T extends Router>(router: T, handler: FrontHandler): T {
-  frontHandlers.set(router, handler);
-  return router;
 }
 
 /** What `app(req, res)` calls: express's request entry, missing from its type declarations. */
@@ -42,7 +24,7 @@ export function createHttpApp(deps: HttpAppDeps): Express {
   // Feeds compute their own strong ETags from the catalog version; express's body hashing is wasted work.
   app.set('etag', false);
   const routers = deps.routers ?? [];
-  const fronts = routers.flatMap((router) => frontHandlers.get(router) ?? []);
+  const fronts = routers.flatMap((router) => frontHandlerOf(router) ?? []);
   if (fronts.length > 0) runFrontHandlers(app, fronts);
   app.use(createHealthRoutes(deps.health));
   for (const router of routers) app.use(router);
@@ -88,7 +70,7 @@ function runFrontHandlers(app: Express, fronts: readonly FrontHandler[]): void {
 }
 
 const notFound: RequestHandler = (req, res) => {
-  sendError(res, 404, 'NOT_FOUND', `No route for ${req.method} ${req.path}`);
+  sendError(res, 'NOT_FOUND', `No route for ${req.method} ${req.path}`);
 };
 
 function createErrorHandler(logger: Logger): ErrorRequestHandler {
@@ -100,10 +82,10 @@ function createErrorHandler(logger: Logger): ErrorRequestHandler {
       return;
     }
     if (status >= 500) {
-      sendError(res, status, 'INTERNAL', 'Internal error');
+      sendError(res, 'INTERNAL', 'Internal error', { status });
       return;
     }
-    sendError(res, status, 'BAD_REQUEST', err instanceof Error ? err.message : 'Bad request');
+    sendError(res, 'BAD_REQUEST', err instanceof Error ? err.message : 'Bad request', { status });
   };
 }
 

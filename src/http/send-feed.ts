@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream';
 import { type EncodedFeed, identityStream } from '../services/feeds/encoded-feed.js';
+import { errorBody, statusOf } from './error-codes.js';
 
 export type ContentCoding = 'br' | 'gzip' | 'identity';
 
@@ -186,15 +187,13 @@ export interface SendFeedOptions {
 }
 
 function sendNotAcceptable(req: IncomingMessage, res: ServerResponse, feed: EncodedFeed, isPrivate: boolean): SentFeed {
-  const body = JSON.stringify({
-    error: {
-      code: 'NOT_ACCEPTABLE',
-      message: isCompressible(feed)
-        ? 'No acceptable content coding (br, gzip or identity)'
-        : 'No acceptable content coding: this file is compressed already and is sent as it is (identity)',
-    },
-  });
-  res.writeHead(406, [
+  const body = errorBody(
+    'NOT_ACCEPTABLE',
+    isCompressible(feed)
+      ? 'No acceptable content coding (br, gzip or identity)'
+      : 'No acceptable content coding: this file is compressed already and is sent as it is (identity)',
+  );
+  res.writeHead(statusOf('NOT_ACCEPTABLE'), [
     ...commonHeaders(feed, isPrivate),
     'content-type',
     'application/json; charset=utf-8',

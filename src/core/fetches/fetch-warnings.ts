@@ -1,3 +1,4 @@
+import { type Lang, type LocalText, roughDuration } from '../text/local-text.js';
 import { CHANNEL_CONSUMERS, type Consumer, channelOfFeed } from './classify-consumer.js';
 import { type FetchSummary, usualIntervalSeconds } from './fetch-summary.js';
 
@@ -5,8 +6,6 @@ import { type FetchSummary, usualIntervalSeconds } from './fetch-summary.js';
  * Feeds their channel stopped fetching, and channel feeds never fetched (docs/console.md#who-fetches-the-feeds):
  * for the fetch log's page and the warnings page, in both of the console's languages.
  */
-
-type Language = 'cs' | 'en';
 
 /** A channel that fetched a feed regularly and went quiet (`stale`), or one that never fetched it (`never`). */
 export interface FetchWarning {
@@ -24,7 +23,7 @@ export interface FetchWarning {
   /** Seconds since the last fetch (`stale`). */
   readonly silentSeconds?: number;
   /** The sentence to show, in each language. */
-  readonly message: { readonly en: string; readonly cs: string };
+  readonly message: LocalText;
 }
 
 /** A channel is late once its silence is this many usual intervals long... */
@@ -34,7 +33,7 @@ export const MIN_STALE_SECONDS = 15 * 60;
 /** Intervals shorter than this are retries or bursts, not a schedule. */
 export const MIN_USUAL_SECONDS = 60;
 
-export const CONSUMER_NAMES: Readonly<Record<Language, Readonly<Record<Consumer, string>>>> = {
+export const CONSUMER_NAMES: Readonly<Record<Lang, Readonly<Record<Consumer, string>>>> = {
   en: {
     google: 'Google',
     heureka: 'Heureka',
@@ -59,25 +58,6 @@ export function feedPath(feed: string, view: string): string {
   return `/feeds/${view}/${feed}`;
 }
 
-const decimals = {
-  cs: new Intl.NumberFormat('cs-CZ', { maximumFractionDigits: 1 }),
-  en: new Intl.NumberFormat('en-GB', { maximumFractionDigits: 1 }),
-};
-const pluralRules = { cs: new Intl.PluralRules('cs-CZ'), en: new Intl.PluralRules('en-GB') };
-
-/** `40 s`, `25 min`, `5 h`, `1,5 h`, `3 dny` / `3 days`: a duration as a warning says it. */
-export function roughDuration(seconds: number, lang: Language): string {
-  const number = (value: number) => decimals[lang].format(value);
-  if (seconds < 90) return `${number(Math.round(seconds))} s`;
-  if (seconds < 3600) return `${number(Math.round(seconds / 60))} min`;
-  const hours = seconds / 3600;
-  if (hours < 48) return `${number(hours < 10 ? Math.round(hours * 10) / 10 : Math.round(hours))} h`;
-  const days = Math.round(hours / 24);
-  const category = pluralRules[lang].select(days);
-  if (lang === 'en') return `${number(days)} ${category === 'one' ? 'day' : 'days'}`;
-  return `${number(days)} ${category === 'one' ? 'den' : category === 'few' ? 'dny' : 'dní'}`;
-}
-
 /** Channels (not people or scripts) that fetched a feed at least three times a minute or more apart, and are late. */
 export function staleFetchWarnings(summaries: Iterable<FetchSummary>, now: Date): FetchWarning[] {
   const warnings: FetchWarning[] = [];
@@ -88,7 +68,7 @@ export function staleFetchWarnings(summaries: Iterable<FetchSummary>, now: Date)
     const silent = (now.getTime() - summary.lastAt) / 1000;
     if (silent <= STALE_FACTOR * usual || silent <= MIN_STALE_SECONDS) continue;
     const url = feedPath(summary.feed, summary.view);
-    const say = (lang: Language) => ({
+    const say = (lang: Lang) => ({
       name: CONSUMER_NAMES[lang][summary.consumer],
       silent: roughDuration(silent, lang),
       usual: roughDuration(usual, lang),

@@ -36,7 +36,7 @@ async function loaded(
   const snapshot = deps.catalog();
   if (snapshot === undefined) {
     res.set('retry-after', '10');
-    sendError(res, 503, 'CATALOG_NOT_READY', 'No catalog has been published yet');
+    sendError(res, 'CATALOG_NOT_READY', 'No catalog has been published yet');
     return undefined;
   }
   try {
@@ -45,7 +45,7 @@ async function loaded(
   } catch (error) {
     res.set('retry-after', '10');
     const reason = error instanceof Error ? error.message : String(error);
-    sendError(res, 503, 'STORE_UNAVAILABLE', `The store does not answer (${reason}); the purchase prices are kept there`);
+    sendError(res, 'STORE_UNAVAILABLE', `The store does not answer (${reason}); the purchase prices are kept there`);
     return undefined;
   }
 }

@@ -30,7 +30,7 @@ export function sendDisabled(req: Request, res: Response): void {
     sendAdminPage(res, ctx, { ...disabledPage(ctx), section: 'admin' }, 404);
     return;
   }
-  sendError(res, 404, 'ADMIN_DISABLED', 'The admin endpoints are disabled; set ADMIN_TOKEN to enable them');
+  sendError(res, 'ADMIN_DISABLED', 'The admin endpoints are disabled; set ADMIN_TOKEN to enable them');
 }
 
 export function sendUnauthorized(req: Request, res: Response, expired: boolean): void {
@@ -40,12 +40,7 @@ export function sendUnauthorized(req: Request, res: Response, expired: boolean):
     return;
   }
   res.set('www-authenticate', 'Bearer realm="catalog-bridge admin"');
-  sendError(
-    res,
-    401,
-    'UNAUTHORIZED',
-    'A valid admin token is required (Authorization: Bearer …, or the session of /admin/login)',
-  );
+  sendError(res, 'UNAUTHORIZED', 'A valid admin token is required (Authorization: Bearer …, or the session of /admin/login)');
 }
 
 function sendForbidden(req: Request, res: Response, reason: 'csrf' | 'origin'): void {
@@ -54,8 +49,8 @@ function sendForbidden(req: Request, res: Response, reason: 'csrf' | 'origin'): 
     sendAdminPage(res, ctx, { ...forbiddenPage(ctx, reason), section: 'admin' }, 403);
     return;
   }
-  if (reason === 'origin') sendError(res, 403, 'CROSS_ORIGIN', 'A state change with the admin session must come from this site');
-  else sendError(res, 403, 'CSRF_FAILED', 'A state change with the admin session needs its CSRF token (form field csrf)');
+  if (reason === 'origin') sendError(res, 'CROSS_ORIGIN', 'A state change with the admin session must come from this site');
+  else sendError(res, 'CSRF_FAILED', 'A state change with the admin session needs its CSRF token (form field csrf)');
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -89,7 +84,7 @@ export function createAdminGate(options: {
     const blockedMs = bearer ? options.throttle.blockedFor(client) : 0;
     if (blockedMs > 0) {
       res.set('retry-after', String(Math.ceil(blockedMs / 1000)));
-      sendError(res, 429, 'TOO_MANY_ATTEMPTS', 'Too many wrong admin tokens from this address; try again later');
+      sendError(res, 'TOO_MANY_ATTEMPTS', 'Too many wrong admin tokens from this address; try again later');
       return undefined;
     }
     const credential = credentialOf(req, token, sessions);

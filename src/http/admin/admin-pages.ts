@@ -1,8 +1,8 @@
+import { formatDateTime, formatDuration, formatNumber, textsFor } from '../../core/text/local-text.js';
 import type { SyncJob } from '../../services/catalog/catalog-service.js';
 import type { GroupStatus } from '../../services/group/group-monitor.js';
-import { formatDateTime, formatDuration, formatNumber, textsFor } from '../console/i18n.js';
+import { escapeHtml as h } from '../console/html.js';
 import type { ConsoleContext } from '../console/layout.js';
-import { escapeHtml as h } from '../routes/status-sections.js';
 import { ADMIN_TEXTS, type AdminTexts, OUTCOME_TEXTS } from './admin-texts.js';
 import type { JobProgress } from './sync-progress.js';
 

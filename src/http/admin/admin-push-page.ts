@@ -1,6 +1,6 @@
-import { formatDateTime, formatNumber, textsFor } from '../console/i18n.js';
+import { formatDateTime, formatNumber, textsFor } from '../../core/text/local-text.js';
+import { escapeHtml as h } from '../console/html.js';
 import type { ConsoleContext } from '../console/layout.js';
-import { escapeHtml as h } from '../routes/status-sections.js';
 import type { AdminPage } from './admin-pages.js';
 
 /** The admin area's push page (docs/channel-push.md#operator-controls): each channel's state and its buttons. */

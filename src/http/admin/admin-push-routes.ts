@@ -1,5 +1,6 @@
 import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
+import { type HttpErrorCode, statusOf } from '../error-codes.js';
 import { sendError } from '../send-error.js';
 import { adminContext, admittedAs, sendAdminPage } from './admin-gate.js';
 import { type AdminPushChannel, pushPage } from './admin-push-page.js';
@@ -36,12 +37,11 @@ export interface AdminPushDeps {
 }
 
 /** The answer per refusal (docs/report-codes.md); any other reason is a reconciliation that cannot run now. */
-const ANSWER_OF_REASON: Readonly<Record<string, { readonly status: number; readonly code: string }>> = {
-  'unknown-channel': { status: 404, code: 'PUSH_UNKNOWN_CHANNEL' },
-  'paused-by-config': { status: 409, code: 'PUSH_PAUSED_BY_CONFIG' },
-  stopped: { status: 503, code: 'PUSH_STOPPING' },
+const CODE_OF_REASON: Readonly<Record<string, HttpErrorCode>> = {
+  'unknown-channel': 'PUSH_UNKNOWN_CHANNEL',
+  'paused-by-config': 'PUSH_PAUSED_BY_CONFIG',
+  stopped: 'PUSH_STOPPING',
 };
-const RECONCILE_REFUSED = { status: 409, code: 'PUSH_RECONCILE_REFUSED' };
 
 const ReconcileQuerySchema = z.object({ channel: z.string().min(1).max(40).optional() });
 
@@ -79,12 +79,13 @@ function showPage(
 
 /** A refusal: JSON for a script, the page with the message for a browser. */
 function refuse(deps: AdminPushDeps, req: Request, res: Response, refusal: Refusal): void {
-  const { status, code } = ANSWER_OF_REASON[refusal.reason] ?? RECONCILE_REFUSED;
+  const code = CODE_OF_REASON[refusal.reason] ?? 'PUSH_RECONCILE_REFUSED';
+  const status = statusOf(code);
   if (admittedAs(res).via === 'cookie') {
     showPage(deps, req, res, { kind: 'failed', text: refusal.message }, status);
     return;
   }
-  sendError(res, status, code, refusal.message, { reason: refusal.reason });
+  sendError(res, code, refusal.message, { extra: { reason: refusal.reason } });
 }
 
 /** Answers 404 when no channel is configured at all; else the push control. */
@@ -140,7 +141,7 @@ function guarded(action: (req: Request, res: Response) => Promise<void>) {
     } catch (error) {
       if (res.headersSent) return;
       const message = error instanceof Error ? error.message : String(error);
-      sendError(res, 503, 'PUSH_OUTBOX_UNAVAILABLE', `The push outbox did not answer (${message}); try again`);
+      sendError(res, 'PUSH_OUTBOX_UNAVAILABLE', `The push outbox did not answer (${message}); try again`);
     }
   };
 }

@@ -7,6 +7,6 @@ export function parseQuery<T extends z.ZodType>(schema: T, req: Request, res: Re
   const parsed = schema.safeParse(req.query);
   if (parsed.success) return parsed.data;
   const issues = parsed.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`).join('; ');
-  sendError(res, 400, 'BAD_REQUEST', `Invalid query: ${issues}`);
+  sendError(res, 'BAD_REQUEST', `Invalid query: ${issues}`);
   return undefined;
 }

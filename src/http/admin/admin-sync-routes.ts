@@ -40,7 +40,7 @@ const jobOf = (name: 'catalog' | 'stock' | undefined): SyncJob => (name === 'sto
 
 function sendOutcome(res: Response, outcome: JobOutcome): void {
   if (!outcome.ok) {
-    sendError(res, 500, 'SYNC_CRASHED', outcome.error.message);
+    sendError(res, 'SYNC_CRASHED', outcome.error.message);
     return;
   }
   const report = outcome.result as SyncReport;
@@ -59,7 +59,7 @@ async function startSync(deps: AdminSyncDeps, req: Request, res: Response): Prom
   const unavailable = deps.unavailable?.();
   if (unavailable !== undefined) {
     res.set('retry-after', '10');
-    sendError(res, 503, 'STORE_UNAVAILABLE', unavailable);
+    sendError(res, 'STORE_UNAVAILABLE', unavailable);
     return;
   }
   const { run, done } = deps.runs.start(job);

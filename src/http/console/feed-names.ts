@@ -1,4 +1,4 @@
-import type { Lang } from './i18n.js';
+import type { Lang } from '../../core/text/local-text.js';
 
 /** Czech titles of the built-in feeds; templates name themselves (a channel's name reads the same in both). */
 const CZECH_TITLES: Readonly<Record<string, string>> = {

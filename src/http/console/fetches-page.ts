@@ -1,9 +1,18 @@
 import { CONSUMERS, type Consumer } from '../../core/fetches/classify-consumer.js';
 import type { FetchEntry } from '../../core/fetches/fetch-summary.js';
-import { CONSUMER_NAMES, type FetchWarning, roughDuration } from '../../core/fetches/fetch-warnings.js';
+import { CONSUMER_NAMES, type FetchWarning } from '../../core/fetches/fetch-warnings.js';
+import {
+  formatAgo,
+  formatDateTime,
+  formatNumber,
+  type Lang,
+  type PluralForms,
+  plural,
+  roughDuration,
+  textsFor,
+} from '../../core/text/local-text.js';
 import type { FetchSummaryView } from '../../services/fetches/fetch-log.js';
-import { escapeHtml as h } from '../routes/status-sections.js';
-import { formatAgo, formatDateTime, formatNumber, type Lang, type PluralForms, plural, textsFor } from './i18n.js';
+import { escapeHtml as h } from './html.js';
 import type { ConsoleContext } from './layout.js';
 
 /** The fetch log's page (docs/console.md#who-fetches-the-feeds): texts in both languages, then the rendering. */

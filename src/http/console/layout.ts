@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express';
-import { escapeHtml } from '../routes/status-sections.js';
-import { type Lang, langOf, rememberLang, textsFor } from './i18n.js';
+import { type Lang, textsFor } from '../../core/text/local-text.js';
+import { escapeHtml } from './html.js';
+import { langOf, rememberLang } from './i18n.js';
 
 /** The console's sections (docs/console.md): each a page reachable from the navigation. */
 export type ConsoleSection = 'overview' | 'products' | 'fetches' | 'syncs' | 'warnings' | 'admin';

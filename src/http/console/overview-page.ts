@@ -1,21 +1,21 @@
 import { ALL_UNITS, type CatalogSnapshot } from '../../core/catalog/catalog.js';
 import type { FeedReadiness } from '../../core/feeds/feed-report.js';
+import { formatDuration, textsFor } from '../../core/text/local-text.js';
 import type { SyncReport } from '../../services/catalog/catalog-service.js';
+import type { NotServedCatalog } from '../../services/catalog/catalog-start.js';
 import type { EnrichmentSyncReport } from '../../services/catalog/enrich-catalog.js';
 import type { ConsoleWarning } from '../../services/console/console-warnings.js';
 import type { EnrichmentStatus } from '../../services/enrichment/enrichment-service.js';
 import type { GroupStatus } from '../../services/group/group-monitor.js';
-import { waitingReason } from '../../services/health/readiness.js';
 import type { StoreState } from '../../services/health/store-health.js';
 import type { WebhookStats } from '../../services/webhooks/webhook-processor.js';
 import { reportCodeHref } from '../routes/docs-routes.js';
-import type { FeedEntry, StatusRoutesDeps, SyncSummary } from '../routes/status-routes.js';
-import { escapeHtml as h } from '../routes/status-sections.js';
+import type { FeedEntry, SyncSummary } from './feed-list.js';
 import { feedTitle } from './feed-names.js';
-import { formatDateTime, formatDuration, textsFor } from './i18n.js';
+import { escapeHtml as h, timeElement } from './html.js';
 import type { ConsoleContext, PageOptions } from './layout.js';
 import { type OverviewTexts, overviewTexts } from './overview-texts.js';
-import { pushSection } from './push-section.js';
+import { type PushStatuses, pushSection } from './push-section.js';
 
 /** A report code linked to its entry in docs/report-codes.md (served by the bridge at /docs). */
 function codeLink(base: string, code: string, text: string = code): string {
@@ -23,16 +23,15 @@ function codeLink(base: string, code: string, text: string = code): string {
 }
 
 /** Why there is no catalog yet: the first sync runs, or failed and when it is tried again; and what the store holds instead. */
-function waitingNotice(deps: StatusRoutesDeps, t: OverviewTexts): string {
-  const report = deps.lastReport('sync-catalog');
-  const reason = waitingReason(deps.source, report, deps.timing?.('sync-catalog'));
+function waitingNotice(model: OverviewModel, waiting: OverviewWaiting, t: OverviewTexts): string {
+  const report = model.lastCatalogReport;
+  const { reason, notServed } = waiting;
   const failed = report?.outcome === 'failed' || report?.outcome === 'refused';
   const sentence = `${reason.charAt(0).toUpperCase()}${reason.slice(1)}.`;
-  const notServed = deps.notServed?.();
   const aside =
     notServed === undefined
       ? ''
-      : `<p class="notice" id="not-served">${t.notServed(h(notServed.version), notServed.products, h(notServed.source), h(deps.source))}</p>`;
+      : `<p class="notice" id="not-served">${t.notServed(h(notServed.version), notServed.products, h(notServed.source), h(model.source))}</p>`;
   return `<p class="notice${failed ? ' failed-notice' : ''}" id="waiting">${t.waiting(h(sentence))}</p>${aside}`;
 }
 
@@ -156,13 +155,8 @@ function warningsNotice(
   return `<div class="notice${failed}" id="warnings"><strong>${h(t.toFix)}</strong><ul>${items}</ul>${link}</div>`;
 }
 
-/** A time in the reader's words, its ISO form kept for machines (`datetime`). */
-function timeElement(lang: ConsoleContext['lang'], iso: string): string {
-  return `<time datetime="${h(iso)}">${h(formatDateTime(lang, iso))}</time>`;
-}
-
 function syncTable(
-  deps: StatusRoutesDeps,
+  nextRuns: Readonly<Record<string, string | undefined>>,
   base: string,
   sync: Record<string, SyncSummary>,
   context: ConsoleContext,
@@ -173,7 +167,7 @@ function syncTable(
     .map(([job, summary]) => {
       const detail = summary?.error?.message ?? summary?.reason ?? '';
       const errorCode = summary?.error === undefined ? '' : `${codeLink(base, summary.error.code)}: `;
-      const next = deps.nextRuns()[job];
+      const next = nextRuns[job];
       const outcome =
         summary === null
           ? h(t.notRunYet)
@@ -234,6 +228,14 @@ function feedSections(
     .join('');
 }
 
+/** Why no catalog is served yet (shown instead of the feeds). */
+export interface OverviewWaiting {
+  readonly reason: string;
+  /** A stored catalog of another source, kept but not served. */
+  readonly notServed: NotServedCatalog | undefined;
+}
+
+/** Everything the overview shows, read by its route before rendering: the page is a function of it. */
 export interface OverviewModel {
   readonly snapshot: CatalogSnapshot | undefined;
   readonly base: string;
@@ -244,35 +246,50 @@ export interface OverviewModel {
   readonly lastCatalogReport: SyncReport | undefined;
   /** The warnings page's warnings: the overview shows the errors and warnings and links to all. */
   readonly consoleWarnings: readonly ConsoleWarning[] | undefined;
+  /** The configured source (POS), for people. */
+  readonly source: string;
+  /** Which POS is read (the sandbox with its URL, and why). */
+  readonly pos: string | undefined;
+  /** Present while no catalog is served. */
+  readonly waiting?: OverviewWaiting;
+  /** The services' English sentences, shown when the console's warnings are not wired (tests of the routes alone). */
+  readonly fallbackWarnings: readonly string[];
+  readonly store: StoreState | undefined;
+  readonly group: GroupStatus | undefined;
+  /** When each job runs next. */
+  readonly nextRuns: Readonly<Record<string, string | undefined>>;
+  readonly webhooks: WebhookStats | undefined;
+  readonly push: PushStatuses | undefined;
+  readonly enrichment: EnrichmentStatus | undefined;
 }
 
 /** The overview page (`/`): product search, what to fix, the syncs, and every feed of the served version. */
-export function overviewPage(deps: StatusRoutesDeps, context: ConsoleContext, model: OverviewModel): PageOptions {
+export function overviewPage(context: ConsoleContext, model: OverviewModel): PageOptions {
   const t = overviewTexts(context.lang);
   const { snapshot, base, tokenQuery, sync } = model;
   const search = `<form class="search" action="${h(context.href('/products').split('?')[0] ?? '/products')}" method="get" role="search"><label for="overview-q">${h(t.searchLabel)}</label><input type="search" id="overview-q" name="q" placeholder="${h(t.searchPlaceholder)}" required maxlength="100">${context.token === undefined ? '' : `<input type="hidden" name="token" value="${h(context.token)}">`}<button type="submit" class="primary">${h(t.searchButton)}</button></form>`;
   let body: string;
   if (snapshot === undefined) {
-    body = waitingNotice(deps, t);
+    body = model.waiting === undefined ? '' : waitingNotice(model, model.waiting, t);
   } else {
     const mergeIssues = Object.entries(sync['sync-catalog']?.issueCounts ?? {})
       .map(([reason, count]) => `<li>${codeLink(base, reason)}: ${count}</li>`)
       .join('');
-    body = `<p>${t.source}: ${h(deps.source)}</p>
+    body = `<p>${t.source}: ${h(model.source)}</p>
 <p>${t.version(h(snapshot.version), h(snapshot.generatedAt), snapshot.products.length, snapshot.units.length, h(snapshot.currency))}</p>
 ${mergeIssues ? `<details><summary>${h(t.rowsReported)}</summary><ul>${mergeIssues}</ul></details>` : ''}
 <p id="spreadsheets">${t.spreadsheets}</p>
 ${feedSections(snapshot, model.entries, base, tokenQuery, context.lang, t)}`;
   }
   const content = `${search}
-${deps.pos === undefined ? '' : `<p id="pos">${h(t.pos)}: ${h(t.posLine(deps.pos))}</p>`}
-${warningsNotice(deps.warnings?.() ?? [], model.consoleWarnings, context, t)}
-${storeNotice(deps.store?.(), base, t)}
-${groupLine(deps.group?.(), base, t)}
-${syncTable(deps, base, sync, context, t)}
-${webhookLine(deps.webhooks?.(), base, t)}
-${pushSection(deps.push?.(), context.lang, `${base}/docs/channel-push#status-and-metrics`)}
-${enrichmentLine(deps.enrichment?.(), model.lastCatalogReport?.sources?.enrichment, t)}
+${model.pos === undefined ? '' : `<p id="pos">${h(t.pos)}: ${h(t.posLine(model.pos))}</p>`}
+${warningsNotice(model.fallbackWarnings, model.consoleWarnings, context, t)}
+${storeNotice(model.store, base, t)}
+${groupLine(model.group, base, t)}
+${syncTable(model.nextRuns, base, sync, context, t)}
+${webhookLine(model.webhooks, base, t)}
+${pushSection(model.push, context.lang, `${base}/docs/channel-push#status-and-metrics`)}
+${enrichmentLine(model.enrichment, model.lastCatalogReport?.sources?.enrichment, t)}
 ${body}
 <p class="muted">${h(t.machineReadable)}: <a href="${h(`${base}/feeds${tokenQuery}`)}">/feeds</a> · <a href="${h(`${base}/readyz`)}">/readyz</a> · <a href="${h(`${base}/docs/`)}">${h(t.documentation)}</a></p>`;
   return { title: t.title, section: 'overview', body: content, ...(snapshot === undefined ? { refreshSeconds: 5 } : {}) };

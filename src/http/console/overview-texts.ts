@@ -1,4 +1,4 @@
-import { type Lang, plural } from './i18n.js';
+import { type Lang, plural } from '../../core/text/local-text.js';
 
 /**
  * Texts of the overview page (`/`): the feeds, the syncs and the catalog in use. Sentences the services

@@ -1,10 +1,10 @@
 import type { Response } from 'express';
 import type { LeftOutReason } from '../../core/feeds/explain-item.js';
+import { formatDateTime, formatMoney, formatNumber, textsFor } from '../../core/text/local-text.js';
 import type { FeedVerdict, OfferView, ProductView } from '../../services/products/product-lookup.js';
 import type { DocumentSource, UnitSources } from '../../services/products/product-sources.js';
-import { escapeHtml as h } from '../routes/status-sections.js';
 import { feedTitle, measureUnitText } from './feed-names.js';
-import { formatDateTime, formatMoney, formatNumber, textsFor } from './i18n.js';
+import { escapeHtml as h } from './html.js';
 import { type ConsoleContext, sendPage } from './layout.js';
 import { availabilityWords, PRODUCT_TEXTS, type ProductTexts } from './product-texts.js';
 

@@ -1,14 +1,9 @@
 import { ALL_UNITS } from '../../core/catalog/catalog.js';
 import type { SearchMatch } from '../../core/catalog/product-search.js';
-import type {
-  ProductSearchAnswer,
-  ProductSearchItem,
-  SearchProblemKind,
-  SearchQueryProblem,
-} from '../routes/product-search-routes.js';
-import { escapeHtml as h } from '../routes/status-sections.js';
-import { formatMoney, formatNumber, type Lang, type PluralForms, plural, textsFor } from './i18n.js';
+import { formatMoney, formatNumber, type Lang, type PluralForms, plural, textsFor } from '../../core/text/local-text.js';
+import { escapeHtml as h } from './html.js';
 import type { ConsoleContext, PageOptions } from './layout.js';
+import type { ProductSearchAnswer, ProductSearchItem, SearchProblemKind, SearchQueryProblem } from './product-search-types.js';
 
 /**
  * The console's product search page (docs/console.md#finding-a-product), `GET /products?q=…`: a form that

@@ -1,6 +1,6 @@
 import type { LeftOutCode } from '../../core/feeds/explain-item.js';
-import type { Lang } from './i18n.js';
-import { plural } from './i18n.js';
+import type { Lang } from '../../core/text/local-text.js';
+import { plural } from '../../core/text/local-text.js';
 
 /** The product page's texts (docs/console.md#product-detail); `cs` must have every key `en` has. */
 const en = {

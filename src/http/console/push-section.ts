@@ -1,5 +1,5 @@
-import { escapeHtml as h } from '../routes/status-sections.js';
-import { formatDateTime, formatDuration, formatNumber, type Lang, textsFor } from './i18n.js';
+import { formatDateTime, formatDuration, formatNumber, type Lang, textsFor } from '../../core/text/local-text.js';
+import { escapeHtml as h, timeElement } from './html.js';
 
 /**
  * The overview's "Channel push" section (docs/channel-push.md#status-and-metrics): per configured channel its
@@ -95,7 +95,7 @@ const CHANNEL_NAMES: Readonly<Record<string, string>> = { google: 'Google Mercha
 
 function time(lang: Lang, iso: string | undefined, fallback: string): string {
   if (iso === undefined) return `<span class="muted">${h(fallback)}</span>`;
-  return `<time datetime="${h(iso)}">${h(formatDateTime(lang, iso))}</time>`;
+  return timeElement(lang, iso);
 }
 
 function errorCell(status: PushSectionStatus, lang: Lang, t: PushTexts): string {

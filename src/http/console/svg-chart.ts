@@ -1,4 +1,4 @@
-import { escapeHtml } from '../routes/status-sections.js';
+import { escapeHtml } from './html.js';
 
 /**
  * Small line charts drawn on the server as inline SVG (docs/console.md#sync-history): the console runs no

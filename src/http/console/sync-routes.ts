@@ -1,10 +1,10 @@
 import { type Request, type Response, Router } from 'express';
 import { z } from 'zod';
+import { textsFor } from '../../core/text/local-text.js';
 import type { SyncJob, SyncReport, SyncRunSummary } from '../../services/catalog/catalog-service.js';
 import { createFeedTokenGuard } from '../routes/feed-routes.js';
-import { escapeHtml as h } from '../routes/status-sections.js';
 import { sendError } from '../send-error.js';
-import { textsFor } from './i18n.js';
+import { escapeHtml as h } from './html.js';
 import { consoleContext, sendPage } from './layout.js';
 import { syncsBody } from './syncs-page.js';
 import { SYNCS_TEXTS } from './syncs-texts.js';
@@ -36,7 +36,7 @@ const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
 function storeProblem(res: Response, error: unknown): void {
   const reason = error instanceof Error ? error.message : String(error);
   res.set('retry-after', '5');
-  sendError(res, 503, 'STORE_UNAVAILABLE', `The store does not answer (${reason}); the sync history is read from it`);
+  sendError(res, 'STORE_UNAVAILABLE', `The store does not answer (${reason}); the sync history is read from it`);
 }
 
 function queryProblem(error: z.ZodError): string {
@@ -57,7 +57,7 @@ export function createSyncRoutes(deps: SyncRoutesDeps): Router {
   router.get('/api/syncs', guard, async (req: Request, res: Response) => {
     const query = SyncsQuery.safeParse(req.query);
     if (!query.success) {
-      sendError(res, 400, 'BAD_QUERY', queryProblem(query.error));
+      sendError(res, 'BAD_QUERY', queryProblem(query.error));
       return;
     }
     const { job, limit } = query.data;
@@ -76,7 +76,7 @@ export function createSyncRoutes(deps: SyncRoutesDeps): Router {
   router.get('/api/syncs/:runId', guard, async (req: Request, res: Response) => {
     const query = RunQuery.safeParse(req.query);
     if (!query.success) {
-      sendError(res, 400, 'BAD_QUERY', queryProblem(query.error));
+      sendError(res, 'BAD_QUERY', queryProblem(query.error));
       return;
     }
     const runId = String(req.params['runId'] ?? '');
@@ -88,7 +88,7 @@ export function createSyncRoutes(deps: SyncRoutesDeps): Router {
       return;
     }
     if (report === undefined) {
-      sendError(res, 404, 'UNKNOWN_RUN', `No stored sync run "${runId}"; GET /api/syncs lists the runs kept`);
+      sendError(res, 'UNKNOWN_RUN', `No stored sync run "${runId}"; GET /api/syncs lists the runs kept`);
       return;
     }
     res.set('cache-control', 'no-store');

@@ -1,6 +1,6 @@
+import { formatDateTime, formatDuration, formatNumber, type Lang, textsFor } from '../../core/text/local-text.js';
 import type { SyncJob, SyncRunSummary } from '../../services/catalog/catalog-service.js';
-import { escapeHtml as h } from '../routes/status-sections.js';
-import { formatDateTime, formatDuration, formatNumber, type Lang, textsFor } from './i18n.js';
+import { escapeHtml as h } from './html.js';
 import type { ConsoleContext } from './layout.js';
 import { type ChartPoint, renderLineChart } from './svg-chart.js';
 import { SYNCS_TEXTS, type SyncsTexts } from './syncs-texts.js';

@@ -1,5 +1,5 @@
+import { type Lang, plural } from '../../core/text/local-text.js';
 import type { SyncJob, SyncOutcome } from '../../services/catalog/catalog-service.js';
-import { type Lang, plural } from './i18n.js';
 
 /** The sync history page's texts (docs/console.md#sync-history), in English and Czech. */
 const en = {

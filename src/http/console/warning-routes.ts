@@ -1,10 +1,10 @@
 import { type Request, type Response, Router } from 'express';
 import { z } from 'zod';
+import { textsFor } from '../../core/text/local-text.js';
 import type { ConsoleWarnings } from '../../services/console/console-warning-sources.js';
 import { countWarnings } from '../../services/console/console-warnings.js';
 import { createFeedTokenGuard } from '../routes/feed-routes.js';
 import { sendError } from '../send-error.js';
-import { textsFor } from './i18n.js';
 import { consoleContext, sendPage } from './layout.js';
 import { WARNINGS_TEXTS, warningsBody } from './warnings-page.js';
 
@@ -27,7 +27,7 @@ export function createWarningRoutes(deps: WarningRoutesDeps): Router {
     const query = WarningsQuery.safeParse(req.query);
     if (!query.success) {
       const message = query.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
-      sendError(res, 400, 'BAD_QUERY', message);
+      sendError(res, 'BAD_QUERY', message);
       return;
     }
     const all = await deps.warnings.list();

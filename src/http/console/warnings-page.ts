@@ -1,6 +1,6 @@
+import { plural, textsFor } from '../../core/text/local-text.js';
 import type { ConsoleWarning, WarningSeverity } from '../../services/console/console-warnings.js';
-import { escapeHtml as h } from '../routes/status-sections.js';
-import { plural, textsFor } from './i18n.js';
+import { escapeHtml as h } from './html.js';
 import type { ConsoleContext } from './layout.js';
 
 /** The warnings page's texts (docs/console.md#warnings). */

@@ -21,7 +21,7 @@ export function createDocsRoutes(deps: DocsRoutesDeps): Router {
   async function send(res: Response, name: string): Promise<void> {
     const html = await deps.page(name);
     if (html === undefined) {
-      sendError(res, 404, 'NOT_FOUND', `No documentation page "${name}"; see /docs/ for the list`);
+      sendError(res, 'NOT_FOUND', `No documentation page "${name}"; see /docs/ for the list`);
       return;
     }
     res

@@ -5,8 +5,9 @@ import { z } from 'zod';
 import { ALL_UNITS, type CatalogSnapshot } from '../../core/catalog/catalog.js';
 import { JSON_FEED_SCHEMAS } from '../../core/feeds/json-feed-schema.js';
 import type { FeedDescriptor, FeedService, FeedVariant } from '../../services/feeds/feed-service.js';
-import { withFrontHandler } from '../create-http-app.js';
+import { errorBody, type HttpErrorCode, statusOf } from '../error-codes.js';
 import { type FetchRecorder, feedOfPath, noteSent, recordWhenFinished } from '../fetch-recording.js';
+import { withFrontHandler } from '../front-handler.js';
 import { bearerTokenOf, secretMatches } from '../middleware/token-auth.js';
 import { sendError } from '../send-error.js';
 import { type SendFeedOptions, sendFeed } from '../send-feed.js';
@@ -95,7 +96,7 @@ export function createFeedTokenGuard(token: string | undefined): RequestHandler 
       return;
     }
     res.set('www-authenticate', 'Bearer realm="catalog-bridge feeds"');
-    sendError(res, 401, 'UNAUTHORIZED', 'This feed needs a token: ?token=… or Authorization: Bearer …');
+    sendError(res, 'UNAUTHORIZED', 'This feed needs a token: ?token=… or Authorization: Bearer …');
   };
 }
 
@@ -121,14 +122,14 @@ interface ResolvedFeed {
 interface FeedProblem {
   readonly ok: false;
   readonly status: number;
-  readonly code: string;
+  readonly code: HttpErrorCode;
   readonly message: string;
   /** The feed name to count the answer under (metrics), if it is counted. */
   readonly counted: string | undefined;
 }
 
-function problem(status: number, code: string, message: string, counted: string | undefined): FeedProblem {
-  return { ok: false, status, code, message, counted };
+function problem(code: HttpErrorCode, message: string, counted: string | undefined): FeedProblem {
+  return { ok: false, status: statusOf(code), code, message, counted };
 }
 
 /**
@@ -145,31 +146,30 @@ export function createFeedRoutes(deps: FeedRoutesDeps): Router {
     const snapshot = deps.current();
     if (snapshot === undefined) {
       const reason = deps.waiting?.() ?? 'the first catalog is still being built';
-      return problem(503, 'CATALOG_NOT_READY', `No catalog yet: ${reason}; try again shortly`, feed);
+      return problem('CATALOG_NOT_READY', `No catalog yet: ${reason}; try again shortly`, feed);
     }
     if (unit !== ALL_UNITS && !snapshot.units.some((candidate) => candidate.code === unit)) {
       const known = [ALL_UNITS, ...snapshot.units.map((candidate) => candidate.code)].join(', ');
-      return problem(404, 'UNKNOWN_UNIT', `No unit "${unit}"; known units: ${known}`, feed);
+      return problem('UNKNOWN_UNIT', `No unit "${unit}"; known units: ${known}`, feed);
     }
     return snapshot;
   }
 
   /** Every check of a feed request, in the order the answers are given; touches neither request nor response. */
   function resolveFeed(unit: string, file: string, query: () => unknown): ResolvedFeed | FeedProblem {
-    if (!UNIT_PATTERN.test(unit)) return problem(404, 'UNKNOWN_UNIT', `No unit "${unit}"`, undefined);
+    if (!UNIT_PATTERN.test(unit)) return problem('UNKNOWN_UNIT', `No unit "${unit}"`, undefined);
     const descriptor = deps.feeds.find(file);
-    if (descriptor === undefined) return problem(404, 'UNKNOWN_FEED', `No feed "${file}"; see /feeds for the list`, 'unknown');
+    if (descriptor === undefined) return problem('UNKNOWN_FEED', `No feed "${file}"; see /feeds for the list`, 'unknown');
     let variant = DEFAULT_VARIANT;
     if (descriptor.file === 'products.csv') {
       const parsed = ProductsCsvQuery.safeParse(query());
-      if (!parsed.success) return problem(400, 'BAD_QUERY', queryProblem(parsed.error), descriptor.file);
+      if (!parsed.success) return problem('BAD_QUERY', queryProblem(parsed.error), descriptor.file);
       if (parsed.data.profile !== undefined) variant = { csvProfile: parsed.data.profile };
     }
     const snapshot = snapshotOf(unit, descriptor.file);
     if ('ok' in snapshot) return snapshot;
     if (!descriptor.servesView(unit)) {
       return problem(
-        404,
         'FEED_NOT_IN_VIEW',
         `The feed "${file}" is not served for ${unit === ALL_UNITS ? 'the all view' : 'a single unit'}`,
         descriptor.file,
@@ -180,7 +180,7 @@ export function createFeedRoutes(deps: FeedRoutesDeps): Router {
 
   function sendProblem(res: Response, failure: FeedProblem): void {
     if (failure.status === 503) res.set('retry-after', String(RETRY_AFTER_SECONDS));
-    sendError(res, failure.status, failure.code, failure.message);
+    sendError(res, failure.code, failure.message);
     if (failure.counted !== undefined) deps.onRequest?.(failure.counted, failure.status);
   }
 
@@ -188,10 +188,8 @@ export function createFeedRoutes(deps: FeedRoutesDeps): Router {
     const served = await deps.feeds.serve(resolved.snapshot, resolved.descriptor.file, resolved.unit, resolved.variant);
     if ('pending' in served) {
       // Its first render is under way (a large catalog): as before the first catalog, ask again shortly.
-      const body = JSON.stringify({
-        error: { code: 'FEED_RENDERING', message: 'This feed is being rendered for the first time; try again shortly' },
-      });
-      res.writeHead(503, {
+      const body = errorBody('FEED_RENDERING');
+      res.writeHead(statusOf('FEED_RENDERING'), {
         'content-type': 'application/json; charset=utf-8',
         'content-length': String(Buffer.byteLength(body)),
         'retry-after': String(served.retryAfterSeconds),
@@ -254,7 +252,7 @@ export function createFeedRoutes(deps: FeedRoutesDeps): Router {
     const unit = paramOf(req, 'unit');
     const query = ChangesQuery.safeParse(req.query);
     if (!query.success) {
-      sendError(res, 400, 'BAD_QUERY', queryProblem(query.error));
+      sendError(res, 'BAD_QUERY', queryProblem(query.error));
       deps.onRequest?.('changes.json', 400);
       return;
     }
@@ -265,8 +263,8 @@ export function createFeedRoutes(deps: FeedRoutesDeps): Router {
     }
     const result = await deps.feeds.changes(snapshot, unit, query.data.since);
     if (!result.ok) {
-      sendError(res, 410, 'CURSOR_EXPIRED', 'The cursor is unknown or too old; read the full feed, then continue from "next"', {
-        next: result.next,
+      sendError(res, 'CURSOR_EXPIRED', 'The cursor is unknown or too old; read the full feed, then continue from "next"', {
+        extra: { next: result.next },
       });
       deps.onRequest?.('changes.json', 410);
       return;
@@ -285,7 +283,7 @@ export function createFeedRoutes(deps: FeedRoutesDeps): Router {
     const name = paramOf(req, 'name');
     const schema = JSON_FEED_SCHEMAS[name];
     if (schema === undefined) {
-      sendError(res, 404, 'UNKNOWN_SCHEMA', `No schema "${name}"; known: ${Object.keys(JSON_FEED_SCHEMAS).join(', ')}`);
+      sendError(res, 'UNKNOWN_SCHEMA', `No schema "${name}"; known: ${Object.keys(JSON_FEED_SCHEMAS).join(', ')}`);
       return;
     }
     res.set('cache-control', 'public, max-age=3600');

@@ -49,7 +49,7 @@ export function createWebhookRoutes(deps: WebhookRoutesDeps): Router {
       if (!matched) {
         count('invalid', 'unauthorized');
         res.set('connection', 'close');
-        sendError(res, 401, 'UNAUTHORIZED', 'A valid x-api-key header is required');
+        sendError(res, 'UNAUTHORIZED', 'A valid x-api-key header is required');
         return;
       }
       next();
@@ -65,13 +65,13 @@ export function createWebhookRoutes(deps: WebhookRoutesDeps): Router {
       } catch (error) {
         count('invalid', 'rejected');
         const detail = text.trim() === '' ? 'the body is empty' : (error as Error).message;
-        sendError(res, 400, 'INVALID_JSON', `The webhook body is not valid JSON: ${detail}`);
+        sendError(res, 'INVALID_JSON', `The webhook body is not valid JSON: ${detail}`);
         return;
       }
       const parsed = PosWebhookEventSchema.safeParse(json);
       if (!parsed.success) {
         count('invalid', 'rejected');
-        sendError(res, 400, 'INVALID_EVENT', `The webhook body is not a valid POS event: ${describeIssues(parsed.error)}`);
+        sendError(res, 'INVALID_EVENT', `The webhook body is not a valid POS event: ${describeIssues(parsed.error)}`);
         return;
       }
       const event = parsed.data;
@@ -87,7 +87,7 @@ export function createWebhookRoutes(deps: WebhookRoutesDeps): Router {
       } catch {
         count(event.kind, 'failed');
         res.set('retry-after', '5');
-        sendError(res, 503, 'NOT_STORED', 'The event could not be stored; deliver it again');
+        sendError(res, 'NOT_STORED', 'The event could not be stored; deliver it again');
       }
     },
   );
@@ -97,12 +97,12 @@ export function createWebhookRoutes(deps: WebhookRoutesDeps): Router {
     if (type === 'entity.too.large') {
       count('invalid', 'rejected');
       res.set('connection', 'close');
-      sendError(res, 413, 'TOO_LARGE', `The webhook body is larger than ${WEBHOOK_BODY_LIMIT} bytes`);
+      sendError(res, 'TOO_LARGE', `The webhook body is larger than ${WEBHOOK_BODY_LIMIT} bytes`);
       return;
     }
     if (type === 'request.aborted' || type === 'encoding.unsupported' || type === 'charset.unsupported') {
       count('invalid', 'rejected');
-      sendError(res, 400, 'BAD_BODY', err instanceof Error ? err.message : 'The body could not be read');
+      sendError(res, 'BAD_BODY', err instanceof Error ? err.message : 'The body could not be read');
       return;
     }
     next(err);

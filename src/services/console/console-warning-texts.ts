@@ -2,24 +2,21 @@
  * What each console warning says (docs/console.md#warnings), in English and Czech: what is wrong and what
  * to do. Functions of the warning's facts; numbers come formatted by the page's language.
  */
+import { formatNumber, type LocalText, plural } from '../../core/text/local-text.js';
 
-export interface LocalText {
-  readonly en: string;
-  readonly cs: string;
-}
+export type { LocalText };
 
-const csNumber = (value: number) => new Intl.NumberFormat('cs-CZ').format(value);
-const enNumber = (value: number) => new Intl.NumberFormat('en-GB').format(value);
-
-/** Czech plural forms: 1 / 2–4 / 0 and 5+. */
+/** Czech plural forms: 1 / 2–4 / 0 and 5+ (`#` is the count). Counts here are of items and rows, never negative. */
 function csPlural(count: number, one: string, few: string, other: string): string {
-  const form = count === 1 ? one : count >= 2 && count <= 4 && Number.isInteger(count) ? few : other;
-  return form.replace('#', csNumber(count));
+  return plural('cs', count, { one, few, other });
 }
 
 function enPlural(count: number, one: string, other: string): string {
-  return (count === 1 ? one : other).replace('#', enNumber(count));
+  return plural('en', count, { one, other });
 }
+
+const csNumber = (value: number) => formatNumber('cs', value);
+const enNumber = (value: number) => formatNumber('en', value);
 
 /** What to give items that lack `attribute` (the usual first-run gaps), for an empty or poor feed. */
 export function attributeHint(attribute: string): LocalText {

@@ -1,7 +1,7 @@
 import express from 'express';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { createAdminRoutes } from '../../../src/http/routes/admin-routes.js';
+import { createAdminRoutes } from '../../../src/http/admin/admin-routes.js';
 import type { JobOutcome } from '../../../src/jobs/scheduler.js';
 import type { SyncJob, SyncReport } from '../../../src/services/catalog/catalog-service.js';
 

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createProductDetailRoutes } from '../../../src/http/routes/product-detail-routes.js';
+import { createProductDetailRoutes } from '../../../src/http/console/product-detail-routes.js';
 import type { ProductLookup, ProductLookupResult, ProductView } from '../../../src/services/products/product-lookup.js';
 
 /** The product routes' answers around the lookup: the token guard, 400 for bad queries, 404, 503. */

@@ -4,8 +4,8 @@ import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import type { CatalogSnapshot, Offer, Product } from '../../../src/core/catalog/catalog.js';
 import { buildFamilyIndex } from '../../../src/core/catalog/family-index.js';
+import { createProductSearchRoutes } from '../../../src/http/console/product-search-routes.js';
 import { createHttpApp } from '../../../src/http/create-http-app.js';
-import { createProductSearchRoutes } from '../../../src/http/routes/product-search-routes.js';
 
 const offer = (unit: string, fields: Partial<Offer> = {}): Offer => ({
   unit,

@@ -8,6 +8,7 @@ import type { MergeIssueReason } from '../../../src/core/catalog/merge-catalog.j
 import type { BridgeErrorCode } from '../../../src/core/errors.js';
 import type { LeftOutCode } from '../../../src/core/feeds/explain-item.js';
 import type { FeedWarningCode } from '../../../src/core/feeds/feed-report.js';
+import { HTTP_ERRORS } from '../../../src/http/error-codes.js';
 import type { WebhookRoutesDeps } from '../../../src/http/routes/webhook-routes.js';
 import type { SyncOutcome } from '../../../src/services/catalog/catalog-types.js';
 import type { ConsoleWarningCode } from '../../../src/services/console/console-warnings.js';
@@ -113,6 +114,8 @@ const TYPED_CODES: Readonly<Record<string, readonly string[]>> = {
     'PUSH_PAUSED',
     'PUSH_DRY_RUN',
   ]),
+  // Every code of the HTTP error answers (src/http/error-codes.ts).
+  'HTTP errors': Object.keys(HTTP_ERRORS),
   // A metrics label written in src/app/jobs.ts (a job run that threw); checked against the source below.
   'job runs': ['crashed'],
 };
@@ -138,8 +141,9 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** Codes written as literals: error answers, problem answers, `code` fields and error classes' codes. */
 const LITERAL_CODE_PATTERNS = [
-  /sendError\(\s*\w+,\s*[\w.]+,\s*'([A-Z][A-Z0-9_]*)'/g,
-  /problem\(\s*\d{3},\s*'([A-Z][A-Z0-9_]*)'/g,
+  /sendError\(\s*\w+,\s*'([A-Z][A-Z0-9_]*)'/g,
+  /errorBody\(\s*'([A-Z][A-Z0-9_]*)'/g,
+  /problem\(\s*(?:\d{3},\s*)?'([A-Z][A-Z0-9_]*)'/g,
   /\bcode: '([A-Z][A-Z0-9_]*)'/g,
   /readonly code = '([A-Z][A-Z0-9_]*)'/g,
   /super\(\s*'([A-Z][A-Z0-9_]*)'/g,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatAgo, formatDuration, formatMoney, formatNumber, plural, preferredLang } from '../../../src/http/console/i18n.js';
+import { formatAgo, formatDuration, formatMoney, formatNumber, plural } from '../../../src/core/text/local-text.js';
+import { preferredLang } from '../../../src/http/console/i18n.js';
 
 describe('console languages', () => {
   it('takes the preferred language of Accept-Language by q-value, Slovak as Czech, else none', () => {

@@ -9,7 +9,8 @@ import {
   summarize,
   usualIntervalSeconds,
 } from '../../../../src/core/fetches/fetch-summary.js';
-import { neverFetchedNotes, roughDuration, staleFetchWarnings } from '../../../../src/core/fetches/fetch-warnings.js';
+import { neverFetchedNotes, staleFetchWarnings } from '../../../../src/core/fetches/fetch-warnings.js';
+import { roughDuration } from '../../../../src/core/text/local-text.js';
 
 const HOUR = 3_600_000;
 const START = Date.parse('2026-11-20T00:00:00Z');

@@ -1,19 +1,19 @@
 import { type Request, Router } from 'express';
-import { ALL_UNITS, type CatalogSnapshot } from '../../core/catalog/catalog.js';
-import type { FeedReport } from '../../core/feeds/feed-report.js';
+import type { CatalogSnapshot } from '../../core/catalog/catalog.js';
 import type { SyncJob, SyncReport } from '../../services/catalog/catalog-service.js';
 import type { NotServedCatalog } from '../../services/catalog/catalog-start.js';
 import type { ConsoleWarning } from '../../services/console/console-warnings.js';
 import type { EnrichmentStatus } from '../../services/enrichment/enrichment-service.js';
-import type { FeedDescriptor, FeedService } from '../../services/feeds/feed-service.js';
+import type { FeedService } from '../../services/feeds/feed-service.js';
 import type { GroupStatus } from '../../services/group/group-monitor.js';
 import { type JobTiming, waitingReason } from '../../services/health/readiness.js';
 import type { StoreState } from '../../services/health/store-health.js';
 import type { WebhookStats } from '../../services/webhooks/webhook-processor.js';
-import { consoleContext, sendPage } from '../console/layout.js';
-import { overviewPage } from '../console/overview-page.js';
-import type { PushStatuses } from '../console/push-section.js';
-import { createFeedTokenGuard } from './feed-routes.js';
+import { createFeedTokenGuard } from '../routes/feed-routes.js';
+import { listFeeds, syncSummary } from './feed-list.js';
+import { consoleContext, sendPage } from './layout.js';
+import { type OverviewModel, type OverviewWaiting, overviewPage } from './overview-page.js';
+import type { PushStatuses } from './push-section.js';
 
 export interface StatusRoutesDeps {
   readonly feeds: FeedService;
@@ -49,107 +49,17 @@ export interface StatusRoutesDeps {
   readonly push?: () => PushStatuses;
 }
 
-export interface FeedEntry {
-  readonly feed: string;
-  readonly title: string;
-  readonly format: string;
-  readonly unit: string;
-  readonly url: string;
-  readonly downloadUrl?: string;
-  /**
-   * Items in the feed once it has been rendered for this version; `null` until then (a channel's rules
-   * leave some of the view's products out, so the view's count would overstate it).
-   */
-  readonly items: number | null;
-  /** Products in the view (the most the feed can have). */
-  readonly viewProducts: number;
-  readonly rendered: boolean;
-  readonly warnings?: {
-    readonly count: number;
-    readonly byAttribute: Readonly<Record<string, number>>;
-    readonly byCode: FeedReport['warnings']['byCode'];
-    readonly examples: FeedReport['warnings']['examples'];
-  };
-  /** Items the enrichment sheet's `exclude` column leaves out. */
-  readonly excluded?: number;
-  /** Items missing values the channel recommends (templates with `recommend`). */
-  readonly readiness?: FeedReport['readiness'];
-}
-
 function baseUrlOf(req: Request, configured: string | undefined): string {
   if (configured !== undefined) return configured;
   const host = req.headers.host ?? 'localhost';
   return `${req.protocol}://${host}`;
 }
 
-function feedPath(descriptor: FeedDescriptor, unit: string): string {
-  return descriptor.file === 'local-inventory.tsv' && unit === ALL_UNITS
-    ? '/feeds/local-inventory.tsv'
-    : `/feeds/${encodeURIComponent(unit)}/${descriptor.file}`;
-}
-
-/** Every feed URL of the served version, with counts and warnings (docs/http-interface.md, `GET /feeds`). */
-function listFeeds(
-  deps: StatusRoutesDeps,
-  snapshot: CatalogSnapshot,
-  base: string,
-  tokenQuery: string,
-  unitCounts: ReadonlyMap<string, number>,
-): FeedEntry[] {
-  const reports = deps.feeds.reports();
-  const views = [ALL_UNITS, ...snapshot.units.map((unit) => unit.code)];
-  const counts = new Map(
-    views.map((view) => [view, view === ALL_UNITS ? snapshot.products.length : (unitCounts.get(view) ?? 0)]),
-  );
-  const entries: FeedEntry[] = [];
-  for (const view of views) {
-    for (const descriptor of deps.feeds.feeds) {
-      if (!descriptor.servesView(view)) continue;
-      const report = reports.get(`${descriptor.file}|${view}|`);
-      const url = `${base}${feedPath(descriptor, view)}`;
-      entries.push({
-        feed: descriptor.name,
-        title: descriptor.title,
-        format: descriptor.format,
-        unit: view,
-        url,
-        ...(descriptor.file === 'products.csv'
-          ? { downloadUrl: `${url}?profile=excel${tokenQuery ? `&${tokenQuery.slice(1)}` : ''}` }
-          : {}),
-        items: report?.items ?? null,
-        viewProducts: counts.get(view) ?? 0,
-        rendered: report !== undefined,
-        ...(report === undefined
-          ? {}
-          : {
-              warnings: {
-                count: report.warnings.count,
-                byAttribute: report.warnings.byAttribute,
-                byCode: report.warnings.byCode,
-                examples: report.warnings.examples.slice(0, 5),
-              },
-              excluded: report.excluded,
-              ...(report.readiness === undefined
-                ? {}
-                : { readiness: { ...report.readiness, examples: report.readiness.examples.slice(0, 5) } }),
-            }),
-      });
-    }
-  }
-  return entries;
-}
-
-export type SyncSummary = ReturnType<typeof syncSummary>;
-
-function syncSummary(report: SyncReport | undefined) {
-  if (report === undefined) return null;
+/** Why no catalog is served yet, and the stored catalog of another source kept instead. */
+function waitingOf(deps: StatusRoutesDeps, report: SyncReport | undefined): OverviewWaiting {
   return {
-    outcome: report.outcome,
-    finishedAt: report.finishedAt,
-    durationMs: report.durationMs,
-    ...(report.error ? { error: report.error } : {}),
-    ...(report.reason ? { reason: report.reason } : {}),
-    ...(report.merge ? { issueCounts: report.merge.issueCounts, warnings: report.merge.warnings } : {}),
+    reason: waitingReason(deps.source, report, deps.timing?.('sync-catalog')),
+    notServed: deps.notServed?.(),
   };
 }
 
@@ -206,7 +116,7 @@ export function createStatusRoutes(deps: StatusRoutesDeps): Router {
         storeCode: deps.storeCodes[unit.code] ?? unit.code,
       })),
       products: snapshot.products.length,
-      feeds: listFeeds(deps, snapshot, base, '', await deps.unitCounts(snapshot)),
+      feeds: listFeeds(deps.feeds, snapshot, base, '', await deps.unitCounts(snapshot)),
       warnings: deps.warnings?.() ?? [],
       ...(deps.enrichment?.() === undefined ? {} : { enrichment: deps.enrichment?.() }),
       sync,
@@ -217,15 +127,31 @@ export function createStatusRoutes(deps: StatusRoutesDeps): Router {
 
   router.get('/', guard, async (req, res) => {
     const { snapshot, base, tokenQuery, sync } = model(req);
-    const entries = snapshot === undefined ? [] : listFeeds(deps, snapshot, base, tokenQuery, await deps.unitCounts(snapshot));
+    const entries =
+      snapshot === undefined ? [] : listFeeds(deps.feeds, snapshot, base, tokenQuery, await deps.unitCounts(snapshot));
     const context = consoleContext(req, res);
     const lastCatalogReport = deps.lastReport('sync-catalog');
     const consoleWarnings = await deps.consoleWarnings?.();
-    sendPage(
-      res,
-      context,
-      overviewPage(deps, context, { snapshot, base, tokenQuery, sync, entries, lastCatalogReport, consoleWarnings }),
-    );
+    const view: OverviewModel = {
+      snapshot,
+      base,
+      tokenQuery,
+      sync,
+      entries,
+      lastCatalogReport,
+      consoleWarnings,
+      source: deps.source,
+      pos: deps.pos,
+      ...(snapshot === undefined ? { waiting: waitingOf(deps, lastCatalogReport) } : {}),
+      fallbackWarnings: deps.warnings?.() ?? [],
+      store: deps.store?.(),
+      group: deps.group?.(),
+      nextRuns: deps.nextRuns(),
+      webhooks: deps.webhooks?.(),
+      push: deps.push?.(),
+      enrichment: deps.enrichment?.(),
+    };
+    sendPage(res, context, overviewPage(context, view));
   });
   return router;
 }

@@ -1,10 +1,10 @@
 import { type Request, Router } from 'express';
 import { z } from 'zod';
 import type { ProductLookup, ProductLookupResult } from '../../services/products/product-lookup.js';
-import { consoleContext, sendQueryProblem } from '../console/layout.js';
-import { sendProductNotFound, sendProductPage } from '../console/product-page.js';
+import { createFeedTokenGuard } from '../routes/feed-routes.js';
 import { sendError } from '../send-error.js';
-import { createFeedTokenGuard } from './feed-routes.js';
+import { consoleContext, sendQueryProblem } from './layout.js';
+import { sendProductNotFound, sendProductPage } from './product-page.js';
 
 /**
  * `GET /api/products/{id}` and the console's page of one product, `GET /products/{id}`
@@ -59,14 +59,14 @@ export function createProductDetailRoutes(deps: ProductDetailRoutesDeps): Router
   const guard = createFeedTokenGuard(deps.token);
 
   router.get('/api/products/:id', guard, async (req, res) => {
-    const result = await lookUp(req, deps.lookup, (problem) => sendError(res, 400, 'BAD_QUERY', problem));
+    const result = await lookUp(req, deps.lookup, (problem) => sendError(res, 'BAD_QUERY', problem));
     if (result === undefined) return;
     res.set('cache-control', 'no-store');
     if (!result.ok) {
       if (result.reason === 'not-ready') {
         res.set('retry-after', '10');
-        sendError(res, 503, 'CATALOG_NOT_READY', 'No catalog yet: the first sync is still running; try again shortly');
-      } else sendError(res, 404, 'UNKNOWN_PRODUCT', `No product with the id "${String(req.params['id']).slice(0, 100)}"`);
+        sendError(res, 'CATALOG_NOT_READY', 'No catalog yet: the first sync is still running; try again shortly');
+      } else sendError(res, 'UNKNOWN_PRODUCT', `No product with the id "${String(req.params['id']).slice(0, 100)}"`);
       return;
     }
     const base = baseOf(req, deps.publicBaseUrl);

@@ -2,15 +2,15 @@ import express, { Router } from 'express';
 import type { CatalogSnapshot } from '../../core/catalog/catalog.js';
 import type { JobOutcome } from '../../jobs/scheduler.js';
 import type { PurchasePrices, SyncJob } from '../../services/catalog/catalog-service.js';
-import { addAdminCatalogRoutes } from '../admin/admin-catalog-routes.js';
-import { createAdminGate } from '../admin/admin-gate.js';
-import { addAdminLoginRoutes, addAdminLogoutRoute } from '../admin/admin-login-routes.js';
-import { type AdminPushControl, addAdminPushRoutes } from '../admin/admin-push-routes.js';
-import { createAdminSessions } from '../admin/admin-session.js';
-import { addAdminSyncRoutes } from '../admin/admin-sync-routes.js';
-import { createLoginThrottle } from '../admin/login-throttle.js';
-import { type ProgressSources, progressOf } from '../admin/sync-progress.js';
-import { createSyncRuns } from '../admin/sync-runs.js';
+import { addAdminCatalogRoutes } from './admin-catalog-routes.js';
+import { createAdminGate } from './admin-gate.js';
+import { addAdminLoginRoutes, addAdminLogoutRoute } from './admin-login-routes.js';
+import { type AdminPushControl, addAdminPushRoutes } from './admin-push-routes.js';
+import { createAdminSessions } from './admin-session.js';
+import { addAdminSyncRoutes } from './admin-sync-routes.js';
+import { createLoginThrottle } from './login-throttle.js';
+import { type ProgressSources, progressOf } from './sync-progress.js';
+import { createSyncRuns } from './sync-runs.js';
 
 export interface AdminRoutesDeps extends ProgressSources {
   /** `undefined` disables the admin area (ADMIN_TOKEN unset). */

@@ -1,12 +1,12 @@
 import { type Request, Router } from 'express';
 import { z } from 'zod';
 import { CONSUMERS } from '../../core/fetches/classify-consumer.js';
+import { textsFor } from '../../core/text/local-text.js';
 import type { FetchLog, FetchQuery } from '../../services/fetches/fetch-log.js';
-import { FETCHES_TEXTS, renderFetchesBody } from '../console/fetches-page.js';
-import { textsFor } from '../console/i18n.js';
-import { consoleContext, sendPage, sendQueryProblem } from '../console/layout.js';
+import { createFeedTokenGuard } from '../routes/feed-routes.js';
 import { sendError } from '../send-error.js';
-import { createFeedTokenGuard } from './feed-routes.js';
+import { FETCHES_TEXTS, renderFetchesBody } from './fetches-page.js';
+import { consoleContext, sendPage, sendQueryProblem } from './layout.js';
 
 export interface FetchRoutesDeps {
   readonly fetches: FetchLog;
@@ -54,7 +54,7 @@ export function createFetchRoutes(deps: FetchRoutesDeps): Router {
   const now = deps.now ?? (() => new Date());
 
   router.get('/api/fetches', guard, async (req, res) => {
-    const query = parseQuery(req, (problem) => sendError(res, 400, 'BAD_QUERY', problem));
+    const query = parseQuery(req, (problem) => sendError(res, 'BAD_QUERY', problem));
     if (query === undefined) return;
     const at = now();
     const summary = deps.fetches

@@ -1,5 +1,5 @@
 import { type Request, type Response, Router } from 'express';
-import { ALL_UNITS, type Availability, type CatalogSnapshot, type Product } from '../../core/catalog/catalog.js';
+import { ALL_UNITS, type CatalogSnapshot, type Product } from '../../core/catalog/catalog.js';
 import { hashText } from '../../core/catalog/catalog-version.js';
 import type { FamilyIndex } from '../../core/catalog/family-index.js';
 import {
@@ -8,10 +8,19 @@ import {
   type SearchMatch,
   searchProducts,
 } from '../../core/catalog/product-search.js';
-import { consoleContext, sendPage } from '../console/layout.js';
-import { renderSearchPage, type SearchPageModel } from '../console/product-search-page.js';
+import { type HttpErrorCode, statusOf } from '../error-codes.js';
+import { createFeedTokenGuard } from '../routes/feed-routes.js';
 import { sendError } from '../send-error.js';
-import { createFeedTokenGuard } from './feed-routes.js';
+import { consoleContext, sendPage } from './layout.js';
+import { renderSearchPage, type SearchPageModel } from './product-search-page.js';
+import {
+  type ProductSearchAnswer,
+  type ProductSearchItem,
+  SEARCH_LIMITS,
+  type SearchParam,
+  type SearchProblemKind,
+  type SearchQueryProblem,
+} from './product-search-types.js';
 
 export interface ProductSearchRoutesDeps {
   readonly current: () => CatalogSnapshot | undefined;
@@ -23,48 +32,6 @@ export interface ProductSearchRoutesDeps {
   readonly waiting?: () => string;
   /** The search indexes, one per catalog family; a cache of its own (over `familyIndex`) by default. */
   readonly indexes?: ProductSearchIndexes;
-}
-
-/** Limits of the query parameters (docs/http-interface.md#product-search). */
-export const SEARCH_LIMITS = { maxQueryLength: 100, maxLimit: 100, apiLimit: 20, pageLimit: 50 } as const;
-
-/** One product found: its codes, how it was found, and the chosen unit's price and stock. Never purchase prices. */
-export interface ProductSearchItem {
-  readonly id: string;
-  readonly name: string;
-  readonly ean?: string;
-  readonly plu?: number;
-  readonly internalIdentifier?: string;
-  readonly matchedBy: SearchMatch;
-  readonly price?: number;
-  readonly salePrice?: number;
-  readonly stock?: number;
-  readonly availability: Availability;
-  /** The product's own API resource. */
-  readonly url: string;
-}
-
-/** The body of `GET /api/products?q=…`. */
-export interface ProductSearchAnswer {
-  readonly query: string;
-  readonly unit: string;
-  readonly version: string;
-  /** Items returned (at most `limit`). */
-  readonly count: number;
-  /** Every product found. */
-  readonly total: number;
-  readonly items: readonly ProductSearchItem[];
-}
-
-export type SearchParam = 'q' | 'limit' | 'unit';
-/** What is wrong with a query parameter; the page words each kind in its reader's language. */
-export type SearchProblemKind = 'missing' | 'repeated' | 'empty' | 'too-long' | 'bad-limit' | 'bad-unit' | 'unknown-unit';
-
-export interface SearchQueryProblem {
-  readonly param: SearchParam;
-  readonly kind: SearchProblemKind;
-  /** For the API's error answer: names the parameter. */
-  readonly message: string;
 }
 
 interface SearchQuery {
@@ -137,14 +104,13 @@ interface ResolvedSearch {
 
 interface SearchFailure {
   readonly ok: false;
-  readonly status: 400 | 503;
-  readonly code: 'BAD_QUERY' | 'CATALOG_NOT_READY';
+  readonly code: Extract<HttpErrorCode, 'BAD_QUERY' | 'CATALOG_NOT_READY'>;
   readonly message: string;
   readonly problem?: SearchQueryProblem;
 }
 
 function badQuery(found: SearchQueryProblem): SearchFailure {
-  return { ok: false, status: 400, code: 'BAD_QUERY', message: found.message, problem: found };
+  return { ok: false, code: 'BAD_QUERY', message: found.message, problem: found };
 }
 
 /**
@@ -160,7 +126,7 @@ export function createProductSearchRoutes(deps: ProductSearchRoutesDeps): Router
 
   function notReady(): SearchFailure {
     const reason = deps.waiting?.() ?? 'the first catalog is still being built';
-    return { ok: false, status: 503, code: 'CATALOG_NOT_READY', message: `No catalog yet: ${reason}; try again shortly` };
+    return { ok: false, code: 'CATALOG_NOT_READY', message: `No catalog yet: ${reason}; try again shortly` };
   }
 
   /** The parameters checked, then against `snapshot` (read once per request: one version answers it). */
@@ -191,8 +157,8 @@ export function createProductSearchRoutes(deps: ProductSearchRoutesDeps): Router
   }
 
   function sendFailure(res: Response, failure: SearchFailure): void {
-    if (failure.status === 503) res.set('retry-after', String(RETRY_AFTER_SECONDS));
-    sendError(res, failure.status, failure.code, failure.message);
+    if (statusOf(failure.code) === 503) res.set('retry-after', String(RETRY_AFTER_SECONDS));
+    sendError(res, failure.code, failure.message);
   }
 
   router.get('/api/products', guard, async (req, res) => {
@@ -238,8 +204,8 @@ export function createProductSearchRoutes(deps: ProductSearchRoutesDeps): Router
         unit: rawUnit,
         ...(resolved.problem === undefined ? { notReady: resolved.message } : { problem: resolved.problem }),
       };
-      if (resolved.status === 503) res.set('retry-after', String(RETRY_AFTER_SECONDS));
-      sendPage(res, context, renderSearchPage(context, model), resolved.status);
+      if (statusOf(resolved.code) === 503) res.set('retry-after', String(RETRY_AFTER_SECONDS));
+      sendPage(res, context, renderSearchPage(context, model), statusOf(resolved.code));
       return;
     }
     const answer = await run(resolved);
