@@ -204,7 +204,7 @@ describe('docs/report-codes.md', () => {
   });
 
   it('lists only metrics labels that the source writes', async () => {
-    const app = await readFile(join(ROOT, 'src', 'app-jobs.ts'), 'utf8');
+    const app = await readFile(join(ROOT, 'src', 'app', 'app-jobs.ts'), 'utf8');
     for (const label of TYPED_CODES['job runs'] ?? []) expect(app).toContain(`'${label}'`);
   });
 });
