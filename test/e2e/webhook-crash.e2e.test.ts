@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { killAll, spawnBridge } from '../helpers/bridge-process.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const KEY = 'sandbox-key';
 const dir = mkdtempSync(join(tmpdir(), 'webhook-crash-'));
@@ -72,11 +73,7 @@ describe('a sale webhook across a crash of the process', () => {
     await new Promise((resolve) => first.child.once('exit', resolve));
 
     const second = await startBridge();
-    let outcome: string | undefined;
-    for (let attempt = 0; attempt < 200 && outcome === undefined; attempt++) {
-      outcome = await soldMetric(second.url);
-      if (outcome === undefined) await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    const outcome = await waitFor(() => soldMetric(second.url)).catch(() => undefined);
     // Its movements do not exist (a made-up receipt), so the stock was re-read: processed.
     expect(outcome).toBe('refetched');
     second.child.kill('SIGTERM');
