@@ -45,7 +45,9 @@ async function soldMetric(url: string): Promise<string | undefined> {
 }
 
 describe('a sale webhook across a crash of the process', () => {
-  it('is processed after a restart when the process died after the 200, before processing it', async () => {
+  // Two bridge processes one after the other, each compiling from source and allowed 60 s to listen and
+  // 60 s to be ready: the project's 60 s cut the test short on a busy machine.
+  it('is processed after a restart when the process died after the 200, before processing it', { timeout: 300_000 }, async () => {
     const first = await startBridge();
     // The POS hangs on what processing needs, so the accepted event stays unprocessed.
     const fault = await fetch(`${first.posUrl}/sandbox/faults`, {
