@@ -6,6 +6,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningApp, startApp } from '../../src/app/start-app.js';
 import { createTestConfig } from '../helpers/test-config.js';
+import { waitFor } from '../helpers/wait-for.js';
 import { USER_AGENTS as UA } from '../unit/core/fetches/user-agents.js';
 
 /**
@@ -60,16 +61,6 @@ async function fetches(app: RunningApp, query = ''): Promise<Answer> {
   return (await response.json()) as Answer;
 }
 
-async function until<T>(probe: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`not within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 let app: RunningApp;
 
 beforeAll(async () => {
@@ -103,7 +94,7 @@ describe('fetch log over HTTP', () => {
     });
     expect(again.status).toBe(304);
 
-    const recent = await until(async () => {
+    const recent = await waitFor(async () => {
       const answer = await fetches(app, `?consumer=${consumer}&limit=2`);
       return answer.recent[0]?.status === 304 && answer.recent[0].userAgent === userAgent ? answer.recent : undefined;
     });
@@ -123,7 +114,7 @@ describe('fetch log over HTTP', () => {
     }
 
     // A streamed body (changes.json is inflated as it is sent) finishes when its last chunk is written: maybe after the 404.
-    const recent = await until(async () => {
+    const recent = await waitFor(async () => {
       const answer = await fetches(app, '?limit=500&consumer=');
       return answer.recent.some((entry) => entry.feed === 'changes.json') ? answer.recent : undefined;
     });
@@ -146,7 +137,7 @@ describe('fetch log over HTTP', () => {
     });
     await response.body.dump();
     expect(response.statusCode).toBe(200);
-    const recent = await until(async () => {
+    const recent = await waitFor(async () => {
       const answer = await fetches(app, '?feed=meta.csv&limit=1');
       return answer.recent.length > 0 ? answer.recent : undefined;
     });
@@ -193,7 +184,7 @@ describe('fetch log over HTTP', () => {
     for (let i = 0; i < SIZE + 5; i++) await get(`${app.url}/feeds/all/products.json`, { 'user-agent': UA.wget });
     const countOf = (answer: Answer) =>
       answer.summary.find((summary) => summary.feed === 'products.json' && summary.consumer === 'other')?.count;
-    const answer = await until(async () => {
+    const answer = await waitFor(async () => {
       const current = await fetches(app, '?limit=500');
       return countOf(current) === SIZE + 5 ? current : undefined;
     });

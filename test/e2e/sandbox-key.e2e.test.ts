@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningApp, startApp } from '../../src/app/start-app.js';
 import { sandboxSource } from '../../src/core/catalog/catalog-source.js';
 import { createTestConfig } from '../helpers/test-config.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 /**
  * A `.env` prepared for the real POS (`POS_API_KEY` set) while `POS_BASE_URL` is still unset: the bridge
@@ -110,9 +111,8 @@ describe('sandbox mode with a POS_API_KEY set for the real POS', () => {
     if (item === undefined) throw new Error('no stocked product');
     const unit = item.offers.find((offer) => stocked(offer.stock))?.unit ?? 'U1';
     await app.sandbox?.makeSale({ unitCode: unit, lines: [{ localId: item.id, count: 1 }] });
-    const deadline = Date.now() + 10_000;
     const handled = () => Object.values(app.webhooks.stats().sales).reduce((sum, count) => sum + count, 0);
-    while (handled() === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    await waitFor(() => handled() > 0, { message: 'the sale webhook handled' });
     expect(handled()).toBeGreaterThan(0);
 
     const stray = await fetch(`${app.url}/webhooks/pos`, {

@@ -9,9 +9,11 @@ import { type Dispatcher, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp } from '../../src/app/start-app.js';
 import { openConfiguredWebhookInbox } from '../../src/app/webhook-parts.js';
+import type { JobOutcome } from '../../src/jobs/scheduler.js';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/start-sandbox.js';
 import type { StoredWebhookEvent } from '../../src/services/webhooks/webhook-processor.js';
 import { createTestConfig } from '../helpers/test-config.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 /**
  * Start-up and the source of the stored catalog (docs/decisions/0007): a store the built-in sandbox
@@ -48,11 +50,9 @@ async function text(url: string): Promise<string> {
   return (await fetch(url)).text();
 }
 
-/** Waits until `done` holds (bounded by `ms`), then asserts it. */
-async function until(done: () => boolean | Promise<boolean>, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await done()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
-  expect(await done()).toBe(true);
+/** Whether a job run ended with a published catalog. */
+function isPublished(outcome: JobOutcome | undefined): boolean {
+  return outcome?.ok === true && (outcome.result as { outcome?: string } | undefined)?.outcome === 'published';
 }
 
 async function metric(url: string, line: string): Promise<number> {
@@ -196,7 +196,7 @@ describe('switching the store from the sandbox to a POS, then restarting on it',
       expect(app.source.label).toMatch(/^the POS at http:\/\/127\.0\.0\.1:\d+ \(API key #[0-9a-f]{12}\)$/);
       expect(app.source.label).not.toContain(POS_KEY);
       // The start sync is waiting for the POS's unit list: whatever is served now, the store gave.
-      await until(() => gated.held() === 1);
+      await waitFor(() => gated.held() === 1, { message: 'the start sync to ask for the unit list' });
 
       const waiting = await json<Readiness>(`${app.url}/readyz`);
       expect(waiting.status).toBe(503);
@@ -260,7 +260,7 @@ describe('switching the store from the sandbox to a POS, then restarting on it',
       const feed = await fetch(`${app.url}/feeds/all/products.json`);
       expect(feed.status).toBe(200);
       expect(feed.headers.get('x-catalog-version')).toBe(posVersion);
-      await until(() => gated.held() === 1);
+      await waitFor(() => gated.held() === 1, { message: 'the start sync to ask for the unit list' });
       expect(app.jobs.status()['sync-catalog']?.running).toBe(true);
 
       gated.release();
@@ -334,7 +334,12 @@ describe('a start against a POS that fails the first sync three times, then reco
         ),
       );
 
-      await until(async () => (await fetch(`${app.url}/readyz`)).status === 200, 60_000);
+      // Waits for the scheduler's end of the run, not for /readyz: a full sync serves its catalog before it
+      // has stored it, and the run (its metrics included) is counted only once the store has it.
+      await waitFor(() => isPublished(app.jobs.status()['sync-catalog']?.last), {
+        timeoutMs: 60_000,
+        message: 'a published full sync',
+      });
 
       const ready = await json<Readiness>(`${app.url}/readyz`);
       expect(ready.body).toMatchObject({ ready: true, degraded: false, units: ['U1', 'U2'] });

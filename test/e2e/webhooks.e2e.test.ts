@@ -8,6 +8,7 @@ import { type RunningApp, startApp } from '../../src/app/start-app.js';
 import { openConfiguredWebhookInbox } from '../../src/app/webhook-parts.js';
 import type { StoredWebhookEvent } from '../../src/services/webhooks/webhook-processor.js';
 import { createTestConfig } from '../helpers/test-config.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const logger = pino({ level: 'silent' });
 const KEY = 'sandbox-key';
@@ -44,12 +45,11 @@ async function stockedItem(app: RunningApp, unit: string, min = 3): Promise<Item
 /** Polls the unit's JSON feed until the item's stock is `expected` (bounded: 10 s). */
 async function stockBecomes(app: RunningApp, unit: string, id: string, expected: number): Promise<number | undefined> {
   let stock: number | undefined;
-  for (let attempt = 0; attempt < 200; attempt++) {
-    const { items } = await unitItems(app, unit);
-    stock = items.find((item) => item.id === id)?.stock;
-    if (stock === expected) return stock;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  // On time-out the caller's assertion shows the last stock seen.
+  await waitFor(async () => {
+    stock = (await unitItems(app, unit)).items.find((item) => item.id === id)?.stock;
+    return stock === expected;
+  }).catch(() => undefined);
   return stock;
 }
 

@@ -273,12 +273,18 @@ describe('services/catalog-service with the real SQLite store', () => {
     const before = service.current()?.products[0]?.offers[0]?.stock;
     // The re-read takes its export as the POS has it now (before the sale), and answers late.
     let release: () => void = () => undefined;
+    let reading: () => void = () => undefined;
+    const readingExport = new Promise<void>((resolve) => {
+      reading = resolve;
+    });
     data.stockDelay = () =>
       new Promise<void>((resolve) => {
         release = resolve;
+        reading();
       });
     const reread = service.syncStock();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The sale comes once the re-read is reading its export (a fixed wait could come before, under load).
+    await readingExport;
     await service.applyStockDeltas([{ unitCode: 'U1', articleId: 'a-1', delta: -1 }]);
     expect(service.current()?.products[0]?.offers[0]?.stock).toBe((before ?? 0) - 1);
     release();

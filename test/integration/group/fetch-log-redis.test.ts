@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type RunningApp, startApp } from '../../../src/app/start-app.js';
 import { type RedisServer, startRedisServer } from '../../helpers/redis-server.js';
 import { createTestConfig } from '../../helpers/test-config.js';
+import { waitFor } from '../../helpers/wait-for.js';
 import { USER_AGENTS as UA } from '../../unit/core/fetches/user-agents.js';
 
 /**
@@ -25,11 +26,9 @@ async function fetches(app: RunningApp, query = ''): Promise<Answer> {
 
 /** A streamed body's response finishes after the client has it: waits until `app` has recorded `count` fetches of `feed`. */
 async function recorded(app: RunningApp, feed: string, count: number): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while ((await app.fetches.recent({ feed, limit: 500 })).length < count) {
-    if (Date.now() > deadline) throw new Error(`${feed} not recorded ${count} times`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await waitFor(async () => (await app.fetches.recent({ feed, limit: 500 })).length >= count, {
+    message: `${feed} recorded ${count} times`,
+  });
 }
 
 let redis: RedisServer;

@@ -5,6 +5,7 @@ import { GROUP_KEYS } from '../../../src/adapters/group/redis-keys.js';
 import type { PointerBackend, VersionPointer } from '../../../src/adapters/store/keyv-catalog-store.js';
 import type { InboxEntry } from '../../../src/services/webhooks/webhook-inbox.js';
 import { type RedisServer, startRedisServer } from '../../helpers/redis-server.js';
+import { waitFor } from '../../helpers/wait-for.js';
 
 /**
  * The group's Redis parts against a real redis-server (docs/scale-out.md): the lease and its fencing, the
@@ -144,7 +145,7 @@ describe.skipIf(binary === null)('group/redis parts', () => {
     const accepted = await Promise.all(inboxes.map((inbox) => inbox.accept('sale|r-1', { n: 1 }, new Date())));
     expect(accepted.filter((result) => !result.duplicate)).toHaveLength(1);
     await Promise.all(inboxes.map((inbox, index) => inbox.accept(`sale|r-${index + 2}`, { n: index + 2 }, new Date())));
-    await until(() => received.length >= 4);
+    await waitFor(() => received.length >= 4);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(received.map(([, entry]) => entry.event.n).sort()).toEqual([1, 2, 3, 4]);
     // Completed by whoever got them: the stream is empty.
@@ -160,13 +161,13 @@ describe.skipIf(binary === null)('group/redis parts', () => {
     const deadGot: InboxEntry<{ readonly n: number }>[] = [];
     deadInbox.shared?.consume((entries) => deadGot.push(...entries));
     await deadInbox.accept('sale|d-1', { n: 1 }, new Date());
-    await until(() => deadGot.length === 1);
+    await waitFor(() => deadGot.length === 1);
     // The instance dies holding it: its connections go, nothing completes the event.
     await dead.close();
 
     const liveGot: InboxEntry<{ readonly n: number }>[] = [];
     liveInbox.shared?.consume((entries) => liveGot.push(...entries));
-    await until(() => liveGot.length === 1, 5_000);
+    await waitFor(() => liveGot.length === 1);
     expect(liveGot[0]?.event.n).toBe(1);
     expect((await liveInbox.shared?.stats())?.claimed).toBe(1);
     // Held past the claim timeout while it works on it: not taken from it (it claims its own again).
@@ -180,9 +181,3 @@ describe.skipIf(binary === null)('group/redis parts', () => {
     expect(GROUP_KEYS.inboxGroup).toBe('bridges');
   });
 });
-
-async function until(done: () => boolean, ms = 3_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!done() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-  expect(done()).toBe(true);
-}

@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vi
 import { type RunningSandbox, startSandbox } from '../../../src/sandbox/start-sandbox.js';
 import { type BridgeProcess, killAll, spawnBridge } from '../../helpers/bridge-process.js';
 import { type RedisServer, startRedisServer } from '../../helpers/redis-server.js';
+import { waitFor } from '../../helpers/wait-for.js';
 
 /**
  * Several bridge processes on one real redis-server against the sandbox POS over real HTTP
@@ -64,19 +65,9 @@ async function readyz(instance: Instance): Promise<Ready> {
   return (await fetch(`${instance.url}/readyz`)).json() as Promise<Ready>;
 }
 
-async function until<T>(probe: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`not within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 /** The ETag every instance serves for the JSON catalog, once they all serve the same one (and it is not `not`). */
-async function oneEtag(instances: readonly Instance[], not?: string, ms?: number): Promise<string> {
-  return until(async () => {
+async function oneEtag(instances: readonly Instance[], not?: string): Promise<string> {
+  return waitFor(async () => {
     const tags = await Promise.all(
       instances.map(async (instance) => {
         const response = await fetch(`${instance.url}/feeds/all/products.json`, { method: 'HEAD' });
@@ -85,11 +76,11 @@ async function oneEtag(instances: readonly Instance[], not?: string, ms?: number
     );
     const first = tags[0];
     return first != null && first !== not && tags.every((tag) => tag === first) ? first : undefined;
-  }, ms);
+  });
 }
 
 async function leaderOf(instances: readonly Instance[]): Promise<Instance> {
-  return until(async () => {
+  return waitFor(async () => {
     const roles = await Promise.all(instances.map(async (instance) => (await readyz(instance)).group?.role));
     const leaders = instances.filter((_, index) => roles[index] === 'leader');
     return leaders.length === 1 ? leaders[0] : undefined;
@@ -260,7 +251,7 @@ describe.skipIf(binary === null)('group/several instances on one Redis', () => {
     ]);
     expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
     await oneEtag(instances, afterSale);
-    await until(async () =>
+    await waitFor(async () =>
       (await metricSum(instances, /^catalog_bridge_webhook_sales_total\{outcome="applied"\}/)) === appliedBefore + 1
         ? true
         : undefined,
@@ -292,7 +283,7 @@ describe.skipIf(binary === null)('group/several instances on one Redis', () => {
     const taken = await oneEtag([other]);
 
     leader.process.child.kill('SIGCONT');
-    const report = await until(async () => {
+    const report = await waitFor(async () => {
       const ready = await readyz(leader);
       const last = ready.jobs?.['sync-catalog'];
       return last?.outcome === 'failed' ? { ready, last } : undefined;
@@ -314,12 +305,15 @@ describe.skipIf(binary === null)('group/several instances on one Redis', () => {
     await setFault(undefined);
     const [heir] = (await startInstances(1, {}, 2)) as [Instance];
     await oneEtag([heir]);
-    const handled = await until(async () => {
-      const ready = await readyz(heir);
-      const sales = ready.webhooks?.sales ?? {};
-      const done = (sales['applied'] ?? 0) + (sales['refetched'] ?? 0);
-      return done >= events.length ? done : undefined;
-    }, 30_000);
+    const handled = await waitFor(
+      async () => {
+        const ready = await readyz(heir);
+        const sales = ready.webhooks?.sales ?? {};
+        const done = (sales['applied'] ?? 0) + (sales['refetched'] ?? 0);
+        return done >= events.length ? done : undefined;
+      },
+      { timeoutMs: 30_000 },
+    );
     expect(handled).toBe(events.length);
     expect((await (await fetch(`${heir.url}/metrics`)).text()).match(/^catalog_bridge_webhook_inbox_claims (\d+)/m)?.[1]).toBe(
       '2',
@@ -338,7 +332,7 @@ describe.skipIf(binary === null)('group/several instances on one Redis', () => {
     pos.setWebhookUrl(`${a.url}/webhooks/pos`);
     const sold = await pos.makeSale({ unitCode: 'U1' });
     const id = sold.lines[0]?.localId;
-    await until(async () => ((await cursorOf(b)).body.next !== start ? true : undefined));
+    await waitFor(async () => ((await cursorOf(b)).body.next !== start ? true : undefined));
     await oneEtag(instances);
     pos.setWebhookUrl(undefined);
 
@@ -362,7 +356,7 @@ describe.skipIf(binary === null)('group/several instances on one Redis', () => {
     const instances = await startInstances(2);
     const before = await oneEtag(instances);
     await redis.stop();
-    await until(async () => ((await readyz(instances[0] as Instance)).store?.up === false ? true : undefined));
+    await waitFor(async () => ((await readyz(instances[0] as Instance)).store?.up === false ? true : undefined));
     for (const instance of instances) {
       const feed = await fetch(`${instance.url}/feeds/all/products.json`, { method: 'HEAD' });
       expect(feed.status).toBe(200);
@@ -374,7 +368,7 @@ describe.skipIf(binary === null)('group/several instances on one Redis', () => {
     }
 
     redis = await startRedisServer(binary as string, { port: redis.port });
-    await until(async () => {
+    await waitFor(async () => {
       const states = await Promise.all(instances.map(readyz));
       return states.every((state) => state.store?.up === true) ? true : undefined;
     });

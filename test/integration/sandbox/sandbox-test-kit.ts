@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { z } from 'zod';
 import { type RunningSandbox, type SandboxOptions, startSandbox } from '../../../src/sandbox/start-sandbox.js';
+import { waitFor } from '../../helpers/wait-for.js';
 
 export const API_KEY = 'test-key-123';
 export const JSON_HEADERS = { 'x-api-key': API_KEY, 'content-type': 'application/json' };
@@ -62,16 +63,9 @@ export async function sendJson(url: string, method: 'PUT' | 'POST' | 'DELETE' | 
   return { ...result, json: JSON.parse(result.text) as unknown };
 }
 
-/** Polls `probe` until it returns a value (not undefined), for at most `timeoutMs`; throws after that. */
-export async function pollUntil<T>(probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (let attempt = 0; attempt < 10_000; attempt++) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) break;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`condition not met within ${timeoutMs} ms`);
+/** Polls `probe` until it returns a value (not undefined): the shared `waitFor`, with its bound. */
+export async function pollUntil<T>(probe: () => Promise<T | undefined> | T | undefined): Promise<T> {
+  return (await waitFor(probe)) as T;
 }
 
 // --- Schemas of the interface's resources (docs/pos-interface.md, part 2), strict: no extra fields.

@@ -8,6 +8,7 @@ import { type RunningApp, startApp } from '../../../src/app/start-app.js';
 import type { CatalogMeta } from '../../../src/services/catalog/catalog-service.js';
 import { freePort, type RedisServer, startRedisServer } from '../../helpers/redis-server.js';
 import { createTestConfig } from '../../helpers/test-config.js';
+import { waitFor } from '../../helpers/wait-for.js';
 
 /**
  * The store watched (docs/failure-modes.md), against a real redis-server: absent at start (named in a log
@@ -51,12 +52,6 @@ function config(storeUrl: string) {
   });
 }
 
-async function until(done: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await done()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-  expect(await done()).toBe(true);
-}
-
 async function readiness(app: RunningApp): Promise<{ ready: boolean; degraded?: boolean; store?: { up: boolean } }> {
   return (await fetch(`${app.url}/readyz`)).json() as Promise<{ ready: boolean; degraded?: boolean; store?: { up: boolean } }>;
 }
@@ -88,9 +83,8 @@ describe.skipIf(binary === null)('store/ a Redis store that goes away', () => {
     void starting.then(() => {
       started = true;
     });
-    await until(
-      () => lines.some((line) => String(line['msg']).includes(`cannot reach the store at redis://127.0.0.1:${port}`)),
-      5_000,
+    await waitFor(() =>
+      lines.some((line) => String(line['msg']).includes(`cannot reach the store at redis://127.0.0.1:${port}`)),
     );
     expect(started).toBe(false);
 
@@ -114,7 +108,7 @@ describe.skipIf(binary === null)('store/ a Redis store that goes away', () => {
     const etag = before.headers.get('etag');
 
     redis.pause();
-    await until(async () => (await readiness(app)).store?.up === false);
+    await waitFor(async () => (await readiness(app)).store?.up === false);
     const report = await readiness(app);
     expect(report).toMatchObject({ ready: true, degraded: true });
 
@@ -146,7 +140,7 @@ describe.skipIf(binary === null)('store/ a Redis store that goes away', () => {
     else await prices.arrayBuffer();
 
     redis.resume();
-    await until(async () => (await readiness(app)).store?.up === true);
+    await waitFor(async () => (await readiness(app)).store?.up === true);
     expect((await readiness(app)).degraded).toBe(false);
     expect(await (await fetch(`${app.url}/`)).text()).not.toContain('id="store-down"');
     expect((await sale('r-after')).status).toBe(200);
@@ -155,7 +149,7 @@ describe.skipIf(binary === null)('store/ a Redis store that goes away', () => {
   it('writes the served catalog back at once when Redis comes back empty, even after a sale stored part of one', async () => {
     const redis = running[0] as RedisServer;
     await redis.stop();
-    await until(async () => (await readiness(app)).store?.up === false);
+    await waitFor(async () => (await readiness(app)).store?.up === false);
 
     const empty = await startRedisServer(binary as string, { port: redis.port });
     running.push(empty);
@@ -165,7 +159,7 @@ describe.skipIf(binary === null)('store/ a Redis store that goes away', () => {
     if (product === undefined || offer === undefined) throw new Error('no stocked product');
     const applied = await app.catalog.applyStockDeltas([{ unitCode: offer.unit, articleId: product.id, delta: -1 }]);
     await applied?.persisted.catch(() => undefined);
-    await until(async () => (await readiness(app)).store?.up === true);
+    await waitFor(async () => (await readiness(app)).store?.up === true);
 
     // Read back as another instance of the group would: the served version, whole.
     const { keyv } = openKeyv(empty.url);
@@ -177,7 +171,7 @@ describe.skipIf(binary === null)('store/ a Redis store that goes away', () => {
         for await (const _text of texts) chunks += 1;
         return { version: head.version, items: head.items, chunks };
       });
-    await until(async () => {
+    await waitFor(async () => {
       const loaded = await load().catch(() => undefined);
       return loaded?.version === app.catalog.current()?.version && loaded?.items === app.catalog.current()?.products.length;
     });

@@ -125,7 +125,8 @@ describe('workers/ the worker-thread boundary', () => {
     expect(inWorker.products[0]?.bytes.buffer).toBeInstanceOf(SharedArrayBuffer);
   });
 
-  it('renders every feed byte for byte as the calling thread does', async () => {
+  // Renders every feed twice (worker and calling thread): CPU-bound, past 30 s on 2 cores shared with other work.
+  it('renders every feed byte for byte as the calling thread does', { timeout: 120_000 }, async () => {
     const service = createService(pooled());
     await service.syncCatalog();
     const snapshot = service.current() as CatalogSnapshot;
