@@ -5,6 +5,7 @@ import { pino } from 'pino';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { type RunningApp, startApp } from '../../src/app/start-app.js';
 import { type MetaServer, metaErrorBody, startMetaServer } from '../fakes/channels/meta-server.js';
+import { eventually } from '../helpers/push-kit.js';
 import { createTestConfig } from '../helpers/test-config.js';
 
 /**
@@ -33,16 +34,6 @@ function config(meta: MetaServer, store: string, extra: Record<string, string> =
     META_GRAPH_API_URL: meta.graphUrl,
     ...extra,
   });
-}
-
-/** Polls `read` until `done` holds (bounded: about 15 s); answers the last value read. */
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  let value = await read();
-  for (let attempt = 0; attempt < 300 && !done(value); attempt++) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    value = await read();
-  }
-  return value;
 }
 
 interface WarningsAnswer {

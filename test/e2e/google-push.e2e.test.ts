@@ -12,6 +12,7 @@ import { toAmountMicros } from '../../src/core/push/money-micros.js';
 import { createSandboxApp } from '../../src/sandbox/create-sandbox-app.js';
 import { createSandboxState, type SandboxState } from '../../src/sandbox/sandbox-state.js';
 import { type GoogleServer, startGoogleServer } from '../fakes/channels/google-server.js';
+import { pieceItem, sellOut as sellEveryPiece, eventually as waitUntil } from '../helpers/push-kit.js';
 import { createTestConfig } from '../helpers/test-config.js';
 
 /**
@@ -60,36 +61,14 @@ function googleConfig(google: GoogleServer, extra: Record<string, string> = {}) 
   });
 }
 
-/** Polls `read` until it answers `expected` (bounded: about 40 s, a loaded CI machine); answers the last value read. */
-async function eventually<T>(read: () => T | Promise<T>, expected: T): Promise<T> {
-  let value = await read();
-  for (let attempt = 0; attempt < 800 && value !== expected; attempt++) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    value = await read();
-  }
-  return value;
-}
-
-/** The stock item with the fewest whole pieces in stock (all units known and whole). */
-function fewPiecesItem(app: RunningApp): Product {
-  let best: { product: Product; total: number } | undefined;
-  for (const product of app.catalog.current()?.products ?? []) {
-    const stocks = product.offers.map((offer) => offer.stock);
-    if (product.isStockItem === false || stocks.some((stock) => stock === undefined || !Number.isInteger(stock) || stock < 0))
-      continue;
-    const total = stocks.reduce<number>((sum, stock) => sum + (stock ?? 0), 0);
-    if (total >= 1 && (best === undefined || total < best.total)) best = { product, total };
-  }
-  if (best === undefined) throw new Error('no item with whole pieces in stock');
-  return best.product;
+/** Waits for `read` to answer `expected` (bounded: about 40 s, a loaded CI machine); answers the last value read. */
+function eventually<T>(read: () => T | Promise<T>, expected: T): Promise<T> {
+  return waitUntil(read, expected, 40_000);
 }
 
 /** Sells every piece; answers when the last sale's webhook was answered (the clock the lag is measured from). */
 async function sellOut(app: RunningApp, item: Product): Promise<number> {
-  for (const offer of item.offers) {
-    if ((offer.stock ?? 0) <= 0) continue;
-    await app.sandbox?.makeSale({ unitCode: offer.unit, lines: [{ localId: item.id, count: offer.stock ?? 0 }] });
-  }
+  await sellEveryPiece(app, item);
   return Date.now();
 }
 
@@ -168,7 +147,7 @@ describe('Google push against the sandbox and the fake Merchant API', () => {
     const count = app.catalog.current()?.products.length;
     expect(await eventually(() => google?.products.size, count)).toBe(count);
     expect(await eventually(async () => (await googleStatus(app))?.pending, 0)).toBe(0);
-    const item = fewPiecesItem(app);
+    const item = pieceItem(app);
     const key = productKey(item.id);
     expect(google.products.get(key)?.availability).toBe('IN_STOCK');
     const insert = google.requests.find(
@@ -310,7 +289,7 @@ describe('Google push against the sandbox and the fake Merchant API', () => {
     google.dataSourceKind = 'supplemental';
     app = await startApp(googleConfig(google), { logger });
     await app.initialSync;
-    const item = fewPiecesItem(app);
+    const item = pieceItem(app);
     const key = productKey(item.id);
     // The item came from the feed file (the primary source); the supplemental source patches it.
     google.products.set(key, { availability: 'IN_STOCK' });

@@ -1,23 +1,23 @@
-import { pino } from 'pino';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { type RunningApp, startApp } from '../../src/app/start-app.js';
+import type { RunningApp } from '../../src/app/start-app.js';
 import { productCode } from '../../src/core/feeds/to-feed-item.js';
-import type { MetaServer } from '../fakes/channels/meta-server.js';
-import type { ShoptetServer } from '../fakes/channels/shoptet-server.js';
 import {
   ADMIN_TOKEN,
   admin,
+  closeFakes,
   eventually,
-  fewPiecesItem,
+  type Fakes,
   metaRequestsFor,
-  pushConfig,
+  pieceItem,
+  pushEnv,
   pushStatus,
   removeStores,
   seedChannels,
   sellOut,
-  startServers,
+  startFakes,
+  startPushApp,
   storeUrl,
-} from '../helpers/push-e2e.js';
+} from '../helpers/push-kit.js';
 
 /**
  * The push's kill switch through the admin area (docs/channel-push.md#operator-controls): pause and resume
@@ -26,31 +26,49 @@ import {
 
 describe('push pause and resume through the admin area', () => {
   let app: RunningApp | undefined;
-  let meta: MetaServer | undefined;
-  let shoptet: ShoptetServer | undefined;
-  const logger = pino({ level: 'warn' }, { write: () => undefined });
+  let fakes: Fakes | undefined;
 
   afterEach(async () => {
     await app?.stop();
-    await meta?.close();
-    await shoptet?.close();
+    await closeFakes(fakes);
     app = undefined;
+    fakes = undefined;
   });
 
-  afterAll(removeStores);
+  afterAll(async () => {
+    const started = await pausedByConfig;
+    await started?.app.stop();
+    await closeFakes(started?.fakes);
+    removeStores();
+  });
+
+  /**
+   * The two tests of an app started with PUSH_PAUSED=meta share it: the first changes nothing (every call is
+   * refused), the second pauses Shoptet.
+   */
+  let pausedByConfig: Promise<{ app: RunningApp; fakes: Fakes }> | undefined;
+  function startPausedByConfig(): Promise<{ app: RunningApp; fakes: Fakes }> {
+    pausedByConfig ??= (async () => {
+      const started = await startFakes();
+      const running = await startPushApp(pushEnv(started, storeUrl(), { PUSH_PAUSED: 'meta' }), [], 'warn');
+      seedChannels(running, started);
+      return { app: running, fakes: started };
+    })();
+    return pausedByConfig;
+  }
 
   async function start(store: string, extra: Record<string, string> = {}): Promise<RunningApp> {
-    if (meta === undefined || shoptet === undefined) throw new Error('servers first');
-    const started = await startApp(pushConfig(meta, shoptet, store, extra), { logger });
-    await started.initialSync;
-    seedChannels(started, meta, shoptet);
+    if (fakes === undefined) throw new Error('servers first');
+    const started = await startPushApp(pushEnv(fakes, store, extra), [], 'warn');
+    seedChannels(started, fakes);
     return started;
   }
 
   const modeOf = async (running: RunningApp, channel: string) => (await pushStatus(running))[channel]?.mode;
 
   it('keeps a pause across a restart, and sends the net state once on resume', async () => {
-    ({ meta, shoptet } = await startServers());
+    fakes = await startFakes();
+    const { meta, shoptet } = fakes;
     const store = storeUrl();
     app = await start(store);
     const paused = await admin(app, 'POST', '/admin/push/meta/pause');
@@ -64,25 +82,24 @@ describe('push pause and resume through the admin area', () => {
     const running = app;
     expect(await eventually(() => modeOf(running, 'meta'), 'paused')).toBe('paused');
     const before = meta.requests.length;
-    const item = fewPiecesItem(running);
+    const item = pieceItem(running);
     await sellOut(running, item);
     // Shoptet is live: once it has the sale, Meta had every chance to be sent it too.
-    expect(await eventually(() => shoptet?.stock.get(productCode(item))?.realStock, 0)).toBe(0);
+    expect(await eventually(() => shoptet.stock.get(productCode(item))?.realStock, 0)).toBe(0);
     expect(meta.requests.length).toBe(before);
     expect(await eventually(async () => ((await pushStatus(running))['meta']?.pending ?? 0) > 0, true)).toBe(true);
 
     const namedBefore = metaRequestsFor(meta, item.id);
     const resumed = await admin(running, 'POST', '/admin/push/meta/resume');
     expect(resumed.status).toBe(200);
-    expect(await eventually(() => meta?.items.get(item.id)?.['availability'], 'out of stock')).toBe('out of stock');
+    expect(await eventually(() => meta.items.get(item.id)?.['availability'], 'out of stock')).toBe('out of stock');
     expect(await eventually(async () => (await pushStatus(running))['meta']?.pending, 0)).toBe(0);
     expect(metaRequestsFor(meta, item.id) - namedBefore).toBe(1);
     expect(await modeOf(running, 'meta')).toBe('live');
   });
 
   it('refuses to resume a channel PUSH_PAUSED names (409), and names unknown channels (404)', async () => {
-    ({ meta, shoptet } = await startServers());
-    app = await start(storeUrl(), { PUSH_PAUSED: 'meta' });
+    const { app } = await startPausedByConfig();
     const refused = await admin(app, 'POST', '/admin/push/meta/resume');
     expect(refused.status).toBe(409);
     const body = (await refused.json()) as { error: { code: string; message: string } };
@@ -110,8 +127,7 @@ describe('push pause and resume through the admin area', () => {
   });
 
   it('serves the page to a signed-in browser and needs the CSRF token for its buttons', async () => {
-    ({ meta, shoptet } = await startServers());
-    app = await start(storeUrl(), { PUSH_PAUSED: 'meta' });
+    const { app } = await startPausedByConfig();
     const login = await fetch(`${app.url}/admin/login`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', origin: app.url },

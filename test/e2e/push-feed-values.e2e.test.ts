@@ -11,6 +11,7 @@ import type { MetaBatchRequest } from '../../src/core/push/payloads/meta.js';
 import type { ShoptetStockItem } from '../../src/core/push/payloads/shoptet.js';
 import { startMetaServer } from '../fakes/channels/meta-server.js';
 import { startShoptetServer } from '../fakes/channels/shoptet-server.js';
+import { eventually } from '../helpers/push-kit.js';
 import { createTestConfig } from '../helpers/test-config.js';
 
 /**
@@ -138,10 +139,7 @@ describe('a first start sends Meta every item of its feed, creating what Meta la
       const text = await (await fetch(`${live.url}/feeds/all/meta.csv`)).text();
       const rows = parse(text, { columns: true, bom: true }) as Record<string, string>[];
       expect(rows.length).toBeGreaterThan(5);
-      for (let attempt = 0; attempt < 300 && meta.items.size < rows.length; attempt++) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      expect(meta.items.size).toBe(rows.length);
+      expect(await eventually(() => meta.items.size, rows.length)).toBe(rows.length);
       for (const row of rows) {
         const held = meta.items.get(row['id'] ?? '');
         expect(held?.['availability']).toBe(row['availability']);
@@ -176,11 +174,10 @@ describe("Shoptet's bucket filling in the status", () => {
     try {
       await live.initialSync;
       type Ready = { push?: Record<string, { quota?: { used: number; limit: number } }> };
-      let quota: { used: number; limit: number } | undefined;
-      for (let attempt = 0; attempt < 300 && quota === undefined; attempt++) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        quota = ((await (await fetch(`${live.url}/readyz`)).json()) as Ready).push?.['shoptet']?.quota;
-      }
+      const quota = await eventually(
+        async () => ((await (await fetch(`${live.url}/readyz`)).json()) as Ready).push?.['shoptet']?.quota,
+        (read) => read !== undefined,
+      );
       expect(shoptet.requests.length).toBeGreaterThan(0);
       expect(quota).toEqual({ used: 170, limit: 200 });
     } finally {

@@ -1,24 +1,24 @@
-import { pino } from 'pino';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { PUSH_RECONCILE_JOB } from '../../src/app/jobs.js';
-import { type RunningApp, startApp } from '../../src/app/start-app.js';
+import type { RunningApp } from '../../src/app/start-app.js';
 import { productCode } from '../../src/core/feeds/to-feed-item.js';
-import type { MetaServer } from '../fakes/channels/meta-server.js';
-import type { ShoptetServer } from '../fakes/channels/shoptet-server.js';
 import {
   admin,
+  closeFakes,
   differences,
   eventually,
-  fewPiecesItem,
+  type Fakes,
   metaFeedRows,
-  pushConfig,
+  pieceItem,
+  pushEnv,
   pushStatus,
   removeStores,
   seedChannels,
   sellOut,
-  startServers,
+  startFakes,
+  startPushApp,
   storeUrl,
-} from '../helpers/push-e2e.js';
+} from '../helpers/push-kit.js';
 
 /**
  * The full reconciliation repairs a lost update (docs/channel-push.md#reconciliation, decision 0013 section
@@ -29,19 +29,14 @@ import {
 
 describe('push reconciliation against the sandbox and the fake Meta and Shoptet', () => {
   let app: RunningApp | undefined;
-  let meta: MetaServer | undefined;
-  let shoptet: ShoptetServer | undefined;
+  let fakes: Fakes | undefined;
   const lines: Record<string, unknown>[] = [];
-  const logger = pino(
-    { level: 'info' },
-    { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
-  );
 
   afterEach(async () => {
     await app?.stop();
-    await meta?.close();
-    await shoptet?.close();
+    await closeFakes(fakes);
     app = undefined;
+    fakes = undefined;
     lines.length = 0;
   });
 
@@ -49,10 +44,9 @@ describe('push reconciliation against the sandbox and the fake Meta and Shoptet'
 
   /** Starts the app, has the fakes hold its products, and waits until the first sends are answered. */
   async function startSettled(store: string, extra: Record<string, string> = {}): Promise<RunningApp> {
-    if (meta === undefined || shoptet === undefined) throw new Error('servers first');
-    const started = await startApp(pushConfig(meta, shoptet, store, extra), { logger });
-    await started.initialSync;
-    seedChannels(started, meta, shoptet);
+    if (fakes === undefined) throw new Error('servers first');
+    const started = await startPushApp(pushEnv(fakes, store, extra), lines);
+    seedChannels(started, fakes);
     const settled = async () =>
       Object.values(await pushStatus(started)).every(
         (status) => status.pending === 0 && (status.lastSuccessAt ?? status.lastErrorAt) !== undefined,
@@ -61,7 +55,7 @@ describe('push reconciliation against the sandbox and the fake Meta and Shoptet'
     return started;
   }
 
-  const inLine = async () => (await differences(app as RunningApp, meta as MetaServer, shoptet as ShoptetServer)).join('\n');
+  const inLine = async () => (await differences(app as RunningApp, fakes as Fakes)).join('\n');
 
   /**
    * A sale of an item's last pieces that both fakes answer as accepted and do not apply. The channels are
@@ -69,11 +63,12 @@ describe('push reconciliation against the sandbox and the fake Meta and Shoptet'
    * each fake loses after the resume is the sale's net state.
    */
   async function loseASale(running: RunningApp, except: readonly string[] = []): Promise<string> {
-    if (meta === undefined || shoptet === undefined) throw new Error('servers first');
+    if (fakes === undefined) throw new Error('servers first');
+    const { meta, shoptet } = fakes;
     // An item of the Meta feed: one the feed leaves out is not held at Meta whole (docs/channel-push.md).
     const inFeed = await metaFeedRows(running);
     const outOfFeed = (running.catalog.current()?.products ?? []).filter((product) => !inFeed.has(product.id));
-    const item = fewPiecesItem(running, [...except, ...outOfFeed.map((product) => product.id)]);
+    const item = pieceItem(running, 1, 1, [...except, ...outOfFeed.map((product) => product.id)]);
     const idle = async () => Object.values(await pushStatus(running)).every((status) => status.pending === 0);
     expect(await eventually(idle, true)).toBe(true);
     for (const channel of ['meta', 'shoptet'])
@@ -89,10 +84,10 @@ describe('push reconciliation against the sandbox and the fake Meta and Shoptet'
     for (const channel of ['meta', 'shoptet'])
       expect((await admin(running, 'POST', `/admin/push/${channel}/resume`)).status).toBe(200);
     // Both were told (a request each), and neither applied it: the copies are now wrong.
-    const told = () => (meta?.requests.length ?? 0) > before.meta && (shoptet?.requests.length ?? 0) > before.shoptet;
+    const told = () => meta.requests.length > before.meta && shoptet.requests.length > before.shoptet;
     expect(await eventually(told, true)).toBe(true);
     expect(await eventually(idle, true)).toBe(true);
-    const wrong = await differences(running, meta, shoptet);
+    const wrong = await differences(running, fakes);
     expect(wrong, JSON.stringify(wrong)).toContain(`meta ${item.id} availability: in stock ≠ out of stock`);
     const stockBefore = item.offers.reduce((sum, offer) => sum + (offer.stock ?? 0), 0);
     expect(wrong, JSON.stringify(wrong)).toContain(`shoptet ${productCode(item)}: ${stockBefore} ≠ 0`);
@@ -100,7 +95,7 @@ describe('push reconciliation against the sandbox and the fake Meta and Shoptet'
   }
 
   it('repairs a lost update: by POST /admin/push/reconcile, then by the nightly job', async () => {
-    ({ meta, shoptet } = await startServers());
+    fakes = await startFakes();
     app = await startSettled(storeUrl());
     const running = app;
     const reconcile = async () => {
@@ -126,14 +121,14 @@ describe('push reconciliation against the sandbox and the fake Meta and Shoptet'
   });
 
   it('reconciles a channel that last ran in dry run when it starts live', async () => {
-    ({ meta, shoptet } = await startServers());
+    fakes = await startFakes();
     const store = storeUrl();
     app = await startSettled(store, { PUSH_DRY_RUN: 'true' });
     const dryRuns = () =>
       new Set(lines.filter((line) => line['msg'] === 'push dry run: not sent').map((line) => line['channel']));
     expect(await eventually(() => dryRuns().size, 2)).toBe(2);
     await app.stop();
-    expect(meta.requests).toHaveLength(0);
+    expect(fakes.meta.requests).toHaveLength(0);
 
     app = await startSettled(store);
     const scheduled = () => lines.some((line) => line['msg'] === 'push: last ran in dry run, now live: reconciling');

@@ -3,6 +3,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { RunningApp } from '../../../src/app/start-app.js';
 import { productCode } from '../../../src/core/feeds/to-feed-item.js';
 import {
+  closeFakes,
   eventually,
   type Fakes,
   holdCatalog,
@@ -21,7 +22,7 @@ import {
   stockIn,
   storeUrl,
   wholePieces,
-} from './push-delivery-kit.js';
+} from '../../helpers/push-kit.js';
 
 /**
  * Issue 13, "Done when": the exact requests Meta and Shoptet receive for a sale and a price change, through
@@ -32,26 +33,47 @@ import {
 describe('push requests for a sale and a price change (Meta, Shoptet)', () => {
   let app: RunningApp | undefined;
   let fakes: Fakes | undefined;
+  let shared: Promise<{ app: RunningApp; fakes: Fakes }> | undefined;
 
   afterEach(async () => {
     await app?.stop();
-    await fakes?.meta.close();
-    await fakes?.shoptet.close();
+    await closeFakes(fakes);
     app = undefined;
     fakes = undefined;
   });
-  afterAll(removeStores);
+  afterAll(async () => {
+    const started = await shared;
+    await started?.app.stop();
+    await closeFakes(started?.fakes);
+    removeStores();
+  });
 
-  async function start(extra: Record<string, string> = {}): Promise<{ app: RunningApp; fakes: Fakes }> {
-    fakes = await startFakes();
-    app = await startPushApp(pushEnv(fakes, storeUrl(), extra));
+  async function startOn(extra: Record<string, string>): Promise<{ app: RunningApp; fakes: Fakes }> {
+    const started = await startFakes();
+    const running = await startPushApp(pushEnv(started, storeUrl(), extra));
     // The first start reconciles every target; the tests look at what comes after.
-    await settled(app);
+    await settled(running);
+    return { app: running, fakes: started };
+  }
+
+  /** A test with settings of its own: its app and fakes, stopped after it. */
+  async function start(extra: Record<string, string>): Promise<{ app: RunningApp; fakes: Fakes }> {
+    ({ app, fakes } = await startOn(extra));
     return { app, fakes };
   }
 
+  /**
+   * The sale, the sell-out and the removed item share one app (a brand, so every item is in the Meta feed):
+   * each picks its items from the catalog as it is now, looks only at the requests after its own action, and
+   * ends settled. The price change has its own: it checks the whole item the fake Meta holds.
+   */
+  function sharedApp(): Promise<{ app: RunningApp; fakes: Fakes }> {
+    shared ??= startOn({ FEED_BRAND: 'Bridge Test' });
+    return shared;
+  }
+
   it('a sale: Shoptet gets the new total as realStock; Meta, whose fields did not change, gets nothing', async () => {
-    const { app, fakes } = await start();
+    const { app, fakes } = await sharedApp();
     const item = pieceItem(app, 3);
     const unit = item.offers.find((offer) => (offer.stock ?? 0) >= 1)?.unit ?? 'U1';
     const total = stockIn(app, item.id, 'all') ?? 0;
@@ -70,7 +92,7 @@ describe('push requests for a sale and a price change (Meta, Shoptet)', () => {
   });
 
   it('a sell-out: Meta gets availability "out of stock" only, Shoptet realStock 0', async () => {
-    const { app, fakes } = await start();
+    const { app, fakes } = await sharedApp();
     const item = pieceItem(app, 2);
     const stocked = item.offers.filter((offer) => (offer.stock ?? 0) > 0);
     const last = stocked.at(-1);
@@ -130,7 +152,7 @@ describe('push requests for a sale and a price change (Meta, Shoptet)', () => {
   });
 
   it('a price change: Meta gets the exact price ("15.99 CZK", "0.10 CZK"), Shoptet nothing', async () => {
-    const { app, fakes } = await start();
+    const { app, fakes } = await start({});
     // Items without a sale price anywhere: the new price is the only Meta field that changes.
     const [first, second] = products(app).filter((product) => product.offers.every((offer) => offer.salePrice === undefined));
     if (first === undefined || second === undefined) throw new Error('two items without a sale price expected');
@@ -189,7 +211,7 @@ describe('push requests for a sale and a price change (Meta, Shoptet)', () => {
   });
 
   it('a removed item: Meta gets DELETE, Shoptet nothing; back again, a new item: Meta gets CREATE, Shoptet its stock', async () => {
-    const { app, fakes } = await start({ FEED_BRAND: 'Bridge Test' });
+    const { app, fakes } = await sharedApp();
     const item = pieceItem(app, 1);
     const code = productCode(item);
     let from = holdCatalog(app, fakes);

@@ -14,7 +14,7 @@ import {
   startFakes,
   startPushApp,
   storeUrl,
-} from './push-delivery-kit.js';
+} from '../../helpers/push-kit.js';
 
 /**
  * Issue 13, "Done when": `429` and `5xx` with `Retry-After` are retried and paced (no request before the time

@@ -1,10 +1,11 @@
 import { pino } from 'pino';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { ChannelClient, PushBatchItem, PushOutcome } from '../../../src/core/push/channel-client.js';
 import type { GoogleQuotaGroup } from '../../../src/core/push/google-quota.js';
 import type { GooglePayload } from '../../../src/core/push/target-payloads.js';
 import type { DataSourceRead, GoogleAccountReads, QuotaRead } from '../../../src/services/push/google-account-port.js';
 import { createGoogleChannel } from '../../../src/services/push/google-channel.js';
+import { waitFor } from '../../helpers/wait-for.js';
 
 /** The Google channel's gate: data source check, quota reads, daily close (src/services/push/google-channel.ts). */
 
@@ -43,8 +44,9 @@ function fakeClient(outcome: PushOutcome): ChannelClient<GooglePayload> & { sent
   return client;
 }
 
+/** Until `check` holds: the channel's reads answer on their own (fakes resolved at once, or after a backoff). */
 async function settle(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+  await waitFor(check, { intervalMs: 5, message: 'the channel to get there' });
 }
 
 const item: PushBatchItem<GooglePayload> = {
@@ -193,11 +195,17 @@ describe('Google channel gate', () => {
       logger: silent,
       isLeader: () => leader,
     });
-    channel.start();
-    // Several refresh ticks pass as a follower: no data source read, no quota read, never open.
-    for (let i = 0; i < 10; i++) {
-      expect(channel.open()).toBe(false);
-      await new Promise((resolve) => setTimeout(resolve, 5));
+    // Fake timers run the refresh ticks: the follower's ten are counted, not slept.
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      channel.start();
+      // Several refresh ticks pass as a follower: no data source read, no quota read, never open.
+      for (let i = 0; i < 10; i++) {
+        expect(channel.open()).toBe(false);
+        await vi.advanceTimersByTimeAsync(5);
+      }
+    } finally {
+      vi.useRealTimers();
     }
     expect(calls).toEqual({ dataSource: 0, quotas: 0 });
     leader = true;
