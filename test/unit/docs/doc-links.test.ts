@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { headingSlug } from '../../../src/adapters/docs/doc-pages.js';
 
 /**
- * The documentation stands alone: every relative link of docs/, the README, BENCHMARKS.md and the READMEs
- * under src/ leads to a file of the repository, and every `#anchor` into a markdown file to a heading or
+ * The documentation stands alone: every relative link of docs/, the README, BENCHMARKS.md, CONTRIBUTING.md and
+ * the READMEs under src/ and test/ leads to a file of the repository, and every `#anchor` into a markdown file to a heading or
  * an `id` there (as GitHub and the bridge's /docs pages name them).
  */
 
@@ -15,9 +15,14 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 async function markdownFiles(): Promise<string[]> {
   const docs = (await readdir(join(ROOT, 'docs'), { recursive: true })).filter((name) => name.endsWith('.md'));
   const src = (await readdir(join(ROOT, 'src'), { recursive: true })).filter((name) => name.endsWith('README.md'));
-  return ['README.md', 'BENCHMARKS.md', ...docs.map((name) => join('docs', name)), ...src.map((name) => join('src', name))].map(
-    (name) => join(ROOT, name),
-  );
+  return [
+    'README.md',
+    'BENCHMARKS.md',
+    'CONTRIBUTING.md',
+    'test/README.md',
+    ...docs.map((name) => join('docs', name)),
+    ...src.map((name) => join('src', name)),
+  ].map((name) => join(ROOT, name));
 }
 
 /** The text without fenced code blocks, whose `#` lines are not headings. */
