@@ -5,7 +5,7 @@ import type { RunningSandbox } from '../../../src/sandbox/start-sandbox.js';
 import type { CatalogService, SyncPhase } from '../../../src/services/catalog/catalog-service.js';
 import { createTestConfig } from '../../helpers/test-config.js';
 import { API_KEY, sendJson, startTestSandbox } from '../sandbox/sandbox-test-kit.js';
-import { createWorkerCatalog } from './worker-catalog-kit.js';
+import { createWorkerCatalog, syncUntilPublished } from './worker-catalog-kit.js';
 
 /**
  * A sync never wedges (docs/failure-modes.md): a POS whose answer never ends, or ends a byte at a time,
@@ -44,7 +44,7 @@ async function fault(rule: Record<string, unknown>): Promise<void> {
 describe('catalog/ a sync under its deadline', () => {
   it('aborts a full sync whose price lists trickle, frees its lock, keeps the last good version, and syncs again', async () => {
     const service = createService();
-    const first = await service.syncCatalog();
+    const first = await syncUntilPublished(service);
     expect(first.outcome).toBe('published');
 
     await fault({ endpoint: 'price-list', mode: 'trickle', intervalMs: 200 });
@@ -81,7 +81,7 @@ describe('catalog/ a sync under its deadline', () => {
 
   it('aborts a stock sync whose export trickles a byte at a time', async () => {
     const service = createService();
-    const first = await service.syncCatalog();
+    const first = await syncUntilPublished(service);
     await fault({ endpoint: 'stock-export', mode: 'trickle', intervalMs: 200 });
     const report = await service.syncStock();
     expect(report.outcome).toBe('failed');
