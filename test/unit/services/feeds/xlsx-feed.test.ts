@@ -1,9 +1,9 @@
 import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
-import { productColumns } from '../../../src/core/feeds/product-columns.js';
-import { MONEY_FORMAT, sheetRow, TEXT_FORMAT } from '../../../src/core/feeds/spreadsheet-rows.js';
-import { renderXlsxFeed, XLSX_FEED_FILE } from '../../../src/services/feeds/xlsx-feed.js';
-import { FIXTURE_CONTEXT, FIXTURE_ITEMS } from '../core/feeds/feed-fixture.js';
+import { productColumns } from '../../../../src/core/feeds/product-columns.js';
+import { MONEY_FORMAT, sheetRow, TEXT_FORMAT } from '../../../../src/core/feeds/spreadsheet-rows.js';
+import { renderXlsxFeed, XLSX_FEED_FILE } from '../../../../src/services/feeds/xlsx-feed.js';
+import { FIXTURE_CONTEXT, FIXTURE_ITEMS } from '../../core/feeds/feed-fixture.js';
 
 const UNITS = ['PRG', 'BRN'];
 

@@ -1,11 +1,11 @@
 import { pino } from 'pino';
 import { describe, expect, it, vi } from 'vitest';
-import type { ChannelClient, PushBatchItem, PushOutcome } from '../../../src/core/push/channel-client.js';
-import type { GoogleQuotaGroup } from '../../../src/core/push/google-quota.js';
-import type { GooglePayload } from '../../../src/core/push/target-payloads.js';
-import type { DataSourceRead, GoogleAccountReads, QuotaRead } from '../../../src/services/push/google-account-port.js';
-import { createGoogleChannel } from '../../../src/services/push/google-channel.js';
-import { waitFor } from '../../helpers/wait-for.js';
+import type { ChannelClient, PushBatchItem, PushOutcome } from '../../../../src/core/push/channel-client.js';
+import type { GoogleQuotaGroup } from '../../../../src/core/push/google-quota.js';
+import type { GooglePayload } from '../../../../src/core/push/target-payloads.js';
+import type { DataSourceRead, GoogleAccountReads, QuotaRead } from '../../../../src/services/push/google-account-port.js';
+import { createGoogleChannel } from '../../../../src/services/push/google-channel.js';
+import { waitFor } from '../../../helpers/wait-for.js';
 
 /** The Google channel's gate: data source check, quota reads, daily close (src/services/push/google-channel.ts). */
 

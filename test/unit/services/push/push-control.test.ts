@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { createMemoryPushOutbox } from '../../src/adapters/push/memory-push-outbox.js';
-import { applyPausedSetting, createPushControl, rememberMode, storeMode } from '../../src/services/push/push-control.js';
+import { createMemoryPushOutbox } from '../../../../src/adapters/push/memory-push-outbox.js';
+import { applyPausedSetting, createPushControl, rememberMode, storeMode } from '../../../../src/services/push/push-control.js';
 
 /** The operator's controls (src/services/push/push-control.ts, docs/channel-push.md#operator-controls). */
 

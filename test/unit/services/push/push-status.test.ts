@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createMetrics } from '../../src/adapters/metrics/create-metrics.js';
-import { observePushLag, toStatus, updatePushMetrics } from '../../src/services/push/push-status.js';
-import type { PushWorkerStatus } from '../../src/services/push/push-worker.js';
+import { createMetrics } from '../../../../src/adapters/metrics/create-metrics.js';
+import { observePushLag, toStatus, updatePushMetrics } from '../../../../src/services/push/push-status.js';
+import type { PushWorkerStatus } from '../../../../src/services/push/push-worker.js';
 
 /** The push's status and its `/metrics` series (docs/channel-push.md#status-and-metrics). */
 

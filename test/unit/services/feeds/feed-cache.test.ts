@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { encodeBody, encodedFeed, encodedSize } from '../../../src/services/feeds/encoded-feed.js';
-import { type CachedFeed, createFeedCache } from '../../../src/services/feeds/feed-cache.js';
+import { encodeBody, encodedFeed, encodedSize } from '../../../../src/services/feeds/encoded-feed.js';
+import { type CachedFeed, createFeedCache } from '../../../../src/services/feeds/feed-cache.js';
 
 const at = new Date('2026-11-22T10:00:00Z');
 const newer = (a: string, b: string) => a > b;

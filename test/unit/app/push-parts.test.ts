@@ -1,9 +1,9 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { createMetrics } from '../../src/adapters/metrics/create-metrics.js';
-import { createMemoryPushOutbox } from '../../src/adapters/push/memory-push-outbox.js';
-import { createPushWiring, type PushGroup, watchLeadership } from '../../src/app/push-parts.js';
-import { createTestConfig } from '../helpers/test-config.js';
+import { createMetrics } from '../../../src/adapters/metrics/create-metrics.js';
+import { createMemoryPushOutbox } from '../../../src/adapters/push/memory-push-outbox.js';
+import { createPushWiring, type PushGroup, watchLeadership } from '../../../src/app/push-parts.js';
+import { createTestConfig } from '../../helpers/test-config.js';
 
 /**
  * The push's wiring decisions (docs/channel-push.md): nothing without a channel, a Redis store only with its

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { createMemoryPushOutbox } from '../../src/adapters/push/memory-push-outbox.js';
-import { pushOutboxPath } from '../../src/app/push-parts.js';
-import { coalescedTarget, uncoalescedOutbox, uncoalescedPayloads } from '../../src/app/push-uncoalesced.js';
-import { PUSH_MASK } from '../../src/core/push/outbox.js';
+import { createMemoryPushOutbox } from '../../../src/adapters/push/memory-push-outbox.js';
+import { pushOutboxPath } from '../../../src/app/push-parts.js';
+import { coalescedTarget, uncoalescedOutbox, uncoalescedPayloads } from '../../../src/app/push-uncoalesced.js';
+import { PUSH_MASK } from '../../../src/core/push/outbox.js';
 
 /** The bench-only switch that turns coalescing off (bench/channel-push.ts), and the SQLite outbox's own file. */
 

@@ -4,7 +4,7 @@ import {
   PUSH_STALLED_AFTER_S,
   type PushWarningStatus,
   pushWarnings,
-} from '../../../src/services/push/push-warnings.js';
+} from '../../../../src/services/push/push-warnings.js';
 
 /** The push's status → the warnings page's warnings (docs/report-codes.md#push-warnings). */
 
