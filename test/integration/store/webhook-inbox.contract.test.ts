@@ -53,31 +53,30 @@ describe.each(backends)('webhook inbox contract (%s)', (name, newUrl) => {
     await inbox.close();
   });
 
-  // memory:// lives and dies with its process.
-  it.skipIf(name === 'memory')(
-    'survives a restart: a new inbox on the same store sees what was accepted and not completed',
-    async () => {
-      const url = newUrl();
-      const before = open(url);
-      await before.accept('sale:r-9', { n: 9 }, new Date('2026-11-22T10:00:00Z'));
-      await before.close();
+  // memory:// lives and dies with its process: the tests of what a store keeps across opens (a restart, another
+  // source's events) are declared for the persistent stores only (a skip would read as a test left out).
+  const persistentIt = name === 'memory' ? undefined : it;
+  persistentIt?.('survives a restart: a new inbox on the same store sees what was accepted and not completed', async () => {
+    const url = newUrl();
+    const before = open(url);
+    await before.accept('sale:r-9', { n: 9 }, new Date('2026-11-22T10:00:00Z'));
+    await before.close();
 
-      const after = open(url);
-      const pending = await after.pending();
-      expect(pending).toEqual([
-        {
-          id: expect.any(String),
-          dedupeKey: 'sale:r-9',
-          receivedAt: '2026-11-22T10:00:00.000Z',
-          event: { n: 9 },
-          source: 'pos:test',
-        },
-      ]);
-      await after.close();
-    },
-  );
+    const after = open(url);
+    const pending = await after.pending();
+    expect(pending).toEqual([
+      {
+        id: expect.any(String),
+        dedupeKey: 'sale:r-9',
+        receivedAt: '2026-11-22T10:00:00.000Z',
+        event: { n: 9 },
+        source: 'pos:test',
+      },
+    ]);
+    await after.close();
+  });
 
-  it.skipIf(name === 'memory')(
+  persistentIt?.(
     'keeps each source to its own events: another source’s are neither listed nor deduplicated against, and are discarded',
     async () => {
       const url = newUrl();
