@@ -7,6 +7,7 @@ import type { MergeReport } from '../../core/catalog/merge-catalog.js';
 import type { PriceListSummary, StockColumnOverride, StockExportSummary } from '../../core/catalog/pos-documents.js';
 import type { PosRejectedItem } from '../../core/catalog/pos-records.js';
 import type { IdentityKeyChoice } from '../../core/catalog/resolve-identity.js';
+import type { ServiceLogger } from '../logging/service-logger.js';
 import type { EnrichmentSyncReport } from './enrich-catalog.js';
 
 /** Everything of a snapshot but its products, stored as the version's metadata. */
@@ -137,12 +138,8 @@ export function catalogServiceOptions(config: Config): CatalogServiceOptions {
   };
 }
 
-export interface CatalogLogger {
-  debug?(meta: object, message: string): void;
-  info(meta: object, message: string): void;
-  warn(meta: object, message: string): void;
-  error(meta: object, message: string): void;
-}
+/** The catalog's logger: the services' logger port. */
+export type CatalogLogger = ServiceLogger;
 
 /**
  * The error of a failed run as reports carry it: its `code` when it has one. A run whose signal aborted

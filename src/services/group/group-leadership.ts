@@ -1,6 +1,6 @@
 import type { Metrics } from '../../adapters/metrics/create-metrics.js';
 import type { CatalogService } from '../catalog/catalog-service.js';
-import type { ServiceLogger as Logger } from '../shared/service-logger.js';
+import type { ServiceLogger as Logger } from '../logging/service-logger.js';
 import type { SharedInboxStats } from '../webhooks/webhook-inbox.js';
 import { createGroupCoordinator, type GroupCoordinator } from './group-coordinator.js';
 import { createGroupMonitor, type GroupMonitor, type GroupStatus } from './group-monitor.js';

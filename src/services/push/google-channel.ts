@@ -12,7 +12,7 @@ import {
 } from '../../core/push/google-quota.js';
 import { createPacer, nextMiddayUtc } from '../../core/push/pacer.js';
 import type { GooglePayload } from '../../core/push/target-payloads.js';
-import type { ServiceLogger as Logger } from '../shared/service-logger.js';
+import type { ServiceLogger as Logger } from '../logging/service-logger.js';
 import type { DataSourceRead, GoogleAccountReads, QuotaRead } from './google-account-port.js';
 import type { PushChannelStatus } from './push-status.js';
 
@@ -97,7 +97,7 @@ export function createGoogleChannel(deps: GoogleChannelDeps): GoogleChannel {
     pacer.setLimits(plan.callLimits, now());
     if (plan.closedUntil !== undefined) closeDaily(plan.closedUntil, 'quota usage reached the daily limit');
     else if (dailyUntil !== undefined) {
-      log.info('push: Google daily quota available again');
+      log.info({}, 'push: Google daily quota available again');
       dailyUntil = undefined;
     }
   }

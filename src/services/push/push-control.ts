@@ -1,7 +1,7 @@
 import type { PushConfig } from '../../config/load-config.js';
 import type { PushOutbox } from '../../core/push/outbox.js';
 import { PUSH_CHANNELS, type PushChannel } from '../../core/push/push-channel.js';
-import type { ServiceLogger as Logger } from '../shared/service-logger.js';
+import type { ServiceLogger as Logger } from '../logging/service-logger.js';
 import type { PushReconciler, ReconcileOutcome } from './push-reconciler.js';
 
 /**

@@ -2,7 +2,7 @@ import type { Metrics } from '../../adapters/metrics/create-metrics.js';
 import type { PushConfig } from '../../config/load-config.js';
 import type { PushChannelState } from '../../core/push/outbox.js';
 import type { PushChannel, PushErrorCause } from '../../core/push/push-channel.js';
-import type { ServiceLogger as Logger } from '../shared/service-logger.js';
+import type { ServiceLogger as Logger } from '../logging/service-logger.js';
 import type { PushWorker, PushWorkerStatus } from './push-worker.js';
 
 /** The push's status per channel as `/readyz` and the status page show it (docs/channel-push.md). */

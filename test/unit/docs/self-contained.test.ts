@@ -13,8 +13,7 @@ const SELF = fileURLToPath(import.meta.url);
 
 const OUTSIDE_CITATIONS: readonly RegExp[] = [
   /\bSPEC\b/,
-  // An import of src/services/shared from a sibling folder (a `.js` module) is not a citation.
-  /\.\.\/shared\/(?![\w-]+\.js')/,
+  /\.\.\/shared\//,
   /\bshared\/(?:guides|reference|SPEC)/,
   /\breference\/(?:pos-interface|upstream|feeds|channel-apis)\.md/,
   /\bguides\/architecture/,

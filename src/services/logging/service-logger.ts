@@ -5,9 +5,6 @@
 export interface ServiceLogger {
   debug?(meta: object, message: string): void;
   info(meta: object, message: string): void;
-  info(message: string): void;
   warn(meta: object, message: string): void;
-  warn(message: string): void;
   error(meta: object, message: string): void;
-  error(message: string): void;
 }
