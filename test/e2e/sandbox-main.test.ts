@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
+import { entryArgs } from '../helpers/entry-args.js';
 
 const ROOT = `${import.meta.dirname}/../..`;
 const children: ChildProcess[] = [];
@@ -10,9 +11,9 @@ afterEach(() => {
   for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
 });
 
-/** Runs `npm run sandbox`'s entry from source (tsx), with a controlled environment. */
+/** Runs `npm run sandbox`'s entry (`entryArgs`: compiled, or the source when the build is stale), with a controlled environment. */
 function runMain(env: Record<string, string>): { child: ChildProcess; stdout: () => string; stderr: () => string } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/sandbox/main.ts'], {
+  const child = spawn(process.execPath, entryArgs('sandbox/main'), {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'silent', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

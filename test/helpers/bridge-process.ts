@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { entryArgs } from './entry-args.js';
 
 const ROOT = `${import.meta.dirname}/../..`;
 
@@ -11,12 +12,12 @@ export interface BridgeProcess {
 }
 
 /**
- * The bridge as `npm start` runs it (from source, `src/main.ts`), on 127.0.0.1 and a free port, with no
+ * The bridge as `npm start` runs it (`dist/main.js`; see `entryArgs`), on 127.0.0.1 and a free port, with no
  * `.env`, a year between scheduled syncs, and `env` on top. Killed with SIGKILL by `killAll` if still
  * running.
  */
 export function spawnBridge(env: Readonly<Record<string, string>>): BridgeProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, entryArgs('main'), {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',

@@ -1,11 +1,24 @@
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
-import KeyvRedis, { createClient } from '@keyv/redis';
 import KeyvSqlite from '@keyv/sqlite';
 import { Keyv } from 'keyv';
 import { settledWithin } from '../../core/async/settled-within.js';
 
 export type StoreKind = 'sqlite' | 'redis' | 'memory';
+
+type RedisModule = typeof import('@keyv/redis');
+let redis: RedisModule | undefined;
+
+/**
+ * `@keyv/redis` and the Redis client under it (about 500 modules) are loaded when a Redis store is first
+ * opened, not with this module: a bridge on SQLite never needs them, and each process and start pays for
+ * loading them. Its CommonJS build, loaded synchronously, is the only copy the bridge uses.
+ */
+function redisModule(): RedisModule {
+  redis ??= createRequire(import.meta.url)('@keyv/redis') as RedisModule;
+  return redis;
+}
 
 export interface OpenedKeyv {
   readonly keyv: Keyv;
@@ -62,6 +75,7 @@ export function openKeyv(
     return { keyv, kind: 'sqlite', location: path, close: () => keyv.disconnect() };
   }
   if (storeUrl.startsWith('redis://') || storeUrl.startsWith('rediss://')) {
+    const { default: KeyvRedis } = redisModule();
     const store = new KeyvRedis(createRedisClient(storeUrl), {
       throwOnConnectError: true,
       throwOnErrors: true,
@@ -96,7 +110,7 @@ const REDIS_COMMAND_TIMEOUT_MS = 10_000;
  * webhook's accept) set their own, shorter deadline.
  */
 export function createRedisClient(url: string) {
-  return createClient({
+  return redisModule().createClient({
     url,
     commandOptions: { timeout: REDIS_COMMAND_TIMEOUT_MS },
     socket: {

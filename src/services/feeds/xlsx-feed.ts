@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
 import type { CollectedFeed } from '../../core/feeds/collect-feed.js';
 import type { FeedContext, FeedItem } from '../../core/feeds/feed-item.js';
 import { createFeedReporter } from '../../core/feeds/feed-report.js';
@@ -86,26 +86,39 @@ type ZipAppend = (source: unknown, data: object) => unknown;
  * constructor creates the zip and then adds the theme and the package relationships through these two
  * methods, so they are where the archiver's `append` can be wrapped before the first entry. Checked by
  * the unit test (every entry's date, two renders byte for byte).
+ *
+ * exceljs (about 800 modules with its dependencies) is loaded on the first workbook, not with this module:
+ * every render thread and the main thread import this module, and most never write a workbook.
  */
-class ReproducibleWorkbookWriter extends ExcelJS.stream.xlsx.WorkbookWriter {
-  override addThemes(): Promise<void> {
-    this.stampZipEntries();
-    return super.addThemes();
-  }
+function defineReproducibleWriter(excel: typeof ExcelJS) {
+  return class ReproducibleWorkbookWriter extends excel.stream.xlsx.WorkbookWriter {
+    override addThemes(): Promise<void> {
+      this.stampZipEntries();
+      return super.addThemes();
+    }
 
-  override addOfficeRels(): Promise<void> {
-    this.stampZipEntries();
-    return super.addOfficeRels();
-  }
+    override addOfficeRels(): Promise<void> {
+      this.stampZipEntries();
+      return super.addOfficeRels();
+    }
 
-  private stampZipEntries(): void {
-    const zip = (this as unknown as { zip?: { append?: ZipAppend; stamped?: true } }).zip;
-    const append = zip?.append;
-    if (zip === undefined || typeof append !== 'function' || zip.stamped === true) return;
-    const date = this.created;
-    zip.append = (source, data) => append.call(zip, source, { ...data, date });
-    zip.stamped = true;
-  }
+    private stampZipEntries(): void {
+      const zip = (this as unknown as { zip?: { append?: ZipAppend; stamped?: true } }).zip;
+      const append = zip?.append;
+      if (zip === undefined || typeof append !== 'function' || zip.stamped === true) return;
+      const date = this.created;
+      zip.append = (source, data) => append.call(zip, source, { ...data, date });
+      zip.stamped = true;
+    }
+  };
+}
+
+type ReproducibleWriterClass = ReturnType<typeof defineReproducibleWriter>;
+let writerClass: Promise<ReproducibleWriterClass> | undefined;
+
+function loadWriterClass(): Promise<ReproducibleWriterClass> {
+  writerClass ??= import('exceljs').then(({ default: excel }) => defineReproducibleWriter(excel));
+  return writerClass;
 }
 
 type Styles = ReturnType<typeof createStyles>;
@@ -118,7 +131,13 @@ function styleOf(styles: Styles, format: SheetColumnFormat | undefined, value: s
 }
 
 /** The workbook and its one sheet, with column widths and formats and the bold, frozen header row written. */
-function openWorkbook(layout: readonly SheetColumn[], styles: Styles, date: Date, stream: Writable) {
+function openWorkbook(
+  Writer: ReproducibleWriterClass,
+  layout: readonly SheetColumn[],
+  styles: Styles,
+  date: Date,
+  stream: Writable,
+) {
   // The document properties are read by the constructor (exceljs's typings do not list them).
   const writerOptions = {
     stream,
@@ -130,7 +149,7 @@ function openWorkbook(layout: readonly SheetColumn[], styles: Styles, date: Date
     created: date,
     modified: date,
   };
-  const workbook = new ReproducibleWorkbookWriter(writerOptions);
+  const workbook = new Writer(writerOptions);
   const sheet = workbook.addWorksheet(SHEET_NAME, {
     views: [{ state: 'frozen', xSplit: 0, ySplit: 1, topLeftCell: 'A2', activeCell: 'A2' }],
   });
@@ -163,7 +182,7 @@ export async function renderXlsxFeed(
   const layout = sheetColumns(columns);
   const styles = createStyles();
   const sink = createSink();
-  const { workbook, sheet } = openWorkbook(layout, styles, new Date(context.generatedAt), sink.stream);
+  const { workbook, sheet } = openWorkbook(await loadWriterClass(), layout, styles, new Date(context.generatedAt), sink.stream);
   const reporter = createFeedReporter(XLSX_FEED_FILE);
   const sliceMs = options.sliceMs ?? Number.POSITIVE_INFINITY;
   let slice = performance.now();

@@ -5,7 +5,7 @@ import type { RunningSandbox } from '../../../src/sandbox/start-sandbox.js';
 import type { CatalogService, SyncPhase } from '../../../src/services/catalog/catalog-service.js';
 import { createTestConfig } from '../../helpers/test-config.js';
 import { API_KEY, sendJson, startTestSandbox } from '../sandbox/sandbox-test-kit.js';
-import { createWorkerCatalog, syncUntilPublished } from './worker-catalog-kit.js';
+import { createWorkerCatalog, switchedDeadline } from './worker-catalog-kit.js';
 
 /**
  * A sync never wedges (docs/failure-modes.md): a POS whose answer never ends, or ends a byte at a time,
@@ -14,8 +14,8 @@ import { createWorkerCatalog, syncUntilPublished } from './worker-catalog-kit.js
  * read the sandbox over HTTP, as in the app.
  */
 
-// Long enough for a healthy stock sync in a fresh worker thread on a busy machine; far too short for a
-// trickling POS (a byte every 200 ms).
+// Far too short for a trickling POS (a byte every 200 ms). The healthy syncs around the hostile one run under
+// a long deadline: on a busy machine a fresh worker thread alone can take seconds.
 const DEADLINE_MS = 3_000;
 let sandbox: RunningSandbox;
 const open: { close(): Promise<void> }[] = [];
@@ -31,9 +31,25 @@ afterAll(async () => {
   await sandbox.stop();
 });
 
-function createService(onPhase?: (phase: SyncPhase) => void): CatalogService {
+/** A service whose syncs run under `DEADLINE_MS` while `hostile(true)`, under a long deadline otherwise. */
+function createService(onPhase?: (phase: SyncPhase) => void): CatalogService & { hostile(on: boolean): void } {
   const config = createTestConfig({ POS_BASE_URL: sandbox.url, POS_API_KEY: API_KEY });
-  return createWorkerCatalog(config, { deadlineMs: DEADLINE_MS, open, ...(onPhase === undefined ? {} : { onPhase }) });
+  const deadline = switchedDeadline(DEADLINE_MS);
+  deadline.hostile(true);
+  const service = createWorkerCatalog(config, {
+    deadlineMs: deadline.deadlineMs,
+    open,
+    ...(onPhase === undefined ? {} : { onPhase }),
+  });
+  return Object.assign(service, { hostile: deadline.hostile });
+}
+
+/** The good full sync a test starts from, under the long deadline. */
+async function goodSync(service: CatalogService & { hostile(on: boolean): void }) {
+  service.hostile(false);
+  const report = await service.syncCatalog();
+  service.hostile(true);
+  return report;
 }
 
 async function fault(rule: Record<string, unknown>): Promise<void> {
@@ -44,13 +60,17 @@ async function fault(rule: Record<string, unknown>): Promise<void> {
 describe('catalog/ a sync under its deadline', () => {
   it('aborts a full sync whose price lists trickle, frees its lock, keeps the last good version, and syncs again', async () => {
     const service = createService();
-    const first = await syncUntilPublished(service);
+    const first = await goodSync(service);
     expect(first.outcome).toBe('published');
 
     await fault({ endpoint: 'price-list', mode: 'trickle', intervalMs: 200 });
-    // The app's lock: the full and the stock sync take turns.
+    // The app's lock: the full and the stock sync take turns. The queued one is healthy: a long deadline.
     const exclusive = createMutex();
-    const stuck = exclusive(() => service.syncCatalog());
+    const stuck = exclusive(async () => {
+      const stuckReport = await service.syncCatalog();
+      service.hostile(false);
+      return stuckReport;
+    });
     const queued = exclusive(() => service.syncStock());
 
     const report = await stuck;
@@ -81,7 +101,7 @@ describe('catalog/ a sync under its deadline', () => {
 
   it('aborts a stock sync whose export trickles a byte at a time', async () => {
     const service = createService();
-    const first = await syncUntilPublished(service);
+    const first = await goodSync(service);
     await fault({ endpoint: 'stock-export', mode: 'trickle', intervalMs: 200 });
     const report = await service.syncStock();
     expect(report.outcome).toBe('failed');
@@ -95,6 +115,8 @@ describe('catalog/ a sync under its deadline', () => {
     const service = createService((phase) => {
       if (phase === 'articles') shutdown.abort(shuttingDown());
     });
+    // Healthy but for the hang: only the shutdown may end it, not the short deadline.
+    service.hostile(false);
     await fault({ endpoint: 'price-list', mode: 'hang' });
     const report = await service.syncCatalog({ signal: shutdown.signal });
     expect(report.outcome).toBe('failed');

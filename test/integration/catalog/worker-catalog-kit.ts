@@ -9,7 +9,6 @@ import {
   catalogServiceOptions,
   createCatalogService,
   type SyncPhase,
-  type SyncReport,
 } from '../../../src/services/catalog/catalog-service.js';
 import { createCatalogWorkers } from '../../../src/workers/create-catalog-workers.js';
 
@@ -17,12 +16,14 @@ const SOURCE = { id: 'pos:worker-catalog-kit', label: 'the test POS' };
 
 /**
  * The catalog service as the app wires it (worker threads reading the POS over HTTP, a memory store) for
- * `config`'s POS, with a short `deadlineMs`. What it opens is pushed to `open`, for an `afterEach`/`afterAll`.
+ * `config`'s POS. Its sync deadline is `deadlineMs()`, read as each sync starts, so a test gives a hostile
+ * sync a short one and the healthy syncs around it a long one. What it opens is pushed to `open`, for an
+ * `afterEach`/`afterAll`.
  */
 export function createWorkerCatalog(
   config: Config,
   options: {
-    readonly deadlineMs: number;
+    readonly deadlineMs: () => number;
     readonly open: { close(): Promise<void> }[];
     readonly onPhase?: (phase: SyncPhase) => void;
   },
@@ -39,18 +40,28 @@ export function createWorkerCatalog(
     internalStore: createKeyvCatalogStore<{ version: string }>(keyv, { source: SOURCE, prefix: 'internal' }),
     logger: pino({ level: 'silent' }),
     now: () => new Date(),
-    options: { ...catalogServiceOptions(config), deadlineMs: options.deadlineMs },
+    // A getter: the service reads its options as each sync starts.
+    options: Object.defineProperty({ ...catalogServiceOptions(config) }, 'deadlineMs', {
+      get: options.deadlineMs,
+      enumerable: true,
+    }),
     ...(options.onPhase === undefined ? {} : { onPhase: options.onPhase }),
   });
 }
 
+/** A deadline no healthy sync of a few hundred articles meets, even in fresh worker threads on a loaded machine. */
+export const HEALTHY_DEADLINE_MS = 60_000;
+
 /**
- * The good full sync a test starts from. Its first try also starts the worker threads, whose modules are
- * compiled as they load: on a busy machine that alone can outlast a test's short deadline, so it is tried
- * again (at most three times) once the threads are warm. What the test checks comes after.
+ * A deadline the test switches: `short` for the hostile sync under test, `HEALTHY_DEADLINE_MS` for the syncs
+ * before and after it (a short deadline for those would fail them on a busy machine, not the POS).
  */
-export async function syncUntilPublished(service: CatalogService): Promise<SyncReport> {
-  let report = await service.syncCatalog();
-  for (let attempt = 1; report.outcome !== 'published' && attempt < 3; attempt++) report = await service.syncCatalog();
-  return report;
+export function switchedDeadline(short: number): { readonly deadlineMs: () => number; hostile(on: boolean): void } {
+  let current = HEALTHY_DEADLINE_MS;
+  return {
+    deadlineMs: () => current,
+    hostile(on) {
+      current = on ? short : HEALTHY_DEADLINE_MS;
+    },
+  };
 }

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SyncOnceResult, syncOnce } from '../../../src/cli/sync-once.js';
 import type { FeedFilesIndex } from '../../../src/cli/write-feed-files.js';
 import { type RunningSandbox, startSandbox } from '../../../src/sandbox/start-sandbox.js';
+import { entryArgs } from '../../helpers/entry-args.js';
 import { createTestConfig } from '../../helpers/test-config.js';
 
 const logger = pino({ level: 'silent' });
@@ -153,7 +154,7 @@ describe('catalog-bridge sync --once --out DIR', () => {
 
 describe('the catalog-bridge command', () => {
   function run(args: string[], env: Record<string, string> = {}) {
-    return spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+    return spawnSync(process.execPath, [...entryArgs('cli'), ...args], {
       encoding: 'utf8',
       timeout: 60_000,
       env: { PATH: process.env['PATH'] ?? '', STORE_URL: 'memory://', LOG_LEVEL: 'silent', SANDBOX_ARTICLES: '50', ...env },

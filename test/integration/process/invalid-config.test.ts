@@ -1,11 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { entryArgs } from '../../helpers/entry-args.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 
 function runMain(env: Record<string, string>) {
-  return spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  return spawnSync(process.execPath, entryArgs('main'), {
     cwd: root,
     // A clean environment: no .env values or CI variables leak into what is tested.
     env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', DOTENV_CONFIG_PATH: '/nonexistent/.env', ...env },

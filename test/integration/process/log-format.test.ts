@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { entryArgs } from '../../helpers/entry-args.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const children: ChildProcess[] = [];
@@ -11,11 +12,11 @@ afterEach(() => {
 });
 
 /**
- * `npm run sandbox`'s entry from source, its stdout a pipe (not a terminal); stopped with SIGTERM once it has
+ * `npm run sandbox`'s entry (`entryArgs`), its stdout a pipe (not a terminal); stopped with SIGTERM once it has
  * logged that it listens. Resolves with everything it wrote to stdout.
  */
 async function sandboxOutput(env: Record<string, string>): Promise<string> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/sandbox/main.ts'], {
+  const child = spawn(process.execPath, entryArgs('sandbox/main'), {
     cwd: root,
     env: {
       PATH: process.env['PATH'] ?? '',

@@ -6,6 +6,7 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startApp } from '../../../src/app/start-app.js';
 import { describeListenError } from '../../../src/http/listen-error.js';
+import { entryArgs } from '../../helpers/entry-args.js';
 import { createTestConfig } from '../../helpers/test-config.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -25,9 +26,9 @@ async function occupyPort(): Promise<number> {
   return address.port;
 }
 
-/** main from source, with a clean environment (no .env); resolves with its exit code and output. */
+/** main (`entryArgs`), with a clean environment (no .env); resolves with its exit code and output. */
 async function runMain(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, entryArgs('main'), {
     cwd: root,
     env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', DOTENV_CONFIG_PATH: '/nonexistent/.env', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
