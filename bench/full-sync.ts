@@ -43,6 +43,7 @@ import { join } from 'node:path';
 import { constants, PerformanceObserver, performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { getHeapSpaceStatistics, getHeapStatistics } from 'node:v8';
+import { posDocumentReaders } from '../src/adapters/pos/pos-document-readers.js';
 import type { EnrichmentReport } from '../src/core/enrichment/apply-enrichment.js';
 import { tableBytes } from '../src/core/enrichment/enrichment-table.js';
 import type { CatalogWorkers } from '../src/services/catalog/catalog-workers.js';
@@ -250,7 +251,7 @@ async function worker(): Promise<void> {
   const pos = createPosClient({ config: posConfig, logger: logger.child({}) });
   // As the app wires it: reading and merging in a worker thread (`--in-thread` for the calling thread).
   const workers = process.argv.includes('--in-thread')
-    ? createInThreadCatalogWorkers(pos)
+    ? createInThreadCatalogWorkers({ pos, documents: posDocumentReaders })
     : createCatalogWorkers({ pos: posConfig });
   // The sheet, read once into its table in a worker, as the app's enrichment service does when it adopts a
   // sheet (before any sync applies it); every sync is handed that table in shared memory.

@@ -1,5 +1,6 @@
 import { type MessagePort, workerData } from 'node:worker_threads';
 import { createPosClient, type PosClientConfig } from '../adapters/pos/pos-client.js';
+import { posDocumentReaders } from '../adapters/pos/pos-document-readers.js';
 import { fingerprintChunks, type ItemChunk } from '../core/catalog/catalog-chunks.js';
 import type { EnrichmentSheetInput } from '../services/catalog/enrich-catalog.js';
 import {
@@ -53,7 +54,7 @@ async function readCatalog(task: ReadCatalogTask): Promise<ReadCatalogOutput> {
     },
   });
   try {
-    return await readCatalogFromPos(pos, task.input, emit, collectGarbage);
+    return await readCatalogFromPos({ pos, documents: posDocumentReaders }, task.input, emit, collectGarbage);
   } finally {
     await pos.close();
     task.events.close();
@@ -61,7 +62,7 @@ async function readCatalog(task: ReadCatalogTask): Promise<ReadCatalogOutput> {
 }
 
 function resolveStockExport(input: StockExportInput): StockExportOutput {
-  return resolveStockExportBody(input, identities);
+  return resolveStockExportBody(input, identities, posDocumentReaders);
 }
 
 function fingerprint(task: { readonly header: string; readonly chunks: readonly ItemChunk[] }): string {

@@ -40,12 +40,3 @@ export class StockExportParseError extends Error {
     }
   }
 }
-
-/**
- * A price list or stock export went past its limits (docs/failure-modes.md): more rows than the catalog
- * allows, or more bytes. The read stops at once; the sync fails and the last good catalog stays.
- */
-export class DocumentTooLargeError extends Error {
-  override readonly name = 'DocumentTooLargeError';
-  readonly code = 'POS_RESPONSE_TOO_LARGE';
-}

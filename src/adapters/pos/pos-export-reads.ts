@@ -1,7 +1,6 @@
-import { describeByteLimit } from '../../core/catalog/document-limits.js';
+import { DocumentTooLargeError, describeByteLimit } from '../../core/catalog/document-limits.js';
 import type { SourceUnit } from '../../core/catalog/source.js';
 import type { DocumentRequestOptions, PosBodyStream } from '../../services/catalog/pos-port.js';
-import { DocumentTooLargeError } from './parse-errors.js';
 import type { EnvelopeReading } from './pos-envelope-reading.js';
 import { PosResponseInvalidError } from './pos-errors.js';
 import { isJsonMediaType, readCapped, toBodyStream } from './pos-responses.js';

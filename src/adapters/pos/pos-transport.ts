@@ -1,5 +1,5 @@
 import { type Dispatcher, request } from 'undici';
-import { DocumentTooLargeError } from './parse-errors.js';
+import { DocumentTooLargeError } from '../../core/catalog/document-limits.js';
 import { PosEnvelopeSchema } from './pos-envelope-schema.js';
 import { PosError, PosRejectedError, PosUnavailableError } from './pos-errors.js';
 import {

@@ -68,3 +68,12 @@ export function describeRowLimit(limits: DocumentLimits): string {
 export function describeByteLimit(bytes: number): string {
   return `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB (POS_MAX_DOCUMENT_MB caps it; it follows the article count)`;
 }
+
+/**
+ * A price list or stock export went past its limits (docs/failure-modes.md): more rows than the catalog
+ * allows, or more bytes. The read stops at once; the sync fails and the last good catalog stays.
+ */
+export class DocumentTooLargeError extends Error {
+  override readonly name = 'DocumentTooLargeError';
+  readonly code = 'POS_RESPONSE_TOO_LARGE';
+}

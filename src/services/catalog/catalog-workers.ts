@@ -2,7 +2,7 @@ import { raceAbort } from '../../core/async/deadline.js';
 import { fingerprintChunks, type ItemChunk } from '../../core/catalog/catalog-chunks.js';
 import type { CompiledEnrichment } from '../../core/enrichment/compile-enrichment.js';
 import type { EnrichmentSheetInput } from './enrich-catalog.js';
-import type { PosClient } from './pos-port.js';
+import type { PosSource } from './pos-port.js';
 import { type ReadCatalogEvent, type ReadCatalogInput, type ReadCatalogOutput, readCatalog } from './read-catalog.js';
 import {
   createIdentityIndexCache,
@@ -37,14 +37,14 @@ export interface CatalogWorkers {
 }
 
 /** Everything in the calling thread: for tests and tools whose POS client is not reachable from a worker. */
-export function createInThreadCatalogWorkers(pos: PosClient): CatalogWorkers {
+export function createInThreadCatalogWorkers(source: PosSource): CatalogWorkers {
   const identities = createIdentityIndexCache();
   return {
     // The calling thread cannot be ended: an aborted read is dropped (it ends with its POS's answers).
-    readCatalog: (input, onEvent, signal) => raceAbort(readCatalog(pos, input, onEvent), signal),
+    readCatalog: (input, onEvent, signal) => raceAbort(readCatalog(source, input, onEvent), signal),
     resolveStockExport: async (input, signal) => {
       signal?.throwIfAborted();
-      return resolveStockExportBody(input, identities);
+      return resolveStockExportBody(input, identities, source.documents);
     },
     fingerprint: async (header, chunks, signal) => {
       signal?.throwIfAborted();

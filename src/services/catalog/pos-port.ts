@@ -1,5 +1,6 @@
+import type { PriceListSummary, StockColumnOverride, StockExportSummary } from '../../core/catalog/pos-documents.js';
 import type { PosClientRecord, PosMovement, PosRejectedItem } from '../../core/catalog/pos-records.js';
-import type { SourceArticle, SourceUnit } from '../../core/catalog/source.js';
+import type { PriceListRow, SourceArticle, SourceUnit, StockRow } from '../../core/catalog/source.js';
 
 /**
  * The POS as the services use it (docs/pos-interface.md, part 4). `adapters/pos/pos-client.ts` implements
@@ -73,4 +74,32 @@ export interface PosClient {
   fetchStockExportAll(): Promise<Uint8Array>;
   /** Closes the Agent the client created; an injected dispatcher is left to its owner. */
   close(): Promise<void>;
+}
+
+/** A streaming price-list parser: chunks in, a row out as soon as its item closes. */
+export interface PriceListParserPort {
+  /** Feeds the next chunk (text, or bytes of any chunking). Throws a coded error on a malformed document. */
+  write(chunk: string | Uint8Array): void;
+  /** Ends the document: the final checks, then the summary. */
+  end(): PriceListSummary;
+}
+
+/**
+ * The POS's two document formats (docs/pos-interface.md): the price-list XML and the stock export, read by
+ * `adapters/pos/` (`pos-document-readers.ts`). The full sync and the stock re-reads parse with these, in
+ * whichever thread runs them; a row past the catalog's limits is refused by the caller's `onRow`.
+ */
+export interface PosDocumentReaders {
+  createPriceListParser(onRow: (row: PriceListRow) => void): PriceListParserPort;
+  readStockExport(
+    input: string | Uint8Array,
+    onRow: (row: StockRow) => void,
+    options: { readonly columns?: StockColumnOverride },
+  ): StockExportSummary;
+}
+
+/** Where a full sync reads from: the POS, and the readers of its documents. */
+export interface PosSource {
+  readonly pos: PosClient;
+  readonly documents: PosDocumentReaders;
 }

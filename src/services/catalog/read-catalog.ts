@@ -1,11 +1,14 @@
-import { DocumentTooLargeError } from '../../adapters/pos/parse-errors.js';
-import { createPriceListParser } from '../../adapters/pos/price-list-xml.js';
-import { readStockExport } from '../../adapters/pos/stock-export.js';
 import { mapLimit } from '../../core/async/map-limit.js';
 import type { CatalogSnapshot, Product } from '../../core/catalog/catalog.js';
 import { fingerprintChunks, type ItemChunk, serializeItems, serializeItemsReleasing } from '../../core/catalog/catalog-chunks.js';
 import { fingerprintHeaderOf } from '../../core/catalog/catalog-version.js';
-import { type DocumentLimits, describeByteLimit, describeRowLimit, documentLimits } from '../../core/catalog/document-limits.js';
+import {
+  type DocumentLimits,
+  DocumentTooLargeError,
+  describeByteLimit,
+  describeRowLimit,
+  documentLimits,
+} from '../../core/catalog/document-limits.js';
 import { identityRowsText, joinIdentityRows } from '../../core/catalog/identity-table.js';
 import { type CatalogMerger, createCatalogMerger, type MergeReport, type MergeResult } from '../../core/catalog/merge-catalog.js';
 import type { StockColumnOverride } from '../../core/catalog/pos-documents.js';
@@ -24,7 +27,7 @@ import {
   syncErrorOf,
 } from './catalog-types.js';
 import type { EnrichmentTableInput } from './enrich-catalog.js';
-import type { PosClient } from './pos-port.js';
+import type { PosClient, PosDocumentReaders, PosSource } from './pos-port.js';
 
 /**
  * The reading half of a full sync (docs/catalog-rules.md rules 1-7): units, articles, every unit's price list and
@@ -83,7 +86,7 @@ function phaseEnded(emit: Emit, phase: SyncPhase, since: number, unit?: string):
 }
 
 async function readPriceList(
-  pos: PosClient,
+  { pos, documents }: PosSource,
   unit: SourceUnit,
   limits: DocumentLimits,
   emit: Emit,
@@ -93,7 +96,7 @@ async function readPriceList(
   const rows = createPriceListRowCollector();
   const tooLarge = (what: string) =>
     new DocumentTooLargeError(`the price list of unit ${unit.code} has more than ${what}; reading stopped there`);
-  const parser = createPriceListParser((row) => {
+  const parser = documents.createPriceListParser((row) => {
     // A POS whose document never ends is stopped by the catalog's own size, long before memory runs out.
     if (rows.length >= limits.maxRows) throw tooLarge(describeRowLimit(limits));
     rows.push(row);
@@ -131,6 +134,7 @@ async function readPriceList(
  * `limits.maxRows` of them.
  */
 export function parseStockExport(
+  documents: PosDocumentReaders,
   body: Uint8Array,
   columns: StockColumnOverride,
   limits?: DocumentLimits,
@@ -138,7 +142,7 @@ export function parseStockExport(
 ): { rows: StockRows; report: StockExportReport } {
   const rows = createStockRowCollector();
   const maxRows = limits?.maxRows ?? Number.POSITIVE_INFINITY;
-  const summary = readStockExport(
+  const summary = documents.readStockExport(
     body,
     (row) => {
       if (rows.length >= maxRows && limits !== undefined) {
@@ -207,7 +211,8 @@ async function startMerge(
  * Reads every source and merges them. A function of its own so that the merger's working state
  * (identity index, per-unit state) is garbage while the catalog is serialized.
  */
-async function readAndMerge(pos: PosClient, input: ReadCatalogInput, progress: Progress, emit: Emit): Promise<MergeResult> {
+async function readAndMerge(source: PosSource, input: ReadCatalogInput, progress: Progress, emit: Emit): Promise<MergeResult> {
+  const { pos, documents } = source;
   const { units, merger, limits } = await startMerge(pos, input, progress, emit);
   const { concurrency, stockColumns } = input.options;
   // Each unit's documents are merged as soon as they are read and their rows dropped, so the rows of
@@ -226,13 +231,13 @@ async function readAndMerge(pos: PosClient, input: ReadCatalogInput, progress: P
   const stock = await mapLimit(units, concurrency, async (unit) => {
     const since = performance.now();
     const body = await pos.fetchStockExport(unit, { maxBytes: limits.maxStockExportBytes });
-    const { rows, report } = parseStockExport(body, stockColumns, limits, unit.code);
+    const { rows, report } = parseStockExport(documents, body, stockColumns, limits, unit.code);
     phaseEnded(emit, 'stock', since, unit.code);
     if (lastOfCode.get(unit.code) === unit) timedMerge(unit, () => merger.addStock(unit.code, rows));
     return report;
   });
   const priceLists = await mapLimit(units, concurrency, async (unit) => {
-    const { rows, report } = await readPriceList(pos, unit, limits, emit);
+    const { rows, report } = await readPriceList(source, unit, limits, emit);
     if (lastOfCode.get(unit.code) === unit) timedMerge(unit, () => merger.addPriceList(unit.code, rows));
     return report;
   });
@@ -275,7 +280,7 @@ function identityBytes(snapshot: CatalogSnapshot): Uint8Array {
 
 /** A full sync's sources, merged and serialized; never throws for a failing source (`ok: false`). */
 export async function readCatalog(
-  pos: PosClient,
+  source: PosSource,
   input: ReadCatalogInput,
   emit: Emit = () => {},
   /** A forced garbage collection, where the thread may run one (`catalog-worker.ts`). */
@@ -283,7 +288,7 @@ export async function readCatalog(
 ): Promise<ReadCatalogOutput> {
   const progress: Progress = { sources: {}, mark: performance.now() };
   try {
-    const merged = await readAndMerge(pos, input, progress, emit);
+    const merged = await readAndMerge(source, input, progress, emit);
     const sheet = await planSheet(merged, input, progress, emit);
     const { products, ...rest } = merged.snapshot;
     const identity = identityBytes(merged.snapshot);

@@ -4,6 +4,7 @@ import { parseIdentityTable } from '../../core/catalog/identity-table.js';
 import type { StockColumnOverride } from '../../core/catalog/pos-documents.js';
 import { createIdentityIndex, type IdentityIndex, type IdentityKeyChoice } from '../../core/catalog/resolve-identity.js';
 import type { StockExportReport } from './catalog-types.js';
+import type { PosDocumentReaders } from './pos-port.js';
 import { parseStockExport } from './read-catalog.js';
 
 /**
@@ -55,8 +56,12 @@ export function createIdentityIndexCache(keep = 2): IdentityIndexCache {
   };
 }
 
-export function resolveStockExportBody(input: StockExportInput, cache: IdentityIndexCache): StockExportOutput {
-  const { rows, report } = parseStockExport(input.body, input.stockColumns, input.limits, input.unit);
+export function resolveStockExportBody(
+  input: StockExportInput,
+  cache: IdentityIndexCache,
+  documents: PosDocumentReaders,
+): StockExportOutput {
+  const { rows, report } = parseStockExport(documents, input.body, input.stockColumns, input.limits, input.unit);
   const resolved = resolveStockExport(cache.get(input.family), input.unit, rows, input.stockKey);
   return { familyId: input.family.id, report, resolved };
 }

@@ -1,6 +1,6 @@
-import type { Metrics } from '../../adapters/metrics/create-metrics.js';
 import type { CatalogService } from '../catalog/catalog-service.js';
 import type { ServiceLogger as Logger } from '../logging/service-logger.js';
+import type { CounterPort, GaugePort } from '../metrics/metric-ports.js';
 import type { SharedInboxStats } from '../webhooks/webhook-inbox.js';
 import { createGroupCoordinator, type GroupCoordinator } from './group-coordinator.js';
 import { createGroupMonitor, type GroupMonitor, type GroupStatus } from './group-monitor.js';
@@ -21,10 +21,16 @@ export interface GroupJobs {
   runNow(job: string): Promise<GroupJobOutcome>;
 }
 
-export type GroupMetrics = Pick<
-  Metrics,
-  'groupLeader' | 'groupLeaseRenewals' | 'groupTakeovers' | 'groupVersionsBehind' | 'inboxDepth' | 'inboxPending' | 'inboxClaims'
->;
+/** The group's series (`catalog_bridge_group_*`, `catalog_bridge_webhook_inbox_*`). */
+export interface GroupMetrics {
+  readonly groupLeader: GaugePort;
+  readonly groupLeaseRenewals: CounterPort;
+  readonly groupTakeovers: CounterPort;
+  readonly groupVersionsBehind: GaugePort;
+  readonly inboxDepth: GaugePort;
+  readonly inboxPending: GaugePort;
+  readonly inboxClaims: GaugePort;
+}
 
 export interface GroupLeadership {
   readonly coordinator: GroupCoordinator;

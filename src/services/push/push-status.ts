@@ -1,11 +1,22 @@
-import type { Metrics } from '../../adapters/metrics/create-metrics.js';
 import type { PushConfig } from '../../config/load-config.js';
 import type { PushChannelState } from '../../core/push/outbox.js';
 import type { PushChannel, PushErrorCause } from '../../core/push/push-channel.js';
 import type { ServiceLogger as Logger } from '../logging/service-logger.js';
+import type { LabelledCounterPort, LabelledGaugePort, LabelledHistogramPort } from '../metrics/metric-ports.js';
 import type { PushWorker, PushWorkerStatus } from './push-worker.js';
 
 /** The push's status per channel as `/readyz` and the status page show it (docs/channel-push.md). */
+
+/** The push's series (`catalog_bridge_push_*`). */
+export interface PushMetrics {
+  readonly pushPending: LabelledGaugePort<'channel'>;
+  readonly pushRequests: LabelledCounterPort<'channel' | 'outcome'>;
+  readonly pushItems: LabelledCounterPort<'channel' | 'outcome'>;
+  readonly pushLag: LabelledHistogramPort<'channel'>;
+  readonly pushLastSuccess: LabelledGaugePort<'channel'>;
+  readonly pushQuotaUsed: LabelledGaugePort<'channel'>;
+  readonly pushPaused: LabelledGaugePort<'channel'>;
+}
 
 /** What `/readyz` says per channel under `push.{channel}`. */
 export interface PushChannelStatus {
@@ -88,7 +99,7 @@ interface Counted {
  * worker's are cumulative), the gauges to the status.
  */
 export function updatePushMetrics(
-  metrics: Metrics,
+  metrics: PushMetrics,
   channel: PushChannel,
   status: PushWorkerStatus,
   shown: PushChannelStatus,
@@ -118,7 +129,7 @@ export function updatePushMetrics(
 }
 
 /** The worker's `onDelivered`: each accepted item's lag into the channel's histogram. */
-export function observePushLag(metrics: Metrics, channel: PushChannel): (lagMs: readonly number[]) => void {
+export function observePushLag(metrics: PushMetrics, channel: PushChannel): (lagMs: readonly number[]) => void {
   return (lagMs) => {
     for (const ms of lagMs) metrics.pushLag.observe({ channel }, ms / 1000);
   };
@@ -136,7 +147,7 @@ export interface PushStatusBoard {
 export function createPushStatusBoard(parts: {
   readonly workers: ReadonlyMap<PushChannel, PushWorker>;
   readonly push: PushConfig;
-  readonly metrics: Metrics;
+  readonly metrics: PushMetrics;
   readonly log: Logger;
   readonly gate: { readonly stopped: boolean };
   readonly extras?: StatusExtras;

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
+import { posDocumentReaders } from '../../../src/adapters/pos/pos-document-readers.js';
 import { openKeyv } from '../../../src/adapters/store/create-keyv.js';
 import { createKeyvCatalogStore, loadItems } from '../../../src/adapters/store/keyv-catalog-store.js';
 import type { InternalProductData, Product } from '../../../src/core/catalog/catalog.js';
@@ -28,7 +29,7 @@ function createService(storeFile: string, data: FakePosData) {
   const pos = createFakePosClient(data);
   const service = createCatalogService({
     pos,
-    workers: createInThreadCatalogWorkers(pos),
+    workers: createInThreadCatalogWorkers({ pos, documents: posDocumentReaders }),
     store,
     internalStore,
     logger: pino({ level: 'silent' }),

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
+import { posDocumentReaders } from '../../../src/adapters/pos/pos-document-readers.js';
 import { openKeyv } from '../../../src/adapters/store/create-keyv.js';
 import { createKeyvCatalogStore } from '../../../src/adapters/store/keyv-catalog-store.js';
 import type { CatalogSource } from '../../../src/core/catalog/catalog-source.js';
@@ -39,7 +40,7 @@ function open(file: string, source: CatalogSource, data: FakePosData) {
   const pos = createFakePosClient(data);
   const catalog = createCatalogService({
     pos,
-    workers: createInThreadCatalogWorkers(pos),
+    workers: createInThreadCatalogWorkers({ pos, documents: posDocumentReaders }),
     store: createKeyvCatalogStore<CatalogMeta>(keyv, { source }),
     internalStore: createKeyvCatalogStore<{ version: string }>(keyv, { source, prefix: 'internal' }),
     logger: pino({ level: 'silent' }),

@@ -1,7 +1,7 @@
 import { errors } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DocumentTooLargeError } from '../../../src/adapters/pos/parse-errors.js';
 import { PosRejectedError, PosResponseInvalidError, PosUnavailableError } from '../../../src/adapters/pos/pos-errors.js';
+import { DocumentTooLargeError } from '../../../src/core/catalog/document-limits.js';
 import type { SourceUnit } from '../../../src/core/catalog/source.js';
 import { createTestConfig } from '../../helpers/test-config.js';
 import { API_KEY, articles, createHarness, type Harness, json, ORIGIN, revealsKey, serveList } from './pos-mock-harness.js';

@@ -5,6 +5,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createPosClient, type PosClientConfig } from '../../../src/adapters/pos/pos-client.js';
+import { posDocumentReaders } from '../../../src/adapters/pos/pos-document-readers.js';
 import { openKeyv } from '../../../src/adapters/store/create-keyv.js';
 import { createKeyvCatalogStore } from '../../../src/adapters/store/keyv-catalog-store.js';
 import { loadConfiguredTemplates } from '../../../src/app/feed-parts.js';
@@ -64,7 +65,7 @@ function pooled(entry?: URL): CatalogWorkers {
 function inThread(): CatalogWorkers {
   const pos = createPosClient({ config: posConfig });
   open.push(pos);
-  return createInThreadCatalogWorkers(pos);
+  return createInThreadCatalogWorkers({ pos, documents: posDocumentReaders });
 }
 
 const SOURCE = { id: 'pos:test', label: 'the test POS' };
