@@ -35,6 +35,9 @@ export default defineConfig({
           include: ['test/integration/**/*.test.ts'],
           environment: 'node',
           testTimeout: 30_000,
+          // A file's setup may run a full sync (the CLI's, a hostile POS's good one): seconds each on a loaded
+          // machine, past vitest's default 10 s (seen with four workers).
+          hookTimeout: 30_000,
           globalSetup: ['test/setup/build-global-setup.ts', 'test/setup/redis-global-setup.ts'],
         },
       },
