@@ -11,8 +11,10 @@ import { fileURLToPath } from 'node:url';
  */
 export function workerEntry(name: string, data: object): { readonly filename: string; readonly workerData: object } {
   if (!import.meta.url.endsWith('.ts')) return workerEntryAt(new URL(`./${name}.js`, import.meta.url), data);
-  const compiled = compiledBuildIsCurrent() ? new URL(`../../dist/workers/${name}.js`, import.meta.url) : undefined;
-  return workerEntryAt(compiled ?? new URL(`./${name}.ts`, import.meta.url), data);
+  const compiled = new URL(`../../dist/workers/${name}.js`, import.meta.url);
+  // The build info says current, but a half-removed dist/ may lack the entry: then the sources.
+  const useCompiled = compiledBuildIsCurrent() && mtimeOf(fileURLToPath(compiled)) !== undefined;
+  return workerEntryAt(useCompiled ? compiled : new URL(`./${name}.ts`, import.meta.url), data);
 }
 
 /** The same for an entry module given by its URL (tests stand in their own entries). */

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { compiledBuildIsCurrent } from '../../src/workers/worker-entry.js';
 
@@ -9,7 +10,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
  * suite's global setup builds it); else the `.ts` source through tsx, so an edit is never tested stale.
  */
 export function entryArgs(entry: 'main' | 'cli' | 'sandbox/main'): string[] {
-  return compiledBuildIsCurrent()
+  return compiledBuildIsCurrent() && existsSync(`${ROOT}dist/${entry}.js`)
     ? ['--enable-source-maps', `${ROOT}dist/${entry}.js`]
     : ['--import', 'tsx', `${ROOT}src/${entry}.ts`];
 }

@@ -57,6 +57,11 @@ export interface FeedRendersDeps {
 
 /** Rendering feeds on request, once per version, serving stale while a long render runs (see `FeedService`). */
 export interface FeedRenders {
+  /**
+   * The encoded feed of `file` in `view`, rendered once per version. While the snapshot's own version is
+   * being rendered and rendering this feed takes long (a large catalog), the newest complete render is
+   * served instead, so that a poll never waits seconds behind a render: stale-while-revalidate.
+   */
   render(
     snapshot: CatalogSnapshot,
     file: string,
@@ -64,6 +69,11 @@ export interface FeedRenders {
     variant?: FeedVariant,
     options?: RenderOptions,
   ): Promise<RenderedFeed>;
+  /**
+   * `render` for a request that must not wait long: the newest complete render (a new one is started,
+   * at most every couple of render times), or, when the feed has never been rendered and its first render
+   * would take more than a second (a large catalog), `pending` while that render runs.
+   */
   serve(snapshot: CatalogSnapshot, file: string, view: string, variant?: FeedVariant): Promise<RenderedFeed | PendingFeed>;
   /** A version served after every one noted before it. */
   noteVersion(version: string): void;

@@ -4,11 +4,11 @@ import type { CompiledFeed } from '../../core/feeds/compiled-feed.js';
 import type { FeedReport } from '../../core/feeds/feed-report.js';
 import { type ChangesResult, createChangesFeed } from './changes-feed.js';
 import { encodedSize } from './encoded-feed.js';
-import { type FeedRequest, type FeedServiceOptions, type FeedVariant, feedKey } from './feed-builder.js';
+import { type FeedRequest, type FeedServiceOptions, feedKey } from './feed-builder.js';
 import type { FeedCache } from './feed-cache.js';
 import { type FeedDescriptor, feedDescriptorsOf } from './feed-descriptors.js';
 import type { FeedRenderer } from './feed-renderer.js';
-import { createFeedRenders, type PendingFeed, type RenderedFeed, type RenderOptions, type RenderTiming } from './feed-renders.js';
+import { createFeedRenders, type FeedRenders, type RenderTiming } from './feed-renders.js';
 
 export type { ChangesResult } from './changes-feed.js';
 export type { EncodedFeed } from './encoded-feed.js';
@@ -30,30 +30,13 @@ export interface FeedServiceDeps {
   readonly timing?: Partial<RenderTiming>;
 }
 
-export interface FeedService {
+/** The feeds (`render` and `serve` as `FeedRenders` describes them), their changes and their list. */
+export interface FeedService extends Pick<FeedRenders, 'render' | 'serve'> {
   readonly feeds: readonly FeedDescriptor[];
   /** The compiled templates and the options feeds are rendered with (a product's page renders its items alike). */
   readonly templates: readonly CompiledFeed[];
   readonly options: FeedServiceOptions;
   find(file: string): FeedDescriptor | undefined;
-  /**
-   * The encoded feed of `file` in `view`, rendered once per version. While the snapshot's own version is
-   * being rendered and rendering this feed takes long (a large catalog), the newest complete render is
-   * served instead, so that a poll never waits seconds behind a render: stale-while-revalidate.
-   */
-  render(
-    snapshot: CatalogSnapshot,
-    file: string,
-    view: string,
-    variant?: FeedVariant,
-    options?: RenderOptions,
-  ): Promise<RenderedFeed>;
-  /**
-   * `render` for a request that must not wait long: the newest complete render (a new one is started,
-   * at most every couple of render times), or, when the feed has never been rendered and its first render
-   * would take more than a second (a large catalog), `pending` while that render runs.
-   */
-  serve(snapshot: CatalogSnapshot, file: string, view: string, variant?: FeedVariant): Promise<RenderedFeed | PendingFeed>;
   /** The changes feed since a cursor (a version id); `ok: false` when the cursor is unknown. */
   changes(snapshot: CatalogSnapshot, view: string, since: string | undefined): Promise<ChangesResult>;
   /** Reports of the newest render of each feed, by `file|view|profile` key. */

@@ -7,8 +7,8 @@ import type { PushWorker, PushWorkerStatus } from './push-worker.js';
 
 /** The push's status per channel as `/readyz` and the status page show it (docs/channel-push.md). */
 
-/** The push's series (`catalog_bridge_push_*`). */
-export interface PushMetrics {
+/** The push's series (`catalog_bridge_push_*`), as the status board updates them (the app passes the Prometheus ones). */
+export interface PushStatusMetrics {
   readonly pushPending: LabelledGaugePort<'channel'>;
   readonly pushRequests: LabelledCounterPort<'channel' | 'outcome'>;
   readonly pushItems: LabelledCounterPort<'channel' | 'outcome'>;
@@ -99,7 +99,7 @@ interface Counted {
  * worker's are cumulative), the gauges to the status.
  */
 export function updatePushMetrics(
-  metrics: PushMetrics,
+  metrics: PushStatusMetrics,
   channel: PushChannel,
   status: PushWorkerStatus,
   shown: PushChannelStatus,
@@ -129,7 +129,7 @@ export function updatePushMetrics(
 }
 
 /** The worker's `onDelivered`: each accepted item's lag into the channel's histogram. */
-export function observePushLag(metrics: PushMetrics, channel: PushChannel): (lagMs: readonly number[]) => void {
+export function observePushLag(metrics: PushStatusMetrics, channel: PushChannel): (lagMs: readonly number[]) => void {
   return (lagMs) => {
     for (const ms of lagMs) metrics.pushLag.observe({ channel }, ms / 1000);
   };
@@ -147,7 +147,7 @@ export interface PushStatusBoard {
 export function createPushStatusBoard(parts: {
   readonly workers: ReadonlyMap<PushChannel, PushWorker>;
   readonly push: PushConfig;
-  readonly metrics: PushMetrics;
+  readonly metrics: PushStatusMetrics;
   readonly log: Logger;
   readonly gate: { readonly stopped: boolean };
   readonly extras?: StatusExtras;

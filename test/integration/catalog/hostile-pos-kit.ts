@@ -48,9 +48,8 @@ export function useHostilePos(): void {
     await sendJson(`${sandbox.url}/sandbox/faults`, 'PUT', { endpoint: 'stock-export-all', mode: 'gzip-bomb' });
     const warm = await request(`${sandbox.url}/warehouse/stock/export/csv`, { headers: { 'x-api-key': API_KEY } });
     await warm.body.dump();
-    await sendJson(`${hostile.sandbox.url}/sandbox/faults`, 'DELETE');
-    // The good sync (in fresh worker threads) and the bomb's making: seconds each on a busy machine.
-  }, 60_000);
+    await sendJson(`${sandbox.url}/sandbox/faults`, 'DELETE');
+  }, 60_000); // the good sync (in fresh worker threads) and the bomb's making: seconds each on a busy machine
   afterEach(async () => {
     deadline.hostile(false);
     await sendJson(`${hostile.sandbox.url}/sandbox/faults`, 'DELETE');
