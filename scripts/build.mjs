@@ -9,6 +9,10 @@
 //   re-emits what changed. An output missing from dist/ forces a full emit (`tsc -b` trusts its build info).
 // - Then outputs whose source is gone (a deleted or renamed file) are removed, so dist/ never runs stale code.
 // - A failed build (type errors) fails the command, and again on the next run until the error is fixed.
+// - Each worker thread's entry is also bundled with its dependencies into one file beside it
+//   (`dist/workers/<name>.bundle.js`, esbuild): the bridge starts a thread per full sync, and a thread that
+//   loads ~400 files (undici's and zod's among them) spends ~0.6 s of CPU doing so; from one file ~0.3 s
+//   (docs/decisions/0015-worker-bundles.md). Rebuilt whenever the compiled tree changed.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, rmdirSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -92,7 +96,7 @@ function pruneStaleOutputs() {
     }
     const rel = relative(DIST, path);
     const compiled = rel.endsWith('.js.map') ? rel.slice(0, -4) : rel;
-    if (compiled.endsWith('.js') && !expected.has(compiled)) rmSync(path, { force: true });
+    if (compiled.endsWith('.js') && !expected.has(compiled) && bundleOf(compiled) === undefined) rmSync(path, { force: true });
   });
   // Deepest first, so a folder emptied by its sub-folders' removal goes too.
   for (const folder of folders.reverse()) {
@@ -100,6 +104,46 @@ function pruneStaleOutputs() {
   }
 }
 
+/** The worker entries run from bundles (src/workers/worker-entry.ts names the same). */
+const WORKER_BUNDLES = ['catalog-worker', 'render-worker', 'docs-worker'];
+
+/** `dist/workers/<name>.bundle.js` of an entry, or `undefined` for anything else. */
+function bundleOf(rel) {
+  const match = /^workers\/(.+)\.bundle\.js$/.exec(rel);
+  return match !== null && WORKER_BUNDLES.includes(match[1]) ? match[1] : undefined;
+}
+
+async function bundleWorkers() {
+  // Stale after a build, and after an install (the bundles hold the packages' code too).
+  const installed = mtimeOf(join(ROOT, 'node_modules', '.package-lock.json')) ?? 0;
+  const built = Math.max(mtimeOf(BUILD_INFO) ?? Number.POSITIVE_INFINITY, installed);
+  const stale = WORKER_BUNDLES.filter((name) => (mtimeOf(join(DIST, 'workers', `${name}.bundle.js`)) ?? 0) < built);
+  if (stale.length === 0) return;
+  const { build: bundle } = await import('esbuild');
+  await bundle({
+    entryPoints: Object.fromEntries(stale.map((name) => [`${name}.bundle`, join(DIST, 'workers', `${name}.js`)])),
+    outdir: join(DIST, 'workers'),
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20.19',
+    sourcemap: 'linked',
+    // Stack traces point into src/ (the compiled files' own maps are followed); the sources stay out of the map.
+    sourcesContent: false,
+    logLevel: 'warning',
+    // piscina's `move` marks results with a symbol of its own module instance: the worker must share the
+    // pool's copy. exceljs is loaded on first use only (an xlsx feed or sheet), as it is unbundled.
+    external: ['piscina', 'exceljs'],
+    // The bundled CommonJS packages (undici) call `require` for Node's built-in modules.
+    banner: {
+      js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
+    },
+  });
+}
+
 const { build, full } = needsBuild();
 if (build) compile(full);
-if (mtimeOf(DIST) !== undefined) pruneStaleOutputs();
+if (mtimeOf(DIST) !== undefined) {
+  pruneStaleOutputs();
+  await bundleWorkers();
+}

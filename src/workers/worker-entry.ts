@@ -2,19 +2,37 @@ import { readdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /**
- * Where a worker entry module is: the compiled `.js` beside this file (`npm start`, the image). When running
- * from the `.ts` sources (tests, benchmarks, `npm run dev`): the compiled entry in `dist/workers/` when
- * `dist/` is the build of exactly these sources (`npm run build` ran after the last change), else
- * `dev-entry.mjs`, which loads the `.ts` entry named in `workerData.entry` through tsx. A thread loading
- * the compiled entry starts in about half the CPU time of one loading the sources through tsx (each full
- * sync starts one; docs/decisions/0014-one-house.md, "The suite's time"). Pass `workerData` on as given.
+ * Where a worker entry module is. Compiled (`npm start`, the image): the entry's bundle beside this file
+ * (`<name>.bundle.js`, made by `npm run build` with its dependencies in one file: a thread loading it
+ * starts in about half the CPU time of one loading the ~400 compiled files; decision 0015), else the
+ * compiled `.js`. When running from the `.ts` sources (tests, benchmarks, `npm run dev`): the same from
+ * `dist/workers/` when `dist/` is the build of exactly these sources (`npm run build` ran after the last
+ * change), else `dev-entry.mjs`, which loads the `.ts` entry named in `workerData.entry` through tsx (about
+ * twice the compiled entry's CPU; docs/decisions/0014-one-house.md, "The suite's time"). Pass `workerData`
+ * on as given.
  */
 export function workerEntry(name: string, data: object): { readonly filename: string; readonly workerData: object } {
-  if (!import.meta.url.endsWith('.ts')) return workerEntryAt(new URL(`./${name}.js`, import.meta.url), data);
-  const compiled = new URL(`../../dist/workers/${name}.js`, import.meta.url);
-  // The build info says current, but a half-removed dist/ may lack the entry: then the sources.
-  const useCompiled = compiledBuildIsCurrent() && mtimeOf(fileURLToPath(compiled)) !== undefined;
-  return workerEntryAt(useCompiled ? compiled : new URL(`./${name}.ts`, import.meta.url), data);
+  if (!import.meta.url.endsWith('.ts')) {
+    const here = new URL('./', import.meta.url);
+    return workerEntryAt(compiledEntry(here, name) ?? new URL(`./${name}.js`, here), data);
+  }
+  const dist = new URL('../../dist/workers/', import.meta.url);
+  const compiled = compiledBuildIsCurrent() ? compiledEntry(dist, name) : undefined;
+  return workerEntryAt(compiled ?? new URL(`./${name}.ts`, import.meta.url), data);
+}
+
+const compiledEntries = new Map<string, URL | undefined>();
+
+/** The bundle, else the compiled entry, in `dir`; `undefined` when neither exists (a half-removed dist/). */
+function compiledEntry(dir: URL, name: string): URL | undefined {
+  const key = `${dir.href}${name}`;
+  if (!compiledEntries.has(key)) {
+    const found = [`${name}.bundle.js`, `${name}.js`]
+      .map((file) => new URL(file, dir))
+      .find((url) => mtimeOf(fileURLToPath(url)) !== undefined);
+    compiledEntries.set(key, found);
+  }
+  return compiledEntries.get(key);
 }
 
 /** The same for an entry module given by its URL (tests stand in their own entries). */
