@@ -32,8 +32,7 @@ export class DurationSequencer extends BaseSequencer {
     const of = (file: TestSpecification) => expected.get(file) ?? { failed: false, ms: UNKNOWN_MS };
     const project = (file: TestSpecification) => file.project.name;
     return [...files].sort(
-      (a, b) =>
-        project(a).localeCompare(project(b)) || Number(of(b).failed) - Number(of(a).failed) || of(b).ms - of(a).ms,
+      (a, b) => project(a).localeCompare(project(b)) || Number(of(b).failed) - Number(of(a).failed) || of(b).ms - of(a).ms,
     );
   }
 }
