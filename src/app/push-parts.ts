@@ -267,6 +267,7 @@ function runPush(parts: {
     log,
     gate,
     ...(parts.extras === undefined ? {} : { extras: parts.extras }),
+    now: deps.now ?? (() => new Date()),
   });
   const channels = [...workers.keys()];
   let timer: NodeJS.Timeout | undefined;

@@ -124,6 +124,7 @@ export type PushStatus = Record<
     lastErrorAt?: string;
     lastError?: string;
     lastReconcileAt?: string;
+    checkedAt?: string;
   }
 >;
 
@@ -131,17 +132,17 @@ export async function pushStatus(app: RunningApp): Promise<PushStatus> {
   return ((await (await fetch(`${app.url}/readyz`)).json()) as { push: PushStatus }).push;
 }
 
-/** How often `/readyz`'s push status is refreshed (src/app/push-wiring.ts, STATUS_MS: 1 s). */
-const STATUS_MS = 1_000;
-
 /**
- * Waits until both channels have answered a request (the start's reconciliation at least) and have had
- * nothing pending through two status refreshes (so the "0" read is not an old one from before the action
- * under test, even when a loaded machine delays a refresh). Bounded: about 20 s.
+ * Waits until both channels have answered a request (the start's reconciliation at least) and two successive
+ * reads of the outbox, both begun after this call (`checkedAt`, a read every second), found nothing pending:
+ * the first cannot predate the action under test, the second catches an update that followed the first.
+ * Bounded: about 20 s.
  */
 export async function settled(app: RunningApp): Promise<void> {
-  let idleSince: number | undefined;
+  const since = Date.now();
   let push: PushStatus = {};
+  let lastRead: string | undefined;
+  let idleReads = 0;
   const idle = (channel: string) => {
     const status = push[channel];
     return status?.pending === 0 && (status.lastSuccessAt ?? status.lastErrorAt) !== undefined;
@@ -149,8 +150,11 @@ export async function settled(app: RunningApp): Promise<void> {
   await waitFor(
     async () => {
       push = await pushStatus(app);
-      idleSince = idle('meta') && idle('shoptet') ? (idleSince ?? Date.now()) : undefined;
-      return idleSince !== undefined && Date.now() - idleSince > 2 * STATUS_MS + 300;
+      const read = push['meta']?.checkedAt;
+      if (read === undefined || read === lastRead || Date.parse(read) < since) return false;
+      lastRead = read;
+      idleReads = idle('meta') && idle('shoptet') ? idleReads + 1 : 0;
+      return idleReads >= 2;
     },
     { intervalMs: 50 },
   ).catch(() => expect.fail(`the push did not settle (updates still pending): ${JSON.stringify(push)}`));

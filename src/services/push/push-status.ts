@@ -44,6 +44,8 @@ export interface PushChannelStatus {
   readonly reconcileProgress?: string;
   /** Google: when its reconciliation runs last completed a pass over the whole catalog. */
   readonly lastFullReconcileAt?: string;
+  /** When these figures were read from the outbox (a read starts every second); absent before the first read. */
+  readonly checkedAt?: string;
 }
 
 /** The state's optional parts, as the status carries them (a quota only with both figures). */
@@ -151,6 +153,7 @@ export function createPushStatusBoard(parts: {
   readonly log: Logger;
   readonly gate: { readonly stopped: boolean };
   readonly extras?: StatusExtras;
+  readonly now: () => Date;
 }): PushStatusBoard {
   const { workers, push, metrics, log, gate } = parts;
   const extra = (channel: PushChannel) => parts.extras?.get(channel)?.() ?? {};
@@ -166,10 +169,12 @@ export function createPushStatusBoard(parts: {
   const counted = new Map<PushChannel, Counted>();
 
   const refresh = async () => {
+    // Taken before the reads: whatever was pending by then is in these figures.
+    const checkedAt = parts.now().toISOString();
     const next: Partial<Record<PushChannel, PushChannelStatus>> = {};
     for (const [channel, worker] of workers) {
       const status = await worker.status();
-      const shown = { ...toStatus(status, push.dryRun), ...extra(channel) };
+      const shown = { ...toStatus(status, push.dryRun), ...extra(channel), checkedAt };
       next[channel] = shown;
       counted.set(channel, updatePushMetrics(metrics, channel, status, shown, push.dryRun, counted.get(channel)));
     }
