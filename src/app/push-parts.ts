@@ -225,7 +225,7 @@ export function createPushWiring(deps: PushWiringDeps): PushWiring | undefined {
       ? {}
       : { budget: { google: () => reconcileBudget(google.google.quota(), push.googleReconcileShare) } }),
   });
-  return runPush({ deps, push, outbox, workers, deriver, reconciler, log, gate, extras, backgrounds });
+  return runPush({ deps, clock, push, outbox, workers, deriver, reconciler, log, gate, extras, backgrounds });
 }
 
 function fenceOf(group: PushGroup): () => string {
@@ -248,6 +248,8 @@ export function watchLeadership(isLeader: () => boolean, onLead: () => void, ms:
 
 function runPush(parts: {
   readonly deps: PushWiringDeps;
+  /** The app's clock, as the channels get it. */
+  readonly clock: () => Date;
   readonly push: PushConfig;
   readonly outbox: PushOutbox;
   readonly workers: ReadonlyMap<PushChannel, PushWorker>;
@@ -267,7 +269,7 @@ function runPush(parts: {
     log,
     gate,
     ...(parts.extras === undefined ? {} : { extras: parts.extras }),
-    now: deps.now ?? (() => new Date()),
+    now: parts.clock,
   });
   const channels = [...workers.keys()];
   let timer: NodeJS.Timeout | undefined;

@@ -5,8 +5,6 @@ import type { ServiceLogger as Logger } from '../logging/service-logger.js';
 import type { LabelledCounterPort, LabelledGaugePort, LabelledHistogramPort } from '../metrics/metric-ports.js';
 import type { PushWorker, PushWorkerStatus } from './push-worker.js';
 
-/** The push's status per channel as `/readyz` and the status page show it (docs/channel-push.md). */
-
 /** The push's series (`catalog_bridge_push_*`), as the status board updates them (the app passes the Prometheus ones). */
 export interface PushStatusMetrics {
   readonly pushPending: LabelledGaugePort<'channel'>;
