@@ -15,7 +15,9 @@
  * thread only waits (its utilization shows how little it does; its delay is the machine's scheduling).
  * An unmeasured render of products.json first starts the thread. Prints one JSON object.
  */
-import os from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os, { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { loadConfiguredTemplates } from '../src/app/feed-parts.js';
@@ -55,12 +57,16 @@ const options = {
   baseUrl: 'https://bridge.example',
   links: { storeCodes: {}, productUrl: 'https://shop.example.cz/p/{id}', imageUrl: 'https://shop.example.cz/i/{id}.jpg' },
 };
+const feedFilesDir = mkdtempSync(join(tmpdir(), 'bench-render-xlsx-'));
+process.on('exit', () => rmSync(feedFilesDir, { recursive: true, force: true }));
 const renderer = createWorkerFeedRenderer({
   templates: files,
   stock,
   options,
   chunksOf: async () => chunks,
   fallback: createInThreadFeedRenderer(createFeedBuilder(compiled, options)),
+  // The files are kept until the end of the run: deleted by the exit handler below.
+  outputDir: feedFilesDir,
 });
 
 interface Run {

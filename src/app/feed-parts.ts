@@ -1,7 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DocPages } from '../adapters/docs/doc-pages.js';
+import { openFeedFileStore } from '../adapters/feed-files/feed-file-store.js';
 import { createRedisFetchLog } from '../adapters/group/redis-fetch-log.js';
 import type { Logger } from '../adapters/logger/create-logger.js';
 import { openKeyv } from '../adapters/store/create-keyv.js';
@@ -18,7 +21,7 @@ import { createFeedBuilder } from '../services/feeds/feed-builder.js';
 import { createFeedCache } from '../services/feeds/feed-cache.js';
 import { type FeedPrewarm, startFeedPrewarm } from '../services/feeds/feed-prewarm.js';
 import { createInThreadFeedRenderer } from '../services/feeds/feed-renderer.js';
-import { createFeedService, type FeedService } from '../services/feeds/feed-service.js';
+import { createFeedService, type FeedService, type PolledFeed } from '../services/feeds/feed-service.js';
 import { emptyFeeds, operatorWarnings } from '../services/feeds/feed-warnings.js';
 import { createFetchLog, type FetchLog } from '../services/fetches/fetch-log.js';
 import { createWorkerDocPages } from '../workers/create-doc-pages.js';
@@ -73,9 +76,36 @@ export function loadConfiguredTemplates(config: Config): Promise<LoadedTemplates
   return loadTemplateDir(config.feed.templatesDir ?? SHIPPED_TEMPLATES, stockSettingsOf(config));
 }
 
+/** Where the rendered feed files live, and whether the folder is a temporary one (deleted at stop). */
+export interface FeedFilesPlace {
+  readonly dir: string;
+  readonly temporary: boolean;
+}
+
+/**
+ * `FEED_FILES_DIR`; else beside a SQLite store (`data/catalog.sqlite` → `data/catalog.feeds`), so a restart
+ * serves the last rendered feeds at once; else (Redis, memory: no folder of the bridge's own) a temporary
+ * folder.
+ */
+export function feedFilesPlaceOf(config: Config): FeedFilesPlace {
+  if (config.feed.filesDir !== undefined) return { dir: resolve(config.feed.filesDir), temporary: false };
+  const url = config.store.url;
+  if (url.startsWith('sqlite://')) {
+    const path = resolve(url.slice('sqlite://'.length));
+    return { dir: path.endsWith('.sqlite') ? `${path.slice(0, -'.sqlite'.length)}.feeds` : `${path}.feeds`, temporary: false };
+  }
+  return temporaryFeedFiles();
+}
+
+/** A fresh temporary folder (the one-shot CLI renders into one and copies the feeds out). */
+export function temporaryFeedFiles(): FeedFilesPlace {
+  return { dir: join(tmpdir(), `catalog-bridge-feeds-${randomUUID()}`), temporary: true };
+}
+
 /**
  * The feed service with the configured currency, brand, links and cache. Feeds of versions `catalog`
- * served are rendered in a worker thread from their serialized chunks; others in this thread.
+ * served are rendered in a worker thread from their serialized chunks into files (`place`); others in this
+ * thread, in memory.
  */
 export function createConfiguredFeedService(
   config: Config,
@@ -83,6 +113,7 @@ export function createConfiguredFeedService(
   sandbox: RunningSandbox | undefined,
   catalog: Pick<CatalogService, 'chunksOf'>,
   logger: Logger,
+  place: FeedFilesPlace,
   history?: ChangeHistory,
 ): FeedService {
   const options = {
@@ -93,6 +124,17 @@ export function createConfiguredFeedService(
     links: { storeCodes: config.feed.unitStoreCodes, ...linkTemplates(config, sandbox) },
   };
   const inThread = createInThreadFeedRenderer(createFeedBuilder(templates.compiled, options));
+  const files = openFeedFileStore({
+    dir: place.dir,
+    temporary: place.temporary,
+    now: () => new Date(),
+    onProblem: (message, error) => logger.warn({ err: error, dir: place.dir }, message),
+  });
+  const onFilesError = (error: unknown, key: string) =>
+    logger.warn(
+      { err: error, feed: key, dir: place.dir },
+      'could not write or delete a feed file; the previous one stays served',
+    );
   return createFeedService({
     templates: templates.compiled,
     renderer: createWorkerFeedRenderer({
@@ -101,8 +143,16 @@ export function createConfiguredFeedService(
       options,
       chunksOf: (snapshot) => catalog.chunksOf(snapshot),
       fallback: inThread,
+      outputDir: place.dir,
     }),
-    cache: createFeedCache({ maxBytes: config.feed.cacheBytes }),
+    cache: createFeedCache({
+      maxBytes: config.feed.cacheBytes,
+      onEvict: (key, entry) => {
+        files.discard(key, entry, { forget: true }).catch((error: unknown) => onFilesError(error, key));
+      },
+    }),
+    files,
+    onFilesError,
     cacheBytes: config.feed.cacheBytes,
     changeLog: createChangeLog({
       maxTransitions: 100,
@@ -155,7 +205,7 @@ export interface FeedParts {
   readonly warnings: () => readonly string[];
   /** The fetch log: read at start, stored at stop (after the feeds close). */
   readonly fetchLogPart: AppPart;
-  /** Closes the feeds' render thread. */
+  /** Restores the feed files at start; closes the feeds' render thread and files at stop. */
   readonly feedsPart: AppPart;
   /** Stops the pre-rendering. */
   readonly prewarmPart: AppPart;
@@ -180,6 +230,7 @@ export function createFeedParts(
     deps.sandbox,
     catalog,
     logger.child({ component: 'feeds' }),
+    feedFilesPlaceOf(config),
     deps.changeHistory,
   );
   const fetches = openConfiguredFetchLog(
@@ -195,7 +246,8 @@ export function createFeedParts(
       enrichment: () => deps.enrichment?.status(),
       lastEnrichmentMatch: () => catalog.lastReport('sync-catalog')?.sources?.enrichment,
     });
-  const prewarm = startPrewarm(catalog, feeds, logger);
+  const prewarm = startPrewarm(catalog, feeds, logger, () => polledFeeds(fetches, shared.now()));
+  shared.metrics.watchFeedStorage(() => feeds.storage());
   return {
     feeds,
     prewarm,
@@ -207,19 +259,47 @@ export function createFeedParts(
         fetches.start().catch((error: unknown) => logger.warn({ err: error }, 'could not read the fetch log; trying again')),
       stop: () => fetches.close().catch((error: unknown) => logger.warn({ err: error }, 'could not store the fetch log')),
     },
-    feedsPart: { name: 'feeds', stop: () => feeds.close() },
+    feedsPart: {
+      name: 'feeds',
+      start: async () => {
+        const restored = await feeds.restore(catalog.current()?.version);
+        if (restored > 0) logger.info({ component: 'feeds', feeds: restored }, 'serving the feeds rendered before the restart');
+      },
+      stop: () => feeds.close(),
+    },
     prewarmPart: { name: 'feed-prewarm', stop: () => prewarm.stop() },
   };
 }
 
+/** How recent a poll must be for its feed to be rendered with every version. */
+const POLLED_WITHIN_MS = 7 * 24 * 3_600_000;
+
+/**
+ * The feeds pollers ask for, from the fetch log: answered (200, 304) more than once in the last week, most
+ * asked first. The pre-rendering renders them first after the first sync and with every version after.
+ */
+export function polledFeeds(fetches: Pick<FetchLog, 'summaries'>, now: Date): PolledFeed[] {
+  const counts = new Map<string, { readonly feed: PolledFeed; count: number }>();
+  for (const summary of fetches.summaries(now)) {
+    if (summary.count < 2 || (summary.lastStatus !== 200 && summary.lastStatus !== 304)) continue;
+    if (now.getTime() - Date.parse(summary.lastAt) > POLLED_WITHIN_MS) continue;
+    const key = `${summary.feed}|${summary.view}`;
+    const entry = counts.get(key) ?? { feed: { file: summary.feed, view: summary.view }, count: 0 };
+    entry.count += summary.count;
+    counts.set(key, entry);
+  }
+  return [...counts.values()].sort((a, b) => b.count - a.count).map((entry) => entry.feed);
+}
+
 /** The pre-rendering of every new version; a channel feed that comes out empty (most shops' first-run gap) is said once, plainly. */
-function startPrewarm(catalog: CatalogService, feeds: FeedService, logger: Logger): FeedPrewarm {
+function startPrewarm(catalog: CatalogService, feeds: FeedService, logger: Logger, polled: () => PolledFeed[]): FeedPrewarm {
   // Feeds logged as empty: said again only once a feed has had items in between.
   let loggedEmpty = new Set<string>();
   return startFeedPrewarm({
     catalog,
     feeds,
     onError: (error, version) => logger.warn({ err: error, version }, 'pre-rendering feeds failed'),
+    polled,
     onPrewarmed: () => {
       const empty = emptyFeeds(feeds.reports(), feeds.feeds);
       for (const { file, warning } of empty) if (!loggedEmpty.has(file)) logger.warn({ component: 'feeds', feed: file }, warning);

@@ -1,7 +1,7 @@
 import { openRedisGroup } from '../adapters/group/redis-group.js';
 import type { Logger } from '../adapters/logger/create-logger.js';
 import { configuredSource, createCatalogParts, instanceIdOf, isGroupStore, startSandboxIfNeeded } from '../app/catalog-parts.js';
-import { createConfiguredFeedService, loadConfiguredTemplates } from '../app/feed-parts.js';
+import { createConfiguredFeedService, loadConfiguredTemplates, temporaryFeedFiles } from '../app/feed-parts.js';
 import type { Config } from '../config/load-config.js';
 import type { SyncReport } from '../services/catalog/catalog-service.js';
 import { timingSince } from '../services/catalog/catalog-types.js';
@@ -73,7 +73,7 @@ export async function syncOnce(config: Config, outDir: string, deps: SyncOnceDep
       if ((report.outcome !== 'published' && report.outcome !== 'unchanged') || snapshot === undefined) {
         return { ok: false, report };
       }
-      const feeds = createConfiguredFeedService(config, templates, sandbox, parts.catalog, deps.logger);
+      const feeds = createConfiguredFeedService(config, templates, sandbox, parts.catalog, deps.logger, temporaryFeedFiles());
       try {
         const index = await writeFeedFiles(feeds, snapshot, outDir);
         return { ok: true, report, index };

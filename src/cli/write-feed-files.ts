@@ -1,9 +1,7 @@
-import { createWriteStream } from 'node:fs';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative } from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import { ALL_UNITS, type CatalogSnapshot } from '../core/catalog/catalog.js';
-import { identityStream } from '../services/feeds/encoded-feed.js';
+import { type BodyForm, formOf } from '../services/feeds/encoded-feed.js';
 import type { FeedService, FeedVariant } from '../services/feeds/feed-service.js';
 
 /** The index written beside the feeds: what a cron job or a static host can check. */
@@ -85,6 +83,12 @@ async function previousPaths(outDir: string): Promise<string[]> {
   }
 }
 
+async function writeForm(form: BodyForm | undefined, target: string): Promise<void> {
+  if (form === undefined) throw new Error(`no body to write to ${target}`);
+  if (Buffer.isBuffer(form)) await writeFile(target, form);
+  else await copyFile(form.path, target);
+}
+
 /**
  * Renders every feed of `snapshot` and writes it into `outDir`. All files are first written into a
  * staging folder inside `outDir`, then each is renamed into place: a feed file is always whole (never
@@ -104,16 +108,16 @@ export async function writeFeedFiles(feeds: FeedService, snapshot: CatalogSnapsh
       const { feed, report } = await feeds.render(snapshot, file.file, file.view, file.variant, { fresh: true });
       const target = join(staging, ...file.path.split('/'));
       await mkdir(dirname(target), { recursive: true });
-      // Inflated from the gzip form as it is written (the cache keeps no identity body): one feed's
-      // inflate window in memory, never a whole identity body.
-      await pipeline(identityStream(feed), createWriteStream(target));
+      // Copied from the renderer's files (or written from memory): the same bytes the bridge serves.
+      await writeForm(formOf(feed, 'identity'), target);
       const compressed: string[] = [];
-      for (const [suffix, body] of [
-        ['.gz', feed.gzip],
-        ['.br', feed.br],
+      for (const [suffix, coding] of [
+        ['.gz', 'gzip'],
+        ['.br', 'br'],
       ] as const) {
-        if (body === undefined) continue;
-        await writeFile(`${target}${suffix}`, body);
+        const form = formOf(feed, coding);
+        if (form === undefined) continue;
+        await writeForm(form, `${target}${suffix}`);
         compressed.push(`${file.path}${suffix}`);
       }
       const descriptor = feeds.find(file.file);

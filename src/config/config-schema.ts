@@ -197,11 +197,18 @@ export const ConfigSchema = z.object({
     "Per-feed stock policy over the templates' stockPolicy, key by key, e.g. google:buffer=1;google-local-inventory:buffer=1,limitedBelow=5;heureka:outOfStock=omit (keys: buffer, outOfStockBelow, limitedBelow, outOfStock=list|omit)",
   ),
   FEED_CACHE_MB: int(
-    512,
+    4_096,
     16,
-    65_536,
-    'Memory for rendered feeds (their gzip and br forms); least recently used feeds are dropped beyond it, never the pre-rendered ones of the all view',
+    1_048_576,
+    'Disk space for rendered feed files (each feed as it is, gzip and br); least recently used feeds are deleted beyond it, never the pre-rendered ones of the all view',
   ),
+  FEED_FILES_DIR: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'Folder of the rendered feed files, served after a restart at once (default: beside a SQLite store, e.g. data/catalog.feeds; a temporary folder with a Redis or memory store); one per bridge',
+    ),
   FETCH_LOG_SIZE: int(
     5_000,
     10,

@@ -73,7 +73,10 @@ export interface Config {
     readonly stockPolicies: Readonly<Record<string, StockPolicySpec>>;
     readonly token: string | undefined;
     readonly templatesDir: string | undefined;
+    /** `FEED_CACHE_MB`: disk for the rendered feed files. */
     readonly cacheBytes: number;
+    /** `FEED_FILES_DIR`; unset: beside a SQLite store, else a temporary folder (`feedFilesDirOf`). */
+    readonly filesDir: string | undefined;
     /** `FETCH_LOG_SIZE`: feed requests kept in the fetch log. */
     readonly fetchLogSize: number;
   };
@@ -202,6 +205,7 @@ function feedConfigOf(e: ConfigEnv): Config['feed'] {
     token: e.FEED_TOKEN,
     templatesDir: e.FEED_TEMPLATES_DIR,
     cacheBytes: e.FEED_CACHE_MB * 1024 * 1024,
+    filesDir: e.FEED_FILES_DIR,
     fetchLogSize: e.FETCH_LOG_SIZE,
   };
 }

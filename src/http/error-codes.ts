@@ -31,7 +31,7 @@ export const HTTP_ERRORS = {
   INTERNAL: { status: 500, message: 'Internal error' },
   SYNC_CRASHED: { status: 500, message: 'The sync ended with an error of the bridge itself' },
   CATALOG_NOT_READY: { status: 503, message: 'No catalog yet; try again shortly' },
-  FEED_RENDERING: { status: 503, message: 'This feed is being rendered for the first time; try again shortly' },
+  FEED_RENDERING: { status: 503, message: 'This feed is being rendered; try again shortly' },
   STORE_UNAVAILABLE: { status: 503, message: 'The store does not answer' },
   NOT_STORED: { status: 503, message: 'The event could not be stored; deliver it again' },
   PUSH_STOPPING: { status: 503, message: 'The push has stopped: the bridge is shutting down' },

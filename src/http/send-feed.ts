@@ -1,8 +1,9 @@
+import { open } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream';
-import { type EncodedFeed, identityStream } from '../services/feeds/encoded-feed.js';
+import parseRange from 'range-parser';
+import { type BodyForm, type EncodedFeed, formOf, isCompressible } from '../services/feeds/encoded-feed.js';
 import { errorBody, statusOf } from './error-codes.js';
-
 export type ContentCoding = 'br' | 'gzip' | 'identity';
 
 /** Every coding a feed can be sent in, in order of preference on equal weights. */
@@ -74,18 +75,16 @@ function codingFor(header: string | undefined, feed: EncodedFeed): ContentCoding
   return coding;
 }
 
-/** Whether the feed has gzip and br forms (not so for a body compressed already). */
-function isCompressible(feed: EncodedFeed): boolean {
-  return feed.gzip !== undefined && feed.br !== undefined;
-}
-
 /** Flat `[name, value, …]` lists for writeHead, built once per feed, coding and privacy. */
 type HeaderList = readonly string[];
 
 interface Representation {
-  /** The bytes sent; `undefined` for the identity of a compressible feed, inflated as it is sent. */
-  readonly body: Buffer | undefined;
+  /** The bytes sent: in memory, or a file streamed from the page cache. */
+  readonly body: BodyForm;
+  readonly etag: string;
   readonly ok: HeaderList;
+  /** A `206`'s headers but its Content-Length and Content-Range. */
+  readonly partial: HeaderList;
   readonly notModified: HeaderList;
 }
 
@@ -135,16 +134,20 @@ function representationsOf(feed: EncodedFeed, prepared: PreparedFeed, isPrivate:
   const slot = isPrivate ? 1 : 0;
   const existing = prepared.representations[slot];
   if (existing !== undefined) return existing;
-  const represent = (coding: ContentCoding, body: Buffer | undefined, length: number): Representation => {
-    const notModified = [...commonHeaders(feed, isPrivate), 'etag', etagOf(feed, coding)];
-    const ok = [...notModified, 'content-type', feed.contentType, 'content-length', String(length)];
-    if (coding !== 'identity') ok.push('content-encoding', coding);
-    if (feed.fileName !== undefined) ok.push('content-disposition', `inline; filename="${feed.fileName}"`);
-    return { body, ok: Object.freeze(ok), notModified: Object.freeze(notModified) };
+  const represent = (coding: ContentCoding, body: BodyForm): Representation => {
+    const etag = etagOf(feed, coding);
+    const notModified = [...commonHeaders(feed, isPrivate), 'etag', etag];
+    const partial = [...notModified, 'content-type', feed.contentType, 'accept-ranges', 'bytes'];
+    if (coding !== 'identity') partial.push('content-encoding', coding);
+    if (feed.fileName !== undefined) partial.push('content-disposition', `inline; filename="${feed.fileName}"`);
+    const ok = [...partial, 'content-length', String(body.length)];
+    return { body, etag, ok: Object.freeze(ok), partial: Object.freeze(partial), notModified: Object.freeze(notModified) };
   };
-  const representations: Representations = { identity: represent('identity', feed.identity, feed.identityLength) };
-  if (feed.gzip !== undefined) representations.gzip = represent('gzip', feed.gzip, feed.gzip.length);
-  if (feed.br !== undefined) representations.br = represent('br', feed.br, feed.br.length);
+  const representations: Representations = {};
+  for (const coding of codingsOf(feed)) {
+    const body = formOf(feed, coding);
+    if (body !== undefined) representations[coding] = represent(coding, body);
+  }
   prepared.representations[slot] = representations;
   return representations;
 }
@@ -204,17 +207,46 @@ function sendNotAcceptable(req: IncomingMessage, res: ServerResponse, feed: Enco
   return req.method === 'HEAD' ? NO_BODY.identity : { encoding: 'identity', bytes: Buffer.byteLength(body) };
 }
 
+/** The byte range asked for, when it applies (RFC 9110 §14): one range, and If-Range naming this representation. */
+function rangeOf(
+  req: IncomingMessage,
+  representation: Representation,
+  lastModified: Date,
+): { readonly start: number; readonly end: number } | 'unsatisfiable' | undefined {
+  const header = req.headers.range;
+  if (header === undefined || req.method !== 'GET') return undefined;
+  const ifRange = req.headers['if-range'];
+  if (Array.isArray(ifRange)) return undefined;
+  if (ifRange !== undefined) {
+    // An entity tag compares strongly; a date must be the exact Last-Modified.
+    if (ifRange.startsWith('"') || ifRange.startsWith('W/')) {
+      if (ifRange !== representation.etag) return undefined;
+    } else if (Math.floor(Date.parse(ifRange) / 1000) !== Math.floor(lastModified.getTime() / 1000)) return undefined;
+  }
+  const ranges = parseRange(representation.body.length, header, { combine: true });
+  if (ranges === -1) return 'unsatisfiable';
+  // Malformed, another unit, or several ranges: the whole body, as RFC 9110 allows.
+  if (ranges === -2 || ranges.type !== 'bytes' || ranges.length !== 1) return undefined;
+  return ranges[0];
+}
+
 /**
- * Writes a cached feed with strong validators, 304 handling, HEAD and content negotiation. Uses the
- * node response directly: no per-request hashing or copying of multi-megabyte bodies, and header lists
- * built once per feed (this is the path every poll and every 304 takes). The identity of a feed kept
- * compressed is streamed (`sendInflated`): the rare client that asks for it gets the same bytes and headers.
+ * Writes a cached feed with strong validators, 304 handling, HEAD, byte ranges and content negotiation.
+ * Uses the node response directly: no per-request hashing or copying of multi-megabyte bodies, and header
+ * lists built once per feed (this is the path every poll and every 304 takes). A body in a file is opened
+ * before the headers go and streamed from the kernel's page cache; `undefined` means its file was gone
+ * (replaced by a newer render meanwhile) and nothing was sent: serve the newest render instead.
  */
-export function sendFeed(req: IncomingMessage, res: ServerResponse, feed: EncodedFeed, options: SendFeedOptions): SentFeed {
+export async function sendFeed(
+  req: IncomingMessage,
+  res: ServerResponse,
+  feed: EncodedFeed,
+  options: SendFeedOptions,
+): Promise<SentFeed | undefined> {
   const coding = codingFor(req.headers['accept-encoding'], feed);
   const prepared = preparedOf(feed);
   const representation = coding === undefined ? undefined : representationsOf(feed, prepared, options.private)[coding];
-  if (representation === undefined) return sendNotAcceptable(req, res, feed, options.private);
+  if (coding === undefined || representation === undefined) return sendNotAcceptable(req, res, feed, options.private);
 
   const ifNoneMatch = req.headers['if-none-match'];
   const notModified =
@@ -224,25 +256,51 @@ export function sendFeed(req: IncomingMessage, res: ServerResponse, feed: Encode
   if (notModified) {
     res.writeHead(304, representation.notModified as string[]);
     res.end();
-    return NO_BODY[coding ?? 'identity'];
+    return NO_BODY[coding];
   }
-  res.writeHead(200, representation.ok as string[]);
-  if (req.method === 'HEAD') {
+  const range = rangeOf(req, representation, feed.lastModified);
+  const { body } = representation;
+  if (range === 'unsatisfiable') {
+    res.writeHead(416, [...representation.notModified, 'content-range', `bytes */${body.length}`, 'content-length', '0']);
     res.end();
-    return NO_BODY[coding ?? 'identity'];
+    return NO_BODY[coding];
   }
-  if (representation.body !== undefined) res.end(representation.body);
-  else sendInflated(res, feed);
-  return { encoding: coding ?? 'identity', bytes: representation.body?.length ?? feed.identityLength };
+  if (req.method === 'HEAD') {
+    res.writeHead(200, representation.ok as string[]);
+    res.end();
+    return NO_BODY[coding];
+  }
+  const start = range?.start ?? 0;
+  const end = range?.end ?? body.length - 1;
+  let file: Awaited<ReturnType<typeof open>> | undefined;
+  if (!Buffer.isBuffer(body)) {
+    try {
+      file = await open(body.path, 'r');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+  }
+  if (range === undefined) res.writeHead(200, representation.ok as string[]);
+  else {
+    res.writeHead(206, [
+      ...representation.partial,
+      'content-range',
+      `bytes ${start}-${end}/${body.length}`,
+      'content-length',
+      String(end - start + 1),
+    ]);
+  }
+  if (file === undefined) res.end(range === undefined ? body : (body as Buffer).subarray(start, end + 1));
+  else if (end < start) {
+    await file.close();
+    res.end();
+  } else {
+    // A client that goes away mid-body ends the pipeline with an error, which closes the file too.
+    pipeline(file.createReadStream({ start, end, highWaterMark: READ_CHUNK_BYTES }), res, () => {});
+  }
+  return { encoding: coding, bytes: Math.max(0, end - start + 1) };
 }
 
-/**
- * The identity body of a feed kept compressed, inflated from its gzip form in libuv's pool as the client
- * reads it (Content-Length is the stored identity length, sent already). A client that goes away
- * mid-body ends the pipeline with an error, which destroys the inflate too: nothing is left to do, and
- * the response is gone. An inflate that failed (never for a body this process compressed) destroys the
- * response, so the client sees a body shorter than its Content-Length rather than a wrong one.
- */
-function sendInflated(res: ServerResponse, feed: EncodedFeed): void {
-  pipeline(identityStream(feed), res, () => {});
-}
+/** Reads of a feed file: larger than the stream default (64 KiB), so a 50 MB body is fewer trips through libuv. */
+const READ_CHUNK_BYTES = 256 * 1024;

@@ -1,8 +1,11 @@
+import { join } from 'node:path';
 import { Piscina } from 'piscina';
+import type { WrittenForm } from '../adapters/feed-files/write-feed-body.js';
 import type { CatalogSnapshot } from '../core/catalog/catalog.js';
 import type { ItemChunk } from '../core/catalog/catalog-chunks.js';
 import type { TemplateFile } from '../core/feeds/load-templates.js';
 import type { StockSettings } from '../core/feeds/stock-policy.js';
+import type { StoredFile } from '../services/feeds/encoded-feed.js';
 import type { FeedServiceOptions } from '../services/feeds/feed-builder.js';
 import type { FeedRenderer, RenderedBody } from '../services/feeds/feed-renderer.js';
 import { WorkerFailedError } from './create-catalog-workers.js';
@@ -18,23 +21,25 @@ export interface WorkerFeedRendererOptions {
   readonly chunksOf: (snapshot: CatalogSnapshot) => Promise<readonly ItemChunk[] | undefined>;
   /** Renders versions the catalog did not serve (none in the app). */
   readonly fallback: FeedRenderer;
+  /** The feed files directory the worker writes bodies to (`FeedFileStore.dir`). */
+  readonly outputDir: string;
   /** The worker entry module; `render-worker` by default (tests stand in failing ones). */
   readonly entry?: URL;
 }
 
-function buffer(view: Uint8Array): Buffer {
-  return Buffer.from(view.buffer, view.byteOffset, view.byteLength);
-}
-
 /**
  * Feeds rendered and compressed in a worker thread (decision 0006): the worker parses the version's
- * chunks from shared memory, renders every feed asked for in one pass, compresses them and moves the
- * bodies over (no copy; of a compressible body only its length, not its identity form), so the main
- * thread only answers requests. One thread, idle after a minute: a render holds a parsed catalog (~150 MB
+ * chunks from shared memory, renders every feed asked for in one pass and writes each body to files as it
+ * renders (decision 0016), so the main thread only answers requests and holds no body. One thread, idle after a minute: a render holds a parsed catalog (~150 MB
  * at 100,000 × 5), and the scheduler sends one call at a time anyway.
  */
 export function createWorkerFeedRenderer(options: WorkerFeedRendererOptions): FeedRenderer {
-  const data: RenderWorkerData = { templates: options.templates, stock: options.stock, options: options.options };
+  const data: RenderWorkerData = {
+    templates: options.templates,
+    stock: options.stock,
+    options: options.options,
+    outputDir: options.outputDir,
+  };
   const entry = options.entry === undefined ? workerEntry('render-worker', data) : workerEntryAt(options.entry, data);
   const pool = new Piscina({ ...entry, minThreads: 0, maxThreads: 1, idleTimeout: 60_000 });
   let closed = false;
@@ -52,11 +57,17 @@ export function createWorkerFeedRenderer(options: WorkerFeedRendererOptions): Fe
         const text = error instanceof Error ? error.message : String(error);
         throw new WorkerFailedError(`rendering feeds failed in the worker: ${text}`, { cause: error });
       }
+      const stored = (form: WrittenForm): StoredFile => ({ path: join(options.outputDir, form.name), length: form.length });
       return results.map(
-        (result): RenderedBody =>
-          'identity' in result
-            ? { identity: buffer(result.identity), identityLength: result.identityLength, report: result.report }
-            : { identityLength: result.identityLength, gzip: buffer(result.gzip), br: buffer(result.br), report: result.report },
+        ({ files, identityLength, report }): RenderedBody => ({
+          files: {
+            identity: stored(files.identity),
+            ...(files.gzip === undefined ? {} : { gzip: stored(files.gzip) }),
+            ...(files.br === undefined ? {} : { br: stored(files.br) }),
+          },
+          identityLength,
+          report,
+        }),
       );
     },
     async close() {

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { type Dispatcher, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { feedFileBase } from '../../src/adapters/feed-files/feed-file-names.js';
 import { startApp } from '../../src/app/start-app.js';
 import { openConfiguredWebhookInbox } from '../../src/app/webhook-parts.js';
 import type { JobOutcome } from '../../src/jobs/scheduler.js';
@@ -251,15 +252,24 @@ describe('switching the store from the sandbox to a POS, then restarting on it',
     expect(posVersion).toMatch(/^v-/);
     // The POS changes while the bridge is down.
     await pos.makeSale({ unitCode: 'U1' });
+    // The feed rendered before the stop, as its manifest names it (docs/decisions/0016-feed-files.md).
+    const manifestPath = join(dir, 'catalog.feeds', `${feedFileBase('products.json|all|')}.json`);
+    const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { version: string; files: { identity: { name: string } } };
+    expect(manifest.version).toBe(posVersion);
     gated.hold();
     const app = await startApp(posConfig(), { logger });
     try {
       const served = await json<Readiness>(`${app.url}/readyz`);
       expect(served.status).toBe(200);
       expect(served.body).toMatchObject({ ready: true, version: posVersion, units: ['U1', 'U2', 'U3'] });
-      const feed = await fetch(`${app.url}/feeds/all/products.json`);
+      const feed = await fetch(`${app.url}/feeds/all/products.json`, { headers: { 'accept-encoding': 'identity' } });
       expect(feed.status).toBe(200);
       expect(feed.headers.get('x-catalog-version')).toBe(posVersion);
+      // Sent from the file written before the restart: not rendered again.
+      const body = Buffer.from(await feed.arrayBuffer());
+      expect(body.equals(readFileSync(join(dir, 'catalog.feeds', manifest.files.identity.name)))).toBe(true);
+      await app.prewarm.idle();
+      expect(JSON.parse(readFileSync(manifestPath, 'utf8'))).toEqual(manifest);
       await waitFor(() => gated.held() === 1, { message: 'the start sync to ask for the unit list' });
       expect(app.jobs.status()['sync-catalog']?.running).toBe(true);
 

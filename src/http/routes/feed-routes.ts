@@ -10,7 +10,7 @@ import { type FetchRecorder, feedOfPath, noteSent, recordWhenFinished } from '..
 import { withFrontHandler } from '../front-handler.js';
 import { bearerTokenOf, secretMatches } from '../middleware/token-auth.js';
 import { sendError } from '../send-error.js';
-import { type SendFeedOptions, sendFeed } from '../send-feed.js';
+import { type SendFeedOptions, type SentFeed, sendFeed } from '../send-feed.js';
 
 export interface FeedRoutesDeps {
   readonly feeds: FeedService;
@@ -185,24 +185,28 @@ export function createFeedRoutes(deps: FeedRoutesDeps): Router {
   }
 
   async function serveResolved(req: IncomingMessage, res: ServerResponse, resolved: ResolvedFeed): Promise<void> {
-    const served = await deps.feeds.serve(resolved.snapshot, resolved.descriptor.file, resolved.unit, resolved.variant);
-    if ('pending' in served) {
-      // Its first render is under way (a large catalog): as before the first catalog, ask again shortly.
+    const { snapshot, descriptor, unit, variant } = resolved;
+    let sent: SentFeed | undefined;
+    // A file replaced by a newer render between the lookup and its opening: the newer one is served.
+    for (let attempt = 0; sent === undefined && attempt < 3; attempt++) {
+      const served = await deps.feeds.serve(snapshot, descriptor.file, unit, variant);
+      sent = await sendFeed(req, res, served.feed, sendOptions);
+    }
+    if (sent === undefined) {
+      // Replaced three times in a row while being opened: a burst of renders; ask again shortly.
       const body = errorBody('FEED_RENDERING');
       res.writeHead(statusOf('FEED_RENDERING'), {
         'content-type': 'application/json; charset=utf-8',
         'content-length': String(Buffer.byteLength(body)),
-        'retry-after': String(served.retryAfterSeconds),
+        'retry-after': '1',
         'cache-control': 'no-store',
       });
       res.end(req.method === 'HEAD' ? undefined : body);
-      if (deps.onFetch !== undefined) noteSent(res, { encoding: 'identity', bytes: Buffer.byteLength(body) });
-      deps.onRequest?.(resolved.descriptor.file, 503);
+      deps.onRequest?.(descriptor.file, 503);
       return;
     }
-    const sent = sendFeed(req, res, served.feed, sendOptions);
     if (deps.onFetch !== undefined) noteSent(res, sent);
-    deps.onRequest?.(resolved.descriptor.file, res.statusCode);
+    deps.onRequest?.(descriptor.file, res.statusCode);
   }
 
   async function serveFeed(req: Request, res: Response, unit: string, file: string): Promise<void> {
@@ -269,8 +273,8 @@ export function createFeedRoutes(deps: FeedRoutesDeps): Router {
       deps.onRequest?.('changes.json', 410);
       return;
     }
-    const sent = sendFeed(req, res, result.feed, sendOptions);
-    if (deps.onFetch !== undefined) noteSent(res, sent);
+    const sent = await sendFeed(req, res, result.feed, sendOptions);
+    if (deps.onFetch !== undefined && sent !== undefined) noteSent(res, sent);
     deps.onRequest?.('changes.json', res.statusCode);
   });
 

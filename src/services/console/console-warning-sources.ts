@@ -3,6 +3,7 @@ import type { FeedReport } from '../../core/feeds/feed-report.js';
 import type { SyncJob, SyncReport } from '../catalog/catalog-types.js';
 import { type SyncRunSummary, summarizeReport } from '../catalog/sync-history.js';
 import type { EnrichmentStatus } from '../enrichment/enrichment-service.js';
+import type { FeedFilesStatus } from '../feeds/feed-files.js';
 import type { StoreState } from '../health/store-health.js';
 import { type ConsoleWarning, collectConsoleWarnings, countWarnings, type WarningInputs } from './console-warnings.js';
 
@@ -22,6 +23,7 @@ export interface ConsoleWarningSources {
     reports(): ReadonlyMap<string, FeedReport>;
     readonly feeds: readonly { readonly file: string; readonly title: string }[];
     prewarmFit(): { readonly bytes: number; readonly budget: number } | undefined;
+    storage?(): { readonly files?: FeedFilesStatus };
   };
   readonly feedNames: readonly string[];
   /** The fetch log's warnings (feeds no longer fetched), when it is wired. */
@@ -84,6 +86,7 @@ export function createConsoleWarnings(sources: ConsoleWarningSources): ConsoleWa
       feeds: sources.feeds.feeds,
       feedNames: sources.feedNames,
       prewarmFit: sources.feeds.prewarmFit(),
+      feedFilesError: sources.feeds.storage?.().files?.lastError,
       extra: [...(sources.fetchWarnings?.() ?? []), ...(sources.pushWarnings?.() ?? [])],
     });
   }

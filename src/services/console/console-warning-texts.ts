@@ -187,9 +187,19 @@ export const TEXTS = {
   }),
   feedCacheTooSmall: (mib: number, budget: number, needed: number) => ({
     message: {
-      en: `The pre-rendered feeds take ${mib} MiB, more than the feed cache (FEED_CACHE_MB=${budget}): the bridge holds more memory than that, and single-unit feeds and downloads are rendered again more often.`,
-      cs: `Předem vykreslené feedy zabírají ${mib} MiB, víc než mezipaměť feedů (FEED_CACHE_MB=${budget}): bridge drží víc paměti a feedy jednotlivých prodejen a stahování se vykreslují častěji znovu.`,
+      en: `The pre-rendered feeds take ${mib} MiB on disk, more than the space for feed files (FEED_CACHE_MB=${budget}): they are kept anyway, so the bridge uses more disk than that, and single-unit feeds and downloads are rendered again more often.`,
+      cs: `Předem vykreslené feedy zabírají na disku ${mib} MiB, víc než místo pro soubory feedů (FEED_CACHE_MB=${budget}): ponechají se i tak, takže bridge zabere víc disku, a feedy jednotlivých prodejen a stahování se vykreslují častěji znovu.`,
     },
     action: { en: `Set FEED_CACHE_MB to at least ${needed}.`, cs: `Nastavte FEED_CACHE_MB alespoň na ${needed}.` },
+  }),
+  feedFilesFailed: (feed: string, message: string, at: string) => ({
+    message: {
+      en: `The feed ${feed} could not be rendered into its file (${at}): ${message}. Its previous file is still served, so pollers get an older version.`,
+      cs: `Feed ${feed} se nepodařilo vykreslit do souboru (${at}): ${message}. Dál se posílá jeho předchozí soubor, takže odběratelé dostávají starší verzi.`,
+    },
+    action: {
+      en: 'Check the free space and permissions of the feed files folder (FEED_FILES_DIR); the next render writes it again.',
+      cs: 'Zkontrolujte volné místo a oprávnění složky souborů feedů (FEED_FILES_DIR); další vykreslení ho zapíše znovu.',
+    },
   }),
 } as const;

@@ -35,6 +35,7 @@ export type ConsoleWarningCode =
   | 'enrichment-poor-match'
   | 'enrichment-unknown-feed'
   | 'feed-cache-too-small'
+  | 'feed-files-failed'
   | 'feed-not-fetched'
   | 'feed-never-fetched';
 
@@ -73,6 +74,8 @@ export interface WarningInputs {
   readonly feeds: FeedTitles;
   readonly feedNames: readonly string[];
   readonly prewarmFit: { readonly bytes: number; readonly budget: number } | undefined;
+  /** The feed files' last failed write (docs/decisions/0016-feed-files.md), until the feed is written again. */
+  readonly feedFilesError?: { readonly at: string; readonly feed: string; readonly message: string } | undefined;
   /** Warnings of other parts (the fetch log's `feed-not-fetched`). */
   readonly extra?: readonly ConsoleWarning[];
 }
@@ -248,6 +251,15 @@ function sheetAndCacheWarnings(input: WarningInputs): ConsoleWarning[] {
       code: 'feed-cache-too-small',
       severity: 'warning',
       ...TEXTS.feedCacheTooSmall(Math.round(fit.bytes / MIB), Math.round(fit.budget / MIB), needed),
+    });
+  }
+  const failed = input.feedFilesError;
+  if (failed !== undefined) {
+    warnings.push({
+      code: 'feed-files-failed',
+      severity: 'error',
+      subject: failed.feed.split('|')[0] ?? failed.feed,
+      ...TEXTS.feedFilesFailed(failed.feed.split('|').slice(0, 2).join(' / '), failed.message, failed.at),
     });
   }
   return warnings;

@@ -1,33 +1,46 @@
-import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
-import { brotliCompress, brotliCompressSync, constants, createGunzip, gzip, gzipSync } from 'node:zlib';
+import { brotliCompress, constants, gzip } from 'node:zlib';
 
-/**
- * A compressible body as kept: its gzip and br forms only. The identity body (~80 % of the three at a
- * 10:1 ratio) is dropped once compressed, since nearly every poller asks for gzip or br; the rare identity
- * answer is inflated from the gzip form while it is sent (`identityStream`).
- */
-export interface CompressedBody {
-  readonly identity?: undefined;
-  /** Bytes of the body as rendered: the identity answer's Content-Length. */
-  readonly identityLength: number;
-  readonly gzip: Buffer;
-  readonly br: Buffer;
+/** One form of a rendered body written to a file (`docs/decisions/0016-feed-files.md`). */
+export interface StoredFile {
+  /** Absolute path. */
+  readonly path: string;
+  readonly length: number;
 }
 
 /**
- * A body that is compressed already (the workbook, a zip): compressing it again costs CPU and saves
- * nothing, so it is kept and sent as it is.
+ * A rendered body in memory: the identity form, and for a text body its gzip and br forms. Small bodies
+ * (the changes feed) and renders outside the app (tools, tests) are kept so.
  */
-export interface PrecompressedBody {
+export interface MemoryBody {
   readonly identity: Buffer;
+  /** Bytes of the body as rendered: the identity answer's Content-Length. */
   readonly identityLength: number;
+  readonly gzip?: Buffer;
+  readonly br?: Buffer;
+  readonly files?: undefined;
+}
+
+/**
+ * A rendered body written to files, one per form (identity, and gzip and br for a text body): what the
+ * app's renderer produces. The heap keeps these few fields; the bodies live in the kernel's page cache.
+ */
+export interface FileBody {
+  readonly files: { readonly identity: StoredFile; readonly gzip?: StoredFile; readonly br?: StoredFile };
+  readonly identityLength: number;
+  readonly identity?: undefined;
   readonly gzip?: undefined;
   readonly br?: undefined;
 }
 
 /** A rendered body as kept, before the headers' details are known. */
-export type EncodedBody = CompressedBody | PrecompressedBody;
+export type EncodedBody = MemoryBody | FileBody;
+
+/** The content codings a body is kept in. */
+export type BodyCoding = 'identity' | 'gzip' | 'br';
+
+/** One form of a body: its bytes in memory or its file. */
+export type BodyForm = Buffer | StoredFile;
 
 /** What a feed's answers carry besides the body. */
 export interface FeedDetails {
@@ -47,50 +60,41 @@ const gzipAsync = promisify(gzip);
 const brotliAsync = promisify(brotliCompress);
 
 /** gzip level 6 and brotli quality 5: near-best size at a cost paid once per version (BENCHMARKS.md). */
-function brotliOptions(size: number) {
+export function brotliOptions(size: number) {
   return {
     params: {
       [constants.BROTLI_PARAM_QUALITY]: 5,
-      [constants.BROTLI_PARAM_SIZE_HINT]: size,
+      ...(size > 0 ? { [constants.BROTLI_PARAM_SIZE_HINT]: size } : {}),
       [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
     },
   };
 }
 
-/**
- * Compresses in libuv's thread pool (the calling thread only waits) and keeps the compressed forms alone;
- * `compress: false` keeps identity alone.
- */
-export async function encodeBody(identity: Buffer, compress = true): Promise<EncodedBody> {
-  if (!compress) return { identity, identityLength: identity.length };
-  const [gz, br] = await Promise.all([gzipAsync(identity, { level: 6 }), brotliAsync(identity, brotliOptions(identity.length))]);
-  return { identityLength: identity.length, gzip: gz, br };
-}
-
-/** The same compression, synchronously: for worker threads, whose only job it is. */
-export function encodeBodySync(identity: Buffer, compress = true): EncodedBody {
-  if (!compress) return { identity, identityLength: identity.length };
-  return {
-    identityLength: identity.length,
-    gzip: gzipSync(identity, { level: 6 }),
-    br: brotliCompressSync(identity, brotliOptions(identity.length)),
-  };
-}
-
-/** Output chunks of an inflate: a quarter of zlib's trips through libuv's pool at its 16 KiB default. */
-const INFLATE_CHUNK_BYTES = 64 * 1024;
+/** gzip's level for every body (see `brotliOptions`). */
+export const GZIP_LEVEL = 6;
 
 /**
- * The identity body as a stream: as it is for a body compressed already, else inflated from the gzip form
- * in libuv's thread pool, a chunk at a time as the reader takes them (backpressure), so neither a whole
- * identity body nor a long inflate ever lands on the calling thread. Pipe it with `pipeline`, which
- * destroys it when the reader goes away.
+ * Compresses in libuv's thread pool (the calling thread only waits) and keeps all three forms: no answer
+ * is ever inflated or compressed per request. `compress: false` keeps identity alone (a body compressed
+ * already, such as the workbook).
  */
-export function identityStream(body: EncodedBody): Readable {
-  if (body.identity !== undefined) return Readable.from([body.identity], { objectMode: false });
-  const gunzip = createGunzip({ chunkSize: INFLATE_CHUNK_BYTES });
-  gunzip.end(body.gzip);
-  return gunzip;
+export async function encodeBody(identity: Buffer, compress = true): Promise<MemoryBody> {
+  if (!compress) return { identity, identityLength: identity.length };
+  const [gz, br] = await Promise.all([
+    gzipAsync(identity, { level: GZIP_LEVEL }),
+    brotliAsync(identity, brotliOptions(identity.length)),
+  ]);
+  return { identity, identityLength: identity.length, gzip: gz, br };
+}
+
+/** The form of `body` in `coding`, if it is kept in it. */
+export function formOf(body: EncodedBody, coding: BodyCoding): BodyForm | undefined {
+  return body.files === undefined ? body[coding] : body.files[coding];
+}
+
+/** Whether the body has gzip and br forms (not so for a body compressed already). */
+export function isCompressible(body: EncodedBody): boolean {
+  return formOf(body, 'gzip') !== undefined && formOf(body, 'br') !== undefined;
 }
 
 /** FNV-1a, enough to make feed variants' ETags distinct and short. */
@@ -101,6 +105,11 @@ export function shortHash(text: string): string {
     hash = Math.imul(hash, 0x01000193);
   }
   return (hash >>> 0).toString(36);
+}
+
+/** The validator tag of the feed of `key` at `version`. */
+export function feedTag(key: string, version: string): string {
+  return `${version}-${shortHash(key)}`;
 }
 
 /** The feed of `key` at `version`, with its validator tag. */
@@ -116,18 +125,27 @@ export function encodedFeed(
 ): EncodedFeed {
   const head: FeedDetails = {
     contentType: details.contentType,
-    tag: `${details.version}-${shortHash(details.key)}`,
+    tag: feedTag(details.key, details.version),
     version: details.version,
     lastModified: details.lastModified,
     ...(details.fileName === undefined ? {} : { fileName: details.fileName }),
   };
   // Only the body's own fields are copied: a render's report stays out of the cached feed.
-  return body.identity === undefined
-    ? { identityLength: body.identityLength, gzip: body.gzip, br: body.br, ...head }
-    : { identity: body.identity, identityLength: body.identityLength, ...head };
+  if (body.files !== undefined) return { files: body.files, identityLength: body.identityLength, ...head };
+  return {
+    identity: body.identity,
+    identityLength: body.identityLength,
+    ...(body.gzip === undefined ? {} : { gzip: body.gzip }),
+    ...(body.br === undefined ? {} : { br: body.br }),
+    ...head,
+  };
 }
 
-/** Bytes a feed holds in memory, every body it keeps counted (the feed cache's budget is in these). */
+/** Bytes a feed keeps, every form counted: in memory, or on disk for a body in files (the feed cache's budget). */
 export function encodedSize(feed: EncodedBody): number {
-  return (feed.identity?.length ?? 0) + (feed.gzip?.length ?? 0) + (feed.br?.length ?? 0);
+  let bytes = 0;
+  for (const coding of ['identity', 'gzip', 'br'] as const) {
+    bytes += formOf(feed, coding)?.length ?? 0;
+  }
+  return bytes;
 }

@@ -44,6 +44,11 @@ export interface BuildOptions {
 export interface FeedBuilder {
   /** The feed's whole body and its report. */
   build(snapshot: CatalogSnapshot, request: FeedRequest, options?: BuildOptions): Promise<CollectedFeed>;
+  /**
+   * A text feed's body as it is rendered, its report last (written to files as it comes: no whole body
+   * held); `undefined` for the workbook, which `build` makes whole.
+   */
+  stream(snapshot: CatalogSnapshot, request: FeedRequest): FeedChunks | undefined;
 }
 
 /**
@@ -119,6 +124,7 @@ export function createFeedBuilder(templates: readonly CompiledFeed[], options: F
   }
 
   return {
+    stream: (snapshot, request) => (request.file === XLSX_FEED_FILE ? undefined : chunks(snapshot, request)),
     async build(snapshot, request, buildOptions = {}) {
       const { sliceMs } = buildOptions;
       if (request.file === XLSX_FEED_FILE) {

@@ -10,8 +10,19 @@ export interface CachedFeed {
 }
 
 export interface FeedCacheOptions {
-  /** Upper bound of cached bytes (every body kept: `encodedSize`); least recently used feeds are dropped beyond it. */
+  /**
+   * Upper bound of the bytes kept (every form of every body, `encodedSize`: on disk for bodies in files);
+   * least recently used feeds are dropped beyond it.
+   */
   readonly maxBytes: number;
+  /** Told of an entry dropped to make room or by `retain` (its files are deleted). */
+  readonly onEvict?: (key: string, entry: CachedFeed) => void;
+}
+
+/** What `put` did: whether the entry was kept, and the entry of the same key it replaced. */
+export interface PutOutcome {
+  readonly kept: boolean;
+  readonly replaced?: CachedFeed;
 }
 
 /**
@@ -22,7 +33,7 @@ export interface FeedCacheOptions {
 export interface FeedCache {
   latest(key: string): CachedFeed | undefined;
   /** Keeps `entry` unless the cache holds a newer version of the key (`newer(a, b)`: a is newer than b). */
-  put(key: string, entry: CachedFeed, newer: (a: string, b: string) => boolean): void;
+  put(key: string, entry: CachedFeed, newer: (a: string, b: string) => boolean): PutOutcome;
   /**
    * Never drops the entries of `keys` to make room (replacing the keys pinned before): the feeds a
    * pre-render pass renders, which channels poll.
@@ -56,18 +67,24 @@ export function createFeedCache(options: FeedCacheOptions): FeedCache {
   let pinned: ReadonlySet<string> = new Set();
   let bytes = 0;
 
-  function drop(key: string): void {
+  function drop(key: string): CachedFeed | undefined {
     const entry = entries.get(key);
-    if (entry === undefined) return;
+    if (entry === undefined) return undefined;
     entries.delete(key);
     bytes -= sizeOf(entry);
+    return entry;
+  }
+
+  function evict(key: string): void {
+    const entry = drop(key);
+    if (entry !== undefined) options.onEvict?.(key, entry);
   }
 
   /** Least recently used first, never a pinned key nor `kept` (the one just put: its render is served). */
   function makeRoom(kept: string): void {
     for (const candidate of entries.keys()) {
       if (bytes <= options.maxBytes) break;
-      if (candidate !== kept && !pinned.has(candidate)) drop(candidate);
+      if (candidate !== kept && !pinned.has(candidate)) evict(candidate);
     }
   }
 
@@ -81,17 +98,19 @@ export function createFeedCache(options: FeedCacheOptions): FeedCache {
     },
     put(key, entry, newer) {
       const current = entries.get(key);
-      if (current !== undefined && newer(current.feed.version, entry.feed.version)) return;
-      drop(key);
+      if (current === entry) return { kept: true };
+      if (current !== undefined && newer(current.feed.version, entry.feed.version)) return { kept: false };
+      const replaced = drop(key);
       entries.set(key, entry);
       bytes += sizeOf(entry);
       makeRoom(key);
+      return replaced === undefined ? { kept: true } : { kept: true, replaced };
     },
     pin(keys) {
       pinned = new Set(keys);
     },
     retain(keep) {
-      for (const key of [...entries.keys()]) if (!keep(key)) drop(key);
+      for (const key of [...entries.keys()]) if (!keep(key)) evict(key);
     },
     entries: () => entries.entries(),
     stats() {

@@ -1,6 +1,6 @@
 import type { CatalogSnapshot } from '../../core/catalog/catalog.js';
 import type { CatalogService } from '../catalog/catalog-service.js';
-import type { FeedService } from './feed-service.js';
+import type { FeedService, PolledFeed } from './feed-service.js';
 
 /** How long a version must stay served before its feeds are pre-rendered. */
 const PREWARM_DELAY_MS = 500;
@@ -24,6 +24,8 @@ export function startFeedPrewarm(deps: {
   readonly catalog: Pick<CatalogService, 'current' | 'onChange'>;
   readonly feeds: Pick<FeedService, 'recordChange' | 'prewarm'>;
   readonly onError: (error: unknown, version: string) => void;
+  /** The feeds pollers ask for (the fetch log), most asked first: rendered with every version too. */
+  readonly polled?: () => readonly PolledFeed[];
   /** After a version's feeds were pre-rendered (their reports are then known). */
   readonly onPrewarmed?: (snapshot: CatalogSnapshot) => void;
 }): FeedPrewarm {
@@ -43,7 +45,7 @@ export function startFeedPrewarm(deps: {
     if (current === undefined || stopped) return;
     const began = performance.now();
     const render = feeds
-      .prewarm(current, () => catalog.current() === current)
+      .prewarm(current, () => catalog.current() === current, deps.polled?.() ?? [])
       .then(() => deps.onPrewarmed?.(current))
       .catch((error: unknown) => deps.onError(error, current.version))
       .finally(() => {

@@ -4,14 +4,13 @@ import { type EncodedFeed, encodedFeed } from './encoded-feed.js';
 import { type FeedRequest, type FeedVariant, feedKey } from './feed-builder.js';
 import type { CachedFeed, FeedCache } from './feed-cache.js';
 import type { FeedDescriptor } from './feed-descriptors.js';
+import type { FeedFileStore } from './feed-files.js';
 import type { FeedRenderer, RenderedBody } from './feed-renderer.js';
 import { createRenderScheduler } from './render-scheduler.js';
 
 export interface RenderTiming {
   /** A request waits for a render of its version when the render is estimated at most this long (ms). */
   readonly waitForRenderMs: number;
-  /** A feed's first render is waited for when it is estimated at most this long (ms). */
-  readonly waitForFirstRenderMs: number;
   /** Renders are estimated from the catalog's size at this much per product (ms). */
   readonly renderMsPerProduct: number;
   /** Renders of one feed start at least this far apart (ms), and two render times. */
@@ -21,7 +20,6 @@ export interface RenderTiming {
 /** Defaults: a 100,000-item feed takes ~4 s to render (bench/render-feeds.ts), a 500-item one a few ms. */
 const DEFAULT_TIMING: RenderTiming = {
   waitForRenderMs: 100,
-  waitForFirstRenderMs: 1_000,
   renderMsPerProduct: 0.04,
   minRenderGapMs: 1_000,
 };
@@ -29,13 +27,6 @@ const DEFAULT_TIMING: RenderTiming = {
 export interface RenderedFeed {
   readonly feed: EncodedFeed;
   readonly report: FeedReport | undefined;
-}
-
-/** A feed whose first render is under way and would keep the request waiting too long. */
-export interface PendingFeed {
-  readonly pending: true;
-  /** About when to ask again. */
-  readonly retryAfterSeconds: number;
 }
 
 export interface RenderOptions {
@@ -49,9 +40,13 @@ const MAX_VERSION_ORDER = 10_000;
 export interface FeedRendersDeps {
   readonly renderer: FeedRenderer;
   readonly cache: FeedCache;
+  /** Where the renderer's files are named (docs/decisions/0016-feed-files.md); absent, bodies are in memory. */
+  readonly files?: FeedFileStore;
   readonly byFile: ReadonlyMap<string, FeedDescriptor>;
   /** Told when a render fails that no request waited for (a background render while serving stale). */
   readonly onRenderError?: (error: unknown, request: FeedRequest) => void;
+  /** Told when a finished render could not be named in, or a replaced one removed from, the feed files. */
+  readonly onFilesError?: (error: unknown, key: string) => void;
   readonly timing?: Partial<RenderTiming>;
 }
 
@@ -71,10 +66,10 @@ export interface FeedRenders {
   ): Promise<RenderedFeed>;
   /**
    * `render` for a request that must not wait long: the newest complete render (a new one is started,
-   * at most every couple of render times), or, when the feed has never been rendered and its first render
-   * would take more than a second (a large catalog), `pending` while that render runs.
+   * at most every couple of render times). A feed never rendered is waited for: once a catalog exists,
+   * no feed answers "try again later".
    */
-  serve(snapshot: CatalogSnapshot, file: string, view: string, variant?: FeedVariant): Promise<RenderedFeed | PendingFeed>;
+  serve(snapshot: CatalogSnapshot, file: string, view: string, variant?: FeedVariant): Promise<RenderedFeed>;
   /** A version served after every one noted before it. */
   noteVersion(version: string): void;
   idle(): Promise<void>;
@@ -105,12 +100,35 @@ export function createFeedRenders(deps: FeedRendersDeps): FeedRenders {
     return `${file.slice(0, dot)}-${view}${suffix}${file.slice(dot)}`;
   }
 
+  /** Keeps a finished render: in the cache, and named in the feed files once it is the newest of its key. */
+  function keep(key: string, entry: CachedFeed): void {
+    const outcome = cache.put(key, entry, isNewer);
+    const { files } = deps;
+    if (files === undefined) return;
+    const failed = (error: unknown) => deps.onFilesError?.(error, key);
+    if (!outcome.kept) {
+      files.discard(key, entry, { forget: false }).catch(failed);
+      return;
+    }
+    const { replaced } = outcome;
+    files
+      .commit(key, entry)
+      .then(() => (replaced === undefined ? undefined : files.discard(key, replaced, { forget: false })))
+      .catch(failed);
+  }
+
   async function renderNow(snapshot: CatalogSnapshot, request: FeedRequest, descriptor: FeedDescriptor): Promise<CachedFeed> {
-    lastStarted.set(feedKey(request), performance.now());
-    const render = await scheduler.request(snapshot, request);
+    const key = feedKey(request);
+    lastStarted.set(key, performance.now());
+    let render: Awaited<ReturnType<typeof scheduler.request>>;
+    try {
+      render = await scheduler.request(snapshot, request);
+    } catch (error) {
+      deps.files?.noteError(key, error);
+      throw error;
+    }
     let entry = entries.get(render.body);
     if (entry === undefined) {
-      const key = feedKey(request);
       const feed = encodedFeed(render.body, {
         key,
         version: render.snapshot.version,
@@ -120,7 +138,7 @@ export function createFeedRenders(deps: FeedRendersDeps): FeedRenders {
       });
       entry = { feed, report: render.body.report, renderMs: render.renderMs };
       entries.set(render.body, entry);
-      cache.put(key, entry, isNewer);
+      keep(key, entry);
     }
     return entry;
   }
@@ -157,12 +175,7 @@ export function createFeedRenders(deps: FeedRendersDeps): FeedRenders {
     putOff.set(key, { snapshot, timer });
   }
 
-  async function serve(
-    snapshot: CatalogSnapshot,
-    file: string,
-    view: string,
-    variant: FeedVariant = {},
-  ): Promise<RenderedFeed | PendingFeed> {
+  async function serve(snapshot: CatalogSnapshot, file: string, view: string, variant: FeedVariant = {}): Promise<RenderedFeed> {
     const descriptor = descriptorOf(file);
     const request: FeedRequest = { file, view, variant };
     const cached = cache.latest(feedKey(request));
@@ -174,12 +187,6 @@ export function createFeedRenders(deps: FeedRendersDeps): FeedRenders {
       refresh(snapshot, request, descriptor, cached);
       return cached;
     }
-    if (cached === undefined) {
-      if (estimateMs > timing.waitForFirstRenderMs) {
-        renderNow(snapshot, request, descriptor).catch((error: unknown) => deps.onRenderError?.(error, request));
-        return { pending: true, retryAfterSeconds: Math.ceil(estimateMs / 1000) };
-      }
-    }
     return renderNow(snapshot, request, descriptor);
   }
 
@@ -190,10 +197,7 @@ export function createFeedRenders(deps: FeedRendersDeps): FeedRenders {
     variant: FeedVariant = {},
     mode: RenderOptions = {},
   ): Promise<RenderedFeed> {
-    if (mode.fresh !== true) {
-      const served = await serve(snapshot, file, view, variant);
-      if (!('pending' in served)) return served;
-    }
+    if (mode.fresh !== true) return serve(snapshot, file, view, variant);
     const descriptor = descriptorOf(file);
     const request: FeedRequest = { file, view, variant };
     const cached = cache.latest(feedKey(request));

@@ -7,6 +7,7 @@ import { encodedSize } from './encoded-feed.js';
 import { type FeedRequest, type FeedServiceOptions, feedKey } from './feed-builder.js';
 import type { FeedCache } from './feed-cache.js';
 import { type FeedDescriptor, feedDescriptorsOf } from './feed-descriptors.js';
+import type { FeedFileStore, FeedFilesStatus } from './feed-files.js';
 import type { FeedRenderer } from './feed-renderer.js';
 import { createFeedRenders, type FeedRenders, type RenderTiming } from './feed-renders.js';
 
@@ -14,18 +15,22 @@ export type { ChangesResult } from './changes-feed.js';
 export type { EncodedFeed } from './encoded-feed.js';
 export type { FeedRequest, FeedServiceOptions, FeedVariant } from './feed-builder.js';
 export type { FeedDescriptor, FeedFormat } from './feed-descriptors.js';
-export type { PendingFeed, RenderedFeed, RenderOptions, RenderTiming } from './feed-renders.js';
+export type { RenderedFeed, RenderOptions, RenderTiming } from './feed-renders.js';
 
 export interface FeedServiceDeps {
   readonly templates: readonly CompiledFeed[];
   readonly renderer: FeedRenderer;
   readonly cache: FeedCache;
+  /** Where rendered bodies live (docs/decisions/0016-feed-files.md); absent, in memory (tools, tests). */
+  readonly files?: FeedFileStore;
   /** The cache's budget (`FEED_CACHE_MB`), for `prewarmFit`; without it, no fit is reported. */
   readonly cacheBytes?: number;
   readonly changeLog: ChangeLog;
   readonly options: FeedServiceOptions;
   /** Told when a render fails that no request waited for (a background render while serving stale). */
   readonly onRenderError?: (error: unknown, request: FeedRequest) => void;
+  /** Told when a finished render could not be named in, or a replaced one removed from, the feed files. */
+  readonly onFilesError?: (error: unknown, key: string) => void;
   /** When requests wait for renders (defaults below; tests set their own). */
   readonly timing?: Partial<RenderTiming>;
 }
@@ -46,22 +51,51 @@ export interface FeedService extends Pick<FeedRenders, 'render' | 'serve'> {
   /** Records the change between two served versions (changes feed, version order, feeds of removed units). */
   recordChange(previous: CatalogSnapshot | undefined, next: CatalogSnapshot, changedPositions?: readonly number[]): void;
   /**
-   * Renders every prewarmed feed of the `all` view (one pass over the catalog), so the first poll after a
+   * Renders every prewarmed feed of the `all` view and the feeds pollers ask for (`polled`, from the fetch
+   * log; the first sync renders those never rendered first, in a pass of their own), so the first poll after a
    * change is fast. The workbook is not among them: people download it, channels do not poll it. Their
    * keys are pinned in the cache: never evicted to make room, even beyond the budget.
    */
-  prewarm(snapshot: CatalogSnapshot, isCurrent: () => boolean): Promise<void>;
+  prewarm(snapshot: CatalogSnapshot, isCurrent: () => boolean, polled?: readonly PolledFeed[]): Promise<void>;
   /**
    * The bytes the cache holds for the last pre-render pass (`encodedSize`: gzip and br), beside the cache's
    * budget: a pass larger than the budget is kept anyway (pinned), over the budget, and every other feed
    * gives way to it (`undefined` before the first pass).
    */
   prewarmFit(): { readonly bytes: number; readonly budget: number } | undefined;
+  /**
+   * Serves the feeds rendered before a restart from their files at once (before the listener opens), those
+   * of the version `servedVersion` names (the stored catalog served at start; none when it is not served,
+   * such as a sandbox's catalog on a store now used for a POS): a newer catalog's feeds replace them as they
+   * are rendered. The files of other versions are deleted. Returns how many feeds were restored.
+   */
+  restore(servedVersion: string | undefined): Promise<number>;
+  /** What the rendered feeds take (on disk for bodies in files) beside the budget, and the files' last error. */
+  storage(): FeedStorage;
   /** Settles when no render is queued or running. */
   idle(): Promise<void>;
   /** Waits for renders in flight, then releases the renderer (its worker thread). */
   close(): Promise<void>;
 }
+
+/** The rendered feeds kept, for `/readyz`, the status page and metrics. */
+export interface FeedStorage {
+  readonly entries: number;
+  readonly bytes: number;
+  /** `FEED_CACHE_MB` in bytes, when known. */
+  readonly budget?: number;
+  /** Absent when bodies are kept in memory. */
+  readonly files?: FeedFilesStatus;
+}
+
+/** A feed a poller asks for (from the fetch log), rendered first and kept like the `all` view's. */
+export interface PolledFeed {
+  readonly file: string;
+  readonly view: string;
+}
+
+/** Polled feeds beyond the `all` view's rendered with every version: the fetch log can be flooded. */
+const MAX_POLLED = 8;
 
 export function createFeedService(deps: FeedServiceDeps): FeedService {
   const { templates, cache, changeLog, options } = deps;
@@ -72,7 +106,9 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
     renderer: deps.renderer,
     cache,
     byFile,
+    ...(deps.files === undefined ? {} : { files: deps.files }),
     ...(deps.onRenderError === undefined ? {} : { onRenderError: deps.onRenderError }),
+    ...(deps.onFilesError === undefined ? {} : { onFilesError: deps.onFilesError }),
     ...(deps.timing === undefined ? {} : { timing: deps.timing }),
   });
   const changesFeed = createChangesFeed(changeLog, options);
@@ -98,21 +134,52 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
       cache.retain((key) => views.has(key.split('|')[1] ?? ''));
       changesFeed.clear();
     },
-    async prewarm(snapshot, isCurrent) {
+    async prewarm(snapshot, isCurrent, polled = []) {
       if (!isCurrent()) return;
-      const wanted = feeds.filter((descriptor) => descriptor.prewarmed && descriptor.servesView(ALL_UNITS));
+      const views = new Set([ALL_UNITS, ...snapshot.units.map((unit) => unit.code)]);
+      const asked = polled
+        .filter(({ file, view }) => views.has(view) && byFile.get(file)?.prewarmed === true && byFile.get(file)?.servesView(view))
+        .slice(0, MAX_POLLED)
+        .map(({ file, view }): FeedRequest => ({ file, view, variant: {} }));
+      const others = feeds
+        .filter((descriptor) => descriptor.prewarmed && descriptor.servesView(ALL_UNITS))
+        .map((descriptor): FeedRequest => ({ file: descriptor.file, view: ALL_UNITS, variant: {} }))
+        .filter((request) => !asked.some((first) => feedKey(first) === feedKey(request)));
       // Pinned before they are put: the pass's feeds must not evict each other (feed-cache.ts).
-      cache.pin(wanted.map((descriptor) => feedKey({ file: descriptor.file, view: ALL_UNITS, variant: {} })));
-      const rendered = await Promise.all(
-        wanted.map((descriptor) => renders.render(snapshot, descriptor.file, ALL_UNITS, {}, { fresh: true })),
-      );
-      lastPrewarmBytes = rendered.reduce((sum, { feed }) => sum + encodedSize(feed), 0);
+      cache.pin([...asked, ...others].map(feedKey));
+      const renderAll = (requests: readonly FeedRequest[]) =>
+        Promise.all(requests.map((request) => renders.render(snapshot, request.file, request.view, {}, { fresh: true })));
+      // A polled feed never rendered (the first sync) goes first, in a pass of its own: its poller waits for
+      // it; otherwise one pass renders them all, the previous files served meanwhile.
+      const first = asked.some((request) => cache.latest(feedKey(request)) === undefined) ? await renderAll(asked) : [];
+      const rest = await renderAll(first.length > 0 ? others : [...asked, ...others]);
+      lastPrewarmBytes = [...first, ...rest].reduce((sum, { feed }) => sum + encodedSize(feed), 0);
     },
     prewarmFit: () =>
       lastPrewarmBytes === undefined || deps.cacheBytes === undefined
         ? undefined
         : { bytes: lastPrewarmBytes, budget: deps.cacheBytes },
+    async restore(servedVersion) {
+      const { files } = deps;
+      if (files === undefined) return 0;
+      let count = 0;
+      for (const [key, entry] of await files.restore()) {
+        if (entry.feed.version === servedVersion) {
+          cache.put(key, entry, () => false);
+          count += 1;
+        } else await files.discard(key, entry, { forget: true });
+      }
+      return count;
+    },
+    storage: () => ({
+      ...cache.stats(),
+      ...(deps.cacheBytes === undefined ? {} : { budget: deps.cacheBytes }),
+      ...(deps.files === undefined ? {} : { files: deps.files.status() }),
+    }),
     idle: () => renders.idle(),
-    close: () => renders.close(),
+    async close() {
+      await renders.close();
+      await deps.files?.close();
+    },
   };
 }

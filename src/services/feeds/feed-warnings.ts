@@ -2,6 +2,7 @@ import { ALL_UNITS } from '../../core/catalog/catalog.js';
 import type { FeedReport } from '../../core/feeds/feed-report.js';
 import type { EnrichmentSyncReport } from '../catalog/enrich-catalog.js';
 import type { EnrichmentStatus } from '../enrichment/enrichment-service.js';
+import type { FeedFilesStatus } from './feed-files.js';
 
 /**
  * Warnings for the people who run the bridge, in one list (`/readyz` `warnings`, the status page, the log):
@@ -113,15 +114,24 @@ export function excludeNameWarnings(status: EnrichmentStatus | undefined, feedNa
 const MIB = 1024 * 1024;
 
 /**
- * Pre-rendered feeds whose compressed forms do not fit the feed cache: they are kept anyway (pinned, so
- * pollers are still answered), but the process holds more than the budget, and every other feed (a unit's,
- * a download) gives way at once and is rendered again when next asked for.
+ * Pre-rendered feeds whose files do not fit the feed files' budget: they are kept anyway (pinned, so
+ * pollers are still answered), but they take more disk than the budget, and every other feed (a unit's, a
+ * download) gives way at once and is rendered again when next asked for.
  */
 export function feedCacheWarnings(fit: { readonly bytes: number; readonly budget: number } | undefined): string[] {
   if (fit === undefined || fit.bytes <= fit.budget) return [];
   const needed = Math.ceil((fit.bytes * 1.5) / MIB / 64) * 64;
   return [
-    `the pre-rendered feeds take ${Math.round(fit.bytes / MIB)} MiB (gzip and br), more than the feed cache (FEED_CACHE_MB=${Math.round(fit.budget / MIB)}): they are kept anyway, so the bridge holds more memory than that, and other feeds (those of single units, downloads) are dropped as soon as another is rendered, so their pollers may get 503 while they are rendered again; set FEED_CACHE_MB to at least ${needed}`,
+    `the pre-rendered feeds take ${Math.round(fit.bytes / MIB)} MiB on disk (as they are, gzip and br), more than the space for feed files (FEED_CACHE_MB=${Math.round(fit.budget / MIB)}): they are kept anyway, so the bridge uses more disk than that, and other feeds (those of single units, downloads) are deleted as soon as another is rendered, so their pollers wait while they are rendered again; set FEED_CACHE_MB to at least ${needed}`,
+  ];
+}
+
+/** The feed files' last failed write: the previous file stays served until the next render writes it. */
+export function feedFilesWarnings(files: FeedFilesStatus | undefined): string[] {
+  const failed = files?.lastError;
+  if (failed === undefined) return [];
+  return [
+    `could not render the feed ${failed.feed} into its file in ${files?.dir ?? ''} at ${failed.at} (${failed.message}); its previous file is served meanwhile: check the folder's free space and permissions`,
   ];
 }
 
@@ -139,6 +149,7 @@ export interface OperatorWarningSources {
     reports(): ReadonlyMap<string, FeedReport>;
     readonly feeds: FeedTitles;
     prewarmFit(): { readonly bytes: number; readonly budget: number } | undefined;
+    storage?(): { readonly files?: FeedFilesStatus };
   };
   /** Names of the template feeds (what the sheet's `exclude` column may name). */
   readonly feedNames: readonly string[];
@@ -158,5 +169,6 @@ export function operatorWarnings(sources: OperatorWarningSources): string[] {
     ...excludeNameWarnings(enrichment, sources.feedNames),
     ...readinessWarnings(reports, feeds.feeds),
     ...feedCacheWarnings(feeds.prewarmFit()),
+    ...feedFilesWarnings(feeds.storage?.().files),
   ];
 }

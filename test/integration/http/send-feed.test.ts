@@ -1,10 +1,14 @@
 import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import express from 'express';
 import request from 'supertest';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { type WrittenForm, writeFeedBody } from '../../../src/adapters/feed-files/write-feed-body.js';
 import { sendFeed } from '../../../src/http/send-feed.js';
 import { type EncodedFeed, encodeBody, encodedFeed } from '../../../src/services/feeds/encoded-feed.js';
 
@@ -100,14 +104,14 @@ describe('http/send-feed', () => {
     expect(res.text ?? '').toBe('');
   });
 
-  it('keeps no identity body, and answers identity with exactly the gunzip of its gzip form', async () => {
+  it('keeps the identity body beside the compressed ones, and answers identity with it (nothing inflated per request)', async () => {
     const res = await request(app)
       .get('/feed.xml')
       .set('accept-encoding', 'gzip;q=0, br;q=0, identity')
       .buffer(true)
       .parse(binary);
 
-    expect(feed.identity).toBeUndefined();
+    expect(feed.identity?.toString()).toBe(text);
     expect(feed.identityLength).toBe(Buffer.byteLength(text));
     expect(res.status).toBe(200);
     expect((res.body as Buffer).equals(gunzipSync(feed.gzip ?? Buffer.alloc(0)))).toBe(true);
@@ -210,64 +214,108 @@ describe('http/send-feed: a body compressed already (the workbook)', () => {
   });
 });
 
-/** A body of 64 MiB that compresses to almost nothing: inflating it to a client takes many chunks. */
-const large: EncodedFeed = encodedFeed(await encodeBody(Buffer.alloc(64 * 1024 * 1024, '<item>Káva</item>\n')), {
-  key: 'large.xml',
-  version: 'v-3',
-  lastModified,
-  contentType: 'application/xml; charset=utf-8',
-});
+const filesDir = mkdtempSync(join(tmpdir(), 'send-feed-'));
+afterAll(() => rmSync(filesDir, { recursive: true, force: true }));
+const LARGE_BYTES = 64 * 1024 * 1024;
+const LINE = Buffer.from('<item>Káva</item>\n');
+
+/** A feed written to files by the renderer's own writer: `body`'s identity, gzip and br forms. */
+async function fileFeed(key: string, version: string, body: Buffer, compress = true): Promise<EncodedFeed> {
+  const written = await writeFeedBody(filesDir, key, version, body, compress);
+  const stored = (form: WrittenForm | undefined) =>
+    form === undefined ? undefined : { path: join(filesDir, form.name), length: form.length };
+  const identity = stored(written.files.identity);
+  if (identity === undefined) throw new Error('no identity file');
+  const gzip = stored(written.files.gzip);
+  const br = stored(written.files.br);
+  return encodedFeed(
+    {
+      files: { identity, ...(gzip === undefined ? {} : { gzip }), ...(br === undefined ? {} : { br }) },
+      identityLength: written.identityLength,
+    },
+    { key, version, lastModified, contentType: 'application/xml; charset=utf-8' },
+  );
+}
+
+/** A body of 64 MiB in a file (identity alone: compressing it would only slow the test): sending it takes many chunks. */
+const large = await fileFeed('large.xml', 'v-3', Buffer.alloc(LARGE_BYTES, LINE), false);
+const small = await fileFeed('small.xml', 'v-4', Buffer.from(text));
 /** Per response: whether it ended whole (`writableFinished`) once it closed. */
 const outcomes: Promise<boolean>[] = [];
+/** What each `sendFeed` returned. */
+const results: Promise<unknown>[] = [];
 const server = createServer((req, res) => {
   outcomes.push(new Promise((resolve) => res.once('close', () => resolve(res.writableFinished))));
-  sendFeed(req, res, large, { private: false });
+  const served = req.url === '/small.xml' ? small : large;
+  results.push(sendFeed(req, res, served, { private: false }));
 });
 server.listen(0, '127.0.0.1');
 await once(server, 'listening');
 const port = (server.address() as AddressInfo).port;
 afterAll(() => new Promise((resolve) => server.close(resolve)));
 
-/** An identity GET to the large feed, once its headers are in. */
+/** A GET to the large feed (or `path`), once its headers are in. */
 async function identityGet(
   headers: Record<string, string> = { 'accept-encoding': 'identity' },
+  path = '/large.xml',
 ): Promise<{ readonly req: ReturnType<typeof httpRequest>; readonly res: IncomingMessage }> {
-  const req = httpRequest({ host: '127.0.0.1', port, path: '/large.xml', headers });
+  const req = httpRequest({ host: '127.0.0.1', port, path, headers });
   req.end();
   const [res] = (await once(req, 'response')) as [IncomingMessage];
   return { req, res };
 }
 
-describe('http/send-feed: a large identity body, inflated as it is sent', () => {
+async function bodyOf(res: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of res) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+describe('http/send-feed: bodies in files, streamed from the page cache', () => {
   it('sends every byte, in many chunks, with the stored length, to a client that names no coding', async () => {
     const { res } = await identityGet({});
     let bytes = 0;
     let chunks = 0;
     let intact = true;
-    const line = Buffer.from('<item>Káva</item>\n');
     res.on('data', (chunk: Buffer) => {
       // Every chunk is a run of the repeated line, continuing where the previous one ended.
-      for (let i = 0; i < chunk.length; i += 4099) intact &&= chunk[i] === line[(bytes + i) % line.length];
+      for (let i = 0; i < chunk.length; i += 4099) intact &&= chunk[i] === LINE[(bytes + i) % LINE.length];
       bytes += chunk.length;
       chunks += 1;
     });
     await once(res, 'end');
 
-    expect(res.headers['content-length']).toBe(String(64 * 1024 * 1024));
+    expect(res.headers['content-length']).toBe(String(LARGE_BYTES));
     expect(res.headers['content-encoding']).toBeUndefined();
     expect(res.headers['etag']).toBe(`"${large.tag}"`);
-    expect(bytes).toBe(64 * 1024 * 1024);
+    expect(res.headers['accept-ranges']).toBe('bytes');
+    expect(bytes).toBe(LARGE_BYTES);
     expect(intact).toBe(true);
     expect(chunks).toBeGreaterThan(10);
     expect(await outcomes.at(-1)).toBe(true);
   });
 
-  it('stops inflating when the client goes away mid-body, without an error, and serves the next client', async () => {
+  it.each([
+    ['gzip', gunzipSync],
+    ['br', brotliDecompressSync],
+  ] as const)('sends the %s file as it was written, decoding to the body', async (coding, decode) => {
+    const { res } = await identityGet({ 'accept-encoding': coding }, '/small.xml');
+    const body = await bodyOf(res);
+
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-encoding']).toBe(coding);
+    expect(res.headers['etag']).toBe(`"${small.tag}-${coding}"`);
+    expect(Number(res.headers['content-length'])).toBe(body.length);
+    expect(body.equals(readFileSync(small.files?.[coding]?.path ?? ''))).toBe(true);
+    expect(decode(body).toString()).toBe(text);
+  });
+
+  it('stops reading when the client goes away mid-body, without an error, and serves the next client', async () => {
     const { req, res } = await identityGet();
     await once(res, 'data');
     req.destroy();
 
-    // The server's response closed before its end: the pipeline was torn down, not left running.
+    // The server's response closed before its end: the stream was torn down, not left running.
     expect(await outcomes.at(-1)).toBe(false);
     const next = await identityGet();
     let bytes = 0;
@@ -275,6 +323,69 @@ describe('http/send-feed: a large identity body, inflated as it is sent', () => 
       bytes += chunk.length;
     });
     await once(next.res, 'end');
-    expect(bytes).toBe(64 * 1024 * 1024);
+    expect(bytes).toBe(LARGE_BYTES);
+  });
+
+  it('answers one byte range with 206 and exactly those bytes, in the coding negotiated', async () => {
+    const identity = await identityGet({ 'accept-encoding': 'identity', range: 'bytes=10-19' }, '/small.xml');
+    const gzip = await identityGet({ 'accept-encoding': 'gzip', range: 'bytes=-8' }, '/small.xml');
+    const gzipBytes = readFileSync(small.files?.gzip?.path ?? '');
+
+    expect(identity.res.statusCode).toBe(206);
+    expect(identity.res.headers['content-range']).toBe(`bytes 10-19/${Buffer.byteLength(text)}`);
+    expect(identity.res.headers['content-length']).toBe('10');
+    expect((await bodyOf(identity.res)).equals(Buffer.from(text).subarray(10, 20))).toBe(true);
+    expect(gzip.res.statusCode).toBe(206);
+    expect(gzip.res.headers['content-encoding']).toBe('gzip');
+    expect(gzip.res.headers['content-range']).toBe(`bytes ${gzipBytes.length - 8}-${gzipBytes.length - 1}/${gzipBytes.length}`);
+    expect((await bodyOf(gzip.res)).equals(gzipBytes.subarray(-8))).toBe(true);
+  });
+
+  it('resumes a download only of the same representation (If-Range), and sends it whole otherwise', async () => {
+    const same = await identityGet(
+      { 'accept-encoding': 'identity', range: 'bytes=5-', 'if-range': `"${small.tag}"` },
+      '/small.xml',
+    );
+    const changed = await identityGet(
+      { 'accept-encoding': 'identity', range: 'bytes=5-', 'if-range': '"v-0-old"' },
+      '/small.xml',
+    );
+    const dated = await identityGet(
+      { 'accept-encoding': 'identity', range: 'bytes=5-', 'if-range': lastModified.toUTCString() },
+      '/small.xml',
+    );
+
+    expect(same.res.statusCode).toBe(206);
+    expect((await bodyOf(same.res)).toString()).toBe(Buffer.from(text).subarray(5).toString());
+    expect(changed.res.statusCode).toBe(200);
+    expect((await bodyOf(changed.res)).toString()).toBe(text);
+    expect(dated.res.statusCode).toBe(206);
+    await bodyOf(dated.res);
+  });
+
+  it('answers 416 to a range past the end, and the whole body to several ranges or another unit', async () => {
+    const past = await identityGet({ 'accept-encoding': 'identity', range: `bytes=${LARGE_BYTES}-` });
+    const several = await identityGet({ 'accept-encoding': 'identity', range: 'bytes=0-1,100-200' }, '/small.xml');
+    const lines = await identityGet({ 'accept-encoding': 'identity', range: 'lines=1-2' }, '/small.xml');
+
+    expect(past.res.statusCode).toBe(416);
+    expect(past.res.headers['content-range']).toBe(`bytes */${LARGE_BYTES}`);
+    await bodyOf(past.res);
+    expect(several.res.statusCode).toBe(200);
+    expect((await bodyOf(several.res)).toString()).toBe(text);
+    expect(lines.res.statusCode).toBe(200);
+    await bodyOf(lines.res);
+  });
+
+  it('sends nothing and says so when the file is gone (a newer render replaced it): the caller serves that one', async () => {
+    const gone = await fileFeed('gone.xml', 'v-5', Buffer.from(text));
+    rmSync(gone.files?.gzip?.path ?? '');
+    const res = { writeHead: vi.fn(), end: vi.fn() };
+    const req = { method: 'GET', headers: { 'accept-encoding': 'gzip' } };
+
+    const sent = await sendFeed(req as never, res as never, gone, { private: false });
+
+    expect(sent).toBeUndefined();
+    expect(res.writeHead).not.toHaveBeenCalled();
   });
 });

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
@@ -151,6 +151,7 @@ describe('workers/ the worker-thread boundary', () => {
       options: feedOptions,
       chunksOf: (s) => service.chunksOf(s),
       fallback: here,
+      outputDir: join(dir, 'feed-files'),
     });
     open.push(inWorker);
     const views = [ALL_UNITS, ...snapshot.units.map((unit) => unit.code)];
@@ -173,18 +174,19 @@ describe('workers/ the worker-thread boundary', () => {
       const file = requests[index]?.file;
       const what = `${file} ${requests[index]?.view}`;
       expect(body.identityLength, what).toBe(expected.identityLength);
+      // The worker writes files (the main thread never holds a body); the calling thread keeps them in memory.
+      const files = body.files;
+      if (files === undefined) throw new Error(`${what}: no files`);
+      const identity = readFileSync(files.identity.path);
+      expect(identity.length, what).toBe(files.identity.length);
+      expect(identity.equals(expected.identity ?? Buffer.alloc(0)), what).toBe(true);
       if (file === 'products.xlsx') {
         // A zip already: kept as it is, never compressed again.
-        expect(body.identity?.equals(expected.identity ?? Buffer.alloc(0)), what).toBe(true);
-        expect(body.identity?.subarray(0, 4).toString('latin1')).toBe('PK\u0003\u0004');
-        expect([body.gzip, body.br]).toEqual([undefined, undefined]);
+        expect(identity.subarray(0, 4).toString('latin1')).toBe('PK\u0003\u0004');
+        expect([files.gzip, files.br]).toEqual([undefined, undefined]);
       } else {
-        // Compressed forms alone: the identity is not kept, nor moved out of the worker.
-        expect(body.identity).toBeUndefined();
-        const identity = gunzipSync(expected.gzip ?? Buffer.alloc(0));
-        expect(identity.length).toBe(expected.identityLength);
-        expect(gunzipSync(body.gzip ?? Buffer.alloc(0)).equals(identity), what).toBe(true);
-        expect(brotliDecompressSync(body.br ?? Buffer.alloc(0)).equals(identity), what).toBe(true);
+        expect(gunzipSync(readFileSync(files.gzip?.path ?? '')).equals(identity), what).toBe(true);
+        expect(brotliDecompressSync(readFileSync(files.br?.path ?? '')).equals(identity), what).toBe(true);
       }
       expect(body.report).toEqual(expected.report);
     }
@@ -242,6 +244,7 @@ describe('workers/ the worker-thread boundary', () => {
       options: feedOptions,
       chunksOf: (s) => service.chunksOf(s),
       fallback: createInThreadFeedRenderer(createFeedBuilder(compiled, feedOptions)),
+      outputDir: join(dir, 'faulty-feed-files'),
       entry: FAULTY_RENDER_WORKER,
     });
     open.push(renderer);
@@ -250,7 +253,7 @@ describe('workers/ the worker-thread boundary', () => {
     await expect(renderer.render(snapshot, [request])).rejects.toMatchObject({ code: 'WORKER_FAILED' });
     const [body] = await renderer.render(snapshot, [request]);
 
-    expect(gunzipSync(body?.gzip ?? Buffer.alloc(0)).toString('utf8')).toContain(snapshot.products[0]?.id ?? 'none');
+    expect(readFileSync(body?.files?.identity.path ?? '', 'utf8')).toContain(snapshot.products[0]?.id ?? 'none');
   });
 
   it('waits for a full sync in flight when closed, and takes no work after', async () => {

@@ -102,6 +102,7 @@ const TYPED_CODES: Readonly<Record<string, readonly string[]>> = {
     'enrichment-poor-match',
     'enrichment-unknown-feed',
     'feed-cache-too-small',
+    'feed-files-failed',
     'feed-not-fetched',
     'feed-never-fetched',
   ]),

@@ -212,6 +212,18 @@ describe('collectConsoleWarnings', () => {
     expect(warning?.action.en).toBe('Set FEED_CACHE_MB to at least 960.');
   });
 
+  it('reports a feed that could not be written to its file as an error, in Czech and English, naming the feed and the error', () => {
+    const [warning] = collectConsoleWarnings(
+      inputs({ feedFilesError: { at: AT, feed: 'google.xml|U1|', message: 'ENOSPC: no space left on device' } }),
+    );
+
+    expect(warning).toMatchObject({ code: 'feed-files-failed', severity: 'error', subject: 'google.xml' });
+    expect(warning?.message.en).toContain('google.xml / U1');
+    expect(warning?.message.en).toContain('ENOSPC');
+    expect(warning?.message.cs).toContain('Dál se posílá jeho předchozí soubor');
+    expect(warning?.action.en).toContain('FEED_FILES_DIR');
+  });
+
   it("takes other parts' warnings and sorts everything by severity, keeping the order within one", () => {
     const fetchLog: ConsoleWarning = {
       code: 'feed-not-fetched',

@@ -5,17 +5,17 @@ import { type CachedFeed, createFeedCache } from '../../../../src/services/feeds
 const at = new Date('2026-11-22T10:00:00Z');
 const newer = (a: string, b: string) => a > b;
 
-/** A feed kept compressed, whose gzip and br stand-ins are `text` (so its size is twice the text's). */
+/** A feed whose identity, gzip and br stand-ins are `text` (so its size is three times the text's). */
 function entry(key: string, version: string, text: string): CachedFeed {
   const bytes = Buffer.from(text);
   const feed = encodedFeed(
-    { identityLength: bytes.length * 10, gzip: bytes, br: bytes },
+    { identity: bytes, identityLength: bytes.length, gzip: bytes, br: bytes },
     { key, version, lastModified: at, contentType: 'text/plain' },
   );
   return { feed, report: undefined, renderMs: 1 };
 }
 
-const big = 'x'.repeat(600);
+const big = 'x'.repeat(400);
 
 describe('services/feeds/feed-cache', () => {
   it('keeps the newest render of each key and ignores an older one', () => {
@@ -51,7 +51,23 @@ describe('services/feeds/feed-cache', () => {
     expect(cache.stats()).toEqual({ entries: 1, bytes: 1_200 });
   });
 
-  it('counts what a feed holds: gzip and br of a compressible body, the body alone of one compressed already', async () => {
+  it('tells which entry a put replaced, and which entries it evicted to make room', () => {
+    const evicted: string[] = [];
+    const cache = createFeedCache({ maxBytes: 2_500, onEvict: (key, dropped) => evicted.push(`${key}@${dropped.feed.version}`) });
+    const first = entry('a', 'v1', big);
+
+    expect(cache.put('a', first, newer)).toEqual({ kept: true });
+    expect(cache.put('a', entry('a', 'v0', big), newer)).toEqual({ kept: false });
+    expect(cache.put('a', entry('a', 'v2', big), newer)).toEqual({ kept: true, replaced: first });
+    cache.put('b', entry('b', 'v1', big), newer);
+    cache.put('c', entry('c', 'v1', big), newer);
+    cache.retain((key) => key !== 'c');
+
+    // A replaced entry is the caller's to delete; evictions (to make room, by `retain`) are told.
+    expect(evicted).toEqual(['a@v2', 'c@v1']);
+  });
+
+  it('counts what a feed holds: all three forms of a compressible body, the body alone of one compressed already', async () => {
     const text = Buffer.from('<item>Káva &amp; čaj</item>'.repeat(2_000));
     const zipped = Buffer.from('PK\u0003\u0004 a workbook');
     const compressed = await encodeBody(text);
@@ -77,11 +93,10 @@ describe('services/feeds/feed-cache', () => {
       newer,
     );
 
-    // The identity body is not kept once compressed; its length is (Content-Length of identity answers).
-    expect(compressed.identity).toBeUndefined();
+    // Every form is kept: no answer is inflated or compressed per request.
+    expect(compressed.identity.equals(text)).toBe(true);
     expect(compressed.identityLength).toBe(text.length);
-    expect(encodedSize(compressed)).toBe((compressed.gzip?.length ?? 0) + (compressed.br?.length ?? 0));
-    expect(encodedSize(compressed)).toBeLessThan(text.length / 10);
+    expect(encodedSize(compressed)).toBe(text.length + (compressed.gzip?.length ?? 0) + (compressed.br?.length ?? 0));
     expect(workbook.identity?.equals(zipped)).toBe(true);
     expect(encodedSize(workbook)).toBe(zipped.length);
     expect(cache.stats()).toEqual({ entries: 2, bytes: encodedSize(compressed) + zipped.length });

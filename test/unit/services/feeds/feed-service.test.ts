@@ -3,6 +3,7 @@ import type { CatalogSnapshot, Offer } from '../../../../src/core/catalog/catalo
 import { createChangeLog } from '../../../../src/core/catalog/change-log.js';
 import type { FeedRequest } from '../../../../src/services/feeds/feed-builder.js';
 import { createFeedCache } from '../../../../src/services/feeds/feed-cache.js';
+import type { FeedFileStore } from '../../../../src/services/feeds/feed-files.js';
 import type { FeedRenderer, RenderedBody } from '../../../../src/services/feeds/feed-renderer.js';
 import { createFeedService, type RenderTiming } from '../../../../src/services/feeds/feed-service.js';
 
@@ -39,6 +40,7 @@ function gatedRenderer() {
         const body = Buffer.from(`${target.version} ${request.file} ${request.view}`);
         // Stand-ins for the compressed forms: the text itself.
         return {
+          identity: body,
           identityLength: body.length,
           gzip: body,
           br: body,
@@ -65,11 +67,12 @@ function gatedRenderer() {
   };
 }
 
-function service(renderer: FeedRenderer, timing: Partial<RenderTiming> = {}) {
+function service(renderer: FeedRenderer, timing: Partial<RenderTiming> = {}, files?: FeedFileStore) {
   return createFeedService({
     templates: [],
     renderer,
     cache: createFeedCache({ maxBytes: 1_000_000 }),
+    ...(files === undefined ? {} : { files }),
     changeLog: createChangeLog({ maxTransitions: 5 }),
     options: { currency: 'CZK', brand: undefined, baseUrl: '', links: { storeCodes: {} } },
     timing,
@@ -115,8 +118,8 @@ describe('services/feeds/feed-service', () => {
 
     await feeds.prewarm(v1, () => true);
 
-    // Each fake body is held as its text twice (gzip and br; no identity): products.json and products.csv.
-    const bytes = 2 * ('v1 products.json all'.length + 'v1 products.csv all'.length);
+    // Each fake body is held as its text three times (identity, gzip and br): products.json and products.csv.
+    const bytes = 3 * ('v1 products.json all'.length + 'v1 products.csv all'.length);
     expect(feeds.prewarmFit()).toEqual({ bytes, budget: 10 });
   });
 
@@ -130,8 +133,8 @@ describe('services/feeds/feed-service', () => {
       cacheBytes: 10,
       changeLog: createChangeLog({ maxTransitions: 5 }),
       options: { currency: 'CZK', brand: undefined, baseUrl: '', links: { storeCodes: {} } },
-      // A large catalog: a feed not in the cache answers pending (503) while its first render runs.
-      timing: { renderMsPerProduct: 1, waitForFirstRenderMs: 1_000, waitForRenderMs: -1, minRenderGapMs: 60_000 },
+      // A large catalog: every render counts as long.
+      timing: { renderMsPerProduct: 1, waitForRenderMs: -1, minRenderGapMs: 60_000 },
     });
     const [v1, v2] = [snapshot('v1', 2_500), snapshot('v2', 2_500)];
     feeds.recordChange(undefined, v1);
@@ -191,21 +194,24 @@ describe('services/feeds/feed-service', () => {
     expect(fake.calls.map((call) => call.version)).toEqual(['v1', 'v2']);
   });
 
-  it('answers pending while a first render estimated to be long runs, and the feed once it is done', async () => {
+  it('waits for the first render of a feed however long it is estimated to take: no "try again later" once a catalog exists', async () => {
     const fake = gatedRenderer();
-    const feeds = service(fake.renderer, { renderMsPerProduct: 1, waitForFirstRenderMs: 1_000 });
+    const feeds = service(fake.renderer, { renderMsPerProduct: 1, waitForRenderMs: -1 });
     const big = snapshot('v1', 2_500);
     feeds.recordChange(undefined, big);
     fake.hold();
 
-    const pending = await feeds.serve(big, 'products.json', 'all');
+    const served = feeds.serve(big, 'products.json', 'all');
+    let settled = false;
+    void served.then(() => {
+      settled = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(settled).toBe(false);
     fake.release();
-    await feeds.idle();
 
-    expect(pending).toEqual({ pending: true, retryAfterSeconds: 3 });
-    expect(text(await feeds.serve(big, 'products.json', 'all'))).toBe('v1 products.json all');
-    // A caller that must have the feed (the files written by the CLI) waits instead.
-    expect(text(await feeds.render(big, 'products.csv', 'all', {}, { fresh: true }))).toBe('v1 products.csv all');
+    expect(text(await served)).toBe('v1 products.json all');
+    expect(fake.calls).toHaveLength(1);
   });
 
   it('never replaces a newer render with an older one', async () => {
@@ -221,4 +227,97 @@ describe('services/feeds/feed-service', () => {
     expect(text(await feeds.serve(v2, 'products.json', 'all'))).toBe('v2 products.json all');
     expect(text(await feeds.serve(v1, 'products.json', 'all'))).toBe('v2 products.json all');
   });
+
+  it('names a new render in the files before deleting the one it replaced, and deletes a render no one keeps', async () => {
+    const fake = gatedRenderer();
+    const files = fakeFileStore();
+    const feeds = service(fake.renderer, { waitForRenderMs: -1, minRenderGapMs: 0 }, files);
+    const [v1, v2] = [snapshot('v1'), snapshot('v2')];
+    feeds.recordChange(undefined, v1);
+    feeds.recordChange(v1, v2);
+
+    await feeds.render(v1, 'products.json', 'all', {}, { fresh: true });
+    await feeds.render(v2, 'products.json', 'all', {}, { fresh: true });
+    // An older version rendered late: never kept, its files deleted.
+    await feeds.render(v1, 'products.csv', 'all', {}, { fresh: true });
+    await feeds.render(v2, 'products.csv', 'all', {}, { fresh: true });
+    await feeds.render(v1, 'products.csv', 'all', {}, { fresh: true });
+    await files.settled();
+
+    expect(files.calls.filter((call) => call.startsWith('products.json'))).toEqual([
+      'products.json|all| commit v1',
+      'products.json|all| commit v2',
+      'products.json|all| discard v1',
+    ]);
+    expect(files.calls.filter((call) => call.startsWith('products.csv'))).toEqual([
+      'products.csv|all| commit v1',
+      'products.csv|all| commit v2',
+      'products.csv|all| discard v1',
+    ]);
+  });
+
+  it('keeps the previous render served when a render fails (a full disk), and reports the failure to the files', async () => {
+    const files = fakeFileStore();
+    let failing = false;
+    const fake = gatedRenderer();
+    const renderer: FeedRenderer = {
+      render: (target, requests) =>
+        failing ? Promise.reject(new Error('ENOSPC: no space left on device')) : fake.renderer.render(target, requests),
+      close: async () => {},
+    };
+    const failures: string[] = [];
+    const feeds = createFeedService({
+      templates: [],
+      renderer,
+      cache: createFeedCache({ maxBytes: 1_000_000 }),
+      files,
+      changeLog: createChangeLog({ maxTransitions: 5 }),
+      options: { currency: 'CZK', brand: undefined, baseUrl: '', links: { storeCodes: {} } },
+      onRenderError: (error) => failures.push(String(error)),
+      timing: { waitForRenderMs: -1, minRenderGapMs: 0 },
+    });
+    const [v1, v2] = [snapshot('v1'), snapshot('v2')];
+    feeds.recordChange(undefined, v1);
+    await feeds.serve(v1, 'products.json', 'all');
+    feeds.recordChange(v1, v2);
+    failing = true;
+
+    expect(text(await feeds.serve(v2, 'products.json', 'all'))).toBe('v1 products.json all');
+    await feeds.idle();
+    await expect.poll(() => failures).toEqual(['Error: ENOSPC: no space left on device']);
+
+    expect(text(await feeds.serve(v2, 'products.json', 'all'))).toBe('v1 products.json all');
+    expect(files.errors).toEqual(['products.json|all| Error: ENOSPC: no space left on device']);
+    expect(feeds.storage()).toMatchObject({ entries: 1, files: { dir: '/feeds', lastError: { feed: 'products.json|all|' } } });
+  });
 });
+
+/** A `FeedFileStore` that records what it is asked to do, in order. */
+function fakeFileStore() {
+  const calls: string[] = [];
+  const errors: string[] = [];
+  let lastError: { at: string; feed: string; message: string } | undefined;
+  let pending = Promise.resolve();
+  const after = (call: string) => {
+    pending = pending.then(() => {
+      calls.push(call);
+    });
+    return pending;
+  };
+  const store: FeedFileStore & { calls: string[]; errors: string[]; settled(): Promise<void> } = {
+    dir: '/feeds',
+    calls,
+    errors,
+    settled: () => pending,
+    restore: async () => [],
+    commit: (key, entry) => after(`${key} commit ${entry.feed.version}`),
+    discard: (key, entry, { forget }) => after(`${key} ${forget ? 'forget' : 'discard'} ${entry.feed.version}`),
+    noteError(feed, error) {
+      errors.push(`${feed} ${String(error)}`);
+      lastError = { at: '2026-11-29T10:00:00.000Z', feed, message: String(error) };
+    },
+    status: () => ({ dir: '/feeds', ...(lastError === undefined ? {} : { lastError }) }),
+    close: async () => {},
+  };
+  return store;
+}

@@ -6,6 +6,7 @@ import {
   enrichmentWarnings,
   excludeNameWarnings,
   feedCacheWarnings,
+  feedFilesWarnings,
   operatorWarnings,
   readinessWarnings,
 } from '../../../../src/services/feeds/feed-warnings.js';
@@ -155,10 +156,22 @@ describe('feedCacheWarnings', () => {
   it('says how large FEED_CACHE_MB must be when a pre-render pass does not fit it', () => {
     const MIB = 1024 * 1024;
     expect(feedCacheWarnings({ bytes: 900 * MIB, budget: 512 * MIB })).toEqual([
-      'the pre-rendered feeds take 900 MiB (gzip and br), more than the feed cache (FEED_CACHE_MB=512): they are kept anyway, so the bridge holds more memory than that, and other feeds (those of single units, downloads) are dropped as soon as another is rendered, so their pollers may get 503 while they are rendered again; set FEED_CACHE_MB to at least 1408',
+      'the pre-rendered feeds take 900 MiB on disk (as they are, gzip and br), more than the space for feed files (FEED_CACHE_MB=512): they are kept anyway, so the bridge uses more disk than that, and other feeds (those of single units, downloads) are deleted as soon as another is rendered, so their pollers wait while they are rendered again; set FEED_CACHE_MB to at least 1408',
     ]);
     expect(feedCacheWarnings({ bytes: 300 * MIB, budget: 512 * MIB })).toEqual([]);
     expect(feedCacheWarnings(undefined)).toEqual([]);
+  });
+});
+
+describe('feedFilesWarnings', () => {
+  it('names the feed, the folder and the error of a failed write, and nothing once it is written again', () => {
+    const failed = { at: '2026-11-29T10:00:00.000Z', feed: 'google.xml|all|', message: 'ENOSPC: no space left on device' };
+
+    expect(feedFilesWarnings({ dir: '/var/lib/bridge/catalog.feeds', lastError: failed })).toEqual([
+      "could not render the feed google.xml|all| into its file in /var/lib/bridge/catalog.feeds at 2026-11-29T10:00:00.000Z (ENOSPC: no space left on device); its previous file is served meanwhile: check the folder's free space and permissions",
+    ]);
+    expect(feedFilesWarnings({ dir: '/var/lib/bridge/catalog.feeds' })).toEqual([]);
+    expect(feedFilesWarnings(undefined)).toEqual([]);
   });
 });
 
