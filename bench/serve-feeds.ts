@@ -39,6 +39,7 @@ import express from 'express';
 import { createLogger } from '../src/adapters/logger/create-logger.js';
 import { type RunningApp, startApp } from '../src/app/start-app.js';
 import { ALL_UNITS } from '../src/core/catalog/catalog.js';
+import { formOf } from '../src/services/feeds/encoded-feed.js';
 import { createTestConfig } from '../test/helpers/test-config.js';
 
 const { values: flags } = parseArgs({
@@ -170,8 +171,8 @@ async function runBridge(): Promise<void> {
     sizes.push({
       file: descriptor.file,
       identity: feed.identityLength,
-      gzip: feed.gzip?.length ?? null,
-      br: feed.br?.length ?? null,
+      gzip: formOf(feed, 'gzip')?.length ?? null,
+      br: formOf(feed, 'br')?.length ?? null,
     });
   }
   const port = Number(new URL(app.url).port);

@@ -4,14 +4,16 @@ import type { ChangeLog } from '../../core/catalog/change-log.js';
 import { createEnrichedProducts } from '../../core/catalog/family-enrichment.js';
 import { jsonItemText } from '../../core/feeds/render-json-feed.js';
 import { toFeedItem } from '../../core/feeds/to-feed-item.js';
-import { type EncodedFeed, encodeBody, encodedFeed } from './encoded-feed.js';
+import { type EncodedFeed, encodeBody, encodedFeed, encodedSize } from './encoded-feed.js';
 import { type FeedServiceOptions, itemOptionsOf } from './feed-builder.js';
 import { JSON_TYPE } from './feed-descriptors.js';
 
 export type ChangesResult = { readonly ok: true; readonly feed: EncodedFeed } | { readonly ok: false; readonly next: string };
 
-/** Changes feeds kept (they are cheap and many cursors are in use at once). */
+/** Changes feeds kept (they are cheap and many cursors are in use at once)… */
 const MAX_CHANGES_ENTRIES = 64;
+/** …within this many bytes (all three forms are kept; one without a cursor lists the whole catalog). */
+const MAX_CHANGES_BYTES = 64 * 1024 * 1024;
 
 type ChangeEntry = { id: string; change: string; fields?: readonly string[] };
 
@@ -68,6 +70,20 @@ async function changesBody(
 
 export function createChangesFeed(changeLog: Pick<ChangeLog, 'changesSince'>, options: FeedServiceOptions): ChangesFeed {
   const changesCache = new Map<string, Promise<EncodedFeed>>();
+  /** Bytes of the finished ones. */
+  const sizes = new Map<string, number>();
+
+  /** Oldest first beyond the count or the bytes (a request holding one keeps its body until it is sent). */
+  function trim(): void {
+    let bytes = 0;
+    for (const size of sizes.values()) bytes += size;
+    for (const old of changesCache.keys()) {
+      if (changesCache.size <= MAX_CHANGES_ENTRIES && bytes <= MAX_CHANGES_BYTES) break;
+      changesCache.delete(old);
+      bytes -= sizes.get(old) ?? 0;
+      sizes.delete(old);
+    }
+  }
 
   async function changes(snapshot: CatalogSnapshot, view: string, since: string | undefined): Promise<ChangesResult> {
     let list: ChangeEntry[];
@@ -87,11 +103,27 @@ export function createChangesFeed(changeLog: Pick<ChangeLog, 'changesSince'>, op
     if (feed === undefined) {
       feed = changesBody(options, snapshot, view, since, list);
       changesCache.set(key, feed);
-      feed.catch(() => changesCache.delete(key));
-      for (const old of changesCache.keys()) if (changesCache.size > MAX_CHANGES_ENTRIES) changesCache.delete(old);
+      const pending = feed;
+      pending.then(
+        (body) => {
+          if (changesCache.get(key) !== pending) return;
+          sizes.set(key, encodedSize(body));
+          trim();
+        },
+        () => {
+          if (changesCache.get(key) === pending) changesCache.delete(key);
+        },
+      );
+      trim();
     }
     return { ok: true, feed: await feed };
   }
 
-  return { changes, clear: () => changesCache.clear() };
+  return {
+    changes,
+    clear() {
+      changesCache.clear();
+      sizes.clear();
+    },
+  };
 }
