@@ -44,6 +44,11 @@ const BENCHMARKS: readonly { name: string; args: readonly string[]; what: string
     args: [],
     what: 'three instances on one Redis, 100k × 5: publication → all serving, sale → all at 50/s, follower CPU and RSS',
   },
+  {
+    name: 'serve-day',
+    args: [],
+    what: "a shop's day at 100k × 5 in a child bridge: first sync, pre-render, 300 downloads, re-sync, 2,000 sales, idle, restart: RSS, /healthz, feeds after the restart",
+  },
 ];
 
 const root = fileURLToPath(new URL('..', import.meta.url));
