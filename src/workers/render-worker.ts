@@ -1,5 +1,5 @@
 import { workerData } from 'node:worker_threads';
-import { removeWritten, type WrittenBody, writeFeedBody } from '../adapters/feed-files/write-feed-body.js';
+import { removeWritten, type WrittenBody, writeFeedBodySync } from '../adapters/feed-files/write-feed-body.js';
 import type { CatalogSnapshot, Product } from '../core/catalog/catalog.js';
 import { decodeChunk, type ItemChunk } from '../core/catalog/catalog-chunks.js';
 import { createSharedValues } from '../core/catalog/share-values.js';
@@ -78,14 +78,14 @@ async function render(task: RenderTask): Promise<RenderResult[]> {
 
 async function renderOne(snapshot: CatalogSnapshot, request: FeedRequest): Promise<RenderResult> {
   const key = feedKey(request);
-  // Text feeds are written as they render; the workbook's writer awaits its zip stream between rows.
+  // Text feeds render synchronously here; the workbook's writer awaits its zip stream between rows.
   const chunks = builder.stream(snapshot, request);
   if (chunks !== undefined) {
-    const { report, ...written } = await writeFeedBody(data.outputDir, key, snapshot.version, chunks, true);
+    const { report, ...written } = writeFeedBodySync(data.outputDir, key, snapshot.version, chunks, true);
     if (report === undefined) throw new Error(`the render of ${key} gave no report`);
     return { ...written, report };
   }
   const { body, report } = await builder.build(snapshot, request);
-  const written = await writeFeedBody(data.outputDir, key, snapshot.version, body, !isPrecompressed(request.file));
+  const written = writeFeedBodySync(data.outputDir, key, snapshot.version, body, !isPrecompressed(request.file));
   return { files: written.files, identityLength: written.identityLength, report };
 }
