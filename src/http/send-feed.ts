@@ -1,6 +1,6 @@
-import { open } from 'node:fs/promises';
+import { type FileHandle, open } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { pipeline } from 'node:stream';
+import pLimit from 'p-limit';
 import parseRange from 'range-parser';
 import { type BodyForm, type EncodedFeed, formOf, isCompressible } from '../services/feeds/encoded-feed.js';
 import { errorBody, statusOf } from './error-codes.js';
@@ -272,7 +272,7 @@ export async function sendFeed(
   }
   const start = range?.start ?? 0;
   const end = range?.end ?? body.length - 1;
-  let file: Awaited<ReturnType<typeof open>> | undefined;
+  let file: FileHandle | undefined;
   if (!Buffer.isBuffer(body)) {
     try {
       file = await open(body.path, 'r');
@@ -292,15 +292,55 @@ export async function sendFeed(
     ]);
   }
   if (file === undefined) res.end(range === undefined ? body : (body as Buffer).subarray(start, end + 1));
-  else if (end < start) {
-    await file.close();
-    res.end();
-  } else {
-    // A client that goes away mid-body ends the pipeline with an error, which closes the file too.
-    pipeline(file.createReadStream({ start, end, highWaterMark: READ_CHUNK_BYTES }), res, () => {});
-  }
+  else void sendFile(res, file, start, end);
   return { encoding: coding, bytes: Math.max(0, end - start + 1) };
 }
 
-/** Reads of a feed file: larger than the stream default (64 KiB), so a 50 MB body is fewer trips through libuv. */
+/** One read of a feed file. */
 const READ_CHUNK_BYTES = 256 * 1024;
+
+/**
+ * Feed file reads in flight at once, for all responses together. The reads copy from the page cache in
+ * libuv's pool; hundreds of downloads reading at once kept both cores busy there and the event loop waited
+ * (a /healthz probe up to 222 ms beside 100 downloads of 45 MB on this 2-core machine, against 60–125 ms
+ * with two reads at a time at the same throughput; decision 0016).
+ */
+const fileReads = pLimit(2);
+
+/** Resolves when the response can take more, or is gone. */
+function writable(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
+/**
+ * Streams bytes `start`..`end` of an open feed file to the response (headers sent already), a chunk at a
+ * time as the client takes them. A client that goes away stops the reading; a read that fails or a file
+ * shorter than named (never for a whole file) destroys the response, so the client sees a body shorter
+ * than its Content-Length rather than a wrong one.
+ */
+async function sendFile(res: ServerResponse, file: FileHandle, start: number, end: number): Promise<void> {
+  let position = start;
+  try {
+    while (position <= end && !res.destroyed) {
+      const size = Math.min(READ_CHUNK_BYTES, end - position + 1);
+      const chunk = Buffer.allocUnsafe(size);
+      const { bytesRead } = await fileReads(() => file.read(chunk, 0, size, position));
+      if (bytesRead === 0) throw new Error('the feed file is shorter than its manifest says');
+      position += bytesRead;
+      if (!res.write(bytesRead === size ? chunk : chunk.subarray(0, bytesRead))) await writable(res);
+    }
+    if (!res.destroyed) res.end();
+  } catch {
+    res.destroy();
+  } finally {
+    await file.close().catch(() => {});
+  }
+}
