@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import pLimit from 'p-limit';
 import parseRange from 'range-parser';
 import { type BodyForm, type EncodedFeed, formOf, isCompressible } from '../services/feeds/encoded-feed.js';
+import { drained } from './drained.js';
 import { errorBody, statusOf } from './error-codes.js';
 export type ContentCoding = 'br' | 'gzip' | 'identity';
 
@@ -307,19 +308,6 @@ const READ_CHUNK_BYTES = 256 * 1024;
  */
 const fileReads = pLimit(2);
 
-/** Resolves when the response can take more, or is gone. */
-function writable(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
-}
-
 /**
  * Streams bytes `start`..`end` of an open feed file to the response (headers sent already), a chunk at a
  * time as the client takes them. A client that goes away stops the reading; a read that fails or a file
@@ -335,7 +323,7 @@ async function sendFile(res: ServerResponse, file: FileHandle, start: number, en
       const { bytesRead } = await fileReads(() => file.read(chunk, 0, size, position));
       if (bytesRead === 0) throw new Error('the feed file is shorter than its manifest says');
       position += bytesRead;
-      if (!res.write(bytesRead === size ? chunk : chunk.subarray(0, bytesRead))) await writable(res);
+      if (!res.write(bytesRead === size ? chunk : chunk.subarray(0, bytesRead))) await drained(res);
     }
     if (!res.destroyed) res.end();
   } catch {

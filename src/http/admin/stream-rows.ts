@@ -1,21 +1,9 @@
 import type { Response } from 'express';
 import { createSlicer } from '../../core/async/create-slicer.js';
+import { drained } from '../drained.js';
 
 /** Items joined into one write: few enough to stay well under a slice, many enough to keep writes few. */
 const BATCH = 128;
-
-/** Settles when `res` can take more, or is closed; both listeners go once either fires. */
-function drained(res: Response): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
-}
 
 /**
  * Writes `count` lines made by `lineOf` to `res` in slices (docs/quality-bars.md: no synchronous stretch
