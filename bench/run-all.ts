@@ -49,6 +49,11 @@ const BENCHMARKS: readonly { name: string; args: readonly string[]; what: string
     args: [],
     what: "a shop's day at 100k × 5 in a child bridge: first sync, pre-render, 300 downloads, re-sync, 2,000 sales, idle, restart: RSS, /healthz, feeds after the restart",
   },
+  {
+    name: 'memory-budget',
+    args: [],
+    what: 'what one bridge process holds at 100k × 5, by part: served catalog, chunks, indexes, logs, worker peaks, allocator',
+  },
 ];
 
 const root = fileURLToPath(new URL('..', import.meta.url));
