@@ -4,6 +4,7 @@ import type { Logger } from '../adapters/logger/create-logger.js';
 import type { Metrics } from '../adapters/metrics/create-metrics.js';
 import { createMemoryPushOutbox } from '../adapters/push/memory-push-outbox.js';
 import { openSqlitePushOutbox } from '../adapters/push/sqlite-push-outbox.js';
+import { besideStore } from '../adapters/store/beside-store.js';
 import type { Config, PushConfig } from '../config/load-config.js';
 import type { ChangeLog } from '../core/catalog/change-log.js';
 import type { PushTargetsConfig } from '../core/push/derive-updates.js';
@@ -106,7 +107,7 @@ function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
  * froze for the whole 10 s busy timeout, again and again, during a sales burst (BENCHMARKS.md, channel push).
  */
 export function pushOutboxPath(storePath: string): string {
-  return storePath.endsWith('.sqlite') ? `${storePath.slice(0, -'.sqlite'.length)}.push.sqlite` : `${storePath}.push`;
+  return besideStore(storePath, 'push', { sqlite: true });
 }
 
 /** A Redis group → the group's Redis; SQLite store → the outbox's file beside it; memory → memory. */

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import type { WebhookInbox } from '../../services/webhooks/webhook-inbox.js';
+import { besideStore } from './beside-store.js';
 import { openKeyv } from './create-keyv.js';
 import { createKeyvWebhookInbox } from './keyv-webhook-inbox.js';
 import { openSqliteWebhookInbox } from './sqlite-webhook-inbox.js';
@@ -12,7 +13,7 @@ import { openSqliteWebhookInbox } from './sqlite-webhook-inbox.js';
  */
 export function inboxStoreUrl(storeUrl: string): string {
   if (!storeUrl.startsWith('sqlite://')) return storeUrl;
-  return storeUrl.endsWith('.sqlite') ? `${storeUrl.slice(0, -'.sqlite'.length)}.inbox.sqlite` : `${storeUrl}.inbox`;
+  return besideStore(storeUrl, 'inbox', { sqlite: true });
 }
 
 /**

@@ -1,0 +1,9 @@
+/**
+ * The path of a file or folder of its own beside a SQLite store's file, named by `part`: `catalog.sqlite`
+ * → `catalog.<part>.sqlite` (`sqlite: true`) or `catalog.<part>`; a file without the `.sqlite` extension
+ * (`store.db`) → `store.db.<part>`. The webhook inbox, the push outbox and the feed files each have one.
+ */
+export function besideStore(storePath: string, part: string, options: { readonly sqlite: boolean }): string {
+  if (!storePath.endsWith('.sqlite')) return `${storePath}.${part}`;
+  return `${storePath.slice(0, -'.sqlite'.length)}.${part}${options.sqlite ? '.sqlite' : ''}`;
+}
