@@ -5,7 +5,7 @@ import type { CatalogSnapshot } from '../core/catalog/catalog.js';
 import type { ItemChunk } from '../core/catalog/catalog-chunks.js';
 import type { TemplateFile } from '../core/feeds/load-templates.js';
 import type { StockSettings } from '../core/feeds/stock-policy.js';
-import type { StoredFile } from '../services/feeds/encoded-feed.js';
+import { mapForms, type StoredFile } from '../services/feeds/encoded-feed.js';
 import type { FeedServiceOptions } from '../services/feeds/feed-builder.js';
 import type { FeedRenderer, RenderedBody } from '../services/feeds/feed-renderer.js';
 import { WorkerFailedError } from './create-catalog-workers.js';
@@ -30,8 +30,8 @@ export interface WorkerFeedRendererOptions {
 /**
  * Feeds rendered and compressed in a worker thread (decision 0006): the worker parses the version's
  * chunks from shared memory, renders every feed asked for in one pass and writes each body to files as it
- * renders (decision 0016), so the main thread only answers requests and holds no body. One thread, idle after a minute: a render holds a parsed catalog (~150 MB
- * at 100,000 × 5), and the scheduler sends one call at a time anyway.
+ * renders (decision 0016), so the main thread only answers requests and holds no body. One thread, idle after a minute: a render holds a parsed catalog (~420 MiB
+ * of heap at 100,000 × 5, BENCHMARKS.md "Memory budget"), and the scheduler sends one call at a time anyway.
  */
 export function createWorkerFeedRenderer(options: WorkerFeedRendererOptions): FeedRenderer {
   const data: RenderWorkerData = {
@@ -60,11 +60,7 @@ export function createWorkerFeedRenderer(options: WorkerFeedRendererOptions): Fe
       const stored = (form: WrittenForm): StoredFile => ({ path: join(options.outputDir, form.name), length: form.length });
       return results.map(
         ({ files, identityLength, report }): RenderedBody => ({
-          files: {
-            identity: stored(files.identity),
-            ...(files.gzip === undefined ? {} : { gzip: stored(files.gzip) }),
-            ...(files.br === undefined ? {} : { br: stored(files.br) }),
-          },
+          files: mapForms(files, stored),
           identityLength,
           report,
         }),

@@ -1,8 +1,8 @@
 import { readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { z } from 'zod';
 import type { FeedReport } from '../../core/feeds/feed-report.js';
-import { type FileBody, feedTag, type StoredFile } from '../../services/feeds/encoded-feed.js';
+import { type FileBody, feedTag, mapForms, type StoredFile } from '../../services/feeds/encoded-feed.js';
 import type { CachedFeed } from '../../services/feeds/feed-cache.js';
 import type { FeedFileStore, FeedFilesStatus } from '../../services/feeds/feed-files.js';
 import { feedFileBase, LOCK_NAME, manifestName, TEMP_PREFIX, tempName } from './feed-file-names.js';
@@ -55,12 +55,7 @@ export interface FeedFileStoreOptions {
   readonly temporary?: boolean;
 }
 
-function bodyFiles(feed: CachedFeed['feed']): FileBody['files'] | undefined {
-  return feed.files;
-}
-
 function manifestOf(key: string, entry: CachedFeed, files: FileBody['files']): Manifest {
-  const form = (file: StoredFile) => ({ name: file.path.slice(file.path.lastIndexOf('/') + 1), length: file.length });
   const { feed } = entry;
   return {
     format: 1,
@@ -71,25 +66,15 @@ function manifestOf(key: string, entry: CachedFeed, files: FileBody['files']): M
     ...(feed.fileName === undefined ? {} : { fileName: feed.fileName }),
     identityLength: feed.identityLength,
     renderMs: entry.renderMs,
-    files: {
-      identity: form(files.identity),
-      ...(files.gzip === undefined ? {} : { gzip: form(files.gzip) }),
-      ...(files.br === undefined ? {} : { br: form(files.br) }),
-    },
+    files: mapForms(files, (file) => ({ name: basename(file.path), length: file.length })),
     ...(entry.report === undefined ? {} : { report: entry.report as unknown as z.infer<typeof Report> }),
   };
 }
 
 function entryOf(dir: string, manifest: Manifest): CachedFeed {
-  const stored = (form: z.infer<typeof Form>): StoredFile => ({ path: join(dir, form.name), length: form.length });
-  const { files } = manifest;
   return {
     feed: {
-      files: {
-        identity: stored(files.identity),
-        ...(files.gzip === undefined ? {} : { gzip: stored(files.gzip) }),
-        ...(files.br === undefined ? {} : { br: stored(files.br) }),
-      },
+      files: mapForms(manifest.files, (form): StoredFile => ({ path: join(dir, form.name), length: form.length })),
       identityLength: manifest.identityLength,
       contentType: manifest.contentType,
       tag: feedTag(manifest.key, manifest.version),
@@ -183,7 +168,7 @@ export function openFeedFileStore(options: FeedFileStoreOptions): FeedFileStore 
       return manifests.map((manifest) => [manifest.key, entryOf(dir, manifest)] as const);
     },
     commit(key, entry) {
-      const files = bodyFiles(entry.feed);
+      const { files } = entry.feed;
       if (files === undefined) return Promise.resolve();
       return inOrder(key, async () => {
         const name = manifestName(feedFileBase(key));
@@ -201,7 +186,7 @@ export function openFeedFileStore(options: FeedFileStoreOptions): FeedFileStore 
       });
     },
     discard(key, entry, { forget }) {
-      const files = bodyFiles(entry.feed);
+      const { files } = entry.feed;
       if (files === undefined) return Promise.resolve();
       return inOrder(key, async () => {
         if (forget && named.get(key) === files.identity.path) {

@@ -21,12 +21,28 @@ export interface MemoryBody {
   readonly files?: undefined;
 }
 
+/** The forms of one body: identity always, gzip and br for a text body. */
+export interface BodyForms<T> {
+  readonly identity: T;
+  readonly gzip?: T | undefined;
+  readonly br?: T | undefined;
+}
+
+/** `forms` with `each` applied to every form it has. */
+export function mapForms<A, B>(forms: BodyForms<A>, each: (form: A) => B): BodyForms<B> {
+  return {
+    identity: each(forms.identity),
+    ...(forms.gzip === undefined ? {} : { gzip: each(forms.gzip) }),
+    ...(forms.br === undefined ? {} : { br: each(forms.br) }),
+  };
+}
+
 /**
  * A rendered body written to files, one per form (identity, and gzip and br for a text body): what the
  * app's renderer produces. The heap keeps these few fields; the bodies live in the kernel's page cache.
  */
 export interface FileBody {
-  readonly files: { readonly identity: StoredFile; readonly gzip?: StoredFile; readonly br?: StoredFile };
+  readonly files: BodyForms<StoredFile>;
   readonly identityLength: number;
   readonly identity?: undefined;
   readonly gzip?: undefined;

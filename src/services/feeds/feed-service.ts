@@ -58,7 +58,7 @@ export interface FeedService extends Pick<FeedRenders, 'render' | 'serve'> {
    */
   prewarm(snapshot: CatalogSnapshot, isCurrent: () => boolean, polled?: readonly PolledFeed[]): Promise<void>;
   /**
-   * The bytes the cache holds for the last pre-render pass (`encodedSize`: gzip and br), beside the cache's
+   * The bytes the last pre-render pass keeps (`encodedSize`: identity, gzip and br, on disk), beside the cache's
    * budget: a pass larger than the budget is kept anyway (pinned), over the budget, and every other feed
    * gives way to it (`undefined` before the first pass).
    */
