@@ -25,6 +25,7 @@ import { createInThreadFeedRenderer } from '../services/feeds/feed-renderer.js';
 import { createFeedService, type FeedService, type PolledFeed } from '../services/feeds/feed-service.js';
 import { emptyFeeds, operatorWarnings } from '../services/feeds/feed-warnings.js';
 import { createFetchLog, type FetchLog } from '../services/fetches/fetch-log.js';
+import { polledFeeds } from '../services/fetches/polled-feeds.js';
 import { createWorkerDocPages } from '../workers/create-doc-pages.js';
 import { createWorkerFeedRenderer } from '../workers/create-feed-renderer.js';
 import type { AppPart, Shared } from './app-part.js';
@@ -269,26 +270,6 @@ export function createFeedParts(
     },
     prewarmPart: { name: 'feed-prewarm', stop: () => prewarm.stop() },
   };
-}
-
-/** How recent a poll must be for its feed to be rendered with every version. */
-const POLLED_WITHIN_MS = 7 * 24 * 3_600_000;
-
-/**
- * The feeds pollers ask for, from the fetch log: answered (200, 304) more than once in the last week, most
- * asked first. The pre-rendering renders them first after the first sync and with every version after.
- */
-export function polledFeeds(fetches: Pick<FetchLog, 'summaries'>, now: Date): PolledFeed[] {
-  const counts = new Map<string, { readonly feed: PolledFeed; count: number }>();
-  for (const summary of fetches.summaries(now)) {
-    if (summary.count < 2 || (summary.lastStatus !== 200 && summary.lastStatus !== 304)) continue;
-    if (now.getTime() - Date.parse(summary.lastAt) > POLLED_WITHIN_MS) continue;
-    const key = `${summary.feed}|${summary.view}`;
-    const entry = counts.get(key) ?? { feed: { file: summary.feed, view: summary.view }, count: 0 };
-    entry.count += summary.count;
-    counts.set(key, entry);
-  }
-  return [...counts.values()].sort((a, b) => b.count - a.count).map((entry) => entry.feed);
 }
 
 /** The pre-rendering of every new version; a channel feed that comes out empty (most shops' first-run gap) is said once, plainly. */

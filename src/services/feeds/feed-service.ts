@@ -2,6 +2,7 @@ import { ALL_UNITS, type CatalogSnapshot } from '../../core/catalog/catalog.js';
 import type { ChangeLog } from '../../core/catalog/change-log.js';
 import type { CompiledFeed } from '../../core/feeds/compiled-feed.js';
 import type { FeedReport } from '../../core/feeds/feed-report.js';
+import type { PolledFeed } from '../fetches/polled-feeds.js';
 import { type ChangesResult, createChangesFeed } from './changes-feed.js';
 import { encodedSize } from './encoded-feed.js';
 import { type FeedRequest, type FeedServiceOptions, feedKey } from './feed-builder.js';
@@ -11,6 +12,7 @@ import type { FeedFileStore, FeedFilesStatus } from './feed-files.js';
 import type { FeedRenderer } from './feed-renderer.js';
 import { createFeedRenders, type FeedRenders, type RenderTiming } from './feed-renders.js';
 
+export type { PolledFeed } from '../fetches/polled-feeds.js';
 export type { ChangesResult } from './changes-feed.js';
 export type { EncodedFeed } from './encoded-feed.js';
 export type { FeedRequest, FeedServiceOptions, FeedVariant } from './feed-builder.js';
@@ -86,12 +88,6 @@ export interface FeedStorage {
   readonly budget?: number;
   /** Absent when bodies are kept in memory. */
   readonly files?: FeedFilesStatus;
-}
-
-/** A feed a poller asks for (from the fetch log), rendered first and kept like the `all` view's. */
-export interface PolledFeed {
-  readonly file: string;
-  readonly view: string;
 }
 
 /** Polled feeds beyond the `all` view's rendered with every version: the fetch log can be flooded. */
