@@ -6,38 +6,45 @@ export interface CatalogMetrics {
   readonly catalogItems: Gauge<'unit'>;
   readonly catalogGeneratedAt: Gauge;
   /** Reads the rendered feeds kept (on disk: docs/decisions/0016-feed-files.md) at each scrape. */
-  watchFeedStorage(read: () => { readonly entries: number; readonly bytes: number; readonly budget?: number }): void;
+  watchFeedStorage(read: () => FeedStorage): void;
 }
 
+/** What `watchFeedStorage` reads at each scrape. */
+type FeedStorage = { readonly entries: number; readonly bytes: number; readonly budget?: number };
+
+/** The feed files' gauges: name, help and the figure each reads. */
+const FEED_STORAGE_GAUGES: readonly [string, string, (storage: FeedStorage) => number | undefined][] = [
+  [
+    'catalog_bridge_feed_files_bytes',
+    'Bytes of the rendered feed files kept (every form: as rendered, gzip, br); bounded by FEED_CACHE_MB',
+    (storage) => storage.bytes,
+  ],
+  [
+    'catalog_bridge_feed_files_budget_bytes',
+    'FEED_CACHE_MB in bytes: the disk for rendered feed files beyond which the least recently used are deleted',
+    (storage) => storage.budget,
+  ],
+  [
+    'catalog_bridge_feed_files',
+    'Rendered feeds kept (feed, unit view and CSV profile), each in its files',
+    (storage) => storage.entries,
+  ],
+];
+
 export function createCatalogMetrics(registers: Registry[]): CatalogMetrics {
-  let readStorage: (() => { readonly entries: number; readonly bytes: number; readonly budget?: number }) | undefined;
-  new Gauge({
-    name: 'catalog_bridge_feed_files_bytes',
-    help: 'Bytes of the rendered feed files kept (every form: as rendered, gzip, br); bounded by FEED_CACHE_MB',
-    registers,
-    collect() {
-      const storage = readStorage?.();
-      if (storage !== undefined) this.set(storage.bytes);
-    },
-  });
-  new Gauge({
-    name: 'catalog_bridge_feed_files_budget_bytes',
-    help: 'FEED_CACHE_MB in bytes: the disk for rendered feed files beyond which the least recently used are deleted',
-    registers,
-    collect() {
-      const budget = readStorage?.().budget;
-      if (budget !== undefined) this.set(budget);
-    },
-  });
-  new Gauge({
-    name: 'catalog_bridge_feed_files',
-    help: 'Rendered feeds kept (feed, unit view and CSV profile), each in its files',
-    registers,
-    collect() {
-      const storage = readStorage?.();
-      if (storage !== undefined) this.set(storage.entries);
-    },
-  });
+  let readStorage: (() => FeedStorage) | undefined;
+  for (const [name, help, figure] of FEED_STORAGE_GAUGES) {
+    new Gauge({
+      name,
+      help,
+      registers,
+      collect() {
+        const storage = readStorage?.();
+        const value = storage === undefined ? undefined : figure(storage);
+        if (value !== undefined) this.set(value);
+      },
+    });
+  }
   return {
     watchFeedStorage(read) {
       readStorage = read;
