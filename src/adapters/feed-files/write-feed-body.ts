@@ -1,8 +1,7 @@
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
-import { collectFeed } from '../../core/feeds/collect-feed.js';
 import type { FeedChunks, FeedReport } from '../../core/feeds/feed-report.js';
 import { type BodyCoding, type BodyForms, brotliOptions, GZIP_LEVEL } from '../../services/feeds/encoded-feed.js';
 import { bodyFileNames, feedFileBase, tempName } from './feed-file-names.js';
@@ -19,14 +18,97 @@ export interface WrittenBody {
 }
 
 /**
- * Renders one body of `key` at `version` and writes it into `dir`: identity, and for a text body its gzip
- * and br forms. Synchronous, for the render worker thread, whose only job it is (no event loop of the
- * server's waits on it): the body is rendered whole and compressed in this thread. Measured against
- * compressing each form as the text streams in (zlib streams in libuv's pool): the whole-body way took
- * 56 s of CPU and 595 MiB peak RSS for every `all` feed of 100,000 × 5, the streamed one 82 s and 839 MiB
- * (the pool threads' allocations stay with their malloc arenas; decision 0016). Each file is written under a temporary
- * name and renamed when whole; on any failure (a full disk, a template that throws) every file of this
- * render is deleted and the error thrown, so the previous render stays the one named.
+ * One body of a feed key being written into the feed files directory, synchronously, for the render worker
+ * thread (no server's event loop waits on it). The text goes to a temporary identity file as it is
+ * rendered; `finish` then compresses that file whole into gzip and br (one body in memory at a time, and
+ * only there) and renames the three into place. Measured against zlib streams in libuv's pool fed as the
+ * text comes: those took ~45 % more CPU and peaked higher (the pool threads' allocations stay with their
+ * malloc arenas; decision 0016). On any failure every file of the body is deleted (`abort`), so the
+ * previous render stays the one named.
+ */
+export interface FeedBodyWriter {
+  /** Appends text (UTF-8) or bytes to the identity form. */
+  write(part: string | Uint8Array): void;
+  /** Closes the identity form, writes the compressed forms when `compress`, and renames all into place. */
+  finish(compress: boolean): WrittenBody;
+  /** Deletes whatever was written (a failed render): safe to call at any point, and more than once. */
+  abort(): void;
+}
+
+export function openFeedBody(dir: string, key: string, version: string): FeedBodyWriter {
+  mkdirSync(dir, { recursive: true });
+  const names = bodyFileNames(feedFileBase(key), version);
+  const temps: Partial<Record<BodyCoding, string>> = { identity: join(dir, tempName(names.identity)) };
+  let fd: number | undefined = openSync(temps.identity as string, 'w');
+  let identityLength = 0;
+  const close = (): void => {
+    if (fd !== undefined) closeSync(fd);
+    fd = undefined;
+  };
+  const abort = (): void => {
+    try {
+      close();
+    } finally {
+      for (const coding of ['identity', 'gzip', 'br'] as const) {
+        const temp = temps[coding];
+        if (temp !== undefined) rmSync(temp, { force: true });
+        rmSync(join(dir, names[coding]), { force: true });
+      }
+    }
+  };
+  return {
+    write(part) {
+      if (fd === undefined) throw new Error('the body is finished');
+      const bytes = typeof part === 'string' ? Buffer.from(part, 'utf8') : part;
+      let offset = 0;
+      while (offset < bytes.length) offset += writeSync(fd, bytes, offset);
+      identityLength += bytes.length;
+    },
+    finish(compress) {
+      try {
+        close();
+        const written: Partial<Record<BodyCoding, WrittenForm>> = {
+          identity: { name: names.identity, length: identityLength },
+        };
+        if (compress) {
+          const identity = readFileSync(temps.identity as string);
+          const compressed: [BodyCoding, () => Buffer][] = [
+            ['gzip', () => gzipSync(identity, { level: GZIP_LEVEL })],
+            ['br', () => brotliCompressSync(identity, brotliOptions(identity.length))],
+          ];
+          for (const [coding, compressOf] of compressed) {
+            const bytes = compressOf();
+            const temp = join(dir, tempName(names[coding]));
+            temps[coding] = temp;
+            writeFileSync(temp, bytes);
+            written[coding] = { name: names[coding], length: bytes.length };
+          }
+        }
+        for (const coding of ['identity', 'gzip', 'br'] as const) {
+          const temp = temps[coding];
+          if (temp !== undefined) renameSync(temp, join(dir, names[coding]));
+        }
+        const { identity, gzip, br } = written;
+        return {
+          files: {
+            identity: identity as WrittenForm,
+            ...(gzip === undefined ? {} : { gzip }),
+            ...(br === undefined ? {} : { br }),
+          },
+          identityLength,
+        };
+      } catch (error) {
+        abort();
+        throw error;
+      }
+    },
+    abort,
+  };
+}
+
+/**
+ * Renders one body of `key` at `version` into `dir` (text parts as they come, or bytes made whole) and
+ * writes its forms: identity, and gzip and br when `compress`.
  */
 export function writeFeedBodySync(
   dir: string,
@@ -35,36 +117,21 @@ export function writeFeedBodySync(
   body: FeedChunks | Buffer,
   compress: boolean,
 ): WrittenBody & { readonly report: FeedReport | undefined } {
-  mkdirSync(dir, { recursive: true });
-  const names = bodyFileNames(feedFileBase(key), version);
-  const { body: identity, report } = Buffer.isBuffer(body) ? { body, report: undefined } : collectFeed(body);
-  const forms: [BodyCoding, () => Buffer][] = [['identity', () => identity]];
-  if (compress) {
-    forms.push(['gzip', () => gzipSync(identity, { level: GZIP_LEVEL })]);
-    forms.push(['br', () => brotliCompressSync(identity, brotliOptions(identity.length))]);
-  }
-  const written: Partial<Record<BodyCoding, WrittenForm>> = {};
-  const temps: string[] = [];
+  const writer = openFeedBody(dir, key, version);
   try {
-    for (const [coding, bytesOf] of forms) {
-      const bytes = bytesOf();
-      const temp = join(dir, tempName(names[coding]));
-      temps.push(temp);
-      writeFileSync(temp, bytes);
-      written[coding] = { name: names[coding], length: bytes.length };
+    if (Buffer.isBuffer(body)) {
+      writer.write(body);
+      return { ...writer.finish(compress), report: undefined };
     }
-    for (const [index, [coding]] of forms.entries()) renameSync(temps[index] ?? '', join(dir, names[coding]));
+    for (;;) {
+      const next = body.next();
+      if (next.done === true) return { ...writer.finish(compress), report: next.value };
+      writer.write(next.value);
+    }
   } catch (error) {
-    for (const path of [...temps, ...forms.map(([coding]) => join(dir, names[coding]))]) rmSync(path, { force: true });
+    writer.abort();
     throw error;
   }
-  const { identity: identityForm, gzip, br } = written;
-  if (identityForm === undefined) throw new Error('no identity form written');
-  return {
-    files: { identity: identityForm, ...(gzip === undefined ? {} : { gzip }), ...(br === undefined ? {} : { br }) },
-    identityLength: identity.length,
-    report,
-  };
 }
 
 /** Deletes the files of a written body no manifest will name. */

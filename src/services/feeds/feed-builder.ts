@@ -41,14 +41,30 @@ export interface BuildOptions {
   readonly sliceMs?: number;
 }
 
+/** A catalog version without its products: what a feed's header and links are made of. */
+export type CatalogHead = Omit<CatalogSnapshot, 'products'>;
+
+/**
+ * What feeds are rendered from: a version's head and its products in catalog order. A snapshot in this
+ * thread is one (`snapshotSource`); the render worker reads its products from the serialized chunks as a
+ * pass goes, never holding the whole catalog parsed (`src/workers/render-worker.ts`).
+ */
+export interface FeedSource {
+  readonly head: CatalogHead;
+  /** The version's products in catalog order, their enrichment values on. */
+  products(): Iterable<Product>;
+  /** How many products have an offer in `view` (the JSON feed's `count`, written before its items). */
+  countInView(view: string): number;
+}
+
 export interface FeedBuilder {
   /** The feed's whole body and its report. */
-  build(snapshot: CatalogSnapshot, request: FeedRequest, options?: BuildOptions): Promise<CollectedFeed>;
+  build(source: FeedSource, request: FeedRequest, options?: BuildOptions): Promise<CollectedFeed>;
   /**
    * A text feed's body as it is rendered, its report last (written to files as it comes: no whole body
    * held); `undefined` for the workbook, which `build` makes whole.
    */
-  stream(snapshot: CatalogSnapshot, request: FeedRequest): FeedChunks | undefined;
+  stream(source: FeedSource, request: FeedRequest): FeedChunks | undefined;
 }
 
 /**
@@ -64,21 +80,36 @@ export function feedKey(request: FeedRequest): string {
   return `${request.file}|${request.view}|${request.variant.csvProfile ?? ''}`;
 }
 
-export function countInView(snapshot: CatalogSnapshot, view: string): number {
-  if (view === ALL_UNITS) return snapshot.products.length;
+/** How many of `products` have an offer in `view`. */
+export function countInView(products: readonly Pick<Product, 'offers'>[], view: string): number {
+  if (view === ALL_UNITS) return products.length;
   let count = 0;
-  for (const product of snapshot.products) {
+  for (const product of products) {
     if (product.offers.some((offer) => offer.unit === view)) count++;
   }
   return count;
 }
 
-export function itemOptionsOf(snapshot: CatalogSnapshot, options: FeedServiceOptions): FeedItemOptions {
+/** A snapshot of this thread as a feed source (its enrichment values put back on as products are read). */
+export function snapshotSource(snapshot: CatalogSnapshot): FeedSource {
+  const { products: _read, ...head } = snapshot;
+  return {
+    head,
+    *products() {
+      // A served snapshot's products carry their enrichment values only in its chunks (family-enrichment.ts).
+      const enriched = createEnrichedProducts(snapshot);
+      for (let position = 0; position < snapshot.products.length; position += 1) yield enriched.at(position) as Product;
+    },
+    countInView: (view) => countInView(snapshot.products, view),
+  };
+}
+
+export function itemOptionsOf(snapshot: CatalogHead, options: FeedServiceOptions): FeedItemOptions {
   return { ...options.links, unitNames: new Map(snapshot.units.map((unit) => [unit.code, unit.name])) };
 }
 
 /** The feed-wide values of `view` (a product's page renders its items with the same). */
-export function feedContextOf(snapshot: CatalogSnapshot, view: string, options: FeedServiceOptions): FeedContext {
+export function feedContextOf(snapshot: CatalogHead, view: string, options: FeedServiceOptions): FeedContext {
   const unitName = view === ALL_UNITS ? 'All units' : (snapshot.units.find((unit) => unit.code === view)?.name ?? view);
   return {
     version: snapshot.version,
@@ -92,51 +123,47 @@ export function feedContextOf(snapshot: CatalogSnapshot, view: string, options: 
 }
 
 /** The `stock:{unit}` columns of the table feeds: every unit's side by side in the `all` view. */
-export function unitColumnsOf(snapshot: CatalogSnapshot, view: string): string[] {
+export function unitColumnsOf(snapshot: CatalogHead, view: string): string[] {
   return view === ALL_UNITS ? snapshot.units.map((unit) => unit.code) : [];
 }
 
 export function createFeedBuilder(templates: readonly CompiledFeed[], options: FeedServiceOptions): FeedBuilder {
   const templateByFile = new Map(templates.map((template) => [template.file, template]));
 
-  function* itemsOf(snapshot: CatalogSnapshot, view: string): Generator<FeedItem> {
-    const itemOpts = itemOptionsOf(snapshot, options);
-    // A served snapshot's products carry their enrichment values only in its chunks (family-enrichment.ts).
-    const products = createEnrichedProducts(snapshot);
-    for (let position = 0; position < snapshot.products.length; position += 1) {
-      const item = toFeedItem(products.at(position) as Product, view, itemOpts);
+  function* itemsOf(source: FeedSource, view: string): Generator<FeedItem> {
+    const itemOpts = itemOptionsOf(source.head, options);
+    for (const product of source.products()) {
+      const item = toFeedItem(product, view, itemOpts);
       if (item !== undefined) yield item;
     }
   }
 
-  const contextOf = (snapshot: CatalogSnapshot, view: string): FeedContext => feedContextOf(snapshot, view, options);
+  const contextOf = (source: FeedSource, view: string): FeedContext => feedContextOf(source.head, view, options);
 
-  function chunks(snapshot: CatalogSnapshot, { file, view, variant }: FeedRequest): FeedChunks {
-    const context = contextOf(snapshot, view);
-    if (file === 'products.json') return renderJsonFeed(context, itemsOf(snapshot, view), { count: countInView(snapshot, view) });
+  function chunks(source: FeedSource, { file, view, variant }: FeedRequest): FeedChunks {
+    const context = contextOf(source, view);
+    if (file === 'products.json') return renderJsonFeed(context, itemsOf(source, view), { count: source.countInView(view) });
     if (file === 'products.csv') {
-      const unitColumns = unitColumnsOf(snapshot, view);
-      return renderCsvFeed(context, itemsOf(snapshot, view), { profile: variant.csvProfile ?? 'rfc4180', unitColumns });
+      const unitColumns = unitColumnsOf(source.head, view);
+      return renderCsvFeed(context, itemsOf(source, view), { profile: variant.csvProfile ?? 'rfc4180', unitColumns });
     }
     const template = templateByFile.get(file);
     if (template === undefined) throw new Error(`Unknown feed ${file}`);
-    return template.render(context, itemsOf(snapshot, view));
+    return template.render(context, itemsOf(source, view));
   }
 
   return {
-    stream: (snapshot, request) => (request.file === XLSX_FEED_FILE ? undefined : chunks(snapshot, request)),
-    async build(snapshot, request, buildOptions = {}) {
+    stream: (source, request) => (request.file === XLSX_FEED_FILE ? undefined : chunks(source, request)),
+    async build(source, request, buildOptions = {}) {
       const { sliceMs } = buildOptions;
       if (request.file === XLSX_FEED_FILE) {
         const { view } = request;
-        return renderXlsxFeed(contextOf(snapshot, view), itemsOf(snapshot, view), {
-          unitColumns: unitColumnsOf(snapshot, view),
+        return renderXlsxFeed(contextOf(source, view), itemsOf(source, view), {
+          unitColumns: unitColumnsOf(source.head, view),
           ...(sliceMs === undefined ? {} : { sliceMs }),
         });
       }
-      return sliceMs === undefined
-        ? collectFeed(chunks(snapshot, request))
-        : collectFeedAsync(chunks(snapshot, request), sliceMs);
+      return sliceMs === undefined ? collectFeed(chunks(source, request)) : collectFeedAsync(chunks(source, request), sliceMs);
     },
   };
 }

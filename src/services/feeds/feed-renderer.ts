@@ -1,7 +1,7 @@
 import type { CatalogSnapshot } from '../../core/catalog/catalog.js';
 import type { FeedReport } from '../../core/feeds/feed-report.js';
 import { type EncodedBody, encodeBody } from './encoded-feed.js';
-import { type FeedBuilder, type FeedRequest, isPrecompressed } from './feed-builder.js';
+import { type FeedBuilder, type FeedRequest, isPrecompressed, snapshotSource } from './feed-builder.js';
 
 /** One rendered feed: its body as kept (gzip and br, or a body compressed already), and what the render reported. */
 export type RenderedBody = EncodedBody & { readonly report: FeedReport };
@@ -26,8 +26,9 @@ export function createInThreadFeedRenderer(builder: FeedBuilder): FeedRenderer {
   return {
     async render(snapshot, requests) {
       const bodies: RenderedBody[] = [];
+      const source = snapshotSource(snapshot);
       for (const request of requests) {
-        const { body, report } = await builder.build(snapshot, request, { sliceMs: 5 });
+        const { body, report } = await builder.build(source, request, { sliceMs: 5 });
         bodies.push({ ...(await encodeBody(body, !isPrecompressed(request.file))), report });
       }
       return bodies;

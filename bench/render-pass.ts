@@ -1,0 +1,119 @@
+/**
+ * One pre-render pass in the render worker thread (issue 25): every `all` feed of a 100,000 × 5 sandbox
+ * catalog rendered, compressed and written to files in one `createWorkerFeedRenderer` call, as the app's
+ * pre-render does after a sync.
+ *
+ *   npx tsx bench/render-pass.ts [--products 100000] [--units 5] [--runs 2] [--feeds google.xml,products.csv]
+ *
+ * Per run: wall time, the process's CPU time meanwhile (all threads), the process's peak RSS above the
+ * RSS before the call (sampled every 20 ms; the worker's heap and zlib's buffers are the process's), and
+ * the main thread's event-loop delay. Also the time to decode every chunk once in this thread (what a
+ * render pays per pass of the catalog). Prints one JSON object.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os, { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { loadConfiguredTemplates } from '../src/app/feed-parts.js';
+import { ALL_UNITS } from '../src/core/catalog/catalog.js';
+import { decodeChunk, serializeItems } from '../src/core/catalog/catalog-chunks.js';
+import { createFeedBuilder, type FeedRequest } from '../src/services/feeds/feed-builder.js';
+import { createInThreadFeedRenderer } from '../src/services/feeds/feed-renderer.js';
+import { createWorkerFeedRenderer } from '../src/workers/create-feed-renderer.js';
+import { createTestConfig } from '../test/helpers/test-config.js';
+import { sandboxSnapshot } from './sandbox-snapshot.js';
+
+const { values: flags } = parseArgs({
+  options: {
+    products: { type: 'string', default: '100000' },
+    units: { type: 'string', default: '5' },
+    runs: { type: 'string', default: '2' },
+    feeds: { type: 'string' },
+  },
+  strict: true,
+});
+const PRODUCTS = Number(flags.products);
+const UNITS = Number(flags.units);
+const RUNS = Number(flags.runs);
+
+const mb = (bytes: number): number => Math.round((bytes / 1024 / 1024) * 10) / 10;
+
+const snapshot = { ...sandboxSnapshot({ products: PRODUCTS, units: UNITS }), version: 'v-bench-pass' };
+const chunks = serializeItems(snapshot.products);
+const { compiled, files, stock } = await loadConfiguredTemplates(createTestConfig({}));
+const options = {
+  currency: 'CZK',
+  brand: undefined,
+  baseUrl: 'https://bridge.example',
+  links: { storeCodes: {}, productUrl: 'https://shop.example.cz/p/{id}', imageUrl: 'https://shop.example.cz/i/{id}.jpg' },
+};
+const requests: FeedRequest[] = ['products.json', 'products.csv', 'products.xlsx', ...compiled.map((template) => template.file)]
+  .filter((file) => flags.feeds === undefined || flags.feeds.split(',').includes(file))
+  .map((file) => ({ file, view: ALL_UNITS, variant: {} }));
+
+const decodeStarted = performance.now();
+let decoded = 0;
+for (const chunk of chunks) decoded += decodeChunk(chunk).length;
+const decodeAllMs = Math.round(performance.now() - decodeStarted);
+
+const feedFilesDir = mkdtempSync(join(tmpdir(), 'bench-render-pass-'));
+process.on('exit', () => rmSync(feedFilesDir, { recursive: true, force: true }));
+const renderer = createWorkerFeedRenderer({
+  templates: files,
+  stock,
+  options,
+  chunksOf: async () => chunks,
+  fallback: createInThreadFeedRenderer(createFeedBuilder(compiled, options)),
+  outputDir: feedFilesDir,
+});
+
+async function measure(run: number) {
+  const before = process.memoryUsage().rss;
+  let peak = before;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss);
+  }, 20);
+  const delay = monitorEventLoopDelay({ resolution: 10 });
+  delay.enable();
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  const bodies = await renderer.render({ ...snapshot, version: `v-bench-pass-${run}` }, requests);
+  const ms = performance.now() - started;
+  const used = process.cpuUsage(cpu);
+  delay.disable();
+  clearInterval(sampler);
+  return {
+    ms: Math.round(ms),
+    cpuMs: Math.round((used.user + used.system) / 1000),
+    identityMb: mb(bodies.reduce((sum, body) => sum + body.identityLength, 0)),
+    rssBeforeMb: mb(before),
+    peakRssAboveBeforeMb: mb(peak - before),
+    eventLoopDelayMaxMs: Math.round(delay.max / 1e6),
+  };
+}
+
+const loadAtStart = os.loadavg();
+const runs = [];
+for (let run = 0; run < RUNS; run++) runs.push(await measure(run));
+await renderer.close();
+process.stdout.write(
+  `${JSON.stringify(
+    {
+      node: process.version,
+      products: PRODUCTS,
+      units: UNITS,
+      feeds: requests.length,
+      chunks: chunks.length,
+      decodedProducts: decoded,
+      decodeAllMs,
+      loadAverage: {
+        start: loadAtStart.map((l) => Math.round(l * 10) / 10),
+        end: os.loadavg().map((l) => Math.round(l * 10) / 10),
+      },
+      runs,
+    },
+    null,
+    2,
+  )}\n`,
+);
