@@ -23,8 +23,10 @@ COPY src ./src
 RUN npm run build && rm dist/.tsbuildinfo
 
 FROM ${NODE_IMAGE}
+# MALLOC_ARENA_MAX: glibc's allocator keeps what worker threads free in per-thread arenas (decision 0017).
 ENV NODE_ENV=production \
     TZ=UTC \
+    MALLOC_ARENA_MAX=2 \
     HOST=0.0.0.0 \
     PORT=3000 \
     STORE_URL=sqlite:///data/catalog.sqlite

@@ -659,6 +659,14 @@ async function main(): Promise<void> {
     // No scheduled sync during the day measured: every sync here is one the phases start.
     CATALOG_SYNC_CRON: '0 0 1 1 *',
     STOCK_SYNC_CRON: '0 0 1 1 *',
+    // As `npm start` sets it (decision 0017); other glibc allocator settings given to this script reach the
+    // bridge too (`MALLOC_ARENA_MAX=16 npx tsx …` measures glibc's default on two cores).
+    MALLOC_ARENA_MAX: '2',
+    ...Object.fromEntries(
+      Object.entries(process.env).filter(
+        (entry): entry is [string, string] => entry[0].startsWith('MALLOC_') && entry[1] !== undefined,
+      ),
+    ),
   };
   const client = createClient(url, control);
 
