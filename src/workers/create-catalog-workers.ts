@@ -24,7 +24,7 @@ export class WorkerTaskError extends Error {
 
 export interface CatalogWorkersOptions {
   readonly pos: PosClientConfig;
-  /** Threads for stock exports and fingerprints; default 2. */
+  /** Threads for stock exports and fingerprints; default 1 (see below). */
   readonly threads?: number;
   /** The worker entry module; `catalog-worker` by default (tests stand in failing ones). */
   readonly entry?: URL;
@@ -54,7 +54,10 @@ export function createCatalogWorkers(options: CatalogWorkersOptions): CatalogWor
   const catalogPool = new Piscina({
     ...entryOf({ pos: options.pos, background: true }),
     minThreads: 0,
-    maxThreads: options.threads ?? 2,
+    // One thread: a second one held another ~100 MiB of heap and identity index during a burst of sales
+    // (bench/memory-budget.ts) to parse the units' exports of a confirming re-read in parallel; the re-reads
+    // only confirm what the sales' movements did, and wait 5× their own length anyway (stock-rereads.ts).
+    maxThreads: options.threads ?? 1,
     idleTimeout: 60_000,
   });
 
