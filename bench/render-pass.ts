@@ -10,19 +10,13 @@
  * the main thread's event-loop delay. Also the time to decode every chunk once in this thread (what a
  * render pays per pass of the catalog). Prints one JSON object.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import os, { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import os from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { loadConfiguredTemplates } from '../src/app/feed-parts.js';
 import { ALL_UNITS } from '../src/core/catalog/catalog.js';
-import { decodeChunk, serializeItems } from '../src/core/catalog/catalog-chunks.js';
-import { createFeedBuilder, type FeedRequest } from '../src/services/feeds/feed-builder.js';
-import { createInThreadFeedRenderer } from '../src/services/feeds/feed-renderer.js';
-import { createWorkerFeedRenderer } from '../src/workers/create-feed-renderer.js';
-import { createTestConfig } from '../test/helpers/test-config.js';
-import { sandboxSnapshot } from './sandbox-snapshot.js';
+import { decodeChunk } from '../src/core/catalog/catalog-chunks.js';
+import type { FeedRequest } from '../src/services/feeds/feed-builder.js';
+import { benchRenderer } from './bench-renderer.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -39,15 +33,12 @@ const RUNS = Number(flags.runs);
 
 const mb = (bytes: number): number => Math.round((bytes / 1024 / 1024) * 10) / 10;
 
-const snapshot = { ...sandboxSnapshot({ products: PRODUCTS, units: UNITS }), version: 'v-bench-pass' };
-const chunks = serializeItems(snapshot.products);
-const { compiled, files, stock } = await loadConfiguredTemplates(createTestConfig({}));
-const options = {
-  currency: 'CZK',
-  brand: undefined,
-  baseUrl: 'https://bridge.example',
-  links: { storeCodes: {}, productUrl: 'https://shop.example.cz/p/{id}', imageUrl: 'https://shop.example.cz/i/{id}.jpg' },
-};
+const { snapshot, chunks, compiled, renderer } = await benchRenderer({
+  products: PRODUCTS,
+  units: UNITS,
+  version: 'v-bench-pass',
+  dirPrefix: 'bench-render-pass-',
+});
 const requests: FeedRequest[] = ['products.json', 'products.csv', 'products.xlsx', ...compiled.map((template) => template.file)]
   .filter((file) => flags.feeds === undefined || flags.feeds.split(',').includes(file))
   .map((file) => ({ file, view: ALL_UNITS, variant: {} }));
@@ -56,17 +47,6 @@ const decodeStarted = performance.now();
 let decoded = 0;
 for (const chunk of chunks) decoded += decodeChunk(chunk).length;
 const decodeAllMs = Math.round(performance.now() - decodeStarted);
-
-const feedFilesDir = mkdtempSync(join(tmpdir(), 'bench-render-pass-'));
-process.on('exit', () => rmSync(feedFilesDir, { recursive: true, force: true }));
-const renderer = createWorkerFeedRenderer({
-  templates: files,
-  stock,
-  options,
-  chunksOf: async () => chunks,
-  fallback: createInThreadFeedRenderer(createFeedBuilder(compiled, options)),
-  outputDir: feedFilesDir,
-});
 
 async function measure(run: number) {
   const before = process.memoryUsage().rss;

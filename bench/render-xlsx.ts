@@ -15,19 +15,12 @@
  * thread only waits (its utilization shows how little it does; its delay is the machine's scheduling).
  * An unmeasured render of products.json first starts the thread. Prints one JSON object.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import os, { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import os from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { loadConfiguredTemplates } from '../src/app/feed-parts.js';
 import { ALL_UNITS } from '../src/core/catalog/catalog.js';
-import { serializeItems } from '../src/core/catalog/catalog-chunks.js';
-import { createFeedBuilder, type FeedRequest } from '../src/services/feeds/feed-builder.js';
-import { createInThreadFeedRenderer } from '../src/services/feeds/feed-renderer.js';
-import { createWorkerFeedRenderer } from '../src/workers/create-feed-renderer.js';
-import { createTestConfig } from '../test/helpers/test-config.js';
-import { sandboxSnapshot } from './sandbox-snapshot.js';
+import type { FeedRequest } from '../src/services/feeds/feed-builder.js';
+import { benchRenderer } from './bench-renderer.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -48,25 +41,11 @@ const median = (values: readonly number[]): number => {
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
 };
 
-const snapshot = { ...sandboxSnapshot({ products: PRODUCTS, units: UNITS }), version: 'v-bench-xlsx' };
-const chunks = serializeItems(snapshot.products);
-const { compiled, files, stock } = await loadConfiguredTemplates(createTestConfig({}));
-const options = {
-  currency: 'CZK',
-  brand: undefined,
-  baseUrl: 'https://bridge.example',
-  links: { storeCodes: {}, productUrl: 'https://shop.example.cz/p/{id}', imageUrl: 'https://shop.example.cz/i/{id}.jpg' },
-};
-const feedFilesDir = mkdtempSync(join(tmpdir(), 'bench-render-xlsx-'));
-process.on('exit', () => rmSync(feedFilesDir, { recursive: true, force: true }));
-const renderer = createWorkerFeedRenderer({
-  templates: files,
-  stock,
-  options,
-  chunksOf: async () => chunks,
-  fallback: createInThreadFeedRenderer(createFeedBuilder(compiled, options)),
-  // The files are kept until the end of the run: deleted by the exit handler below.
-  outputDir: feedFilesDir,
+const { snapshot, renderer } = await benchRenderer({
+  products: PRODUCTS,
+  units: UNITS,
+  version: 'v-bench-xlsx',
+  dirPrefix: 'bench-render-xlsx-',
 });
 
 interface Run {

@@ -15,6 +15,11 @@ const BENCHMARKS: readonly { name: string; args: readonly string[]; what: string
   { name: 'full-sync', args: ['--compare'], what: 'full sync 100k × 5 units vs 50k × 5 (quality bar)' },
   { name: 'render-feeds', args: [], what: 'feed rendering vs hand-written baselines, feed sizes (quality bar)' },
   { name: 'render-xlsx', args: [], what: 'products.xlsx of 100k × 5 units in the render worker: time, memory, event loop' },
+  {
+    name: 'render-pass',
+    args: [],
+    what: 'one pre-render pass (every all feed of 100k × 5) in the render worker: time, CPU, peak RSS',
+  },
   { name: 'serve-feeds', args: [], what: 'serving cached gzip google.xml and 304s vs bare baselines (quality bars)' },
   { name: 'admin-catalog', args: [], what: 'admin internal catalog JSON/CSV of 100k × 5: time, event-loop delay, batch cost' },
   { name: 'webhook-latency', args: [], what: 'sale webhook → served stock at 50 sales/s, p95 (quality bar)' },
