@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { loadConfiguredTemplates } from '../src/app/feed-parts.js';
 import type { CatalogSnapshot } from '../src/core/catalog/catalog.js';
 import { type ItemChunk, serializeItems } from '../src/core/catalog/catalog-chunks.js';
@@ -52,4 +53,57 @@ export async function benchRenderer(options: {
     outputDir: feedFilesDir,
   });
   return { snapshot, chunks, compiled, renderer };
+}
+
+export const mebibytes = (bytes: number): number => Math.round((bytes / 1024 / 1024) * 10) / 10;
+
+/** What one render call cost, seen from the calling (main) thread. */
+export interface CallCost<T> {
+  readonly value: T;
+  readonly ms: number;
+  /** CPU time of the whole process during the call (all threads: the worker, libuv's pool, the idle main thread). */
+  readonly cpuMs: number;
+  readonly rssBeforeMb: number;
+  /** The process's peak RSS during the call (sampled every 20 ms) above its RSS before it. */
+  readonly peakRssAboveBeforeMb: number;
+  readonly eventLoopDelayMaxMs: number;
+  readonly eventLoopDelayP99Ms: number;
+  /** Share of the call's time the main thread was busy (performance.eventLoopUtilization): it only waits. */
+  readonly mainThreadUtilization: number;
+}
+
+export async function measureCall<T>(call: () => Promise<T>): Promise<CallCost<T>> {
+  const before = process.memoryUsage().rss;
+  let peak = before;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss);
+  }, 20);
+  const delay = monitorEventLoopDelay({ resolution: 10 });
+  delay.enable();
+  const started = performance.now();
+  const utilization = performance.eventLoopUtilization();
+  const cpu = process.cpuUsage();
+  const value = await call();
+  const ms = performance.now() - started;
+  const used = process.cpuUsage(cpu);
+  const busy = performance.eventLoopUtilization(utilization);
+  delay.disable();
+  clearInterval(sampler);
+  peak = Math.max(peak, process.memoryUsage().rss);
+  return {
+    value,
+    ms: Math.round(ms),
+    cpuMs: Math.round((used.user + used.system) / 1000),
+    rssBeforeMb: mebibytes(before),
+    peakRssAboveBeforeMb: mebibytes(peak - before),
+    eventLoopDelayMaxMs: Math.round(delay.max / 1e6),
+    eventLoopDelayP99Ms: Math.round(delay.percentile(99) / 1e6),
+    mainThreadUtilization: Math.round(busy.utilization * 1000) / 1000,
+  };
+}
+
+/** The machine's 1/5/15-minute load averages at the start and now: other work on its cores stretches wall times. */
+export function loadAverages(start: readonly number[]): { readonly start: number[]; readonly end: number[] } {
+  const round = (loads: readonly number[]) => loads.map((load) => Math.round(load * 10) / 10);
+  return { start: round(start), end: round(os.loadavg()) };
 }

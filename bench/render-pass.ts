@@ -11,12 +11,11 @@
  * render pays per pass of the catalog). Prints one JSON object.
  */
 import os from 'node:os';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { ALL_UNITS } from '../src/core/catalog/catalog.js';
 import { decodeChunk } from '../src/core/catalog/catalog-chunks.js';
 import type { FeedRequest } from '../src/services/feeds/feed-builder.js';
-import { benchRenderer } from './bench-renderer.js';
+import { benchRenderer, loadAverages, mebibytes as mb, measureCall } from './bench-renderer.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -30,8 +29,6 @@ const { values: flags } = parseArgs({
 const PRODUCTS = Number(flags.products);
 const UNITS = Number(flags.units);
 const RUNS = Number(flags.runs);
-
-const mb = (bytes: number): number => Math.round((bytes / 1024 / 1024) * 10) / 10;
 
 const { snapshot, chunks, compiled, renderer } = await benchRenderer({
   products: PRODUCTS,
@@ -49,28 +46,13 @@ for (const chunk of chunks) decoded += decodeChunk(chunk).length;
 const decodeAllMs = Math.round(performance.now() - decodeStarted);
 
 async function measure(run: number) {
-  const before = process.memoryUsage().rss;
-  let peak = before;
-  const sampler = setInterval(() => {
-    peak = Math.max(peak, process.memoryUsage().rss);
-  }, 20);
-  const delay = monitorEventLoopDelay({ resolution: 10 });
-  delay.enable();
-  const cpu = process.cpuUsage();
-  const started = performance.now();
-  const bodies = await renderer.render({ ...snapshot, version: `v-bench-pass-${run}` }, requests);
-  const ms = performance.now() - started;
-  const used = process.cpuUsage(cpu);
-  delay.disable();
-  clearInterval(sampler);
-  return {
-    ms: Math.round(ms),
-    cpuMs: Math.round((used.user + used.system) / 1000),
-    identityMb: mb(bodies.reduce((sum, body) => sum + body.identityLength, 0)),
-    rssBeforeMb: mb(before),
-    peakRssAboveBeforeMb: mb(peak - before),
-    eventLoopDelayMaxMs: Math.round(delay.max / 1e6),
-  };
+  const {
+    value,
+    eventLoopDelayP99Ms: _p99,
+    mainThreadUtilization: _busy,
+    ...cost
+  } = await measureCall(() => renderer.render({ ...snapshot, version: `v-bench-pass-${run}` }, requests));
+  return { ...cost, identityMb: mb(value.reduce((sum, body) => sum + body.identityLength, 0)) };
 }
 
 const loadAtStart = os.loadavg();
@@ -87,10 +69,7 @@ process.stdout.write(
       chunks: chunks.length,
       decodedProducts: decoded,
       decodeAllMs,
-      loadAverage: {
-        start: loadAtStart.map((l) => Math.round(l * 10) / 10),
-        end: os.loadavg().map((l) => Math.round(l * 10) / 10),
-      },
+      loadAverage: loadAverages(loadAtStart),
       runs,
     },
     null,

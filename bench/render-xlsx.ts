@@ -16,11 +16,10 @@
  * An unmeasured render of products.json first starts the thread. Prints one JSON object.
  */
 import os from 'node:os';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { ALL_UNITS } from '../src/core/catalog/catalog.js';
 import type { FeedRequest } from '../src/services/feeds/feed-builder.js';
-import { benchRenderer } from './bench-renderer.js';
+import { benchRenderer, type CallCost, loadAverages, mebibytes as mb, measureCall } from './bench-renderer.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -35,7 +34,6 @@ const UNITS = Number(flags.units);
 const RUNS = Number(flags.runs);
 const FEEDS = ['products.xlsx', 'products.csv', 'google.xml'];
 
-const mb = (bytes: number): number => Math.round((bytes / 1024 / 1024) * 10) / 10;
 const median = (values: readonly number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
@@ -48,46 +46,12 @@ const { snapshot, renderer } = await benchRenderer({
   dirPrefix: 'bench-render-xlsx-',
 });
 
-interface Run {
-  readonly ms: number;
-  /** CPU time of the whole process during the call (all threads: the worker, zlib in libuv's pool, the idle main thread). */
-  readonly cpuMs: number;
-  readonly bytes: number;
-  readonly peakRssAboveBeforeMb: number;
-  readonly eventLoopDelayMaxMs: number;
-  readonly eventLoopDelayP99Ms: number;
-  /** Share of the call's time the main thread was busy (performance.eventLoopUtilization): it only waits. */
-  readonly mainThreadUtilization: number;
-}
+type Run = Omit<CallCost<unknown>, 'value' | 'rssBeforeMb'> & { readonly bytes: number };
 
 async function measure(file: string): Promise<Run> {
   const request: FeedRequest = { file, view: ALL_UNITS, variant: {} };
-  const before = process.memoryUsage().rss;
-  let peak = before;
-  const sampler = setInterval(() => {
-    peak = Math.max(peak, process.memoryUsage().rss);
-  }, 20);
-  const delay = monitorEventLoopDelay({ resolution: 10 });
-  delay.enable();
-  const started = performance.now();
-  const utilization = performance.eventLoopUtilization();
-  const cpu = process.cpuUsage();
-  const [body] = await renderer.render(snapshot, [request]);
-  const ms = performance.now() - started;
-  const used = process.cpuUsage(cpu);
-  const busy = performance.eventLoopUtilization(utilization);
-  delay.disable();
-  clearInterval(sampler);
-  peak = Math.max(peak, process.memoryUsage().rss);
-  return {
-    ms: Math.round(ms),
-    cpuMs: Math.round((used.user + used.system) / 1000),
-    bytes: body?.identityLength ?? 0,
-    peakRssAboveBeforeMb: mb(peak - before),
-    eventLoopDelayMaxMs: Math.round(delay.max / 1e6),
-    eventLoopDelayP99Ms: Math.round(delay.percentile(99) / 1e6),
-    mainThreadUtilization: Math.round(busy.utilization * 1000) / 1000,
-  };
+  const { value, rssBeforeMb: _before, ...cost } = await measureCall(() => renderer.render(snapshot, [request]));
+  return { ...cost, bytes: value[0]?.identityLength ?? 0 };
 }
 
 // A first render starts the thread and compiles the templates there; it is not measured.
@@ -108,11 +72,7 @@ process.stdout.write(
       products: PRODUCTS,
       units: UNITS,
       runs: RUNS,
-      // The machine's 1/5/15-minute load averages: other work on its cores stretches wall times.
-      loadAverage: {
-        start: loadAtStart.map((load) => Math.round(load * 10) / 10),
-        end: os.loadavg().map((load) => Math.round(load * 10) / 10),
-      },
+      loadAverage: loadAverages(loadAtStart),
       rssWithCatalogMb,
       peakRssMb: mb(process.resourceUsage().maxRSS * 1024),
       feeds: Object.fromEntries(
