@@ -39,6 +39,8 @@ export interface RenderWorkerData {
   readonly options: FeedServiceOptions;
   /** The feed files directory the bodies are written to (docs/decisions/0016-feed-files.md). */
   readonly outputDir: string;
+  /** Chunks parsed at a time; `WINDOW_CHUNKS` by default (tests make it 1, so that every pass evicts). */
+  readonly windowChunks?: number;
 }
 
 export interface RenderTask {
@@ -97,7 +99,7 @@ function sourceOf(task: RenderTask, window: ChunkWindow<Product>): FeedSource & 
 }
 
 async function render(task: RenderTask): Promise<RenderResult[]> {
-  const window = createChunkWindow<Product>(task.chunks, WINDOW_CHUNKS, {
+  const window = createChunkWindow<Product>(task.chunks, data.windowChunks ?? WINDOW_CHUNKS, {
     onParse: (parses) => {
       if (parses % COLLECT_EVERY_PARSES === 0) collectGarbage();
     },
@@ -130,7 +132,7 @@ async function render(task: RenderTask): Promise<RenderResult[]> {
     }
   } catch (error) {
     // The call fails as a whole: no manifest will name the files of its feeds written so far.
-    for (const writer of writers) writer.abort();
+    for (const writer of writers) writer.abort(); // never throws
     await Promise.all(results.map((result) => (result === undefined ? undefined : removeWritten(data.outputDir, result))));
     throw error;
   }

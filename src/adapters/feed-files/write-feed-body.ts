@@ -42,17 +42,26 @@ export function openFeedBody(dir: string, key: string, version: string): FeedBod
   let fd: number | undefined = openSync(temps.identity as string, 'w');
   let identityLength = 0;
   const close = (): void => {
-    if (fd !== undefined) closeSync(fd);
+    const open = fd;
+    // Cleared first: a close that fails is not tried again by `abort`.
     fd = undefined;
+    if (open !== undefined) closeSync(open);
   };
+  /** Best effort: it runs while another error is thrown, which is the one to report. */
   const abort = (): void => {
     try {
       close();
-    } finally {
-      for (const coding of ['identity', 'gzip', 'br'] as const) {
-        const temp = temps[coding];
-        if (temp !== undefined) rmSync(temp, { force: true });
-        rmSync(join(dir, names[coding]), { force: true });
+    } catch {
+      // The files are deleted all the same.
+    }
+    for (const coding of ['identity', 'gzip', 'br'] as const) {
+      const temp = temps[coding];
+      for (const path of [temp, join(dir, names[coding])]) {
+        try {
+          if (path !== undefined) rmSync(path, { force: true });
+        } catch {
+          // A file that cannot be deleted is left to the next start's clean-up of orphans.
+        }
       }
     }
   };

@@ -16,6 +16,7 @@ export interface ChunkWindow<Item> {
   readonly parses: number;
 }
 
+/** One reading of every item, in order; iterated once. */
 export interface ChunkPass<Item> extends Iterable<Item> {
   /** How many items this pass has read so far. */
   readonly position: number;
@@ -56,11 +57,15 @@ export function createChunkWindow<Item>(
     },
     pass() {
       let position = 0;
+      let read = false;
       return {
         get position() {
           return position;
         },
         *[Symbol.iterator]() {
+          // One reading per pass: its position is what a lockstep render steers by.
+          if (read) throw new Error('a pass over the chunks is read once; ask the window for another pass');
+          read = true;
           for (let index = 0; index < chunks.length; index += 1) {
             // A pass keeps the chunk it is in even when evicted: the window plus one chunk per pass at most.
             for (const item of itemsOf(index)) {

@@ -80,14 +80,40 @@ export function feedKey(request: FeedRequest): string {
   return `${request.file}|${request.view}|${request.variant.csvProfile ?? ''}`;
 }
 
+/** What counting products per view reads of them. */
+type WithOfferUnits = { readonly offers: readonly { readonly unit: string }[] };
+
 /** How many of `products` have an offer in `view`. */
-export function countInView(products: readonly Pick<Product, 'offers'>[], view: string): number {
+export function countInView(products: readonly WithOfferUnits[], view: string): number {
   if (view === ALL_UNITS) return products.length;
   let count = 0;
   for (const product of products) {
     if (product.offers.some((offer) => offer.unit === view)) count++;
   }
   return count;
+}
+
+/** `countInView` of several views in one pass over `products`. */
+export function countInViews(products: readonly WithOfferUnits[], views: Iterable<string>): Record<string, number> {
+  const counts: Record<string, number> = {};
+  const units = new Set<string>();
+  for (const view of views) {
+    if (view === ALL_UNITS) counts[view] = products.length;
+    else units.add(view);
+  }
+  if (units.size === 0) return counts;
+  for (const unit of units) counts[unit] = 0;
+  const seen = new Set<string>();
+  for (const product of products) {
+    seen.clear();
+    for (const offer of product.offers) {
+      if (units.has(offer.unit) && !seen.has(offer.unit)) {
+        seen.add(offer.unit);
+        counts[offer.unit] = (counts[offer.unit] ?? 0) + 1;
+      }
+    }
+  }
+  return counts;
 }
 
 /** A snapshot of this thread as a feed source (its enrichment values put back on as products are read). */

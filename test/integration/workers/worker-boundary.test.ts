@@ -152,6 +152,8 @@ describe('workers/ the worker-thread boundary', () => {
       chunksOf: (s) => service.chunksOf(s),
       fallback: here,
       outputDir: join(dir, 'feed-files'),
+      // One chunk parsed at a time: every feed of the pass reads chunks other feeds evicted.
+      windowChunks: 1,
     });
     open.push(inWorker);
     const views = [ALL_UNITS, ...snapshot.units.map((unit) => unit.code)];

@@ -55,6 +55,13 @@ describe('createChunkWindow', () => {
     expect(counts).toEqual(chunks.map((_chunk, index) => index + 1));
   });
 
+  it('reads a pass once: its position is what a lockstep render steers by', () => {
+    const pass = createChunkWindow<Item>(chunks, 2).pass();
+    expect([...pass]).toHaveLength(items.length);
+    expect(() => [...pass]).toThrow('read once');
+    expect(pass.position).toBe(items.length);
+  });
+
   it('refuses a window of no chunks', () => {
     expect(() => createChunkWindow(chunks, 0)).toThrow(RangeError);
     expect(() => createChunkWindow(chunks, 1.5)).toThrow(RangeError);

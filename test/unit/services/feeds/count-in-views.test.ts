@@ -1,0 +1,19 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { ALL_UNITS } from '../../../../src/core/catalog/catalog.js';
+import { countInView, countInViews } from '../../../../src/services/feeds/feed-builder.js';
+
+const UNITS = ['U1', 'U2', 'U3'];
+const product = fc.record({ offers: fc.array(fc.record({ unit: fc.constantFrom(...UNITS) }), { maxLength: 4 }) });
+
+describe('countInViews', () => {
+  it('counts each view as countInView does, in one pass (a product with two offers of a unit counts once)', () => {
+    fc.assert(
+      fc.property(fc.array(product, { maxLength: 50 }), fc.subarray([ALL_UNITS, ...UNITS, 'GONE']), (products, views) => {
+        const counts = countInViews(products, views);
+        expect(Object.keys(counts).sort()).toEqual([...views].sort());
+        for (const view of views) expect(counts[view]).toBe(countInView(products, view));
+      }),
+    );
+  });
+});
