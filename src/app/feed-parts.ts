@@ -7,7 +7,7 @@ import type { DocPages } from '../adapters/docs/doc-pages.js';
 import { openFeedFileStore } from '../adapters/feed-files/feed-file-store.js';
 import { createRedisFetchLog } from '../adapters/group/redis-fetch-log.js';
 import type { Logger } from '../adapters/logger/create-logger.js';
-import { besideStore } from '../adapters/store/beside-store.js';
+import { besideStore, sqliteStorePath } from '../adapters/store/beside-store.js';
 import { openKeyv } from '../adapters/store/create-keyv.js';
 import { createKeyvFetchLog } from '../adapters/store/keyv-fetch-log.js';
 import type { Config } from '../config/load-config.js';
@@ -91,10 +91,8 @@ export interface FeedFilesPlace {
  */
 export function feedFilesPlaceOf(config: Config): FeedFilesPlace {
   if (config.feed.filesDir !== undefined) return { dir: resolve(config.feed.filesDir), temporary: false };
-  const url = config.store.url;
-  if (url.startsWith('sqlite://')) {
-    return { dir: besideStore(resolve(url.slice('sqlite://'.length)), 'feeds', { sqlite: false }), temporary: false };
-  }
+  const storePath = sqliteStorePath(config.store.url);
+  if (storePath !== undefined) return { dir: besideStore(storePath, 'feeds', { sqlite: false }), temporary: false };
   return temporaryFeedFiles();
 }
 

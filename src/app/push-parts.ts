@@ -1,10 +1,9 @@
-import { resolve } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from '../adapters/logger/create-logger.js';
 import type { Metrics } from '../adapters/metrics/create-metrics.js';
 import { createMemoryPushOutbox } from '../adapters/push/memory-push-outbox.js';
 import { openSqlitePushOutbox } from '../adapters/push/sqlite-push-outbox.js';
-import { besideStore } from '../adapters/store/beside-store.js';
+import { besideStore, sqliteStorePath } from '../adapters/store/beside-store.js';
 import type { Config, PushConfig } from '../config/load-config.js';
 import type { ChangeLog } from '../core/catalog/change-log.js';
 import type { PushTargetsConfig } from '../core/push/derive-updates.js';
@@ -113,10 +112,8 @@ export function pushOutboxPath(storePath: string): string {
 /** A Redis group → the group's Redis; SQLite store → the outbox's file beside it; memory → memory. */
 function openOutbox(storeUrl: string, group: PushGroup | undefined): PushOutbox {
   if (group !== undefined) return group.outbox();
-  if (storeUrl.startsWith('sqlite://')) {
-    return openSqlitePushOutbox(pushOutboxPath(resolve(storeUrl.slice('sqlite://'.length))));
-  }
-  return createMemoryPushOutbox();
+  const storePath = sqliteStorePath(storeUrl);
+  return storePath === undefined ? createMemoryPushOutbox() : openSqlitePushOutbox(pushOutboxPath(storePath));
 }
 
 /** `undefined` when no channel is configured (or a Redis store is given without its group). */

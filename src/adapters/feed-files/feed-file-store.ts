@@ -2,7 +2,7 @@ import { readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises
 import { basename, join } from 'node:path';
 import { z } from 'zod';
 import type { FeedReport } from '../../core/feeds/feed-report.js';
-import { type FileBody, feedTag, mapForms, type StoredFile } from '../../services/feeds/encoded-feed.js';
+import { type FileBody, feedTag, formList, mapForms, type StoredFile } from '../../services/feeds/encoded-feed.js';
 import type { CachedFeed } from '../../services/feeds/feed-cache.js';
 import type { FeedFileStore, FeedFilesStatus } from '../../services/feeds/feed-files.js';
 import { feedFileBase, LOCK_NAME, manifestName, TEMP_PREFIX, tempName } from './feed-file-names.js';
@@ -118,12 +118,9 @@ export function openFeedFileStore(options: FeedFileStoreOptions): FeedFileStore 
 
   async function removeFiles(files: FileBody['files']): Promise<void> {
     await Promise.all(
-      [files.identity, files.gzip, files.br].map(async (file) => {
-        if (file === undefined) return;
-        await rm(file.path, { force: true }).catch((error: unknown) =>
-          options.onProblem?.(`could not delete ${file.path}`, error),
-        );
-      }),
+      formList(files).map((file) =>
+        rm(file.path, { force: true }).catch((error: unknown) => options.onProblem?.(`could not delete ${file.path}`, error)),
+      ),
     );
   }
 
@@ -131,8 +128,7 @@ export function openFeedFileStore(options: FeedFileStoreOptions): FeedFileStore 
     const path = join(dir, name);
     try {
       const manifest = Manifest.parse(JSON.parse(await readFile(path, 'utf8')));
-      for (const form of [manifest.files.identity, manifest.files.gzip, manifest.files.br]) {
-        if (form === undefined) continue;
+      for (const form of formList(manifest.files)) {
         const size = (await stat(join(dir, form.name))).size;
         if (size !== form.length) throw new Error(`${form.name} has ${size} bytes, not ${form.length}`);
       }
@@ -160,7 +156,7 @@ export function openFeedFileStore(options: FeedFileStoreOptions): FeedFileStore 
       const kept = new Set([LOCK_NAME]);
       for (const manifest of manifests) {
         kept.add(manifestName(feedFileBase(manifest.key)));
-        for (const form of [manifest.files.identity, manifest.files.gzip, manifest.files.br]) if (form) kept.add(form.name);
+        for (const form of formList(manifest.files)) kept.add(form.name);
         named.set(manifest.key, join(dir, manifest.files.identity.name));
       }
       // Temporary files and bodies no manifest names: a crash between a write and its rename or manifest.

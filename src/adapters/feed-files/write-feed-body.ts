@@ -3,7 +3,14 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import type { FeedChunks, FeedReport } from '../../core/feeds/feed-report.js';
-import { type BodyCoding, type BodyForms, brotliOptions, GZIP_LEVEL } from '../../services/feeds/encoded-feed.js';
+import {
+  BODY_CODINGS,
+  type BodyCoding,
+  type BodyForms,
+  brotliOptions,
+  formList,
+  GZIP_LEVEL,
+} from '../../services/feeds/encoded-feed.js';
 import { bodyFileNames, feedFileBase, tempName } from './feed-file-names.js';
 
 /** One written form: its name in the directory and its bytes. */
@@ -54,7 +61,7 @@ export function openFeedBody(dir: string, key: string, version: string): FeedBod
     } catch {
       // The files are deleted all the same.
     }
-    for (const coding of ['identity', 'gzip', 'br'] as const) {
+    for (const coding of BODY_CODINGS) {
       const temp = temps[coding];
       for (const path of [temp, join(dir, names[coding])]) {
         try {
@@ -93,7 +100,7 @@ export function openFeedBody(dir: string, key: string, version: string): FeedBod
             written[coding] = { name: names[coding], length: bytes.length };
           }
         }
-        for (const coding of ['identity', 'gzip', 'br'] as const) {
+        for (const coding of BODY_CODINGS) {
           const temp = temps[coding];
           if (temp !== undefined) renameSync(temp, join(dir, names[coding]));
         }
@@ -145,6 +152,5 @@ export function writeFeedBodySync(
 
 /** Deletes the files of a written body no manifest will name. */
 export async function removeWritten(dir: string, written: WrittenBody): Promise<void> {
-  const forms = Object.values(written.files).filter((form): form is WrittenForm => form !== undefined);
-  await Promise.all(forms.map((form) => rm(join(dir, form.name), { force: true })));
+  await Promise.all(formList(written.files).map((form) => rm(join(dir, form.name), { force: true })));
 }

@@ -1,3 +1,12 @@
+import { resolve } from 'node:path';
+
+const SQLITE_SCHEME = 'sqlite://';
+
+/** The absolute path of a `sqlite://` store URL's file; `undefined` for any other store (Redis, memory). */
+export function sqliteStorePath(storeUrl: string): string | undefined {
+  return storeUrl.startsWith(SQLITE_SCHEME) ? resolve(storeUrl.slice(SQLITE_SCHEME.length)) : undefined;
+}
+
 /**
  * The path of a file or folder of its own beside a SQLite store's file, named by `part`: `catalog.sqlite`
  * → `catalog.<part>.sqlite` (`sqlite: true`) or `catalog.<part>`; a file without the `.sqlite` extension

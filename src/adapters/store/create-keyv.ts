@@ -1,9 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, resolve } from 'node:path';
+import { dirname } from 'node:path';
 import KeyvSqlite from '@keyv/sqlite';
 import { Keyv } from 'keyv';
 import { settledWithin } from '../../core/async/settled-within.js';
+import { sqliteStorePath } from './beside-store.js';
 
 export type StoreKind = 'sqlite' | 'redis' | 'memory';
 
@@ -47,8 +48,8 @@ export function openKeyv(
     const keyv = new Keyv({ namespace, throwOnErrors: true });
     return { keyv, kind: 'memory', location: 'memory', close: () => keyv.disconnect() };
   }
-  if (storeUrl.startsWith('sqlite://')) {
-    const path = resolve(storeUrl.slice('sqlite://'.length));
+  const path = sqliteStorePath(storeUrl);
+  if (path !== undefined) {
     mkdirSync(dirname(path), { recursive: true });
     const store = new KeyvSqlite({
       uri: `sqlite://${path}`,

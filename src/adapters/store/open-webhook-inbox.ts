@@ -1,6 +1,5 @@
-import { resolve } from 'node:path';
 import type { WebhookInbox } from '../../services/webhooks/webhook-inbox.js';
-import { besideStore } from './beside-store.js';
+import { besideStore, sqliteStorePath } from './beside-store.js';
 import { openKeyv } from './create-keyv.js';
 import { createKeyvWebhookInbox } from './keyv-webhook-inbox.js';
 import { openSqliteWebhookInbox } from './sqlite-webhook-inbox.js';
@@ -23,7 +22,8 @@ export function inboxStoreUrl(storeUrl: string): string {
  */
 export function openWebhookInbox<Event>(storeUrl: string, source: string): WebhookInbox<Event> {
   const url = inboxStoreUrl(storeUrl);
-  if (url.startsWith('sqlite://')) return openSqliteWebhookInbox<Event>(resolve(url.slice('sqlite://'.length)), { source });
+  const path = sqliteStorePath(url);
+  if (path !== undefined) return openSqliteWebhookInbox<Event>(path, { source });
   const { keyv } = openKeyv(url, 'catalog-bridge-inbox');
   const seen = openKeyv(url, 'catalog-bridge-seen').keyv;
   return createKeyvWebhookInbox<Event>(keyv, { seen, source });

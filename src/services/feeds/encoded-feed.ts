@@ -28,6 +28,11 @@ export interface BodyForms<T> {
   readonly br?: T | undefined;
 }
 
+/** The forms `forms` has, identity first. */
+export function formList<T>(forms: BodyForms<T>): T[] {
+  return [forms.identity, ...(forms.gzip === undefined ? [] : [forms.gzip]), ...(forms.br === undefined ? [] : [forms.br])];
+}
+
 /** `forms` with `each` applied to every form it has. */
 export function mapForms<A, B>(forms: BodyForms<A>, each: (form: A) => B): BodyForms<B> {
   return {
@@ -54,6 +59,9 @@ export type EncodedBody = MemoryBody | FileBody;
 
 /** The content codings a body is kept in. */
 export type BodyCoding = 'identity' | 'gzip' | 'br';
+
+/** Every coding a body can be kept in, identity first. */
+export const BODY_CODINGS: readonly BodyCoding[] = ['identity', 'gzip', 'br'];
 
 /** One form of a body: its bytes in memory or its file. */
 export type BodyForm = Buffer | StoredFile;
@@ -160,8 +168,6 @@ export function encodedFeed(
 /** Bytes a feed keeps, every form counted: in memory, or on disk for a body in files (the feed cache's budget). */
 export function encodedSize(feed: EncodedBody): number {
   let bytes = 0;
-  for (const coding of ['identity', 'gzip', 'br'] as const) {
-    bytes += formOf(feed, coding)?.length ?? 0;
-  }
+  for (const coding of BODY_CODINGS) bytes += formOf(feed, coding)?.length ?? 0;
   return bytes;
 }

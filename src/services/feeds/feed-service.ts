@@ -134,13 +134,17 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
       if (!isCurrent()) return;
       const views = new Set([ALL_UNITS, ...snapshot.units.map((unit) => unit.code)]);
       const asked = polled
-        .filter(({ file, view }) => views.has(view) && byFile.get(file)?.prewarmed === true && byFile.get(file)?.servesView(view))
+        .filter(({ file, view }) => {
+          const descriptor = byFile.get(file);
+          return views.has(view) && descriptor?.prewarmed === true && descriptor.servesView(view);
+        })
         .slice(0, MAX_POLLED)
         .map(({ file, view }): FeedRequest => ({ file, view, variant: {} }));
+      const askedKeys = new Set(asked.map(feedKey));
       const others = feeds
         .filter((descriptor) => descriptor.prewarmed && descriptor.servesView(ALL_UNITS))
         .map((descriptor): FeedRequest => ({ file: descriptor.file, view: ALL_UNITS, variant: {} }))
-        .filter((request) => !asked.some((first) => feedKey(first) === feedKey(request)));
+        .filter((request) => !askedKeys.has(feedKey(request)));
       // Pinned before they are put: the pass's feeds must not evict each other (feed-cache.ts).
       cache.pin([...asked, ...others].map(feedKey));
       const renderAll = (requests: readonly FeedRequest[]) =>
