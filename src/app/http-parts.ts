@@ -126,6 +126,7 @@ export function createAppHttp(config: Config, shared: Shared, served: ServedPart
     routers: () =>
       createRouters({
         config,
+        logger: shared.logger,
         catalog: catalog.catalog,
         feeds: served.feeds.feeds,
         jobs,

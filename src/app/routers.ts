@@ -1,4 +1,5 @@
 import type { Router } from 'express';
+import type { Logger } from '../adapters/logger/create-logger.js';
 import type { Metrics } from '../adapters/metrics/create-metrics.js';
 import type { Config } from '../config/load-config.js';
 import { withTimeout } from '../core/async/deadline.js';
@@ -40,6 +41,7 @@ const WEBHOOK_ACCEPT_DEADLINE_MS = 2_000;
 /** What the routes of the running bridge are wired to. */
 export interface RouterParts {
   readonly config: Config;
+  readonly logger: Logger;
   readonly catalog: CatalogService;
   readonly feeds: FeedService;
   readonly jobs: Scheduler;
@@ -122,6 +124,8 @@ function feedRouter(parts: RouterParts, waiting: () => string): Router {
     token: config.feed.token,
     onRequest: (feed, status) => metrics.feedRequests.inc({ feed, status: String(status) }),
     waiting,
+    onFileError: (error, path) =>
+      parts.logger.warn({ err: error, path }, 'a feed file failed while being sent; the answer was cut short'),
     onFetch: (fetch) => {
       const known = { isFeed: (file: string) => feeds.find(file) !== undefined, current: () => catalog.current() };
       if (isLoggedFeed(fetch, known)) parts.fetches.record(fetch);

@@ -2,7 +2,7 @@ import { type FileHandle, open } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import pLimit from 'p-limit';
 import parseRange from 'range-parser';
-import { type BodyForm, type EncodedFeed, formOf, isCompressible } from '../services/feeds/encoded-feed.js';
+import { type BodyForm, type EncodedFeed, formOf, isCompressible, type StoredFile } from '../services/feeds/encoded-feed.js';
 import { errorBody, statusOf } from './error-codes.js';
 export type ContentCoding = 'br' | 'gzip' | 'identity';
 
@@ -187,6 +187,11 @@ const NO_BODY: Readonly<Record<ContentCoding, SentFeed>> = {
 export interface SendFeedOptions {
   /** `private` when the feed needs a token, so shared caches do not keep it. */
   readonly private: boolean;
+  /**
+   * Told when a feed file failed while its body was being sent (a read error, a file shorter than its
+   * manifest): the answer was cut short, which is all the client sees.
+   */
+  readonly onFileError?: (error: unknown, path: string) => void;
 }
 
 function sendNotAcceptable(req: IncomingMessage, res: ServerResponse, feed: EncodedFeed, isPrivate: boolean): SentFeed {
@@ -292,7 +297,7 @@ export async function sendFeed(
     ]);
   }
   if (file === undefined) res.end(range === undefined ? body : (body as Buffer).subarray(start, end + 1));
-  else void sendFile(res, file, start, end);
+  else void sendFile(res, file, start, end).catch((error: unknown) => options.onFileError?.(error, (body as StoredFile).path));
   return { encoding: coding, bytes: Math.max(0, end - start + 1) };
 }
 
@@ -327,9 +332,10 @@ function written(res: ServerResponse, chunk: Buffer): Promise<void> {
  * Streams bytes `start`..`end` of an open feed file to the response (headers sent already), a chunk at a
  * time as the client takes them, through one buffer. A client that goes away stops the reading; a read
  * that fails or a file shorter than named (never for a whole file) destroys the response, so the client
- * sees a body shorter than its Content-Length rather than a wrong one.
+ * sees a body shorter than its Content-Length rather than a wrong one, and rejects with the reason.
  */
 async function sendFile(res: ServerResponse, file: FileHandle, start: number, end: number): Promise<void> {
+  let failure: unknown;
   const buffer = spareBuffers.pop() ?? Buffer.allocUnsafeSlow(READ_CHUNK_BYTES);
   let position = start;
   try {
@@ -341,11 +347,13 @@ async function sendFile(res: ServerResponse, file: FileHandle, start: number, en
       await written(res, buffer.subarray(0, bytesRead));
     }
     if (!res.destroyed) res.end();
-  } catch {
+  } catch (error) {
+    failure = error;
     res.destroy();
   } finally {
     await file.close().catch(() => {});
     // Every write of this buffer has completed or failed: its callbacks ran.
     if (spareBuffers.length < MAX_SPARE_BUFFERS) spareBuffers.push(buffer);
   }
+  if (failure !== undefined) throw failure;
 }

@@ -23,6 +23,8 @@ export interface FeedRoutesDeps {
   readonly onFetch?: FetchRecorder;
   /** Why no catalog is served yet (the first sync runs, or failed and is tried again at …), for the 503's message. */
   readonly waiting?: () => string;
+  /** Told when a feed file failed while being sent (the answer was cut short). */
+  readonly onFileError?: (error: unknown, path: string) => void;
 }
 
 const UNIT_PATTERN = /^[A-Za-z0-9._~-]{1,64}$/;
@@ -139,7 +141,10 @@ function problem(code: HttpErrorCode, message: string, counted: string | undefin
 export function createFeedRoutes(deps: FeedRoutesDeps): Router {
   const router = Router();
   const guard = createFeedTokenGuard(deps.token);
-  const sendOptions: SendFeedOptions = { private: deps.token !== undefined };
+  const sendOptions: SendFeedOptions = {
+    private: deps.token !== undefined,
+    ...(deps.onFileError === undefined ? {} : { onFileError: deps.onFileError }),
+  };
 
   /** The served snapshot, or why there is none for this unit (503 before the first catalog, 404 for an unknown unit). */
   function snapshotOf(unit: string, feed: string): CatalogSnapshot | FeedProblem {

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, truncateSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -240,14 +240,19 @@ async function fileFeed(key: string, version: string, body: Buffer, compress = t
 /** A body of 64 MiB in a file (identity alone: compressing it would only slow the test): sending it takes many chunks. */
 const large = await fileFeed('large.xml', 'v-3', Buffer.alloc(LARGE_BYTES, LINE), false);
 const small = await fileFeed('small.xml', 'v-4', Buffer.from(text));
+/** Its identity file cut short after it was named (a disk fault): the answer is cut short and the reason told. */
+const short = await fileFeed('short.xml', 'v-6', Buffer.alloc(1024 * 1024, LINE), false);
+truncateSync(short.files?.identity.path ?? '', 1000);
+/** What `onFileError` was told. */
+const fileErrors: { error: unknown; path: string }[] = [];
 /** Per response: whether it ended whole (`writableFinished`) once it closed. */
 const outcomes: Promise<boolean>[] = [];
 /** What each `sendFeed` returned. */
 const results: Promise<unknown>[] = [];
 const server = createServer((req, res) => {
   outcomes.push(new Promise((resolve) => res.once('close', () => resolve(res.writableFinished))));
-  const served = req.url === '/small.xml' ? small : large;
-  results.push(sendFeed(req, res, served, { private: false }));
+  const served = req.url === '/small.xml' ? small : req.url === '/short.xml' ? short : large;
+  results.push(sendFeed(req, res, served, { private: false, onFileError: (error, path) => fileErrors.push({ error, path }) }));
 });
 server.listen(0, '127.0.0.1');
 await once(server, 'listening');
@@ -375,6 +380,26 @@ describe('http/send-feed: bodies in files, streamed from the page cache', () => 
     expect((await bodyOf(several.res)).toString()).toBe(text);
     expect(lines.res.statusCode).toBe(200);
     await bodyOf(lines.res);
+  });
+
+  it('cuts the answer short when the file is shorter than named, and tells why', async () => {
+    const { req, res } = await identityGet({}, '/short.xml');
+    // The client sees its answer aborted: fewer bytes than its Content-Length.
+    req.on('error', () => {});
+    res.on('error', () => {});
+    let bytes = 0;
+    res.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+    });
+    // Not `once`: it rejects on the 'error' the aborted answer emits.
+    await new Promise((resolve) => res.on('close', resolve));
+
+    expect(res.headers['content-length']).toBe(String(1024 * 1024));
+    expect(bytes).toBe(1000);
+    expect(await outcomes.at(-1)).toBe(false);
+    await vi.waitFor(() => expect(fileErrors).toHaveLength(1));
+    expect(fileErrors[0]?.path).toBe(short.files?.identity.path);
+    expect(String(fileErrors[0]?.error)).toContain('shorter than its manifest');
   });
 
   it('sends nothing and says so when the file is gone (a newer render replaced it): the caller serves that one', async () => {
