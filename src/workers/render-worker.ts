@@ -4,7 +4,7 @@ import {
   openFeedBody,
   removeWritten,
   type WrittenBody,
-  writeFeedBodySync,
+  writeFeedBody,
 } from '../adapters/feed-files/write-feed-body.js';
 import type { Product } from '../core/catalog/catalog.js';
 import type { ItemChunk } from '../core/catalog/catalog-chunks.js';
@@ -119,15 +119,15 @@ async function render(task: RenderTask): Promise<RenderResult[]> {
       text.push({ index, writer, feed: { chunks, position: source.position, write: (part) => writer.write(part) } });
     }
     const reports = renderInLockstep(text.map(({ feed }) => feed));
-    // Compressed one body at a time: only one is ever whole in memory.
+    // Compressed one body at a time, streamed from its identity file (`write-feed-body.ts`).
     for (const [at, { index, writer }] of text.entries()) {
-      results[index] = { ...writer.finish(true), report: reports[at] as FeedReport };
+      results[index] = { ...(await writer.finish(true)), report: reports[at] as FeedReport };
     }
     // The workbook, compressed already, is made whole by its zip writer: a pass of its own.
     for (const [index, request] of task.requests.entries()) {
       if (results[index] !== undefined) continue;
       const { body, report } = await builder.build(sourceOf(task, window), request);
-      const written = writeFeedBodySync(data.outputDir, feedKey(request), version, body, !isPrecompressed(request.file));
+      const written = await writeFeedBody(data.outputDir, feedKey(request), version, body, !isPrecompressed(request.file));
       results[index] = { files: written.files, identityLength: written.identityLength, report };
     }
   } catch (error) {

@@ -1,7 +1,9 @@
-import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { closeSync, createReadStream, createWriteStream, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { brotliCompressSync, gzipSync } from 'node:zlib';
+import type { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createBrotliCompress, createGzip } from 'node:zlib';
 import type { FeedChunks, FeedReport } from '../../core/feeds/feed-report.js';
 import {
   BODY_CODINGS,
@@ -24,20 +26,24 @@ export interface WrittenBody {
   readonly identityLength: number;
 }
 
+/** Bytes read from the identity file at a time while it is compressed. */
+const COMPRESS_READ_BYTES = 1 << 20;
+
 /**
- * One body of a feed key being written into the feed files directory, synchronously, for the render worker
- * thread (no server's event loop waits on it). The text goes to a temporary identity file as it is
- * rendered; `finish` then compresses that file whole into gzip and br (one body in memory at a time, and
- * only there) and renames the three into place. Measured against zlib streams in libuv's pool fed as the
- * text comes: those took ~45 % more CPU and peaked higher (the pool threads' allocations stay with their
- * malloc arenas; decision 0016). On any failure every file of the body is deleted (`abort`), so the
- * previous render stays the one named.
+ * One body of a feed key being written into the feed files directory, for the render worker thread (no
+ * server's event loop waits on it). The text goes to a temporary identity file as it is rendered
+ * (synchronously: a pass writes many small parts); `finish` then compresses that file into gzip, then br,
+ * each streamed from the file a mebibyte at a time (no body is ever whole in memory: whole, the 64 MiB
+ * `products.json` took ~140 MiB of buffers), and renames the three into place. Streams fed as the text
+ * comes, many small writes into 26 compressors at once, took ~45 % more CPU and peaked higher (decision
+ * 0016). On any failure every file of the body is deleted (`abort`), so the previous render stays the one
+ * named.
  */
 export interface FeedBodyWriter {
   /** Appends text (UTF-8) or bytes to the identity form. */
   write(part: string | Uint8Array): void;
   /** Closes the identity form, writes the compressed forms when `compress`, and renames all into place. */
-  finish(compress: boolean): WrittenBody;
+  finish(compress: boolean): Promise<WrittenBody>;
   /** Deletes whatever was written (a failed render): safe to call at any point, and more than once. */
   abort(): void;
 }
@@ -80,24 +86,27 @@ export function openFeedBody(dir: string, key: string, version: string): FeedBod
       while (offset < bytes.length) offset += writeSync(fd, bytes, offset);
       identityLength += bytes.length;
     },
-    finish(compress) {
+    async finish(compress) {
       try {
         close();
         const written: Partial<Record<BodyCoding, WrittenForm>> = {
           identity: { name: names.identity, length: identityLength },
         };
         if (compress) {
-          const identity = readFileSync(temps.identity as string);
-          const compressed: [BodyCoding, () => Buffer][] = [
-            ['gzip', () => gzipSync(identity, { level: GZIP_LEVEL })],
-            ['br', () => brotliCompressSync(identity, brotliOptions(identity.length))],
+          const compressors: [BodyCoding, () => Transform][] = [
+            ['gzip', () => createGzip({ level: GZIP_LEVEL })],
+            ['br', () => createBrotliCompress(brotliOptions(identityLength))],
           ];
-          for (const [coding, compressOf] of compressed) {
-            const bytes = compressOf();
+          // One after the other: each compressor runs in libuv's pool, and one at a time keeps a core free.
+          for (const [coding, compressor] of compressors) {
             const temp = join(dir, tempName(names[coding]));
             temps[coding] = temp;
-            writeFileSync(temp, bytes);
-            written[coding] = { name: names[coding], length: bytes.length };
+            await pipeline(
+              createReadStream(temps.identity as string, { highWaterMark: COMPRESS_READ_BYTES }),
+              compressor(),
+              createWriteStream(temp),
+            );
+            written[coding] = { name: names[coding], length: (await stat(temp)).size };
           }
         }
         for (const coding of BODY_CODINGS) {
@@ -126,22 +135,22 @@ export function openFeedBody(dir: string, key: string, version: string): FeedBod
  * Renders one body of `key` at `version` into `dir` (text parts as they come, or bytes made whole) and
  * writes its forms: identity, and gzip and br when `compress`.
  */
-export function writeFeedBodySync(
+export async function writeFeedBody(
   dir: string,
   key: string,
   version: string,
   body: FeedChunks | Buffer,
   compress: boolean,
-): WrittenBody & { readonly report: FeedReport | undefined } {
+): Promise<WrittenBody & { readonly report: FeedReport | undefined }> {
   const writer = openFeedBody(dir, key, version);
   try {
     if (Buffer.isBuffer(body)) {
       writer.write(body);
-      return { ...writer.finish(compress), report: undefined };
+      return { ...(await writer.finish(compress)), report: undefined };
     }
     for (;;) {
       const next = body.next();
-      if (next.done === true) return { ...writer.finish(compress), report: next.value };
+      if (next.done === true) return { ...(await writer.finish(compress)), report: next.value };
       writer.write(next.value);
     }
   } catch (error) {

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { feedFileBase } from '../../../src/adapters/feed-files/feed-file-names.js';
 import { openFeedFileStore } from '../../../src/adapters/feed-files/feed-file-store.js';
 import { FeedFilesInUseError } from '../../../src/adapters/feed-files/feed-files-lock.js';
-import { type WrittenBody, writeFeedBodySync } from '../../../src/adapters/feed-files/write-feed-body.js';
+import { type WrittenBody, writeFeedBody } from '../../../src/adapters/feed-files/write-feed-body.js';
 import type { FeedChunks, FeedReport } from '../../../src/core/feeds/feed-report.js';
 import { encodedFeed, type StoredFile } from '../../../src/services/feeds/encoded-feed.js';
 import type { CachedFeed } from '../../../src/services/feeds/feed-cache.js';
@@ -53,7 +53,7 @@ function entryOf(dir: string, key: string, version: string, written: WrittenBody
 }
 
 async function render(dir: string, key: string, version: string, text: string): Promise<CachedFeed> {
-  const written = writeFeedBodySync(dir, key, version, chunks([text.slice(0, 5), text.slice(5)]), true);
+  const written = await writeFeedBody(dir, key, version, chunks([text.slice(0, 5), text.slice(5)]), true);
   return entryOf(dir, key, version, written);
 }
 
@@ -164,7 +164,7 @@ describe('adapters/feed-files: the rendered feeds on disk', () => {
       throw new Error('the template failed half-way');
     }
 
-    expect(() => writeFeedBodySync(dir, KEY, 'v-2', failing(), true)).toThrow('half-way');
+    await expect(writeFeedBody(dir, KEY, 'v-2', failing(), true)).rejects.toThrow('half-way');
 
     expect(readdirSync(dir).sort()).toEqual(before);
     await store.close();

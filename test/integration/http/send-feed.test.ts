@@ -8,7 +8,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import express from 'express';
 import request from 'supertest';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { type WrittenForm, writeFeedBodySync } from '../../../src/adapters/feed-files/write-feed-body.js';
+import { type WrittenForm, writeFeedBody } from '../../../src/adapters/feed-files/write-feed-body.js';
 import { sendFeed } from '../../../src/http/send-feed.js';
 import { type EncodedFeed, encodeBody, encodedFeed } from '../../../src/services/feeds/encoded-feed.js';
 
@@ -221,7 +221,7 @@ const LINE = Buffer.from('<item>Káva</item>\n');
 
 /** A feed written to files by the renderer's own writer: `body`'s identity, gzip and br forms. */
 async function fileFeed(key: string, version: string, body: Buffer, compress = true): Promise<EncodedFeed> {
-  const written = writeFeedBodySync(filesDir, key, version, body, compress);
+  const written = await writeFeedBody(filesDir, key, version, body, compress);
   const stored = (form: WrittenForm | undefined) =>
     form === undefined ? undefined : { path: join(filesDir, form.name), length: form.length };
   const identity = stored(written.files.identity);
