@@ -23,10 +23,12 @@ COPY src ./src
 RUN npm run build && rm dist/.tsbuildinfo
 
 FROM ${NODE_IMAGE}
-# MALLOC_ARENA_MAX: glibc's allocator keeps what worker threads free in per-thread arenas (decision 0017).
+# MALLOC_*: glibc's allocator keeps what worker threads free in per-thread arenas, and blocks under a
+# threshold it raises as large buffers are freed; both give memory back this way (decision 0017).
 ENV NODE_ENV=production \
     TZ=UTC \
     MALLOC_ARENA_MAX=2 \
+    MALLOC_MMAP_THRESHOLD_=131072 \
     HOST=0.0.0.0 \
     PORT=3000 \
     STORE_URL=sqlite:///data/catalog.sqlite

@@ -152,6 +152,8 @@ async function worker(): Promise<void> {
   const articles = numberOption('articles', 0);
   const units = numberOption('units', 0);
 
+  // As the process entries set it (decision 0017): the worker threads created below have it too.
+  (await import('../src/workers/heap-growth.js')).limitHeapGrowth();
   const [
     { createPosClient },
     { openKeyv },

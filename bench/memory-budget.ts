@@ -563,6 +563,10 @@ async function measure(): Promise<BridgeReport> {
   const saleCount = Number(option('sales'));
   const fetchCount = Number(option('fetches'));
   // The bridge as `npm start` runs it (worker threads load their bundles); the config is plain data.
+  const { limitHeapGrowth } = (await import(
+    pathToFileURL(join(root, 'dist/workers/heap-growth.js')).href
+  )) as typeof import('../src/workers/heap-growth.js');
+  limitHeapGrowth();
   const [{ startApp }, { createTestConfig }, { pino }] = await Promise.all([
     import(pathToFileURL(join(root, 'dist/app/start-app.js')).href) as Promise<typeof import('../src/app/start-app.js')>,
     import('../test/helpers/test-config.js'),
@@ -1065,7 +1069,7 @@ async function main(): Promise<void> {
       {
         execArgv: [...(compiled === undefined ? process.execArgv : []), '--expose-gc', '--enable-source-maps'],
         // As `npm start` runs the bridge (decision 0017); `MALLOC_ARENA_MAX=16 npx tsx …` measures glibc's default on two cores.
-        env: { MALLOC_ARENA_MAX: '2', ...process.env, TZ: 'UTC' },
+        env: { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072', ...process.env, TZ: 'UTC' },
         // Its stdout (the bridge's log) goes to stderr: stdout is this report's.
         stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
       },

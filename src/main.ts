@@ -2,9 +2,11 @@ import { config as loadDotenv } from 'dotenv';
 import { createLogger } from './adapters/logger/create-logger.js';
 import { ConfigError, loadConfig } from './config/load-config.js';
 import { describeListenError, probeListen } from './http/listen-error.js';
+import { limitHeapGrowth } from './workers/heap-growth.js';
 
 /** Process entry: the only place that reads process.env and handles signals. */
 async function main(): Promise<void> {
+  limitHeapGrowth();
   loadDotenv({ quiet: true });
   let config: ReturnType<typeof loadConfig>;
   try {
