@@ -12,6 +12,13 @@ import { WorkerFailedError } from './create-catalog-workers.js';
 import type { RenderResult, RenderTask, RenderWorkerData } from './render-worker.js';
 import { workerEntry, workerEntryAt } from './worker-entry.js';
 
+/**
+ * An idle render thread ends after this long. A thread that stayed a minute kept ~75 MiB (its heap, its
+ * buffers, the templates) into whatever came next, often the next sync; a new one costs a fraction of a
+ * second of a pass that takes a minute at 100,000 × 5, and under sales the passes follow each other anyway.
+ */
+const RENDER_IDLE_MS = 10_000;
+
 export interface WorkerFeedRendererOptions {
   readonly templates: readonly TemplateFile[];
   /** The stock settings the templates were compiled with in this thread (`LoadedTemplates.stock`). */
@@ -33,7 +40,7 @@ export interface WorkerFeedRendererOptions {
  * Feeds rendered and compressed in a worker thread (decision 0006): the worker reads the version's chunks
  * from shared memory a few at a time, renders every feed asked for in one pass over them and writes each
  * body to files as it renders (decision 0016), so the main thread only answers requests and holds no body.
- * One thread (the scheduler sends one call at a time anyway), ended when idle for a minute.
+ * One thread (the scheduler sends one call at a time anyway), ended when idle for `RENDER_IDLE_MS`.
  */
 export function createWorkerFeedRenderer(options: WorkerFeedRendererOptions): FeedRenderer {
   const data: RenderWorkerData = {
@@ -44,7 +51,7 @@ export function createWorkerFeedRenderer(options: WorkerFeedRendererOptions): Fe
     ...(options.windowChunks === undefined ? {} : { windowChunks: options.windowChunks }),
   };
   const entry = options.entry === undefined ? workerEntry('render-worker', data) : workerEntryAt(options.entry, data);
-  const pool = new Piscina({ ...entry, minThreads: 0, maxThreads: 1, idleTimeout: 60_000 });
+  const pool = new Piscina({ ...entry, minThreads: 0, maxThreads: 1, idleTimeout: RENDER_IDLE_MS });
   let closed = false;
   return {
     async render(snapshot, requests) {
