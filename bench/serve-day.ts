@@ -2,7 +2,7 @@
  * One day of a shop's bridge, 100,000 articles × 5 units by default: memory and liveness phase by phase.
  *
  *   npx tsx bench/serve-day.ts [--articles 100000] [--units 5] [--sales 2000] [--rate 50] [--idle 30]
- *                              [--identity 100] [--gzip 200]
+ *                              [--identity 100] [--gzip 200] [--samples FILE]
  *
  * Three processes: the standalone sandbox POS (`startSandboxProcess`, its webhooks pointed at the bridge),
  * the bridge run as `npm start` runs it (`scripts/build.mjs`, then `node --enable-source-maps dist/main.js`;
@@ -36,10 +36,11 @@
  * a second), its CPU, RSS max and at the end, `/healthz` count, failures (no answer: before the listener
  * opens, too), p50/p99/max, and at its end the bridge's own event-loop delay over the last minute
  * (`/readyz`) and the machine's load average, to tell a slow main thread from a busy machine. Prints JSON
- * on stdout and a table on stderr. Each phase is capped at 10 minutes.
+ * on stdout and a table on stderr. Each phase is capped at 10 minutes. `--samples FILE` writes every
+ * sample (time, phase, RSS, threads alive) as tab-separated lines: where in a phase the RSS went up.
  */
 import { type ChildProcess, execFileSync, fork, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -47,7 +48,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { Agent, type Dispatcher, request } from 'undici';
-import { numberArgument } from './bench-args.js';
+import { numberArgument, stringArgument } from './bench-args.js';
 import { freePort } from './free-port.js';
 import { startSandboxProcess } from './sandbox-process.js';
 
@@ -135,6 +136,8 @@ interface ProcState {
   readonly hwmKiB: number;
   /** utime + stime of every thread, in clock ticks. */
   readonly cpuTicks: number;
+  /** Threads alive (the main thread, V8's and libuv's helpers, and the bridge's worker threads). */
+  readonly threads: number;
 }
 
 function readProc(pid: number): ProcState | undefined {
@@ -144,7 +147,8 @@ function readProc(pid: number): ProcState | undefined {
     const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN);
     // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { rssKiB: kib('VmRSS'), hwmKiB: kib('VmHWM'), cpuTicks: Number(fields[11]) + Number(fields[12]) };
+    const threads = Number(/^Threads:\s+(\d+)/m.exec(status)?.[1] ?? Number.NaN);
+    return { rssKiB: kib('VmRSS'), hwmKiB: kib('VmHWM'), cpuTicks: Number(fields[11]) + Number(fields[12]), threads };
   } catch {
     return undefined; // gone (between two bridges), or no /proc here
   }
@@ -158,7 +162,14 @@ const epoch = (): number => performance.timeOrigin + performance.now();
 /** Messages between this process and the probe child. */
 type ToProbe = { readonly type: 'watch'; readonly pid: number; readonly url: string } | { readonly type: 'stop' };
 type FromProbe =
-  | { readonly type: 'sample'; readonly at: number; readonly pid: number; readonly rssKiB: number; readonly cpuTicks: number }
+  | {
+      readonly type: 'sample';
+      readonly at: number;
+      readonly pid: number;
+      readonly rssKiB: number;
+      readonly cpuTicks: number;
+      readonly threads: number;
+    }
   /** `ms` is null when the probe failed (no answer, or not 200). */
   | { readonly type: 'probe'; readonly at: number; readonly ms: number | null };
 
@@ -168,6 +179,7 @@ interface Sample {
   readonly pid: number;
   readonly rssKiB: number;
   readonly cpuTicks: number;
+  readonly threads: number;
 }
 interface Probe {
   readonly at: number;
@@ -211,7 +223,7 @@ async function probeChild(): Promise<void> {
     const proc = pid === 0 ? undefined : readProc(pid);
     // A process exiting (a zombie) has no VmRSS: no sample.
     if (proc !== undefined && Number.isFinite(proc.rssKiB) && Number.isFinite(proc.cpuTicks)) {
-      send({ type: 'sample', at: epoch(), pid, rssKiB: proc.rssKiB, cpuTicks: proc.cpuTicks });
+      send({ type: 'sample', at: epoch(), pid, rssKiB: proc.rssKiB, cpuTicks: proc.cpuTicks, threads: proc.threads });
     }
   }, SAMPLE_EVERY_MS);
   while (running) {
@@ -310,6 +322,20 @@ function createRecorder() {
     },
     peakRssMiB: (): number => mib(Math.max(0, ...samples.map((entry) => entry.rssKiB))),
     maxHealthzMs: (): number => summarize(latenciesOf(probes)).max,
+    /** Every sample as a line of tab-separated values (`--samples FILE`): where in a phase the RSS went up. */
+    timeline: (): string =>
+      [
+        'at_s\tphase\tpid\trss_mib\tthreads',
+        ...samples.map((entry) =>
+          [
+            ((entry.at - (boundaries[0]?.at ?? 0)) / 1000).toFixed(1),
+            entry.phase,
+            entry.pid,
+            mib(entry.rssKiB),
+            entry.threads,
+          ].join('\t'),
+        ),
+      ].join('\n'),
     async stop(): Promise<void> {
       if (alive(child)) child.send({ type: 'stop' } satisfies ToProbe);
       const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
@@ -662,6 +688,7 @@ async function main(): Promise<void> {
     // As `npm start` sets it (decision 0017); other glibc allocator settings given to this script reach the
     // bridge too (`MALLOC_ARENA_MAX=16 npx tsx …` measures glibc's default on two cores).
     MALLOC_ARENA_MAX: '2',
+    MALLOC_MMAP_THRESHOLD_: '131072',
     ...Object.fromEntries(
       Object.entries(process.env).filter(
         (entry): entry is [string, string] => entry[0].startsWith('MALLOC_') && entry[1] !== undefined,
@@ -889,6 +916,8 @@ async function main(): Promise<void> {
       phases: results,
     };
     printTable(results);
+    const timelineFile = stringArgument('samples');
+    if (timelineFile !== undefined) writeFileSync(timelineFile, `${recorder.timeline()}\n`);
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     if (bridge !== undefined) await stopBridge(bridge);
     await sandbox.stop();
