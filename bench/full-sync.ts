@@ -7,6 +7,7 @@
  *   npx tsx bench/full-sync.ts --pos-concurrency N ...   (POS_CONCURRENCY of the bridge; default: the config default)
  *   npx tsx bench/full-sync.ts --compiled ...   (worker compiled by tsc and run by plain node, as `npm start` runs)
  *   npx tsx bench/full-sync.ts --timeline ...   (adds RSS and heap used every 100 ms to each run)
+ *   npx tsx bench/full-sync.ts --v8-heap-growth ...   (V8's own heap growth, not the 1.5× the bridge sets: decision 0017)
  *   npx tsx bench/full-sync.ts --diagnose ...   (worker with --expose-gc: live heap after a forced GC per phase;
  *                                                 distorts timings, for finding memory only)
  *   npx tsx bench/full-sync.ts --enrichment ROWS ...   (every sync applies an enrichment sheet of ROWS product rows)
@@ -153,7 +154,7 @@ async function worker(): Promise<void> {
   const units = numberOption('units', 0);
 
   // As the process entries set it (decision 0017): the worker threads created below have it too.
-  (await import('../src/workers/heap-growth.js')).limitHeapGrowth();
+  if (!process.argv.includes('--v8-heap-growth')) (await import('../src/workers/heap-growth.js')).limitHeapGrowth();
   const [
     { createPosClient },
     { openKeyv },
@@ -443,6 +444,7 @@ async function runWorker(
       store,
       ...(option('pos-concurrency') === undefined ? [] : ['--pos-concurrency', option('pos-concurrency') ?? '']),
       ...(process.argv.includes('--timeline') ? ['--timeline'] : []),
+      ...(process.argv.includes('--v8-heap-growth') ? ['--v8-heap-growth'] : []),
       ...(sheet === undefined ? [] : ['--enrichment-file', sheet.path]),
     ],
     { cwd: ROOT, env: { ...process.env, TZ: 'UTC' }, stdio: ['ignore', 'pipe', 'inherit'] },
