@@ -2,12 +2,12 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, truncateSync, 
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { feedFileBase } from '../../../src/adapters/feed-files/feed-file-names.js';
 import { openFeedFileStore } from '../../../src/adapters/feed-files/feed-file-store.js';
 import { FeedFilesInUseError } from '../../../src/adapters/feed-files/feed-files-lock.js';
-import { type WrittenBody, writeFeedBody } from '../../../src/adapters/feed-files/write-feed-body.js';
+import { openFeedBody, type WrittenBody, writeFeedBody } from '../../../src/adapters/feed-files/write-feed-body.js';
 import type { FeedChunks, FeedReport } from '../../../src/core/feeds/feed-report.js';
 import { encodedFeed, type StoredFile } from '../../../src/services/feeds/encoded-feed.js';
 import type { CachedFeed } from '../../../src/services/feeds/feed-cache.js';
@@ -170,6 +170,38 @@ describe('adapters/feed-files: the rendered feeds on disk', () => {
     await store.close();
     const restored = await openFeedFileStore({ dir, now }).restore();
     expect(restored.map(([, entry]) => entry.feed.version)).toEqual(['v-1']);
+  });
+
+  it('deletes every file of a body whose compression fails, and rejects, so the previous render stays the one named', async () => {
+    const dir = freshDir();
+    const store = openFeedFileStore({ dir, now });
+    await store.restore();
+    const good = await render(dir, KEY, 'v-1', '<rss>good</rss>');
+    await store.commit(KEY, good);
+    const before = readdirSync(dir).sort();
+    const writer = openFeedBody(dir, KEY, 'v-2');
+    // Over a mebibyte: the compression reads the identity file in several pieces.
+    writer.write('<item>Káva</item>'.repeat(120_000));
+    // The identity file gone before it is compressed (a disk swapped under the bridge, a clean-up gone wrong).
+    for (const name of readdirSync(dir)) if (name.startsWith('.tmp') && name.includes('v-2')) rmSync(join(dir, name));
+
+    await expect(writer.finish(true)).rejects.toThrow(/ENOENT/);
+
+    expect(readdirSync(dir).sort()).toEqual(before);
+    writer.abort(); // safe after a failed finish
+    await store.close();
+  });
+
+  it('compresses a body of several mebibytes in pieces into forms that decompress to it', async () => {
+    const dir = freshDir();
+    const text = '<item>Káva €</item>\n'.repeat(200_000);
+    const written = await writeFeedBody(dir, KEY, 'v-1', chunks([text]), true);
+    const { gzip, br } = written.files;
+    if (gzip === undefined || br === undefined) throw new Error('no compressed forms');
+
+    expect(gunzipSync(await readFile(join(dir, gzip.name))).toString('utf8')).toBe(text);
+    expect(brotliDecompressSync(await readFile(join(dir, br.name))).toString('utf8')).toBe(text);
+    expect(written.identityLength).toBe(Buffer.byteLength(text));
   });
 
   it('reports a manifest it could not write, and clears the report with the next good write', async () => {
