@@ -1,11 +1,10 @@
-import { once } from 'node:events';
-import { setTimeout as delay } from 'node:timers/promises';
-import { MessageChannel, type TransferListItem, type Worker } from 'node:worker_threads';
+import { MessageChannel, type TransferListItem } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { PosClientConfig } from '../adapters/pos/pos-client.js';
 import type { CatalogWorkers } from '../services/catalog/catalog-workers.js';
 import type { ReadCatalogEvent } from '../services/catalog/read-catalog.js';
 import type { CatalogWorkerData, CatalogWorkerTask } from './catalog-worker.js';
+import { threadsExited } from './threads-exited.js';
 import { workerEntry, workerEntryAt } from './worker-entry.js';
 
 /** A task whose worker threw, crashed or exited: the run that needed it fails cleanly. */
@@ -27,17 +26,20 @@ export class WorkerTaskError extends Error {
 /** Longest wait for the full sync's thread to end after its task (it ends within milliseconds). */
 const THREAD_EXIT_WAIT_MS = 2_000;
 
-/** Settles when every one of `threads` has exited (its heap freed), or after `withinMs`. */
-async function threadsExited(threads: readonly Worker[], withinMs: number): Promise<void> {
-  // An exited thread's id is -1.
-  const alive = threads.filter((thread) => thread.threadId !== -1);
-  if (alive.length === 0) return;
-  const timeout = new AbortController();
-  await Promise.race([
-    Promise.all(alive.map((thread) => once(thread, 'exit'))),
-    delay(withinMs, undefined, { signal: timeout.signal }).catch(() => undefined),
-  ]);
-  timeout.abort();
+/**
+ * Runs a task of a pool whose threads end when idle, and when it succeeds waits (at most
+ * `THREAD_EXIT_WAIT_MS`) for the thread that ran it to exit: the full sync's publish then builds the new
+ * version's products once that thread's heap is freed, not beside it. A failed or aborted task is not held
+ * up; neither is the next sync queued behind it for longer than the cap.
+ */
+async function runThenAwaitExit<T>(pool: Piscina, task: () => Promise<T>): Promise<T> {
+  const running = task();
+  // piscina adds the thread while `run` is called, and removes an idle one on a timer after the task.
+  const threads = new Set(pool.threads);
+  const result = await running;
+  for (const thread of pool.threads) threads.add(thread);
+  await threadsExited([...threads], THREAD_EXIT_WAIT_MS);
+  return result;
 }
 
 export interface CatalogWorkersOptions {
@@ -115,20 +117,12 @@ export function createCatalogWorkers(options: CatalogWorkersOptions): CatalogWor
     async readCatalog(input, onEvent, signal) {
       const { port1, port2 } = new MessageChannel();
       port1.on('message', (event: ReadCatalogEvent) => onEvent(event));
-      const read = run<Awaited<ReturnType<CatalogWorkers['readCatalog']>>>(
-        syncPool,
-        { task: 'readCatalog', input: { input, events: port2 } },
-        { transferList: [port2], signal },
-      );
-      const threads = new Set(syncPool.threads);
       try {
-        return await read;
+        return await runThenAwaitExit(syncPool, () =>
+          run(syncPool, { task: 'readCatalog', input: { input, events: port2 } }, { transferList: [port2], signal }),
+        );
       } finally {
         port1.close();
-        // The publish builds the new version's products beside the served one's: not beside this thread's
-        // heap too (~100 MiB more at the peak of a re-sync at 100,000 × 5, bench/serve-day.ts).
-        for (const thread of syncPool.threads) threads.add(thread);
-        await threadsExited([...threads], THREAD_EXIT_WAIT_MS);
       }
     },
     resolveStockExport: (input, signal) => run(catalogPool, { task: 'resolveStockExport', input }, { signal }),
