@@ -4,7 +4,6 @@ import { parseArgs } from 'node:util';
 import { config as loadDotenv } from 'dotenv';
 import { createLogger } from './adapters/logger/create-logger.js';
 import { type Config, ConfigError, loadConfig } from './config/load-config.js';
-import { limitHeapGrowth } from './workers/heap-growth.js';
 
 /**
  * The `catalog-bridge` command (package.json `bin`). Exit codes: 0 done, 1 the sync failed or was
@@ -86,10 +85,7 @@ async function main(argv: string[]): Promise<void> {
     if (command === undefined) process.exitCode = 2;
     return;
   }
-  if (command === 'sync') {
-    limitHeapGrowth();
-    return runSync(rest);
-  }
+  if (command === 'sync') return runSync(rest);
   if (command === 'serve') {
     if (rest.length > 0) usageError(`serve takes no arguments (got ${rest.join(' ')})`);
     await import('./main.js');

@@ -10,7 +10,9 @@ export const HEAP_GROWING_PERCENT = 50;
 
 /**
  * Sets the heap growing factor for every isolate of the process (V8's flags are process-wide, so the worker
- * threads started after it have it too). Called first thing by the process entries (`main.ts`, `cli.ts`).
+ * threads started after it have it too). Called first thing by the server's entry (`main.ts`; `cli.ts serve`
+ * runs it too). Not by the one-shot `sync --once`: no sales pile up versions there, and the sync's thread,
+ * whose heap grows all sync long, only pays for it (decision 0017).
  */
 export function limitHeapGrowth(percent = HEAP_GROWING_PERCENT): void {
   setFlagsFromString(`--heap-growing-percent=${percent}`);

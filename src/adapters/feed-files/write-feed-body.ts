@@ -44,7 +44,10 @@ export interface FeedBodyWriter {
   write(part: string | Uint8Array): void;
   /** Closes the identity form, writes the compressed forms when `compress`, and renames all into place. */
   finish(compress: boolean): Promise<WrittenBody>;
-  /** Deletes whatever was written (a failed render): safe to call at any point, and more than once. */
+  /**
+   * Deletes whatever was written (a failed render): safe to call more than once, and after a `finish` that
+   * failed; not while a `finish` is running (that one deletes its files itself when it fails).
+   */
   abort(): void;
 }
 
@@ -92,23 +95,7 @@ export function openFeedBody(dir: string, key: string, version: string): FeedBod
         const written: Partial<Record<BodyCoding, WrittenForm>> = {
           identity: { name: names.identity, length: identityLength },
         };
-        if (compress) {
-          const compressors: [BodyCoding, () => Transform][] = [
-            ['gzip', () => createGzip({ level: GZIP_LEVEL })],
-            ['br', () => createBrotliCompress(brotliOptions(identityLength))],
-          ];
-          // One after the other: each compressor runs in libuv's pool, and one at a time keeps a core free.
-          for (const [coding, compressor] of compressors) {
-            const temp = join(dir, tempName(names[coding]));
-            temps[coding] = temp;
-            await pipeline(
-              createReadStream(temps.identity as string, { highWaterMark: COMPRESS_READ_BYTES }),
-              compressor(),
-              createWriteStream(temp),
-            );
-            written[coding] = { name: names[coding], length: (await stat(temp)).size };
-          }
-        }
+        if (compress) Object.assign(written, await compressForms(dir, names, temps, identityLength));
         for (const coding of BODY_CODINGS) {
           const temp = temps[coding];
           if (temp !== undefined) renameSync(temp, join(dir, names[coding]));
@@ -129,6 +116,35 @@ export function openFeedBody(dir: string, key: string, version: string): FeedBod
     },
     abort,
   };
+}
+
+/**
+ * The gzip and br forms of the identity file `temps.identity`, each written to a temporary file recorded in
+ * `temps` (so that a failure deletes it too): one after the other, as each compressor runs in libuv's pool
+ * and one at a time keeps a core free.
+ */
+async function compressForms(
+  dir: string,
+  names: Readonly<Record<BodyCoding, string>>,
+  temps: Partial<Record<BodyCoding, string>>,
+  identityLength: number,
+): Promise<Partial<Record<BodyCoding, WrittenForm>>> {
+  const compressors: [BodyCoding, () => Transform][] = [
+    ['gzip', () => createGzip({ level: GZIP_LEVEL })],
+    ['br', () => createBrotliCompress(brotliOptions(identityLength))],
+  ];
+  const written: Partial<Record<BodyCoding, WrittenForm>> = {};
+  for (const [coding, compressor] of compressors) {
+    const temp = join(dir, tempName(names[coding]));
+    temps[coding] = temp;
+    await pipeline(
+      createReadStream(temps.identity as string, { highWaterMark: COMPRESS_READ_BYTES }),
+      compressor(),
+      createWriteStream(temp),
+    );
+    written[coding] = { name: names[coding], length: (await stat(temp)).size };
+  }
+  return written;
 }
 
 /**
