@@ -59,6 +59,15 @@ async function render(dir: string, key: string, version: string, text: string): 
 
 const KEY = 'google.xml|all|';
 
+/** A store naming a good render of `KEY` at v-1, and the directory's files then. */
+async function storeWithGoodRender() {
+  const dir = freshDir();
+  const store = openFeedFileStore({ dir, now });
+  await store.restore();
+  await store.commit(KEY, await render(dir, KEY, 'v-1', '<rss>good</rss>'));
+  return { dir, store, before: readdirSync(dir).sort() };
+}
+
 describe('adapters/feed-files: the rendered feeds on disk', () => {
   it('writes each form whole as it renders, and a restart restores the feed named last, report and all', async () => {
     const dir = freshDir();
@@ -153,12 +162,7 @@ describe('adapters/feed-files: the rendered feeds on disk', () => {
   });
 
   it('deletes every file of a write that fails and throws, so the previous render stays the one named', async () => {
-    const dir = freshDir();
-    const store = openFeedFileStore({ dir, now });
-    await store.restore();
-    const good = await render(dir, KEY, 'v-1', '<rss>good</rss>');
-    await store.commit(KEY, good);
-    const before = readdirSync(dir).sort();
+    const { dir, store, before } = await storeWithGoodRender();
     function* failing(): FeedChunks {
       yield '<rss>'.repeat(300_000);
       throw new Error('the template failed half-way');
@@ -173,12 +177,7 @@ describe('adapters/feed-files: the rendered feeds on disk', () => {
   });
 
   it('deletes every file of a body whose compression fails, and rejects, so the previous render stays the one named', async () => {
-    const dir = freshDir();
-    const store = openFeedFileStore({ dir, now });
-    await store.restore();
-    const good = await render(dir, KEY, 'v-1', '<rss>good</rss>');
-    await store.commit(KEY, good);
-    const before = readdirSync(dir).sort();
+    const { dir, store, before } = await storeWithGoodRender();
     const writer = openFeedBody(dir, KEY, 'v-2');
     // Over a mebibyte: the compression reads the identity file in several pieces.
     writer.write('<item>Káva</item>'.repeat(120_000));
