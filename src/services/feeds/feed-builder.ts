@@ -83,17 +83,7 @@ export function feedKey(request: FeedRequest): string {
 /** What counting products per view reads of them. */
 type WithOfferUnits = { readonly offers: readonly { readonly unit: string }[] };
 
-/** How many of `products` have an offer in `view`. */
-export function countInView(products: readonly WithOfferUnits[], view: string): number {
-  if (view === ALL_UNITS) return products.length;
-  let count = 0;
-  for (const product of products) {
-    if (product.offers.some((offer) => offer.unit === view)) count++;
-  }
-  return count;
-}
-
-/** `countInView` of several views in one pass over `products`. */
+/** How many of `products` have an offer in each of `views` (`ALL_UNITS`: every product), in one pass. */
 export function countInViews(products: readonly WithOfferUnits[], views: Iterable<string>): Record<string, number> {
   const counts: Record<string, number> = {};
   const units = new Set<string>();
@@ -126,7 +116,7 @@ export function snapshotSource(snapshot: CatalogSnapshot): FeedSource {
       const enriched = createEnrichedProducts(snapshot);
       for (let position = 0; position < snapshot.products.length; position += 1) yield enriched.at(position) as Product;
     },
-    countInView: (view) => countInView(snapshot.products, view),
+    countInView: (view) => countInViews(snapshot.products, [view])[view] ?? 0,
   };
 }
 
