@@ -4,8 +4,8 @@ import { decodeChunk, type ItemChunk } from './catalog-chunks.js';
  * A catalog version's items read from its serialized chunks as passes over it go, with at most `capacity`
  * chunks parsed at a time (the most recently used): several passes walking side by side share each chunk's
  * parse, and none holds the whole catalog parsed (~420 MiB of heap at 100,000 × 5, where its chunks take
- * 16 MiB). Each pass also keeps the chunk it is in. A pass that runs ahead of the others by more than the window only costs a second parse of the
- * chunks it left behind.
+ * 16 MiB). Each pass also keeps the chunk it is in. A pass that runs ahead of the others by more than the
+ * window only costs a second parse of the chunks it left behind.
  */
 export interface ChunkWindow<Item> {
   /** How many items the version has. */

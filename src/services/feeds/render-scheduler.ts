@@ -27,10 +27,10 @@ interface Waiting {
 }
 
 /**
- * One render call at a time: a render of a 100,000-product catalog holds a window of parsed chunks and
- * one body while it compresses it (~200 MiB with its thread), so two at once would double that for no
- * gain on two cores. While
- * one runs, requests gather; the next call takes every waiting key of the newest version asked for.
+ * One render call at a time: a render of a 100,000-product catalog holds a window of parsed chunks and a
+ * compressor's state (~190 MiB with its thread, bench/render-pass.ts), so two at once would double that for
+ * no gain on two cores. While one runs, requests gather; the next call takes every waiting key of the
+ * newest version asked for.
  */
 export function createRenderScheduler(renderer: FeedRenderer, isNewer: (a: string, b: string) => boolean): RenderScheduler {
   const waiting = new Map<string, Waiting>();
