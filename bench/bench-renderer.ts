@@ -14,6 +14,8 @@ import { createTestConfig } from '../test/helpers/test-config.js';
 import { sandboxSnapshot } from './sandbox-snapshot.js';
 
 export interface BenchRenderer {
+  readonly products: number;
+  readonly units: number;
   readonly snapshot: CatalogSnapshot;
   readonly chunks: readonly ItemChunk[];
   /** The shipped templates, compiled in this thread. */
@@ -52,7 +54,7 @@ export async function benchRenderer(options: {
     fallback: createInThreadFeedRenderer(createFeedBuilder(compiled, feedOptions)),
     outputDir: feedFilesDir,
   });
-  return { snapshot, chunks, compiled, renderer };
+  return { products: options.products, units: options.units, snapshot, chunks, compiled, renderer };
 }
 
 export const mebibytes = (bytes: number): number => Math.round((bytes / 1024 / 1024) * 10) / 10;
@@ -106,4 +108,19 @@ export async function measureCall<T>(call: () => Promise<T>): Promise<CallCost<T
 export function loadAverages(start: readonly number[]): { readonly start: number[]; readonly end: number[] } {
   const round = (loads: readonly number[]) => loads.map((load) => Math.round(load * 10) / 10);
   return { start: round(start), end: round(os.loadavg()) };
+}
+
+/**
+ * Ends the render thread and prints the benchmark's one JSON object: Node's version, the catalog's size, the
+ * machine's load since `loadAtStart`, then `fields`.
+ */
+export async function finishRenderBench(
+  bench: BenchRenderer,
+  loadAtStart: readonly number[],
+  fields: Record<string, unknown>,
+): Promise<void> {
+  await bench.renderer.close();
+  const { products, units } = bench;
+  const report = { node: process.version, products, units, loadAverage: loadAverages(loadAtStart), ...fields };
+  process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 }

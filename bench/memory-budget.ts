@@ -56,6 +56,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { getHeapSpaceStatistics, getHeapStatistics } from 'node:v8';
 import { Agent, type Dispatcher, request } from 'undici';
 import type { RunningApp } from '../src/app/start-app.js';
+import { allocatorEnv } from './allocator-env.js';
 import { numberArgument } from './bench-args.js';
 import { compileScript } from './compile-script.js';
 import { freePort } from './free-port.js';
@@ -1068,8 +1069,8 @@ async function main(): Promise<void> {
       ],
       {
         execArgv: [...(compiled === undefined ? process.execArgv : []), '--expose-gc', '--enable-source-maps'],
-        // As `npm start` runs the bridge (decision 0017); `MALLOC_ARENA_MAX=16 npx tsx …` measures glibc's default on two cores.
-        env: { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072', ...process.env, TZ: 'UTC' },
+        // With the allocator settings of `npm start` (decision 0017).
+        env: { ...process.env, ...allocatorEnv(root), TZ: 'UTC' },
         // Its stdout (the bridge's log) goes to stderr: stdout is this report's.
         stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
       },

@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util';
 import { ALL_UNITS } from '../src/core/catalog/catalog.js';
 import { decodeChunk } from '../src/core/catalog/catalog-chunks.js';
 import type { FeedRequest } from '../src/services/feeds/feed-builder.js';
-import { benchRenderer, loadAverages, mebibytes as mb, measureCall } from './bench-renderer.js';
+import { benchRenderer, finishRenderBench, mebibytes as mb, measureCall } from './bench-renderer.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -30,12 +30,13 @@ const PRODUCTS = Number(flags.products);
 const UNITS = Number(flags.units);
 const RUNS = Number(flags.runs);
 
-const { snapshot, chunks, compiled, renderer } = await benchRenderer({
+const bench = await benchRenderer({
   products: PRODUCTS,
   units: UNITS,
   version: 'v-bench-pass',
   dirPrefix: 'bench-render-pass-',
 });
+const { snapshot, chunks, compiled, renderer } = bench;
 const requests: FeedRequest[] = ['products.json', 'products.csv', 'products.xlsx', ...compiled.map((template) => template.file)]
   .filter((file) => flags.feeds === undefined || flags.feeds.split(',').includes(file))
   .map((file) => ({ file, view: ALL_UNITS, variant: {} }));
@@ -58,21 +59,10 @@ async function measure(run: number) {
 const loadAtStart = os.loadavg();
 const runs = [];
 for (let run = 0; run < RUNS; run++) runs.push(await measure(run));
-await renderer.close();
-process.stdout.write(
-  `${JSON.stringify(
-    {
-      node: process.version,
-      products: PRODUCTS,
-      units: UNITS,
-      feeds: requests.length,
-      chunks: chunks.length,
-      decodedProducts: decoded,
-      decodeAllMs,
-      loadAverage: loadAverages(loadAtStart),
-      runs,
-    },
-    null,
-    2,
-  )}\n`,
-);
+await finishRenderBench(bench, loadAtStart, {
+  feeds: requests.length,
+  chunks: chunks.length,
+  decodedProducts: decoded,
+  decodeAllMs,
+  runs,
+});

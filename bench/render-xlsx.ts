@@ -19,7 +19,7 @@ import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { ALL_UNITS } from '../src/core/catalog/catalog.js';
 import type { FeedRequest } from '../src/services/feeds/feed-builder.js';
-import { benchRenderer, type CallCost, loadAverages, mebibytes as mb, measureCall } from './bench-renderer.js';
+import { benchRenderer, type CallCost, finishRenderBench, mebibytes as mb, measureCall } from './bench-renderer.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -39,12 +39,13 @@ const median = (values: readonly number[]): number => {
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
 };
 
-const { snapshot, renderer } = await benchRenderer({
+const bench = await benchRenderer({
   products: PRODUCTS,
   units: UNITS,
   version: 'v-bench-xlsx',
   dirPrefix: 'bench-render-xlsx-',
 });
+const { snapshot, renderer } = bench;
 
 type Run = Omit<CallCost<unknown>, 'value' | 'rssBeforeMb'> & { readonly bytes: number };
 
@@ -63,34 +64,22 @@ const results: Record<string, Run[]> = Object.fromEntries(FEEDS.map((file) => [f
 for (let run = 0; run < RUNS; run++) {
   for (const file of FEEDS) results[file]?.push(await measure(file));
 }
-await renderer.close();
-
-process.stdout.write(
-  `${JSON.stringify(
-    {
-      node: process.version,
-      products: PRODUCTS,
-      units: UNITS,
-      runs: RUNS,
-      loadAverage: loadAverages(loadAtStart),
-      rssWithCatalogMb,
-      peakRssMb: mb(process.resourceUsage().maxRSS * 1024),
-      feeds: Object.fromEntries(
-        Object.entries(results).map(([file, runs]) => [
-          file,
-          {
-            medianMs: median(runs.map((run) => run.ms)),
-            medianCpuMs: median(runs.map((run) => run.cpuMs)),
-            bytes: runs[0]?.bytes,
-            maxPeakRssAboveBeforeMb: Math.max(...runs.map((run) => run.peakRssAboveBeforeMb)),
-            maxEventLoopDelayMs: Math.max(...runs.map((run) => run.eventLoopDelayMaxMs)),
-            maxMainThreadUtilization: Math.max(...runs.map((run) => run.mainThreadUtilization)),
-            runs,
-          },
-        ]),
-      ),
-    },
-    null,
-    2,
-  )}\n`,
-);
+await finishRenderBench(bench, loadAtStart, {
+  runs: RUNS,
+  rssWithCatalogMb,
+  peakRssMb: mb(process.resourceUsage().maxRSS * 1024),
+  feeds: Object.fromEntries(
+    Object.entries(results).map(([file, runs]) => [
+      file,
+      {
+        medianMs: median(runs.map((run) => run.ms)),
+        medianCpuMs: median(runs.map((run) => run.cpuMs)),
+        bytes: runs[0]?.bytes,
+        maxPeakRssAboveBeforeMb: Math.max(...runs.map((run) => run.peakRssAboveBeforeMb)),
+        maxEventLoopDelayMs: Math.max(...runs.map((run) => run.eventLoopDelayMaxMs)),
+        maxMainThreadUtilization: Math.max(...runs.map((run) => run.mainThreadUtilization)),
+        runs,
+      },
+    ]),
+  ),
+});

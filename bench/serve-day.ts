@@ -48,6 +48,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { Agent, type Dispatcher, request } from 'undici';
+import { allocatorEnv } from './allocator-env.js';
 import { numberArgument, stringArgument } from './bench-args.js';
 import { freePort } from './free-port.js';
 import { startSandboxProcess } from './sandbox-process.js';
@@ -685,15 +686,7 @@ async function main(): Promise<void> {
     // No scheduled sync during the day measured: every sync here is one the phases start.
     CATALOG_SYNC_CRON: '0 0 1 1 *',
     STOCK_SYNC_CRON: '0 0 1 1 *',
-    // As `npm start` sets it (decision 0017); other glibc allocator settings given to this script reach the
-    // bridge too (`MALLOC_ARENA_MAX=16 npx tsx …` measures glibc's default on two cores).
-    MALLOC_ARENA_MAX: '2',
-    MALLOC_MMAP_THRESHOLD_: '131072',
-    ...Object.fromEntries(
-      Object.entries(process.env).filter(
-        (entry): entry is [string, string] => entry[0].startsWith('MALLOC_') && entry[1] !== undefined,
-      ),
-    ),
+    ...allocatorEnv(ROOT),
   };
   const client = createClient(url, control);
 
