@@ -106,77 +106,65 @@ function sharedCopy(bytes: Uint8Array): Uint8Array {
  * from the average size in the chunk before), one native `JSON.stringify` and one deflate per chunk.
  */
 export function serializeItems(items: readonly unknown[], options: { readonly chunkBytes?: number } = {}): ItemChunk[] {
-  return serializeChunks(items, options.chunkBytes ?? CHUNK_BYTES, undefined);
+  return serializeChunks(items.length, (start, end) => items.slice(start, end), options.chunkBytes ?? CHUNK_BYTES, undefined);
 }
 
 /**
- * `serializeItems`, dropping each item from `items` once it is serialized: the caller's last use of a
- * large list, whose objects then become garbage chunk by chunk instead of staying live next to their
- * serialized copy (a 100,000-product catalog is ~150 MB of objects; bench/full-sync.ts).
+ * `serializeItems` of `count` items made one at a time by `make(position)` as their chunk is serialized:
+ * a merged catalog's products (`MergedProducts`) never exist all at once next to their serialized copy
+ * (~100 MB of objects at 100,000 × 5; bench/full-sync.ts).
  */
-export function serializeItemsReleasing(
-  items: unknown[],
+export function serializeItemsMade(
+  count: number,
+  make: (position: number) => unknown,
   options: {
     readonly chunkBytes?: number;
     /**
      * Called after every `collectEveryBytes` of JSON text (a forced GC, in a worker thread that may run
-     * one): the dropped items are then freed as their copies grow, instead of both being held at the peak.
+     * one): what the made items left is freed as the chunks grow, not at the heap's next limit.
      */
     readonly collect?: () => void;
     readonly collectEveryBytes?: number;
-    /**
-     * What is serialized in place of each item (the item with its enrichment-sheet values): made as its chunk
-     * is serialized, so the mapped copies of a whole catalog never exist at once.
-     */
-    readonly map?: (item: unknown, position: number) => unknown;
   } = {},
 ): ItemChunk[] {
-  return serializeChunks(items, options.chunkBytes ?? CHUNK_BYTES, {
-    items,
-    collect: options.collect,
-    everyBytes: options.collectEveryBytes ?? 24 * 1024 * 1024,
-    map: options.map,
-  });
+  const slice = (start: number, end: number): unknown[] => {
+    const items = new Array<unknown>(end - start);
+    for (let position = start; position < end; position += 1) items[position - start] = make(position);
+    return items;
+  };
+  const collecting = { collect: options.collect, everyBytes: options.collectEveryBytes ?? 24 * 1024 * 1024 };
+  return serializeChunks(count, slice, options.chunkBytes ?? CHUNK_BYTES, collecting);
 }
 
-interface Release {
-  readonly items: unknown[];
+interface Collecting {
   readonly collect: (() => void) | undefined;
   readonly everyBytes: number;
-  readonly map: ((item: unknown, position: number) => unknown) | undefined;
 }
 
-/** The items of `start` to `end`, mapped when the release says so. */
-function sliceOf(items: readonly unknown[], start: number, end: number, release: Release | undefined): unknown[] {
-  const slice = items.slice(start, end);
-  const map = release?.map;
-  if (map === undefined) return slice;
-  for (let i = 0; i < slice.length; i += 1) slice[i] = map(slice[i], start + i);
-  return slice;
-}
-
-function serializeChunks(items: readonly unknown[], chunkBytes: number, release: Release | undefined): ItemChunk[] {
+function serializeChunks(
+  length: number,
+  slice: (start: number, end: number) => unknown[],
+  chunkBytes: number,
+  collecting: Collecting | undefined,
+): ItemChunk[] {
   const writer = createSharedTextWriter();
   const chunks: ItemChunk[] = [];
   let start = 0;
   let count = FIRST_CHUNK_ITEMS;
   let sinceCollect = 0;
-  while (start < items.length) {
-    const end = Math.min(items.length, start + count);
-    const { deflated, textBytes } = deflateText(JSON.stringify(sliceOf(items, start, end, release)));
+  while (start < length) {
+    const end = Math.min(length, start + count);
+    const { deflated, textBytes } = deflateText(JSON.stringify(slice(start, end)));
     chunks.push({
       bytes: writer.writeBytes(deflated),
       textBytes,
       start,
       count: end - start,
     });
-    if (release !== undefined) {
-      release.items.fill(undefined, start, end);
-      sinceCollect += textBytes;
-      if (release.collect !== undefined && sinceCollect >= release.everyBytes) {
-        release.collect();
-        sinceCollect = 0;
-      }
+    sinceCollect += textBytes;
+    if (collecting?.collect !== undefined && sinceCollect >= collecting.everyBytes) {
+      collecting.collect();
+      sinceCollect = 0;
     }
     // Sized by text, not by deflated bytes: the store's values and the renderer's parse follow the text.
     const bytesPerItem = textBytes / (end - start);

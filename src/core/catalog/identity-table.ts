@@ -8,7 +8,11 @@ import type { IdentityArticle } from './resolve-identity.js';
  */
 
 /** The rows of `products[from..to)` joined by `,` (no brackets), so that pieces can be concatenated. */
-export function identityRowsText(products: readonly Product[], from: number, to: number): string {
+export function identityRowsText(
+  products: readonly Pick<Product, 'id' | 'internalIdentifier' | 'plu' | 'ean'>[],
+  from: number,
+  to: number,
+): string {
   const rows: (string | number | null)[][] = [];
   for (let position = from; position < Math.min(to, products.length); position += 1) {
     const product = products[position];

@@ -28,7 +28,7 @@
  */
 import { aggregateOffer } from './aggregate-offer.js';
 import { buildOffer, createTextsCache } from './build-offer.js';
-import type { Offer, Product } from './catalog.js';
+import type { Offer } from './catalog.js';
 import { createIssueLog, type IssueLog } from './create-issue-log.js';
 import {
   type ArticleDescription,
@@ -41,6 +41,8 @@ import {
 import { absentReport, replay, reportIdentity, sourceReport } from './merge-identity-report.js';
 import {
   emptyOfferCounts,
+  type MergedCatalog,
+  type MergedProducts,
   type MergeInput,
   type MergeIssue,
   type MergeIssueReason,
@@ -50,6 +52,7 @@ import {
   type UnitMerge,
   type UnitMergeReport,
 } from './merge-types.js';
+import { createOfferColumns, hasPrice, type OfferColumns, offerAt, storeOffer } from './offer-columns.js';
 import { type PriceListRows, priceListRowsOf } from './price-list-rows.js';
 import { createIdentityIndex, type IdentityIndex, resolveIdentity } from './resolve-identity.js';
 import { roundQuantity } from './round-money.js';
@@ -59,6 +62,8 @@ import { asStockRows, type StockRows } from './stock-rows.js';
 
 // The types live in merge-types.ts; importers keep naming the merge's module.
 export type {
+  MergedCatalog,
+  MergedProducts,
   MergeInput,
   MergeIssue,
   MergeIssueReason,
@@ -86,7 +91,13 @@ export function mergeCatalog(input: MergeInput, options: MergeOptions, now: Date
   // Stock first: a unit's price list builds its offers, which take the export's quantities.
   for (const [code, rows] of input.stock) merger.addStock(code, rows);
   for (const [code, rows] of input.priceLists) merger.addPriceList(code, rows);
-  return merger.finish();
+  return withProductList(merger.finish());
+}
+
+/** A merged catalog with every product made: the `MergeResult` of `mergeCatalog`. */
+export function withProductList(merged: MergedCatalog): MergeResult {
+  const { products, snapshot, ...rest } = merged;
+  return { ...rest, snapshot: { ...snapshot, products: Array.from({ length: products.length }, (_, at) => products.at(at)) } };
 }
 
 /**
@@ -103,8 +114,11 @@ export interface CatalogMerger {
   addStock(unitCode: string, rows: readonly StockRow[] | StockRows): void;
   /** Rows as an array, or held compactly (`createPriceListRowCollector`). */
   addPriceList(unitCode: string, rows: readonly PriceListRow[] | PriceListRows): void;
-  /** The merged catalog; documents not added count as absent (a unit without an entry in `MergeInput`). */
-  finish(): MergeResult;
+  /**
+   * The merged catalog, its products made on demand; documents not added count as absent (a unit without
+   * an entry in `MergeInput`).
+   */
+  finish(): MergedCatalog;
 }
 
 export function createCatalogMerger(
@@ -171,13 +185,15 @@ export function createCatalogMerger(
       if (count <= maxExamples) offerIssues.examples.push({ position, issue });
     };
     const stockOf = merge.stock?.stockOf;
-    const offers: Offer[] = new Array(articles.length);
+    const offers = createOfferColumns(articles.length);
     for (; position < articles.length; position += 1) {
       const rowIndex = priceRowOf === undefined ? NO_ROW : (priceRowOf[position] ?? NO_ROW);
-      offers[position] = buildOffer(
+      const exportStock = stockOf?.[position] ?? Number.NaN;
+      // Each offer is an object only for a moment: the columns keep it (see offer-columns.ts).
+      const offer = buildOffer(
         merge,
         rowIndex === NO_ROW ? undefined : priceRows?.row(rowIndex),
-        stockOf?.[position],
+        Number.isNaN(exportStock) ? undefined : exportStock,
         index.ids[position] ?? '',
         articles.salesPrices[position],
         articles.stockItems[position] === 1,
@@ -186,6 +202,7 @@ export function createCatalogMerger(
         texts,
         position,
       );
+      storeOffer(offers, position, offer);
     }
     merge.offers = offers;
     merge.offerIssues = offerIssues;
@@ -253,19 +270,14 @@ export function createCatalogMerger(
         });
       }
 
-      const { products, withoutPrice } = assembleProducts({
-        articles,
-        ids: index.ids,
-        unitMerges,
-        issues,
-        primaryUnit,
-        options,
-        maxExamples,
-      });
+      const assembly: AssembleInput = { articles, ids: index.ids, unitMerges, issues, primaryUnit, options, maxExamples };
+      const withoutPrice = replayProductIssues(assembly);
+      const products = productsOf(assembly);
 
       const summary = issues.summary();
       return {
-        snapshot: { version: options.version, generatedAt, currency: options.currency, primaryUnit, units, products },
+        snapshot: { version: options.version, generatedAt, currency: options.currency, primaryUnit, units },
+        products,
         internal: { version: options.version, products: articles.internal },
         sourceRows: { units: unitMerges.map((merge) => merge.rows) },
         report: {
@@ -301,13 +313,12 @@ interface AssembleInput {
 }
 
 /**
- * The products in article order, each with its units' offers and the aggregate; each product's issues are
- * replayed in the order `mergeCatalog` always found them. The units' offers move into the products.
+ * Every product's issues, replayed in the order `mergeCatalog` always found them (product by product: an
+ * invalid sales price, each unit's offer issues, no price at all); returns how many products have no price.
  */
-function assembleProducts(input: AssembleInput): { readonly products: Product[]; readonly withoutPrice: number } {
-  const { articles, ids, unitMerges, issues, primaryUnit, options, maxExamples } = input;
+function replayProductIssues(input: AssembleInput): number {
+  const { articles, ids, unitMerges, issues, maxExamples } = input;
   const cursors = unitMerges.map(() => 0);
-  const products: Product[] = [];
   let withoutPrice = 0;
   for (let position = 0; position < articles.length; position += 1) {
     const articleId = ids[position] ?? '';
@@ -315,8 +326,7 @@ function assembleProducts(input: AssembleInput): { readonly products: Product[];
     if (invalidSalesPrice !== undefined) {
       issues.add({ reason: 'invalid-sales-price', source: 'articles', articleId, detail: invalidSalesPrice });
     }
-    const isStockItem = articles.stockItems[position] === 1;
-    const offers: Offer[] = [];
+    let priced = false;
     for (const [unitIndex, merge] of unitMerges.entries()) {
       const examples = merge.offerIssues?.examples ?? [];
       let cursor = cursors[unitIndex] ?? 0;
@@ -324,28 +334,40 @@ function assembleProducts(input: AssembleInput): { readonly products: Product[];
         issues.add((examples[cursor] as { issue: MergeIssue }).issue);
       }
       cursors[unitIndex] = cursor;
-      offers.push((merge.offers as readonly Offer[])[position] as Offer);
+      if (!priced && hasPrice(merge.offers as OfferColumns, position)) priced = true;
     }
-    if (!offers.some((offer) => offer.price !== undefined)) {
+    if (!priced) {
       withoutPrice += 1;
       issues.add({ reason: 'no-price', source: 'articles', articleId, code: articleId });
     }
-    products.push({
-      ...(articles.described[position] as ArticleDescription),
-      isStockItem,
-      offers,
-      aggregate: aggregateOffer(offers, primaryUnit, isStockItem, options.unknownStockAvailability),
-    });
   }
   // What the units' offer logs only counted came after every kept example.
   for (const merge of unitMerges) {
     const offerIssues = merge.offerIssues;
     if (offerIssues === undefined) continue;
     for (const [reason, count] of offerIssues.counts) issues.addCount(reason, count - Math.min(count, maxExamples));
-    // The units' offers now live in the products.
-    merge.offers = undefined;
   }
-  return { products, withoutPrice };
+  return withoutPrice;
+}
+
+/** The products in article order, each made when asked from its article and the units' offer columns. */
+function productsOf(input: AssembleInput): MergedProducts {
+  const { articles, unitMerges, primaryUnit, options } = input;
+  const columns = unitMerges.map((merge) => ({ code: merge.unit.code, offers: merge.offers as OfferColumns }));
+  return {
+    length: articles.length,
+    described: articles.described,
+    at(position) {
+      const isStockItem = articles.stockItems[position] === 1;
+      const offers: Offer[] = columns.map(({ code, offers }) => offerAt(offers, code, position));
+      return {
+        ...(articles.described[position] as ArticleDescription),
+        isStockItem,
+        offers,
+        aggregate: aggregateOffer(offers, primaryUnit, isStockItem, options.unknownStockAvailability),
+      };
+    },
+  };
 }
 
 interface StockContext {
@@ -358,7 +380,7 @@ interface StockContext {
 /** Resolves a unit's stock export: each product's quantity by position, the export's report and issues. */
 function resolveStockExport(merge: UnitMerge, rows: StockRows, context: StockContext): NonNullable<UnitMerge['stock']> {
   const { index, excludedIndex, options, maxExamples } = context;
-  const stockOf = new Array<number | undefined>(index.ids.length);
+  const stockOf = new Float64Array(index.ids.length).fill(Number.NaN);
   // Matches go straight into `stockOf` (no object per row); the rare unusable quantities are reported
   // after the identity issues, in row order, as always.
   const unusable: { readonly row: number; readonly article: number }[] = [];

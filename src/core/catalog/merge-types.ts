@@ -1,5 +1,7 @@
-import type { Availability, CatalogSnapshot, CatalogUnit, InternalCatalog, Offer } from './catalog.js';
+import type { Availability, CatalogSnapshot, CatalogUnit, InternalCatalog, Product } from './catalog.js';
 import type { CatalogIssue, IssueLog } from './create-issue-log.js';
+import type { ArticleDescription } from './merge-articles.js';
+import type { OfferColumns } from './offer-columns.js';
 import type { IdentityKeyChoice } from './resolve-identity.js';
 import type { PriceNote } from './resolve-offer-prices.js';
 import type { IdentityKey, PriceListRow, SourceArticle, SourceUnit, StockRow } from './source.js';
@@ -107,6 +109,24 @@ export interface MergeResult {
   readonly sourceRows: CatalogSourceRows;
 }
 
+/**
+ * The merged products of `createCatalogMerger`, each made when asked: a sync serializes them as they are
+ * made and never holds the whole list (~100 MB of objects at 100,000 × 5; bench/full-sync.ts).
+ */
+export interface MergedProducts {
+  readonly length: number;
+  /** The product at `position`, a new object at each call. */
+  at(position: number): Product;
+  /** Each product's article fields (id, name, codes, group), by position: what identity tables and sheets match. */
+  readonly described: readonly ArticleDescription[];
+}
+
+/** `MergeResult` with its products made on demand (`MergedProducts`). */
+export interface MergedCatalog extends Omit<MergeResult, 'snapshot'> {
+  readonly snapshot: Omit<CatalogSnapshot, 'products'>;
+  readonly products: MergedProducts;
+}
+
 export type MutableOfferCounts = { -readonly [K in keyof UnitOfferCounts]: number };
 
 export type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -118,12 +138,13 @@ export interface UnitMerge {
   readonly rows: UnitSourceRows;
   stock?: {
     readonly report: SourceReport;
-    readonly stockOf: readonly (number | undefined)[];
+    /** Each product's quantity from the export, by position; `NaN` when the export has none. */
+    readonly stockOf: Float64Array;
     readonly issues: IssueLog<MergeIssueReason>;
   };
   priceList?: { readonly report: SourceReport; readonly issues: IssueLog<MergeIssueReason> };
   /** By product position. */
-  offers?: readonly Offer[] | undefined;
+  offers?: OfferColumns;
   /** Issues found while building the offers, with the product position, for replay in product order. */
   offerIssues?: PositionedIssues;
 }

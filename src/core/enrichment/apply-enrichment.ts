@@ -94,6 +94,9 @@ export interface EnrichmentPlan {
   report(): EnrichmentReport;
 }
 
+/** What matching a sheet reads of a product: its id, codes and group (a merge's article fields suffice). */
+export type MatchedProduct = Pick<Product, 'id' | 'groupId' | 'ean' | 'plu' | 'internalIdentifier'>;
+
 /**
  * Matches the table's rows and group rows to `products` (by position) and reports what matched.
  *
@@ -102,7 +105,7 @@ export interface EnrichmentPlan {
  * const enriched = snapshot.products.map((product, position) => plan.enrich(product, position));
  */
 export function planEnrichment(
-  products: readonly Product[],
+  products: readonly MatchedProduct[],
   table: EnrichmentTable,
   options: ApplyEnrichmentOptions = {},
 ): EnrichmentPlan {
@@ -168,7 +171,11 @@ export function applyEnrichment(
 type AddProblem = (problem: EnrichmentReportProblem) => void;
 
 /** Per product position, the index of the sheet row that names it (-1: none). */
-function matchRows(products: readonly Product[], table: EnrichmentTable, add: AddProblem): { rows: Int32Array; matched: number } {
+function matchRows(
+  products: readonly MatchedProduct[],
+  table: EnrichmentTable,
+  add: AddProblem,
+): { rows: Int32Array; matched: number } {
   const { choice, field } = MATCHING[table.keyColumn];
   // A fixed key column needs its key's map only (a catalog of 100,000 products: four maps otherwise).
   const index = createIdentityIndex(products.map(identityOf), choice === 'auto' ? IDENTITY_KEYS : [choice]);
@@ -259,7 +266,11 @@ function reportUnresolved(
 }
 
 /** Values of the group rows whose group has products, by group id; the others are reported. */
-function matchGroups(products: readonly Product[], table: EnrichmentTable, add: AddProblem): Map<string, ProductEnrichment> {
+function matchGroups(
+  products: readonly MatchedProduct[],
+  table: EnrichmentTable,
+  add: AddProblem,
+): Map<string, ProductEnrichment> {
   const values = new Map<string, ProductEnrichment>();
   if (table.groups.length === 0) return values;
   const present = new Set<string>();
@@ -294,7 +305,7 @@ function isEmpty(values: ProductEnrichment): boolean {
   return true;
 }
 
-function identityOf(product: Product): IdentityArticle {
+function identityOf(product: MatchedProduct): IdentityArticle {
   const article: { -readonly [K in keyof IdentityArticle]: IdentityArticle[K] } = { localId: product.id };
   if (product.internalIdentifier !== undefined) article.internalIdentifier = product.internalIdentifier;
   if (product.plu !== undefined) article.plu = product.plu;

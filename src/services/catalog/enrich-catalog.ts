@@ -1,5 +1,9 @@
-import type { Product } from '../../core/catalog/catalog.js';
-import { type EnrichmentPlan, type EnrichmentReport, planEnrichment } from '../../core/enrichment/apply-enrichment.js';
+import {
+  type EnrichmentPlan,
+  type EnrichmentReport,
+  type MatchedProduct,
+  planEnrichment,
+} from '../../core/enrichment/apply-enrichment.js';
 import { type CompiledEnrichment, compileEnrichmentSheet } from '../../core/enrichment/compile-enrichment.js';
 import type { EnrichmentTable } from '../../core/enrichment/enrichment-table.js';
 
@@ -43,7 +47,7 @@ export function checkEnrichmentSheet(sheet: EnrichmentSheetInput): Promise<Compi
 
 /** The sheet's table matched to the merged products; its report once every product was enriched. */
 export function planCatalogEnrichment(
-  products: readonly Product[],
+  products: readonly MatchedProduct[],
   input: EnrichmentTableInput,
 ): { readonly plan: EnrichmentPlan; report(): EnrichmentSyncReport } {
   const plan = planEnrichment(products, input.table);

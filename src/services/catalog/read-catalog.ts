@@ -1,6 +1,6 @@
 import { mapLimit } from '../../core/async/map-limit.js';
-import type { CatalogSnapshot, Product } from '../../core/catalog/catalog.js';
-import { fingerprintChunks, type ItemChunk, serializeItems, serializeItemsReleasing } from '../../core/catalog/catalog-chunks.js';
+import type { CatalogSnapshot } from '../../core/catalog/catalog.js';
+import { fingerprintChunks, type ItemChunk, serializeItems, serializeItemsMade } from '../../core/catalog/catalog-chunks.js';
 import { fingerprintHeaderOf } from '../../core/catalog/catalog-version.js';
 import {
   type DocumentLimits,
@@ -10,7 +10,13 @@ import {
   documentLimits,
 } from '../../core/catalog/document-limits.js';
 import { identityRowsText, joinIdentityRows } from '../../core/catalog/identity-table.js';
-import { type CatalogMerger, createCatalogMerger, type MergeReport, type MergeResult } from '../../core/catalog/merge-catalog.js';
+import {
+  type CatalogMerger,
+  createCatalogMerger,
+  type MergedCatalog,
+  type MergedProducts,
+  type MergeReport,
+} from '../../core/catalog/merge-catalog.js';
 import type { StockColumnOverride } from '../../core/catalog/pos-documents.js';
 import { createPriceListRowCollector, type PriceListRows } from '../../core/catalog/price-list-rows.js';
 import type { SourceUnit } from '../../core/catalog/source.js';
@@ -211,7 +217,7 @@ async function startMerge(
  * Reads every source and merges them. A function of its own so that the merger's working state
  * (identity index, per-unit state) is garbage while the catalog is serialized.
  */
-async function readAndMerge(source: PosSource, input: ReadCatalogInput, progress: Progress, emit: Emit): Promise<MergeResult> {
+async function readAndMerge(source: PosSource, input: ReadCatalogInput, progress: Progress, emit: Emit): Promise<MergedCatalog> {
   const { pos, documents } = source;
   const { units, merger, limits } = await startMerge(pos, input, progress, emit);
   const { concurrency, stockColumns } = input.options;
@@ -258,20 +264,19 @@ async function readAndMerge(source: PosSource, input: ReadCatalogInput, progress
  * The sheet's table matched to the merged products, when there is a sheet: its values are put on each product
  * as it is serialized (`enrich`), and its report is complete after that (`report`).
  */
-async function planSheet(merged: MergeResult, input: ReadCatalogInput, progress: Progress, emit: Emit) {
+async function planSheet(merged: MergedCatalog, input: ReadCatalogInput, progress: Progress, emit: Emit) {
   if (input.enrichment === undefined) return undefined;
   // Loaded when a sheet is configured: the reader's libraries would slow every worker thread's start.
   const { planCatalogEnrichment } = await import('./enrich-catalog.js');
-  const planned = planCatalogEnrichment(merged.snapshot.products, input.enrichment);
+  const planned = planCatalogEnrichment(merged.products.described, input.enrichment);
   progress.mark = phaseEnded(emit, 'enrichment', progress.mark);
   return planned;
 }
 
 /** Pieces of the identity table, made a slice of products at a time (no 100,000-row array at once). */
-function identityBytes(snapshot: CatalogSnapshot): Uint8Array {
+function identityBytes(products: MergedProducts): Uint8Array {
   const pieces: string[] = [];
-  for (let from = 0; from < snapshot.products.length; from += 4_096)
-    pieces.push(identityRowsText(snapshot.products, from, from + 4_096));
+  for (let from = 0; from < products.length; from += 4_096) pieces.push(identityRowsText(products.described, from, from + 4_096));
   const text = joinIdentityRows(pieces);
   const bytes = Buffer.from(new SharedArrayBuffer(Buffer.byteLength(text, 'utf8')));
   bytes.write(text, 0, 'utf8');
@@ -290,16 +295,18 @@ export async function readCatalog(
   try {
     const merged = await readAndMerge(source, input, progress, emit);
     const sheet = await planSheet(merged, input, progress, emit);
-    const { products, ...rest } = merged.snapshot;
-    const identity = identityBytes(merged.snapshot);
+    const { products } = merged;
+    const rest = merged.snapshot;
+    const identity = identityBytes(products);
     const internal = serializeItems(merged.internal.products);
     const productCount = products.length;
     // The chunks are what the store keeps and what the fingerprint covers: one serialization for both.
-    // The merged products are this function's to drop as they are serialized (see `serializeItemsReleasing`).
-    const chunks = serializeItemsReleasing(products as unknown[], {
-      ...(collectGarbage === undefined ? {} : { collect: collectGarbage }),
-      ...(sheet === undefined ? {} : { map: (item, position) => sheet.plan.enrich(item as Product, position) }),
-    });
+    // Each product is made (and given the sheet's values) as its chunk is serialized, never all at once.
+    const make =
+      sheet === undefined
+        ? (position: number) => products.at(position)
+        : (position: number) => sheet.plan.enrich(products.at(position), position);
+    const chunks = serializeItemsMade(productCount, make, collectGarbage === undefined ? {} : { collect: collectGarbage });
     if (sheet !== undefined) progress.sources = { ...progress.sources, enrichment: sheet.report() };
     const fingerprint = fingerprintChunks(fingerprintHeaderOf(rest), chunks);
     const result: ReadCatalogResult = {

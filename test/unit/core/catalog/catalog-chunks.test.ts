@@ -13,7 +13,7 @@ import {
   packChunkText,
   serializeChunk,
   serializeItems,
-  serializeItemsReleasing,
+  serializeItemsMade,
 } from '../../../../src/core/catalog/catalog-chunks.js';
 
 const items = Array.from({ length: 300 }, (_, i) => ({ id: `a-${i}`, name: `Káva č. ${i}`, stock: i % 7 }));
@@ -158,14 +158,22 @@ describe('core/catalog/catalog-chunks', () => {
     expect(chunk.bytes[0]).toBe(other.bytes[0]);
   });
 
-  it('drops the items it has serialized when asked to, collecting as it goes', () => {
-    const list: unknown[] = [...items];
+  it('makes each item as its chunk is serialized, in order, once, collecting as it goes', () => {
+    const made: number[] = [];
     let collections = 0;
 
-    const chunks = serializeItemsReleasing(list, { chunkBytes: 500, collect: () => collections++, collectEveryBytes: 2_000 });
+    const chunks = serializeItemsMade(
+      items.length,
+      (position) => {
+        made.push(position);
+        return items[position];
+      },
+      { chunkBytes: 500, collect: () => collections++, collectEveryBytes: 2_000 },
+    );
 
-    expect(list.every((item) => item === undefined)).toBe(true);
+    expect(made).toEqual(items.map((_, position) => position));
     expect(chunks.flatMap((chunk) => decodeChunk(chunk))).toEqual(items);
+    expect(chunks.map((chunk) => chunk.start)).toEqual(serializeItems(items, { chunkBytes: 500 }).map((chunk) => chunk.start));
     expect(collections).toBeGreaterThan(2);
   });
 

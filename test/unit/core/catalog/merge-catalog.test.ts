@@ -5,6 +5,7 @@ import {
   type MergeInput,
   type MergeOptions,
   mergeCatalog,
+  withProductList,
 } from '../../../../src/core/catalog/merge-catalog.js';
 import { createPriceListRowCollector } from '../../../../src/core/catalog/price-list-rows.js';
 import type { PriceListRow, SourceArticle } from '../../../../src/core/catalog/source.js';
@@ -700,7 +701,19 @@ describe('core/catalog/merge-catalog', () => {
       merger.addPriceList('U2', collected);
       merger.addPriceList('U1', priceLists.get('U1') ?? []);
 
-      expect(merger.finish()).toStrictEqual(expected);
+      expect(withProductList(merger.finish())).toStrictEqual(expected);
+    });
+
+    it('makes each product when asked, a new object each time, beside its article fields', () => {
+      const merger = createCatalogMerger({ units, articles }, OPTIONS, NOW);
+      merger.addPriceList('U1', priceLists.get('U1') ?? []);
+      const { products } = merger.finish();
+
+      expect(products.length).toBe(3);
+      expect(products.at(0)).not.toBe(products.at(0));
+      expect(products.at(0)).toStrictEqual(products.at(0));
+      expect(products.described.map((described) => described.id)).toEqual(['a-1', 'a-2', 'a-3']);
+      expect(products.at(2)).toMatchObject(products.described[2] ?? {});
     });
 
     it('warns about documents of unknown units, price lists first, and refuses misuse', () => {

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Product } from '../../../../src/core/catalog/catalog.js';
-import { decodeChunk, serializeItemsReleasing } from '../../../../src/core/catalog/catalog-chunks.js';
+import { decodeChunk, serializeItemsMade } from '../../../../src/core/catalog/catalog-chunks.js';
 import { applyEnrichment, planEnrichment } from '../../../../src/core/enrichment/apply-enrichment.js';
 import { compileEnrichmentSheet } from '../../../../src/core/enrichment/compile-enrichment.js';
 import { checkOf } from '../../../../src/core/enrichment/enrichment-check.js';
@@ -97,9 +97,8 @@ describe('core/enrichment/enrichment-table', () => {
     const expected = applyEnrichment(products, sheet);
 
     const plan = planEnrichment(products, tableOf(sheet));
-    const chunks = serializeItemsReleasing([...products], {
+    const chunks = serializeItemsMade(products.length, (position) => plan.enrich(products[position] as Product, position), {
       chunkBytes: 1,
-      map: (item, position) => plan.enrich(item as Product, position),
     });
 
     expect(chunks.flatMap((chunk) => decodeChunk<Product>(chunk))).toEqual(expected.products);
