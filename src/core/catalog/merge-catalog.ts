@@ -131,6 +131,8 @@ export function createCatalogMerger(
   const warnings: string[] = [];
   const generatedAt = now.toISOString();
 
+  // Never `input` itself in a closure: the merger outlives the article list it was made from (see below).
+  const listedUnits = input.units;
   const units = selectUnits(input.units, warnings);
   const primaryUnit = selectPrimaryUnit(units, options.primaryUnit, warnings);
   const received = input.articles.length;
@@ -159,7 +161,7 @@ export function createCatalogMerger(
    */
   function inListOrder(codes: readonly string[]): string[] {
     const rank = (code: string): number => {
-      const position = input.units.findIndex((unit) => unit.code === code);
+      const position = listedUnits.findIndex((unit) => unit.code === code);
       return position < 0 ? Number.POSITIVE_INFINITY : position;
     };
     return [...codes].sort((a, b) => rank(a) - rank(b));
