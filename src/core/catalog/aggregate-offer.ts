@@ -1,4 +1,5 @@
 import { ALL_UNITS, type Availability, type Offer } from './catalog.js';
+import { offerOf } from './offer-of.js';
 import { roundQuantity } from './round-money.js';
 
 /**
@@ -57,11 +58,11 @@ export function aggregateOffer(
   const stock = sumStock(offers);
   let availability = computeAvailability(stock, isStockItem, unknownStockAvailability);
   if (availability === 'out_of_stock' && someUnknown) availability = unknownStockAvailability;
-  const aggregate: { -readonly [K in keyof Offer]: Offer[K] } = { unit: ALL_UNITS, availability };
-  if (primary?.price !== undefined) aggregate.price = primary.price;
-  if (primary?.salePrice !== undefined) aggregate.salePrice = primary.salePrice;
-  if (primary?.standardPrice !== undefined) aggregate.standardPrice = primary.standardPrice;
-  if (stock !== undefined) aggregate.stock = stock;
-  if (primary?.availabilityTexts !== undefined) aggregate.availabilityTexts = primary.availabilityTexts;
-  return aggregate;
+  return offerOf(ALL_UNITS, availability, {
+    price: primary?.price,
+    salePrice: primary?.salePrice,
+    standardPrice: primary?.standardPrice,
+    stock,
+    availabilityTexts: primary?.availabilityTexts,
+  });
 }

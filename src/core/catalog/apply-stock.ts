@@ -2,6 +2,7 @@ import { aggregateOffer, computeAvailability } from './aggregate-offer.js';
 import type { Availability, CatalogSnapshot, Offer, Product } from './catalog.js';
 import { createFamilyCache } from './catalog-family.js';
 import { type CatalogIssue, createIssueLog, type IssueLog } from './create-issue-log.js';
+import { offerOf } from './offer-of.js';
 import type { IdentityKeyChoice } from './resolve-identity.js';
 import { roundQuantity } from './round-money.js';
 import type { IdentityKey } from './source.js';
@@ -247,8 +248,8 @@ function withStocks(
       continue;
     }
     changed = true;
-    const { stock: _old, ...rest } = offer;
-    offers.push({ ...rest, ...(stock === undefined ? {} : { stock }), availability });
+    // In the order a full sync writes an offer, or the next sync of an unchanged POS would see a change.
+    offers.push(offerOf(offer.unit, availability, { ...offer, stock }));
   }
   if (!changed) return product;
   return { ...product, offers, aggregate: aggregateOffer(offers, primaryUnit, product.isStockItem, unknownStockAvailability) };

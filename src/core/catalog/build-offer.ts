@@ -1,7 +1,8 @@
 /** One unit's offer of one product, from its price-list row and stock-export quantity (`merge-catalog.ts`). */
 import { computeAvailability } from './aggregate-offer.js';
 import type { AvailabilityTexts, Offer } from './catalog.js';
-import type { MergeIssue, MergeOptions, Mutable, UnitMerge } from './merge-types.js';
+import type { MergeIssue, MergeOptions, UnitMerge } from './merge-types.js';
+import { offerOf } from './offer-of.js';
 import { resolveOfferPrices } from './resolve-offer-prices.js';
 import { roundQuantity } from './round-money.js';
 import type { PriceListRow } from './source.js';
@@ -49,13 +50,13 @@ export function buildOffer(
   if (availability === 'in_stock') counts.inStock += 1;
   else counts.outOfStock += 1;
 
-  // Built by assignment rather than conditional spreads: this runs once per product and unit.
-  const offer: Mutable<Offer> = { unit, availability };
-  if (prices.price !== undefined) offer.price = prices.price;
-  if (prices.salePrice !== undefined) offer.salePrice = prices.salePrice;
-  if (prices.standardPrice !== undefined) offer.standardPrice = prices.standardPrice;
-  if (stock !== undefined) offer.stock = stock;
-  if (texts !== undefined) offer.availabilityTexts = texts;
+  const offer = offerOf(unit, availability, {
+    price: prices.price,
+    salePrice: prices.salePrice,
+    standardPrice: prices.standardPrice,
+    stock,
+    availabilityTexts: texts,
+  });
   if (prices.source !== 'none')
     merge.rows.priceFrom[position] = prices.source === 'article' ? PRICE_FROM_ARTICLE : PRICE_FROM_ROW;
   return offer;

@@ -1,5 +1,5 @@
 import type { AvailabilityTexts, Offer } from './catalog.js';
-import type { Mutable } from './merge-types.js';
+import { offerOf } from './offer-of.js';
 
 /**
  * One unit's offers of every product during a merge, by product position, in typed arrays. Held as
@@ -47,18 +47,18 @@ export function hasPrice(columns: OfferColumns, position: number): boolean {
   return !Number.isNaN(columns.price[position] ?? Number.NaN);
 }
 
-/** The offer at `position`, a new object with the fields in the order the merge always wrote them. */
+function valueAt(column: Float64Array, position: number): number | undefined {
+  const value = column[position] ?? Number.NaN;
+  return Number.isNaN(value) ? undefined : value;
+}
+
+/** The offer at `position`, a new object (fields in `offerOf`'s order). */
 export function offerAt(columns: OfferColumns, unit: string, position: number): Offer {
-  const offer: Mutable<Offer> = { unit, availability: columns.inStock[position] === 1 ? 'in_stock' : 'out_of_stock' };
-  const price = columns.price[position] ?? Number.NaN;
-  const salePrice = columns.salePrice[position] ?? Number.NaN;
-  const standardPrice = columns.standardPrice[position] ?? Number.NaN;
-  const stock = columns.stock[position] ?? Number.NaN;
-  const texts = columns.texts[position];
-  if (!Number.isNaN(price)) offer.price = price;
-  if (!Number.isNaN(salePrice)) offer.salePrice = salePrice;
-  if (!Number.isNaN(standardPrice)) offer.standardPrice = standardPrice;
-  if (!Number.isNaN(stock)) offer.stock = stock;
-  if (texts !== undefined) offer.availabilityTexts = texts;
-  return offer;
+  return offerOf(unit, columns.inStock[position] === 1 ? 'in_stock' : 'out_of_stock', {
+    price: valueAt(columns.price, position),
+    salePrice: valueAt(columns.salePrice, position),
+    standardPrice: valueAt(columns.standardPrice, position),
+    stock: valueAt(columns.stock, position),
+    availabilityTexts: columns.texts[position],
+  });
 }

@@ -9,9 +9,11 @@ import {
 } from '../../../../src/core/catalog/apply-resolved-stock.js';
 import { applyStock, type StockUpdate } from '../../../../src/core/catalog/apply-stock.js';
 import type { Availability, CatalogSnapshot, Product } from '../../../../src/core/catalog/catalog.js';
+import { fingerprintCatalog } from '../../../../src/core/catalog/catalog-version.js';
 import { mergeCatalog } from '../../../../src/core/catalog/merge-catalog.js';
 import { createIdentityIndex } from '../../../../src/core/catalog/resolve-identity.js';
-import { article, MERGE_OPTIONS, NOW, stockedSnapshot, stockRow, unit } from './catalog-fixtures.js';
+import type { StockRow } from '../../../../src/core/catalog/source.js';
+import { article, MERGE_OPTIONS, NOW, priceRow, stockedSnapshot, stockRow, unit } from './catalog-fixtures.js';
 
 const LATER = new Date('2026-11-22T10:05:00.000Z');
 const OPTIONS = { version: 'v-2', unknownStockAvailability: 'out_of_stock' } as const;
@@ -180,6 +182,34 @@ describe('core/catalog/apply-stock', () => {
 
     expect(stocksOf(productOf(next, id))).toEqual(expected);
     expect(report.issues.map((issue) => issue.reason)).toEqual(reasons);
+  });
+
+  it('makes offers that serialize as a full sync of the same stock would (an unchanged POS is no new version)', () => {
+    const articles = [article('a-1', { salesPrice: 100 }), article('a-2', { salesPrice: 50 }), article('a-3')];
+    const texts = { availabilityInStock: 'Skladem', availabilityOutOfStock: 'Do týdne' };
+    const priceLists = new Map([
+      ['U1', [priceRow('a-1', { priceVat: 129, actionPrice: 99, ...texts }), priceRow('a-2', { position: 2, ...texts })]],
+      ['U2', [priceRow('a-1', { priceVat: 119, stock: 2, ...texts }), priceRow('a-3', { position: 2, ...texts })]],
+    ]);
+    const mergeWith = (stock: Map<string, StockRow[]>) =>
+      mergeCatalog({ units: [unit('U1'), unit('U2')], articles, priceLists, stock }, MERGE_OPTIONS, NOW).snapshot;
+    const before = mergeWith(new Map([['U1', [stockRow({ code: 'a-1' }, 3)]]]));
+    const updates: StockUpdate[] = [
+      { unitCode: 'U1', articleId: 'a-1', delta: -1 },
+      { unitCode: 'U1', articleId: 'a-2', quantity: 4 },
+      { unitCode: 'U2', articleId: 'a-3', quantity: 0 },
+    ];
+
+    const { snapshot: sold } = applyStock(before, updates, OPTIONS, LATER);
+    const after = mergeWith(
+      new Map([
+        ['U1', [stockRow({ code: 'a-1' }, 2), stockRow({ code: 'a-2' }, 4, 3)]],
+        ['U2', [stockRow({ code: 'a-3' }, 0)]],
+      ]),
+    );
+
+    expect(JSON.stringify(sold.products)).toBe(JSON.stringify(after.products));
+    expect(fingerprintCatalog(sold)).toBe(fingerprintCatalog(after));
   });
 
   it('finds products in a snapshot that shares `units` with another but orders its products differently', () => {
