@@ -26,7 +26,7 @@ export class WorkerTaskError extends Error {
 /**
  * The full sync's young generation, in MiB (V8 sizes it for the machine, ~48 MiB here). The merge keeps
  * ~50 MiB live at 100,000 × 5 while it allocates and drops far more; in a young generation this small the
- * thread's peak was ~35 MiB lower at the same speed (4 MiB: no lower, 10 % slower). Decision 0017.
+ * thread's peak was ~35 MiB lower at the same speed (4 MiB: no lower, 10 % slower). Decision 0018.
  */
 const SYNC_YOUNG_GENERATION_MB = 8;
 
@@ -60,7 +60,7 @@ export interface CatalogWorkersOptions {
 /**
  * The catalog's CPU-heavy work in worker threads (piscina), as decision 0006 splits it:
  * - the full sync in a pool of one thread that ends as soon as it is idle: its heap (the merge's working
- *   state, ~300 MB at 100,000 × 5) is returned to the system at once instead of waiting for a GC;
+ *   state, ~200 MB at 100,000 × 5) is returned to the system at once instead of waiting for a GC;
  * - stock exports and fingerprints in a small pool whose threads stay a minute, keeping the identity
  *   index of the served catalog family between re-reads, at a lower priority than the main thread;
  * - reading an enrichment sheet into its table in a thread of its own that ends when idle, like the full

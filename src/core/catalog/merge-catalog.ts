@@ -26,23 +26,13 @@
  * - Report: counts per unit and source, key order and per-key counts, and the first `maxExamples`
  *   (default 50) issues of each reason.
  */
-import { aggregateOffer } from './aggregate-offer.js';
 import { buildOffer, createTextsCache } from './build-offer.js';
-import type { Offer } from './catalog.js';
-import { createIssueLog, type IssueLog } from './create-issue-log.js';
-import {
-  type ArticleDescription,
-  type ArticleFacts,
-  articleFacts,
-  selectArticles,
-  selectPrimaryUnit,
-  selectUnits,
-} from './merge-articles.js';
+import { createIssueLog } from './create-issue-log.js';
+import { articleFacts, selectArticles, selectPrimaryUnit, selectUnits } from './merge-articles.js';
 import { absentReport, replay, reportIdentity, sourceReport } from './merge-identity-report.js';
 import {
   emptyOfferCounts,
   type MergedCatalog,
-  type MergedProducts,
   type MergeInput,
   type MergeIssue,
   type MergeIssueReason,
@@ -52,7 +42,8 @@ import {
   type UnitMerge,
   type UnitMergeReport,
 } from './merge-types.js';
-import { createOfferColumns, hasPrice, type OfferColumns, offerAt, storeOffer } from './offer-columns.js';
+import { productsOf, replayProductIssues, type UnitOffers, withProductList } from './merged-products.js';
+import { createOfferColumns, type OfferColumns, storeOffer } from './offer-columns.js';
 import { type PriceListRows, priceListRowsOf } from './price-list-rows.js';
 import { createIdentityIndex, type IdentityIndex, resolveIdentity } from './resolve-identity.js';
 import { roundQuantity } from './round-money.js';
@@ -60,7 +51,6 @@ import type { PriceListRow, StockRow } from './source.js';
 import { createUnitSourceRows, keyCode } from './source-rows.js';
 import { asStockRows, type StockRows } from './stock-rows.js';
 
-// The types live in merge-types.ts; importers keep naming the merge's module.
 export type {
   MergedCatalog,
   MergedProducts,
@@ -74,6 +64,8 @@ export type {
   UnitMergeReport,
   UnitOfferCounts,
 } from './merge-types.js';
+// The types live in merge-types.ts; importers keep naming the merge's module.
+export { withProductList } from './merged-products.js';
 
 const NO_ROW = -1;
 const DEFAULT_MAX_EXAMPLES = 50;
@@ -94,14 +86,9 @@ export function mergeCatalog(input: MergeInput, options: MergeOptions, now: Date
   return withProductList(merger.finish());
 }
 
-/** A merged catalog with every product made: the `MergeResult` of `mergeCatalog`. */
-export function withProductList(merged: MergedCatalog): MergeResult {
-  const { products, snapshot, ...rest } = merged;
-  return { ...rest, snapshot: { ...snapshot, products: Array.from({ length: products.length }, (_, at) => products.at(at)) } };
-}
-
 /**
- * `mergeCatalog` one unit document at a time, with the same result: each document is resolved when it
+ * `mergeCatalog` one unit document at a time, with the same result (its products made on demand; all of
+ * them through `withProductList`): each document is resolved when it
  * is added and only what the offers need is kept, so a sync can drop a unit's rows as soon as they are
  * merged instead of holding every unit's rows at once (~50 MB per unit of 100,000 articles;
  * bench/full-sync.ts). Issues are buffered per unit and replayed in `finish()` in `mergeCatalog`'s order.
@@ -178,7 +165,7 @@ export function createCatalogMerger(
     return merge;
   }
 
-  function buildOffers(merge: UnitMerge, priceRows: PriceListRows | undefined, priceRowOf: Int32Array | undefined): void {
+  function buildOffers(merge: UnitMerge, priceRows: PriceListRows | undefined, priceRowOf: Int32Array | undefined): OfferColumns {
     const offerIssues: PositionedIssues = { counts: new Map(), examples: [] };
     let position = 0;
     const report = (issue: MergeIssue): void => {
@@ -208,6 +195,7 @@ export function createCatalogMerger(
     }
     merge.offers = offers;
     merge.offerIssues = offerIssues;
+    return offers;
   }
 
   /**
@@ -259,9 +247,10 @@ export function createCatalogMerger(
       // Identity issues, unit by unit in unit order: the price list's, then the stock export's.
       const unitMerges = [...merges.values()];
       const unitReports: UnitMergeReport[] = [];
+      const offers: UnitOffers[] = [];
       for (const merge of unitMerges) {
         const code = merge.unit.code;
-        if (merge.offers === undefined) buildOffers(merge, undefined, undefined);
+        offers.push({ code, offers: merge.offers ?? buildOffers(merge, undefined, undefined), issues: merge.offerIssues });
         if (merge.priceList !== undefined) replay(issues, merge.priceList.issues);
         if (merge.stock !== undefined) replay(issues, merge.stock.issues);
         unitReports.push({
@@ -272,9 +261,8 @@ export function createCatalogMerger(
         });
       }
 
-      const assembly: AssembleInput = { articles, ids: index.ids, unitMerges, issues, primaryUnit, options, maxExamples };
-      const withoutPrice = replayProductIssues(assembly);
-      const products = productsOf(assembly);
+      const withoutPrice = replayProductIssues({ articles, ids: index.ids, units: offers, issues, maxExamples });
+      const products = productsOf(articles, offers, primaryUnit, options.unknownStockAvailability);
 
       const summary = issues.summary();
       return {
@@ -299,74 +287,6 @@ export function createCatalogMerger(
           issueCounts: summary.counts,
           issues: summary.examples,
         },
-      };
-    },
-  };
-}
-
-interface AssembleInput {
-  readonly articles: ArticleFacts;
-  readonly ids: readonly string[];
-  readonly unitMerges: readonly UnitMerge[];
-  readonly issues: IssueLog<MergeIssueReason>;
-  readonly primaryUnit: string;
-  readonly options: MergeOptions;
-  readonly maxExamples: number;
-}
-
-/**
- * Every product's issues, replayed in the order `mergeCatalog` always found them (product by product: an
- * invalid sales price, each unit's offer issues, no price at all); returns how many products have no price.
- */
-function replayProductIssues(input: AssembleInput): number {
-  const { articles, ids, unitMerges, issues, maxExamples } = input;
-  const cursors = unitMerges.map(() => 0);
-  let withoutPrice = 0;
-  for (let position = 0; position < articles.length; position += 1) {
-    const articleId = ids[position] ?? '';
-    const invalidSalesPrice = articles.invalidSalesPrices.get(position);
-    if (invalidSalesPrice !== undefined) {
-      issues.add({ reason: 'invalid-sales-price', source: 'articles', articleId, detail: invalidSalesPrice });
-    }
-    let priced = false;
-    for (const [unitIndex, merge] of unitMerges.entries()) {
-      const examples = merge.offerIssues?.examples ?? [];
-      let cursor = cursors[unitIndex] ?? 0;
-      for (; cursor < examples.length && examples[cursor]?.position === position; cursor += 1) {
-        issues.add((examples[cursor] as { issue: MergeIssue }).issue);
-      }
-      cursors[unitIndex] = cursor;
-      if (!priced && hasPrice(merge.offers as OfferColumns, position)) priced = true;
-    }
-    if (!priced) {
-      withoutPrice += 1;
-      issues.add({ reason: 'no-price', source: 'articles', articleId, code: articleId });
-    }
-  }
-  // What the units' offer logs only counted came after every kept example.
-  for (const merge of unitMerges) {
-    const offerIssues = merge.offerIssues;
-    if (offerIssues === undefined) continue;
-    for (const [reason, count] of offerIssues.counts) issues.addCount(reason, count - Math.min(count, maxExamples));
-  }
-  return withoutPrice;
-}
-
-/** The products in article order, each made when asked from its article and the units' offer columns. */
-function productsOf(input: AssembleInput): MergedProducts {
-  const { articles, unitMerges, primaryUnit, options } = input;
-  const columns = unitMerges.map((merge) => ({ code: merge.unit.code, offers: merge.offers as OfferColumns }));
-  return {
-    length: articles.length,
-    described: articles.described,
-    at(position) {
-      const isStockItem = articles.stockItems[position] === 1;
-      const offers: Offer[] = columns.map(({ code, offers }) => offerAt(offers, code, position));
-      return {
-        ...(articles.described[position] as ArticleDescription),
-        isStockItem,
-        offers,
-        aggregate: aggregateOffer(offers, primaryUnit, isStockItem, options.unknownStockAvailability),
       };
     },
   };

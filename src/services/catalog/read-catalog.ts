@@ -296,7 +296,7 @@ export async function readCatalog(
     const merged = await readAndMerge(source, input, progress, emit);
     const sheet = await planSheet(merged, input, progress, emit);
     const { products } = merged;
-    const rest = merged.snapshot;
+    const header = merged.snapshot;
     const identity = identityBytes(products);
     const internal = serializeItems(merged.internal.products);
     const productCount = products.length;
@@ -308,9 +308,9 @@ export async function readCatalog(
         : (position: number) => sheet.plan.enrich(products.at(position), position);
     const chunks = serializeItemsMade(productCount, make, collectGarbage === undefined ? {} : { collect: collectGarbage });
     if (sheet !== undefined) progress.sources = { ...progress.sources, enrichment: sheet.report() };
-    const fingerprint = fingerprintChunks(fingerprintHeaderOf(rest), chunks);
+    const fingerprint = fingerprintChunks(fingerprintHeaderOf(header), chunks);
     const result: ReadCatalogResult = {
-      snapshot: rest,
+      snapshot: header,
       products: chunks,
       productCount,
       internal,

@@ -704,16 +704,44 @@ describe('core/catalog/merge-catalog', () => {
       expect(withProductList(merger.finish())).toStrictEqual(expected);
     });
 
-    it('makes each product when asked, a new object each time, beside its article fields', () => {
+    it('makes each product when asked, a new object each time, beside its article fields; no product past the list', () => {
       const merger = createCatalogMerger({ units, articles }, OPTIONS, NOW);
       merger.addPriceList('U1', priceLists.get('U1') ?? []);
-      const { products } = merger.finish();
+      const merged = merger.finish();
+      const { products } = merged;
+      const expected = withProductList(merged).snapshot.products;
 
       expect(products.length).toBe(3);
       expect(products.at(0)).not.toBe(products.at(0));
-      expect(products.at(0)).toStrictEqual(products.at(0));
+      expect([0, 1, 2].map((position) => products.at(position))).toStrictEqual(expected);
       expect(products.described.map((described) => described.id)).toEqual(['a-1', 'a-2', 'a-3']);
-      expect(products.at(2)).toMatchObject(products.described[2] ?? {});
+      expect(expected[2]?.id).toBe('a-3');
+      for (const position of [-1, 3, 0.5]) expect(() => products.at(position)).toThrow(RangeError);
+    });
+
+    it('serializes a product with its fields in one order (the text the store keeps and the fingerprint covers)', () => {
+      const labelled = priceRow('a-1', {
+        priceVat: 129,
+        actionPrice: 99,
+        standardPrice: 150,
+        stock: 2,
+        availabilityInStock: 'Skladem',
+        availabilityOutOfStock: 'Do týdne',
+      });
+      const { snapshot } = merge({
+        units: [unit('U1')],
+        articles: [article('a-1', { plu: 1001, ean: '8594000000017', groupId: 'G', measureUnit: 'ks' })],
+        priceLists: new Map([['U1', [labelled]]]),
+        stock: new Map(),
+      });
+
+      expect(JSON.stringify(snapshot.products[0])).toBe(
+        '{"id":"a-1","name":"Article a-1","groupId":"G","ean":"8594000000017","plu":1001,"measureUnit":"ks","isStockItem":true,' +
+          '"offers":[{"unit":"U1","availability":"in_stock","price":129,"salePrice":99,"standardPrice":150,"stock":2,' +
+          '"availabilityTexts":{"inStock":"Skladem","outOfStock":"Do týdne"}}],' +
+          '"aggregate":{"unit":"all","availability":"in_stock","price":129,"salePrice":99,"standardPrice":150,"stock":2,' +
+          '"availabilityTexts":{"inStock":"Skladem","outOfStock":"Do týdne"}}}',
+      );
     });
 
     it('warns about documents of unknown units, price lists first, and refuses misuse', () => {
