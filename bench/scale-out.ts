@@ -31,6 +31,7 @@ import { createClient } from '@keyv/redis';
 import which from 'which';
 import { entriesOf, GROUP_KEYS } from '../src/adapters/group/redis-keys.js';
 import type { Product } from '../src/core/catalog/catalog.js';
+import { allocatorEnv } from './allocator-env.js';
 import { compileScript } from './compile-script.js';
 import { freePort } from './free-port.js';
 import { startSandboxProcess } from './sandbox-process.js';
@@ -158,7 +159,8 @@ async function startBridge(args: readonly string[], id: string, port: number, en
   const base = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: String(port), INSTANCE_ID: id };
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
-    env: { ...base, ...BRIDGE_ENV, ...env },
+    // As `npm start` runs it: its glibc allocator settings (decision 0017).
+    env: { ...base, ...allocatorEnv(ROOT), ...BRIDGE_ENV, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   children.push(child);
