@@ -1,6 +1,6 @@
-import { ALL_UNITS, type CatalogUnit, type InternalProductData, type Product } from './catalog.js';
+import { ALL_UNITS, type CatalogUnit, type InternalProductData } from './catalog.js';
 import type { IssueLog } from './create-issue-log.js';
-import type { MergeIssueReason } from './merge-types.js';
+import type { ArticleDescription, MergeIssueReason } from './merge-types.js';
 import { toMoney } from './round-money.js';
 import type { SourceArticle, SourceUnit } from './source.js';
 
@@ -95,8 +95,6 @@ export function selectArticles(source: readonly SourceArticle[], issues: IssueLo
   }
   return { products, excluded, invalid, duplicates };
 }
-
-export type ArticleDescription = Pick<Product, 'id' | 'name' | 'groupId' | 'ean' | 'plu' | 'internalIdentifier' | 'measureUnit'>;
 
 /** The public fields of an article; empty optional strings count as absent. Purchase prices stay out. */
 export function describeArticle(article: SourceArticle): ArticleDescription {

@@ -1,6 +1,5 @@
 import type { Availability, CatalogSnapshot, CatalogUnit, InternalCatalog, Product } from './catalog.js';
 import type { CatalogIssue, IssueLog } from './create-issue-log.js';
-import type { ArticleDescription } from './merge-articles.js';
 import type { OfferColumns } from './offer-columns.js';
 import type { IdentityKeyChoice } from './resolve-identity.js';
 import type { PriceNote } from './resolve-offer-prices.js';
@@ -108,6 +107,9 @@ export interface MergeResult {
   /** Which document rows gave each product its values, per unit (a product's console page). */
   readonly sourceRows: CatalogSourceRows;
 }
+
+/** The public fields of an article, as a product carries them (`describeArticle`). */
+export type ArticleDescription = Pick<Product, 'id' | 'name' | 'groupId' | 'ean' | 'plu' | 'internalIdentifier' | 'measureUnit'>;
 
 /**
  * The merged products of `createCatalogMerger`, each made when asked: a sync serializes them as they are
