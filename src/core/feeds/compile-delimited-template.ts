@@ -6,7 +6,14 @@ import { CSV_DIALECTS, type CsvDialect, rfc4180With } from './csv-dialect.js';
 import type { RenderScope } from './feed-fields.js';
 import { toNumber, toText } from './feed-filters.js';
 import type { FeedContext, FeedItem } from './feed-item.js';
-import { createFeedReporter, FEED_CHUNK_SIZE, type FeedChunks, type FeedRejection, MISSING } from './feed-report.js';
+import {
+  createFeedReporter,
+  FEED_CHUNK_SIZE,
+  FEED_PART_ITEMS,
+  type FeedChunks,
+  type FeedRejection,
+  MISSING,
+} from './feed-report.js';
 import { ColumnSchema, type FeedTemplate } from './feed-template-schema.js';
 import { formatMoney, formatPlainNumber } from './format-number.js';
 import { createStockState, omitsOffer } from './stock-policy.js';
@@ -113,7 +120,15 @@ export function compileDelimitedTemplate(
         counter: reporter,
       };
       let out = headerLine;
+      /** Items read since the last part. */
+      let unyielded = 0;
       for (const item of items) {
+        if (out.length >= FEED_CHUNK_SIZE || unyielded === FEED_PART_ITEMS) {
+          yield out;
+          out = '';
+          unyielded = 0;
+        }
+        unyielded++;
         if (!rules.admit(item, state, reporter)) continue;
         if (!repeats) {
           const row = renderRow(state);
@@ -152,10 +167,6 @@ export function compileDelimitedTemplate(
           reporter.records += rows;
         }
         reporter.countItem();
-        if (out.length >= FEED_CHUNK_SIZE) {
-          yield out;
-          out = '';
-        }
       }
       yield out;
       return reporter.report();

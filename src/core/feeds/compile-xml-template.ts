@@ -8,6 +8,7 @@ import type { FeedContext, FeedItem } from './feed-item.js';
 import {
   createFeedReporter,
   FEED_CHUNK_SIZE,
+  FEED_PART_ITEMS,
   type FeedChunks,
   type FeedRejection,
   type FeedReporter,
@@ -108,7 +109,15 @@ export function compileXmlTemplate(template: FeedTemplate, rules: ItemRules, sin
       const state = newState(feedContext, reporter);
       const { head, tail } = frameOf(state);
       let out = head;
+      /** Items read since the last part. */
+      let unyielded = 0;
       for (const item of items) {
+        if (out.length >= FEED_CHUNK_SIZE || unyielded === FEED_PART_ITEMS) {
+          yield out;
+          out = '';
+          unyielded = 0;
+        }
+        unyielded++;
         if (!rules.admit(item, state, reporter)) continue;
         const warningsBefore = reporter.warningCount;
         const omittedBefore = state.stock.omittedOffers;
@@ -128,10 +137,6 @@ export function compileXmlTemplate(template: FeedTemplate, rules: ItemRules, sin
         reporter.countItem();
         if (!repeats) state.records++;
         out += rendered;
-        if (out.length >= FEED_CHUNK_SIZE) {
-          yield out;
-          out = '';
-        }
       }
       reporter.records = state.records;
       yield out + tail;

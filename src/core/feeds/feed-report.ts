@@ -85,6 +85,14 @@ export type FeedChunks = Generator<string, FeedReport, undefined>;
 /** Chunk size the renderers aim at: big enough to amortise per-chunk costs, small enough to stream. */
 export const FEED_CHUNK_SIZE = 64 * 1024;
 
+/**
+ * Items read between two parts at most, however little they rendered: a feed whose rules leave most
+ * items out (no product URL set, say) would otherwise read the whole catalog before its first part, and
+ * a renderer driving several feeds over one parse of each chunk (`render-in-lockstep.ts`), or one yielding
+ * to the event loop between parts, could not steer it. A part may then be empty.
+ */
+export const FEED_PART_ITEMS = 256;
+
 /** How many warnings a report keeps as examples. */
 export const MAX_WARNING_EXAMPLES = 20;
 
