@@ -15,6 +15,7 @@ import type { StockSettings } from '../core/feeds/stock-policy.js';
 import {
   type CatalogHead,
   createFeedBuilder,
+  type FeedItemMemo,
   type FeedRequest,
   type FeedServiceOptions,
   type FeedSource,
@@ -84,10 +85,15 @@ export default async function renderFeeds(task: RenderTask): Promise<RenderResul
 }
 
 /** The version as a feed source whose products are one pass over the window. */
-function sourceOf(task: RenderTask, window: ChunkWindow<Product>): FeedSource & { readonly position: () => number } {
+function sourceOf(
+  task: RenderTask,
+  window: ChunkWindow<Product>,
+  items: FeedItemMemo,
+): FeedSource & { readonly position: () => number } {
   const pass = window.pass();
   return {
     head: task.snapshot,
+    items,
     products: () => pass,
     position: () => pass.position,
     countInView(view) {
@@ -105,13 +111,15 @@ async function render(task: RenderTask): Promise<RenderResult[]> {
     },
   });
   const { version } = task.snapshot;
+  // The passes read the same parsed products (the window's): each product's item is made once per view.
+  const items: FeedItemMemo = new WeakMap();
   const writers: FeedBodyWriter[] = [];
   const results = new Array<RenderResult | undefined>(task.requests.length);
   try {
     // Every text feed in one pass over the catalog, each body's text going to its file as it renders.
     const text: { index: number; writer: FeedBodyWriter; feed: LockstepFeed }[] = [];
     for (const [index, request] of task.requests.entries()) {
-      const source = sourceOf(task, window);
+      const source = sourceOf(task, window, items);
       const chunks = builder.stream(source, request);
       if (chunks === undefined) continue;
       const writer = openFeedBody(data.outputDir, feedKey(request), version);
@@ -126,7 +134,7 @@ async function render(task: RenderTask): Promise<RenderResult[]> {
     // The workbook, compressed already, is made whole by its zip writer: a pass of its own.
     for (const [index, request] of task.requests.entries()) {
       if (results[index] !== undefined) continue;
-      const { body, report } = await builder.build(sourceOf(task, window), request);
+      const { body, report } = await builder.build(sourceOf(task, window, items), request);
       const written = await writeFeedBody(data.outputDir, feedKey(request), version, body, !isPrecompressed(request.file));
       results[index] = { files: written.files, identityLength: written.identityLength, report };
     }

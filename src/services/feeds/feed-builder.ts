@@ -55,7 +55,15 @@ export interface FeedSource {
   products(): Iterable<Product>;
   /** How many products have an offer in `view` (the JSON feed's `count`, written before its items). */
   countInView(view: string): number;
+  /**
+   * Feed items already made from this source's products, by product and view: the feeds of a pass read
+   * the same product objects side by side, and each product's item is then made once for all of them.
+   */
+  readonly items?: FeedItemMemo;
 }
+
+/** Feed items by product and view (`null`: the product has no offer there); see `FeedSource.items`. */
+export type FeedItemMemo = WeakMap<Product, Map<string, FeedItem | null>>;
 
 export interface FeedBuilder {
   /** The feed's whole body and its report. */
@@ -143,14 +151,25 @@ export function unitColumnsOf(snapshot: CatalogHead, view: string): string[] {
   return view === ALL_UNITS ? snapshot.units.map((unit) => unit.code) : [];
 }
 
+function memoized(memo: FeedItemMemo, product: Product, view: string, itemOpts: FeedItemOptions): FeedItem | null {
+  const views = memo.get(product) ?? new Map<string, FeedItem | null>();
+  if (views.size === 0) memo.set(product, views);
+  const known = views.get(view);
+  if (known !== undefined) return known;
+  const item = toFeedItem(product, view, itemOpts) ?? null;
+  views.set(view, item);
+  return item;
+}
+
 export function createFeedBuilder(templates: readonly CompiledFeed[], options: FeedServiceOptions): FeedBuilder {
   const templateByFile = new Map(templates.map((template) => [template.file, template]));
 
   function* itemsOf(source: FeedSource, view: string): Generator<FeedItem> {
     const itemOpts = itemOptionsOf(source.head, options);
+    const memo = source.items;
     for (const product of source.products()) {
-      const item = toFeedItem(product, view, itemOpts);
-      if (item !== undefined) yield item;
+      const item = memo === undefined ? toFeedItem(product, view, itemOpts) : memoized(memo, product, view, itemOpts);
+      if (item !== undefined && item !== null) yield item;
     }
   }
 
