@@ -29,6 +29,12 @@ export interface Operation {
   readonly path: string;
   readonly body?: string;
   readonly accept: string;
+  /**
+   * The attempt's timer stops at the response headers: the body is then bounded by its stalls (no byte
+   * for `POS_TIMEOUT_MS`, undici's `bodyTimeout`) and its size limit, not by one deadline. Documents: a
+   * stock export of a million rows that keeps coming is read to its end however long it takes.
+   */
+  readonly timedToHeaders?: boolean;
 }
 
 /** undici errors that mean a bug on our side (or an unmocked call in tests): retrying cannot help. */

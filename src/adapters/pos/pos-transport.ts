@@ -45,7 +45,10 @@ export interface PosTransport {
   readonly basePath: string;
   /** A JSON operation (POST, body serialised) at `path` below the base path. */
   jsonOperation(path: string, body: unknown): Operation;
-  /** A document export (GET) at `path` below the base path and the export prefix. */
+  /**
+   * A document export (GET) at `path` below the base path and the export prefix, timed to its headers
+   * (`Operation.timedToHeaders`).
+   */
   exportOperation(path: string, accept: string): Operation;
   /** Makes the call, retrying transient failures; `signal` cuts it short with no further attempt. */
   call<T>(operation: Operation, handle: ResponseHandler<T>, signal?: AbortSignal): Promise<T>;
@@ -71,8 +74,8 @@ export function createPosTransport(settings: PosTransportSettings): PosTransport
     let timedOut = false;
     const abortByCaller = () => controller.abort();
     signal?.addEventListener('abort', abortByCaller, { once: true });
-    // Our own timer (not AbortSignal.timeout) so it can be cleared once a stream is handed on, and so
-    // fake timers drive it in tests. It covers connect, headers and, for buffered calls, the whole body.
+    // Our own timer (not AbortSignal.timeout) so it can be cleared at the headers of a document, and so
+    // fake timers drive it in tests. It covers connect, headers and, for JSON calls, the whole body.
     const timer = setTimeout(() => {
       timedOut = true;
       controller.abort();
@@ -99,6 +102,7 @@ export function createPosTransport(settings: PosTransportSettings): PosTransport
       if (response.statusCode < 200 || response.statusCode > 299) {
         throw await statusError(response, where);
       }
+      if (operation.timedToHeaders === true) clearTimeout(timer);
       try {
         return await handle(response, operation);
       } catch (error) {
@@ -128,7 +132,12 @@ export function createPosTransport(settings: PosTransportSettings): PosTransport
     context: AttemptContext,
     where: Where & { status?: number },
   ): PosUnavailableError {
-    const reason = timedOut ? `no complete answer within ${context.timeoutMs} ms` : describeNetworkError(error, redact);
+    const stalled = (error as { code?: unknown } | null)?.code === 'UND_ERR_BODY_TIMEOUT';
+    const reason = timedOut
+      ? `no complete answer within ${context.timeoutMs} ms`
+      : stalled
+        ? `the body stalled: no data for ${settings.timeoutMs} ms`
+        : describeNetworkError(error, redact);
     return new PosUnavailableError(reason, { ...where, cause: safeCause(error, redact) });
   }
 
@@ -166,7 +175,7 @@ export function createPosTransport(settings: PosTransportSettings): PosTransport
       return { method: 'POST', path: basePath + path, body: JSON.stringify(body), accept: 'application/json' };
     },
     exportOperation(path, accept) {
-      return { method: 'GET', path: basePath + settings.exportPathPrefix + path, accept };
+      return { method: 'GET', path: basePath + settings.exportPathPrefix + path, accept, timedToHeaders: true };
     },
     async call(operation, handle, signal) {
       return withRetries(

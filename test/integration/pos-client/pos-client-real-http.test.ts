@@ -34,6 +34,27 @@ function handle(request: IncomingMessage, response: ServerResponse): void {
         response.writeHead(200, { 'content-type': 'application/json' });
         response.flushHeaders();
         return;
+      case '/slow/warehouse/stock/export/csv/u-1': {
+        // A large export that keeps coming: a row every 25 ms for ~4x the 200 ms timeout.
+        response.writeHead(200, { 'content-type': 'text/csv' });
+        let row = 0;
+        const next = () => {
+          if (row === 30) {
+            response.end();
+            return;
+          }
+          response.write(`a-${row};${row}\n`);
+          row += 1;
+          setTimeout(next, 25);
+        };
+        next();
+        return;
+      }
+      case '/hang/warehouse/stock/export/csv/u-1':
+        // A first row, then silence.
+        response.writeHead(200, { 'content-type': 'text/csv' });
+        response.write('a-0;0\n');
+        return;
       case '/reset/ext/unit/list':
         request.socket.destroy();
         return;
@@ -119,6 +140,29 @@ describe('pos-client over real HTTP', () => {
     expect(error).toBeInstanceOf(PosUnavailableError);
     expect(error).toMatchObject({ method: 'GET', path: '/hang/unit/u-1/price-list/export/eshop-update', status: 200 });
     expect(String(error)).toMatch(/body broke off after 0 bytes/);
+  });
+
+  it('reads a stock export to its end while it keeps coming, past the timeout', async () => {
+    const client = clientFor('/slow');
+
+    const bytes = await client.fetchStockExport(unit);
+    await client.close();
+
+    const rows = Buffer.from(bytes).toString('utf8').trim().split('\n');
+    expect(rows).toHaveLength(30);
+    expect(rows.at(-1)).toBe('a-29;29');
+    expect(requests).toHaveLength(1);
+  });
+
+  it('retries a stock export whose body stalls, then reports the stall', async () => {
+    const client = clientFor('/hang');
+
+    const error = await client.fetchStockExport(unit).catch((caught: unknown) => caught);
+    await client.close();
+
+    expect(error).toBeInstanceOf(PosUnavailableError);
+    expect(error).toMatchObject({ method: 'GET', path: '/hang/warehouse/stock/export/csv/u-1', status: 200, attempts: 2 });
+    expect(String(error)).toMatch(/the body stalled: no data for 200 ms/);
   });
 
   it('retries a server that resets the connection, then reports it unavailable', async () => {
