@@ -85,13 +85,23 @@ let scratch: Buffer | undefined;
 /** Texts larger than this (a chunk of one huge item) get a buffer of their own instead of growing the scratch. */
 const SCRATCH_MAX_BYTES = 8 * CHUNK_BYTES;
 
-/** A text deflated (`CHUNK_DEFLATE`), and its length in UTF-8. */
-function deflateText(text: string): { readonly deflated: Buffer; readonly textBytes: number } {
+/**
+ * A text deflated (`CHUNK_DEFLATE`), and its length in UTF-8; `read` sees the UTF-8 first (valid only
+ * during the call: it may be the shared scratch).
+ */
+function deflateText(text: string, read?: (utf8: Buffer) => void): { readonly deflated: Buffer; readonly textBytes: number } {
   const textBytes = Buffer.byteLength(text, 'utf8');
-  if (textBytes > SCRATCH_MAX_BYTES) return { deflated: deflateRawSync(Buffer.from(text, 'utf8'), CHUNK_DEFLATE), textBytes };
-  if (scratch === undefined || scratch.length < textBytes) scratch = Buffer.allocUnsafeSlow(Math.max(textBytes, 2 * CHUNK_BYTES));
-  scratch.write(text, 0, 'utf8');
-  return { deflated: deflateRawSync(scratch.subarray(0, textBytes), CHUNK_DEFLATE), textBytes };
+  let utf8: Buffer;
+  if (textBytes > SCRATCH_MAX_BYTES) {
+    utf8 = Buffer.from(text, 'utf8');
+  } else {
+    if (scratch === undefined || scratch.length < textBytes)
+      scratch = Buffer.allocUnsafeSlow(Math.max(textBytes, 2 * CHUNK_BYTES));
+    scratch.write(text, 0, 'utf8');
+    utf8 = scratch.subarray(0, textBytes);
+  }
+  read?.(utf8);
+  return { deflated: deflateRawSync(utf8, CHUNK_DEFLATE), textBytes };
 }
 
 /** `bytes` copied into shared memory of their own size. */
@@ -125,6 +135,8 @@ export function serializeItemsMade(
      */
     readonly collect?: () => void;
     readonly collectEveryBytes?: number;
+    /** Fed every chunk's text as it is serialized: the fingerprint without inflating the chunks again. */
+    readonly fingerprint?: ChunkFingerprint;
   } = {},
 ): ItemChunk[] {
   const slice = (start: number, end: number): unknown[] => {
@@ -133,7 +145,7 @@ export function serializeItemsMade(
     return items;
   };
   const collecting = { collect: options.collect, everyBytes: options.collectEveryBytes ?? 24 * 1024 * 1024 };
-  return serializeChunks(count, slice, options.chunkBytes ?? CHUNK_BYTES, collecting);
+  return serializeChunks(count, slice, options.chunkBytes ?? CHUNK_BYTES, collecting, options.fingerprint);
 }
 
 interface Collecting {
@@ -146,6 +158,7 @@ function serializeChunks(
   slice: (start: number, end: number) => unknown[],
   chunkBytes: number,
   collecting: Collecting | undefined,
+  fingerprint?: ChunkFingerprint,
 ): ItemChunk[] {
   const writer = createSharedTextWriter();
   const chunks: ItemChunk[] = [];
@@ -154,7 +167,7 @@ function serializeChunks(
   let sinceCollect = 0;
   while (start < length) {
     const end = Math.min(length, start + count);
-    const { deflated, textBytes } = deflateText(JSON.stringify(slice(start, end)));
+    const { deflated, textBytes } = deflateText(JSON.stringify(slice(start, end)), fingerprint?.add);
     chunks.push({
       bytes: writer.writeBytes(deflated),
       textBytes,
@@ -236,17 +249,32 @@ const NEWLINE = new Uint8Array([0x0a]);
  * @example fingerprintChunks(JSON.stringify([currency, primaryUnit, units]), chunks)
  */
 export function fingerprintChunks(header: string, chunks: readonly ItemChunk[]): string {
+  const fingerprint = createChunkFingerprint(header);
+  for (const chunk of chunks) fingerprint.add(inflateChunk(chunk));
+  return fingerprint.digest();
+}
+
+/** `fingerprintChunks` fed one chunk text at a time, as chunks are serialized (`serializeItemsMade`). */
+export interface ChunkFingerprint {
+  /** A chunk's JSON text (a list) in UTF-8, chunks in order. */
+  readonly add: (utf8: Uint8Array) => void;
+  digest(): string;
+}
+
+export function createChunkFingerprint(header: string): ChunkFingerprint {
   const hash = createHash('sha256');
   hash.update(header, 'utf8');
   hash.update(NEWLINE);
   let first = true;
-  for (const chunk of chunks) {
-    if (chunk.count === 0) continue;
-    if (!first) hash.update(COMMA);
-    first = false;
-    const text = inflateChunk(chunk);
-    // Without the enclosing `[` and `]`.
-    hash.update(text.subarray(1, text.length - 1));
-  }
-  return hash.digest('hex').slice(0, 32);
+  return {
+    add(utf8) {
+      // `[]`: a chunk of no items.
+      if (utf8.length <= 2) return;
+      if (!first) hash.update(COMMA);
+      first = false;
+      // Without the enclosing `[` and `]`.
+      hash.update(utf8.subarray(1, utf8.length - 1));
+    },
+    digest: () => hash.digest('hex').slice(0, 32),
+  };
 }

@@ -1,6 +1,6 @@
 import { mapLimit } from '../../core/async/map-limit.js';
 import type { CatalogSnapshot } from '../../core/catalog/catalog.js';
-import { fingerprintChunks, type ItemChunk, serializeItems, serializeItemsMade } from '../../core/catalog/catalog-chunks.js';
+import { createChunkFingerprint, type ItemChunk, serializeItems, serializeItemsMade } from '../../core/catalog/catalog-chunks.js';
 import { fingerprintHeaderOf } from '../../core/catalog/catalog-version.js';
 import {
   type DocumentLimits,
@@ -306,9 +306,14 @@ export async function readCatalog(
       sheet === undefined
         ? (position: number) => products.at(position)
         : (position: number) => sheet.plan.enrich(products.at(position), position);
-    const chunks = serializeItemsMade(productCount, make, collectGarbage === undefined ? {} : { collect: collectGarbage });
+    // The fingerprint is fed each chunk's text as it is serialized: no second pass inflating them.
+    const fingerprinting = createChunkFingerprint(fingerprintHeaderOf(header));
+    const chunks = serializeItemsMade(productCount, make, {
+      fingerprint: fingerprinting,
+      ...(collectGarbage === undefined ? {} : { collect: collectGarbage }),
+    });
     if (sheet !== undefined) progress.sources = { ...progress.sources, enrichment: sheet.report() };
-    const fingerprint = fingerprintChunks(fingerprintHeaderOf(header), chunks);
+    const fingerprint = fingerprinting.digest();
     const result: ReadCatalogResult = {
       snapshot: header,
       products: chunks,

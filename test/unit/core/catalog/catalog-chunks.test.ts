@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import {
   CHUNK_BYTES,
   chunkText,
+  createChunkFingerprint,
   createSharedTextWriter,
   decodeChunk,
   fingerprintChunks,
@@ -105,6 +106,23 @@ describe('core/catalog/catalog-chunks', () => {
       .digest('hex')
       .slice(0, 32);
     expect(defined).toBe(PINNED_FINGERPRINT);
+  });
+
+  it('fingerprints while serializing as it does from the chunks afterwards', () => {
+    for (const chunkBytes of [200, 1_000, CHUNK_BYTES]) {
+      const fingerprint = createChunkFingerprint(PINNED_HEADER);
+      const chunks = serializeItemsMade(PINNED_ITEMS.length, (position) => PINNED_ITEMS[position], { chunkBytes, fingerprint });
+      expect(fingerprint.digest()).toBe(PINNED_FINGERPRINT);
+      expect(fingerprintChunks(PINNED_HEADER, chunks)).toBe(PINNED_FINGERPRINT);
+    }
+    // An item larger than the shared scratch buffer (its UTF-8 a buffer of its own).
+    const huge = [{ id: 'big', text: 'žluťoučký kůň '.repeat(80_000) }, ...items.slice(0, 3)];
+    const fingerprint = createChunkFingerprint('header');
+    const chunks = serializeItemsMade(huge.length, (position) => huge[position], { fingerprint });
+    expect(fingerprint.digest()).toBe(fingerprintChunks('header', chunks));
+    const none = createChunkFingerprint(PINNED_HEADER);
+    expect(serializeItemsMade(0, () => undefined, { fingerprint: none })).toEqual([]);
+    expect(none.digest()).toBe(PINNED_EMPTY_FINGERPRINT);
   });
 
   it('fingerprints chunks packed from stored texts as those serialized from items', () => {
