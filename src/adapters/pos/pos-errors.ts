@@ -47,10 +47,19 @@ export class PosUnavailableError extends PosError {
   override readonly name = 'PosUnavailableError';
   /** Server-requested wait (`Retry-After`) in milliseconds, when the POS sent one. */
   readonly retryAfterMs?: number;
+  /**
+   * The connection closed before any answer: most often one kept alive from an earlier request that the
+   * POS had closed meanwhile (the client's pool had not seen it yet). A new connection usually works.
+   */
+  readonly connectionClosed?: boolean;
 
-  constructor(reason: string, context: PosErrorContext & { readonly retryAfterMs?: number }) {
+  constructor(
+    reason: string,
+    context: PosErrorContext & { readonly retryAfterMs?: number; readonly connectionClosed?: boolean },
+  ) {
     super('POS_UNAVAILABLE', `POS unavailable: ${reason}`, context);
     if (context.retryAfterMs !== undefined) this.retryAfterMs = context.retryAfterMs;
+    if (context.connectionClosed === true) this.connectionClosed = true;
   }
 }
 

@@ -55,6 +55,14 @@ export interface PosTransport {
 }
 
 type ResponseData = Dispatcher.ResponseData;
+
+/** undici's and the socket's codes for a connection closed under a request, before any answer. */
+const CLOSED_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
+
+function closedBeforeAnswer(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && CLOSED_CODES.has(code);
+}
 type Where = { method: string; path: string; attempts: number };
 
 export function createPosTransport(settings: PosTransportSettings): PosTransport {
@@ -97,7 +105,7 @@ export function createPosTransport(settings: PosTransportSettings): PosTransport
       } catch (error) {
         if (isProgrammingError(error)) throw error;
         signal?.throwIfAborted();
-        throw unavailable(error, timedOut, context, where);
+        throw unavailable(error, timedOut, context, where, !timedOut && closedBeforeAnswer(error));
       }
       if (response.statusCode < 200 || response.statusCode > 299) {
         throw await statusError(response, where);
@@ -131,6 +139,7 @@ export function createPosTransport(settings: PosTransportSettings): PosTransport
     timedOut: boolean,
     context: AttemptContext,
     where: Where & { status?: number },
+    connectionClosed = false,
   ): PosUnavailableError {
     const stalled = (error as { code?: unknown } | null)?.code === 'UND_ERR_BODY_TIMEOUT';
     const reason = timedOut
@@ -138,7 +147,11 @@ export function createPosTransport(settings: PosTransportSettings): PosTransport
       : stalled
         ? `the body stalled: no data for ${settings.timeoutMs} ms`
         : describeNetworkError(error, redact);
-    return new PosUnavailableError(reason, { ...where, cause: safeCause(error, redact) });
+    return new PosUnavailableError(reason, {
+      ...where,
+      cause: safeCause(error, redact),
+      ...(connectionClosed ? { connectionClosed } : {}),
+    });
   }
 
   async function statusError(response: ResponseData, where: Where): Promise<PosError> {
@@ -187,10 +200,19 @@ export function createPosTransport(settings: PosTransportSettings): PosTransport
         policy,
         settings.effects,
         ({ error, attempt, delayMs }) => {
-          logger.warn(
-            { method: operation.method, path: operation.path, status: error.status, attempt, delayMs, reason: error.message },
-            'POS request failed, retrying',
-          );
+          const meta = {
+            method: operation.method,
+            path: operation.path,
+            status: error.status,
+            attempt,
+            delayMs,
+            reason: error.message,
+          };
+          // Routine with kept-alive connections (the POS closes idle ones on its own clock): not worth a
+          // warning unless the new connection fails too.
+          if (attempt === 1 && error.connectionClosed === true)
+            logger.debug(meta, 'POS closed a kept-alive connection; retrying at once');
+          else logger.warn(meta, 'POS request failed, retrying');
         },
       );
     },

@@ -90,14 +90,17 @@ export async function withRetries<T>(
       return await attempt({ attempt: number, timeoutMs: Math.max(1, Math.min(policy.timeoutMs, left)) });
     } catch (error) {
       if (!(error instanceof PosUnavailableError) || number > policy.maxRetries) throw error;
-      const delayMs =
-        error.retryAfterMs === undefined
+      // A first attempt on a connection the POS had closed: a new one is made at once, no reason to wait.
+      const staleConnection = number === 1 && error.connectionClosed === true;
+      const delayMs = staleConnection
+        ? 0
+        : error.retryAfterMs === undefined
           ? backoffDelayMs(number, policy, effects.random)
           : Math.min(error.retryAfterMs, policy.maxRetryAfterMs);
       // Waiting past the budget would only postpone the same answer: give up now with the real error.
       if (effects.now() + delayMs >= deadline) throw error;
       onRetry({ error, attempt: number, delayMs });
-      await effects.sleep(delayMs);
+      if (!staleConnection) await effects.sleep(delayMs);
     }
   }
 }

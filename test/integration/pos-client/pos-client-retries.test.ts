@@ -81,7 +81,29 @@ describe('pos-client retries', () => {
     const result = await harness.client.listUnits();
 
     expect(result.items).toHaveLength(2);
-    expect(harness.sleeps).toHaveLength(2);
+    // The first attempt's closed connection is retried at once (a kept-alive one the POS had closed), and
+    // only logged at debug; the timeout after it waits and warns.
+    expect(harness.sleeps).toHaveLength(1);
+    const retries = harness.logs.filter((entry) => entry.message.includes('retrying'));
+    expect(retries.map((entry) => [entry.level, entry.message])).toEqual([
+      ['debug', 'POS closed a kept-alive connection; retrying at once'],
+      ['warn', 'POS request failed, retrying'],
+    ]);
+  });
+
+  it('waits and warns when the new connection is closed too', async () => {
+    harness = createHarness();
+    harness.pool.intercept({ path: UNITS, method: 'POST' }).replyWithError(new errors.SocketError('other side closed')).times(2);
+    harness.pool.intercept({ path: UNITS, method: 'POST' }).reply(...json(unitPage));
+
+    await harness.client.listUnits();
+
+    expect(harness.sleeps).toHaveLength(1);
+    const retries = harness.logs.filter((entry) => entry.message.includes('retrying'));
+    expect(retries.map((entry) => [entry.level, entry.meta])).toEqual([
+      ['debug', expect.objectContaining({ attempt: 1, delayMs: 0 })],
+      ['warn', expect.objectContaining({ attempt: 2, reason: expect.stringMatching(/UND_ERR_SOCKET: other side closed/) })],
+    ]);
   });
 
   it('times out an attempt that gets no answer, then retries', async () => {
