@@ -15,6 +15,7 @@ import type { StockSettings } from '../core/feeds/stock-policy.js';
 import {
   type CatalogHead,
   createFeedBuilder,
+  createFeedItemMemo,
   type FeedItemMemo,
   type FeedRequest,
   type FeedServiceOptions,
@@ -112,7 +113,7 @@ async function render(task: RenderTask): Promise<RenderResult[]> {
   });
   const { version } = task.snapshot;
   // The passes read the same parsed products (the window's): each product's item is made once per view.
-  const items: FeedItemMemo = new WeakMap();
+  const items = createFeedItemMemo();
   const writers: FeedBodyWriter[] = [];
   const results = new Array<RenderResult | undefined>(task.requests.length);
   try {

@@ -62,8 +62,35 @@ export interface FeedSource {
   readonly items?: FeedItemMemo;
 }
 
-/** Feed items by product and view (`null`: the product has no offer there); see `FeedSource.items`. */
-export type FeedItemMemo = WeakMap<Product, Map<string, FeedItem | null>>;
+/** Feed items by product and view, for the most recent products only (see `FeedSource.items`). */
+export interface FeedItemMemo {
+  /** The product's item in `view` (`undefined`: no offer there), made by `make` unless known. */
+  itemOf(product: Product, view: string, make: () => FeedItem | undefined): FeedItem | undefined;
+}
+
+/**
+ * A memo of the last `capacity` products' items (first in, first out). The feeds of a lockstep pass stay
+ * within one part of each other, at most `FEED_PART_ITEMS` (256) items or 64 KiB of text, so a few times
+ * that covers them; a bound, unlike a memo of every parsed product, keeps the pass's heap where it was.
+ */
+export function createFeedItemMemo(capacity = 1_024): FeedItemMemo {
+  const known = new Map<Product, Map<string, FeedItem | null>>();
+  return {
+    itemOf(product, view, make) {
+      let views = known.get(product);
+      if (views === undefined) {
+        views = new Map();
+        known.set(product, views);
+        if (known.size > capacity) known.delete(known.keys().next().value as Product);
+      }
+      const item = views.get(view);
+      if (item !== undefined) return item ?? undefined;
+      const made = make();
+      views.set(view, made ?? null);
+      return made;
+    },
+  };
+}
 
 export interface FeedBuilder {
   /** The feed's whole body and its report. */
@@ -151,16 +178,6 @@ export function unitColumnsOf(snapshot: CatalogHead, view: string): string[] {
   return view === ALL_UNITS ? snapshot.units.map((unit) => unit.code) : [];
 }
 
-function memoized(memo: FeedItemMemo, product: Product, view: string, itemOpts: FeedItemOptions): FeedItem | null {
-  const views = memo.get(product) ?? new Map<string, FeedItem | null>();
-  if (views.size === 0) memo.set(product, views);
-  const known = views.get(view);
-  if (known !== undefined) return known;
-  const item = toFeedItem(product, view, itemOpts) ?? null;
-  views.set(view, item);
-  return item;
-}
-
 export function createFeedBuilder(templates: readonly CompiledFeed[], options: FeedServiceOptions): FeedBuilder {
   const templateByFile = new Map(templates.map((template) => [template.file, template]));
 
@@ -168,8 +185,11 @@ export function createFeedBuilder(templates: readonly CompiledFeed[], options: F
     const itemOpts = itemOptionsOf(source.head, options);
     const memo = source.items;
     for (const product of source.products()) {
-      const item = memo === undefined ? toFeedItem(product, view, itemOpts) : memoized(memo, product, view, itemOpts);
-      if (item !== undefined && item !== null) yield item;
+      const item =
+        memo === undefined
+          ? toFeedItem(product, view, itemOpts)
+          : memo.itemOf(product, view, () => toFeedItem(product, view, itemOpts));
+      if (item !== undefined) yield item;
     }
   }
 

@@ -6,6 +6,7 @@ import { loadTemplates } from '../../../../src/core/feeds/load-templates.js';
 import {
   type CatalogHead,
   createFeedBuilder,
+  createFeedItemMemo,
   type FeedItemMemo,
   type FeedSource,
 } from '../../../../src/services/feeds/feed-builder.js';
@@ -55,19 +56,43 @@ function text(chunks: FeedChunks | undefined): string {
 
 describe('createFeedBuilder: feed items shared by the feeds of a pass', () => {
   it('renders every feed with a shared memo byte for byte as without one, each item made once per view', () => {
-    const memo: FeedItemMemo = new WeakMap();
+    const memo = createFeedItemMemo();
+    const made: string[] = [];
+    const counting: FeedItemMemo = {
+      itemOf: (product, view, make) =>
+        memo.itemOf(product, view, () => {
+          made.push(`${product.id} ${view}`);
+          return make();
+        }),
+    };
     for (const view of [ALL_UNITS, 'BRN']) {
       for (const file of ['products.json', 'products.csv', 'google.xml', 'heureka.xml', 'meta.csv']) {
         const request = { file, view, variant: {} };
-        expect(text(builder.stream(source(memo), request)), `${file} ${view}`).toBe(text(builder.stream(source(), request)));
+        expect(text(builder.stream(source(counting), request)), `${file} ${view}`).toBe(text(builder.stream(source(), request)));
       }
     }
+    // Each product's item made once per view, whichever feeds read it.
+    expect(made).toEqual(['a-1 all', 'a-2 all', 'a-3 all', 'a-1 BRN', 'a-2 BRN', 'a-3 BRN']);
     const first = PRODUCTS[0] as Product;
-    const items = memo.get(first);
-    expect([...(items?.keys() ?? [])]).toEqual([ALL_UNITS, 'BRN']);
-    // The same object for every feed that reads the product again.
-    expect(items?.get('BRN')?.offers.map((o) => o.unit)).toEqual(['BRN']);
+    const again = memo.itemOf(first, 'BRN', () => {
+      throw new Error('made again');
+    });
+    expect(again?.offers.map((o) => o.unit)).toEqual(['BRN']);
     // No offer in Brno: remembered as none.
-    expect(memo.get(PRODUCTS[2] as Product)?.get('BRN')).toBeNull();
+    expect(memo.itemOf(PRODUCTS[2] as Product, 'BRN', () => ({ id: 'wrong' }) as never)).toBeUndefined();
+  });
+
+  it('forgets the oldest products past its capacity', () => {
+    const memo = createFeedItemMemo(2);
+    let made = 0;
+    const make = () => {
+      made++;
+      return undefined;
+    };
+    for (const product of PRODUCTS) memo.itemOf(product, ALL_UNITS, make);
+    memo.itemOf(PRODUCTS[2] as Product, ALL_UNITS, make);
+    expect(made).toBe(3);
+    memo.itemOf(PRODUCTS[0] as Product, ALL_UNITS, make);
+    expect(made).toBe(4);
   });
 });
