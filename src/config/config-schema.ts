@@ -64,7 +64,12 @@ export const ConfigSchema = z.object({
     .default('auto')
     .describe('Which article field the stock export code matches: auto (best match) or a fixed key'),
   POS_PAGE_SIZE: int(500, 1, 10_000, 'Page size asked of the POS list operations (the POS may cap it)'),
-  POS_TIMEOUT_MS: int(30_000, 100, 600_000, 'Timeout of one POS request in milliseconds (documents: until their headers, then for each stall in the body)'),
+  POS_TIMEOUT_MS: int(
+    30_000,
+    100,
+    600_000,
+    'Timeout of one POS request in milliseconds (documents: until their headers, then for each stall in the body)',
+  ),
   POS_MAX_RETRIES: int(3, 0, 10, 'Retries of a failed POS request (network errors, timeouts, 429, 5xx)'),
   POS_CONCURRENCY: int(4, 1, 32, 'Parallel POS requests (pages, per-unit exports)'),
   POS_MAX_ROWS_PER_ARTICLE: int(

@@ -199,7 +199,7 @@ export function createPosTransport(settings: PosTransportSettings): PosTransport
         },
         policy,
         settings.effects,
-        ({ error, attempt, delayMs }) => {
+        ({ error, attempt, delayMs, immediate }) => {
           const meta = {
             method: operation.method,
             path: operation.path,
@@ -210,8 +210,7 @@ export function createPosTransport(settings: PosTransportSettings): PosTransport
           };
           // Routine with kept-alive connections (the POS closes idle ones on its own clock): not worth a
           // warning unless the new connection fails too.
-          if (attempt === 1 && error.connectionClosed === true)
-            logger.debug(meta, 'POS closed a kept-alive connection; retrying at once');
+          if (immediate) logger.debug(meta, 'POS closed a kept-alive connection; retrying at once');
           else logger.warn(meta, 'POS request failed, retrying');
         },
       );

@@ -40,6 +40,8 @@ export interface RetryNotice {
   /** The attempt that failed (1-based). */
   readonly attempt: number;
   readonly delayMs: number;
+  /** Retried at once: a first attempt on a connection the POS had closed (`connectionClosed`). */
+  readonly immediate: boolean;
 }
 
 /**
@@ -99,7 +101,7 @@ export async function withRetries<T>(
           : Math.min(error.retryAfterMs, policy.maxRetryAfterMs);
       // Waiting past the budget would only postpone the same answer: give up now with the real error.
       if (effects.now() + delayMs >= deadline) throw error;
-      onRetry({ error, attempt: number, delayMs });
+      onRetry({ error, attempt: number, delayMs, immediate: staleConnection });
       if (!staleConnection) await effects.sleep(delayMs);
     }
   }

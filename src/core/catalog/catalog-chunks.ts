@@ -256,8 +256,12 @@ export function fingerprintChunks(header: string, chunks: readonly ItemChunk[]):
 
 /** `fingerprintChunks` fed one chunk text at a time, as chunks are serialized (`serializeItemsMade`). */
 export interface ChunkFingerprint {
-  /** A chunk's JSON text (a list) in UTF-8, chunks in order. */
+  /**
+   * A chunk's JSON text (a list) in UTF-8, chunks in order. Hashed during the call (the bytes may be a
+   * reused buffer); callable detached from the object.
+   */
   readonly add: (utf8: Uint8Array) => void;
+  /** Once, after the last chunk. */
   digest(): string;
 }
 

@@ -70,8 +70,10 @@ export interface FeedItemMemo {
 
 /**
  * A memo of the last `capacity` products' items (first in, first out). The feeds of a lockstep pass stay
- * within one part of each other, at most `FEED_PART_ITEMS` (256) items or 64 KiB of text, so a few times
- * that covers them; a bound, unlike a memo of every parsed product, keeps the pass's heap where it was.
+ * within one part of each other: a template's part is at most `FEED_PART_ITEMS` (256) items, a JSON or CSV
+ * part 64 KiB of text (a few hundred items), so a few times that covers them in the `all` view (a sparse
+ * unit's view skips products between its items, and the memo then misses some). Bounded, so that it
+ * never holds more than those products' items.
  */
 export function createFeedItemMemo(capacity = 1_024): FeedItemMemo {
   const known = new Map<Product, Map<string, FeedItem | null>>();

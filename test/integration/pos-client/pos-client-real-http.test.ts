@@ -35,17 +35,18 @@ function handle(request: IncomingMessage, response: ServerResponse): void {
         response.flushHeaders();
         return;
       case '/slow/warehouse/stock/export/csv/u-1': {
-        // A large export that keeps coming: a row every 25 ms for ~4x the 200 ms timeout.
+        // A large export that keeps coming: a row every 50 ms for 2x the client's 1 s timeout here (the
+        // gaps far below it, so a busy test process cannot pass for a stall).
         response.writeHead(200, { 'content-type': 'text/csv' });
         let row = 0;
         const next = () => {
-          if (row === 30) {
+          if (row === 40) {
             response.end();
             return;
           }
           response.write(`a-${row};${row}\n`);
           row += 1;
-          setTimeout(next, 25);
+          setTimeout(next, 50);
         };
         next();
         return;
@@ -70,7 +71,7 @@ function handle(request: IncomingMessage, response: ServerResponse): void {
   });
 }
 
-function clientFor(basePath: string, overrides: { maxRetries?: number } = {}): PosClient {
+function clientFor(basePath: string, overrides: { maxRetries?: number; timeoutMs?: number } = {}): PosClient {
   return createPosClient({
     // A roomy call budget: a busy test machine must not turn a timeout test into a budget test.
     config: {
@@ -143,14 +144,14 @@ describe('pos-client over real HTTP', () => {
   });
 
   it('reads a stock export to its end while it keeps coming, past the timeout', async () => {
-    const client = clientFor('/slow');
+    const client = clientFor('/slow', { timeoutMs: 1_000 });
 
     const bytes = await client.fetchStockExport(unit);
     await client.close();
 
     const rows = Buffer.from(bytes).toString('utf8').trim().split('\n');
-    expect(rows).toHaveLength(30);
-    expect(rows.at(-1)).toBe('a-29;29');
+    expect(rows).toHaveLength(40);
+    expect(rows.at(-1)).toBe('a-39;39');
     expect(requests).toHaveLength(1);
   });
 

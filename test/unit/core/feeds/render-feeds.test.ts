@@ -3,7 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { collectFeed } from '../../../../src/core/feeds/collect-feed.js';
 import type { CompiledFeed } from '../../../../src/core/feeds/compiled-feed.js';
 import type { FeedContext, FeedItem } from '../../../../src/core/feeds/feed-item.js';
-import { FEED_CHUNK_SIZE, FEED_PART_ITEMS, type FeedChunks, MAX_WARNING_EXAMPLES } from '../../../../src/core/feeds/feed-report.js';
+import {
+  FEED_CHUNK_SIZE,
+  FEED_PART_ITEMS,
+  type FeedChunks,
+  MAX_WARNING_EXAMPLES,
+} from '../../../../src/core/feeds/feed-report.js';
 import { loadTemplates } from '../../../../src/core/feeds/load-templates.js';
 import { renderCsvFeed } from '../../../../src/core/feeds/render-csv-feed.js';
 import { renderJsonFeed } from '../../../../src/core/feeds/render-json-feed.js';
@@ -237,23 +242,26 @@ describe('feeds: channel rules at render', () => {
 
   // A render driving several feeds over one parse of each chunk steers them by how far they have read:
   // a feed that read the whole catalog before its first part made every other feed parse it again.
-  it.each(['google', 'meta'])('%s gives back a part every FEED_PART_ITEMS items read, even when it leaves them all out', (name) => {
-    const total = 5 * FEED_PART_ITEMS + 10;
-    let read = 0;
-    const readAtParts: number[] = [];
-    function* withoutLinks(): Generator<FeedItem> {
-      for (let index = 0; index < total; index++) {
-        read++;
-        const { link: _link, ...item } = ITEM;
-        yield { ...item, id: `i-${index}` };
+  it.each(['google', 'meta'])(
+    '%s gives back a part every FEED_PART_ITEMS items read, even when it leaves them all out',
+    (name) => {
+      const total = 5 * FEED_PART_ITEMS + 10;
+      let read = 0;
+      const readAtParts: number[] = [];
+      function* withoutLinks(): Generator<FeedItem> {
+        for (let index = 0; index < total; index++) {
+          read++;
+          const { link: _link, ...item } = ITEM;
+          yield { ...item, id: `i-${index}` };
+        }
       }
-    }
-    const chunks = feed(name).render(FIXTURE_CONTEXT, withoutLinks());
-    for (let next = chunks.next(); next.done !== true; next = chunks.next()) readAtParts.push(read);
-    expect(readAtParts.length).toBeGreaterThanOrEqual(6);
-    for (const [index, at] of readAtParts.slice(0, -1).entries()) expect(at).toBe((index + 1) * FEED_PART_ITEMS + 1);
-    expect(collectFeed(feed(name).render(FIXTURE_CONTEXT, withoutLinks())).report.dropped).toBe(total);
-  });
+      const chunks = feed(name).render(FIXTURE_CONTEXT, withoutLinks());
+      for (let next = chunks.next(); next.done !== true; next = chunks.next()) readAtParts.push(read);
+      expect(readAtParts.length).toBeGreaterThanOrEqual(6);
+      for (const [index, at] of readAtParts.slice(0, -1).entries()) expect(at).toBe((index + 1) * FEED_PART_ITEMS + 1);
+      expect(collectFeed(feed(name).render(FIXTURE_CONTEXT, withoutLinks())).report.dropped).toBe(total);
+    },
+  );
 });
 
 describe('feeds/render-json-feed', () => {
