@@ -6,14 +6,7 @@ import { CSV_DIALECTS, type CsvDialect, rfc4180With } from './csv-dialect.js';
 import type { RenderScope } from './feed-fields.js';
 import { toNumber, toText } from './feed-filters.js';
 import type { FeedContext, FeedItem } from './feed-item.js';
-import {
-  createFeedReporter,
-  FEED_CHUNK_SIZE,
-  FEED_PART_ITEMS,
-  type FeedChunks,
-  type FeedRejection,
-  MISSING,
-} from './feed-report.js';
+import { createFeedReporter, createPartPacer, type FeedChunks, type FeedRejection, MISSING } from './feed-report.js';
 import { ColumnSchema, type FeedTemplate } from './feed-template-schema.js';
 import { formatMoney, formatPlainNumber } from './format-number.js';
 import { createStockState, omitsOffer } from './stock-policy.js';
@@ -120,15 +113,12 @@ export function compileDelimitedTemplate(
         counter: reporter,
       };
       let out = headerLine;
-      /** Items read since the last part. */
-      let unyielded = 0;
+      const parts = createPartPacer();
       for (const item of items) {
-        if (out.length >= FEED_CHUNK_SIZE || unyielded === FEED_PART_ITEMS) {
+        if (parts.due(out.length)) {
           yield out;
           out = '';
-          unyielded = 0;
         }
-        unyielded++;
         if (!rules.admit(item, state, reporter)) continue;
         if (!repeats) {
           const row = renderRow(state);

@@ -7,8 +7,7 @@ import { toText } from './feed-filters.js';
 import type { FeedContext, FeedItem } from './feed-item.js';
 import {
   createFeedReporter,
-  FEED_CHUNK_SIZE,
-  FEED_PART_ITEMS,
+  createPartPacer,
   type FeedChunks,
   type FeedRejection,
   type FeedReporter,
@@ -109,15 +108,12 @@ export function compileXmlTemplate(template: FeedTemplate, rules: ItemRules, sin
       const state = newState(feedContext, reporter);
       const { head, tail } = frameOf(state);
       let out = head;
-      /** Items read since the last part. */
-      let unyielded = 0;
+      const parts = createPartPacer();
       for (const item of items) {
-        if (out.length >= FEED_CHUNK_SIZE || unyielded === FEED_PART_ITEMS) {
+        if (parts.due(out.length)) {
           yield out;
           out = '';
-          unyielded = 0;
         }
-        unyielded++;
         if (!rules.admit(item, state, reporter)) continue;
         const warningsBefore = reporter.warningCount;
         const omittedBefore = state.stock.omittedOffers;

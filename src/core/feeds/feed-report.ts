@@ -93,6 +93,24 @@ export const FEED_CHUNK_SIZE = 64 * 1024;
  */
 export const FEED_PART_ITEMS = 256;
 
+/** When a template renderer gives back the text it has: see `createPartPacer`. */
+export interface PartPacer {
+  /** Called before each item is read, with the text's length so far: whether to give that text back first. */
+  due(textLength: number): boolean;
+}
+
+/** A part at `FEED_CHUNK_SIZE` characters of text or `FEED_PART_ITEMS` items read, whichever comes first. */
+export function createPartPacer(): PartPacer {
+  let read = 0;
+  return {
+    due(textLength) {
+      const due = textLength >= FEED_CHUNK_SIZE || read === FEED_PART_ITEMS;
+      read = due ? 1 : read + 1;
+      return due;
+    },
+  };
+}
+
 /** How many warnings a report keeps as examples. */
 export const MAX_WARNING_EXAMPLES = 20;
 
