@@ -274,9 +274,9 @@ async function planSheet(merged: MergedCatalog, input: ReadCatalogInput, progres
 }
 
 /** Pieces of the identity table, made a slice of products at a time (no 100,000-row array at once). */
-function identityBytes(products: MergedProducts): Uint8Array {
+function identityBytes(described: MergedProducts['described']): Uint8Array {
   const pieces: string[] = [];
-  for (let from = 0; from < products.length; from += 4_096) pieces.push(identityRowsText(products.described, from, from + 4_096));
+  for (let from = 0; from < described.length; from += 4_096) pieces.push(identityRowsText(described, from, from + 4_096));
   const text = joinIdentityRows(pieces);
   const bytes = Buffer.from(new SharedArrayBuffer(Buffer.byteLength(text, 'utf8')));
   bytes.write(text, 0, 'utf8');
@@ -297,7 +297,7 @@ export async function readCatalog(
     const sheet = await planSheet(merged, input, progress, emit);
     const { products } = merged;
     const header = merged.snapshot;
-    const identity = identityBytes(products);
+    const identity = identityBytes(products.described);
     const internal = serializeItems(merged.internal.products);
     const productCount = products.length;
     // The chunks are what the store keeps and what the fingerprint covers: one serialization for both.
