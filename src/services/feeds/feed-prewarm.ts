@@ -1,11 +1,18 @@
 import type { CatalogSnapshot } from '../../core/catalog/catalog.js';
 import type { CatalogService } from '../catalog/catalog-service.js';
-import type { FeedService, PolledFeed } from './feed-service.js';
+import type { FeedService, PolledFeed, PrewarmScope } from './feed-service.js';
 
-/** How long a version must stay served before its feeds are pre-rendered. */
-const PREWARM_DELAY_MS = 500;
-/** Longest time feeds go without pre-rendering while versions keep changing. */
-const PREWARM_MAX_WAIT_MS = 10_000;
+/** When pre-renders run (defaults below; tests set their own). */
+export interface PrewarmTiming {
+  /** How long a version must stay served before its feeds are pre-rendered. */
+  readonly delayMs: number;
+  /** Longest time feeds go without pre-rendering while versions keep changing. */
+  readonly maxWaitMs: number;
+  /** Longest time the `all` feeds nobody polls go without a render while only stock changes. */
+  readonly fullEveryMs: number;
+}
+
+const DEFAULT_TIMING: PrewarmTiming = { delayMs: 500, maxWaitMs: 10_000, fullEveryMs: 30 * 60_000 };
 
 export interface FeedPrewarm {
   /** Settles when no pre-render is pending or running (tests, benchmarks). */
@@ -15,10 +22,16 @@ export interface FeedPrewarm {
 
 /**
  * Keeps the feed service in step with the served catalog: records every change (changes feed, version
- * order) and pre-renders the `all` feeds once a version has been served for a moment. During a burst of
- * sales a version lives for milliseconds; rendering each one would spend the renderer on versions nobody
- * fetches (bench/webhook-latency.ts). Under steady changes it still runs every 10 s, or every twice its
- * own duration when that is longer (rendering every `all` feed of 100,000 products × 5 units takes ~1 minute of CPU).
+ * order) and pre-renders feeds once a version has been served for a moment. During a burst of sales a
+ * version lives for milliseconds; rendering each one would spend the renderer on versions nobody fetches
+ * (bench/webhook-latency.ts). Under steady changes it still runs every 10 s, or every twice its own
+ * duration when that is longer.
+ *
+ * What a pass renders (docs/decisions/0019-prewarm-scope.md): every `all` feed and the polled ones after a
+ * version that is more than stock changes (a full sync, the enrichment sheet), and at least every 30
+ * minutes; after stock changes alone (sales, stock syncs), the feeds pollers ask for alone. Rendering every
+ * `all` feed of 100,000 products × 5 units takes ~1 minute of CPU: per sale it kept a core busy all day
+ * for feeds nobody fetched. A feed left behind is rendered when asked (its last file served meanwhile).
  */
 export function startFeedPrewarm(deps: {
   readonly catalog: Pick<CatalogService, 'current' | 'onChange'>;
@@ -28,8 +41,10 @@ export function startFeedPrewarm(deps: {
   readonly polled?: () => readonly PolledFeed[];
   /** After a version's feeds were pre-rendered (their reports are then known). */
   readonly onPrewarmed?: (snapshot: CatalogSnapshot) => void;
+  readonly timing?: Partial<PrewarmTiming>;
 }): FeedPrewarm {
   const { catalog, feeds } = deps;
+  const timing: PrewarmTiming = { ...DEFAULT_TIMING, ...deps.timing };
   let previous: CatalogSnapshot | undefined;
   let timer: NodeJS.Timeout | undefined;
   let waitingSince: number | undefined;
@@ -37,6 +52,9 @@ export function startFeedPrewarm(deps: {
   let stopped = false;
   /** How long the last pre-render took: under steady changes they run at most every twice that. */
   let lastDurationMs = 0;
+  /** A version more than stock changes was served since the last pass of every feed began. */
+  let allDue = true;
+  let lastAllAt = Number.NEGATIVE_INFINITY;
 
   function run(): void {
     timer = undefined;
@@ -44,10 +62,20 @@ export function startFeedPrewarm(deps: {
     const current = catalog.current();
     if (current === undefined || stopped) return;
     const began = performance.now();
+    const scope: PrewarmScope = allDue || began - lastAllAt >= timing.fullEveryMs ? 'all' : 'polled';
+    const polled = deps.polled?.() ?? [];
+    if (scope === 'polled' && polled.length === 0) return;
+    if (scope === 'all') {
+      allDue = false;
+      lastAllAt = began;
+    }
     const render = feeds
-      .prewarm(current, () => catalog.current() === current, deps.polled?.() ?? [])
+      .prewarm(current, () => catalog.current() === current, polled, scope)
       .then(() => deps.onPrewarmed?.(current))
-      .catch((error: unknown) => deps.onError(error, current.version))
+      .catch((error: unknown) => {
+        if (scope === 'all') allDue = true;
+        deps.onError(error, current.version);
+      })
       .finally(() => {
         lastDurationMs = performance.now() - began;
       });
@@ -55,14 +83,16 @@ export function startFeedPrewarm(deps: {
   }
 
   catalog.onChange((snapshot, change) => {
-    feeds.recordChange(previous, snapshot, change !== undefined && change.base === previous ? change.positions : undefined);
+    const stockOnly = change !== undefined && change.base === previous;
+    feeds.recordChange(previous, snapshot, stockOnly ? change.positions : undefined);
     previous = snapshot;
+    if (!stockOnly) allDue = true;
     if (stopped) return;
     const now = performance.now();
     waitingSince ??= now;
-    if (now - waitingSince < Math.max(PREWARM_MAX_WAIT_MS, 2 * lastDurationMs)) clearTimeout(timer);
+    if (now - waitingSince < Math.max(timing.maxWaitMs, 2 * lastDurationMs)) clearTimeout(timer);
     else if (timer !== undefined) return;
-    timer = setTimeout(run, PREWARM_DELAY_MS);
+    timer = setTimeout(run, timing.delayMs);
     timer.unref();
   });
 

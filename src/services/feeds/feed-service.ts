@@ -56,9 +56,15 @@ export interface FeedService extends Pick<FeedRenders, 'render' | 'serve'> {
    * Renders every prewarmed feed of the `all` view and the feeds pollers ask for (`polled`, from the fetch
    * log; the first sync renders those never rendered first, in a pass of their own), so the first poll after a
    * change is fast. The workbook is not among them: people download it, channels do not poll it. Their
-   * keys are pinned in the cache: never evicted to make room, even beyond the budget.
+   * keys are pinned in the cache: never evicted to make room, even beyond the budget. `scope: 'polled'`
+   * renders the polled feeds alone (a version that changed stock only; see feed-prewarm.ts), the pins kept.
    */
-  prewarm(snapshot: CatalogSnapshot, isCurrent: () => boolean, polled?: readonly PolledFeed[]): Promise<void>;
+  prewarm(
+    snapshot: CatalogSnapshot,
+    isCurrent: () => boolean,
+    polled?: readonly PolledFeed[],
+    scope?: PrewarmScope,
+  ): Promise<void>;
   /**
    * The bytes the last pre-render pass keeps (`encodedSize`: identity, gzip and br, on disk), beside the cache's
    * budget: a pass larger than the budget is kept anyway (pinned), over the budget, and every other feed
@@ -67,8 +73,9 @@ export interface FeedService extends Pick<FeedRenders, 'render' | 'serve'> {
   prewarmFit(): { readonly bytes: number; readonly budget: number } | undefined;
   /**
    * Serves the feeds rendered before a restart from their files at once (before the listener opens), those
-   * of the version `servedVersion` names (the stored catalog served at start; none when it is not served,
-   * such as a sandbox's catalog on a store now used for a POS): a newer catalog's feeds replace them as they
+   * of the version `servedVersion` names or an older one (the stored catalog served at start; none when it
+   * is not served, such as a sandbox's catalog on a store now used for a POS): an older one is served as a
+   * stale feed (rendered again, its file served meanwhile), and a newer catalog's feeds replace them as they
    * are rendered. The files of other versions are deleted. Returns how many feeds were restored.
    */
   restore(servedVersion: string | undefined): Promise<number>;
@@ -89,6 +96,9 @@ export interface FeedStorage {
   /** Absent when bodies are kept in memory. */
   readonly files?: FeedFilesStatus;
 }
+
+/** A pre-render of every `all` feed and the polled ones, or of the polled ones alone. */
+export type PrewarmScope = 'all' | 'polled';
 
 /** Polled feeds beyond the `all` view's rendered with every version: the fetch log can be flooded. */
 const MAX_POLLED = 8;
@@ -130,7 +140,7 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
       cache.retain((key) => views.has(key.split('|')[1] ?? ''));
       changesFeed.clear();
     },
-    async prewarm(snapshot, isCurrent, polled = []) {
+    async prewarm(snapshot, isCurrent, polled = [], scope = 'all') {
       if (!isCurrent()) return;
       const views = new Set([ALL_UNITS, ...snapshot.units.map((unit) => unit.code)]);
       const asked = polled
@@ -140,6 +150,12 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
         })
         .slice(0, MAX_POLLED)
         .map(({ file, view }): FeedRequest => ({ file, view, variant: {} }));
+      const renderAll = (requests: readonly FeedRequest[]) =>
+        Promise.all(requests.map((request) => renders.render(snapshot, request.file, request.view, {}, { fresh: true })));
+      if (scope === 'polled') {
+        await renderAll(asked);
+        return;
+      }
       const askedKeys = new Set(asked.map(feedKey));
       const others = feeds
         .filter((descriptor) => descriptor.prewarmed && descriptor.servesView(ALL_UNITS))
@@ -147,8 +163,6 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
         .filter((request) => !askedKeys.has(feedKey(request)));
       // Pinned before they are put: the pass's feeds must not evict each other (feed-cache.ts).
       cache.pin([...asked, ...others].map(feedKey));
-      const renderAll = (requests: readonly FeedRequest[]) =>
-        Promise.all(requests.map((request) => renders.render(snapshot, request.file, request.view, {}, { fresh: true })));
       // A polled feed never rendered (the first sync) goes first, in a pass of its own: its poller waits for
       // it; otherwise one pass renders them all, the previous files served meanwhile.
       const first = asked.some((request) => cache.latest(feedKey(request)) === undefined) ? await renderAll(asked) : [];
@@ -164,7 +178,9 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
       if (files === undefined) return 0;
       let count = 0;
       for (const [key, entry] of await files.restore()) {
-        if (entry.feed.version === servedVersion) {
+        // An older version's file too (a feed left out of the pre-renders since, feed-prewarm.ts): served
+        // at once, and rendered again as any stale feed is. Version ids sort by time.
+        if (servedVersion !== undefined && entry.feed.version <= servedVersion) {
           cache.put(key, entry, () => false);
           count += 1;
         } else await files.discard(key, entry, { forget: true });

@@ -290,6 +290,34 @@ describe('services/feeds/feed-service', () => {
     expect(files.errors).toEqual(['products.json|all| Error: ENOSPC: no space left on device']);
     expect(feeds.storage()).toMatchObject({ entries: 1, files: { dir: '/feeds', lastError: { feed: 'products.json|all|' } } });
   });
+
+  it("restores an older version's file as a stale feed (served, then rendered again), and deletes a newer one", async () => {
+    // The files of an earlier process: products.json of v1 (left out of the pre-renders since), products.csv of v3.
+    const earlier = gatedRenderer();
+    const written = createFeedCache({ maxBytes: 1_000_000 });
+    const before = createFeedService({
+      templates: [],
+      renderer: earlier.renderer,
+      cache: written,
+      changeLog: createChangeLog({ maxTransitions: 5 }),
+      options: { currency: 'CZK', brand: undefined, baseUrl: '', links: { storeCodes: {} } },
+    });
+    await before.render(snapshot('v1'), 'products.json', 'all', {}, { fresh: true });
+    await before.render(snapshot('v3'), 'products.csv', 'all', {}, { fresh: true });
+    const files = { ...fakeFileStore(), restore: async () => [...written.entries()] };
+    const fake = gatedRenderer();
+    const feeds = service(fake.renderer, { waitForRenderMs: -1, minRenderGapMs: 0 }, files);
+
+    expect(await feeds.restore('v2')).toBe(1);
+    await files.settled();
+    expect(files.calls).toEqual(['products.csv|all| forget v3']);
+
+    const v2 = snapshot('v2');
+    feeds.recordChange(undefined, v2);
+    expect(text(await feeds.serve(v2, 'products.json', 'all'))).toBe('v1 products.json all');
+    await feeds.idle();
+    expect(text(await feeds.serve(v2, 'products.json', 'all'))).toBe('v2 products.json all');
+  });
 });
 
 /** A `FeedFileStore` that records what it is asked to do, in order. */
