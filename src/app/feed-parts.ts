@@ -1,10 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DocPages } from '../adapters/docs/doc-pages.js';
 import { openFeedFileStore } from '../adapters/feed-files/feed-file-store.js';
+import { temporaryFeedFilesDir } from '../adapters/feed-files/feed-files-lock.js';
 import { createRedisFetchLog } from '../adapters/group/redis-fetch-log.js';
 import type { Logger } from '../adapters/logger/create-logger.js';
 import { besideStore, sqliteStorePath } from '../adapters/store/beside-store.js';
@@ -98,7 +97,7 @@ export function feedFilesPlaceOf(config: Config): FeedFilesPlace {
 
 /** A fresh temporary folder (the one-shot CLI renders into one and copies the feeds out). */
 export function temporaryFeedFiles(): FeedFilesPlace {
-  return { dir: join(tmpdir(), `catalog-bridge-feeds-${randomUUID()}`), temporary: true };
+  return { dir: temporaryFeedFilesDir(), temporary: true };
 }
 
 /**

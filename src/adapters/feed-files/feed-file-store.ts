@@ -1,12 +1,12 @@
 import { readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import type { FeedReport } from '../../core/feeds/feed-report.js';
 import { type FileBody, feedTag, formList, mapForms, type StoredFile } from '../../services/feeds/encoded-feed.js';
 import type { CachedFeed } from '../../services/feeds/feed-cache.js';
 import type { FeedFileStore, FeedFilesStatus } from '../../services/feeds/feed-files.js';
 import { feedFileBase, LOCK_NAME, manifestName, TEMP_PREFIX, tempName } from './feed-file-names.js';
-import { acquireDirLock, releaseDirLock } from './feed-files-lock.js';
+import { acquireDirLock, releaseDirLock, removeAbandonedFeedFiles } from './feed-files-lock.js';
 
 const Form = z.object({
   name: z.string().regex(/^[^/\\]+$/, 'a file name in the directory'),
@@ -141,9 +141,19 @@ export function openFeedFileStore(options: FeedFileStoreOptions): FeedFileStore 
     }
   }
 
+  async function removeAbandoned(root: string): Promise<void> {
+    try {
+      const removed = await removeAbandonedFeedFiles(root);
+      if (removed.length > 0) options.onProblem?.(`deleted the feed folders of bridges that are gone: ${removed.join(', ')}`);
+    } catch (error) {
+      options.onProblem?.('could not look for the feed folders of bridges that are gone', error);
+    }
+  }
+
   return {
     dir,
     async restore() {
+      if (options.temporary === true) await removeAbandoned(dirname(dir));
       await acquireDirLock(dir);
       locked = true;
       const names = await readdir(dir);

@@ -1,4 +1,6 @@
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { LOCK_NAME } from './feed-file-names.js';
 
@@ -48,4 +50,44 @@ export async function releaseDirLock(dir: string): Promise<void> {
   const key = resolve(dir);
   if (!held.delete(key)) return;
   await rm(join(dir, LOCK_NAME), { force: true });
+}
+
+/** How the temporary feed folders of bridges without a folder of their own are named, in the OS's temp folder. */
+const TEMPORARY_PREFIX = 'catalog-bridge-feeds-';
+/** A temporary folder without a lock this young may be one a starting bridge has just made. */
+const UNLOCKED_GRACE_MS = 10 * 60_000;
+
+/** A fresh temporary feed folder's path (a Redis group's instance, the one-shot CLI). */
+export function temporaryFeedFilesDir(root = tmpdir()): string {
+  return join(root, `${TEMPORARY_PREFIX}${randomUUID()}`);
+}
+
+/**
+ * Deletes the temporary feed folders of bridges that are gone (killed, crashed: a clean stop deletes its
+ * own), so that restarts never fill the temp folder with feeds of up to `FEED_CACHE_MB` each. A folder
+ * whose lock names a live process is kept; one without a lock only once it is older than a start takes.
+ * Returns the paths deleted.
+ */
+export async function removeAbandonedFeedFiles(root = tmpdir(), now = Date.now()): Promise<string[]> {
+  const names = (await readdir(root)).filter((name) => name.startsWith(TEMPORARY_PREFIX));
+  const removed: string[] = [];
+  for (const name of names) {
+    const dir = join(root, name);
+    if (held.has(resolve(dir))) continue;
+    const owner = Number.parseInt(await readFile(join(dir, LOCK_NAME), 'utf8').catch(() => ''), 10);
+    if (Number.isInteger(owner) ? owner === process.pid || isAlive(owner) : !(await olderThan(dir, now - UNLOCKED_GRACE_MS))) {
+      continue;
+    }
+    await rm(dir, { recursive: true, force: true });
+    removed.push(dir);
+  }
+  return removed;
+}
+
+async function olderThan(path: string, time: number): Promise<boolean> {
+  try {
+    return (await stat(path)).mtimeMs < time;
+  } catch {
+    return false;
+  }
 }
