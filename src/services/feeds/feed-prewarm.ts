@@ -12,6 +12,9 @@ export interface PrewarmTiming {
   readonly fullEveryMs: number;
 }
 
+/** Under steady changes a pass starts at most every this many times the last one's duration. */
+const PASS_SPACING = 4;
+
 const DEFAULT_TIMING: PrewarmTiming = { delayMs: 500, maxWaitMs: 10_000, fullEveryMs: 30 * 60_000 };
 
 export interface FeedPrewarm {
@@ -24,8 +27,9 @@ export interface FeedPrewarm {
  * Keeps the feed service in step with the served catalog: records every change (changes feed, version
  * order) and pre-renders feeds once a version has been served for a moment. During a burst of sales a
  * version lives for milliseconds; rendering each one would spend the renderer on versions nobody fetches
- * (bench/webhook-latency.ts). Under steady changes it still runs every 10 s, or every twice its own
- * duration when that is longer.
+ * (bench/webhook-latency.ts). Under steady changes it still runs every 10 s, or every four times its own
+ * duration when that is longer: pre-renders take at most about a quarter of the time (a pass that takes
+ * longer on a busy machine comes less often).
  *
  * What a pass renders (docs/decisions/0019-prewarm-scope.md): every `all` feed and the polled ones after a
  * version that is more than stock changes (a full sync, the enrichment sheet), and at least every 30
@@ -50,7 +54,7 @@ export function startFeedPrewarm(deps: {
   let waitingSince: number | undefined;
   let running: Promise<void> | undefined;
   let stopped = false;
-  /** How long the last pre-render took: under steady changes they run at most every twice that. */
+  /** How long the last pre-render took: under steady changes they run at most every four times that. */
   let lastDurationMs = 0;
   /** A version more than stock changes was served since the last pass of every feed began. */
   let allDue = true;
@@ -90,7 +94,7 @@ export function startFeedPrewarm(deps: {
     if (stopped) return;
     const now = performance.now();
     waitingSince ??= now;
-    if (now - waitingSince < Math.max(timing.maxWaitMs, 2 * lastDurationMs)) clearTimeout(timer);
+    if (now - waitingSince < Math.max(timing.maxWaitMs, PASS_SPACING * lastDurationMs)) clearTimeout(timer);
     else if (timer !== undefined) return;
     timer = setTimeout(run, timing.delayMs);
     timer.unref();
