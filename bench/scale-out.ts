@@ -187,7 +187,6 @@ async function metricsOf(instance: Instance): Promise<Metrics> {
   return { cpu: value('process_cpu_seconds_total'), heapUsedMb: heapUsedMb ?? 0, externalMb: externalMb ?? 0, sales };
 }
 
-/** Waits (up to 90 s) until every instance spends under 200 ms of CPU a second: the work a phase started is done. */
 /**
  * Waits until every instance is quiet (under 200 ms of CPU a second over 2 s), at most 5 minutes: three
  * bridges' first pre-renders at 100,000 × 5 take ~3 minutes of CPU on two cores. Says so when it gives up.

@@ -260,7 +260,7 @@ export function createFeedParts(
     feedsPart: {
       name: 'feeds',
       start: async () => {
-        const restored = await feeds.restore(catalog.current()?.version);
+        const restored = await feeds.restore(catalog.current());
         if (restored > 0) logger.info({ component: 'feeds', feeds: restored }, 'serving the feeds rendered before the restart');
       },
       stop: () => feeds.close(),

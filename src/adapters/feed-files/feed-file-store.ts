@@ -141,6 +141,8 @@ export function openFeedFileStore(options: FeedFileStoreOptions): FeedFileStore 
     }
   }
 
+  /** The sweep of other bridges' abandoned temporary folders, once this one is locked. */
+  let sweeping: Promise<void> | undefined;
   async function removeAbandoned(root: string): Promise<void> {
     try {
       const removed = await removeAbandonedFeedFiles(root);
@@ -153,8 +155,9 @@ export function openFeedFileStore(options: FeedFileStoreOptions): FeedFileStore 
   return {
     dir,
     async restore() {
-      if (options.temporary === true) await removeAbandoned(dirname(dir));
       await acquireDirLock(dir);
+      // In the background: deleting feeds of up to `FEED_CACHE_MB` each must not hold the start back.
+      if (options.temporary === true) sweeping = removeAbandoned(dirname(dir));
       locked = true;
       const names = await readdir(dir);
       const manifests: Manifest[] = [];
@@ -207,6 +210,7 @@ export function openFeedFileStore(options: FeedFileStoreOptions): FeedFileStore 
     },
     status: () => ({ dir, ...(lastError === undefined ? {} : { lastError }) }),
     async close() {
+      await sweeping;
       while (chains.size > 0) await Promise.all(chains.values());
       if (locked) await releaseDirLock(dir);
       locked = false;

@@ -54,8 +54,11 @@ export async function releaseDirLock(dir: string): Promise<void> {
 
 /** How the temporary feed folders of bridges without a folder of their own are named, in the OS's temp folder. */
 const TEMPORARY_PREFIX = 'catalog-bridge-feeds-';
-/** A temporary folder without a lock this young may be one a starting bridge has just made. */
-const UNLOCKED_GRACE_MS = 10 * 60_000;
+/**
+ * A temporary folder without a lock written to this recently may be in use: a starting bridge's, or the
+ * one-shot CLI's (which renders into one without a lock and copies the files out).
+ */
+const UNLOCKED_GRACE_MS = 60 * 60_000;
 
 /** A fresh temporary feed folder's path (a Redis group's instance, the one-shot CLI). */
 export function temporaryFeedFilesDir(root = tmpdir()): string {
@@ -65,8 +68,9 @@ export function temporaryFeedFilesDir(root = tmpdir()): string {
 /**
  * Deletes the temporary feed folders of bridges that are gone (killed, crashed: a clean stop deletes its
  * own), so that restarts never fill the temp folder with feeds of up to `FEED_CACHE_MB` each. A folder
- * whose lock names a live process is kept; one without a lock only once it is older than a start takes.
- * Returns the paths deleted.
+ * whose lock names a live process on this machine is kept; one without a lock only once nothing in it was
+ * written for `UNLOCKED_GRACE_MS`. A folder that cannot be deleted (another user's) is skipped. Returns the
+ * paths deleted.
  */
 export async function removeAbandonedFeedFiles(root = tmpdir(), now = Date.now()): Promise<string[]> {
   const names = (await readdir(root)).filter((name) => name.startsWith(TEMPORARY_PREFIX));
@@ -74,20 +78,30 @@ export async function removeAbandonedFeedFiles(root = tmpdir(), now = Date.now()
   for (const name of names) {
     const dir = join(root, name);
     if (held.has(resolve(dir))) continue;
-    const owner = Number.parseInt(await readFile(join(dir, LOCK_NAME), 'utf8').catch(() => ''), 10);
-    if (Number.isInteger(owner) ? owner === process.pid || isAlive(owner) : !(await olderThan(dir, now - UNLOCKED_GRACE_MS))) {
-      continue;
+    try {
+      const owner = Number.parseInt(await readFile(join(dir, LOCK_NAME), 'utf8').catch(() => ''), 10);
+      const inUse = Number.isInteger(owner)
+        ? owner === process.pid || isAlive(owner)
+        : (await lastWrittenMs(dir)) > now - UNLOCKED_GRACE_MS;
+      if (inUse) continue;
+      await rm(dir, { recursive: true, force: true });
+      removed.push(dir);
+    } catch {
+      // Not ours to delete, or gone meanwhile: the next start looks again.
     }
-    await rm(dir, { recursive: true, force: true });
-    removed.push(dir);
   }
   return removed;
 }
 
-async function olderThan(path: string, time: number): Promise<boolean> {
-  try {
-    return (await stat(path)).mtimeMs < time;
-  } catch {
-    return false;
+/** When the folder or anything in it was last written. */
+async function lastWrittenMs(dir: string): Promise<number> {
+  let newest = (await stat(dir)).mtimeMs;
+  for (const name of await readdir(dir)) {
+    const written = await stat(join(dir, name)).then(
+      (entry) => entry.mtimeMs,
+      () => 0,
+    );
+    newest = Math.max(newest, written);
   }
+  return newest;
 }

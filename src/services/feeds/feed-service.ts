@@ -73,12 +73,13 @@ export interface FeedService extends Pick<FeedRenders, 'render' | 'serve'> {
   prewarmFit(): { readonly bytes: number; readonly budget: number } | undefined;
   /**
    * Serves the feeds rendered before a restart from their files at once (before the listener opens), those
-   * of the version `servedVersion` names or an older one (the stored catalog served at start; none when it
-   * is not served, such as a sandbox's catalog on a store now used for a POS): an older one is served as a
-   * stale feed (rendered again, its file served meanwhile), and a newer catalog's feeds replace them as they
-   * are rendered. The files of other versions are deleted. Returns how many feeds were restored.
+   * of the version `served` is (the stored catalog served at start; none when it is not served, such as a
+   * sandbox's catalog on a store now used for a POS) or of an older one made at most `STALE_RESTORE_MS`
+   * before it: an older one is served as a stale feed (rendered again, its file served meanwhile), and a
+   * newer catalog's feeds replace them as they are rendered. The files of other versions are deleted.
+   * Returns how many feeds were restored.
    */
-  restore(servedVersion: string | undefined): Promise<number>;
+  restore(served: Pick<CatalogSnapshot, 'version' | 'generatedAt'> | undefined): Promise<number>;
   /** What the rendered feeds take (on disk for bodies in files) beside the budget, and the files' last error. */
   storage(): FeedStorage;
   /** Settles when no render is queued or running. */
@@ -96,6 +97,13 @@ export interface FeedStorage {
   /** Absent when bodies are kept in memory. */
   readonly files?: FeedFilesStatus;
 }
+
+/**
+ * How much older than the served catalog a feed file may be to be served after a restart: as old as a feed
+ * left out of the pre-renders gets (feed-prewarm.ts renders every `all` feed at least this often). Older
+ * files (an instance down for days, a folder another store used) are deleted and rendered again.
+ */
+const STALE_RESTORE_MS = 30 * 60_000;
 
 /** A pre-render of every `all` feed and the polled ones, or of the polled ones alone. */
 export type PrewarmScope = 'all' | 'polled';
@@ -143,12 +151,16 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
     async prewarm(snapshot, isCurrent, polled = [], scope = 'all') {
       if (!isCurrent()) return;
       const views = new Set([ALL_UNITS, ...snapshot.units.map((unit) => unit.code)]);
+      let units = 0;
       const asked = polled
         .filter(({ file, view }) => {
           const descriptor = byFile.get(file);
-          return views.has(view) && descriptor?.prewarmed === true && descriptor.servesView(view);
+          if (!views.has(view) || descriptor?.prewarmed !== true || !descriptor.servesView(view)) return false;
+          // The `all` view's feeds are few (one per template); the cap is for the units' views.
+          if (view === ALL_UNITS) return true;
+          units += 1;
+          return units <= MAX_POLLED;
         })
-        .slice(0, MAX_POLLED)
         .map(({ file, view }): FeedRequest => ({ file, view, variant: {} }));
       const renderAll = (requests: readonly FeedRequest[]) =>
         Promise.all(requests.map((request) => renders.render(snapshot, request.file, request.view, {}, { fresh: true })));
@@ -173,14 +185,18 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
       lastPrewarmBytes === undefined || deps.cacheBytes === undefined
         ? undefined
         : { bytes: lastPrewarmBytes, budget: deps.cacheBytes },
-    async restore(servedVersion) {
+    async restore(served) {
       const { files } = deps;
       if (files === undefined) return 0;
       let count = 0;
       for (const [key, entry] of await files.restore()) {
         // An older version's file too (a feed left out of the pre-renders since, feed-prewarm.ts): served
         // at once, and rendered again as any stale feed is. Version ids sort by time.
-        if (servedVersion !== undefined && entry.feed.version <= servedVersion) {
+        const recent =
+          served !== undefined &&
+          entry.feed.version <= served.version &&
+          entry.feed.lastModified.getTime() >= Date.parse(served.generatedAt) - STALE_RESTORE_MS;
+        if (recent) {
           cache.put(key, entry, () => false);
           count += 1;
         } else await files.discard(key, entry, { forget: true });

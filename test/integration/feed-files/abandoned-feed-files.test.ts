@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -19,29 +19,33 @@ function deadPid(): number {
 function folder(parent: string, owner: number | undefined, ageMs = 0): string {
   const dir = temporaryFeedFilesDir(parent);
   mkdirSync(dir);
-  writeFileSync(join(dir, 'google.xml~all~~x@v-1.abc.body'), '<rss/>');
+  const body = join(dir, 'google.xml~all~~x@v-1.abc.body');
+  writeFileSync(body, '<rss/>');
   if (owner !== undefined) writeFileSync(join(dir, '.lock'), String(owner));
   const time = new Date(Date.now() - ageMs);
-  utimesSync(dir, time, time);
+  for (const path of [body, dir]) utimesSync(path, time, time);
   return dir;
 }
 
 describe('adapters/feed-files: temporary folders of bridges that are gone', () => {
-  it('deletes those whose lock names a process that is gone, and old ones without a lock; keeps the rest', async () => {
+  it('deletes those whose lock names a process that is gone, and long unwritten ones without a lock; keeps the rest', async () => {
     const parent = join(root, 'sweep');
     mkdirSync(parent);
     const killed = folder(parent, deadPid());
     const running = folder(parent, process.ppid);
     const ours = folder(parent, process.pid);
-    const unlockedOld = folder(parent, undefined, 60 * 60_000);
+    const unlockedOld = folder(parent, undefined, 2 * 60 * 60_000);
     const unlockedNew = folder(parent, undefined);
+    // Written to recently (the one-shot CLI renders into a folder without a lock).
+    const unlockedBusy = folder(parent, undefined, 2 * 60 * 60_000);
+    appendFileSync(join(unlockedBusy, 'google.xml~all~~x@v-1.abc.body'), '<item/>');
     const other = join(parent, 'someone-else');
     mkdirSync(other);
 
     const removed = await removeAbandonedFeedFiles(parent);
 
     expect(removed.sort()).toEqual([killed, unlockedOld].sort());
-    for (const dir of [running, ours, unlockedNew, other]) expect(existsSync(dir)).toBe(true);
+    for (const dir of [running, ours, unlockedNew, unlockedBusy, other]) expect(existsSync(dir)).toBe(true);
     for (const dir of removed) expect(existsSync(dir)).toBe(false);
   });
 
@@ -51,12 +55,18 @@ describe('adapters/feed-files: temporary folders of bridges that are gone', () =
     const killed = folder(parent, deadPid());
     const problems: string[] = [];
     const dir = temporaryFeedFilesDir(parent);
-    const store = openFeedFileStore({ dir, temporary: true, now: () => new Date(), onProblem: (message) => problems.push(message) });
+    const store = openFeedFileStore({
+      dir,
+      temporary: true,
+      now: () => new Date(),
+      onProblem: (message) => problems.push(message),
+    });
 
     await store.restore();
 
-    expect(existsSync(killed)).toBe(false);
-    expect(problems).toEqual([`deleted the feed folders of bridges that are gone: ${killed}`]);
+    // In the background: the start does not wait for it.
+    await expect.poll(() => existsSync(killed)).toBe(false);
+    await expect.poll(() => problems).toEqual([`deleted the feed folders of bridges that are gone: ${killed}`]);
     await store.close();
     expect(existsSync(dir)).toBe(false);
     expect(basename(dir).startsWith('catalog-bridge-feeds-')).toBe(true);

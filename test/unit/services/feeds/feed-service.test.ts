@@ -160,6 +160,24 @@ describe('services/feeds/feed-service', () => {
     expect(fake.calls).toHaveLength(3);
   });
 
+  it("renders every polled feed of the all view after stock changes, however many units' feeds are polled", async () => {
+    const fake = gatedRenderer();
+    const feeds = service(fake.renderer);
+    const units = Array.from({ length: 10 }, (_, i) => ({ code: `U${i}`, localId: `u${i}`, name: `Unit ${i}` }));
+    const v1 = { ...snapshot('v1'), units };
+    feeds.recordChange(undefined, v1);
+    // Ten units' feeds polled more often than the all view's one.
+    const polled = [...units.map((unit) => ({ file: 'products.json', view: unit.code })), { file: 'products.csv', view: 'all' }];
+
+    await feeds.prewarm(v1, () => true, polled, 'polled');
+
+    const rendered = fake.calls.flatMap((call) => call.requests.map((request) => `${request.file}|${request.view}`));
+    expect(rendered).toContain('products.csv|all');
+    // At most 8 units' feeds (the fetch log can be flooded).
+    expect(rendered.filter((key) => key.startsWith('products.json|U'))).toHaveLength(8);
+    expect(rendered).not.toContain('products.json|all');
+  });
+
   it('waits for the new version when renders are quick', async () => {
     const fake = gatedRenderer();
     const feeds = service(fake.renderer);
@@ -291,7 +309,7 @@ describe('services/feeds/feed-service', () => {
     expect(feeds.storage()).toMatchObject({ entries: 1, files: { dir: '/feeds', lastError: { feed: 'products.json|all|' } } });
   });
 
-  it("restores an older version's file as a stale feed (served, then rendered again), and deletes a newer one", async () => {
+  it("restores a recent older version's file as a stale feed (served, then rendered again), and deletes a newer or an old one", async () => {
     // The files of an earlier process: products.json of v1 (left out of the pre-renders since), products.csv of v3.
     const earlier = gatedRenderer();
     const written = createFeedCache({ maxBytes: 1_000_000 });
@@ -302,17 +320,20 @@ describe('services/feeds/feed-service', () => {
       changeLog: createChangeLog({ maxTransitions: 5 }),
       options: { currency: 'CZK', brand: undefined, baseUrl: '', links: { storeCodes: {} } },
     });
-    await before.render(snapshot('v1'), 'products.json', 'all', {}, { fresh: true });
-    await before.render(snapshot('v3'), 'products.csv', 'all', {}, { fresh: true });
+    const at = (version: string, generatedAt: string) => ({ ...snapshot(version), generatedAt });
+    await before.render(at('v1', '2026-11-22T09:45:00.000Z'), 'products.json', 'all', {}, { fresh: true });
+    await before.render(at('v3', '2026-11-22T10:05:00.000Z'), 'products.csv', 'all', {}, { fresh: true });
+    // Made more than 30 minutes before the served catalog: too old to serve.
+    await before.render(at('v0', '2026-11-22T09:00:00.000Z'), 'products.xlsx', 'all', {}, { fresh: true });
     const files = { ...fakeFileStore(), restore: async () => [...written.entries()] };
     const fake = gatedRenderer();
     const feeds = service(fake.renderer, { waitForRenderMs: -1, minRenderGapMs: 0 }, files);
 
-    expect(await feeds.restore('v2')).toBe(1);
+    const v2 = at('v2', '2026-11-22T10:00:00.000Z');
+    expect(await feeds.restore(v2)).toBe(1);
     await files.settled();
-    expect(files.calls).toEqual(['products.csv|all| forget v3']);
+    expect(files.calls.sort()).toEqual(['products.csv|all| forget v3', 'products.xlsx|all| forget v0']);
 
-    const v2 = snapshot('v2');
     feeds.recordChange(undefined, v2);
     expect(text(await feeds.serve(v2, 'products.json', 'all'))).toBe('v1 products.json all');
     await feeds.idle();
