@@ -96,6 +96,9 @@ export function createSaleBatchProcessor(deps: SaleBatchDeps): (batch: readonly 
     // its earlier attempt served).
     const stored = result?.persisted ?? catalog.flush();
     const retry = (entries: readonly QueuedEntry[]) => (error: unknown) => {
+      // Nothing waited on it (a confirming re-read of sales already done): every batch of a burst shares
+      // one re-read, and one cut short by a stop warned once per batch, hundreds of times.
+      if (entries.length === 0) return;
       logger.warn({ err: error, events: entries.length }, 'stock after webhooks not re-read or stored; retrying');
       queue.retryLater(
         entries.map((queued) => {

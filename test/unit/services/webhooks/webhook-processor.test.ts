@@ -1,4 +1,4 @@
-import { pino } from 'pino';
+import { type Logger, pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { openKeyv } from '../../../../src/adapters/store/create-keyv.js';
 import { createKeyvWebhookInbox } from '../../../../src/adapters/store/keyv-webhook-inbox.js';
@@ -68,6 +68,7 @@ function setup(
     noCatalogUntil?: number;
     /** Outcomes of the store writes, in order (`persisted` of each change, then `flush`): true = stored. */
     stores?: boolean[];
+    logger?: Logger;
   } = {},
 ) {
   const inbox = createKeyvWebhookInbox<StoredWebhookEvent>(openKeyv('memory://').keyv, { source: 'pos:test' });
@@ -102,7 +103,7 @@ function setup(
         return store();
       },
     },
-    logger,
+    logger: options.logger ?? logger,
     now: () => new Date('2026-11-22T10:00:01.000Z'),
     options: { movementWindowMs: 30_000, retryDelayMs: 1, maxAttempts: 2, refreshIntervalMs: 0 },
     onSale: (outcome) => outcomes.push(outcome),
@@ -217,9 +218,11 @@ describe('services/webhooks/webhook-processor', () => {
     expect(await inbox.pending()).toEqual([]);
   });
 
-  it('is done with a sale whose movements were applied once they are stored, even when the confirming re-read fails', async () => {
+  it('is done with a sale whose movements were applied once they are stored, even when the confirming re-read fails, and warns of nothing to retry', async () => {
+    const warnings: string[] = [];
     const { processor, inbox, applied, refreshed, outcomes } = setup([movement('m1', 'r-1', { _id: 'a-1' })], {
       stockOutcomes: ['failed'],
+      logger: pino({ level: 'warn' }, { write: (line: string) => warnings.push(line) }),
     });
 
     await processor.accept('k', sale('r-1', { unitId: 'unit-1' }));
@@ -229,6 +232,7 @@ describe('services/webhooks/webhook-processor', () => {
     expect(refreshed).toEqual([['U1']]);
     expect(outcomes).toEqual(['applied']);
     expect(await inbox.pending()).toEqual([]);
+    expect(warnings.filter((line) => line.includes('not re-read or stored'))).toEqual([]);
   });
 
   it('holds sales until there is a catalog to apply them to', async () => {
