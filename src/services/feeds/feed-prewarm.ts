@@ -1,6 +1,6 @@
 import type { CatalogSnapshot } from '../../core/catalog/catalog.js';
 import type { CatalogService } from '../catalog/catalog-service.js';
-import type { FeedService, PolledFeed, PrewarmScope } from './feed-service.js';
+import { type FeedService, FULL_PREWARM_EVERY_MS, type PolledFeed, type PrewarmScope } from './feed-service.js';
 
 /** When pre-renders run (defaults below; tests set their own). */
 export interface PrewarmTiming {
@@ -15,7 +15,7 @@ export interface PrewarmTiming {
 /** Under steady changes a pass starts at most every this many times the last one's duration. */
 const PASS_SPACING = 4;
 
-const DEFAULT_TIMING: PrewarmTiming = { delayMs: 500, maxWaitMs: 10_000, fullEveryMs: 30 * 60_000 };
+const DEFAULT_TIMING: PrewarmTiming = { delayMs: 500, maxWaitMs: 10_000, fullEveryMs: FULL_PREWARM_EVERY_MS };
 
 export interface FeedPrewarm {
   /** Settles when no pre-render is pending or running (tests, benchmarks). */

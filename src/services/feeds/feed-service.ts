@@ -74,8 +74,8 @@ export interface FeedService extends Pick<FeedRenders, 'render' | 'serve'> {
   /**
    * Serves the feeds rendered before a restart from their files at once (before the listener opens), those
    * of the version `served` is (the stored catalog served at start; none when it is not served, such as a
-   * sandbox's catalog on a store now used for a POS) or of an older one made at most `STALE_RESTORE_MS`
-   * before it: an older one is served as a stale feed (rendered again, its file served meanwhile), and a
+   * sandbox's catalog on a store now used for a POS) or of an older one made at most
+   * `FULL_PREWARM_EVERY_MS` before it: an older one is served as a stale feed (rendered again, its file served meanwhile), and a
    * newer catalog's feeds replace them as they are rendered. The files of other versions are deleted.
    * Returns how many feeds were restored.
    */
@@ -99,11 +99,11 @@ export interface FeedStorage {
 }
 
 /**
- * How much older than the served catalog a feed file may be to be served after a restart: as old as a feed
- * left out of the pre-renders gets (feed-prewarm.ts renders every `all` feed at least this often). Older
- * files (an instance down for days, a folder another store used) are deleted and rendered again.
+ * Every `all` feed is pre-rendered at least this often (feed-prewarm.ts), stock changes or not; and a feed
+ * file may be this much older than the served catalog to be served after a restart (older ones: an instance
+ * down for days, a folder another store used, are deleted and rendered again).
  */
-const STALE_RESTORE_MS = 30 * 60_000;
+export const FULL_PREWARM_EVERY_MS = 30 * 60_000;
 
 /** A pre-render of every `all` feed and the polled ones, or of the polled ones alone. */
 export type PrewarmScope = 'all' | 'polled';
@@ -195,7 +195,7 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
         const recent =
           served !== undefined &&
           entry.feed.version <= served.version &&
-          entry.feed.lastModified.getTime() >= Date.parse(served.generatedAt) - STALE_RESTORE_MS;
+          entry.feed.lastModified.getTime() >= Date.parse(served.generatedAt) - FULL_PREWARM_EVERY_MS;
         if (recent) {
           cache.put(key, entry, () => false);
           count += 1;
