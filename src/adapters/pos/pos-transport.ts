@@ -56,13 +56,14 @@ export interface PosTransport {
 
 type ResponseData = Dispatcher.ResponseData;
 
-/** undici's and the socket's codes for a connection closed under a request, before any answer. */
+/** undici's and the socket's codes for a connection closed under a request. */
 const CLOSED_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
 
-function closedBeforeAnswer(error: unknown): boolean {
+function errorCode(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && CLOSED_CODES.has(code);
+  return typeof code === 'string' ? code : undefined;
 }
+
 type Where = { method: string; path: string; attempts: number };
 
 export function createPosTransport(settings: PosTransportSettings): PosTransport {
@@ -105,7 +106,7 @@ export function createPosTransport(settings: PosTransportSettings): PosTransport
       } catch (error) {
         if (isProgrammingError(error)) throw error;
         signal?.throwIfAborted();
-        throw unavailable(error, timedOut, context, where, !timedOut && closedBeforeAnswer(error));
+        throw unavailable(error, timedOut, context, where);
       }
       if (response.statusCode < 200 || response.statusCode > 299) {
         throw await statusError(response, where);
@@ -134,19 +135,19 @@ export function createPosTransport(settings: PosTransportSettings): PosTransport
     return headers;
   }
 
+  /** `where.status` is set once the answer's status came: a connection closed after it is no stale one. */
   function unavailable(
     error: unknown,
     timedOut: boolean,
     context: AttemptContext,
     where: Where & { status?: number },
-    connectionClosed = false,
   ): PosUnavailableError {
-    const stalled = (error as { code?: unknown } | null)?.code === 'UND_ERR_BODY_TIMEOUT';
-    const reason = timedOut
-      ? `no complete answer within ${context.timeoutMs} ms`
-      : stalled
-        ? `the body stalled: no data for ${settings.timeoutMs} ms`
-        : describeNetworkError(error, redact);
+    const code = errorCode(error);
+    const connectionClosed = !timedOut && where.status === undefined && code !== undefined && CLOSED_CODES.has(code);
+    let reason: string;
+    if (timedOut) reason = `no complete answer within ${context.timeoutMs} ms`;
+    else if (code === 'UND_ERR_BODY_TIMEOUT') reason = `the body stalled: no data for ${settings.timeoutMs} ms`;
+    else reason = describeNetworkError(error, redact);
     return new PosUnavailableError(reason, {
       ...where,
       cause: safeCause(error, redact),
