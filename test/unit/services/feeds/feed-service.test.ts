@@ -67,11 +67,16 @@ function gatedRenderer() {
   };
 }
 
-function service(renderer: FeedRenderer, timing: Partial<RenderTiming> = {}, files?: FeedFileStore) {
+function service(
+  renderer: FeedRenderer,
+  timing: Partial<RenderTiming> = {},
+  files?: FeedFileStore,
+  cache = createFeedCache({ maxBytes: 1_000_000 }),
+) {
   return createFeedService({
     templates: [],
     renderer,
-    cache: createFeedCache({ maxBytes: 1_000_000 }),
+    cache,
     ...(files === undefined ? {} : { files }),
     changeLog: createChangeLog({ maxTransitions: 5 }),
     options: { currency: 'CZK', brand: undefined, baseUrl: '', links: { storeCodes: {} } },
@@ -311,15 +316,8 @@ describe('services/feeds/feed-service', () => {
 
   it("restores a recent older version's file as a stale feed (served, then rendered again), and deletes a newer or an old one", async () => {
     // The files of an earlier process: products.json of v1 (left out of the pre-renders since), products.csv of v3.
-    const earlier = gatedRenderer();
     const written = createFeedCache({ maxBytes: 1_000_000 });
-    const before = createFeedService({
-      templates: [],
-      renderer: earlier.renderer,
-      cache: written,
-      changeLog: createChangeLog({ maxTransitions: 5 }),
-      options: { currency: 'CZK', brand: undefined, baseUrl: '', links: { storeCodes: {} } },
-    });
+    const before = service(gatedRenderer().renderer, {}, undefined, written);
     const at = (version: string, generatedAt: string) => ({ ...snapshot(version), generatedAt });
     await before.render(at('v1', '2026-11-22T09:45:00.000Z'), 'products.json', 'all', {}, { fresh: true });
     await before.render(at('v3', '2026-11-22T10:05:00.000Z'), 'products.csv', 'all', {}, { fresh: true });
