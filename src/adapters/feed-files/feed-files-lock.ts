@@ -77,6 +77,7 @@ export async function removeAbandonedFeedFiles(root = tmpdir(), now = Date.now()
   const removed: string[] = [];
   for (const name of names) {
     const dir = join(root, name);
+    // Ours, even should its lock file have gone (a temp-folder cleaner): never swept.
     if (held.has(resolve(dir))) continue;
     try {
       const owner = Number.parseInt(await readFile(join(dir, LOCK_NAME), 'utf8').catch(() => ''), 10);
