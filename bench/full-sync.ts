@@ -20,7 +20,8 @@
  * `src/app/catalog-parts.ts` does: `createPosClient` with the configuration of `createTestConfig`, the keyv store
  * (SQLite in a temp dir by default, the production default; `--store memory` for keyv's in-memory Map),
  * `createCatalogService`, and runs `syncCatalog()` once. Both children run with this process's
- * `execArgv` (tsx's loader), no other Node flags. Prints JSON: per run, the sync's wall time, its phases
+ * `execArgv` (tsx's loader), no other Node flags; the sync's child with the `MALLOC_*` settings of `npm start`
+ * (`allocator-env.ts`). Prints JSON: per run, the sync's wall time, its phases
  * (from the service's `onPhase` probe), products, outcome, CPU and GC time, peak RSS; then medians.
  * `--compare` interleaves 50k and 100k runs so that drift of a shared machine hits both alike.
  *
@@ -49,6 +50,7 @@ import type { EnrichmentReport } from '../src/core/enrichment/apply-enrichment.j
 import { tableBytes } from '../src/core/enrichment/enrichment-table.js';
 import type { CatalogWorkers } from '../src/services/catalog/catalog-workers.js';
 import type { EnrichmentSyncReport, EnrichmentTableInput } from '../src/services/catalog/enrich-catalog.js';
+import { allocatorEnv } from './allocator-env.js';
 import { compileScript } from './compile-script.js';
 import { type EnrichmentSheetSummary, writeEnrichmentSheet } from './enrichment-sheet.js';
 import { startSandboxProcess } from './sandbox-process.js';
@@ -447,7 +449,8 @@ async function runWorker(
       ...(process.argv.includes('--v8-heap-growth') ? ['--v8-heap-growth'] : []),
       ...(sheet === undefined ? [] : ['--enrichment-file', sheet.path]),
     ],
-    { cwd: ROOT, env: { ...process.env, TZ: 'UTC' }, stdio: ['ignore', 'pipe', 'inherit'] },
+    // The allocator settings of `npm start` (decision 0017), as the bridge runs.
+    { cwd: ROOT, env: { ...process.env, ...allocatorEnv(ROOT), TZ: 'UTC' }, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => {

@@ -58,6 +58,8 @@ export interface Config {
     readonly maxShrink: number;
     /** The longest a full or stock sync may run before it is aborted. */
     readonly deadlineMs: number;
+    /** Threads a full sync reads the units' documents with (decision 0020). */
+    readonly documentThreads: number;
     readonly unknownStockAvailability: 'in_stock' | 'out_of_stock';
   };
   readonly feed: {
@@ -188,6 +190,7 @@ function syncConfigOf(e: ConfigEnv): Config['sync'] {
     timezone: e.SYNC_TIMEZONE,
     maxShrink: e.SYNC_MAX_SHRINK,
     deadlineMs: e.SYNC_DEADLINE_MS,
+    documentThreads: e.SYNC_DOCUMENT_THREADS,
     unknownStockAvailability: e.UNKNOWN_STOCK_AVAILABILITY,
   };
 }

@@ -1,4 +1,5 @@
 import { type MessagePort, workerData } from 'node:worker_threads';
+import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { createPosClient, type PosClientConfig } from '../adapters/pos/pos-client.js';
 import { posDocumentReaders } from '../adapters/pos/pos-document-readers.js';
 import { fingerprintChunks, type ItemChunk } from '../core/catalog/catalog-chunks.js';
@@ -15,8 +16,11 @@ import {
   type StockExportInput,
   type StockExportOutput,
 } from '../services/catalog/resolve-stock-export.js';
+import { bufferListOf, readUnitDocumentState, type UnitDocumentRequest } from '../services/catalog/unit-documents.js';
 import { createGarbageCollector } from './collect-garbage.js';
 import { lowerThreadPriority } from './lower-thread-priority.js';
+import { withCodeInMessage } from './task-errors.js';
+import { createUnitDocumentThread } from './unit-document-helper.js';
 
 /**
  * Entry of the catalog worker threads (`create-catalog-workers.ts`): piscina runs `runTask` with each
@@ -44,17 +48,55 @@ export interface ReadCatalogTask {
   readonly events: MessagePort;
 }
 
-async function readCatalog(task: ReadCatalogTask): Promise<ReadCatalogOutput> {
-  const emit = (event: ReadCatalogEvent) => task.events.postMessage(event);
-  const pos = createPosClient({
+/** A POS client whose log lines go out through `emit`. */
+function posClientFor(emit: (event: ReadCatalogEvent) => void) {
+  return createPosClient({
     config: data.pos,
     logger: {
       debug: (meta, message) => emit({ type: 'log', level: 'debug', meta, message }),
       warn: (meta, message) => emit({ type: 'log', level: 'warn', meta, message }),
     },
   });
+}
+
+async function readCatalog(task: ReadCatalogTask): Promise<ReadCatalogOutput> {
+  const emit = (event: ReadCatalogEvent) => task.events.postMessage(event);
+  const pos = posClientFor(emit);
+  // A second thread reads units' documents beside this one, unless set to one (decision 0020).
+  const helper = task.input.options.documentThreads === 1 ? undefined : createUnitDocumentThread(data);
   try {
-    return await readCatalogFromPos({ pos, documents: posDocumentReaders }, task.input, emit, collectGarbage);
+    return await readCatalogFromPos({ pos, documents: posDocumentReaders }, task.input, emit, {
+      collectGarbage,
+      ...(helper === undefined ? {} : { documents: helper.read }),
+    });
+  } finally {
+    await Promise.all([pos.close(), helper?.close()]);
+    task.events.close();
+  }
+}
+
+export interface ReadUnitDocumentTask {
+  readonly request: UnitDocumentRequest;
+  /** The POS client's log lines go back through it. */
+  readonly events: MessagePort;
+}
+
+/** One unit's document for the sync's thread; its rows are moved there, not copied. */
+async function readUnitDocument(task: ReadUnitDocumentTask): Promise<unknown> {
+  const pos = posClientFor((event) => task.events.postMessage(event));
+  try {
+    const state = await readUnitDocumentState({ pos, documents: posDocumentReaders }, task.request);
+    const buffers = bufferListOf(state);
+    return move({
+      get [transferableSymbol]() {
+        return buffers;
+      },
+      get [valueSymbol]() {
+        return state;
+      },
+    });
+  } catch (error) {
+    throw withCodeInMessage(error);
   } finally {
     await pos.close();
     task.events.close();
@@ -72,6 +114,7 @@ function fingerprint(task: { readonly header: string; readonly chunks: readonly 
 /** One message to a catalog worker: the task's name and its input. */
 export type CatalogWorkerTask =
   | { readonly task: 'readCatalog'; readonly input: ReadCatalogTask }
+  | { readonly task: 'readUnitDocument'; readonly input: ReadUnitDocumentTask }
   | { readonly task: 'resolveStockExport'; readonly input: StockExportInput }
   | { readonly task: 'fingerprint'; readonly input: { readonly header: string; readonly chunks: readonly ItemChunk[] } }
   | { readonly task: 'checkEnrichment'; readonly input: EnrichmentSheetInput };
@@ -81,6 +124,8 @@ export default function runTask(message: CatalogWorkerTask): unknown {
   switch (message.task) {
     case 'readCatalog':
       return readCatalog(message.input);
+    case 'readUnitDocument':
+      return readUnitDocument(message.input);
     case 'resolveStockExport': {
       try {
         return resolveStockExport(message.input);
@@ -99,13 +144,4 @@ export default function runTask(message: CatalogWorkerTask): unknown {
         checkEnrichmentSheet(message.input).finally(collectGarbage),
       );
   }
-}
-
-/**
- * An error's `code` does not cross the thread boundary (only name, message and stack are cloned), so it
- * travels at the head of the message, `CODE: message`; `create-catalog-workers.ts` takes it off again.
- */
-function withCodeInMessage(error: unknown): unknown {
-  if (!(error instanceof Error) || !('code' in error) || typeof error.code !== 'string') return error;
-  return new Error(`${error.code}: ${error.message}`);
 }

@@ -4,31 +4,16 @@ import type { PosClientConfig } from '../adapters/pos/pos-client.js';
 import type { CatalogWorkers } from '../services/catalog/catalog-workers.js';
 import type { ReadCatalogEvent } from '../services/catalog/read-catalog.js';
 import type { CatalogWorkerData, CatalogWorkerTask } from './catalog-worker.js';
+import { taskErrorOf, WorkerFailedError } from './task-errors.js';
 import { threadsExited } from './threads-exited.js';
 import { workerEntry, workerEntryAt } from './worker-entry.js';
-
-/** A task whose worker threw, crashed or exited: the run that needed it fails cleanly. */
-export class WorkerFailedError extends Error {
-  override readonly name = 'WorkerFailedError';
-  readonly code = 'WORKER_FAILED';
-}
-
-/** An error a task threw with a code of its own, carried across the thread boundary (`catalog-worker.ts`). */
-export class WorkerTaskError extends Error {
-  override readonly name = 'WorkerTaskError';
-  readonly code: string;
-  constructor(code: string, message: string) {
-    super(message);
-    this.code = code;
-  }
-}
 
 /**
  * The full sync's young generation, in MiB (V8 sizes it for the machine, ~48 MiB here). The merge keeps
  * ~50 MiB live at 100,000 × 5 while it allocates and drops far more; in a young generation this small the
  * thread's peak was ~35 MiB lower at the same speed (4 MiB: no lower, 10 % slower). Decision 0018.
  */
-const SYNC_YOUNG_GENERATION_MB = 8;
+export const SYNC_YOUNG_GENERATION_MB = 8;
 
 /** Longest wait for the full sync's thread to end after its task (it ends within milliseconds). */
 const THREAD_EXIT_WAIT_MS = 2_000;
@@ -113,11 +98,8 @@ export function createCatalogWorkers(options: CatalogWorkersOptions): CatalogWor
       })) as T;
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
-      const text = error instanceof Error ? error.message : String(error);
       // A coded error of the task's own (a document over its limits, a stock export without a header).
-      const coded = /^([A-Z][A-Z0-9_]+): ([\s\S]*)$/.exec(text);
-      if (coded?.[1] !== undefined) throw new WorkerTaskError(coded[1], coded[2] ?? '');
-      throw new WorkerFailedError(`worker task ${message.task} failed: ${text}`, { cause: error });
+      throw taskErrorOf(message.task, error);
     }
   }
 

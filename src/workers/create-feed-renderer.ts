@@ -8,8 +8,8 @@ import type { StockSettings } from '../core/feeds/stock-policy.js';
 import { mapForms, type StoredFile } from '../services/feeds/encoded-feed.js';
 import { countInViews, type FeedServiceOptions } from '../services/feeds/feed-builder.js';
 import type { FeedRenderer, RenderedBody } from '../services/feeds/feed-renderer.js';
-import { WorkerFailedError } from './create-catalog-workers.js';
 import type { RenderResult, RenderTask, RenderWorkerData } from './render-worker.js';
+import { WorkerFailedError } from './task-errors.js';
 import { workerEntry, workerEntryAt } from './worker-entry.js';
 
 /**

@@ -12,7 +12,8 @@ import { fileURLToPath } from 'node:url';
  * on as given.
  */
 export function workerEntry(name: string, data: object): { readonly filename: string; readonly workerData: object } {
-  if (!import.meta.url.endsWith('.ts')) {
+  // tsx may add a query to a module's URL (`?tsx-namespace=…`, in a thread that registered it itself).
+  if (!new URL(import.meta.url).pathname.endsWith('.ts')) {
     const here = new URL('./', import.meta.url);
     return workerEntryAt(compiledEntry(here, name) ?? new URL(`./${name}.js`, here), data);
   }

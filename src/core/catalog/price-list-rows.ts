@@ -1,4 +1,4 @@
-import { BLOCK_ROWS, createRowCodes } from './row-codes.js';
+import { BLOCK_ROWS, createRowCodes, type RowCodesState } from './row-codes.js';
 import type { PriceListRow } from './source.js';
 
 /**
@@ -23,6 +23,16 @@ export interface PriceListRows {
 
 export interface PriceListRowCollector extends PriceListRows {
   push(row: PriceListRow): void;
+  /** The rows as plain data a thread can post to another; `createPriceListRowCollector(state)` reads them there. */
+  state(): PriceListRowsState;
+}
+
+/** A collector's rows: typed arrays, numbers and the distinct label texts (structured-cloneable). */
+export interface PriceListRowsState {
+  readonly length: number;
+  readonly blocks: readonly PriceListBlock[];
+  readonly codes: RowCodesState;
+  readonly texts: readonly string[];
 }
 
 /** The `PriceListRows` view of an array of rows. */
@@ -50,7 +60,7 @@ const TEXT_COLUMNS = 3;
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** Columns of `BLOCK_ROWS` rows. */
-interface Block {
+export interface PriceListBlock {
   readonly positions: Int32Array;
   /** Presence bits of the number columns. */
   readonly present: Uint8Array;
@@ -59,7 +69,7 @@ interface Block {
   readonly textRefs: Uint32Array;
 }
 
-function newBlock(): Block {
+function newBlock(): PriceListBlock {
   return {
     positions: new Int32Array(BLOCK_ROWS),
     present: new Uint8Array(BLOCK_ROWS),
@@ -79,12 +89,12 @@ function newBlock(): Block {
  * const rows = createPriceListRowCollector();
  * const parser = createPriceListParser((row) => rows.push(row));
  */
-export function createPriceListRowCollector(): PriceListRowCollector {
-  let length = 0;
-  const blocks: Block[] = [];
-  const codes = createRowCodes();
-  const texts: string[] = [];
-  const textIndex = new Map<string, number>();
+export function createPriceListRowCollector(from?: PriceListRowsState): PriceListRowCollector {
+  let length = from?.length ?? 0;
+  const blocks: PriceListBlock[] = from === undefined ? [] : [...from.blocks];
+  const codes = createRowCodes(from?.codes);
+  const texts: string[] = from === undefined ? [] : [...from.texts];
+  const textIndex = new Map<string, number>(texts.map((text, at) => [text, at + 1]));
 
   function textRef(value: string | undefined): number {
     if (value === undefined) return 0;
@@ -103,16 +113,16 @@ export function createPriceListRowCollector(): PriceListRowCollector {
     return 1 << column;
   }
 
-  function readNumber(block: Block, slot: number, column: number): number | undefined {
+  function readNumber(block: PriceListBlock, slot: number, column: number): number | undefined {
     return ((block.present[slot] ?? 0) & (1 << column)) === 0 ? undefined : block.numbers[slot * NUMBER_COLUMNS + column];
   }
 
-  function readText(block: Block, slot: number, column: number): string | undefined {
+  function readText(block: PriceListBlock, slot: number, column: number): string | undefined {
     const ref = block.textRefs[slot * TEXT_COLUMNS + column] ?? 0;
     return ref === 0 ? undefined : texts[ref - 1];
   }
 
-  function blockOf(index: number): Block | undefined {
+  function blockOf(index: number): PriceListBlock | undefined {
     return index < 0 || index >= length ? undefined : blocks[Math.floor(index / BLOCK_ROWS)];
   }
 
@@ -127,7 +137,7 @@ export function createPriceListRowCollector(): PriceListRowCollector {
     push(row) {
       const slot = length % BLOCK_ROWS;
       if (slot === 0) blocks.push(newBlock());
-      const block = blocks[blocks.length - 1] as Block;
+      const block = blocks[blocks.length - 1] as PriceListBlock;
       block.positions[slot] = row.position;
       block.present[slot] =
         storeNumber(block.numbers, slot, PRICE_VAT, row.priceVat) |
@@ -143,6 +153,7 @@ export function createPriceListRowCollector(): PriceListRowCollector {
       length += 1;
     },
     identity,
+    state: () => ({ length, blocks, codes: codes.state(), texts }),
     position(index) {
       return blockOf(index)?.positions[index % BLOCK_ROWS];
     },

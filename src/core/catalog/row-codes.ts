@@ -25,9 +25,19 @@ export interface RowCodes {
   push(code: string | undefined, ean: string | undefined, plu: string | undefined): void;
   /** Writes the present codes of row `index` into `into`, in the order code, EAN, PLU; returns `into`. */
   readInto<T extends CodeFields>(index: number, into: T): T;
+  /** Everything held, as plain data a thread can post to another (`createRowCodes(state)` reads it there). */
+  state(): RowCodesState;
 }
 
-interface CodeBlock {
+/** The pool's contents: typed arrays and numbers only (structured-cloneable). */
+export interface RowCodesState {
+  readonly rows: number;
+  readonly blocks: readonly CodeBlock[];
+  readonly pages: readonly Uint16Array[];
+  readonly pageUsed: number;
+}
+
+export interface CodeBlock {
   /** Page and offset in the pool of the row's codes (stored one after the other). */
   readonly pages: Int32Array;
   readonly offsets: Int32Array;
@@ -57,12 +67,12 @@ function readCode(chars: Uint16Array, start: number, length: number): string {
  * A pool of rows' codes: characters in pages of UTF-16 code units, per row a page, an offset and three
  * lengths (~14 bytes per row plus the characters, outside the JS heap).
  */
-export function createRowCodes(): RowCodes {
-  let rows = 0;
-  const blocks: CodeBlock[] = [];
-  const pages: Uint16Array[] = [];
-  let page = new Uint16Array(0);
-  let pageUsed = 0;
+export function createRowCodes(from?: RowCodesState): RowCodes {
+  let rows = from?.rows ?? 0;
+  const blocks: CodeBlock[] = from === undefined ? [] : [...from.blocks];
+  const pages: Uint16Array[] = from === undefined ? [] : [...from.pages];
+  let page = pages[pages.length - 1] ?? new Uint16Array(0);
+  let pageUsed = from?.pageUsed ?? 0;
 
   function store(value: string | undefined, at: number): number {
     if (value === undefined) return at;
@@ -120,5 +130,6 @@ export function createRowCodes(): RowCodes {
       if (pluLength !== ABSENT) into.plu = readCode(chars, at, pluLength);
       return into;
     },
+    state: () => ({ rows, blocks, pages, pageUsed }),
   };
 }

@@ -1,4 +1,4 @@
-import { BLOCK_ROWS, createRowCodes } from './row-codes.js';
+import { BLOCK_ROWS, createRowCodes, type RowCodesState } from './row-codes.js';
 import type { StockRow } from './source.js';
 
 /**
@@ -23,6 +23,16 @@ export interface StockRows {
 export interface StockRowCollector extends StockRows {
   /** Keeps the row's codes, quantity and line; its name, measure unit and unit column are not kept. */
   push(row: StockRow): void;
+  /** The rows as plain data a thread can post to another; `createStockRowCollector(state)` reads them there. */
+  state(): StockRowsState;
+}
+
+/** A collector's rows: typed arrays and numbers only (structured-cloneable). */
+export interface StockRowsState {
+  readonly length: number;
+  readonly codes: RowCodesState;
+  readonly quantities: readonly Float64Array[];
+  readonly lines: readonly Int32Array[];
 }
 
 /** The `StockRows` view of an array of rows. */
@@ -41,11 +51,11 @@ export function asStockRows(rows: readonly StockRow[] | StockRows): StockRows {
 }
 
 /** About 30 bytes per row plus the codes' characters, outside the JS heap. */
-export function createStockRowCollector(): StockRowCollector {
-  let length = 0;
-  const codes = createRowCodes();
-  const quantities: Float64Array[] = [];
-  const lines: Int32Array[] = [];
+export function createStockRowCollector(from?: StockRowsState): StockRowCollector {
+  let length = from?.length ?? 0;
+  const codes = createRowCodes(from?.codes);
+  const quantities: Float64Array[] = from === undefined ? [] : [...from.quantities];
+  const lines: Int32Array[] = from === undefined ? [] : [...from.lines];
 
   function inRange(index: number): boolean {
     return index >= 0 && index < length;
@@ -66,6 +76,7 @@ export function createStockRowCollector(): StockRowCollector {
       codes.push(row.codes.code, row.codes.ean, row.codes.plu);
       length += 1;
     },
+    state: () => ({ length, codes: codes.state(), quantities, lines }),
     codes(index) {
       return inRange(index) ? codes.readInto(index, {}) : undefined;
     },

@@ -114,6 +114,8 @@ export interface CatalogServiceOptions {
   readonly deadlineMs?: number;
   /** Limits of the units' documents, which follow the article count (default `DEFAULT_DOCUMENT_LIMITS`). */
   readonly documents?: DocumentLimitSettings;
+  /** 2 (default): a full sync reads the units' documents with a second thread beside its own (decision 0020); 1: alone. */
+  readonly documentThreads?: number;
 }
 
 /** The defaults of `POS_MAX_ROWS_PER_ARTICLE` and `POS_MAX_DOCUMENT_MB`. */
@@ -135,6 +137,7 @@ export function catalogServiceOptions(config: Config): CatalogServiceOptions {
     concurrency: config.pos.concurrency,
     deadlineMs: config.sync.deadlineMs,
     documents: config.pos.documents,
+    documentThreads: config.sync.documentThreads,
   };
 }
 

@@ -1,14 +1,7 @@
-import { mapLimit } from '../../core/async/map-limit.js';
 import type { CatalogSnapshot } from '../../core/catalog/catalog.js';
 import { createChunkFingerprint, type ItemChunk, serializeItems, serializeItemsMade } from '../../core/catalog/catalog-chunks.js';
 import { fingerprintHeaderOf } from '../../core/catalog/catalog-version.js';
-import {
-  type DocumentLimits,
-  DocumentTooLargeError,
-  describeByteLimit,
-  describeRowLimit,
-  documentLimits,
-} from '../../core/catalog/document-limits.js';
+import { type DocumentLimits, documentLimits } from '../../core/catalog/document-limits.js';
 import { identityRowsText, joinIdentityRows } from '../../core/catalog/identity-table.js';
 import {
   type CatalogMerger,
@@ -17,11 +10,8 @@ import {
   type MergedProducts,
   type MergeReport,
 } from '../../core/catalog/merge-catalog.js';
-import type { StockColumnOverride } from '../../core/catalog/pos-documents.js';
-import { createPriceListRowCollector, type PriceListRows } from '../../core/catalog/price-list-rows.js';
 import type { SourceUnit } from '../../core/catalog/source.js';
 import type { CatalogSourceRows } from '../../core/catalog/source-rows.js';
-import { createStockRowCollector, type StockRows } from '../../core/catalog/stock-rows.js';
 import {
   type CatalogServiceOptions,
   DEFAULT_DOCUMENT_LIMITS,
@@ -33,7 +23,16 @@ import {
   syncErrorOf,
 } from './catalog-types.js';
 import type { EnrichmentTableInput } from './enrich-catalog.js';
-import type { PosClient, PosDocumentReaders, PosSource } from './pos-port.js';
+import type { PosClient, PosSource } from './pos-port.js';
+import {
+  readUnitDocumentState,
+  readUnitDocuments,
+  type UnitDocumentEvent,
+  type UnitDocumentHelper,
+  type UnitDocumentLanes,
+  type UnitDocumentRequest,
+  unitDocumentOf,
+} from './unit-documents.js';
 
 /**
  * The reading half of a full sync (docs/catalog-rules.md rules 1-7): units, articles, every unit's price list and
@@ -53,9 +52,15 @@ export interface ReadCatalogInput {
 }
 
 /** Progress reported while reading: phase timings (`onPhase` probe) and log lines of the POS client. */
-export type ReadCatalogEvent =
-  | { readonly type: 'phase'; readonly phase: SyncPhase; readonly ms: number; readonly unit?: string }
-  | { readonly type: 'log'; readonly level: 'debug' | 'warn'; readonly meta: object; readonly message: string };
+export type ReadCatalogEvent = UnitDocumentEvent;
+
+/** What the thread running a read lends it. */
+export interface ReadCatalogHelpers {
+  /** A forced garbage collection, where the thread may run one (`catalog-worker.ts`). */
+  readonly collectGarbage?: () => void;
+  /** Reads units' documents in a second thread, beside this one's (decision 0020). */
+  readonly documents?: UnitDocumentHelper;
+}
 
 /** A merged, serialized catalog: everything a publish needs, in shared memory. */
 export interface ReadCatalogResult {
@@ -89,87 +94,6 @@ function phaseEnded(emit: Emit, phase: SyncPhase, since: number, unit?: string):
   const ended = performance.now();
   emit({ type: 'phase', phase, ms: ended - since, ...(unit === undefined ? {} : { unit }) });
   return ended;
-}
-
-async function readPriceList(
-  { pos, documents }: PosSource,
-  unit: SourceUnit,
-  limits: DocumentLimits,
-  emit: Emit,
-): Promise<{ rows: PriceListRows; report: PriceListReport }> {
-  const since = performance.now();
-  // Rows are held in typed arrays until the document ends, not as 100,000 objects per unit (see price-list-rows.ts).
-  const rows = createPriceListRowCollector();
-  const tooLarge = (what: string) =>
-    new DocumentTooLargeError(`the price list of unit ${unit.code} has more than ${what}; reading stopped there`);
-  const parser = documents.createPriceListParser((row) => {
-    // A POS whose document never ends is stopped by the catalog's own size, long before memory runs out.
-    if (rows.length >= limits.maxRows) throw tooLarge(describeRowLimit(limits));
-    rows.push(row);
-  });
-  const body = await pos.fetchPriceListXml(unit);
-  let bytes = 0;
-  try {
-    for await (const chunk of body) {
-      bytes += chunk.length;
-      if (bytes > limits.maxPriceListBytes) throw tooLarge(describeByteLimit(limits.maxPriceListBytes));
-      parser.write(chunk);
-    }
-  } catch (error) {
-    body.cancel();
-    throw error;
-  }
-  const summary = parser.end();
-  phaseEnded(emit, 'price-list', since, unit.code);
-  return {
-    rows,
-    report: {
-      rows: rows.length,
-      ...(summary.rootElement === undefined ? {} : { root: summary.rootElement }),
-      skippedCount: summary.skippedCount,
-      warningCount: summary.warningCount,
-      skipped: summary.skipped.slice(0, 20),
-      // Fields ignored with the reason, characters XML forbids replaced: the first ones, as examples.
-      warnings: summary.warnings.slice(0, 20),
-    },
-  };
-}
-
-/**
- * Parses one stock export into typed-array rows (not 100,000 objects per unit; see stock-rows.ts), at most
- * `limits.maxRows` of them.
- */
-export function parseStockExport(
-  documents: PosDocumentReaders,
-  body: Uint8Array,
-  columns: StockColumnOverride,
-  limits?: DocumentLimits,
-  unit?: string,
-): { rows: StockRows; report: StockExportReport } {
-  const rows = createStockRowCollector();
-  const maxRows = limits?.maxRows ?? Number.POSITIVE_INFINITY;
-  const summary = documents.readStockExport(
-    body,
-    (row) => {
-      if (rows.length >= maxRows && limits !== undefined) {
-        throw new DocumentTooLargeError(
-          `the stock export of unit ${unit ?? '?'} has more than ${describeRowLimit(limits)}; reading stopped there`,
-        );
-      }
-      rows.push(row);
-    },
-    { columns },
-  );
-  return {
-    rows,
-    report: {
-      rows: rows.length,
-      ...(summary.delimiter === undefined ? {} : { delimiter: summary.delimiter }),
-      header: summary.header,
-      skippedCount: summary.skippedCount,
-      skipped: summary.skipped.slice(0, 20),
-    },
-  };
 }
 
 /**
@@ -213,16 +137,30 @@ async function startMerge(
   return { units: units.items, merger, limits };
 }
 
+/** Resolves once `resolve` is called (a unit's stock export merged). */
+function signalled(): { readonly promise: Promise<void>; readonly resolve: () => void } {
+  let resolve: () => void = () => {};
+  const promise = new Promise<void>((done) => {
+    resolve = done;
+  });
+  return { promise, resolve };
+}
+
 /**
  * Reads every source and merges them. A function of its own so that the merger's working state
  * (identity index, per-unit state) is garbage while the catalog is serialized.
  */
-async function readAndMerge(source: PosSource, input: ReadCatalogInput, progress: Progress, emit: Emit): Promise<MergedCatalog> {
-  const { pos, documents } = source;
-  const { units, merger, limits } = await startMerge(pos, input, progress, emit);
+async function readAndMerge(
+  source: PosSource,
+  input: ReadCatalogInput,
+  progress: Progress,
+  emit: Emit,
+  helper: UnitDocumentHelper | undefined,
+): Promise<MergedCatalog> {
+  const { units, merger, limits } = await startMerge(source.pos, input, progress, emit);
   const { concurrency, stockColumns } = input.options;
   // Each unit's documents are merged as soon as they are read and their rows dropped, so the rows of
-  // at most the units in flight are held, not those of every unit (bench/full-sync.ts). When two units
+  // at most the documents in flight are held, not those of every unit (bench/full-sync.ts). When two units
   // share a code, the last one's documents count, as when rows were collected per code.
   const lastOfCode = new Map(units.map((unit) => [unit.code, unit]));
   function timedMerge(unit: SourceUnit, add: () => void): void {
@@ -230,28 +168,40 @@ async function readAndMerge(source: PosSource, input: ReadCatalogInput, progress
     add();
     phaseEnded(emit, 'unit-merge', since, unit.code);
   }
-  // Every stock export first, then the price lists (which build the offers with the exports' quantities).
-  // The stock parser's rows outlive the young generation and die right after their unit is merged: read
-  // while little else is live, that garbage is collected cheaply, instead of driving up the heap limit
-  // while the offers accumulate (bench/full-sync.ts).
-  const stock = await mapLimit(units, concurrency, async (unit) => {
-    const since = performance.now();
-    const body = await pos.fetchStockExport(unit, { maxBytes: limits.maxStockExportBytes });
-    const { rows, report } = parseStockExport(documents, body, stockColumns, limits, unit.code);
-    phaseEnded(emit, 'stock', since, unit.code);
-    if (lastOfCode.get(unit.code) === unit) timedMerge(unit, () => merger.addStock(unit.code, rows));
-    return report;
-  });
-  const priceLists = await mapLimit(units, concurrency, async (unit) => {
-    const { rows, report } = await readPriceList(source, unit, limits, emit);
-    if (lastOfCode.get(unit.code) === unit) timedMerge(unit, () => merger.addPriceList(unit.code, rows));
-    return report;
+  // Every stock export first, then the price lists (which build the offers with the exports' quantities):
+  // a unit's price list is merged once its export is. The stock parser's rows outlive the young generation
+  // and die right after their unit is merged: read while little else is live, that garbage is collected
+  // cheaply, instead of driving up the heap limit while the offers accumulate (bench/full-sync.ts).
+  const requests: UnitDocumentRequest[] = [
+    ...units.map((unit) => ({ kind: 'stock' as const, unit, limits, stockColumns })),
+    ...units.map((unit) => ({ kind: 'price-list' as const, unit, limits, stockColumns })),
+  ];
+  const stockMerged = new Map(units.map((unit) => [unit, signalled()]));
+  const stock = new Map<SourceUnit, StockExportReport>();
+  const priceLists = new Map<SourceUnit, PriceListReport>();
+  const lanes: UnitDocumentLanes = {
+    local: async (request) => unitDocumentOf(await readUnitDocumentState(source, request)),
+    helper,
+    concurrency,
+    emit,
+  };
+  await readUnitDocuments(requests, lanes, async ({ unit }, document) => {
+    const merges = lastOfCode.get(unit.code) === unit;
+    if (document.kind === 'stock') {
+      stock.set(unit, document.report);
+      if (merges) timedMerge(unit, () => merger.addStock(unit.code, document.rows));
+      stockMerged.get(unit)?.resolve();
+      return;
+    }
+    priceLists.set(unit, document.report);
+    await stockMerged.get(unit)?.promise;
+    if (merges) timedMerge(unit, () => merger.addPriceList(unit.code, document.rows));
   });
   const priceListReports: Record<string, PriceListReport> = {};
   const stockReports: Record<string, StockExportReport> = {};
-  for (const [position, unit] of units.entries()) {
-    priceListReports[unit.code] = priceLists[position] as PriceListReport;
-    stockReports[unit.code] = stock[position] as StockExportReport;
+  for (const unit of units) {
+    priceListReports[unit.code] = priceLists.get(unit) as PriceListReport;
+    stockReports[unit.code] = stock.get(unit) as StockExportReport;
   }
   progress.sources = { ...progress.sources, priceLists: priceListReports, stock: stockReports };
   progress.mark = phaseEnded(emit, 'sources', progress.mark);
@@ -288,12 +238,11 @@ export async function readCatalog(
   source: PosSource,
   input: ReadCatalogInput,
   emit: Emit = () => {},
-  /** A forced garbage collection, where the thread may run one (`catalog-worker.ts`). */
-  collectGarbage?: () => void,
+  { collectGarbage, documents }: ReadCatalogHelpers = {},
 ): Promise<ReadCatalogOutput> {
   const progress: Progress = { sources: {}, mark: performance.now() };
   try {
-    const merged = await readAndMerge(source, input, progress, emit);
+    const merged = await readAndMerge(source, input, progress, emit, documents);
     const sheet = await planSheet(merged, input, progress, emit);
     const { products } = merged;
     const header = merged.snapshot;

@@ -5,7 +5,7 @@ import type { StockColumnOverride } from '../../core/catalog/pos-documents.js';
 import { createIdentityIndex, type IdentityIndex, type IdentityKeyChoice } from '../../core/catalog/resolve-identity.js';
 import type { StockExportReport } from './catalog-types.js';
 import type { PosDocumentReaders } from './pos-port.js';
-import { parseStockExport } from './read-catalog.js';
+import { parseStockExport } from './unit-documents.js';
 
 /**
  * The CPU-heavy half of a stock re-read: parsing one unit's export and resolving its rows to product

@@ -91,4 +91,28 @@ describe('core/catalog/price-list-rows', () => {
     expect(rows.position(0)).toBe(7);
     expect(rows.row(1)).toBeUndefined();
   });
+
+  it('gives the same rows from its state posted to another thread (a structured clone), and goes on collecting there', () => {
+    const collector = createPriceListRowCollector();
+    const rows = Array.from(
+      { length: 5_000 },
+      (_, i): PriceListRow => ({
+        code: `C-${i}`,
+        position: i + 1,
+        ...(i % 3 === 0 ? { ean: `859${String(i).padStart(10, '0')}` } : {}),
+        priceVat: i + 0.5,
+        availabilityInStock: `label ${i % 4}`,
+      }),
+    );
+    for (const row of rows) collector.push(row);
+
+    const there = createPriceListRowCollector(structuredClone(collector.state()));
+    there.push({ ...FULL, availabilityInStock: 'label 2' });
+
+    expect(there.length).toBe(5_001);
+    for (const index of [0, 3, 4_095, 4_096, 4_999]) expect(there.row(index)).toStrictEqual(rows[index]);
+    expect(there.row(5_000)).toStrictEqual({ ...FULL, availabilityInStock: 'label 2' });
+    // A label seen before is the same entry of the text table, not a new one.
+    expect(there.state().texts).toHaveLength(collector.state().texts.length + 2);
+  });
 });

@@ -65,6 +65,25 @@ describe('core/catalog/stock-rows', () => {
     expect(collector.line(4_096)).toBe(4_098);
   });
 
+  it('gives the same rows from its state posted to another thread (a structured clone), and goes on collecting there', () => {
+    const collector = createStockRowCollector();
+    for (let i = 0; i < 9_000; i += 1) {
+      collector.push({ codes: { code: `C-${i}`, ...(i % 5 === 0 ? { ean: `859${i}` } : {}) }, quantity: i / 4, line: i + 2 });
+    }
+
+    const there = createStockRowCollector(structuredClone(collector.state()));
+    there.push({ codes: { plu: '77' }, quantity: -1, line: 9_002 });
+
+    expect(there.length).toBe(9_001);
+    for (const index of [0, 5, 4_095, 4_096, 8_999]) {
+      expect(there.codes(index)).toStrictEqual(collector.codes(index));
+      expect(there.quantity(index)).toBe(collector.quantity(index));
+      expect(there.line(index)).toBe(collector.line(index));
+    }
+    expect(there.codes(9_000)).toStrictEqual({ plu: '77' });
+    expect(collector.length).toBe(9_000);
+  });
+
   it('views an array of rows the same way, and leaves a view as it is', () => {
     const rows = stockRowsOf(ROWS);
 
