@@ -21,6 +21,8 @@ interface ExpressEntry {
 export function createHttpApp(deps: HttpAppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
+  // Paths in their own letter case only, as every router (create-router.ts).
+  app.set('case sensitive routing', true);
   // Feeds compute their own strong ETags from the catalog version; express's body hashing is wasted work.
   app.set('etag', false);
   const routers = deps.routers ?? [];

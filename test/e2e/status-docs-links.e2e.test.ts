@@ -50,4 +50,13 @@ describe('status page → report code explanations', () => {
     expect(missing.status).toBe(404);
     expect(await missing.json()).toMatchObject({ error: { code: 'NOT_FOUND' } });
   });
+
+  it("keeps the documentation out of other sites' frames", async () => {
+    for (const path of ['/docs/', '/docs/going-live']) {
+      const page = await fetch(`${app.url}${path}`);
+      await page.arrayBuffer();
+      expect(page.headers.get('content-security-policy'), path).toContain("frame-ancestors 'none'");
+      expect(page.headers.get('x-frame-options'), path).toBe('DENY');
+    }
+  });
 });

@@ -61,6 +61,27 @@ export function admittedAs(res: Response): AdminCredential {
 }
 
 /**
+ * The request's credential, a bearer token counted by the login throttle (a wrong one as a wrong login, a right
+ * one clears the address), or `blocked` (ms) while the address may not try: every door that takes the token
+ * (the gate, `GET /admin`) answers a blocked address alike, so no door tells a right token from a wrong one.
+ */
+export function throttledCredentialOf(
+  req: Request,
+  token: string,
+  sessions: AdminSessions,
+  throttle: LoginThrottle,
+): AdminCredential | { readonly via: 'blocked'; readonly ms: number } {
+  if (bearerTokenOf(req) === undefined) return credentialOf(req, token, sessions);
+  const client = clientOf(req);
+  const blockedMs = throttle.blockedFor(client);
+  if (blockedMs > 0) return { via: 'blocked', ms: blockedMs };
+  const credential = credentialOf(req, token, sessions);
+  if (credential.via === 'bearer') throttle.succeed(client);
+  else throttle.fail(client);
+  return credential;
+}
+
+/**
  * Every `/admin/*` route but the login form: the bearer token, or the session cookie; a state change
  * with the cookie also needs the session's CSRF token and must come from our own origin. Bearer calls
  * need no CSRF token: a browser never adds an `Authorization` header by itself.
@@ -79,18 +100,11 @@ export function createAdminGate(options: {
       sendDisabled(req, res);
       return undefined;
     }
-    const bearer = bearerTokenOf(req) !== undefined;
-    const client = clientOf(req);
-    const blockedMs = bearer ? options.throttle.blockedFor(client) : 0;
-    if (blockedMs > 0) {
-      res.set('retry-after', String(Math.ceil(blockedMs / 1000)));
+    const credential = throttledCredentialOf(req, token, sessions, options.throttle);
+    if (credential.via === 'blocked') {
+      res.set('retry-after', String(Math.ceil(credential.ms / 1000)));
       sendError(res, 'TOO_MANY_ATTEMPTS', 'Too many wrong admin tokens from this address; try again later');
       return undefined;
-    }
-    const credential = credentialOf(req, token, sessions);
-    if (bearer) {
-      if (credential.via === 'bearer') options.throttle.succeed(client);
-      else options.throttle.fail(client);
     }
     if (credential.via === 'none' || credential.via === 'invalid') {
       sendUnauthorized(req, res, credential.via === 'invalid' && credential.expired);

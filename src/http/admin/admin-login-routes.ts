@@ -4,8 +4,8 @@ import { z } from 'zod';
 import type { SyncJob } from '../../services/catalog/catalog-service.js';
 import type { GroupStatus } from '../../services/group/group-monitor.js';
 import { secretMatches } from '../middleware/token-auth.js';
-import { clearSessionCookie, clientOf, credentialOf, sameOrigin, setSessionCookie } from './admin-auth.js';
-import { adminContext, prefersHtml, sendAdminPage, sendDisabled } from './admin-gate.js';
+import { clearSessionCookie, clientOf, sameOrigin, setSessionCookie } from './admin-auth.js';
+import { adminContext, prefersHtml, sendAdminPage, sendDisabled, throttledCredentialOf } from './admin-gate.js';
 import { homePage, type LoginProblem, loginPage } from './admin-pages.js';
 import type { AdminSessions } from './admin-session.js';
 import type { LoginThrottle } from './login-throttle.js';
@@ -37,7 +37,13 @@ function showAdmin(deps: AdminLoginDeps, req: Request, res: Response): void {
     sendDisabled(req, res);
     return;
   }
-  const credential = credentialOf(req, token, sessions);
+  // A bearer token here is counted by the login throttle as at the gate: no guessing past it through this page.
+  const credential = throttledCredentialOf(req, token, sessions, deps.throttle);
+  if (credential.via === 'blocked') {
+    res.set('retry-after', String(Math.ceil(credential.ms / 1000)));
+    sendLogin(req, res, 429, 'blocked');
+    return;
+  }
   if (credential.via === 'invalid') {
     sendLogin(req, res, 401, credential.expired ? 'expired' : 'wrong');
     return;

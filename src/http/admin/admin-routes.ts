@@ -1,7 +1,8 @@
-import express, { Router } from 'express';
+import express, { type Router } from 'express';
 import type { CatalogSnapshot } from '../../core/catalog/catalog.js';
 import type { JobOutcome } from '../../jobs/scheduler.js';
 import type { PurchasePrices, SyncJob } from '../../services/catalog/catalog-service.js';
+import { createRouter } from '../create-router.js';
 import { addAdminCatalogRoutes } from './admin-catalog-routes.js';
 import { createAdminGate } from './admin-gate.js';
 import { addAdminLoginRoutes, addAdminLogoutRoute } from './admin-login-routes.js';
@@ -45,7 +46,7 @@ const FORM_LIMIT = '4kb';
  * a signed session cookie and CSRF tokens.
  */
 export function createAdminRoutes(deps: AdminRoutesDeps): Router {
-  const router = Router();
+  const router = createRouter();
   const now = deps.now ?? (() => new Date());
   const publicBaseUrl = deps.publicBaseUrl;
   const sessions =

@@ -1,8 +1,9 @@
-import { type Request, Router } from 'express';
+import type { Request, Router } from 'express';
 import { z } from 'zod';
 import { CONSUMERS } from '../../core/fetches/classify-consumer.js';
 import { textsFor } from '../../core/text/local-text.js';
 import type { FetchLog, FetchQuery } from '../../services/fetches/fetch-log.js';
+import { createRouter } from '../create-router.js';
 import { createFeedTokenGuard } from '../routes/feed-routes.js';
 import { sendError } from '../send-error.js';
 import { FETCHES_TEXTS, renderFetchesBody } from './fetches-page.js';
@@ -49,7 +50,7 @@ function parseQuery(req: Request, badQuery: (problem: string) => void): FetchQue
  * and the console page `GET /fetches`, both behind the feed token.
  */
 export function createFetchRoutes(deps: FetchRoutesDeps): Router {
-  const router = Router();
+  const router = createRouter();
   const guard = createFeedTokenGuard(deps.token);
   const now = deps.now ?? (() => new Date());
 

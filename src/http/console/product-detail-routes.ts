@@ -1,6 +1,7 @@
-import { type Request, Router } from 'express';
+import type { Request, Router } from 'express';
 import { z } from 'zod';
 import type { ProductLookup, ProductLookupResult } from '../../services/products/product-lookup.js';
+import { createRouter } from '../create-router.js';
 import { createFeedTokenGuard } from '../routes/feed-routes.js';
 import { sendError } from '../send-error.js';
 import { consoleContext, sendQueryProblem } from './layout.js';
@@ -55,7 +56,7 @@ async function lookUp(
 }
 
 export function createProductDetailRoutes(deps: ProductDetailRoutesDeps): Router {
-  const router = Router();
+  const router = createRouter();
   const guard = createFeedTokenGuard(deps.token);
 
   router.get('/api/products/:id', guard, async (req, res) => {

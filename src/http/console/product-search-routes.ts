@@ -1,4 +1,4 @@
-import { type Request, type Response, Router } from 'express';
+import type { Request, Response, Router } from 'express';
 import { ALL_UNITS, type CatalogSnapshot, type Product } from '../../core/catalog/catalog.js';
 import { hashText } from '../../core/catalog/catalog-version.js';
 import type { FamilyIndex } from '../../core/catalog/family-index.js';
@@ -8,6 +8,7 @@ import {
   type SearchMatch,
   searchProducts,
 } from '../../core/catalog/product-search.js';
+import { createRouter } from '../create-router.js';
 import { type HttpErrorCode, statusOf } from '../error-codes.js';
 import { createFeedTokenGuard } from '../routes/feed-routes.js';
 import { sendError } from '../send-error.js';
@@ -119,7 +120,7 @@ function badQuery(found: SearchQueryProblem): SearchFailure {
  * family (`core/catalog/product-search.ts`) and the prices and stock of the version served.
  */
 export function createProductSearchRoutes(deps: ProductSearchRoutesDeps): Router {
-  const router = Router();
+  const router = createRouter();
   const guard = createFeedTokenGuard(deps.token);
   const indexes = deps.indexes ?? createProductSearchIndexes(deps.familyIndex);
   const cacheControl = deps.token === undefined ? 'no-cache' : 'private, no-cache';

@@ -1,4 +1,4 @@
-import { type Request, Router } from 'express';
+import type { Request, Router } from 'express';
 import type { CatalogSnapshot } from '../../core/catalog/catalog.js';
 import type { SyncJob, SyncReport } from '../../services/catalog/catalog-service.js';
 import type { NotServedCatalog } from '../../services/catalog/catalog-start.js';
@@ -9,6 +9,7 @@ import type { GroupStatus } from '../../services/group/group-monitor.js';
 import { type JobTiming, waitingReason } from '../../services/health/readiness.js';
 import type { StoreState } from '../../services/health/store-health.js';
 import type { WebhookStats } from '../../services/webhooks/webhook-processor.js';
+import { createRouter } from '../create-router.js';
 import { createFeedTokenGuard } from '../routes/feed-routes.js';
 import { listFeeds, syncSummary } from './feed-list.js';
 import { consoleContext, sendPage } from './layout.js';
@@ -64,7 +65,7 @@ function waitingOf(deps: StatusRoutesDeps, report: SyncReport | undefined): Over
 }
 
 export function createStatusRoutes(deps: StatusRoutesDeps): Router {
-  const router = Router();
+  const router = createRouter();
   const guard = createFeedTokenGuard(deps.token);
 
   function model(req: Request) {

@@ -1,7 +1,8 @@
-import { type Request, type Response, Router } from 'express';
+import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
 import { textsFor } from '../../core/text/local-text.js';
 import type { SyncJob, SyncReport, SyncRunSummary } from '../../services/catalog/catalog-service.js';
+import { createRouter } from '../create-router.js';
 import { createFeedTokenGuard } from '../routes/feed-routes.js';
 import { sendError } from '../send-error.js';
 import { escapeHtml as h } from './html.js';
@@ -51,7 +52,7 @@ async function runsOf(deps: SyncRoutesDeps, jobs: readonly SyncJob[]): Promise<S
 
 /** `GET /api/syncs`, `GET /api/syncs/{runId}` and the page `GET /syncs`. */
 export function createSyncRoutes(deps: SyncRoutesDeps): Router {
-  const router = Router();
+  const router = createRouter();
   const guard = createFeedTokenGuard(deps.token);
 
   router.get('/api/syncs', guard, async (req: Request, res: Response) => {

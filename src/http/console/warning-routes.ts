@@ -1,8 +1,9 @@
-import { type Request, type Response, Router } from 'express';
+import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
 import { textsFor } from '../../core/text/local-text.js';
 import type { ConsoleWarnings } from '../../services/console/console-warning-sources.js';
 import { countWarnings } from '../../services/console/console-warnings.js';
+import { createRouter } from '../create-router.js';
 import { createFeedTokenGuard } from '../routes/feed-routes.js';
 import { sendError } from '../send-error.js';
 import { consoleContext, sendPage } from './layout.js';
@@ -20,7 +21,7 @@ const WarningsQuery = z.object({ severity: z.enum(['error', 'warning', 'info']).
 
 /** `GET /api/warnings` and the page `GET /warnings`. */
 export function createWarningRoutes(deps: WarningRoutesDeps): Router {
-  const router = Router();
+  const router = createRouter();
   const guard = createFeedTokenGuard(deps.token);
 
   router.get('/api/warnings', guard, async (req: Request, res: Response) => {

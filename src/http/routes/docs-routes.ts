@@ -1,4 +1,5 @@
-import { type Response, Router } from 'express';
+import type { Response, Router } from 'express';
+import { createRouter } from '../create-router.js';
 import { sendError } from '../send-error.js';
 
 export interface DocsRoutesDeps {
@@ -16,7 +17,7 @@ export function reportCodeHref(base: string, code: string): string {
  * with (docs/report-codes.md says why). Public, like the documentation itself: no token.
  */
 export function createDocsRoutes(deps: DocsRoutesDeps): Router {
-  const router = Router();
+  const router = createRouter();
 
   async function send(res: Response, name: string): Promise<void> {
     const html = await deps.page(name);
@@ -26,7 +27,9 @@ export function createDocsRoutes(deps: DocsRoutesDeps): Router {
     }
     res
       .set('cache-control', 'public, max-age=300')
-      .set('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'")
+      // Never inside another site's frame (clickjacking), as the console's pages.
+      .set('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
+      .set('x-frame-options', 'DENY')
       .set('x-content-type-options', 'nosniff')
       .type('html')
       .send(html);

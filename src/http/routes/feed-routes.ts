@@ -1,10 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQueryString } from 'node:querystring';
-import { type Request, type RequestHandler, type Response, Router } from 'express';
+import type { Request, RequestHandler, Response, Router } from 'express';
 import { z } from 'zod';
 import { ALL_UNITS, type CatalogSnapshot } from '../../core/catalog/catalog.js';
 import { JSON_FEED_SCHEMAS } from '../../core/feeds/json-feed-schema.js';
 import type { FeedDescriptor, FeedService, FeedVariant } from '../../services/feeds/feed-service.js';
+import { createRouter } from '../create-router.js';
 import { errorBody, type HttpErrorCode, statusOf } from '../error-codes.js';
 import { type FetchRecorder, feedOfPath, noteSent, recordWhenFinished } from '../fetch-recording.js';
 import { withFrontHandler } from '../front-handler.js';
@@ -139,7 +140,7 @@ function problem(code: HttpErrorCode, message: string, counted: string | undefin
  * validators, 304, HEAD and pre-compressed bodies (send-feed.ts).
  */
 export function createFeedRoutes(deps: FeedRoutesDeps): Router {
-  const router = Router();
+  const router = createRouter();
   const guard = createFeedTokenGuard(deps.token);
   const sendOptions: SendFeedOptions = {
     private: deps.token !== undefined,

@@ -1,4 +1,5 @@
-import { Router } from 'express';
+import type { Router } from 'express';
+import { createRouter } from '../create-router.js';
 
 export interface ReadinessReport {
   readonly ready: boolean;
@@ -11,7 +12,7 @@ export interface HealthSource {
 
 /** `/healthz`: the process answers. `/readyz`: a catalog can be served (503 until then). */
 export function createHealthRoutes(source: HealthSource): Router {
-  const router = Router();
+  const router = createRouter();
   router.get('/healthz', (_req, res) => {
     res.set('cache-control', 'no-store').json({ status: 'ok' });
   });

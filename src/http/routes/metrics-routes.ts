@@ -1,9 +1,10 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import type { Registry } from 'prom-client';
+import { createRouter } from '../create-router.js';
 
 /** `GET /metrics`: Prometheus text format. */
 export function createMetricsRoutes(registry: Registry): Router {
-  const router = Router();
+  const router = createRouter();
   router.get('/metrics', async (_req, res) => {
     res
       .set('content-type', registry.contentType)

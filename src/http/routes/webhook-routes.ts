@@ -1,7 +1,8 @@
-import express, { type ErrorRequestHandler, Router } from 'express';
+import express, { type ErrorRequestHandler, type Router } from 'express';
 import type { z } from 'zod';
 import { PosWebhookEventSchema } from '../../adapters/pos/pos-webhook-schema.js';
 import { dedupeKeyOf, type StoredWebhookEvent } from '../../services/webhooks/webhook-processor.js';
+import { createRouter } from '../create-router.js';
 import { secretMatches } from '../middleware/token-auth.js';
 import { sendError } from '../send-error.js';
 
@@ -35,7 +36,7 @@ function describeIssues(error: z.ZodError): string {
  * POS delivers it again instead of it being lost.
  */
 export function createWebhookRoutes(deps: WebhookRoutesDeps): Router {
-  const router = Router();
+  const router = createRouter();
   const count = deps.onEvent ?? (() => undefined);
 
   router.post(

@@ -312,4 +312,43 @@ describe('admin area: authentication', () => {
     expect(Number(api.headers['retry-after'])).toBeGreaterThan(0);
     expect(form.status).toBe(429);
   });
+
+  it('counts bearer tokens sent to GET /admin too: no page tells a right token from a wrong one past the limit', async () => {
+    const { app } = createAdmin();
+
+    const statuses: number[] = [];
+    for (let attempt = 0; attempt < 12; attempt += 1) {
+      statuses.push((await request(app).get('/admin').set('authorization', `Bearer guess-${attempt}`)).status);
+    }
+    const right = await request(app).get('/admin').set('authorization', `Bearer ${TOKEN}`).set('accept', HTML);
+    const api = await request(app).get('/admin/sync/status').set('authorization', `Bearer ${TOKEN}`);
+
+    expect(statuses).toEqual([...Array(10).fill(401), 429, 429]);
+    expect(right.status).toBe(429);
+    expect(Number(right.headers['retry-after'])).toBeGreaterThan(0);
+    expect(api.status).toBe(429);
+  });
+
+  it('answers the admin area under its own spelling only: /ADMIN and /Admin are not it', async () => {
+    const { app } = createAdmin();
+
+    for (const path of ['/ADMIN/sync/status', '/Admin/sync/status', '/admin/SYNC/status']) {
+      const answer = await request(app).get(path).set('authorization', `Bearer ${TOKEN}`);
+      expect(answer.status, path).toBe(404);
+    }
+    expect((await request(app).get('/ADMIN').set('authorization', `Bearer ${TOKEN}`)).status).toBe(404);
+    expect((await request(app).get('/admin/sync/status').set('authorization', `Bearer ${TOKEN}`)).status).toBe(200);
+  });
+
+  it('reads a malformed language cookie as no choice, not as a server error', async () => {
+    const { app } = createAdmin();
+
+    for (const cookie of ['cb_lang=%', 'cb_lang=%E0%A4%A', 'cb_lang=%00en']) {
+      const page = await request(app).get('/admin').set('cookie', cookie).set('accept', HTML).set('accept-language', 'en');
+      expect(page.status, cookie).toBe(200);
+      expect(page.text, cookie).toContain('<form');
+    }
+    const english = await request(app).get('/admin').set('cookie', 'cb_lang=en').set('accept', HTML);
+    expect(english.text).toContain('<html lang="en">');
+  });
 });
