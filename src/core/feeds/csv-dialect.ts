@@ -39,10 +39,28 @@ function rfcText(value: string): string {
   return /[",\r\n]/.test(value) ? quoted(value) : value;
 }
 
+/** A value a spreadsheet would read as a formula (`= + - @` TAB or CR first), prefixed with `'` (OWASP's rule). */
+export function withoutFormula(value: string): string {
+  return FORMULA_START.test(value) ? `'${value}` : value;
+}
+
 /** The excel dialect's text cell: formula neutralisation, then quoting. Exported for tests and docs. */
 export function excelText(value: string): string {
-  const safe = FORMULA_START.test(value) ? `'${value}` : value;
+  const safe = withoutFormula(value);
   return /[";\r\n]/.test(safe) ? quoted(safe) : safe;
+}
+
+/**
+ * `dialect` for a file meant for people whatever its profile (the admin catalog with purchase prices, opened in
+ * spreadsheets): no text or code cell starts a formula. The excel dialect already writes none.
+ */
+export function formulaSafe(dialect: CsvDialect): CsvDialect {
+  if (dialect.name === 'excel') return dialect;
+  return {
+    ...dialect,
+    text: (value) => dialect.text(withoutFormula(value)),
+    code: (value) => dialect.code(withoutFormula(value)),
+  };
 }
 
 /**

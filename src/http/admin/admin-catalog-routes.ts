@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { withTimeout } from '../../core/async/deadline.js';
 import { adminCsvHeader, adminCsvLine, adminJsonItem, adminRowOf } from '../../core/catalog/admin-catalog-rows.js';
 import type { CatalogSnapshot, Product } from '../../core/catalog/catalog.js';
-import { CSV_DIALECTS } from '../../core/feeds/csv-dialect.js';
+import { CSV_DIALECTS, formulaSafe } from '../../core/feeds/csv-dialect.js';
 import type { PurchasePrices } from '../../services/catalog/catalog-service.js';
 import { sendError } from '../send-error.js';
 import { parseQuery } from './admin-query.js';
@@ -80,7 +80,8 @@ async function sendCsv(deps: AdminCatalogDeps, req: Request, res: Response): Pro
   const data = await loaded(deps, res);
   if (data === undefined) return;
   const { snapshot, prices } = data;
-  const dialect = CSV_DIALECTS[query.profile ?? 'rfc4180'];
+  // Purchase prices are read in spreadsheets: no cell may start a formula, in either profile.
+  const dialect = formulaSafe(CSV_DIALECTS[query.profile ?? 'rfc4180']);
   setPrivateHeaders(res, snapshot, prices);
   const excel = dialect.name === 'excel';
   res
