@@ -15,6 +15,9 @@ export function noteSent(res: ServerResponse, sent: SentFeed): void {
   sentBy.set(res, sent);
 }
 
+/** The statuses of a feed answered: the body, a range of it, or "not modified". */
+const ANSWERED = new Set([200, 206, 304]);
+
 /** Longest feed or view name recorded: a made-up URL must not fill the log with kilobytes. */
 const MAX_NAME = 100;
 
@@ -29,9 +32,9 @@ function contentLengthOf(res: ServerResponse): number {
 }
 
 /**
- * Records the request once its response has finished (a download cut short never finishes and is not
- * recorded): status, coding and body bytes as sent, from `noteSent` or, for the JSON error answers, from
- * the response's headers.
+ * Records the request once its response has finished with the feed (`200`, `206`, `304`; a download cut short
+ * never finishes and is not recorded): status, coding and body bytes as sent, from `noteSent` or from the
+ * response's headers.
  */
 export function recordWhenFinished(
   req: IncomingMessage,
@@ -41,6 +44,9 @@ export function recordWhenFinished(
   record: FetchRecorder,
 ): void {
   res.once('finish', () => {
+    // Only answered fetches: anyone can be refused (a 401 without the feed token) under any agent, and such
+    // entries would push the channels' real fetches out and hide a channel that stopped fetching.
+    if (!ANSWERED.has(res.statusCode)) return;
     const sent = sentBy.get(res);
     const noBody = req.method === 'HEAD' || res.statusCode === 304;
     record({

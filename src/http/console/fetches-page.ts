@@ -18,7 +18,8 @@ import type { ConsoleContext } from './layout.js';
 /** The fetch log's page (docs/console.md#who-fetches-the-feeds): texts in both languages, then the rendering. */
 const en = {
   title: 'Who fetches the feeds',
-  intro: 'Every feed request is recorded with who made it (told from its user agent), its answer, coding and size.',
+  intro:
+    'Every answered feed request is recorded with who made it, its answer, coding and size. Who made it is what its User-Agent claims, not verified.',
   since: 'Recorded since',
   warnings: 'Warnings',
   byFeed: 'By feed',
@@ -53,7 +54,7 @@ const en = {
 const cs: typeof en = {
   title: 'Kdo stahuje feedy',
   intro:
-    'Každý požadavek na feed se zaznamenává: kdo ho poslal (podle hlavičky User-Agent), jak jsme odpověděli, v jakém kódování a kolik dat odešlo.',
+    'Každý zodpovězený požadavek na feed se zaznamenává: kdo ho poslal, jak jsme odpověděli, v jakém kódování a kolik dat odešlo. Kdo ho poslal, říká jeho hlavička User-Agent; ověřit se to nedá.',
   since: 'Záznam běží od',
   warnings: 'Upozornění',
   byFeed: 'Podle feedu',
