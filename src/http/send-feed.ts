@@ -127,6 +127,9 @@ function commonHeaders(feed: EncodedFeed, isPrivate: boolean): string[] {
     'Accept-Encoding',
     'x-catalog-version',
     feed.version,
+    // A browser opening a feed must not guess another type from its text (an item's name holding HTML).
+    'x-content-type-options',
+    'nosniff',
   ];
 }
 

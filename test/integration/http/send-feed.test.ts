@@ -46,6 +46,8 @@ describe('http/send-feed', () => {
     expect(res.headers['cache-control']).toBe('public, no-cache');
     expect(res.headers['vary']).toBe('Accept-Encoding');
     expect(res.headers['content-encoding']).toBeUndefined();
+    // A browser must not read a feed as another type than it is sent as.
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
   });
 
   it.each([
