@@ -5,6 +5,7 @@
  *   npx tsx bench/full-sync.ts [--articles 100000] [--units 5] [--store sqlite|memory] [--runs 1]
  *   npx tsx bench/full-sync.ts --compare [--units 5] [--store sqlite|memory] [--runs 3]   (50k and 100k, ratio)
  *   npx tsx bench/full-sync.ts --pos-concurrency N ...   (POS_CONCURRENCY of the bridge; default: the config default)
+ *   npx tsx bench/full-sync.ts --document-threads 2 ...   (SYNC_DOCUMENT_THREADS of the bridge; default: the config default, 1)
  *   npx tsx bench/full-sync.ts --compiled ...   (worker compiled by tsc and run by plain node, as `npm start` runs)
  *   npx tsx bench/full-sync.ts --timeline ...   (adds RSS and heap used every 100 ms to each run)
  *   npx tsx bench/full-sync.ts --v8-heap-growth ...   (V8's own heap growth, not the 1.5× the bridge sets: decision 0017)
@@ -181,11 +182,13 @@ async function worker(): Promise<void> {
   const dir = store === 'sqlite' ? mkdtempSync(join(tmpdir(), 'full-sync-')) : undefined;
   const storeUrl = dir === undefined ? 'memory://' : `sqlite://${join(dir, 'catalog.sqlite')}`;
   const concurrency = option('pos-concurrency');
+  const documentThreads = option('document-threads');
   const config = createTestConfig({
     POS_BASE_URL: url,
     POS_API_KEY: API_KEY,
     STORE_URL: storeUrl,
     ...(concurrency === undefined ? {} : { POS_CONCURRENCY: concurrency }),
+    ...(documentThreads === undefined ? {} : { SYNC_DOCUMENT_THREADS: documentThreads }),
   });
   const logger = createLogger(config.logLevel);
   const sheetPath = option('enrichment-file');
@@ -445,6 +448,7 @@ async function runWorker(
       '--store',
       store,
       ...(option('pos-concurrency') === undefined ? [] : ['--pos-concurrency', option('pos-concurrency') ?? '']),
+      ...(option('document-threads') === undefined ? [] : ['--document-threads', option('document-threads') ?? '']),
       ...(process.argv.includes('--timeline') ? ['--timeline'] : []),
       ...(process.argv.includes('--v8-heap-growth') ? ['--v8-heap-growth'] : []),
       ...(sheet === undefined ? [] : ['--enrichment-file', sheet.path]),

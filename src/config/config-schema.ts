@@ -156,10 +156,10 @@ export const ConfigSchema = z.object({
     'Longest a full or stock sync may run, in milliseconds; past it the sync is aborted and reported failed, and the last good catalog stays served',
   ),
   SYNC_DOCUMENT_THREADS: int(
-    2,
+    1,
     1,
     2,
-    "Threads a full sync reads the units' price lists and stock exports with: 2 (a second thread beside the sync's; faster, more memory at the peak) or 1",
+    "Threads a full sync reads the units' price lists and stock exports with: 1, or 2 (a second thread beside the sync's: faster on two cores, more memory at the peak)",
   ),
   UNKNOWN_STOCK_AVAILABILITY: z
     .enum(AVAILABILITIES)

@@ -62,8 +62,8 @@ function posClientFor(emit: (event: ReadCatalogEvent) => void) {
 async function readCatalog(task: ReadCatalogTask): Promise<ReadCatalogOutput> {
   const emit = (event: ReadCatalogEvent) => task.events.postMessage(event);
   const pos = posClientFor(emit);
-  // A second thread reads units' documents beside this one, unless set to one (decision 0020).
-  const helper = task.input.options.documentThreads === 1 ? undefined : createUnitDocumentThread(data);
+  // A second thread reads units' documents beside this one when set to two (decision 0020).
+  const helper = task.input.options.documentThreads === 2 ? createUnitDocumentThread(data) : undefined;
   try {
     return await readCatalogFromPos({ pos, documents: posDocumentReaders }, task.input, emit, {
       collectGarbage,

@@ -114,7 +114,7 @@ export interface CatalogServiceOptions {
   readonly deadlineMs?: number;
   /** Limits of the units' documents, which follow the article count (default `DEFAULT_DOCUMENT_LIMITS`). */
   readonly documents?: DocumentLimitSettings;
-  /** 2 (default): a full sync reads the units' documents with a second thread beside its own (decision 0020); 1: alone. */
+  /** 2: a full sync reads the units' documents with a second thread beside its own (decision 0020); 1 (default): alone. */
   readonly documentThreads?: number;
 }
 

@@ -70,7 +70,7 @@ function inThread(): CatalogWorkers {
 
 const SOURCE = { id: 'pos:test', label: 'the test POS' };
 
-function createService(workers: CatalogWorkers): CatalogService {
+function createService(workers: CatalogWorkers, documentThreads = 1): CatalogService {
   const { keyv } = openKeyv('memory://');
   const pos = createPosClient({ config: posConfig });
   open.push(pos);
@@ -81,7 +81,7 @@ function createService(workers: CatalogWorkers): CatalogService {
     internalStore: createKeyvCatalogStore<{ version: string }>(keyv, { source: SOURCE, prefix: 'internal' }),
     logger,
     now: () => new Date(),
-    options: options(),
+    options: { ...options(), documentThreads },
   });
 }
 
@@ -97,9 +97,13 @@ function textOf(chunks: readonly ItemChunk[]): string {
   return chunks.map((chunk) => chunkText(chunk)).join('');
 }
 
-function readInput(): ReadCatalogInput {
+function readInput(documentThreads = 1): ReadCatalogInput {
   const { maxShrink: _guard, ...rest } = options();
-  return { version: 'v-20261122T100000000Z-00000000', startedAt: '2026-11-22T10:00:00.000Z', options: rest };
+  return {
+    version: 'v-20261122T100000000Z-00000000',
+    startedAt: '2026-11-22T10:00:00.000Z',
+    options: { ...rest, documentThreads },
+  };
 }
 
 function ok(output: ReadCatalogOutput): Extract<ReadCatalogOutput, { ok: true }> {
@@ -108,23 +112,26 @@ function ok(output: ReadCatalogOutput): Extract<ReadCatalogOutput, { ok: true }>
 }
 
 describe('workers/ the worker-thread boundary', () => {
-  it('reads, merges and serializes the sandbox catalog byte for byte as the calling thread does', async () => {
-    const input = readInput();
+  it.each([1, 2])(
+    'reads, merges and serializes the sandbox catalog byte for byte as the calling thread does (%i document threads)',
+    async (threads) => {
+      const input = readInput(threads);
 
-    const inWorker = ok(await pooled().readCatalog(input, () => {}));
-    const here = ok(await inThread().readCatalog(input, () => {}));
+      const inWorker = ok(await pooled().readCatalog(input, () => {}));
+      const here = ok(await inThread().readCatalog(input, () => {}));
 
-    expect(inWorker.productCount).toBeGreaterThan(200);
-    expect(inWorker.fingerprint).toBe(here.fingerprint);
-    expect(textOf(inWorker.products) === textOf(here.products)).toBe(true);
-    expect(textOf(inWorker.internal) === textOf(here.internal)).toBe(true);
-    expect(Buffer.from(inWorker.identity).equals(Buffer.from(here.identity))).toBe(true);
-    expect(inWorker.snapshot).toEqual(here.snapshot);
-    expect(inWorker.sources).toEqual(here.sources);
-    expect(inWorker.merge).toEqual(here.merge);
-    // The products cross as shared memory, not as copies.
-    expect(inWorker.products[0]?.bytes.buffer).toBeInstanceOf(SharedArrayBuffer);
-  });
+      expect(inWorker.productCount).toBeGreaterThan(200);
+      expect(inWorker.fingerprint).toBe(here.fingerprint);
+      expect(textOf(inWorker.products) === textOf(here.products)).toBe(true);
+      expect(textOf(inWorker.internal) === textOf(here.internal)).toBe(true);
+      expect(Buffer.from(inWorker.identity).equals(Buffer.from(here.identity))).toBe(true);
+      expect(inWorker.snapshot).toEqual(here.snapshot);
+      expect(inWorker.sources).toEqual(here.sources);
+      expect(inWorker.merge).toEqual(here.merge);
+      // The products cross as shared memory, not as copies.
+      expect(inWorker.products[0]?.bytes.buffer).toBeInstanceOf(SharedArrayBuffer);
+    },
+  );
 
   // Renders every feed twice (worker and calling thread): CPU-bound, past 30 s on 2 cores shared with other work.
   it('renders every feed byte for byte as the calling thread does', { timeout: 120_000 }, async () => {
@@ -221,16 +228,19 @@ describe('workers/ the worker-thread boundary', () => {
     },
   );
 
-  it('fails a full sync on a malformed price list parsed in the worker, naming the problem', async () => {
-    const service = createService(pooled());
-    const good = await service.syncCatalog();
-    await sendJson(`${sandbox.url}/sandbox/faults`, 'PUT', [{ endpoint: 'price-list', mode: 'malformed' }]);
+  it.each([1, 2])(
+    'fails a full sync on a malformed price list parsed in the worker, naming the problem (%i document threads)',
+    async (threads) => {
+      const service = createService(pooled(), threads);
+      const good = await service.syncCatalog();
+      await sendJson(`${sandbox.url}/sandbox/faults`, 'PUT', [{ endpoint: 'price-list', mode: 'malformed' }]);
 
-    const run = await service.syncCatalog();
+      const run = await service.syncCatalog();
 
-    expect(run).toMatchObject({ outcome: 'failed', version: good.version, error: { code: 'PRICE_LIST_INVALID' } });
-    expect(service.current()?.version).toBe(good.version);
-  });
+      expect(run).toMatchObject({ outcome: 'failed', version: good.version, error: { code: 'PRICE_LIST_INVALID' } });
+      expect(service.current()?.version).toBe(good.version);
+    },
+  );
 
   it('fails a render cleanly when the render worker exits, and renders again with a new thread', async () => {
     const service = createService(pooled());
