@@ -17,6 +17,20 @@ const FULL: PriceListRow = {
   availabilityOutOfStock: 'Na dotaz',
 };
 
+/** `count` rows past one block: every third with an EAN, four distinct labels. */
+function manyRows(count: number): PriceListRow[] {
+  return Array.from(
+    { length: count },
+    (_, i): PriceListRow => ({
+      code: `C-${i}`,
+      position: i + 1,
+      ...(i % 3 === 0 ? { ean: `859${String(i).padStart(10, '0')}` } : {}),
+      priceVat: i + 0.5,
+      availabilityInStock: `label ${i % 4}`,
+    }),
+  );
+}
+
 describe('core/catalog/price-list-rows', () => {
   it('gives back each row as pushed, with its absent fields absent and the parser key order', () => {
     const rows: PriceListRow[] = [
@@ -52,16 +66,7 @@ describe('core/catalog/price-list-rows', () => {
 
   it('grows past its initial capacity', () => {
     const collector = createPriceListRowCollector();
-    const rows = Array.from(
-      { length: 5_000 },
-      (_, i): PriceListRow => ({
-        code: `C-${i}`,
-        position: i + 1,
-        ...(i % 3 === 0 ? { ean: `859${String(i).padStart(10, '0')}` } : {}),
-        priceVat: i + 0.5,
-        availabilityInStock: `label ${i % 4}`,
-      }),
-    );
+    const rows = manyRows(5_000);
     for (const row of rows) collector.push(row);
 
     expect(collector.length).toBe(5_000);
@@ -94,16 +99,7 @@ describe('core/catalog/price-list-rows', () => {
 
   it('gives the same rows from its state posted to another thread (a structured clone), and goes on collecting there', () => {
     const collector = createPriceListRowCollector();
-    const rows = Array.from(
-      { length: 5_000 },
-      (_, i): PriceListRow => ({
-        code: `C-${i}`,
-        position: i + 1,
-        ...(i % 3 === 0 ? { ean: `859${String(i).padStart(10, '0')}` } : {}),
-        priceVat: i + 0.5,
-        availabilityInStock: `label ${i % 4}`,
-      }),
-    );
+    const rows = manyRows(5_000);
     for (const row of rows) collector.push(row);
 
     const there = createPriceListRowCollector(structuredClone(collector.state()));
