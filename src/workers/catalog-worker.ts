@@ -1,12 +1,10 @@
-import { type MessagePort, workerData } from 'node:worker_threads';
+import { workerData } from 'node:worker_threads';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
-import { createPosClient, type PosClientConfig } from '../adapters/pos/pos-client.js';
+import { createPosClient } from '../adapters/pos/pos-client.js';
 import { posDocumentReaders } from '../adapters/pos/pos-document-readers.js';
 import { fingerprintChunks, type ItemChunk } from '../core/catalog/catalog-chunks.js';
-import type { EnrichmentSheetInput } from '../services/catalog/enrich-catalog.js';
 import {
   type ReadCatalogEvent,
-  type ReadCatalogInput,
   type ReadCatalogOutput,
   readCatalog as readCatalogFromPos,
 } from '../services/catalog/read-catalog.js';
@@ -16,7 +14,8 @@ import {
   type StockExportInput,
   type StockExportOutput,
 } from '../services/catalog/resolve-stock-export.js';
-import { bufferListOf, readUnitDocumentState, type UnitDocumentRequest } from '../services/catalog/unit-documents.js';
+import { bufferListOf, readUnitDocumentState } from '../services/catalog/unit-documents.js';
+import type { CatalogWorkerData, CatalogWorkerTask, ReadCatalogTask, ReadUnitDocumentTask } from './catalog-worker-tasks.js';
 import { createGarbageCollector } from './collect-garbage.js';
 import { lowerThreadPriority } from './lower-thread-priority.js';
 import { withCodeInMessage } from './task-errors.js';
@@ -28,25 +27,11 @@ import { createUnitDocumentThread } from './unit-document-helper.js';
  * the last catalog families.
  */
 
-/** What every thread gets at start (`workerData`). */
-export interface CatalogWorkerData {
-  /** The POS client's settings, the URL and key included (the full sync reads the POS from the worker). */
-  readonly pos: PosClientConfig;
-  /** Run below the main thread's priority (stock re-reads, fingerprints; see lower-thread-priority.ts). */
-  readonly background: boolean;
-}
-
 const data = workerData as CatalogWorkerData;
 if (data.background) lowerThreadPriority();
 
 const collectGarbage = createGarbageCollector();
 const identities = createIdentityIndexCache();
-
-export interface ReadCatalogTask {
-  readonly input: ReadCatalogInput;
-  /** Phase timings and the POS client's log lines go back through it. */
-  readonly events: MessagePort;
-}
 
 /** A POS client whose log lines go out through `emit`. */
 function posClientFor(emit: (event: ReadCatalogEvent) => void) {
@@ -73,12 +58,6 @@ async function readCatalog(task: ReadCatalogTask): Promise<ReadCatalogOutput> {
     await Promise.all([pos.close(), helper?.close()]);
     task.events.close();
   }
-}
-
-export interface ReadUnitDocumentTask {
-  readonly request: UnitDocumentRequest;
-  /** The POS client's log lines go back through it. */
-  readonly events: MessagePort;
 }
 
 /** One unit's document for the sync's thread; its rows are moved there, not copied. */
@@ -110,14 +89,6 @@ function resolveStockExport(input: StockExportInput): StockExportOutput {
 function fingerprint(task: { readonly header: string; readonly chunks: readonly ItemChunk[] }): string {
   return fingerprintChunks(task.header, task.chunks);
 }
-
-/** One message to a catalog worker: the task's name and its input. */
-export type CatalogWorkerTask =
-  | { readonly task: 'readCatalog'; readonly input: ReadCatalogTask }
-  | { readonly task: 'readUnitDocument'; readonly input: ReadUnitDocumentTask }
-  | { readonly task: 'resolveStockExport'; readonly input: StockExportInput }
-  | { readonly task: 'fingerprint'; readonly input: { readonly header: string; readonly chunks: readonly ItemChunk[] } }
-  | { readonly task: 'checkEnrichment'; readonly input: EnrichmentSheetInput };
 
 /** piscina calls an entry's default export with each task's message. */
 export default function runTask(message: CatalogWorkerTask): unknown {

@@ -3,7 +3,7 @@ import { Piscina } from 'piscina';
 import type { PosClientConfig } from '../adapters/pos/pos-client.js';
 import type { CatalogWorkers } from '../services/catalog/catalog-workers.js';
 import type { ReadCatalogEvent } from '../services/catalog/read-catalog.js';
-import type { CatalogWorkerData, CatalogWorkerTask } from './catalog-worker.js';
+import type { CatalogWorkerData, CatalogWorkerTask } from './catalog-worker-tasks.js';
 import { taskErrorOf, WorkerFailedError } from './task-errors.js';
 import { threadsExited } from './threads-exited.js';
 import { workerEntry, workerEntryAt } from './worker-entry.js';
