@@ -48,11 +48,13 @@ async function readCatalog(task: ReadCatalogTask): Promise<ReadCatalogOutput> {
   const emit = (event: ReadCatalogEvent) => task.events.postMessage(event);
   const pos = posClientFor(emit);
   // A second thread reads units' documents beside this one when set to two (decision 0020).
-  const helper = task.input.options.documentThreads === 2 ? createUnitDocumentThread(data) : undefined;
+  const { documentThreads, concurrency } = task.input.options;
+  const helper = documentThreads === 2 ? createUnitDocumentThread(data, concurrency) : undefined;
   try {
     return await readCatalogFromPos({ pos, documents: posDocumentReaders }, task.input, emit, {
       collectGarbage,
-      ...(helper === undefined ? {} : { documents: helper.read }),
+      // Ended as soon as the documents are read: its heap is not kept through the serialization.
+      ...(helper === undefined ? {} : { documents: helper.read, documentsRead: helper.close }),
     });
   } finally {
     await Promise.all([pos.close(), helper?.close()]);

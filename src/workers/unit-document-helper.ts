@@ -1,6 +1,7 @@
 import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import {
+  helperSlotsOf,
   type UnitDocumentEvent,
   type UnitDocumentHelper,
   type UnitDocumentRequest,
@@ -19,19 +20,22 @@ import { workerEntry } from './worker-entry.js';
  */
 export interface UnitDocumentThread {
   readonly read: UnitDocumentHelper;
-  /** Ends the thread, cutting any read still in flight (the run is over). */
+  /** Ends the thread, cutting any read still in flight (the documents are read, or the run is over); once. */
   close(): Promise<void>;
 }
 
-export function createUnitDocumentThread(data: CatalogWorkerData): UnitDocumentThread {
+export function createUnitDocumentThread(data: CatalogWorkerData, concurrency: number): UnitDocumentThread {
   const pool = new Piscina({
     ...workerEntry('catalog-worker', { ...data, background: false }),
     minThreads: 0,
     maxThreads: 1,
+    // Its documents' slots read at once, as the sync's thread reads its own while waiting for the POS.
+    concurrentTasksPerWorker: helperSlotsOf(concurrency),
     // Its documents follow one another; the thread ends with the run (`close`), not between them.
     idleTimeout: 60_000,
     resourceLimits: { maxYoungGenerationSizeMb: SYNC_YOUNG_GENERATION_MB },
   });
+  let closing: Promise<void> | undefined;
   return {
     async read(request: UnitDocumentRequest, emit: (event: UnitDocumentEvent) => void) {
       const { port1, port2 } = new MessageChannel();
@@ -45,6 +49,10 @@ export function createUnitDocumentThread(data: CatalogWorkerData): UnitDocumentT
         port1.close();
       }
     },
-    close: () => pool.destroy(),
+    // Called when the documents are read and again when the run ends: destroyed once.
+    close: () => {
+      closing ??= pool.destroy();
+      return closing;
+    },
   };
 }

@@ -50,16 +50,27 @@ export function excelText(value: string): string {
   return /[";\r\n]/.test(safe) ? quoted(safe) : safe;
 }
 
+/** A formula character after a separator a spreadsheet may split on: `,` `;` TAB, CR or LF. */
+const FORMULA_AFTER_SEPARATOR = /([,;\t\r\n])(?=[=+\-@])/g;
+
+/**
+ * `value` with no formula at its start nor after a separator inside it. A CSV opened in a spreadsheet of
+ * another locale is split at that locale's list separator, quotes or not: a Czech Excel splits an RFC 4180
+ * file at `;`, so `x;=1+1` inside one field became a cell `=1+1`.
+ */
+function withoutFormulas(value: string): string {
+  return withoutFormula(value).replace(FORMULA_AFTER_SEPARATOR, "$1'");
+}
+
 /**
  * `dialect` for a file meant for people whatever its profile (the admin catalog with purchase prices, opened in
- * spreadsheets): no text or code cell starts a formula. The excel dialect already writes none.
+ * spreadsheets): no text or code cell starts a formula, wherever the spreadsheet splits the line.
  */
 export function formulaSafe(dialect: CsvDialect): CsvDialect {
-  if (dialect.name === 'excel') return dialect;
   return {
     ...dialect,
-    text: (value) => dialect.text(withoutFormula(value)),
-    code: (value) => dialect.code(withoutFormula(value)),
+    text: (value) => dialect.text(withoutFormulas(value)),
+    code: (value) => dialect.code(withoutFormulas(value)),
   };
 }
 

@@ -77,7 +77,7 @@ function plainFeedTarget(url: string): FeedTarget | undefined {
   const end = queryStart === -1 ? url.length : queryStart;
   if (slash <= FEED_PREFIX.length || slash + 1 >= end) return undefined;
   const file = url.slice(slash + 1, end);
-  // Route matching is case-insensitive: `/feeds/x/CHANGES.JSON` is the changes route's.
+  // changes.json is the express route's (which matches its own spelling only: other spellings answer 404 there).
   if (file.length === CHANGES_FILE.length && file.toLowerCase() === CHANGES_FILE) return undefined;
   return { unit: url.slice(FEED_PREFIX.length, slash), file, query: queryStart === -1 ? undefined : url.slice(queryStart + 1) };
 }
@@ -244,7 +244,7 @@ export function createFeedRoutes(deps: FeedRoutesDeps): Router {
     return serveResolved(req, res, resolved);
   }
 
-  // Every other feed request (error answers included) is recorded here; the front handler records its own.
+  // Every other feed request is recorded here when answered (fetch-recording.ts); the front handler records its own.
   const { onFetch } = deps;
   if (onFetch !== undefined) {
     router.use((req, res, next) => {

@@ -60,6 +60,8 @@ export interface ReadCatalogHelpers {
   readonly collectGarbage?: () => void;
   /** Reads units' documents in a second thread, beside this one's (decision 0020). */
   readonly documents?: UnitDocumentHelper;
+  /** Called once every document is read or the reading failed: the second thread may end. */
+  readonly documentsRead?: () => Promise<void>;
 }
 
 /** A merged, serialized catalog: everything a publish needs, in shared memory. */
@@ -146,32 +148,35 @@ function signalled(): { readonly promise: Promise<void>; readonly resolve: () =>
   return { promise, resolve };
 }
 
+interface UnitDocumentsRead {
+  readonly stock: ReadonlyMap<SourceUnit, StockExportReport>;
+  readonly priceLists: ReadonlyMap<SourceUnit, PriceListReport>;
+}
+
 /**
- * Reads every source and merges them. A function of its own so that the merger's working state
- * (identity index, per-unit state) is garbage while the catalog is serialized.
+ * Every unit's stock export and price list, read here (and in a second thread when lent one) and merged as each
+ * arrives. Every stock export first, then the price lists (which build the offers with the exports'
+ * quantities): a unit's price list is merged once its export is. The stock parser's rows outlive the young
+ * generation and die right after their unit is merged: read while little else is live, that garbage is
+ * collected cheaply, instead of driving up the heap limit while the offers accumulate (bench/full-sync.ts).
+ * Each document's rows are dropped once merged, so at most the documents in flight are held. When two units
+ * share a code, the last one's documents count, as when rows were collected per code.
  */
-async function readAndMerge(
+async function mergeUnitDocuments(
   source: PosSource,
   input: ReadCatalogInput,
-  progress: Progress,
+  started: { readonly units: readonly SourceUnit[]; readonly merger: CatalogMerger; readonly limits: DocumentLimits },
   emit: Emit,
-  helper: UnitDocumentHelper | undefined,
-): Promise<MergedCatalog> {
-  const { units, merger, limits } = await startMerge(source.pos, input, progress, emit);
+  helpers: ReadCatalogHelpers,
+): Promise<UnitDocumentsRead> {
+  const { units, merger, limits } = started;
   const { concurrency, stockColumns } = input.options;
-  // Each unit's documents are merged as soon as they are read and their rows dropped, so the rows of
-  // at most the documents in flight are held, not those of every unit (bench/full-sync.ts). When two units
-  // share a code, the last one's documents count, as when rows were collected per code.
   const lastOfCode = new Map(units.map((unit) => [unit.code, unit]));
   function timedMerge(unit: SourceUnit, add: () => void): void {
     const since = performance.now();
     add();
     phaseEnded(emit, 'unit-merge', since, unit.code);
   }
-  // Every stock export first, then the price lists (which build the offers with the exports' quantities):
-  // a unit's price list is merged once its export is. The stock parser's rows outlive the young generation
-  // and die right after their unit is merged: read while little else is live, that garbage is collected
-  // cheaply, instead of driving up the heap limit while the offers accumulate (bench/full-sync.ts).
   const requests: UnitDocumentRequest[] = [
     ...units.map((unit) => ({ kind: 'stock' as const, unit, limits, stockColumns })),
     ...units.map((unit) => ({ kind: 'price-list' as const, unit, limits, stockColumns })),
@@ -181,22 +186,43 @@ async function readAndMerge(
   const priceLists = new Map<SourceUnit, PriceListReport>();
   const lanes: UnitDocumentLanes = {
     local: async (request) => unitDocumentOf(await readUnitDocumentState(source, request)),
-    helper,
+    helper: helpers.documents,
     concurrency,
     emit,
   };
-  await readUnitDocuments(requests, lanes, async ({ unit }, document) => {
-    const merges = lastOfCode.get(unit.code) === unit;
-    if (document.kind === 'stock') {
-      stock.set(unit, document.report);
-      if (merges) timedMerge(unit, () => merger.addStock(unit.code, document.rows));
-      stockMerged.get(unit)?.resolve();
-      return;
-    }
-    priceLists.set(unit, document.report);
-    await stockMerged.get(unit)?.promise;
-    if (merges) timedMerge(unit, () => merger.addPriceList(unit.code, document.rows));
-  });
+  try {
+    await readUnitDocuments(requests, lanes, async ({ unit }, document) => {
+      const merges = lastOfCode.get(unit.code) === unit;
+      if (document.kind === 'stock') {
+        stock.set(unit, document.report);
+        if (merges) timedMerge(unit, () => merger.addStock(unit.code, document.rows));
+        stockMerged.get(unit)?.resolve();
+        return;
+      }
+      priceLists.set(unit, document.report);
+      await stockMerged.get(unit)?.promise;
+      if (merges) timedMerge(unit, () => merger.addPriceList(unit.code, document.rows));
+    });
+  } finally {
+    await helpers.documentsRead?.();
+  }
+  return { stock, priceLists };
+}
+
+/**
+ * Reads every source and merges them. A function of its own so that the merger's working state
+ * (identity index, per-unit state) is garbage while the catalog is serialized.
+ */
+async function readAndMerge(
+  source: PosSource,
+  input: ReadCatalogInput,
+  progress: Progress,
+  emit: Emit,
+  helpers: ReadCatalogHelpers,
+): Promise<MergedCatalog> {
+  const started = await startMerge(source.pos, input, progress, emit);
+  const { units, merger } = started;
+  const { stock, priceLists } = await mergeUnitDocuments(source, input, started, emit, helpers);
   const priceListReports: Record<string, PriceListReport> = {};
   const stockReports: Record<string, StockExportReport> = {};
   for (const unit of units) {
@@ -238,11 +264,12 @@ export async function readCatalog(
   source: PosSource,
   input: ReadCatalogInput,
   emit: Emit = () => {},
-  { collectGarbage, documents }: ReadCatalogHelpers = {},
+  helpers: ReadCatalogHelpers = {},
 ): Promise<ReadCatalogOutput> {
+  const { collectGarbage } = helpers;
   const progress: Progress = { sources: {}, mark: performance.now() };
   try {
-    const merged = await readAndMerge(source, input, progress, emit, documents);
+    const merged = await readAndMerge(source, input, progress, emit, helpers);
     const sheet = await planSheet(merged, input, progress, emit);
     const { products } = merged;
     const header = merged.snapshot;

@@ -166,6 +166,11 @@ export function bufferListOf(state: UnitDocumentState): ArrayBuffer[] {
   return views.map((view) => view.buffer as ArrayBuffer);
 }
 
+/** Documents the helper thread reads at once: all of `concurrency` but the one this thread reads. */
+export function helperSlotsOf(concurrency: number): number {
+  return Math.max(1, concurrency - 1);
+}
+
 /** Where a sync's unit documents are read: this thread, and a helper thread when there is one. */
 export interface UnitDocumentLanes {
   readonly local: (request: UnitDocumentRequest) => Promise<UnitDocument>;
@@ -188,7 +193,7 @@ export async function readUnitDocuments(
 ): Promise<void> {
   const concurrency = Math.max(1, lanes.concurrency);
   const { helper, emit } = lanes;
-  const helperSlots = helper === undefined ? 0 : Math.max(1, concurrency - 1);
+  const helperSlots = helper === undefined ? 0 : helperSlotsOf(concurrency);
   let next = 0;
   let failed = false;
   async function slot(read: (request: UnitDocumentRequest) => Promise<UnitDocument>): Promise<void> {

@@ -81,7 +81,8 @@ function createService(workers: CatalogWorkers, documentThreads = 1): CatalogSer
     internalStore: createKeyvCatalogStore<{ version: string }>(keyv, { source: SOURCE, prefix: 'internal' }),
     logger,
     now: () => new Date(),
-    options: { ...options(), documentThreads },
+    // With two threads, one document at a time: every document is then the second thread's to read.
+    options: { ...options(), documentThreads, ...(documentThreads === 2 ? { concurrency: 1 } : {}) },
   });
 }
 
