@@ -8,8 +8,7 @@ import {
   type UnitDocumentState,
   unitDocumentOf,
 } from '../services/catalog/unit-documents.js';
-import type { CatalogWorkerData, CatalogWorkerTask } from './catalog-worker-tasks.js';
-import { SYNC_YOUNG_GENERATION_MB } from './create-catalog-workers.js';
+import { type CatalogWorkerData, type CatalogWorkerTask, SYNC_YOUNG_GENERATION_MB } from './catalog-worker-tasks.js';
 import { taskErrorOf } from './task-errors.js';
 import { workerEntry } from './worker-entry.js';
 
