@@ -77,8 +77,9 @@ function plainFeedTarget(url: string): FeedTarget | undefined {
   const end = queryStart === -1 ? url.length : queryStart;
   if (slash <= FEED_PREFIX.length || slash + 1 >= end) return undefined;
   const file = url.slice(slash + 1, end);
-  // changes.json is the express route's (which matches its own spelling only: other spellings answer 404 there).
-  if (file.length === CHANGES_FILE.length && file.toLowerCase() === CHANGES_FILE) return undefined;
+  // changes.json is the express route's. Routes match their own spelling only (create-router.ts): any other
+  // spelling is no feed here either, and goes on to express's 404.
+  if (file === CHANGES_FILE) return undefined;
   return { unit: url.slice(FEED_PREFIX.length, slash), file, query: queryStart === -1 ? undefined : url.slice(queryStart + 1) };
 }
 

@@ -25,13 +25,12 @@ import {
 import type { EnrichmentTableInput } from './enrich-catalog.js';
 import type { PosClient, PosSource } from './pos-port.js';
 import {
-  readUnitDocumentState,
+  readUnitDocument,
   readUnitDocuments,
   type UnitDocumentEvent,
   type UnitDocumentHelper,
   type UnitDocumentLanes,
   type UnitDocumentRequest,
-  unitDocumentOf,
 } from './unit-documents.js';
 
 /**
@@ -185,7 +184,7 @@ async function mergeUnitDocuments(
   const stock = new Map<SourceUnit, StockExportReport>();
   const priceLists = new Map<SourceUnit, PriceListReport>();
   const lanes: UnitDocumentLanes = {
-    local: async (request) => unitDocumentOf(await readUnitDocumentState(source, request)),
+    local: (request) => readUnitDocument(source, request),
     helper: helpers.documents,
     concurrency,
     emit,

@@ -136,17 +136,32 @@ export function parseStockExport(
   };
 }
 
-/** Fetches and parses one unit's document in the calling thread, its rows as plain data. */
-export async function readUnitDocumentState(source: PosSource, request: UnitDocumentRequest): Promise<UnitDocumentState> {
+/** A document as read, its rows in their collector (which can give them as plain data). */
+type CollectedDocument = (
+  | { readonly kind: 'stock'; readonly rows: StockRowCollector; readonly report: StockExportReport }
+  | { readonly kind: 'price-list'; readonly rows: PriceListRowCollector; readonly report: PriceListReport }
+) & { readonly ms: number };
+
+/** Fetches and parses one unit's document in the calling thread. */
+export async function readUnitDocument(source: PosSource, request: UnitDocumentRequest): Promise<CollectedDocument> {
   const { unit, limits } = request;
   const since = performance.now();
   if (request.kind === 'price-list') {
     const { rows, report } = await readPriceList(source, unit, limits);
-    return { kind: 'price-list', rows: rows.state(), report, ms: performance.now() - since };
+    return { kind: 'price-list', rows, report, ms: performance.now() - since };
   }
   const body = await source.pos.fetchStockExport(unit, { maxBytes: limits.maxStockExportBytes });
   const { rows, report } = parseStockExport(source.documents, body, request.stockColumns, limits, unit.code);
-  return { kind: 'stock', rows: rows.state(), report, ms: performance.now() - since };
+  return { kind: 'stock', rows, report, ms: performance.now() - since };
+}
+
+/** The same, its rows as plain data for posting to another thread. */
+export async function readUnitDocumentState(source: PosSource, request: UnitDocumentRequest): Promise<UnitDocumentState> {
+  const document = await readUnitDocument(source, request);
+  const { ms } = document;
+  return document.kind === 'stock'
+    ? { kind: 'stock', rows: document.rows.state(), report: document.report, ms }
+    : { kind: 'price-list', rows: document.rows.state(), report: document.report, ms };
 }
 
 /** The rows of a document read in another thread, readable here. */

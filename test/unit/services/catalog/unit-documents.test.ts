@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { posDocumentReaders } from '../../../../src/adapters/pos/pos-document-readers.js';
 import { documentLimits } from '../../../../src/core/catalog/document-limits.js';
 import type { SourceUnit } from '../../../../src/core/catalog/source.js';
+import { catalogServiceOptions } from '../../../../src/services/catalog/catalog-types.js';
 import { type ReadCatalogInput, readCatalog } from '../../../../src/services/catalog/read-catalog.js';
 import {
   readUnitDocumentState,
@@ -12,6 +13,7 @@ import {
   unitDocumentOf,
 } from '../../../../src/services/catalog/unit-documents.js';
 import { createFakePosClient, demoData } from '../../../fakes/fake-pos-client.js';
+import { createTestConfig } from '../../../helpers/test-config.js';
 
 const LIMITS = documentLimits(100, { rowsPerArticle: 2, maxDocumentBytes: 1024 * 1024 });
 
@@ -145,19 +147,8 @@ describe('services/catalog/unit-documents', () => {
       ),
     };
     const source = { pos: createFakePosClient(data), documents: posDocumentReaders };
-    const input: ReadCatalogInput = {
-      version: 'v-20261129T100000000Z-00000000',
-      startedAt: '2026-11-29T10:00:00.000Z',
-      options: {
-        currency: 'CZK',
-        primaryUnit: undefined,
-        unknownStockAvailability: 'out_of_stock',
-        priceListKey: 'auto',
-        stockKey: 'auto',
-        stockColumns: {},
-        concurrency: 4,
-      },
-    };
+    const { maxShrink: _guardOnly, ...options } = catalogServiceOptions(createTestConfig({ POS_CONCURRENCY: '4' }));
+    const input: ReadCatalogInput = { version: 'v-20261129T100000000Z-00000000', startedAt: '2026-11-29T10:00:00.000Z', options };
     // The helper's stock exports come last: each unit's price list must still be merged after its export.
     let helped = 0;
     const helper = async (request: UnitDocumentRequest) => {
