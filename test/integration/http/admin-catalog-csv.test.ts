@@ -2,6 +2,7 @@ import express from 'express';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { createAdminRoutes } from '../../../src/http/admin/admin-routes.js';
+import { csvCells } from '../../helpers/csv-cells.js';
 import { article, stockedSnapshot } from '../../unit/core/catalog/catalog-fixtures.js';
 
 const TOKEN = 'admin-secret-for-tests';
@@ -36,29 +37,13 @@ function adminWith(names: readonly string[]) {
   return app;
 }
 
-/** The cells of a CSV body's data rows, split on `delimiter` outside quotes. */
+/** The cells of a CSV body's data rows (the BOM, header and final CRLF left out). */
 function cellsOf(body: string, delimiter: string): string[] {
-  const cells: string[] = [];
-  for (const line of body
+  return body
     .replace(/^\uFEFF/, '')
     .split('\r\n')
-    .slice(1, -1)) {
-    let cell = '';
-    let quoted = false;
-    for (let at = 0; at < line.length; at += 1) {
-      const char = line[at];
-      if (char === '"' && quoted && line[at + 1] === '"') {
-        cell += '"';
-        at += 1;
-      } else if (char === '"') quoted = !quoted;
-      else if (char === delimiter && !quoted) {
-        cells.push(cell);
-        cell = '';
-      } else cell += char;
-    }
-    cells.push(cell);
-  }
-  return cells;
+    .slice(1, -1)
+    .flatMap((line) => csvCells(line, delimiter));
 }
 
 describe('admin catalog CSV: no formula cells', () => {

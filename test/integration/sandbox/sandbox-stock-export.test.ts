@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../../src/sandbox/start-sandbox.js';
+import { csvCells } from '../../helpers/csv-cells.js';
 import { type Article, call, readAllArticles, startTestSandbox } from './sandbox-test-kit.js';
 
 let sandbox: RunningSandbox;
@@ -20,34 +21,11 @@ async function fetchExport(path: string) {
   return result;
 }
 
-/** Splits a `;` CSV line honouring quotes (names may contain `"`). */
-function splitCsv(line: string): string[] {
-  const cells: string[] = [];
-  let cell = '';
-  let quoted = false;
-  for (let i = 0; i < line.length; i++) {
-    const char = line.charAt(i);
-    if (quoted) {
-      if (char === '"' && line.charAt(i + 1) === '"') {
-        cell += '"';
-        i++;
-      } else if (char === '"') quoted = false;
-      else cell += char;
-    } else if (char === '"') quoted = true;
-    else if (char === ';') {
-      cells.push(cell);
-      cell = '';
-    } else cell += char;
-  }
-  cells.push(cell);
-  return cells;
-}
-
 describe('sandbox/stock export (4.6, 4.7)', () => {
   it('csv: UTF-8 BOM, CRLF, `;`, Czech header, decimal comma, Kód = internalIdentifier else PLU', async () => {
     const { bytes, text } = await fetchExport('/warehouse/stock/export/csv/U1');
     const lines = text.slice(1).split('\r\n');
-    const rows = lines.slice(1, -1).map(splitCsv);
+    const rows = lines.slice(1, -1).map((line) => csvCells(line, ';'));
     const stockItems = articles.filter((article) => article.isStockItem !== false);
     const byLocalCode = new Map(articles.map((article) => [article.internalIdentifier ?? String(article.plu), article]));
 
