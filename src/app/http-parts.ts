@@ -7,6 +7,7 @@ import type { Config } from '../config/load-config.js';
 import type { CatalogSource } from '../core/catalog/catalog-source.js';
 import { createHttpApp } from '../http/create-http-app.js';
 import { createServerDrain, type ServerDrain } from '../http/drain-server.js';
+import { operatorAccess } from '../http/middleware/token-auth.js';
 import type { Scheduler } from '../jobs/scheduler.js';
 import type { RunningSandbox } from '../sandbox/start-sandbox.js';
 import type { SyncJob } from '../services/catalog/catalog-service.js';
@@ -23,7 +24,7 @@ import type { CatalogParts } from './catalog-parts.js';
 import type { FeedParts } from './feed-parts.js';
 import type { InstanceGroup } from './group-parts.js';
 import type { PushWiring } from './push-parts.js';
-import { createRouters } from './routers.js';
+import { createRouters, operatorTokensOf } from './routers.js';
 
 /** What `/readyz` reads, but the clock and whether a shutdown began (the HTTP part gives those). */
 export type ReadinessSources = Omit<Parameters<typeof createReadiness>[0], 'now' | 'stopping'>;
@@ -57,6 +58,9 @@ export function createHttpParts(
         health: {
           readiness: createReadiness({ ...deps.readiness, now: shared.now, stopping: () => drain?.started ?? false }),
         },
+        details: operatorAccess(operatorTokensOf(config)),
+        trustProxy: config.http.trustProxy,
+        publicBaseUrl: config.http.publicBaseUrl,
         routers: deps.routers(),
       });
       const server = httpApp.listen(config.http.port, config.http.host);

@@ -13,6 +13,7 @@ import type { PushStatuses } from '../http/console/push-section.js';
 import { createStatusRoutes } from '../http/console/status-routes.js';
 import { createSyncRoutes } from '../http/console/sync-routes.js';
 import { createWarningRoutes } from '../http/console/warning-routes.js';
+import { type OperatorTokens, operatorAccess } from '../http/middleware/token-auth.js';
 import { createDocsRoutes } from '../http/routes/docs-routes.js';
 import { createFeedRoutes } from '../http/routes/feed-routes.js';
 import { createMetricsRoutes } from '../http/routes/metrics-routes.js';
@@ -77,7 +78,7 @@ export function createRouters(parts: RouterParts): Router[] {
     feedRouter(parts, waiting),
     productSearchRouter(parts, waiting),
     createFetchRoutes({ fetches: parts.fetches, token: parts.config.feed.token }),
-    createMetricsRoutes(parts.metrics.registry),
+    createMetricsRoutes(parts.metrics.registry, operatorAccess(operatorTokensOf(parts.config))),
     productDetailRouter(parts),
     adminRouter(parts),
     webhookRouter(parts),
@@ -209,4 +210,9 @@ function consoleRouters(parts: RouterParts): Router[] {
     }),
     createWarningRoutes({ token: config.feed.token, warnings: parts.consoleWarnings }),
   ];
+}
+
+/** The tokens that open `/metrics` and the full `/readyz` (docs/security.md). */
+export function operatorTokensOf(config: Config): OperatorTokens {
+  return { feed: config.feed.token, metrics: config.metricsToken, admin: config.admin.token };
 }

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { validate as validateCron } from 'node-cron';
 import { z } from 'zod';
 import { parseStockPolicies } from '../core/feeds/stock-policy.js';
@@ -140,3 +141,23 @@ export const StockPolicyMap = z
     for (const message of problems) ctx.addIssue({ code: 'custom', message });
     return policies;
   });
+
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** One entry of `TRUST_PROXY`: an address, a subnet (`10.0.0.0/8`, `fd00::/8`), or one of express's names. */
+function isProxyEntry(entry: string): boolean {
+  if (PROXY_NAMES.has(entry)) return true;
+  const [address = '', bits, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (bits === undefined) return true;
+  const prefix = /^\d{1,3}$/.test(bits) ? Number(bits) : Number.NaN;
+  return prefix >= 0 && prefix <= (family === 4 ? 32 : 128);
+}
+
+/** express's `trust proxy` as a setting: a number of hops, or addresses, subnets and names separated by commas. */
+export function isTrustProxy(value: string): boolean {
+  if (/^\d{1,2}$/.test(value.trim())) return true;
+  const entries = value.split(',').map((entry) => entry.trim());
+  return entries.length > 0 && entries.every(isProxyEntry);
+}

@@ -4,6 +4,7 @@ import {
   cron,
   int,
   isTimeZone,
+  isTrustProxy,
   KeyValueMap,
   linkTemplate,
   optionalSecret,
@@ -108,6 +109,16 @@ export const ConfigSchema = z.object({
     600_000,
     'On SIGTERM/SIGINT, how long responses in flight (feed downloads included) may take to finish before connections are cut, in milliseconds',
   ),
+  TRUST_PROXY: z
+    .string()
+    .refine(isTrustProxy, {
+      message:
+        'must be a number of proxies (1) or a comma-separated list of addresses, subnets (10.0.0.0/8) and the names loopback, linklocal, uniquelocal',
+    })
+    .optional()
+    .describe(
+      "Which proxies in front may name the client (X-Forwarded-For) and the scheme (X-Forwarded-Proto): express's trust proxy, e.g. loopback; unset trusts none (docs/security.md)",
+    ),
   PUBLIC_BASE_URL: z
     .url()
     .optional()
@@ -230,6 +241,10 @@ export const ConfigSchema = z.object({
   // Longer than the others: it unlocks purchase prices and syncs, and a guesser gets ten tries per 15 minutes.
   ADMIN_TOKEN: optionalSecret(
     'Enables the admin area and endpoints (Authorization: Bearer ..., or the login form at /admin); at least 16 characters',
+    16,
+  ),
+  METRICS_TOKEN: optionalSecret(
+    'A token for /metrics and the full /readyz only (Authorization: Bearer ...), for a monitoring system; at least 16 characters',
     16,
   ),
   ADMIN_SESSION_HOURS: int(8, 1, 168, 'How long a sign-in to the admin area (/admin) lasts, in hours'),

@@ -45,6 +45,8 @@ export interface Config {
     readonly host: string;
     readonly port: number;
     readonly publicBaseUrl: string | undefined;
+    /** express's `trust proxy`: how many proxies, or which, may name the client and scheme; unset trusts none. */
+    readonly trustProxy: number | string | undefined;
     /** How long a shutdown lets responses in flight finish before it cuts connections. */
     readonly shutdownGraceMs: number;
   };
@@ -90,6 +92,8 @@ export interface Config {
     readonly maxBytes: number;
   };
   readonly admin: { readonly token: string | undefined; readonly sessionHours: number };
+  /** `METRICS_TOKEN`: opens `/metrics` and the full `/readyz`, nothing else. */
+  readonly metricsToken: string | undefined;
   readonly logLevel: ConfigEnv['LOG_LEVEL'];
   readonly logFormat: ConfigEnv['LOG_FORMAT'];
   readonly sandbox: SandboxConfig;
@@ -242,6 +246,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       host: e.HOST,
       port: e.PORT,
       publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
+      trustProxy: trustProxyOf(e.TRUST_PROXY),
       shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     },
     store: { url: e.STORE_URL },
@@ -255,9 +260,15 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       maxBytes: e.ENRICHMENT_MAX_MB * 1024 * 1024,
     },
     admin: { token: e.ADMIN_TOKEN, sessionHours: e.ADMIN_SESSION_HOURS },
+    metricsToken: e.METRICS_TOKEN,
     push: pushConfigOf(e),
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
     sandbox: sandboxConfigOf(e),
   } satisfies Config);
+}
+
+function trustProxyOf(value: string | undefined): number | string | undefined {
+  if (value === undefined) return undefined;
+  return /^\d+$/.test(value.trim()) ? Number(value) : value;
 }

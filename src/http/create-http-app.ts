@@ -2,12 +2,18 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type ErrorRequestHandler, type Express, type RequestHandler, type Router } from 'express';
 import type { Logger } from '../adapters/logger/create-logger.js';
 import { type FrontHandler, frontHandlerOf } from './front-handler.js';
-import { createHealthRoutes, type HealthSource } from './routes/health-routes.js';
+import { createHealthRoutes, type DetailsAccess, type HealthSource } from './routes/health-routes.js';
 import { sendError } from './send-error.js';
 
 export interface HttpAppDeps {
   readonly logger: Logger;
   readonly health: HealthSource;
+  /** Who may read the full `/readyz`; everyone when absent. */
+  readonly details?: DetailsAccess;
+  /** express's `trust proxy` (`TRUST_PROXY`): unset trusts no `X-Forwarded-*` header. */
+  readonly trustProxy?: number | string | undefined;
+  /** `PUBLIC_BASE_URL`: when https, browsers are told to come back over https only (HSTS). */
+  readonly publicBaseUrl?: string | undefined;
   /** Feature routers (feeds, admin, webhooks, metrics), mounted in order. */
   readonly routers?: readonly Router[];
 }
@@ -25,10 +31,13 @@ export function createHttpApp(deps: HttpAppDeps): Express {
   app.set('case sensitive routing', true);
   // Feeds compute their own strong ETags from the catalog version; express's body hashing is wasted work.
   app.set('etag', false);
+  // Only then do req.ip and req.secure follow X-Forwarded-For/-Proto: anyone can send those headers.
+  if (deps.trustProxy !== undefined) app.set('trust proxy', deps.trustProxy);
+  app.use(strictTransport(deps.publicBaseUrl));
   const routers = deps.routers ?? [];
   const fronts = routers.flatMap((router) => frontHandlerOf(router) ?? []);
   if (fronts.length > 0) runFrontHandlers(app, fronts);
-  app.use(createHealthRoutes(deps.health));
+  app.use(createHealthRoutes(deps.health, deps.details));
   for (const router of routers) app.use(router);
   app.use(notFound);
   app.use(createErrorHandler(deps.logger));
@@ -69,6 +78,22 @@ function runFrontHandlers(app: Express, fronts: readonly FrontHandler[]): void {
     // As express does for a rejected route handler.
     else next(failure.error || new Error('Rejected promise'));
   });
+}
+
+/** One year, the usual HSTS age; no `includeSubDomains`: the shop's other hosts are not the bridge's to promise. */
+const HSTS = 'max-age=31536000';
+
+/**
+ * HSTS on what browsers see (pages, the admin area) when they reach the bridge over https: a TLS
+ * connection, a proxy `TRUST_PROXY` names saying https, or an https `PUBLIC_BASE_URL` (a browser ignores the
+ * header on a plain http answer, so it costs nothing there).
+ */
+function strictTransport(publicBaseUrl: string | undefined): RequestHandler {
+  const httpsPublic = publicBaseUrl?.startsWith('https:') === true;
+  return (req, res, next) => {
+    if (httpsPublic || req.secure) res.set('strict-transport-security', HSTS);
+    next();
+  };
 }
 
 const notFound: RequestHandler = (req, res) => {

@@ -6,7 +6,7 @@
 export interface CatalogSource {
   /** Stable identity compared at start; it holds no secret (an API key appears only as a one-way hash). */
   readonly id: string;
-  /** The same for people: logs, `/readyz`, the status page. */
+  /** The same for people: logs, `/readyz`, the status page; without the key's hash, which stays in the store. */
   readonly label: string;
 }
 
@@ -32,7 +32,15 @@ export function sandboxSource(sandbox: SandboxIdentity): CatalogSource {
  */
 export function posSource(baseUrl: string, keyHash: string): CatalogSource {
   const url = normalizePosBaseUrl(baseUrl);
-  return { id: `pos:${url};key=${keyHash}`, label: `the POS at ${url} (API key #${keyHash})` };
+  return { id: `pos:${url};key=${keyHash}`, label: `the POS at ${url}` };
+}
+
+/**
+ * A source as people see it. Labels stored before 2026-11-30 carried the key's hash, which a short key
+ * could be guessed from offline: it is left out wherever such a label is shown.
+ */
+export function sourceLabelOf(source: CatalogSource): string {
+  return source.label.replace(/ \(API key #[0-9a-f]+\)$/, '');
 }
 
 /**

@@ -65,8 +65,8 @@ export function csrfTokenOf(req: Request): string | undefined {
 
 /**
  * `Secure` whenever the browser reaches the bridge over https: a TLS connection of its own, or a
- * `PUBLIC_BASE_URL` that is https (a proxy terminating TLS in front). `X-Forwarded-Proto` is not read:
- * express's `trust proxy` is off, and anyone could send that header.
+ * `PUBLIC_BASE_URL` that is https (a proxy terminating TLS in front). `X-Forwarded-Proto` counts only
+ * from a proxy `TRUST_PROXY` names (express's `req.secure`): anyone else could send that header.
  */
 function secureFlag(req: Request, publicBaseUrl: string | undefined): string {
   return req.secure || publicBaseUrl?.startsWith('https:') === true ? '; Secure' : '';
@@ -94,7 +94,10 @@ export function clearSessionCookie(req: Request, res: Response, publicBaseUrl: s
   );
 }
 
-/** The client address for the login throttle: the socket's (express's `trust proxy` is off). */
+/**
+ * The client address for the login throttle: the socket's, or behind a proxy `TRUST_PROXY` names the
+ * address it forwarded (else every guess through the proxy would count against everyone).
+ */
 export function clientOf(req: Request): string {
-  return req.socket.remoteAddress ?? 'unknown';
+  return req.ip ?? req.socket.remoteAddress ?? 'unknown';
 }

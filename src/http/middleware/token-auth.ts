@@ -19,3 +19,31 @@ export function bearerTokenOf(req: IncomingMessage): string | undefined {
   const match = /^Bearer\s+(.+)$/i.exec(header.trim());
   return match?.[1]?.trim();
 }
+
+/** The tokens that open the operator's details: `/metrics` and the full `/readyz` (docs/security.md). */
+export interface OperatorTokens {
+  /** `FEED_TOKEN`: as `?token=…` or a bearer token, as for the feeds and the status page that shows the same. */
+  readonly feed: string | undefined;
+  /** `METRICS_TOKEN`: a bearer token for a monitoring system, which opens nothing else. */
+  readonly metrics: string | undefined;
+  /** `ADMIN_TOKEN`: a bearer token. */
+  readonly admin: string | undefined;
+}
+
+/**
+ * Whether a request may read the operator's details. They are as open as the status page, which shows
+ * the same: open while neither `FEED_TOKEN` nor `METRICS_TOKEN` is set; else any configured token opens
+ * them (the query form for `FEED_TOKEN` only, as query strings end up in access logs).
+ */
+export function operatorAccess(tokens: OperatorTokens): (req: IncomingMessage, queryToken: unknown) => boolean {
+  if (tokens.feed === undefined && tokens.metrics === undefined) return () => true;
+  const bearerTokens = [tokens.feed, tokens.metrics, tokens.admin].filter((token) => token !== undefined);
+  return (req, queryToken) => {
+    const bearer = bearerTokenOf(req);
+    // Every configured token is compared, so the time taken does not tell which one came close.
+    let matched = false;
+    for (const token of bearerTokens) matched = secretMatches(bearer, token) || matched;
+    if (tokens.feed !== undefined && typeof queryToken === 'string') matched = secretMatches(queryToken, tokens.feed) || matched;
+    return matched;
+  };
+}

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { Router } from 'express';
 import { createRouter } from '../create-router.js';
 
@@ -10,18 +11,35 @@ export interface HealthSource {
   readiness(): Promise<ReadinessReport> | ReadinessReport;
 }
 
-/** `/healthz`: the process answers. `/readyz`: a catalog can be served (503 until then). */
-export function createHealthRoutes(source: HealthSource): Router {
+/** Whether a request may read the full `/readyz` (token-auth.ts `operatorAccess`); everyone may, when absent. */
+export type DetailsAccess = (req: IncomingMessage, queryToken: unknown) => boolean;
+
+/**
+ * `/healthz`: the process answers. `/readyz`: a catalog can be served (503 until then). Without the
+ * details' token `/readyz` says only that, as a load balancer needs: the details name the POS, hosts and
+ * error texts (docs/security.md).
+ */
+export function createHealthRoutes(source: HealthSource, details: DetailsAccess = () => true): Router {
   const router = createRouter();
   router.get('/healthz', (_req, res) => {
     res.set('cache-control', 'no-store').json({ status: 'ok' });
   });
-  router.get('/readyz', async (_req, res) => {
+  router.get('/readyz', async (req, res) => {
     const report = await source.readiness();
     res
       .status(report.ready ? 200 : 503)
       .set('cache-control', 'no-store')
-      .json(report);
+      .json(details(req, req.query['token']) ? report : publicReadiness(report));
   });
   return router;
+}
+
+/** What `/readyz` tells anyone: ready or not, degraded, shutting down; and where the rest is. */
+export function publicReadiness(report: ReadinessReport): ReadinessReport {
+  return {
+    ready: report.ready,
+    ...(report['degraded'] === true ? { degraded: true } : {}),
+    ...(report['stopping'] === true ? { stopping: true } : {}),
+    details: 'with a token (Authorization: Bearer …): docs/security.md',
+  };
 }

@@ -1,4 +1,4 @@
-import { type CatalogSource, sameHostOtherKey, sameUnits } from '../../core/catalog/catalog-source.js';
+import { type CatalogSource, sameHostOtherKey, sameUnits, sourceLabelOf } from '../../core/catalog/catalog-source.js';
 import type { CatalogService } from './catalog-service.js';
 
 /** A catalog the store holds that is not served: of another source, until the configured source's first one. */
@@ -67,8 +67,18 @@ export async function openStoredCatalog(deps: CatalogStartDeps): Promise<StoredC
   if (stored === undefined) return start(undefined);
 
   const from = stored.source;
-  const notServed = { source: from?.label ?? UNRECORDED, version: stored.version, products: stored.items };
-  const names = { stored: notServed.source, storedVersion: stored.version, configured: source.label };
+  const notServed = {
+    source: from === undefined ? UNRECORDED : sourceLabelOf(from),
+    version: stored.version,
+    products: stored.items,
+  };
+  const names = {
+    stored: notServed.source,
+    storedVersion: stored.version,
+    configured: source.label,
+    // The labels of one POS read with two keys are alike: the keys' hashes are kept out of sight.
+    ...(from !== undefined && sameHostOtherKey(from, source) ? { otherApiKey: true } : {}),
+  };
   if (from !== undefined && !sameHostOtherKey(from, source)) {
     logger.warn(
       names,

@@ -5,6 +5,7 @@ import {
   sameHostOtherKey,
   sameUnits,
   sandboxSource,
+  sourceLabelOf,
 } from '../../../../src/core/catalog/catalog-source.js';
 
 describe('core/catalog/catalog-source', () => {
@@ -20,11 +21,12 @@ describe('core/catalog/catalog-source', () => {
     expect(sandboxSource({ seed: 42, units: 2, articles: 500 }).id).not.toBe(source.id);
   });
 
-  it('names a POS by its normalized base URL and the hash of its key', () => {
-    expect(posSource('HTTPS://pos.example/api/', 'a1b2c3')).toEqual({
-      id: 'pos:https://pos.example/api;key=a1b2c3',
-      label: 'the POS at https://pos.example/api (API key #a1b2c3)',
-    });
+  it('names a POS by its normalized base URL and the hash of its key, and shows it without the hash', () => {
+    const source = posSource('HTTPS://pos.example/api/', 'a1b2c3');
+    expect(source).toEqual({ id: 'pos:https://pos.example/api;key=a1b2c3', label: 'the POS at https://pos.example/api' });
+    expect(sourceLabelOf(source)).toBe('the POS at https://pos.example/api');
+    const storedEarlier = { id: source.id, label: 'the POS at https://pos.example/api (API key #a1b2c3)' };
+    expect(sourceLabelOf(storedEarlier)).toBe('the POS at https://pos.example/api');
     expect(posSource('https://pos.example', 'x').id).not.toBe(posSource('https://pos.example', 'y').id);
   });
 
