@@ -190,6 +190,7 @@ function webhookRouter(parts: RouterParts): Router {
   const { config, webhooks, metrics } = parts;
   return createWebhookRoutes({
     apiKeys: config.webhook.apiKeys,
+    loopbackApiKeys: config.webhook.loopbackApiKeys,
     // Stored durably within this, or answered 503 so that the POS delivers it again (never 200 and lost).
     accept: (dedupeKey, event) => withTimeout(webhooks.accept(dedupeKey, event), WEBHOOK_ACCEPT_DEADLINE_MS, 'storing the event'),
     onEvent: (event, outcome) => metrics.webhookEvents.inc({ event, outcome }),

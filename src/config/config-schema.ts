@@ -30,9 +30,10 @@ export const STOCK_COLUMN_FIELDS: readonly string[] = ['code', 'plu', 'ean', 'na
 
 export const ConfigSchema = z.object({
   POS_BASE_URL: z.url().optional().describe('Base URL of the POS interface; unset starts the built-in sandbox POS'),
+  // Also the webhook key by default, which strangers can try: a key of a few characters is a mistake.
   POS_API_KEY: z
     .string()
-    .min(1)
+    .min(8, 'must be at least 8 characters (the POS vendor issues the key; it also guards the webhooks)')
     .optional()
     .describe(
       'Sent as x-api-key on every POS call (required with POS_BASE_URL; ignored in sandbox mode, which uses SANDBOX_API_KEY)',
@@ -89,12 +90,16 @@ export const ConfigSchema = z.object({
   POS_MAX_PAGES: int(10_000, 1, 1_000_000, 'Hard limit of pages read from one list before the sync fails'),
   WEBHOOK_API_KEY: z
     .string()
-    .min(1)
+    .min(8, 'must be at least 8 characters')
     .optional()
     .describe(
       'The x-api-key the POS sends with webhooks (default: POS_API_KEY; in sandbox mode SANDBOX_API_KEY is accepted instead of POS_API_KEY)',
     ),
-  WEBHOOK_API_KEY_PREVIOUS: z.string().min(1).optional().describe('A second accepted webhook key while rotating keys'),
+  WEBHOOK_API_KEY_PREVIOUS: z
+    .string()
+    .min(8, 'must be at least 8 characters')
+    .optional()
+    .describe('A second accepted webhook key while rotating keys'),
   WEBHOOK_MOVEMENT_WINDOW_MS: int(
     10_000,
     0,

@@ -40,7 +40,12 @@ export interface Config {
     /** Limits of a unit's price list and stock export, which follow the article count. */
     readonly documents: DocumentLimitSettings;
   };
-  readonly webhook: { readonly apiKeys: readonly string[]; readonly movementWindowMs: number };
+  readonly webhook: {
+    readonly apiKeys: readonly string[];
+    /** Keys accepted from this machine only: the in-process sandbox's well-known one, in sandbox mode. */
+    readonly loopbackApiKeys: readonly string[];
+    readonly movementWindowMs: number;
+  };
   readonly http: {
     readonly host: string;
     readonly port: number;
@@ -176,13 +181,16 @@ function posConfigOf(e: ConfigEnv): Config['pos'] {
 }
 
 function webhookConfigOf(e: ConfigEnv): Config['webhook'] {
-  // In sandbox mode the sender is the sandbox, with its own key: that one is always accepted, and POS_API_KEY
-  // (left in a .env prepared for the real POS) is not; a WEBHOOK_API_KEY someone set is honoured beside it.
-  const webhookKeys =
-    e.POS_BASE_URL === undefined ? [e.SANDBOX_API_KEY, e.WEBHOOK_API_KEY] : [e.WEBHOOK_API_KEY ?? e.POS_API_KEY];
+  // In sandbox mode the sender is the in-process sandbox, with its own key: that one is accepted from this
+  // machine (the sandbox listens and sends on loopback; the key is well known, so never from elsewhere), and
+  // POS_API_KEY (left in a .env prepared for the real POS) is not; a WEBHOOK_API_KEY someone set is honoured.
+  const sandboxMode = e.POS_BASE_URL === undefined;
+  const webhookKeys = sandboxMode ? [e.WEBHOOK_API_KEY] : [e.WEBHOOK_API_KEY ?? e.POS_API_KEY];
   if (e.WEBHOOK_API_KEY_PREVIOUS !== undefined) webhookKeys.push(e.WEBHOOK_API_KEY_PREVIOUS);
+  const apiKeys = [...new Set(webhookKeys.filter((key): key is string => key !== undefined))];
   return {
-    apiKeys: [...new Set(webhookKeys.filter((key): key is string => key !== undefined))],
+    apiKeys,
+    loopbackApiKeys: sandboxMode && !apiKeys.includes(e.SANDBOX_API_KEY) ? [e.SANDBOX_API_KEY] : [],
     movementWindowMs: e.WEBHOOK_MOVEMENT_WINDOW_MS,
   };
 }

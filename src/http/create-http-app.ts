@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type ErrorRequestHandler, type Express, type RequestHandler, type Router } from 'express';
 import type { Logger } from '../adapters/logger/create-logger.js';
 import { type FrontHandler, frontHandlerOf } from './front-handler.js';
+import { createGuessThrottle, type GuessThrottle } from './guess-throttle.js';
 import { createHealthRoutes, type DetailsAccess, type HealthSource } from './routes/health-routes.js';
 import { sendError } from './send-error.js';
 
@@ -36,7 +37,8 @@ export function createHttpApp(deps: HttpAppDeps): Express {
   app.use(strictTransport(deps.publicBaseUrl));
   const routers = deps.routers ?? [];
   const fronts = routers.flatMap((router) => frontHandlerOf(router) ?? []);
-  if (fronts.length > 0) runFrontHandlers(app, fronts);
+  const guesses = createGuessThrottle({ trust: app.get('trust proxy fn') as (address: string, hop: number) => boolean });
+  runFrontHandlers(app, fronts, guesses);
   app.use(createHealthRoutes(deps.health, deps.details));
   for (const router of routers) app.use(router);
   app.use(notFound);
@@ -45,10 +47,11 @@ export function createHttpApp(deps: HttpAppDeps): Express {
 }
 
 /**
- * Puts the front handlers ahead of express's own dispatch. A request whose front handler failed is
- * handed to express with its error, which the first middleware passes on to the error handler.
+ * Puts the guess throttle and the front handlers ahead of express's own dispatch. A request whose front
+ * handler failed is handed to express with its error, which the first middleware passes on to the error
+ * handler.
  */
-function runFrontHandlers(app: Express, fronts: readonly FrontHandler[]): void {
+function runFrontHandlers(app: Express, fronts: readonly FrontHandler[], guesses: GuessThrottle): void {
   const entry: Express & ExpressEntry = app as Express & ExpressEntry;
   const expressHandle = entry.handle.bind(app);
   const failures = new WeakMap<IncomingMessage, { readonly error: unknown }>();
@@ -57,6 +60,7 @@ function runFrontHandlers(app: Express, fronts: readonly FrontHandler[]): void {
     expressHandle(req, res, next);
   };
   entry.handle = (req, res, next) => {
+    if (guesses.refuse(req, res)) return;
     for (const front of fronts) {
       let served: false | Promise<void>;
       try {

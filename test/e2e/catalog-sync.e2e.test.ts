@@ -180,7 +180,7 @@ describe('restart on the sandbox’s store against another POS', () => {
         STORE_URL: storeUrl,
         // A POS that refuses connections: every sync fails. The stored catalog is the sandbox's: not this POS's.
         POS_BASE_URL: 'http://127.0.0.1:9',
-        POS_API_KEY: 'k',
+        POS_API_KEY: 'key-of-a-pos-that-is-down',
         POS_MAX_RETRIES: '0',
       }),
       { logger },
@@ -206,9 +206,12 @@ describe('restart on the sandbox’s store against another POS', () => {
 
 describe('admin endpoints without ADMIN_TOKEN', () => {
   it('are disabled', async () => {
-    const app = await startApp(createTestConfig({ POS_BASE_URL: 'http://127.0.0.1:9', POS_API_KEY: 'k', POS_MAX_RETRIES: '0' }), {
-      logger,
-    });
+    const app = await startApp(
+      createTestConfig({ POS_BASE_URL: 'http://127.0.0.1:9', POS_API_KEY: 'key-of-a-pos-that-is-down', POS_MAX_RETRIES: '0' }),
+      {
+        logger,
+      },
+    );
     try {
       const response = await fetch(`${app.url}/admin/sync`, { method: 'POST' });
       expect(response.status).toBe(404);

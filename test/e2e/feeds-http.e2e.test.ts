@@ -233,9 +233,12 @@ describe('feeds with FEED_TOKEN', () => {
 
 describe('feeds before the first catalog', () => {
   it('answer 503 with Retry-After', async () => {
-    const app = await startApp(createTestConfig({ POS_BASE_URL: 'http://127.0.0.1:9', POS_API_KEY: 'k', POS_MAX_RETRIES: '0' }), {
-      logger,
-    });
+    const app = await startApp(
+      createTestConfig({ POS_BASE_URL: 'http://127.0.0.1:9', POS_API_KEY: 'key-of-a-pos-that-is-down', POS_MAX_RETRIES: '0' }),
+      {
+        logger,
+      },
+    );
     try {
       await app.initialSync;
       for (const path of [

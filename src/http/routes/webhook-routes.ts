@@ -9,6 +9,8 @@ import { sendError } from '../send-error.js';
 export interface WebhookRoutesDeps {
   /** Accepted `x-api-key` values (WEBHOOK_API_KEY, and WEBHOOK_API_KEY_PREVIOUS while rotating). */
   readonly apiKeys: readonly string[];
+  /** Keys accepted only from this machine (the in-process sandbox's well-known key); the client as `req.ip`. */
+  readonly loopbackApiKeys?: readonly string[];
   /** Stores the event durably and queues it; rejects when it could not be stored. */
   readonly accept: (dedupeKey: string, event: StoredWebhookEvent) => Promise<{ readonly duplicate: boolean }>;
   /** Counts each call: event kind (`sale`, `client-points`, `unknown`, `invalid`) and outcome. */
@@ -47,6 +49,8 @@ export function createWebhookRoutes(deps: WebhookRoutesDeps): Router {
       // No short circuit: every key is compared, so timing tells nothing about which one matched.
       let matched = false;
       for (const expected of deps.apiKeys) matched = secretMatches(key, expected) || matched;
+      const local = isLoopback(req.ip);
+      for (const expected of deps.loopbackApiKeys ?? []) matched = (secretMatches(key, expected) && local) || matched;
       if (!matched) {
         count('invalid', 'unauthorized');
         res.set('connection', 'close');
@@ -110,4 +114,11 @@ export function createWebhookRoutes(deps: WebhookRoutesDeps): Router {
   };
   router.use('/webhooks', bodyErrors);
   return router;
+}
+
+/** 127.0.0.0/8 and ::1, also as IPv4-mapped IPv6 (`::ffff:127.0.0.1`). */
+function isLoopback(address: string | undefined): boolean {
+  if (address === undefined) return false;
+  const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
+  return v4.startsWith('127.') || address === '::1';
 }

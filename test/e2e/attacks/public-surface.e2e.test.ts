@@ -176,3 +176,48 @@ describe('the admin login throttle behind a proxy', () => {
     }
   });
 });
+
+describe('guessing a feed token or a webhook key', () => {
+  let app: RunningApp;
+  const from = (address: string, headers: Record<string, string> = {}) => ({ ...headers, 'x-forwarded-for': address });
+  const hook = (address: string | undefined, key: string) =>
+    fetch(`${app.url}/webhooks/pos`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': key, ...(address === undefined ? {} : from(address)) },
+      body: '{}',
+    });
+
+  beforeAll(async () => {
+    // Sandbox mode: the in-process sandbox's well-known webhook key is accepted from this machine only.
+    app = await startApp(
+      createTestConfig({ STORE_URL: 'memory://', SANDBOX_ARTICLES: '20', FEED_TOKEN, TRUST_PROXY: 'loopback', ...NEVER }),
+      { logger },
+    );
+    await app.initialSync;
+  });
+  afterAll(async () => app.stop());
+
+  it('refuses an address everything after 30 wrong tokens, the right token too; other addresses go on', async () => {
+    const feed = `${app.url}/feeds/all/products.json`;
+    for (let attempt = 0; attempt < 30; attempt += 1) {
+      expect((await get(`${feed}?token=guess-${attempt}`, from('203.0.113.7'))).status).toBe(401);
+    }
+    const refused = [
+      await get(`${feed}?token=${FEED_TOKEN}`, from('203.0.113.7')),
+      await get(`${app.url}/`, from('203.0.113.7', bearer(FEED_TOKEN))),
+      await get(`${app.url}/readyz`, from('203.0.113.7')),
+    ];
+    for (const answer of refused) {
+      expect(answer.status).toBe(429);
+      expect(JSON.parse(answer.text)).toMatchObject({ error: { code: 'TOO_MANY_ATTEMPTS' } });
+      expect(Number(answer.headers.get('retry-after'))).toBeGreaterThan(0);
+    }
+    expect((await hook('203.0.113.7', 'sandbox-key')).status).toBe(429);
+    expect((await get(`${feed}?token=${FEED_TOKEN}`, from('198.51.100.30'))).status).toBe(200);
+  });
+
+  it("takes the sandbox's well-known webhook key from this machine only", async () => {
+    expect((await hook('198.51.100.40', 'sandbox-key')).status).toBe(401);
+    expect((await hook(undefined, 'sandbox-key')).status).not.toBe(401);
+  });
+});

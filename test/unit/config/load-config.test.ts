@@ -34,18 +34,19 @@ describe('config/load-config', () => {
     expect(config.feed.currency).toBe('CZK');
     expect(config.feed.token).toBeUndefined();
     expect(config.logLevel).toBe('info');
-    // In sandbox mode the webhook key is the sandbox's own key.
-    expect(config.webhook.apiKeys).toEqual([config.sandbox.apiKey]);
+    // In sandbox mode the webhook key is the sandbox's own key, from this machine only (it is well known).
+    expect(config.webhook.apiKeys).toEqual([]);
+    expect(config.webhook.loopbackApiKeys).toEqual([config.sandbox.apiKey]);
   });
 
   it('reads a real POS configuration', () => {
     const config = loadConfig({
       POS_BASE_URL: 'https://api.example.test/ext/',
-      POS_API_KEY: 'k-123',
+      POS_API_KEY: 'k-123-of-the-pos',
       POS_EXPORT_PATH_PREFIX: '/ext',
       POS_UNIT_IDENTIFIER: 'code',
       POS_PAGE_SIZE: '200',
-      WEBHOOK_API_KEY_PREVIOUS: 'old-key',
+      WEBHOOK_API_KEY_PREVIOUS: 'old-key-of-the-pos',
       UNIT_STORE_CODES: 'U1=praha-1, U2 = brno',
       POS_STOCK_COLUMNS: 'code=Kód,quantity=Množství',
     });
@@ -53,7 +54,7 @@ describe('config/load-config', () => {
     expect(config.pos.baseUrl).toBe('https://api.example.test/ext');
     expect(config.pos.pageSize).toBe(200);
     expect(config.pos.unitIdentifier).toBe('code');
-    expect(config.webhook.apiKeys).toEqual(['k-123', 'old-key']);
+    expect(config.webhook.apiKeys).toEqual(['k-123-of-the-pos', 'old-key-of-the-pos']);
     expect(config.feed.unitStoreCodes).toEqual({ U1: 'praha-1', U2: 'brno' });
     expect(config.pos.stockColumns).toEqual({ code: 'Kód', quantity: 'Množství' });
   });
@@ -133,11 +134,19 @@ describe('config/load-config', () => {
   });
 
   it("accepts the sandbox's own webhook key in sandbox mode, and not a POS_API_KEY left for the real POS", () => {
-    expect(loadConfig({ POS_API_KEY: 'real-pos-key' }).webhook.apiKeys).toEqual(['sandbox-key']);
-    // A WEBHOOK_API_KEY someone set is honoured beside it: the sandbox still sends its own.
-    const set = loadConfig({ POS_API_KEY: 'real-pos-key', WEBHOOK_API_KEY: 'hook-key', WEBHOOK_API_KEY_PREVIOUS: 'old-key' });
-    expect(set.webhook.apiKeys).toEqual(['sandbox-key', 'hook-key', 'old-key']);
-    expect(loadConfig({ WEBHOOK_API_KEY: 'sandbox-key' }).webhook.apiKeys).toEqual(['sandbox-key']);
+    const left = loadConfig({ POS_API_KEY: 'real-pos-key' }).webhook;
+    expect(left).toMatchObject({ apiKeys: [], loopbackApiKeys: ['sandbox-key'] });
+    // A WEBHOOK_API_KEY someone set is honoured beside it, from anywhere: the sandbox still sends its own.
+    const set = loadConfig({
+      POS_API_KEY: 'real-pos-key',
+      WEBHOOK_API_KEY: 'hook-key',
+      WEBHOOK_API_KEY_PREVIOUS: 'old-key-of-the-pos',
+    });
+    expect(set.webhook).toMatchObject({ apiKeys: ['hook-key', 'old-key-of-the-pos'], loopbackApiKeys: ['sandbox-key'] });
+    expect(loadConfig({ WEBHOOK_API_KEY: 'sandbox-key' }).webhook).toMatchObject({
+      apiKeys: ['sandbox-key'],
+      loopbackApiKeys: [],
+    });
   });
 
   it('requires POS_API_KEY with POS_BASE_URL', () => {
@@ -155,6 +164,12 @@ describe('config/load-config', () => {
     ['POS_STOCK_EXPORT_TYPE', 'csv/../x'],
     ['UNKNOWN_STOCK_AVAILABILITY', 'maybe'],
     ['PUBLIC_BASE_URL', 'example'],
+    ['POS_API_KEY', 'short'],
+    ['WEBHOOK_API_KEY', 'k'],
+    ['METRICS_TOKEN', 'too-short'],
+    ['TRUST_PROXY', 'yes'],
+    ['TRUST_PROXY', '10.0.0.0/33'],
+    ['TRUST_PROXY', 'loopback,proxy.example'],
     ['FEED_PRODUCT_URL', 'shop.example/p/{id}'],
     ['FEED_PRODUCT_URL', 'https://shop.example/p/{sku}'],
     ['FEED_IMAGE_URL', 'ftp://img.example/{id}.png'],
@@ -163,6 +178,13 @@ describe('config/load-config', () => {
 
     expect(problems).toHaveLength(1);
     expect(problems[0]?.startsWith(`${name}: `)).toBe(true);
+  });
+
+  it('reads TRUST_PROXY as a number of proxies or as addresses, subnets and names', () => {
+    expect(loadConfig({}).http.trustProxy).toBeUndefined();
+    expect(loadConfig({ TRUST_PROXY: '1' }).http.trustProxy).toBe(1);
+    const list = 'loopback, 10.0.0.0/8, 192.0.2.7, fd00::/8';
+    expect(loadConfig({ TRUST_PROXY: list }).http.trustProxy).toBe(list);
   });
 
   it('accepts exactly the stock export fields in POS_STOCK_COLUMNS', () => {
