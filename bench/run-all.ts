@@ -29,6 +29,11 @@ const BENCHMARKS: readonly { name: string; args: readonly string[]; what: string
     what: 'product search at 100k: search index build (time, longest slice, memory), query latency p50/p99',
   },
   {
+    name: 'search-worst-case',
+    args: [],
+    what: 'the costliest product searches at 100k, 8 at once over HTTP: event-loop stall, /healthz latency (issue 26 bar)',
+  },
+  {
     name: 'product-detail',
     args: [],
     what: "a product's page at 100k × 5: every feed's verdict for one product, lookup time and event-loop delay",

@@ -31,6 +31,7 @@ export const HTTP_ERRORS = {
   INTERNAL: { status: 500, message: 'Internal error' },
   SYNC_CRASHED: { status: 500, message: 'The sync ended with an error of the bridge itself' },
   CATALOG_NOT_READY: { status: 503, message: 'No catalog yet; try again shortly' },
+  SEARCH_BUSY: { status: 503, message: 'Too many product searches at once; try again in a moment' },
   FEED_RENDERING: { status: 503, message: 'This feed is being rendered; try again shortly' },
   STORE_UNAVAILABLE: { status: 503, message: 'The store does not answer' },
   NOT_STORED: { status: 503, message: 'The event could not be stored; deliver it again' },

@@ -1,3 +1,4 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { createSlicer } from '../async/create-slicer.js';
 import type { CatalogSnapshot } from './catalog.js';
 import { type AsyncFamilyCache, createAsyncFamilyCache } from './catalog-family.js';
@@ -57,8 +58,23 @@ export interface ProductSearchHit {
 export interface ProductSearchResult {
   /** At most `limit`, best first. */
   readonly hits: readonly ProductSearchHit[];
-  /** Every product found. */
+  /** Every product found; with `complete` false, those found before the time budget ran out. */
   readonly total: number;
+  /** False when the name search stopped at its time budget: hits and total cover the catalog's start only. */
+  readonly complete: boolean;
+}
+
+/**
+ * What a stranger's query may cost (docs/security.md): the name search joins at most `maxWords` of its
+ * words across all names (the longest: they narrow it most) and checks the rest only in the names those
+ * found (`searchWords`), works in slices of `sliceMs` between which the event loop serves others, and
+ * stops after `budgetMs` of its own work, saying so (`complete: false`).
+ */
+export const SEARCH_BOUNDS = { maxWords: 8, sliceMs: 4, budgetMs: 250 } as const;
+
+export interface SearchOptions {
+  readonly sliceMs?: number;
+  readonly budgetMs?: number;
 }
 
 /** Printable ASCII words with single spaces between them: nothing to fold but their case. */
@@ -226,31 +242,105 @@ function codeMatches({ codes, shared }: ProductSearchIndex, query: string): Map<
 /** Name ranks, best first: the name starts with the query; every query word starts a word; other. */
 const NAME_RANKS = 3;
 
+/** The words of a query as the name search uses them (`searchWords`). */
+export interface SearchWords {
+  /** Looked for across all names, each occurrence read about once (the join): at most `maxWords`. */
+  readonly joined: readonly string[];
+  /** The rest of a longer query, checked in each name the joined words found. */
+  readonly checked: readonly string[];
+}
+
+/**
+ * The distinct words of a folded query, the longest `SEARCH_BOUNDS.maxWords` joined (they narrow the
+ * search most), the rest (one-letter words first) only checked in the names those found: a query of 50
+ * words costs the join of 8 plus a check per name found, and still needs every word in the name.
+ *
+ * @example searchWords('a b c d e f g h i kava') // { joined: ['kava', 'a', 'b', 'c', 'd', 'e', 'f', 'g'], checked: ['h', 'i'] }
+ */
+export function searchWords(phrase: string): SearchWords {
+  const distinct = [...new Set(phrase.split(' ').filter((word) => word !== ''))];
+  if (distinct.length <= SEARCH_BOUNDS.maxWords) return { joined: distinct, checked: [] };
+  const byLength = distinct
+    .map((word, order) => ({ word, order }))
+    .sort((a, b) => b.word.length - a.word.length || a.order - b.order)
+    .map(({ word }) => word);
+  return { joined: byLength.slice(0, SEARCH_BOUNDS.maxWords), checked: byLength.slice(SEARCH_BOUNDS.maxWords) };
+}
+
+/** Whether `word` starts a word somewhere in `name`. */
+function startsAWord(name: string, word: string): boolean {
+  for (let at = name.indexOf(word); at !== -1; at = name.indexOf(word, at + 1)) {
+    if (at === 0 || !isWordChar(name.charCodeAt(at - 1))) return true;
+  }
+  return false;
+}
+
+/** Checks of the clock in the name search: one per this many products looked at. */
+const CLOCK_STRIDE = 64;
+
+/**
+ * The name search's own work: `tick()` yields to the event loop once the slice is spent, and answers
+ * false once the whole budget is (the time between slices, others' work, is not counted).
+ */
+function createWorkClock(bounds: { readonly sliceMs: number; readonly budgetMs: number }) {
+  let spentMs = 0;
+  let sliceStart = performance.now();
+  return {
+    restart() {
+      sliceStart = performance.now();
+    },
+    async tick(): Promise<boolean> {
+      const sliceMs = performance.now() - sliceStart;
+      if (spentMs + sliceMs >= bounds.budgetMs) return false;
+      if (sliceMs < bounds.sliceMs) return true;
+      spentMs += sliceMs;
+      await yieldToEventLoop();
+      sliceStart = performance.now();
+      return true;
+    },
+  };
+}
+
 /**
  * Calls `visit` for every product whose name holds every word, in catalog order, with its rank. Each word
  * keeps the offset of its next occurrence; the product of the furthest one is the first that can hold
  * them all (a leapfrog join), so every word's occurrences are read about once, whatever its frequency.
+ * Yields to the event loop every `sliceMs` of work; returns false when it stopped at `budgetMs`.
  */
-function matchNames(
+async function matchNames(
   index: ProductSearchIndex,
-  words: readonly string[],
+  { joined: words, checked }: SearchWords,
   phrase: string,
   visit: (position: number, rank: number) => void,
-): void {
+  bounds: { readonly sliceMs: number; readonly budgetMs: number },
+): Promise<boolean> {
   const { names, starts, products } = index;
-  if (products === 0 || words.length === 0) return;
-  const next = words.map((word) => names.indexOf(word));
-  if (next.includes(-1)) return;
+  if (products === 0 || words.length === 0) return true;
+  const clock = createWorkClock(bounds);
+  // On a turn of its own: searches queued one after another would otherwise run back to back.
+  await yieldToEventLoop();
+  clock.restart();
+  // A word no name holds costs a scan of every name (~0.6 ms at 100,000 products): one per word, sliced.
+  const next: number[] = [];
+  for (const word of words) {
+    const at = names.indexOf(word);
+    if (at === -1) return true;
+    next.push(at);
+    if (!(await clock.tick())) return false;
+  }
   const seek = (word: number, from: number): boolean => {
     if ((next[word] as number) >= from) return true;
     next[word] = names.indexOf(words[word] as string, from);
     return next[word] !== -1;
   };
   let cursor = 0;
+  let steps = 0;
   while (cursor < names.length) {
+    steps += 1;
+    if (steps % CLOCK_STRIDE === 0 && !(await clock.tick())) return false;
     let furthest = 0;
     for (let word = 0; word < words.length; word += 1) {
-      if (!seek(word, cursor)) return;
+      if (!seek(word, cursor)) return true;
       furthest = Math.max(furthest, next[word] as number);
     }
     const position = productAt(starts, products, furthest);
@@ -258,16 +348,26 @@ function matchNames(
     const end = (starts[position + 1] as number) - 1;
     let inName = true;
     for (let word = 0; word < words.length; word += 1) {
-      if (!seek(word, start)) return;
+      if (!seek(word, start)) return true;
       if ((next[word] as number) >= end) inName = false;
     }
     // Each word's `next` is its first occurrence from this name's start on: one past its end is not in it.
-    if (inName) visit(position, rankOf(start, end));
+    if (inName && (checked.length === 0 || holdsChecked(start, end))) visit(position, rankOf(start, end));
     cursor = end + 1;
+  }
+  return true;
+
+  function holdsChecked(start: number, end: number): boolean {
+    const name = names.slice(start, end);
+    return checked.every((word) => name.includes(word));
   }
 
   function rankOf(start: number, end: number): number {
     if (names.startsWith(phrase, start)) return 0;
+    if (checked.length > 0) {
+      const name = names.slice(start, end);
+      if (!checked.every((word) => startsAWord(name, word))) return 2;
+    }
     for (let word = 0; word < words.length; word += 1) {
       let at = next[word] as number;
       while (at !== -1 && at < end && at !== start && isWordChar(names.charCodeAt(at - 1))) {
@@ -283,11 +383,16 @@ function matchNames(
 
 /**
  * The products `query` finds, best first (see the ranking above), at most `limit` of them, and how many
- * it finds in all.
+ * it finds in all; bounded as `SEARCH_BOUNDS` says.
  *
- * @example searchProducts(await indexes.get(snapshot), 'cokolada hor', 20) // { hits: [{ position: 9, matchedBy: 'name' }], total: 1 }
+ * @example await searchProducts(await indexes.get(snapshot), 'cokolada hor', 20) // { hits: [{ position: 9, matchedBy: 'name' }], total: 1, complete: true }
  */
-export function searchProducts(index: ProductSearchIndex, query: string, limit: number): ProductSearchResult {
+export async function searchProducts(
+  index: ProductSearchIndex,
+  query: string,
+  limit: number,
+  options: SearchOptions = {},
+): Promise<ProductSearchResult> {
   const codes = codeMatches(index, query);
   const hits: ProductSearchHit[] = [...codes]
     .sort(([a], [b]) => a - b)
@@ -295,14 +400,17 @@ export function searchProducts(index: ProductSearchIndex, query: string, limit: 
     .map(([position, matchedBy]) => ({ position, matchedBy }));
   let total = codes.size;
   const phrase = foldSearchText(query);
-  const words = [...new Set(phrase.split(' ').filter((word) => word !== ''))];
   // Only the first `limit` of each rank can be shown; the others are counted.
   const ranked: number[][] = Array.from({ length: NAME_RANKS }, () => []);
-  matchNames(index, words, phrase, (position, rank) => {
+  const visit = (position: number, rank: number) => {
     if (codes.has(position)) return;
     total += 1;
     const bucket = ranked[rank] as number[];
     if (bucket.length < limit) bucket.push(position);
+  };
+  const complete = await matchNames(index, searchWords(phrase), phrase, visit, {
+    sliceMs: options.sliceMs ?? SEARCH_BOUNDS.sliceMs,
+    budgetMs: options.budgetMs ?? SEARCH_BOUNDS.budgetMs,
   });
   for (const bucket of ranked) {
     for (const position of bucket) {
@@ -310,5 +418,5 @@ export function searchProducts(index: ProductSearchIndex, query: string, limit: 
       hits.push({ position, matchedBy: 'name' });
     }
   }
-  return { hits, total };
+  return { hits, total, complete };
 }

@@ -23,6 +23,8 @@ interface SearchTexts {
   readonly showMore: string;
   readonly empty: string;
   readonly emptyHint: string;
+  /** The search stopped at its time budget: what was found covers the catalog's start only. */
+  readonly incomplete: string;
   readonly columns: {
     readonly name: string;
     readonly id: string;
@@ -61,6 +63,8 @@ const TEXTS: { readonly en: SearchTexts; readonly cs: SearchTexts } = {
     showMore: 'Show up to #',
     empty: 'No product matches “{q}”.',
     emptyHint: 'Check the spelling, try fewer or shorter words, or search by EAN, PLU, code or id.',
+    incomplete:
+      'The search stopped early: these products come from the first part of the catalog. A longer or more specific word finds all of them.',
     columns: {
       name: 'Name',
       id: 'Id',
@@ -109,6 +113,8 @@ const TEXTS: { readonly en: SearchTexts; readonly cs: SearchTexts } = {
     showMore: 'Zobrazit až #',
     empty: 'Hledání „{q}“ neodpovídá žádný produkt.',
     emptyHint: 'Zkontrolujte překlepy, zkuste méně nebo kratší slova, nebo hledejte podle EAN, PLU, kódu či ID.',
+    incomplete:
+      'Hledání skončilo předčasně: tyto produkty jsou z první části katalogu. Delší nebo přesnější slovo najde všechny.',
     columns: {
       name: 'Název',
       id: 'ID',
@@ -204,8 +210,9 @@ function row(context: ConsoleContext, texts: SearchTexts, item: ProductSearchIte
 
 function results(context: ConsoleContext, texts: SearchTexts, model: SearchPageModel, answer: ProductSearchAnswer): string {
   const { lang } = context;
+  const incomplete = answer.complete ? '' : `\n<p class="failed">${h(texts.incomplete)}</p>`;
   if (answer.total === 0) {
-    return `<div role="status"><p><strong>${h(texts.empty.replace('{q}', answer.query))}</strong></p><p>${h(texts.emptyHint)}</p></div>`;
+    return `<div role="status"><p><strong>${h(texts.empty.replace('{q}', answer.query))}</strong></p><p>${h(texts.emptyHint)}</p></div>${incomplete}`;
   }
   let summary = plural(lang, answer.total, texts.found);
   if (answer.count < answer.total) summary += ` ${plural(lang, answer.count, texts.shown)}`;
@@ -216,7 +223,7 @@ function results(context: ConsoleContext, texts: SearchTexts, model: SearchPageM
   const c = texts.columns;
   const head = `<tr><th scope="col">${h(c.name)}</th><th scope="col">${h(c.id)}</th><th scope="col">${h(c.ean)}</th><th scope="col" class="num">${h(c.plu)}</th><th scope="col">${h(c.code)}</th><th scope="col" class="num">${h(c.price)}</th><th scope="col" class="num">${h(c.stock)}</th><th scope="col">${h(c.availability)}</th></tr>`;
   const rows = answer.items.map((item) => row(context, texts, item, model.currency)).join('\n');
-  return `<p role="status">${h(summary)}${more}</p>
+  return `<p role="status">${h(summary)}${more}</p>${incomplete}
 <div class="table-wrap"><table><caption class="muted">${h(texts.caption)}</caption><thead>${head}</thead><tbody>
 ${rows}
 </tbody></table></div>`;

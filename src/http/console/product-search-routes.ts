@@ -1,4 +1,5 @@
 import type { Request, Response, Router } from 'express';
+import pLimit from 'p-limit';
 import { ALL_UNITS, type CatalogSnapshot, type Product } from '../../core/catalog/catalog.js';
 import { hashText } from '../../core/catalog/catalog-version.js';
 import type { FamilyIndex } from '../../core/catalog/family-index.js';
@@ -45,6 +46,11 @@ interface SearchQuery {
 const UNIT_PATTERN = /^[A-Za-z0-9._~-]{1,64}$/;
 const LIMIT_PATTERN = /^\d{1,3}$/;
 const RETRY_AFTER_SECONDS = 10;
+/**
+ * Searches run one at a time: eight at once would each take a slice per turn of the event loop, holding it
+ * eight slices long (bench/search-worst-case.ts). At most this many wait; more are answered `503`.
+ */
+const SEARCHES_WAITING = 16;
 
 function problem(param: SearchParam, kind: SearchProblemKind, message: string): { ok: false; problem: SearchQueryProblem } {
   return { ok: false, problem: { param, kind, message: `${param}: ${message}` } };
@@ -124,6 +130,10 @@ export function createProductSearchRoutes(deps: ProductSearchRoutesDeps): Router
   const guard = createFeedTokenGuard(deps.token);
   const indexes = deps.indexes ?? createProductSearchIndexes(deps.familyIndex);
   const cacheControl = deps.token === undefined ? 'no-cache' : 'private, no-cache';
+  const oneAtATime = pLimit(1);
+  /** The answer, or `undefined` when too many searches wait already. */
+  const runQueued = (resolved: ResolvedSearch): Promise<ProductSearchAnswer> | undefined =>
+    oneAtATime.pendingCount >= SEARCHES_WAITING ? undefined : oneAtATime(() => run(resolved));
 
   function notReady(): SearchFailure {
     const reason = deps.waiting?.() ?? 'the first catalog is still being built';
@@ -148,13 +158,13 @@ export function createProductSearchRoutes(deps: ProductSearchRoutesDeps): Router
   }
 
   async function run({ snapshot, query }: ResolvedSearch): Promise<ProductSearchAnswer> {
-    const { hits, total } = searchProducts(await indexes.get(snapshot), query.q, query.limit);
+    const { hits, total, complete } = await searchProducts(await indexes.get(snapshot), query.q, query.limit);
     const items: ProductSearchItem[] = [];
     for (const hit of hits) {
       const product = snapshot.products[hit.position];
       if (product !== undefined) items.push(itemOf(product, hit.matchedBy, query.unit));
     }
-    return { query: query.q, unit: query.unit, version: snapshot.version, count: items.length, total, items };
+    return { query: query.q, unit: query.unit, version: snapshot.version, count: items.length, total, complete, items };
   }
 
   function sendFailure(res: Response, failure: SearchFailure): void {
@@ -179,7 +189,19 @@ export function createProductSearchRoutes(deps: ProductSearchRoutesDeps): Router
       res.status(304).end();
       return;
     }
-    res.json(await run(resolved));
+    const queued = runQueued(resolved);
+    if (queued === undefined) {
+      res.set('retry-after', '1');
+      sendError(res, 'SEARCH_BUSY');
+      return;
+    }
+    const answer = await queued;
+    // A search cut by its time budget depends on the machine's load, not only on the version: not to be kept.
+    if (!answer.complete) {
+      res.removeHeader('etag');
+      res.set('cache-control', 'no-store');
+    }
+    res.json(answer);
   });
 
   router.get('/products', guard, async (req: Request, res) => {
@@ -209,11 +231,28 @@ export function createProductSearchRoutes(deps: ProductSearchRoutesDeps): Router
       sendPage(res, context, renderSearchPage(context, model), statusOf(resolved.code));
       return;
     }
-    const answer = await run(resolved);
+    const queued = runQueued(resolved);
+    if (queued === undefined) {
+      res.set('retry-after', '1');
+      sendPage(
+        res,
+        context,
+        renderSearchPage(context, { ...base, q: rawQ, unit: rawUnit, notReady: busyMessage(context.lang) }),
+        503,
+      );
+      return;
+    }
+    const answer = await queued;
     const { query } = resolved;
     const more = query.limit < SEARCH_LIMITS.maxLimit ? { moreLimit: SEARCH_LIMITS.maxLimit } : {};
     sendPage(res, context, renderSearchPage(context, { ...base, q: query.q, unit: query.unit, ...more, answer }));
   });
 
   return router;
+}
+
+function busyMessage(lang: 'cs' | 'en'): string {
+  return lang === 'cs'
+    ? 'Právě běží mnoho hledání najednou; zkuste to za chvíli znovu.'
+    : 'Too many searches at once; try again in a moment.';
 }

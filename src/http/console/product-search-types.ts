@@ -29,8 +29,10 @@ export interface ProductSearchAnswer {
   readonly version: string;
   /** Items returned (at most `limit`). */
   readonly count: number;
-  /** Every product found. */
+  /** Every product found; with `complete` false, those found before the search's time budget ran out. */
   readonly total: number;
+  /** False when the name search stopped at its time budget (docs/security.md): `total` is then a lower bound. */
+  readonly complete: boolean;
   readonly items: readonly ProductSearchItem[];
 }
 

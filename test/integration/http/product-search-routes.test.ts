@@ -4,6 +4,7 @@ import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import type { CatalogSnapshot, Offer, Product } from '../../../src/core/catalog/catalog.js';
 import { buildFamilyIndex } from '../../../src/core/catalog/family-index.js';
+import { createProductSearchIndexes, type ProductSearchIndex } from '../../../src/core/catalog/product-search.js';
 import { createProductSearchRoutes } from '../../../src/http/console/product-search-routes.js';
 import { createHttpApp } from '../../../src/http/create-http-app.js';
 
@@ -82,6 +83,7 @@ describe('GET /api/products', () => {
       version: SNAPSHOT.version,
       count: 1,
       total: 1,
+      complete: true,
       items: [
         {
           id: 'a-1',
@@ -306,5 +308,53 @@ describe('GET /products (console page)', () => {
     expect(res.status).toBe(200);
     expect(res.text).toContain('<input type="hidden" name="token" value="secret-token">');
     expect(res.text).toContain('<a href="/products/a-1?token=secret-token">');
+  });
+
+  it('runs searches one at a time: with 16 waiting, another is answered 503 SEARCH_BUSY at once', async () => {
+    // The first search waits for its index, holding its turn: the next ones queue behind it.
+    const real = createProductSearchIndexes(buildFamilyIndex);
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let first = true;
+    const indexes = {
+      peek: real.peek,
+      async get(snapshot: CatalogSnapshot): Promise<ProductSearchIndex> {
+        if (first) {
+          first = false;
+          await held;
+        }
+        return real.get(snapshot);
+      },
+    };
+    const busyApp = createHttpApp({
+      logger,
+      health: { readiness: () => ({ ready: true }) },
+      routers: [createProductSearchRoutes({ current: () => SNAPSHOT, familyIndex: buildFamilyIndex, token: undefined, indexes })],
+    });
+    const server = busyApp.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    try {
+      const { port } = server.address() as { port: number };
+      const ask = (q: string) => fetch(`http://127.0.0.1:${port}/api/products?q=${q}`);
+      const waiting = [ask('kava')];
+      // The first holds the turn; 16 wait behind it.
+      for (let i = 0; i < 16; i += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        waiting.push(ask(`kava-${i}`));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const refused = await ask('caj');
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get('retry-after')).toBe('1');
+      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('SEARCH_BUSY');
+      release();
+      const answers = await Promise.all(waiting);
+      expect(answers.map((answer) => answer.status)).toEqual(Array(17).fill(200));
+      expect((await ask('caj')).status).toBe(200);
+    } finally {
+      server.close();
+    }
   });
 });

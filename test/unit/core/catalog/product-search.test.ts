@@ -7,7 +7,9 @@ import {
   createProductSearchIndexes,
   foldSearchText,
   type ProductSearchIndex,
+  SEARCH_BOUNDS,
   searchProducts,
+  searchWords,
 } from '../../../../src/core/catalog/product-search.js';
 
 const offer = (unit: string): Offer => ({ unit, price: 10, stock: 1, availability: 'in_stock' });
@@ -44,8 +46,8 @@ async function sourceOf(products: readonly Product[]): Promise<ProductSearchInde
 }
 
 /** The ids `query` finds, best first, and the total. */
-function find(source: ProductSearchIndex, query: string, limit = 20) {
-  const { hits, total } = searchProducts(source, query, limit);
+async function find(source: ProductSearchIndex, query: string, limit = 20) {
+  const { hits, total } = await searchProducts(source, query, limit);
   return { ids: hits.map((hit) => PRODUCTS[hit.position]?.id), matchedBy: hits.map((hit) => hit.matchedBy), total };
 }
 
@@ -61,32 +63,32 @@ describe('core/catalog/product-search', () => {
   it('finds names diacritics- and case-insensitively', async () => {
     const source = await sourceOf(PRODUCTS);
 
-    expect(find(source, 'cokolada').ids).toEqual(['a-2']);
-    expect(find(source, 'ČOKOLÁDA').ids).toEqual(['a-2']);
-    expect(find(source, 'KAVA').ids).toEqual(['a-1', 'a-3', 'a-4', 'a-5']);
-    expect(find(source, 'rohlík').matchedBy).toEqual(['name']);
+    expect((await find(source, 'cokolada')).ids).toEqual(['a-2']);
+    expect((await find(source, 'ČOKOLÁDA')).ids).toEqual(['a-2']);
+    expect((await find(source, 'KAVA')).ids).toEqual(['a-1', 'a-3', 'a-4', 'a-5']);
+    expect((await find(source, 'rohlík')).matchedBy).toEqual(['name']);
   });
 
   it('needs every word of the query in the name, in any order, as substrings', async () => {
     const source = await sourceOf(PRODUCTS);
 
-    expect(find(source, 'kava zrn').ids).toEqual(['a-1']);
-    expect(find(source, 'zrnkova   kava').ids).toEqual(['a-1']);
-    expect(find(source, 'kava mle').ids).toEqual(['a-3']);
-    expect(find(source, 'kava caj').ids).toEqual([]);
-    expect(find(source, 'ava').ids).toEqual(['a-1', 'a-3', 'a-4', 'a-5']);
+    expect((await find(source, 'kava zrn')).ids).toEqual(['a-1']);
+    expect((await find(source, 'zrnkova   kava')).ids).toEqual(['a-1']);
+    expect((await find(source, 'kava mle')).ids).toEqual(['a-3']);
+    expect((await find(source, 'kava caj')).ids).toEqual([]);
+    expect((await find(source, 'ava')).ids).toEqual(['a-1', 'a-3', 'a-4', 'a-5']);
   });
 
   it('finds a product by its exact id, EAN, PLU or internal identifier', async () => {
     const source = await sourceOf(PRODUCTS);
 
-    expect(find(source, 'a-3')).toEqual({ ids: ['a-3'], matchedBy: ['id'], total: 1 });
-    expect(find(source, ' A-3 ')).toEqual({ ids: ['a-3'], matchedBy: ['id'], total: 1 });
-    expect(find(source, '8594000000017')).toEqual({ ids: ['a-1'], matchedBy: ['ean'], total: 1 });
-    expect(find(source, '12')).toEqual({ ids: ['a-2'], matchedBy: ['plu'], total: 1 });
-    expect(find(source, '0012')).toEqual({ ids: ['a-2'], matchedBy: ['plu'], total: 1 });
-    expect(find(source, 'kav-1')).toEqual({ ids: ['a-1'], matchedBy: ['internalIdentifier'], total: 1 });
-    expect(find(source, 'KAV-3').matchedBy).toEqual(['internalIdentifier']);
+    expect(await find(source, 'a-3')).toEqual({ ids: ['a-3'], matchedBy: ['id'], total: 1 });
+    expect(await find(source, ' A-3 ')).toEqual({ ids: ['a-3'], matchedBy: ['id'], total: 1 });
+    expect(await find(source, '8594000000017')).toEqual({ ids: ['a-1'], matchedBy: ['ean'], total: 1 });
+    expect(await find(source, '12')).toEqual({ ids: ['a-2'], matchedBy: ['plu'], total: 1 });
+    expect(await find(source, '0012')).toEqual({ ids: ['a-2'], matchedBy: ['plu'], total: 1 });
+    expect(await find(source, 'kav-1')).toEqual({ ids: ['a-1'], matchedBy: ['internalIdentifier'], total: 1 });
+    expect((await find(source, 'KAV-3')).matchedBy).toEqual(['internalIdentifier']);
   });
 
   it('compares EANs as GTINs: leading zeros dropped or added, spaces and dashes ignored', async () => {
@@ -94,17 +96,17 @@ describe('core/catalog/product-search', () => {
 
     // The product's EAN-13 0012345678905 is the UPC-A 012345678905 and the GTIN-14 00012345678905.
     for (const code of ['0012345678905', '012345678905', '12345678905', '00012345678905', '0 012345 678905', '0012-3456-78905']) {
-      expect(find(source, code).ids, code).toEqual(['a-2']);
+      expect((await find(source, code)).ids, code).toEqual(['a-2']);
     }
-    expect(find(source, '08594000000017').ids).toEqual(['a-1']);
+    expect((await find(source, '08594000000017')).ids).toEqual(['a-1']);
   });
 
   it('finds every product that shares a code, and each product once, by the first way it matched', async () => {
     const source = await sourceOf(PRODUCTS);
 
-    expect(find(source, '8594000000024')).toEqual({ ids: ['a-5', 'a-6'], matchedBy: ['ean', 'ean'], total: 2 });
+    expect(await find(source, '8594000000024')).toEqual({ ids: ['a-5', 'a-6'], matchedBy: ['ean', 'ean'], total: 2 });
     // Id "7" and PLU 7 are the same product; "7" is also in the name "… 70 %".
-    expect(find(source, '7')).toEqual({ ids: ['7', 'a-2'], matchedBy: ['id', 'name'], total: 2 });
+    expect(await find(source, '7')).toEqual({ ids: ['7', 'a-2'], matchedBy: ['id', 'name'], total: 2 });
   });
 
   it('finds every product sharing a PLU or an internal identifier, which the family index names none of', async () => {
@@ -115,8 +117,8 @@ describe('core/catalog/product-search', () => {
     ];
     const source = await sourceOf(products);
 
-    expect(searchProducts(source, '5', 20).hits.map((hit) => products[hit.position]?.id)).toEqual(['p-1', 'p-2']);
-    expect(searchProducts(source, 'dup-1', 20).hits.map((hit) => products[hit.position]?.id)).toEqual(['p-1', 'p-3']);
+    expect((await searchProducts(source, '5', 20)).hits.map((hit) => products[hit.position]?.id)).toEqual(['p-1', 'p-2']);
+    expect((await searchProducts(source, 'dup-1', 20)).hits.map((hit) => products[hit.position]?.id)).toEqual(['p-1', 'p-3']);
     expect(source.shared.plu.get(5)).toEqual([0, 1]);
   });
 
@@ -132,7 +134,7 @@ describe('core/catalog/product-search', () => {
     ];
     const source = await sourceOf(products);
 
-    const { hits } = searchProducts(source, 'cokolad', 20);
+    const { hits } = await searchProducts(source, 'cokolad', 20);
 
     expect(hits.map((hit) => products[hit.position]?.id)).toEqual(['p-4', 'cokolad', 'p-3', 'p-5', 'p-1', 'p-2', 'p-6']);
     expect(hits.map((hit) => hit.matchedBy)).toEqual(['internalIdentifier', 'id', 'name', 'name', 'name', 'name', 'name']);
@@ -147,7 +149,7 @@ describe('core/catalog/product-search', () => {
     ];
     const source = await sourceOf(products);
 
-    const { hits } = searchProducts(source, 'kava mle', 20);
+    const { hits } = await searchProducts(source, 'kava mle', 20);
 
     expect(hits.map((hit) => products[hit.position]?.id)).toEqual(['p-1', 'p-3', 'p-2', 'p-4']);
   });
@@ -156,7 +158,7 @@ describe('core/catalog/product-search', () => {
     const products = Array.from({ length: 30 }, (_, i) => product(`p-${i}`, i % 3 === 0 ? `Káva ${i}` : `Sada káva ${i}`));
     const source = await sourceOf(products);
 
-    const { hits, total } = searchProducts(source, 'kava', 5);
+    const { hits, total } = await searchProducts(source, 'kava', 5);
 
     expect(total).toBe(30);
     expect(hits.map((hit) => products[hit.position]?.id)).toEqual(['p-0', 'p-3', 'p-6', 'p-9', 'p-12']);
@@ -166,11 +168,53 @@ describe('core/catalog/product-search', () => {
     const source = await sourceOf(PRODUCTS);
     const empty = await sourceOf([]);
 
-    expect(find(source, 'xyzzy')).toEqual({ ids: [], matchedBy: [], total: 0 });
+    expect(await find(source, 'xyzzy')).toEqual({ ids: [], matchedBy: [], total: 0 });
     // Names are kept apart: the end of one and the start of the next are not one text.
-    expect(find(source, 'kg cokolada')).toEqual({ ids: [], matchedBy: [], total: 0 });
-    expect(find(source, '\u0301')).toEqual({ ids: [], matchedBy: [], total: 0 });
-    expect(searchProducts(empty, 'kava', 20)).toEqual({ hits: [], total: 0 });
+    expect(await find(source, 'kg cokolada')).toEqual({ ids: [], matchedBy: [], total: 0 });
+    expect(await find(source, '\u0301')).toEqual({ ids: [], matchedBy: [], total: 0 });
+    expect(await searchProducts(empty, 'kava', 20)).toEqual({ hits: [], total: 0, complete: true });
+  });
+
+  it('joins the 8 longest words across all names and checks the rest in the names found: every word still counts', async () => {
+    expect(searchWords('kava 1 l mleta')).toEqual({ joined: ['kava', '1', 'l', 'mleta'], checked: [] });
+    expect(searchWords('aa bbbb c dd eeeee ff gg hh iii jj kk')).toEqual({
+      joined: ['eeeee', 'bbbb', 'iii', 'aa', 'dd', 'ff', 'gg', 'hh'],
+      checked: ['jj', 'kk', 'c'],
+    });
+    expect(SEARCH_BOUNDS.maxWords).toBe(8);
+    const names = [
+      'Sada abc def ghi jkl mno pqr stu vwx 12',
+      'Sada abc def ghi jkl mno pqr stu vwx 2',
+      'Sada abc def ghi jkl mno pqr stu vwx 3',
+    ];
+    const source = await sourceOf(names.map((name, i) => product(`s-${i}`, name)));
+    // Ten words: "vwx" and the number are checked, not joined.
+    const nine = 'abc def ghi jkl mno pqr stu vwx sada';
+    expect(searchWords(`${nine} 2`).checked).toEqual(['vwx', '2']);
+    expect((await searchProducts(source, `${nine} 12`, 20)).hits.map((hit) => hit.position)).toEqual([0]);
+    // A checked word counts for the rank too: "2" starts a word in the second name, not in the first ("12").
+    expect((await searchProducts(source, `${nine} 2`, 20)).hits.map((hit) => hit.position)).toEqual([1, 0]);
+  });
+
+  it('yields to the event loop while it searches, and stops at its time budget saying so', async () => {
+    const many = Array.from({ length: 20_000 }, (_, i) => product(`p-${i}`, `Zboží ${i % 97} abc ${i % 13} xyz`));
+    const source = await sourceOf(many);
+    let turns = 0;
+    let ticking = true;
+    const tick = () => {
+      turns += 1;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const sliced = await searchProducts(source, 'zbozi abc xyz', 10, { sliceMs: 0 });
+    ticking = false;
+    expect(sliced).toMatchObject({ total: 20_000, complete: true });
+    expect(turns).toBeGreaterThan(10);
+
+    const cut = await searchProducts(source, 'zbozi abc xyz', 10, { sliceMs: 0, budgetMs: 0 });
+    expect(cut.complete).toBe(false);
+    expect(cut.total).toBeLessThan(20_000);
+    expect(cut.hits.map((hit) => hit.position)).toEqual([...Array(cut.hits.length).keys()]);
   });
 
   it('builds once per catalog family and serves its later versions from the same index', async () => {
@@ -196,10 +240,10 @@ describe('core/catalog/product-search', () => {
         const products = entries.map((entry) => product(entry.id, entry.name));
         const source = await sourceOf(products);
         for (const [position, entry] of entries.entries()) {
-          const byId = searchProducts(source, entry.id, products.length).hits;
+          const byId = (await searchProducts(source, entry.id, products.length)).hits;
           expect(byId.find((hit) => hit.position === position)?.matchedBy).toBe('id');
           if (foldSearchText(entry.name) === '') continue;
-          const byName = searchProducts(source, entry.name, products.length).hits;
+          const byName = (await searchProducts(source, entry.name, products.length)).hits;
           expect(byName.map((hit) => hit.position)).toContain(position);
         }
       }),
@@ -218,7 +262,7 @@ describe('core/catalog/product-search', () => {
         const products = catalogNames.map((name, i) => product(`#${i}`, name));
         const source = await sourceOf(products);
 
-        const { hits, total } = searchProducts(source, query, products.length + 1);
+        const { hits, total } = await searchProducts(source, query, products.length + 1);
 
         const expected = plainScan(catalogNames, query);
         expect(hits.map((hit) => hit.position)).toEqual(expected);
