@@ -88,7 +88,7 @@ function runFrontHandlers(app: Express, fronts: readonly FrontHandler[], guesses
 const HSTS = 'max-age=31536000';
 
 /**
- * HSTS on what browsers see (pages, the admin area) when they reach the bridge over https: a TLS
+ * `nosniff` on every answer, and HSTS on what browsers see (pages, the admin area) when they reach the bridge over https: a TLS
  * connection, a proxy `TRUST_PROXY` names saying https, or an https `PUBLIC_BASE_URL` (a browser ignores the
  * header on a plain http answer, so it costs nothing there).
  */
@@ -96,6 +96,8 @@ function strictTransport(publicBaseUrl: string | undefined): RequestHandler {
   const httpsPublic = publicBaseUrl?.startsWith('https:') === true;
   return (req, res, next) => {
     if (httpsPublic || req.secure) res.set('strict-transport-security', HSTS);
+    // No answer of the bridge is to be sniffed into another type (a feed or a JSON error read as HTML).
+    res.set('x-content-type-options', 'nosniff');
     next();
   };
 }
