@@ -27,6 +27,10 @@ export const HTTP_ERRORS = {
   PUSH_RECONCILE_REFUSED: { status: 409, message: 'The reconciliation cannot run now' },
   CURSOR_EXPIRED: { status: 410, message: 'The cursor is unknown or too old; read the full feed, then continue from "next"' },
   TOO_LARGE: { status: 413, message: 'The body is too large' },
+  TOO_MANY_RENDERS: {
+    status: 429,
+    message: 'This client waits for the first render of other feeds already; ask again when those are answered',
+  },
   TOO_MANY_ATTEMPTS: { status: 429, message: 'Too many wrong admin tokens from this address; try again later' },
   INTERNAL: { status: 500, message: 'Internal error' },
   SYNC_CRASHED: { status: 500, message: 'The sync ended with an error of the bridge itself' },

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import proxyaddr from 'proxy-addr';
 import { createLoginThrottle } from './admin/login-throttle.js';
+import { rememberClient } from './client-address.js';
 import { HTTP_ERRORS } from './error-codes.js';
 
 /** Wrong credentials one address may send within the window before it is refused everything. */
@@ -32,6 +33,7 @@ export function createGuessThrottle(options: {
   return {
     refuse(req, res) {
       const client = proxyaddr(req, options.trust);
+      rememberClient(req, client);
       const blockedMs = throttle.blockedFor(client);
       if (blockedMs > 0) {
         sendTooMany(res, blockedMs);

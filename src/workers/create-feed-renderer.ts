@@ -4,6 +4,7 @@ import type { WrittenForm } from '../adapters/feed-files/write-feed-body.js';
 import type { CatalogSnapshot } from '../core/catalog/catalog.js';
 import type { ItemChunk } from '../core/catalog/catalog-chunks.js';
 import type { TemplateFile } from '../core/feeds/load-templates.js';
+import { CHANGES_FEED_FILE } from '../core/feeds/render-changes-feed.js';
 import type { StockSettings } from '../core/feeds/stock-policy.js';
 import { mapForms, type StoredFile } from '../services/feeds/encoded-feed.js';
 import { countInViews, type FeedServiceOptions } from '../services/feeds/feed-builder.js';
@@ -42,6 +43,9 @@ export interface WorkerFeedRendererOptions {
  * body to files as it renders (decision 0016), so the main thread only answers requests and holds no body.
  * One thread (the scheduler sends one call at a time anyway), ended when idle for `RENDER_IDLE_MS`.
  */
+/** The feeds whose head gives their item count: `products.json`, and `changes.json` of a whole catalog. */
+const COUNTED_FILES = new Set(['products.json', CHANGES_FEED_FILE]);
+
 export function createWorkerFeedRenderer(options: WorkerFeedRendererOptions): FeedRenderer {
   const data: RenderWorkerData = {
     templates: options.templates,
@@ -61,7 +65,7 @@ export function createWorkerFeedRenderer(options: WorkerFeedRendererOptions): Fe
       const { products, ...head } = snapshot;
       // The worker reads the products as it renders; the JSON feed's count comes before its items
       // (one pass over the main thread's products for every view: a few ms at 100,000 products).
-      const views = new Set(requests.filter((request) => request.file === 'products.json').map((request) => request.view));
+      const views = new Set(requests.filter((request) => COUNTED_FILES.has(request.file)).map((request) => request.view));
       const counts = countInViews(products, views);
       const task: RenderTask = { snapshot: head, chunks, counts, requests };
       let results: RenderResult[];

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { ALL_UNITS, type CatalogSnapshot } from '../../core/catalog/catalog.js';
 import { JSON_FEED_SCHEMAS } from '../../core/feeds/json-feed-schema.js';
 import type { FeedDescriptor, FeedService, FeedVariant } from '../../services/feeds/feed-service.js';
+import { clientAddressOf } from '../client-address.js';
 import { createRouter } from '../create-router.js';
 import { errorBody, type HttpErrorCode, statusOf } from '../error-codes.js';
 import { type FetchRecorder, feedOfPath, noteSent, recordWhenFinished } from '../fetch-recording.js';
@@ -12,6 +13,7 @@ import { withFrontHandler } from '../front-handler.js';
 import { bearerTokenOf, secretMatches } from '../middleware/token-auth.js';
 import { sendError } from '../send-error.js';
 import { type SendFeedOptions, type SentFeed, sendFeed } from '../send-feed.js';
+import { createRenderAdmission } from './render-admission.js';
 
 export interface FeedRoutesDeps {
   readonly feeds: FeedService;
@@ -143,6 +145,7 @@ function problem(code: HttpErrorCode, message: string, counted: string | undefin
 export function createFeedRoutes(deps: FeedRoutesDeps): Router {
   const router = createRouter();
   const guard = createFeedTokenGuard(deps.token);
+  const firstRenders = createRenderAdmission();
   const sendOptions: SendFeedOptions = {
     private: deps.token !== undefined,
     ...(deps.onFileError === undefined ? {} : { onFileError: deps.onFileError }),
@@ -192,6 +195,25 @@ export function createFeedRoutes(deps: FeedRoutesDeps): Router {
   }
 
   async function serveResolved(req: IncomingMessage, res: ServerResponse, resolved: ResolvedFeed): Promise<void> {
+    const { descriptor, unit, variant } = resolved;
+    if (deps.feeds.isRendered(descriptor.file, unit, variant)) {
+      await sendServed(req, res, resolved);
+      return;
+    }
+    const release = firstRenders.admit(clientAddressOf(req));
+    if (release === undefined) {
+      sendRaw(req, res, 'TOO_MANY_RENDERS', '5');
+      deps.onRequest?.(descriptor.file, statusOf('TOO_MANY_RENDERS'));
+      return;
+    }
+    try {
+      await sendServed(req, res, resolved);
+    } finally {
+      release();
+    }
+  }
+
+  async function sendServed(req: IncomingMessage, res: ServerResponse, resolved: ResolvedFeed): Promise<void> {
     const { snapshot, descriptor, unit, variant } = resolved;
     let sent: SentFeed | undefined;
     // A file replaced by a newer render between the lookup and its opening: the newer one is served.
@@ -201,14 +223,7 @@ export function createFeedRoutes(deps: FeedRoutesDeps): Router {
     }
     if (sent === undefined) {
       // Replaced three times in a row while being opened: a burst of renders; ask again shortly.
-      const body = errorBody('FEED_RENDERING');
-      res.writeHead(statusOf('FEED_RENDERING'), {
-        'content-type': 'application/json; charset=utf-8',
-        'content-length': String(Buffer.byteLength(body)),
-        'retry-after': '1',
-        'cache-control': 'no-store',
-      });
-      res.end(req.method === 'HEAD' ? undefined : body);
+      sendRaw(req, res, 'FEED_RENDERING', '1');
       deps.onRequest?.(descriptor.file, 503);
       return;
     }
@@ -302,4 +317,16 @@ export function createFeedRoutes(deps: FeedRoutesDeps): Router {
   });
 
   return withFrontHandler(router, front);
+}
+
+/** An error answer on the raw response (the fast path runs before express decorates it). */
+function sendRaw(req: IncomingMessage, res: ServerResponse, code: HttpErrorCode, retryAfter: string): void {
+  const body = errorBody(code);
+  res.writeHead(statusOf(code), {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(Buffer.byteLength(body)),
+    'retry-after': retryAfter,
+    'cache-control': 'no-store',
+  });
+  res.end(req.method === 'HEAD' ? undefined : body);
 }

@@ -4,6 +4,7 @@ import { type CollectedFeed, collectFeed, collectFeedAsync } from '../../core/fe
 import type { CompiledFeed } from '../../core/feeds/compiled-feed.js';
 import type { FeedContext, FeedItem } from '../../core/feeds/feed-item.js';
 import type { FeedChunks } from '../../core/feeds/feed-report.js';
+import { CHANGES_FEED_FILE, renderWholeChangesFeed } from '../../core/feeds/render-changes-feed.js';
 import { type CsvProfile, renderCsvFeed } from '../../core/feeds/render-csv-feed.js';
 import { renderJsonFeed } from '../../core/feeds/render-json-feed.js';
 import { type FeedItemOptions, toFeedItem } from '../../core/feeds/to-feed-item.js';
@@ -200,6 +201,9 @@ export function createFeedBuilder(templates: readonly CompiledFeed[], options: F
   function chunks(source: FeedSource, { file, view, variant }: FeedRequest): FeedChunks {
     const context = contextOf(source, view);
     if (file === 'products.json') return renderJsonFeed(context, itemsOf(source, view), { count: source.countInView(view) });
+    if (file === CHANGES_FEED_FILE) {
+      return renderWholeChangesFeed(context, itemsOf(source, view), { count: source.countInView(view) });
+    }
     if (file === 'products.csv') {
       const unitColumns = unitColumnsOf(source.head, view);
       return renderCsvFeed(context, itemsOf(source, view), { profile: variant.csvProfile ?? 'rfc4180', unitColumns });

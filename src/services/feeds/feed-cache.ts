@@ -39,6 +39,8 @@ export interface FeedCache {
    * pre-render pass renders, which channels poll.
    */
   pin(keys: Iterable<string>): void;
+  /** Whether `key` is one of the pinned: a feed of the pre-render passes. */
+  isPinned(key: string): boolean;
   /** Drops every key for which `keep` says no (feeds of units that are gone). */
   retain(keep: (key: string) => boolean): void;
   /** Every cached key and its render, least recently used first (without touching the order). */
@@ -106,6 +108,7 @@ export function createFeedCache(options: FeedCacheOptions): FeedCache {
       makeRoom(key);
       return replaced === undefined ? { kept: true } : { kept: true, replaced };
     },
+    isPinned: (key) => pinned.has(key),
     pin(keys) {
       pinned = new Set(keys);
     },

@@ -1,4 +1,5 @@
 import type { CompiledFeed } from '../../core/feeds/compiled-feed.js';
+import { CHANGES_FEED_FILE } from '../../core/feeds/render-changes-feed.js';
 import { XLSX_CONTENT_TYPE, XLSX_FEED_FILE } from './xlsx-feed.js';
 
 export type FeedFormat = 'json' | 'csv' | 'xml' | 'tsv' | 'xlsx';
@@ -51,6 +52,20 @@ const BUILT_IN_FEEDS: readonly FeedDescriptor[] = [
     servesView: () => true,
   },
 ];
+/**
+ * `changes.json` without a cursor: the whole catalog, rendered like a feed (in the render thread, into
+ * files), but not one of the listed feeds: its route reads the cursor (`changes-feed.ts`).
+ */
+export const WHOLE_CHANGES_FEED: FeedDescriptor = {
+  name: 'changes-json',
+  title: 'Changes (JSON)',
+  file: CHANGES_FEED_FILE,
+  format: 'json',
+  contentType: JSON_TYPE,
+  prewarmed: false,
+  servesView: () => true,
+};
+
 /** The built-in feeds, then one per template. */
 export function feedDescriptorsOf(templates: readonly CompiledFeed[]): FeedDescriptor[] {
   return [

@@ -87,7 +87,7 @@ export function createFeedRenders(deps: FeedRendersDeps): FeedRenders {
     const ib = versionOrder.get(b);
     return ia !== undefined && ib !== undefined ? ia > ib : a > b;
   }
-  const scheduler = createRenderScheduler(deps.renderer, isNewer);
+  const scheduler = createRenderScheduler(deps.renderer, isNewer, (key) => cache.isPinned(key));
   /** One cache entry per finished render, however many requests waited for it. */
   const entries = new WeakMap<RenderedBody, CachedFeed>();
   /** Per feed key: when its last render started, and a render put off to keep renders apart. */

@@ -5,9 +5,9 @@ import type { FeedReport } from '../../core/feeds/feed-report.js';
 import type { PolledFeed } from '../fetches/polled-feeds.js';
 import { type ChangesResult, createChangesFeed } from './changes-feed.js';
 import { encodedSize } from './encoded-feed.js';
-import { type FeedRequest, type FeedServiceOptions, feedKey } from './feed-builder.js';
+import { type FeedRequest, type FeedServiceOptions, type FeedVariant, feedKey } from './feed-builder.js';
 import type { FeedCache } from './feed-cache.js';
-import { type FeedDescriptor, feedDescriptorsOf } from './feed-descriptors.js';
+import { type FeedDescriptor, feedDescriptorsOf, WHOLE_CHANGES_FEED } from './feed-descriptors.js';
 import type { FeedFileStore, FeedFilesStatus } from './feed-files.js';
 import type { FeedRenderer } from './feed-renderer.js';
 import { createFeedRenders, type FeedRenders, type RenderTiming } from './feed-renders.js';
@@ -44,6 +44,8 @@ export interface FeedService extends Pick<FeedRenders, 'render' | 'serve'> {
   readonly templates: readonly CompiledFeed[];
   readonly options: FeedServiceOptions;
   find(file: string): FeedDescriptor | undefined;
+  /** Whether the feed has a render of any version to serve: else a request waits for its first render. */
+  isRendered(file: string, view: string, variant: FeedVariant): boolean;
   /** The changes feed since a cursor (a version id); `ok: false` when the cursor is unknown. */
   changes(snapshot: CatalogSnapshot, view: string, since: string | undefined): Promise<ChangesResult>;
   /** Reports of the newest render of each feed, by `file|view|profile` key. */
@@ -119,19 +121,23 @@ export function createFeedService(deps: FeedServiceDeps): FeedService {
   const renders = createFeedRenders({
     renderer: deps.renderer,
     cache,
-    byFile,
+    byFile: new Map([...byFile, [WHOLE_CHANGES_FEED.file, WHOLE_CHANGES_FEED]]),
     ...(deps.files === undefined ? {} : { files: deps.files }),
     ...(deps.onRenderError === undefined ? {} : { onRenderError: deps.onRenderError }),
     ...(deps.onFilesError === undefined ? {} : { onFilesError: deps.onFilesError }),
     ...(deps.timing === undefined ? {} : { timing: deps.timing }),
   });
-  const changesFeed = createChangesFeed(changeLog, options);
+  const changesFeed = createChangesFeed(changeLog, options, async (snapshot, view) => {
+    const served = await renders.serve(snapshot, WHOLE_CHANGES_FEED.file, view);
+    return served.feed;
+  });
 
   return {
     feeds,
     templates,
     options,
     find: (file) => byFile.get(file),
+    isRendered: (file, view, variant) => cache.latest(feedKey({ file, view, variant })) !== undefined,
     render: renders.render,
     serve: renders.serve,
     changes: changesFeed.changes,

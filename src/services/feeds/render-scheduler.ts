@@ -26,15 +26,26 @@ interface Waiting {
   readonly waiters: { resolve(render: ScheduledRender): void; reject(error: unknown): void }[];
 }
 
+/** Feeds outside the pre-render passes one render call takes at most: a stranger may ask for any number. */
+export const MAX_OTHER_FEEDS_PER_CALL = 4;
+
 /**
  * One render call at a time: a render of a 100,000-product catalog holds a window of parsed chunks and a
  * compressor's state (~190 MiB with its thread, bench/render-pass.ts), so two at once would double that for
  * no gain on two cores. While one runs, requests gather; the next call takes every waiting key of the
- * newest version asked for.
+ * newest version asked for. The feeds `preferred` names (those of the pre-render passes, which channels
+ * poll) go first: other feeds (a unit's feed anyone may ask for) wait until none of those waits, and go at
+ * most `MAX_OTHER_FEEDS_PER_CALL` to a call.
  */
-export function createRenderScheduler(renderer: FeedRenderer, isNewer: (a: string, b: string) => boolean): RenderScheduler {
+export function createRenderScheduler(
+  renderer: FeedRenderer,
+  isNewer: (a: string, b: string) => boolean,
+  preferred: (key: string) => boolean = () => true,
+): RenderScheduler {
   const waiting = new Map<string, Waiting>();
   let running: Promise<void> | undefined;
+  /** Calls in a row that took preferred feeds while others waited. */
+  let othersPassed = 0;
 
   function request(snapshot: CatalogSnapshot, feed: FeedRequest): Promise<ScheduledRender> {
     const key = feedKey(feed);
@@ -52,13 +63,20 @@ export function createRenderScheduler(renderer: FeedRenderer, isNewer: (a: strin
     });
   }
 
-  /** The waiting entries of the newest version asked for, taken out of the queue. */
+  /** The waiting entries of the newest version asked for, preferred ones first, taken out of the queue. */
   function nextBatch(): Waiting[] {
+    const all = [...waiting.entries()];
+    const first = all.filter(([key]) => preferred(key));
+    // Not for ever: other feeds passed over twice (sales keep the pre-renders coming) go next.
+    const takeFirst = first.length > 0 && (first.length === all.length || othersPassed < 2);
+    othersPassed = takeFirst && first.length < all.length ? othersPassed + 1 : 0;
+    const candidates = takeFirst ? first : all.filter(([key]) => !preferred(key));
     let newest: CatalogSnapshot | undefined;
-    for (const entry of waiting.values()) {
+    for (const [, entry] of candidates) {
       if (newest === undefined || isNewer(entry.snapshot.version, newest.version)) newest = entry.snapshot;
     }
-    const batch = [...waiting.entries()].filter(([, entry]) => entry.snapshot === newest);
+    let batch = candidates.filter(([, entry]) => entry.snapshot === newest);
+    if (!takeFirst) batch = batch.slice(0, MAX_OTHER_FEEDS_PER_CALL);
     for (const [key] of batch) waiting.delete(key);
     return batch.map(([, entry]) => entry);
   }
