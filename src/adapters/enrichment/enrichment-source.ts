@@ -2,14 +2,18 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
-import { Agent, type Dispatcher, interceptors, request } from 'undici';
+import { Agent, type Dispatcher, request } from 'undici';
 import type {
   EnrichmentRead,
   EnrichmentSource,
   EnrichmentSourceErrorCode,
   EnrichmentValidators,
 } from '../../services/enrichment/enrichment-ports.js';
+import { MAX_SHEET_REDIRECTS, redirectProblem } from './redirect-policy.js';
 import { collectShared } from './shared-bytes.js';
+
+/** The statuses of a redirect with a `Location` to follow. */
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 /**
  * Reads the marketer's enrichment sheet (`ENRICHMENT_SOURCE`, docs/enrichment.md): a local file or an
@@ -167,11 +171,9 @@ async function readAnswer(
 function createUrlSource(location: string, options: EnrichmentSourceOptions): Omit<EnrichmentSource, 'identity'> {
   const url = new URL(location);
   const label = redactSheetUrl(location);
-  // Published Google Sheets answer with a redirect to googleusercontent.com.
-  const owned =
-    options.dispatcher === undefined
-      ? new Agent({ keepAliveTimeout: 10_000 }).compose(interceptors.redirect({ maxRedirections: 5 }))
-      : undefined;
+  // Redirects are followed here, each checked (redirect-policy.ts): a published Google Sheet answers with
+  // one to googleusercontent.com.
+  const owned = options.dispatcher === undefined ? new Agent({ keepAliveTimeout: 10_000 }) : undefined;
   const dispatcher = options.dispatcher ?? (owned as Dispatcher);
   return {
     label,
@@ -183,15 +185,29 @@ function createUrlSource(location: string, options: EnrichmentSourceOptions): Om
       if (previous?.etag !== undefined) headers['if-none-match'] = previous.etag;
       if (previous?.lastModified !== undefined) headers['if-modified-since'] = previous.lastModified;
       try {
-        const response = await request(url, {
-          method: 'GET',
-          headers,
-          dispatcher,
-          signal: signal === undefined ? timeout : AbortSignal.any([signal, timeout]),
-          headersTimeout: options.timeoutMs,
-          bodyTimeout: options.timeoutMs,
-        });
-        return await readAnswer(response, url, label, previous, options.maxBytes);
+        let at = url;
+        for (let hop = 0; ; hop += 1) {
+          const response = await request(at, {
+            method: 'GET',
+            headers,
+            dispatcher,
+            signal: signal === undefined ? timeout : AbortSignal.any([signal, timeout]),
+            headersTimeout: options.timeoutMs,
+            bodyTimeout: options.timeoutMs,
+          });
+          const location = REDIRECTS.has(response.statusCode) ? header(response.headers, 'location') : undefined;
+          if (location === undefined) return await readAnswer(response, url, label, previous, options.maxBytes);
+          await response.body.dump().catch(() => undefined);
+          const next = new URL(location, at);
+          const problem = hop >= MAX_SHEET_REDIRECTS ? `more than ${MAX_SHEET_REDIRECTS} times` : redirectProblem(url, next, at);
+          if (problem !== undefined) {
+            throw new EnrichmentSourceError(
+              'ENRICHMENT_UNREACHABLE',
+              `the enrichment sheet ${label} redirected ${problem}: not followed`,
+            );
+          }
+          at = next;
+        }
       } catch (error) {
         if (signal?.aborted === true) throw error;
         throw requestError(error, label, timeout, options.timeoutMs);

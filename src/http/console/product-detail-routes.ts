@@ -2,6 +2,7 @@ import type { Request, Router } from 'express';
 import { z } from 'zod';
 import type { ProductLookup, ProductLookupResult } from '../../services/products/product-lookup.js';
 import { createRouter } from '../create-router.js';
+import { requestBaseUrl } from '../request-base-url.js';
 import { createFeedTokenGuard } from '../routes/feed-routes.js';
 import { sendError } from '../send-error.js';
 import { consoleContext, sendQueryProblem } from './layout.js';
@@ -30,10 +31,6 @@ const ProductQuery = z.object({
 
 function queryProblem(error: z.ZodError): string {
   return error.issues.map((issue) => `${issue.path.join('.') || 'query'}: ${issue.message}`).join('; ');
-}
-
-function baseOf(req: Request, publicBaseUrl: string | undefined): string {
-  return publicBaseUrl ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`;
 }
 
 /** The lookup's answer for the request, or `undefined` once a `400` has been sent. */
@@ -70,7 +67,7 @@ export function createProductDetailRoutes(deps: ProductDetailRoutesDeps): Router
       } else sendError(res, 'UNKNOWN_PRODUCT', `No product with the id "${String(req.params['id']).slice(0, 100)}"`);
       return;
     }
-    const base = baseOf(req, deps.publicBaseUrl);
+    const base = requestBaseUrl(req, deps.publicBaseUrl);
     const { feeds, ...rest } = result.view;
     res.json({ ...rest, feeds: feeds.map(({ path, ...feed }) => ({ ...feed, url: `${base}${path}` })) });
   });

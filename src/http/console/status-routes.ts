@@ -10,6 +10,7 @@ import { type JobTiming, waitingReason } from '../../services/health/readiness.j
 import type { StoreState } from '../../services/health/store-health.js';
 import type { WebhookStats } from '../../services/webhooks/webhook-processor.js';
 import { createRouter } from '../create-router.js';
+import { requestBaseUrl } from '../request-base-url.js';
 import { createFeedTokenGuard } from '../routes/feed-routes.js';
 import { listFeeds, syncSummary } from './feed-list.js';
 import { consoleContext, sendPage } from './layout.js';
@@ -50,12 +51,6 @@ export interface StatusRoutesDeps {
   readonly push?: () => PushStatuses;
 }
 
-function baseUrlOf(req: Request, configured: string | undefined): string {
-  if (configured !== undefined) return configured;
-  const host = req.headers.host ?? 'localhost';
-  return `${req.protocol}://${host}`;
-}
-
 /** Why no catalog is served yet, and the stored catalog of another source kept instead. */
 function waitingOf(deps: StatusRoutesDeps, report: SyncReport | undefined): OverviewWaiting {
   return {
@@ -70,7 +65,7 @@ export function createStatusRoutes(deps: StatusRoutesDeps): Router {
 
   function model(req: Request) {
     const snapshot = deps.current();
-    const base = baseUrlOf(req, deps.publicBaseUrl);
+    const base = requestBaseUrl(req, deps.publicBaseUrl);
     const token = typeof req.query['token'] === 'string' ? req.query['token'] : undefined;
     // Links on the page carry the token the page was opened with, so a browser can follow them.
     const tokenQuery = token === undefined ? '' : `?token=${encodeURIComponent(token)}`;

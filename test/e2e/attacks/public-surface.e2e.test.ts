@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -123,6 +124,28 @@ describe('the operator endpoints of a bridge without tokens', () => {
     await app.initialSync;
   });
   afterAll(async () => app.stop());
+
+  it('puts a Host header into the listed feed URLs only when it is a plain host: never markup or another URL', async () => {
+    const feedsWithHost = (host: string) =>
+      new Promise<{ feeds: { url: string }[] }>((resolve, reject) => {
+        const { port } = new URL(app.url);
+        const req = httpRequest({ host: '127.0.0.1', port, path: '/feeds', headers: { host } }, (res) => {
+          let text = '';
+          res.setEncoding('utf8').on('data', (chunk: string) => {
+            text += chunk;
+          });
+          res.on('end', () => resolve(JSON.parse(text) as { feeds: { url: string }[] }));
+        });
+        req.on('error', reject).end();
+      });
+    for (const host of ['evil.example/"><b>x</b>', 'a@evil.example', 'evil.example:80/x?', ' ']) {
+      const listed = await feedsWithHost(host);
+      expect(listed.feeds[0]?.url, host).toMatch(/^http:\/\/localhost\/feeds\//);
+    }
+    expect((await feedsWithHost('feeds.shop.example:8080')).feeds[0]?.url).toMatch(
+      /^http:\/\/feeds\.shop\.example:8080\/feeds\//,
+    );
+  });
 
   it('shows the whole /readyz and /metrics to anyone, as the status page is open to anyone', async () => {
     expect((await get(`${app.url}/`)).headers.get('strict-transport-security')).toBeNull();

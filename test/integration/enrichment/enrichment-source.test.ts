@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Keyv } from 'keyv';
+import { MockAgent } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createEnrichmentSource, redactSheetUrl } from '../../../src/adapters/enrichment/enrichment-source.js';
 import { createKeyvEnrichmentStore } from '../../../src/adapters/store/keyv-enrichment-store.js';
@@ -182,6 +183,40 @@ describe('enrichment sheet over HTTP', () => {
       expect((await service.current())?.name).toBe('sheet.csv');
     } finally {
       await source.close();
+    }
+  });
+
+  it('follows no redirect to an internal address, from https to http, or past five hops', async () => {
+    // A sheet on the internet (an undici mock: nothing leaves this machine), redirecting where it likes.
+    const agent = new MockAgent();
+    agent.disableNetConnect();
+    const sheets = agent.get('https://sheets.example');
+    sheets.intercept({ path: '/to-internal' }).reply(307, '', { headers: { location: `${base}/sheet.csv` } });
+    sheets.intercept({ path: '/to-metadata' }).reply(302, '', { headers: { location: 'http://169.254.169.254/latest/' } });
+    sheets.intercept({ path: '/downgrade' }).reply(301, '', { headers: { location: 'http://sheets.example/plain.csv' } });
+    for (let hop = 0; hop < 6; hop += 1) {
+      sheets.intercept({ path: `/loop-${hop}` }).reply(302, '', { headers: { location: `/loop-${hop + 1}` } });
+    }
+    sheets.intercept({ path: '/published' }).reply(307, '', { headers: { location: 'https://cdn.sheets.example/sheet' } });
+    agent
+      .get('https://cdn.sheets.example')
+      .intercept({ path: '/sheet' })
+      .reply(200, GOOD, { headers: { 'content-type': 'text/csv' } });
+    const read = (path: string) =>
+      createEnrichmentSource(`https://sheets.example${path}`, { maxBytes: 1024, timeoutMs: 2_000, dispatcher: agent }).read(
+        undefined,
+      );
+    try {
+      await expect(read('/to-internal')).rejects.toThrow(/redirected to an internal address \(127\.0\.0\.1:\d+\): not followed/);
+      await expect(read('/to-metadata')).rejects.toThrow(/redirected to an internal address \(169\.254\.169\.254\)/);
+      await expect(read('/downgrade')).rejects.toThrow(/redirected from https to http \(sheets\.example\)/);
+      await expect(read('/loop-0')).rejects.toThrow(/redirected more than 5 times/);
+      await expect(read('/to-internal')).rejects.toMatchObject({ code: 'ENRICHMENT_UNREACHABLE' });
+      // Another host over https is followed: that is what a published Google Sheet does.
+      expect(await read('/published')).toMatchObject({ changed: true });
+      expect(requests).toHaveLength(0);
+    } finally {
+      await agent.close();
     }
   });
 
