@@ -149,6 +149,12 @@ async function readAnswer(
     const message = `the enrichment sheet ${label} answered HTTP ${response.statusCode}`;
     throw new EnrichmentSourceError('ENRICHMENT_HTTP_STATUS', message);
   }
+  // A web page is no sheet; and its first line, quoted as a sheet's header, could be anyone's page.
+  if (/^\s*text\/html\b/i.test(header(response.headers, 'content-type') ?? '')) {
+    await response.body.dump().catch(() => undefined);
+    const message = `the enrichment sheet ${label} answered a web page (text/html), not a CSV or a workbook: publish the sheet as CSV and use that link`;
+    throw new EnrichmentSourceError('ENRICHMENT_NOT_A_SHEET', message);
+  }
   const { bytes, sha256 } = await collectShared(response.body, maxBytes, () => {
     response.body.destroy();
     return tooLarge(label, maxBytes);

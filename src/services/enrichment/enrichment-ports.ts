@@ -38,7 +38,8 @@ export type EnrichmentSourceErrorCode =
   | 'ENRICHMENT_HTTP_STATUS'
   | 'ENRICHMENT_TOO_LARGE'
   | 'ENRICHMENT_TIMEOUT'
-  | 'ENRICHMENT_NOT_FOUND';
+  | 'ENRICHMENT_NOT_FOUND'
+  | 'ENRICHMENT_NOT_A_SHEET';
 
 export interface EnrichmentSource {
   /** Where the sheet is, safe for logs and pages (credentials in a URL redacted). */

@@ -212,6 +212,13 @@ describe('enrichment sheet over HTTP', () => {
       await expect(read('/downgrade')).rejects.toThrow(/redirected from https to http \(sheets\.example\)/);
       await expect(read('/loop-0')).rejects.toThrow(/redirected more than 5 times/);
       await expect(read('/to-internal')).rejects.toMatchObject({ code: 'ENRICHMENT_UNREACHABLE' });
+      // A web page is refused without a word of it: it is no sheet, and it may be nobody's to read.
+      sheets.intercept({ path: '/page' }).reply(200, '<!doctype html><title>Intranet: salaries</title>', {
+        headers: { 'content-type': 'text/html; charset=utf-8' },
+      });
+      const page = read('/page');
+      await expect(page).rejects.toMatchObject({ code: 'ENRICHMENT_NOT_A_SHEET' });
+      await expect(page).rejects.not.toThrow(/salaries|Intranet/);
       // Another host over https is followed: that is what a published Google Sheet does.
       expect(await read('/published')).toMatchObject({ changed: true });
       expect(requests).toHaveLength(0);

@@ -82,6 +82,7 @@ const TYPED_CODES: Readonly<Record<string, readonly string[]>> = {
     'ENRICHMENT_TOO_LARGE',
     'ENRICHMENT_TIMEOUT',
     'ENRICHMENT_NOT_FOUND',
+    'ENRICHMENT_NOT_A_SHEET',
     'ENRICHMENT_INVALID',
   ]),
   'webhook calls': allOf<WebhookCallOutcome>()(['accepted', 'duplicate', 'ignored', 'rejected', 'unauthorized', 'failed']),
