@@ -2,14 +2,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { CatalogSnapshot, Offer, Product } from '../../../../src/core/catalog/catalog.js';
 import { buildFamilyIndex } from '../../../../src/core/catalog/family-index.js';
+import { SEARCH_BOUNDS, searchWords } from '../../../../src/core/catalog/name-search.js';
 import {
   buildProductSearchIndex,
   createProductSearchIndexes,
   foldSearchText,
   type ProductSearchIndex,
-  SEARCH_BOUNDS,
   searchProducts,
-  searchWords,
 } from '../../../../src/core/catalog/product-search.js';
 
 const offer = (unit: string): Offer => ({ unit, price: 10, stock: 1, availability: 'in_stock' });
