@@ -215,5 +215,5 @@ function consoleRouters(parts: RouterParts): Router[] {
 
 /** The tokens that open `/metrics` and the full `/readyz` (docs/security.md). */
 export function operatorTokensOf(config: Config): OperatorTokens {
-  return { feed: config.feed.token, metrics: config.metricsToken, admin: config.admin.token };
+  return { feed: config.feed.token, metrics: config.metricsToken };
 }

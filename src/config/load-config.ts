@@ -138,8 +138,20 @@ type ParsedConfig = ReturnType<typeof ConfigSchema.safeParse>;
 function configProblems(values: Readonly<Record<string, string>>, parsed: ParsedConfig): string[] {
   const problems = unknownSettings(values);
   // Checked outside the schema so that it is reported together with every other problem.
-  if (values['POS_BASE_URL'] !== undefined && values['POS_API_KEY'] === undefined) {
+  const posKey = values['POS_API_KEY'];
+  if (values['POS_BASE_URL'] !== undefined && posKey === undefined) {
     problems.push('POS_API_KEY: is required when POS_BASE_URL is set');
+  }
+  // Strangers can try the webhook key: one of a few characters is refused (the POS's own key may be short).
+  if (
+    values['POS_BASE_URL'] !== undefined &&
+    values['WEBHOOK_API_KEY'] === undefined &&
+    posKey !== undefined &&
+    posKey.length < 8
+  ) {
+    problems.push(
+      'POS_API_KEY: is also the webhook key while WEBHOOK_API_KEY is unset, and must then be at least 8 characters; set WEBHOOK_API_KEY to a key of its own (8 or more) for the webhooks',
+    );
   }
   problems.push(...partlyConfiguredChannels(values));
   if (!parsed.success) {

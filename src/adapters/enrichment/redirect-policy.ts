@@ -10,26 +10,35 @@ export const MAX_SHEET_REDIRECTS = 5;
  */
 export function isInternalHost(host: string): boolean {
   const bare = host.startsWith('[') ? host.slice(1, -1) : host;
-  const name = bare.toLowerCase();
+  const name = bare.toLowerCase().replace(/\.$/, '');
   if (name === 'localhost' || name.endsWith('.localhost')) return true;
   const family = isIP(name);
-  if (family === 4) {
-    const [a = 0, b = 0] = name.split('.').map(Number);
-    return (
-      a === 127 ||
-      a === 10 ||
-      a === 0 ||
-      (a === 172 && b >= 16 && b <= 31) ||
-      (a === 192 && b === 168) ||
-      (a === 169 && b === 254)
-    );
-  }
+  if (family === 4) return isInternalV4(name);
   if (family === 6) {
     if (name === '::1' || name === '::') return true;
-    if (name.startsWith('::ffff:')) return isInternalHost(name.slice(7));
+    // An IPv4 address in IPv6 clothes (`::ffff:7f00:1`, as the URL parser writes `[::ffff:127.0.0.1]`).
+    const v4 = embeddedV4(name);
+    if (v4 !== undefined) return isInternalV4(v4);
     return /^f[cd]/.test(name) || /^fe[89ab]/.test(name);
   }
   return false;
+}
+
+function isInternalV4(address: string): boolean {
+  const [a = 0, b = 0] = address.split('.').map(Number);
+  return (
+    a === 127 || a === 10 || a === 0 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254)
+  );
+}
+
+/** The IPv4 address of an IPv4-mapped or -compatible IPv6 address (`::ffff:a.b.c.d`, `::ffff:7f00:1`, `::7f00:1`). */
+function embeddedV4(address: string): string | undefined {
+  const match = /^::(?:ffff:)?(?:(\d+\.\d+\.\d+\.\d+)|([0-9a-f]{1,4}):([0-9a-f]{1,4}))$/.exec(address);
+  if (match === null) return undefined;
+  if (match[1] !== undefined) return match[1];
+  const high = Number.parseInt(match[2] ?? '0', 16);
+  const low = Number.parseInt(match[3] ?? '0', 16);
+  return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
 }
 
 /**

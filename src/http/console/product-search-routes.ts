@@ -191,6 +191,7 @@ export function createProductSearchRoutes(deps: ProductSearchRoutesDeps): Router
     }
     const queued = runQueued(resolved);
     if (queued === undefined) {
+      res.removeHeader('etag');
       res.set('retry-after', '1');
       sendError(res, 'SEARCH_BUSY');
       return;

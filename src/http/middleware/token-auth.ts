@@ -26,18 +26,17 @@ export interface OperatorTokens {
   readonly feed: string | undefined;
   /** `METRICS_TOKEN`: a bearer token for a monitoring system, which opens nothing else. */
   readonly metrics: string | undefined;
-  /** `ADMIN_TOKEN`: a bearer token. */
-  readonly admin: string | undefined;
 }
 
 /**
  * Whether a request may read the operator's details. They are as open as the status page, which shows
- * the same: open while neither `FEED_TOKEN` nor `METRICS_TOKEN` is set; else any configured token opens
- * them (the query form for `FEED_TOKEN` only, as query strings end up in access logs).
+ * the same: open while neither `FEED_TOKEN` nor `METRICS_TOKEN` is set; else either token opens them (the
+ * query form for `FEED_TOKEN` only, as query strings end up in access logs). `ADMIN_TOKEN` does not: its
+ * guesses are the admin area's to count.
  */
 export function operatorAccess(tokens: OperatorTokens): (req: IncomingMessage, queryToken: unknown) => boolean {
   if (tokens.feed === undefined && tokens.metrics === undefined) return () => true;
-  const bearerTokens = [tokens.feed, tokens.metrics, tokens.admin].filter((token) => token !== undefined);
+  const bearerTokens = [tokens.feed, tokens.metrics].filter((token) => token !== undefined);
   return (req, queryToken) => {
     const bearer = bearerTokenOf(req);
     // Every configured token is compared, so the time taken does not tell which one came close.

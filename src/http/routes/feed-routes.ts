@@ -287,7 +287,21 @@ export function createFeedRoutes(deps: FeedRoutesDeps): Router {
       sendProblem(res, snapshot);
       return;
     }
-    const result = await deps.feeds.changes(snapshot, unit, query.data.since);
+    const { since } = query.data;
+    // The whole catalog's list is a render like a feed's: its first render counts as one.
+    const first = since === undefined && !deps.feeds.isRendered(CHANGES_FILE, unit, DEFAULT_VARIANT);
+    const release = first ? firstRenders.admit(clientAddressOf(req)) : () => undefined;
+    if (release === undefined) {
+      sendRaw(req, res, 'TOO_MANY_RENDERS', '5');
+      deps.onRequest?.('changes.json', statusOf('TOO_MANY_RENDERS'));
+      return;
+    }
+    let result: Awaited<ReturnType<FeedService['changes']>>;
+    try {
+      result = await deps.feeds.changes(snapshot, unit, since);
+    } finally {
+      release();
+    }
     if (!result.ok) {
       sendError(res, 'CURSOR_EXPIRED', 'The cursor is unknown or too old; read the full feed, then continue from "next"', {
         extra: { next: result.next },

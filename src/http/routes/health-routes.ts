@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Router } from 'express';
 import { createRouter } from '../create-router.js';
+import { sendError } from '../send-error.js';
 
 export interface ReadinessReport {
   readonly ready: boolean;
@@ -25,11 +26,20 @@ export function createHealthRoutes(source: HealthSource, details: DetailsAccess 
     res.set('cache-control', 'no-store').json({ status: 'ok' });
   });
   router.get('/readyz', async (req, res) => {
+    const queryToken = req.query['token'];
+    const full = details(req, queryToken);
+    // A token that opens nothing is a guess: 401, which the guess throttle counts (else /readyz would be
+    // a token oracle without a limit). Without any token, the short answer a load balancer needs.
+    if (!full && (queryToken !== undefined || req.headers.authorization !== undefined)) {
+      res.set('www-authenticate', 'Bearer realm="catalog-bridge"');
+      sendError(res, 'UNAUTHORIZED', 'This token opens nothing here: /readyz takes FEED_TOKEN or METRICS_TOKEN, or none');
+      return;
+    }
     const report = await source.readiness();
     res
       .status(report.ready ? 200 : 503)
       .set('cache-control', 'no-store')
-      .json(details(req, req.query['token']) ? report : publicReadiness(report));
+      .json(full ? report : publicReadiness(report));
   });
   return router;
 }

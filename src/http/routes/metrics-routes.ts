@@ -13,7 +13,7 @@ export function createMetricsRoutes(registry: Registry, access: DetailsAccess = 
       sendError(
         res,
         'UNAUTHORIZED',
-        'The metrics need a token: Authorization: Bearer … (METRICS_TOKEN, FEED_TOKEN or ADMIN_TOKEN)',
+        'The metrics need a token: Authorization: Bearer … (METRICS_TOKEN or FEED_TOKEN; FEED_TOKEN also as ?token=)',
       );
       return;
     }

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import express, { type ErrorRequestHandler, type Router } from 'express';
 import type { z } from 'zod';
 import { PosWebhookEventSchema } from '../../adapters/pos/pos-webhook-schema.js';
@@ -9,7 +10,7 @@ import { sendError } from '../send-error.js';
 export interface WebhookRoutesDeps {
   /** Accepted `x-api-key` values (WEBHOOK_API_KEY, and WEBHOOK_API_KEY_PREVIOUS while rotating). */
   readonly apiKeys: readonly string[];
-  /** Keys accepted only from this machine (the in-process sandbox's well-known key); the client as `req.ip`. */
+  /** Keys accepted only from this machine, never through a proxy (the in-process sandbox's well-known key). */
   readonly loopbackApiKeys?: readonly string[];
   /** Stores the event durably and queues it; rejects when it could not be stored. */
   readonly accept: (dedupeKey: string, event: StoredWebhookEvent) => Promise<{ readonly duplicate: boolean }>;
@@ -49,7 +50,7 @@ export function createWebhookRoutes(deps: WebhookRoutesDeps): Router {
       // No short circuit: every key is compared, so timing tells nothing about which one matched.
       let matched = false;
       for (const expected of deps.apiKeys) matched = secretMatches(key, expected) || matched;
-      const local = isLoopback(req.ip);
+      const local = fromThisMachine(req);
       for (const expected of deps.loopbackApiKeys ?? []) matched = (secretMatches(key, expected) && local) || matched;
       if (!matched) {
         count('invalid', 'unauthorized');
@@ -114,6 +115,18 @@ export function createWebhookRoutes(deps: WebhookRoutesDeps): Router {
   };
   router.use('/webhooks', bodyErrors);
   return router;
+}
+
+/**
+ * Whether a request comes straight from this machine: from a loopback address or from the address it was
+ * sent to (a bridge listening on a LAN address, its sandbox posting to it), and not through a proxy (a
+ * proxy on this machine would make every client look local).
+ */
+function fromThisMachine(req: IncomingMessage): boolean {
+  const { headers, socket } = req;
+  if (headers['x-forwarded-for'] !== undefined || headers.forwarded !== undefined) return false;
+  const remote = socket.remoteAddress;
+  return isLoopback(remote) || (remote !== undefined && remote === socket.localAddress);
 }
 
 /** 127.0.0.0/8 and ::1, also as IPv4-mapped IPv6 (`::ffff:127.0.0.1`). */

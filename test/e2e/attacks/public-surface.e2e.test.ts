@@ -59,22 +59,31 @@ describe('the operator endpoints of a bridge with tokens, read by a stranger', (
   });
 
   it('answers /readyz without a token with ready or not, and nothing of the POS, its key or the errors', async () => {
-    for (const headers of [{}, bearer('a-wrong-token-of-some-length'), bearer(POS_KEY)]) {
-      const answer = await get(`${app.url}/readyz`, headers);
-      expect(answer.status).toBe(200);
-      expect(JSON.parse(answer.text)).toEqual({ ready: true, details: expect.stringContaining('docs/security.md') });
-      expect(answer.text).not.toContain(new URL(pos.url).port);
-    }
-    const withMetricsTokenInQuery = await get(`${app.url}/readyz?token=${METRICS_TOKEN}`);
-    expect(Object.keys(JSON.parse(withMetricsTokenInQuery.text))).toEqual(['ready', 'details']);
+    const answer = await get(`${app.url}/readyz`);
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.text)).toEqual({ ready: true, details: expect.stringContaining('docs/security.md') });
+    expect(answer.text).not.toContain(new URL(pos.url).port);
   });
 
-  it('gives the whole report to FEED_TOKEN (bearer or query), METRICS_TOKEN and ADMIN_TOKEN, without a hash of the key', async () => {
+  it('answers a token that opens nothing 401, so that /readyz is no token oracle without a limit', async () => {
+    for (const [url, headers] of [
+      [`${app.url}/readyz`, bearer('a-wrong-token-of-some-length')],
+      [`${app.url}/readyz`, bearer(POS_KEY)],
+      // The admin token opens the admin area only: its guesses are counted there.
+      [`${app.url}/readyz`, bearer(ADMIN_TOKEN)],
+      [`${app.url}/readyz?token=${METRICS_TOKEN}`, {}],
+    ] as const) {
+      const answer = await get(url, headers);
+      expect(answer.status, url).toBe(401);
+      expect(answer.text).not.toContain('"ready"');
+    }
+  });
+
+  it('gives the whole report to FEED_TOKEN (bearer or query) and METRICS_TOKEN, without a hash of the key', async () => {
     const answers = [
       await get(`${app.url}/readyz`, bearer(FEED_TOKEN)),
       await get(`${app.url}/readyz?token=${FEED_TOKEN}`),
       await get(`${app.url}/readyz`, bearer(METRICS_TOKEN)),
-      await get(`${app.url}/readyz`, bearer(ADMIN_TOKEN)),
     ];
     for (const answer of answers) {
       expect(answer.status).toBe(200);
@@ -96,14 +105,19 @@ describe('the operator endpoints of a bridge with tokens, read by a stranger', (
       [`${app.url}/metrics`, {}],
       [`${app.url}/metrics`, bearer('a-wrong-token-of-some-length')],
       [`${app.url}/metrics?token=${METRICS_TOKEN}`, {}],
+      [`${app.url}/metrics`, bearer(ADMIN_TOKEN)],
     ] as const) {
       const answer = await get(url, headers);
       expect(answer.status).toBe(401);
       expect(answer.headers.get('www-authenticate')).toMatch(/^Bearer /);
       expect(answer.text).not.toContain('catalog_bridge_');
     }
-    for (const token of [METRICS_TOKEN, FEED_TOKEN, ADMIN_TOKEN]) {
-      const answer = await get(`${app.url}/metrics`, bearer(token));
+    for (const [url, headers] of [
+      [`${app.url}/metrics`, bearer(METRICS_TOKEN)],
+      [`${app.url}/metrics`, bearer(FEED_TOKEN)],
+      [`${app.url}/metrics?token=${FEED_TOKEN}`, {}],
+    ] as const) {
+      const answer = await get(url, headers);
       expect(answer.status).toBe(200);
       expect(answer.text).toContain('catalog_bridge_');
     }
@@ -228,7 +242,7 @@ describe('guessing a feed token or a webhook key', () => {
     const refused = [
       await get(`${feed}?token=${FEED_TOKEN}`, from('203.0.113.7')),
       await get(`${app.url}/`, from('203.0.113.7', bearer(FEED_TOKEN))),
-      await get(`${app.url}/readyz`, from('203.0.113.7')),
+      await get(`${app.url}/readyz?token=${FEED_TOKEN}`, from('203.0.113.7')),
     ];
     for (const answer of refused) {
       expect(answer.status).toBe(429);
@@ -236,7 +250,21 @@ describe('guessing a feed token or a webhook key', () => {
       expect(Number(answer.headers.get('retry-after'))).toBeGreaterThan(0);
     }
     expect((await hook('203.0.113.7', 'sandbox-key')).status).toBe(429);
+    // What a load balancer asks still answers: the blocked address may be the balancer's.
+    expect((await get(`${app.url}/healthz`, from('203.0.113.7'))).status).toBe(200);
+    expect((await get(`${app.url}/readyz`, from('203.0.113.7'))).status).toBe(200);
     expect((await get(`${feed}?token=${FEED_TOKEN}`, from('198.51.100.30'))).status).toBe(200);
+  });
+
+  it('counts 401s sent at once: thirty guesses in parallel block the next, and an IPv6 client by its /64', async () => {
+    const feed = `${app.url}/feeds/all/products.json`;
+    const guesses = await Promise.all(
+      Array.from({ length: 40 }, (_, attempt) => get(`${feed}?token=parallel-${attempt}`, from('2001:db8:1:2::7'))),
+    );
+    expect(guesses.filter((answer) => answer.status === 401).length).toBeLessThanOrEqual(30);
+    // Another address of the same /64 is the same client.
+    expect((await get(`${feed}?token=${FEED_TOKEN}`, from('2001:db8:1:2::ffff'))).status).toBe(429);
+    expect((await get(`${feed}?token=${FEED_TOKEN}`, from('2001:db8:1:3::1'))).status).toBe(200);
   });
 
   it("takes the sandbox's well-known webhook key from this machine only", async () => {

@@ -6,12 +6,20 @@ describe('adapters/enrichment/redirect-policy', () => {
     for (const host of ['localhost', 'a.localhost', '127.0.0.1', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1']) {
       expect(isInternalHost(host), host).toBe(true);
     }
-    for (const host of ['169.254.169.254', '0.0.0.0', '[::1]', '[fd00::1]', '[fe80::1]', '[::ffff:127.0.0.1]']) {
+    for (const host of ['169.254.169.254', '0.0.0.0', '[::1]', '[fd00::1]', '[fe80::1]', '[::ffff:127.0.0.1]', 'localhost.']) {
       expect(isInternalHost(host), host).toBe(true);
     }
     for (const host of ['docs.google.com', '8.8.8.8', '172.32.0.1', '11.0.0.1', '[2001:db8::1]', 'localhost.example']) {
       expect(isInternalHost(host), host).toBe(false);
     }
+  });
+
+  it('sees through IPv4 addresses written as IPv6, as the URL parser writes them', () => {
+    for (const host of ['[::ffff:127.0.0.1]', '[::ffff:169.254.169.254]', '[::7f00:1]', '[::ffff:10.0.0.1]']) {
+      const { hostname } = new URL(`https://${host}/x`);
+      expect(isInternalHost(hostname), `${host} → ${hostname}`).toBe(true);
+    }
+    expect(isInternalHost(new URL('https://[::ffff:8.8.8.8]/').hostname)).toBe(false);
   });
 
   it('follows https to https anywhere, and internal addresses only from a sheet that is internal itself', () => {

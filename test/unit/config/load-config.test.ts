@@ -149,6 +149,16 @@ describe('config/load-config', () => {
     });
   });
 
+  it('refuses a POS_API_KEY under 8 characters while it is the webhook key too, and only then', () => {
+    const pos = { POS_BASE_URL: 'https://pos.example.test' };
+    expect(problemsOf({ ...pos, POS_API_KEY: 'short' })).toEqual([
+      expect.stringMatching(/^POS_API_KEY: is also the webhook key while WEBHOOK_API_KEY is unset, and must then be at least 8/),
+    ]);
+    expect(loadConfig({ ...pos, POS_API_KEY: 'short', WEBHOOK_API_KEY: 'hook-key-of-its-own' }).pos.apiKey).toBe('short');
+    // In sandbox mode the key is not used at all.
+    expect(loadConfig({ POS_API_KEY: 'x' }).pos.apiKey).toBe('x');
+  });
+
   it('requires POS_API_KEY with POS_BASE_URL', () => {
     expect(problemsOf({ POS_BASE_URL: 'https://pos.example.test' })).toEqual([
       'POS_API_KEY: is required when POS_BASE_URL is set',
@@ -164,7 +174,6 @@ describe('config/load-config', () => {
     ['POS_STOCK_EXPORT_TYPE', 'csv/../x'],
     ['UNKNOWN_STOCK_AVAILABILITY', 'maybe'],
     ['PUBLIC_BASE_URL', 'example'],
-    ['POS_API_KEY', 'short'],
     ['WEBHOOK_API_KEY', 'k'],
     ['METRICS_TOKEN', 'too-short'],
     ['TRUST_PROXY', 'yes'],
