@@ -25,6 +25,8 @@ const AVAILABILITIES = ['in_stock', 'out_of_stock'] as const;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
 const IDENTITY_KEYS = ['auto', 'localId', 'internalIdentifier', 'plu', 'ean'] as const;
+/** The two names of the price-list export (docs/pos-interface.md, 4.5). */
+export const PRICE_LIST_EXPORTS = ['eshop-update', 'shoptet-update'] as const;
 /** The stock export parser's fields (kept equal to its STOCK_COLUMNS by a test). */
 export const STOCK_COLUMN_FIELDS: readonly string[] = ['code', 'plu', 'ean', 'name', 'quantity', 'measureUnit', 'unit'];
 
@@ -47,6 +49,12 @@ export const ConfigSchema = z.object({
     .enum(['localId', 'code'])
     .default('localId')
     .describe('Which unit field goes into {identifier} of per-unit paths'),
+  POS_PRICE_LIST_EXPORT: z
+    .enum(PRICE_LIST_EXPORTS)
+    .default('eshop-update')
+    .describe(
+      "The last segment of the price-list export path (interface 4.5): eshop-update as the interface names it, or shoptet-update as the vendor's public pages do (KASAmax)",
+    ),
   POS_STOCK_EXPORT_TYPE: z
     .string()
     .regex(/^[A-Za-z0-9_-]+$/, 'must be a plain path segment such as csv')

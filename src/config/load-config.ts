@@ -25,6 +25,8 @@ export interface Config {
     /** `POS_API_KEY` as given; unused in sandbox mode, where the sandbox's own key is sent (wiring's `posApiKey`). */
     readonly apiKey: string | undefined;
     readonly exportPathPrefix: string;
+    /** `POS_PRICE_LIST_EXPORT`: the price-list export's last path segment. */
+    readonly priceListExport: 'eshop-update' | 'shoptet-update';
     readonly unitIdentifier: 'localId' | 'code';
     readonly stockExportType: string;
     readonly stockColumns: Readonly<Record<string, string>>;
@@ -177,6 +179,7 @@ function posConfigOf(e: ConfigEnv): Config['pos'] {
     baseUrl: e.POS_BASE_URL?.replace(/\/+$/, ''),
     apiKey: e.POS_API_KEY,
     exportPathPrefix: e.POS_EXPORT_PATH_PREFIX,
+    priceListExport: e.POS_PRICE_LIST_EXPORT,
     unitIdentifier: e.POS_UNIT_IDENTIFIER,
     stockExportType: e.POS_STOCK_EXPORT_TYPE,
     stockColumns: e.POS_STOCK_COLUMNS,

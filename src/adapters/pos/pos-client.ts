@@ -22,18 +22,19 @@ export type { PosClientLogger } from './pos-transport.js';
 export type PosClientConfig = Pick<
   Config['pos'],
   'exportPathPrefix' | 'unitIdentifier' | 'stockExportType' | 'pageSize' | 'timeoutMs' | 'maxRetries' | 'concurrency' | 'maxPages'
-> & {
-  readonly baseUrl: string;
-  readonly apiKey: string;
-  /** Bound on one call, attempts and backoff waits together; default 4 × `timeoutMs`. */
-  readonly callBudgetMs?: number;
-  /** Largest stock export accepted; default `documents.maxDocumentBytes` (`POS_MAX_DOCUMENT_MB`), else 256 MiB. */
-  readonly maxStockExportBytes?: number;
-  /** The documents' limits of the configuration; their cap bounds a stock export. */
-  readonly documents?: { readonly maxDocumentBytes: number };
-  /** Largest JSON response accepted (`POS_MAX_PAGE_MB`); default 16 MiB. */
-  readonly maxPageBytes?: number;
-};
+> &
+  Partial<Pick<Config['pos'], 'priceListExport'>> & {
+    readonly baseUrl: string;
+    readonly apiKey: string;
+    /** Bound on one call, attempts and backoff waits together; default 4 × `timeoutMs`. */
+    readonly callBudgetMs?: number;
+    /** Largest stock export accepted; default `documents.maxDocumentBytes` (`POS_MAX_DOCUMENT_MB`), else 256 MiB. */
+    readonly maxStockExportBytes?: number;
+    /** The documents' limits of the configuration; their cap bounds a stock export. */
+    readonly documents?: { readonly maxDocumentBytes: number };
+    /** Largest JSON response accepted (`POS_MAX_PAGE_MB`); default 16 MiB. */
+    readonly maxPageBytes?: number;
+  };
 
 export interface CreatePosClientOptions {
   readonly config: PosClientConfig;
@@ -101,6 +102,7 @@ export function createPosClient(options: CreatePosClientOptions): PosClient {
     envelopes,
     {
       exportPathPrefix: config.exportPathPrefix,
+      priceListExport: config.priceListExport ?? 'eshop-update',
       unitIdentifier: config.unitIdentifier,
       stockExportType: config.stockExportType,
       maxStockExportBytes: config.maxStockExportBytes ?? config.documents?.maxDocumentBytes ?? DEFAULT_MAX_STOCK_EXPORT_BYTES,

@@ -19,6 +19,8 @@ export interface PosExportReads {
 
 export interface PosExportSettings {
   readonly exportPathPrefix: string;
+  /** `POS_PRICE_LIST_EXPORT`: `eshop-update` (the interface) or `shoptet-update` (the vendor's pages). */
+  readonly priceListExport: 'eshop-update' | 'shoptet-update';
   readonly unitIdentifier: 'localId' | 'code';
   readonly stockExportType: string;
   readonly maxStockExportBytes: number;
@@ -65,10 +67,10 @@ export function createExportReads(
 
   return {
     async fetchPriceListXml(unit) {
-      const template = '/unit/{identifier}/price-list/export/eshop-update';
+      const template = `/unit/{identifier}/price-list/export/${settings.priceListExport}`;
       const identifier = unitIdentifier(unit, settings.exportPathPrefix + template);
       const operation = transport.exportOperation(
-        `/unit/${identifier}/price-list/export/eshop-update`,
+        `/unit/${identifier}/price-list/export/${settings.priceListExport}`,
         'application/xml, text/xml;q=0.9, */*;q=0.1',
       );
       // Retries cover everything up to the response headers; once the body flows it belongs to the parser.

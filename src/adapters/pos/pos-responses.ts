@@ -45,8 +45,12 @@ export function isProgrammingError(error: unknown): boolean {
   return typeof code === 'string' && PROGRAMMING_ERROR_CODES.has(code);
 }
 
-export function rejectionHint(status: number): string {
+export function rejectionHint(status: number, path = ''): string {
   if (status === 401 || status === 403) return `HTTP ${status}: the API key was refused (check POS_API_KEY)`;
+  if (status === 404 && path.includes('/price-list/export/')) {
+    // The interface names the export `eshop-update`, the vendor's public pages `shoptet-update`.
+    return `HTTP ${status}: not found (check POS_PRICE_LIST_EXPORT: eshop-update or shoptet-update; then POS_BASE_URL, POS_EXPORT_PATH_PREFIX, POS_UNIT_IDENTIFIER)`;
+  }
   if (status === 404) return `HTTP ${status}: not found (check POS_BASE_URL, POS_EXPORT_PATH_PREFIX, POS_UNIT_IDENTIFIER)`;
   if (status >= 300 && status < 400) return `HTTP ${status}: unexpected redirect (check POS_BASE_URL)`;
   return `HTTP ${status}`;

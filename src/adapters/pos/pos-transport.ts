@@ -167,7 +167,7 @@ export function createPosTransport(settings: PosTransportSettings): PosTransport
         ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
       });
     }
-    return new PosRejectedError(rejectionHint(status), { ...where, status, posErrors });
+    return new PosRejectedError(rejectionHint(status, where.path), { ...where, status, posErrors });
   }
 
   /** Best effort: the POS's `errors` texts from an error response, if it is an envelope. */

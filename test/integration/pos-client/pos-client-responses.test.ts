@@ -149,6 +149,18 @@ describe('pos-client exports', () => {
     expect(error).toBeInstanceOf(PosRejectedError);
     expect(error).toMatchObject({ method: 'GET', path: '/ext/unit/u-1/price-list/export/eshop-update', status: 404 });
     expect(String(error)).toMatch(/POS_EXPORT_PATH_PREFIX/);
+    // The export has two names (the interface's and the vendor's pages'): the advice names the setting first.
+    expect(String(error)).toMatch(/check POS_PRICE_LIST_EXPORT: eshop-update or shoptet-update; then POS_BASE_URL/);
+  });
+
+  it('reads the price list at shoptet-update with POS_PRICE_LIST_EXPORT=shoptet-update (the vendor’s public name)', async () => {
+    harness = createHarness({ exportPathPrefix: '/ext', priceListExport: 'shoptet-update' });
+    harness.pool
+      .intercept({ path: '/ext/unit/u-1/price-list/export/shoptet-update', method: 'GET' })
+      .reply(200, '<SHOP><SHOPITEM><CODE>a-1</CODE></SHOPITEM></SHOP>', { headers: { 'content-type': 'application/xml' } });
+
+    expect(await bytesOf(await harness.client.fetchPriceListXml(unit))).toContain('<CODE>a-1</CODE>');
+    expect(harness.calls().map((call) => call.path)).toEqual(['/ext/unit/u-1/price-list/export/shoptet-update']);
   });
 
   it.each([

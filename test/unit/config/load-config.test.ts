@@ -177,6 +177,7 @@ describe('config/load-config', () => {
     ['WEBHOOK_API_KEY', 'k'],
     ['METRICS_TOKEN', 'too-short'],
     ['TRUST_PROXY', 'yes'],
+    ['POS_PRICE_LIST_EXPORT', 'shoptet'],
     ['TRUST_PROXY', '10.0.0.0/33'],
     ['TRUST_PROXY', 'loopback,proxy.example'],
     ['FEED_PRODUCT_URL', 'shop.example/p/{id}'],
