@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import proxyaddr from 'proxy-addr';
 import { createLoginThrottle } from './admin/login-throttle.js';
 import { rememberClient } from './client-address.js';
-import { HTTP_ERRORS } from './error-codes.js';
+import { sendRawError } from './send-error.js';
 
 /** Wrong credentials one address may send within the window before it is refused everything. */
 export const GUESS_LIMIT = 30;
@@ -41,7 +41,10 @@ export function createGuessThrottle(options: {
       const key = throttleKeyOf(client);
       const blockedMs = throttle.blockedFor(key);
       if (blockedMs > 0 && !isProbe(req)) {
-        sendTooMany(res, blockedMs);
+        sendRawError(req, res, 'TOO_MANY_ATTEMPTS', {
+          message: 'Too many wrong tokens or keys from this address; try again later',
+          retryAfterSeconds: Math.ceil(blockedMs / 1000),
+        });
         return true;
       }
       if (!(req.url ?? '').startsWith('/admin')) countUnauthorized(res, () => throttle.fail(key));
@@ -68,7 +71,7 @@ function countUnauthorized(res: ServerResponse, fail: () => void): void {
 }
 
 /** An IPv4 address as it is; an IPv6 one by its first 64 bits. */
-export function throttleKeyOf(address: string): string {
+function throttleKeyOf(address: string): string {
   if (isIP(address) !== 6 || address.startsWith('::ffff:')) return address;
   const [head = '', tail = ''] = address.split('::');
   const left = head === '' ? [] : head.split(':');
@@ -78,16 +81,4 @@ export function throttleKeyOf(address: string): string {
     .slice(0, 4)
     .map((group) => Number.parseInt(group, 16).toString(16))
     .join(':')}::/64`;
-}
-
-function sendTooMany(res: ServerResponse, blockedMs: number): void {
-  const message = 'Too many wrong tokens or keys from this address; try again later';
-  const body = JSON.stringify({ error: { code: 'TOO_MANY_ATTEMPTS', message } });
-  res.writeHead(HTTP_ERRORS.TOO_MANY_ATTEMPTS.status, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(body),
-    'cache-control': 'no-store',
-    'retry-after': String(Math.ceil(blockedMs / 1000)),
-  });
-  res.end(body);
 }

@@ -1,5 +1,6 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Response } from 'express';
-import { HTTP_ERRORS, type HttpErrorCode } from './error-codes.js';
+import { errorBody, HTTP_ERRORS, type HttpErrorCode, statusOf } from './error-codes.js';
 
 export interface SendErrorOptions {
   /** Fields added to `error` (e.g. the cursor to continue from). */
@@ -19,4 +20,25 @@ export function sendError(
     .status(options.status ?? HTTP_ERRORS[code].status)
     .set('cache-control', 'no-store')
     .json({ error: { code, message, ...options.extra } });
+}
+
+/**
+ * The same error body on a bare response, for what answers before express dresses the request (the guess
+ * throttle, the feeds' fast path): not to be kept, not to be sniffed, with `Retry-After` when given.
+ */
+export function sendRawError(
+  req: IncomingMessage,
+  res: ServerResponse,
+  code: HttpErrorCode,
+  options: { readonly message?: string; readonly retryAfterSeconds?: number } = {},
+): void {
+  const body = errorBody(code, options.message);
+  res.writeHead(statusOf(code), {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(Buffer.byteLength(body)),
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+    ...(options.retryAfterSeconds === undefined ? {} : { 'retry-after': String(options.retryAfterSeconds) }),
+  });
+  res.end(req.method === 'HEAD' ? undefined : body);
 }

@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import { clientAddressOf } from '../client-address.js';
 import { bearerTokenOf, secretMatches } from '../middleware/token-auth.js';
 import type { AdminSession, AdminSessions } from './admin-session.js';
 
@@ -96,8 +97,9 @@ export function clearSessionCookie(req: Request, res: Response, publicBaseUrl: s
 
 /**
  * The client address for the login throttle: the socket's, or behind a proxy `TRUST_PROXY` names the
- * address it forwarded (else every guess through the proxy would count against everyone).
+ * address it forwarded (else every guess through the proxy would count against everyone); read once per
+ * request, as every per-client limit reads it (client-address.ts).
  */
 export function clientOf(req: Request): string {
-  return req.ip ?? req.socket.remoteAddress ?? 'unknown';
+  return clientAddressOf(req);
 }

@@ -45,6 +45,8 @@ interface SearchTexts {
   readonly matches: Readonly<Record<Exclude<SearchMatch, 'name'>, string>>;
   readonly problems: Readonly<Record<SearchProblemKind, string>>;
   readonly notReady: string;
+  /** Too many searches wait already (503 `SEARCH_BUSY`). */
+  readonly busy: string;
   readonly refreshing: string;
 }
 
@@ -92,6 +94,7 @@ const TEXTS: { readonly en: SearchTexts; readonly cs: SearchTexts } = {
       'unknown-unit': 'There is no such unit.',
     },
     notReady: 'No catalog yet, so nothing can be found.',
+    busy: 'Too many searches are running at once; search again in a moment.',
     refreshing: 'This page reloads by itself in a few seconds.',
   },
   cs: {
@@ -142,6 +145,7 @@ const TEXTS: { readonly en: SearchTexts; readonly cs: SearchTexts } = {
       'unknown-unit': 'Taková prodejna neexistuje.',
     },
     notReady: 'Katalog ještě není k dispozici, proto nelze nic najít.',
+    busy: 'Právě běží příliš mnoho hledání najednou; zkuste hledat za chvíli znovu.',
     refreshing: 'Stránka se za pár sekund sama obnoví.',
   },
 };
@@ -160,6 +164,8 @@ export interface SearchPageModel {
   readonly problem?: SearchQueryProblem;
   /** Why there is no catalog yet (a 503 page when a search was asked for). */
   readonly notReady?: string;
+  /** Too many searches wait: this one was not run (a 503 page). */
+  readonly busy?: boolean;
   readonly answer?: ProductSearchAnswer;
 }
 
@@ -243,6 +249,7 @@ export function renderSearchPage(context: ConsoleContext, model: SearchPageModel
       `<div class="notice" role="status"><p><strong>${h(texts.notReady)}</strong>${refreshing}</p><p class="muted">${h(model.notReady)}</p></div>`,
     );
   }
+  if (model.busy === true) parts.push(`<div class="notice" role="status"><p><strong>${h(texts.busy)}</strong></p></div>`);
   if (model.answer !== undefined) parts.push(results(context, texts, model, model.answer));
   return {
     title: texts.title,

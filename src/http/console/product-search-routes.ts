@@ -235,12 +235,7 @@ export function createProductSearchRoutes(deps: ProductSearchRoutesDeps): Router
     const queued = runQueued(resolved);
     if (queued === undefined) {
       res.set('retry-after', '1');
-      sendPage(
-        res,
-        context,
-        renderSearchPage(context, { ...base, q: rawQ, unit: rawUnit, notReady: busyMessage(context.lang) }),
-        503,
-      );
+      sendPage(res, context, renderSearchPage(context, { ...base, q: rawQ, unit: rawUnit, busy: true }), 503);
       return;
     }
     const answer = await queued;
@@ -250,10 +245,4 @@ export function createProductSearchRoutes(deps: ProductSearchRoutesDeps): Router
   });
 
   return router;
-}
-
-function busyMessage(lang: 'cs' | 'en'): string {
-  return lang === 'cs'
-    ? 'Právě běží mnoho hledání najednou; zkuste to za chvíli znovu.'
-    : 'Too many searches at once; try again in a moment.';
 }

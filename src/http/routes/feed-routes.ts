@@ -4,14 +4,15 @@ import type { Request, RequestHandler, Response, Router } from 'express';
 import { z } from 'zod';
 import { ALL_UNITS, type CatalogSnapshot } from '../../core/catalog/catalog.js';
 import { JSON_FEED_SCHEMAS } from '../../core/feeds/json-feed-schema.js';
+import { CHANGES_FEED_FILE } from '../../core/feeds/render-changes-feed.js';
 import type { FeedDescriptor, FeedService, FeedVariant } from '../../services/feeds/feed-service.js';
 import { clientAddressOf } from '../client-address.js';
 import { createRouter } from '../create-router.js';
-import { errorBody, type HttpErrorCode, statusOf } from '../error-codes.js';
+import { type HttpErrorCode, statusOf } from '../error-codes.js';
 import { type FetchRecorder, feedOfPath, noteSent, recordWhenFinished } from '../fetch-recording.js';
 import { withFrontHandler } from '../front-handler.js';
 import { bearerTokenOf, secretMatches } from '../middleware/token-auth.js';
-import { sendError } from '../send-error.js';
+import { sendError, sendRawError } from '../send-error.js';
 import { type SendFeedOptions, type SentFeed, sendFeed } from '../send-feed.js';
 import { createRenderAdmission } from './render-admission.js';
 
@@ -43,7 +44,6 @@ const ChangesQuery = z.object({
 const RETRY_AFTER_SECONDS = 10;
 const DEFAULT_VARIANT: FeedVariant = {};
 const FEED_PREFIX = '/feeds/';
-const CHANGES_FILE = 'changes.json';
 const SLASH = 0x2f;
 const QUESTION_MARK = 0x3f;
 const PERCENT = 0x25;
@@ -81,7 +81,7 @@ function plainFeedTarget(url: string): FeedTarget | undefined {
   const file = url.slice(slash + 1, end);
   // changes.json is the express route's. Routes match their own spelling only (create-router.ts): any other
   // spelling is no feed here either, and goes on to express's 404.
-  if (file === CHANGES_FILE) return undefined;
+  if (file === CHANGES_FEED_FILE) return undefined;
   return { unit: url.slice(FEED_PREFIX.length, slash), file, query: queryStart === -1 ? undefined : url.slice(queryStart + 1) };
 }
 
@@ -194,23 +194,33 @@ export function createFeedRoutes(deps: FeedRoutesDeps): Router {
     if (failure.counted !== undefined) deps.onRequest?.(failure.counted, failure.status);
   }
 
-  async function serveResolved(req: IncomingMessage, res: ServerResponse, resolved: ResolvedFeed): Promise<void> {
-    const { descriptor, unit, variant } = resolved;
-    if (deps.feeds.isRendered(descriptor.file, unit, variant)) {
-      await sendServed(req, res, resolved);
-      return;
-    }
+  /**
+   * `work` for a feed: at once when it has a render, else under one of the client's first-render slots
+   * (render-admission.ts); `undefined` once a client past its slots has been answered `429`.
+   */
+  async function withFirstRender<T>(
+    req: IncomingMessage,
+    res: ServerResponse,
+    feed: { readonly file: string; readonly unit: string; readonly variant: FeedVariant },
+    work: () => Promise<T>,
+  ): Promise<T | undefined> {
+    if (deps.feeds.isRendered(feed.file, feed.unit, feed.variant)) return work();
     const release = firstRenders.admit(clientAddressOf(req));
     if (release === undefined) {
-      sendRaw(req, res, 'TOO_MANY_RENDERS', '5');
-      deps.onRequest?.(descriptor.file, statusOf('TOO_MANY_RENDERS'));
-      return;
+      sendRawError(req, res, 'TOO_MANY_RENDERS', { retryAfterSeconds: 5 });
+      deps.onRequest?.(feed.file, statusOf('TOO_MANY_RENDERS'));
+      return undefined;
     }
     try {
-      await sendServed(req, res, resolved);
+      return await work();
     } finally {
       release();
     }
+  }
+
+  async function serveResolved(req: IncomingMessage, res: ServerResponse, resolved: ResolvedFeed): Promise<void> {
+    const { descriptor, unit, variant } = resolved;
+    await withFirstRender(req, res, { file: descriptor.file, unit, variant }, () => sendServed(req, res, resolved));
   }
 
   async function sendServed(req: IncomingMessage, res: ServerResponse, resolved: ResolvedFeed): Promise<void> {
@@ -223,7 +233,7 @@ export function createFeedRoutes(deps: FeedRoutesDeps): Router {
     }
     if (sent === undefined) {
       // Replaced three times in a row while being opened: a burst of renders; ask again shortly.
-      sendRaw(req, res, 'FEED_RENDERING', '1');
+      sendRawError(req, res, 'FEED_RENDERING', { retryAfterSeconds: 1 });
       deps.onRequest?.(descriptor.file, 503);
       return;
     }
@@ -288,20 +298,13 @@ export function createFeedRoutes(deps: FeedRoutesDeps): Router {
       return;
     }
     const { since } = query.data;
+    const read = () => deps.feeds.changes(snapshot, unit, since);
     // The whole catalog's list is a render like a feed's: its first render counts as one.
-    const first = since === undefined && !deps.feeds.isRendered(CHANGES_FILE, unit, DEFAULT_VARIANT);
-    const release = first ? firstRenders.admit(clientAddressOf(req)) : () => undefined;
-    if (release === undefined) {
-      sendRaw(req, res, 'TOO_MANY_RENDERS', '5');
-      deps.onRequest?.('changes.json', statusOf('TOO_MANY_RENDERS'));
-      return;
-    }
-    let result: Awaited<ReturnType<FeedService['changes']>>;
-    try {
-      result = await deps.feeds.changes(snapshot, unit, since);
-    } finally {
-      release();
-    }
+    const result =
+      since === undefined
+        ? await withFirstRender(req, res, { file: CHANGES_FEED_FILE, unit, variant: DEFAULT_VARIANT }, read)
+        : await read();
+    if (result === undefined) return;
     if (!result.ok) {
       sendError(res, 'CURSOR_EXPIRED', 'The cursor is unknown or too old; read the full feed, then continue from "next"', {
         extra: { next: result.next },
@@ -331,16 +334,4 @@ export function createFeedRoutes(deps: FeedRoutesDeps): Router {
   });
 
   return withFrontHandler(router, front);
-}
-
-/** An error answer on the raw response (the fast path runs before express decorates it). */
-function sendRaw(req: IncomingMessage, res: ServerResponse, code: HttpErrorCode, retryAfter: string): void {
-  const body = errorBody(code);
-  res.writeHead(statusOf(code), {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': String(Buffer.byteLength(body)),
-    'retry-after': retryAfter,
-    'cache-control': 'no-store',
-  });
-  res.end(req.method === 'HEAD' ? undefined : body);
 }

@@ -12,15 +12,15 @@ export type ChangesResult = { readonly ok: true; readonly feed: EncodedFeed } | 
 
 /** Changes feeds kept (they are cheap and many cursors are in use at once)… */
 const MAX_CHANGES_ENTRIES = 64;
-/** …within this many bytes (all three forms are kept; one without a cursor lists the whole catalog). */
+/** …within this many bytes (all three forms are kept; the whole catalog's list is a feed of its own, in files). */
 const MAX_CHANGES_BYTES = 64 * 1024 * 1024;
 
 type ChangeEntry = { id: string; change: string; fields?: readonly string[] };
 
 /**
- * The body is made in pieces of about this many characters, each turned into bytes on its own: the
- * whole-catalog list (~50 MB at 100,000 products) joined and encoded at once held the event loop for
- * tens of milliseconds.
+ * The body is made in pieces of about this many characters, each turned into bytes on its own: the changes
+ * since a cursor run to tens of thousands of items (up to 20,000 a transition, several transitions), and
+ * such a text joined and encoded at once held the event loop for tens of milliseconds.
  */
 const PIECE_CHARS = 256 * 1024;
 
@@ -36,7 +36,7 @@ async function changesBody(
   options: FeedServiceOptions,
   snapshot: CatalogSnapshot,
   view: string,
-  since: string | undefined,
+  since: string,
   list: readonly ChangeEntry[],
 ): Promise<EncodedFeed> {
   const itemOpts = itemOptionsOf(snapshot, options);
@@ -52,7 +52,7 @@ async function changesBody(
   const products = createEnrichedProducts(snapshot);
   const head = JSON.stringify({
     unit: view,
-    since: since ?? null,
+    since,
     next: snapshot.version,
     generatedAt: snapshot.generatedAt,
     count: list.length,
@@ -75,7 +75,7 @@ async function changesBody(
   // One copy into the answer's buffer (~5 ms for 50 MB), rather than a string of it encoded at once.
   const body = Buffer.concat(pieces);
   return encodedFeed(await encodeBody(body), {
-    key: `changes.json|${view}|${since ?? ''}`,
+    key: `changes.json|${view}|${since}`,
     version: snapshot.version,
     lastModified: new Date(snapshot.generatedAt),
     contentType: JSON_TYPE,

@@ -349,6 +349,13 @@ describe('GET /products (console page)', () => {
       expect(refused.status).toBe(503);
       expect(refused.headers.get('retry-after')).toBe('1');
       expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('SEARCH_BUSY');
+      expect(refused.headers.get('etag')).toBeNull();
+      // The console's page says so, not that there is no catalog.
+      const page = await fetch(`http://127.0.0.1:${port}/products?q=caj&lang=en`);
+      const html = await page.text();
+      expect(page.status).toBe(503);
+      expect(html).toContain('Too many searches are running at once');
+      expect(html).not.toContain('No catalog yet');
       release();
       const answers = await Promise.all(waiting);
       expect(answers.map((answer) => answer.status)).toEqual(Array(17).fill(200));
