@@ -1,6 +1,7 @@
 import type { FeedContext, FeedItem, FeedOffer } from './feed-item.js';
 import {
   itemAvailabilityOf,
+  itemPiecesOf,
   itemStockOf,
   offerAvailabilityOf,
   offerStockOf,
@@ -167,8 +168,9 @@ export const FEED_FIELDS: Readonly<Record<string, FieldSpec>> = {
   },
   quantity: {
     scope: 'item',
-    get: (s) => (s.item === undefined ? undefined : quantityOf(itemStockOf(s.stock, s.item))),
-    description: "advertised stock in whole units, never negative (the feed's stock policy applied)",
+    get: (s) => (s.item === undefined ? undefined : itemPiecesOf(s.stock, s.item)),
+    description:
+      "advertised stock in whole units, never negative (the feed's stock policy applied); in the all view the sum of the units' whole units",
   },
   availability: {
     scope: 'item',

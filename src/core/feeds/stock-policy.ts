@@ -12,8 +12,11 @@ import type { FeedItem, FeedOffer } from './feed-item.js';
  *
  * - **Buffer**: the advertised stock is the unit's stock minus its buffer (the unit's plus the feed's),
  *   never below 0. The `all` view sums every unit's advertised stock (each floored at 0, as rule 7 does).
- * - **Thresholds**: the advertised stock in whole pieces (`quantity`) below `outOfStockBelow` is out of
- *   stock; below `limitedBelow` (when set) it is `limited_availability`, which still counts as in stock.
+ * - **Whole pieces** (`quantity`, one rule for units and totals): a unit's advertised stock rounded down,
+ *   never below 1 while any remains; a total is the sum of its units' whole pieces, so a channel that
+ *   reads a total beside per-unit records (Heureka's depots) finds them adding up.
+ * - **Thresholds**: the advertised whole pieces below `outOfStockBelow` are out of stock; below
+ *   `limitedBelow` (when set) `limited_availability`, which still counts as in stock.
  * - **Listing**: `outOfStock: "omit"` leaves out-of-stock items (and per-unit records) out of the feed.
  * - **Unknown stock stays unknown**: no buffer, threshold or sum turns it into 0; its availability stays
  *   the catalog's (`UNKNOWN_STOCK_AVAILABILITY`). Services (`isStockItem: false`) are left as they are.
@@ -140,12 +143,35 @@ function advertise(stock: number, buffer: number): number {
   return buffer === 0 ? Math.max(0, stock) : Math.max(0, roundQuantity(stock - buffer));
 }
 
-/** Availability of a known advertised stock, by its whole pieces; `undefined` when it has none (not a number). */
-function classify(policy: StockPolicy, stock: number): FeedAvailability | undefined {
-  const pieces = quantityOf(stock);
+/**
+ * The whole pieces of a total: the sum of each known unit stock's whole pieces (`quantityOf` after
+ * `advertiseUnit`); `undefined` when no unit's stock is known. Without per-unit records, the total's own.
+ */
+export function piecesOfTotal(
+  offers: readonly FeedOffer[],
+  total: number | undefined,
+  advertiseUnit: (offer: FeedOffer, stock: number) => number = (_offer, stock) => stock,
+): number | undefined {
+  if (offers.length === 0) return quantityOf(total);
+  let sum: number | undefined;
+  for (const offer of offers) {
+    if (offer.stock === undefined) continue;
+    const pieces = quantityOf(advertiseUnit(offer, offer.stock));
+    if (pieces !== undefined) sum = (sum ?? 0) + pieces;
+  }
+  return sum;
+}
+
+/** Availability of a known number of advertised whole pieces; `undefined` when it has none. */
+function classifyPieces(policy: StockPolicy, pieces: number | undefined): FeedAvailability | undefined {
   if (pieces === undefined) return undefined;
   if (pieces < policy.outOfStockBelow) return 'out_of_stock';
   return policy.limitedBelow !== undefined && pieces < policy.limitedBelow ? 'limited_availability' : 'in_stock';
+}
+
+/** Availability of a known advertised unit stock, by its whole pieces. */
+function classify(policy: StockPolicy, stock: number): FeedAvailability | undefined {
+  return classifyPieces(policy, quantityOf(stock));
 }
 
 /**
@@ -163,6 +189,8 @@ export interface StockState {
   omittedOffers: number;
   item: FeedItem | undefined;
   stock: number | undefined;
+  /** The item's advertised whole pieces (a total in the `all` view: the sum of its units'). */
+  pieces: number | undefined;
   availability: FeedAvailability;
 }
 
@@ -174,33 +202,31 @@ export function createStockState(policy: StockPolicy, view: string): StockState 
     omittedOffers: 0,
     item: undefined,
     stock: undefined,
+    pieces: undefined,
     availability: 'out_of_stock',
   };
 }
 
 function refresh(state: StockState, item: FeedItem): void {
   state.item = item;
-  if (!item.isStockItem || !state.policy.adjusts) {
+  const { policy } = state;
+  if (!item.isStockItem || !policy.adjusts) {
     state.stock = item.stock;
+    state.pieces = state.aggregate && item.isStockItem ? piecesOfTotal(item.offers, item.stock) : quantityOf(item.stock);
     state.availability = item.availability;
     return;
   }
-  const { policy } = state;
   let stock: number | undefined;
   if (!state.aggregate) {
     stock = item.stock === undefined ? undefined : advertise(item.stock, state.viewBuffer);
-  } else if (!policy.buffered) {
-    // The catalog's sum is every unit's stock floored at 0 (rule 7): the same sum without buffers.
-    stock = item.stock;
+    state.pieces = quantityOf(stock);
   } else {
-    let sum: number | undefined;
-    for (const offer of item.offers) {
-      if (offer.stock !== undefined) sum = (sum ?? 0) + advertise(offer.stock, bufferOf(policy, offer.unit));
-    }
-    stock = sum === undefined ? undefined : roundQuantity(sum);
+    const advertiseUnit = (offer: FeedOffer, unitStock: number): number => advertise(unitStock, bufferOf(policy, offer.unit));
+    stock = policy.buffered ? sumAdvertised(item.offers, advertiseUnit) : item.stock;
+    state.pieces = piecesOfTotal(item.offers, stock, advertiseUnit);
   }
   state.stock = stock;
-  let availability = stock === undefined ? undefined : classify(policy, stock);
+  let availability = classifyPieces(policy, state.pieces);
   if (availability === 'out_of_stock' && state.aggregate) {
     // A unit of unknown stock may still have the goods: its (the unknown-stock) availability decides (rule 7).
     for (const offer of item.offers) {
@@ -211,6 +237,24 @@ function refresh(state: StockState, item: FeedItem): void {
     }
   }
   state.availability = availability ?? item.availability;
+}
+
+/** Every known unit stock as advertised, added up (the catalog's own sum is used when nothing is buffered: rule 7). */
+function sumAdvertised(
+  offers: readonly FeedOffer[],
+  advertiseUnit: (offer: FeedOffer, stock: number) => number,
+): number | undefined {
+  let sum: number | undefined;
+  for (const offer of offers) {
+    if (offer.stock !== undefined) sum = (sum ?? 0) + advertiseUnit(offer, offer.stock);
+  }
+  return sum === undefined ? undefined : roundQuantity(sum);
+}
+
+/** The item's advertised whole pieces (`quantity`); a total is the sum of its units' whole pieces. */
+export function itemPiecesOf(state: StockState, item: FeedItem): number | undefined {
+  if (state.item !== item) refresh(state, item);
+  return state.pieces;
 }
 
 /** The item's stock as this feed advertises it; `undefined` when unknown. */

@@ -1,5 +1,6 @@
 import type { FeedItem, FeedOffer } from '../../feeds/feed-item.js';
 import { normalizeGtin } from '../../feeds/normalize-gtin.js';
+import { quantityOf } from '../../feeds/stock-policy.js';
 import { truncateText } from '../../feeds/truncate-text.js';
 import type { PayloadResult, PushAction, PushField } from '../channel-client.js';
 import {
@@ -302,8 +303,9 @@ export function buildGoogleProductRequest(
 export function buildGoogleLocalInventory(offer: FeedOffer, currency: string): GoogleLocalInventory {
   const offerPrice = price(offer.price, currency);
   const salePrice = price(offer.salePrice, currency);
-  const quantity =
-    offer.stock === undefined || !Number.isFinite(offer.stock) ? undefined : String(Math.max(0, Math.floor(offer.stock)));
+  // The feeds' whole-piece rule (0.5 kg left is 1 piece, not 0 beside IN_STOCK).
+  const pieces = quantityOf(offer.stock);
+  const quantity = pieces === undefined ? undefined : String(pieces);
   return {
     storeCode: offer.storeCode,
     localInventoryAttributes: {

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Availability } from '../../../../src/core/catalog/catalog.js';
 import type { FeedContext, FeedItem, FeedOffer } from '../../../../src/core/feeds/feed-item.js';
 import type { TemplateFile } from '../../../../src/core/feeds/load-templates.js';
 
@@ -23,6 +24,42 @@ export const FIXTURE_CONTEXT: FeedContext = {
   currency: 'CZK',
   baseUrl: 'https://feeds.example.cz/',
 };
+
+/**
+ * A stock item as the catalog makes it (docs/catalog-rules.md rule 7): `stocks` per unit (`undefined`:
+ * unknown), the `all` view's sum floored per unit, availability by the sum or the unknown-stock setting.
+ */
+export function stockItem(
+  id: string,
+  stocks: Readonly<Record<string, number | undefined>>,
+  unknownStock: Availability = 'out_of_stock',
+): FeedItem {
+  const availabilityOf = (stock: number | undefined): Availability =>
+    stock === undefined ? unknownStock : stock > 0 ? 'in_stock' : 'out_of_stock';
+  const offers: FeedOffer[] = Object.entries(stocks).map(([unit, stock]) => ({
+    unit,
+    storeCode: unit.toLowerCase(),
+    unitName: unit,
+    price: 100,
+    ...(stock === undefined ? {} : { stock }),
+    availability: availabilityOf(stock),
+  }));
+  let sum: number | undefined;
+  for (const offer of offers) if (offer.stock !== undefined) sum = (sum ?? 0) + Math.max(0, offer.stock);
+  let availability = availabilityOf(sum);
+  if (availability === 'out_of_stock' && offers.some((offer) => offer.stock === undefined)) availability = unknownStock;
+  return {
+    id,
+    name: `Item ${id}`,
+    price: 100,
+    ...(sum === undefined ? {} : { stock: sum }),
+    availability,
+    isStockItem: true,
+    link: `https://shop.example/p/${id}`,
+    imageLink: `https://shop.example/i/${id}.jpg`,
+    offers,
+  };
+}
 
 function praha(offer: Partial<FeedOffer> & Pick<FeedOffer, 'availability'>): FeedOffer {
   return { unit: 'PRG', storeCode: 'PRG-1', unitName: 'Praha, Na Příkopě', ...offer };

@@ -1,51 +1,14 @@
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
-import type { Availability } from '../../../../src/core/catalog/catalog.js';
 import { type CollectedFeed, collectFeed } from '../../../../src/core/feeds/collect-feed.js';
 import type { CompiledFeed } from '../../../../src/core/feeds/compiled-feed.js';
 import type { FeedContext, FeedItem, FeedOffer } from '../../../../src/core/feeds/feed-item.js';
 import { loadTemplates, TemplateLoadError } from '../../../../src/core/feeds/load-templates.js';
 import { NO_STOCK_SETTINGS, parseStockPolicies, type StockSettings } from '../../../../src/core/feeds/stock-policy.js';
 import type { TemplateProblem } from '../../../../src/core/feeds/template-problems.js';
-import { FIXTURE_CONTEXT } from './feed-fixture.js';
+import { FIXTURE_CONTEXT, stockItem } from './feed-fixture.js';
 
 const ALL: FeedContext = { ...FIXTURE_CONTEXT, unit: 'all' };
-
-/**
- * A stock item as the catalog makes it (docs/catalog-rules.md rule 7): `stocks` per unit (`undefined`:
- * unknown), the `all` view's sum floored per unit, availability by the sum or the unknown-stock setting.
- */
-function stockItem(
-  id: string,
-  stocks: Readonly<Record<string, number | undefined>>,
-  unknownStock: Availability = 'out_of_stock',
-): FeedItem {
-  const availabilityOf = (stock: number | undefined): Availability =>
-    stock === undefined ? unknownStock : stock > 0 ? 'in_stock' : 'out_of_stock';
-  const offers: FeedOffer[] = Object.entries(stocks).map(([unit, stock]) => ({
-    unit,
-    storeCode: unit.toLowerCase(),
-    unitName: unit,
-    price: 100,
-    ...(stock === undefined ? {} : { stock }),
-    availability: availabilityOf(stock),
-  }));
-  let sum: number | undefined;
-  for (const offer of offers) if (offer.stock !== undefined) sum = (sum ?? 0) + Math.max(0, offer.stock);
-  let availability = availabilityOf(sum);
-  if (availability === 'out_of_stock' && offers.some((offer) => offer.stock === undefined)) availability = unknownStock;
-  return {
-    id,
-    name: `Item ${id}`,
-    price: 100,
-    ...(sum === undefined ? {} : { stock: sum }),
-    availability,
-    isStockItem: true,
-    link: `https://shop.example/p/${id}`,
-    imageLink: `https://shop.example/i/${id}.jpg`,
-    offers,
-  };
-}
 
 /** The item of a unit view: that unit's offer only. */
 function unitView(item: FeedItem, unit: string): FeedItem {
