@@ -42,7 +42,12 @@ export function createJobs(parts: {
   jobs.schedule<SyncReport>({
     name: 'sync-catalog',
     cron: config.sync.catalogCron,
-    run: (signal) => exclusive(() => catalog.syncCatalog({ signal })),
+    run: async (signal) => {
+      // The first catalog carries the sheet: read once before this instance's first full sync (outside the
+      // lock, so stock syncs of a stored catalog go on meanwhile).
+      await parts.enrichment?.firstRead(signal);
+      return exclusive(() => catalog.syncCatalog({ signal }));
+    },
     retry: { failed: (report) => report.outcome === 'failed', delayMs: parts.retryDelay },
   });
   jobs.schedule({

@@ -182,7 +182,7 @@ async function createAppParts(config: Config, shared: Shared, deps: AppDeps): Pr
     },
     stop: () => parts.close(),
   };
-  const syncs = createSyncParts({ shared, group, parts, jobs, inboxStats: webhookParts.inbox.shared?.stats, push });
+  const syncs = createSyncParts({ group, parts, jobs, inboxStats: webhookParts.inbox.shared?.stats, push });
   const served = { source, sandbox, catalog: parts, storeHealth, webhooks: webhookParts.webhooks, feeds: feedParts };
   const http = createAppHttp(config, shared, {
     ...served,
@@ -263,15 +263,13 @@ function createAppPush(
  * first thing a shutdown does).
  */
 function createSyncParts(deps: {
-  readonly shared: Shared;
   readonly group: InstanceGroup | undefined;
   readonly parts: CatalogParts;
   readonly jobs: Scheduler;
   readonly inboxStats: Parameters<InstanceGroup['begin']>[0]['inboxStats'];
   readonly push: PushWiring | undefined;
 }): { parts: AppPart[]; pushStart: AppPart; halt: AppPart; initialSync(): Promise<void> } {
-  const { shared, group, parts, jobs } = deps;
-  const { logger } = shared;
+  const { group, parts, jobs } = deps;
   const { enrichment, catalog } = parts;
   let followSheet: NodeJS.Timeout | undefined;
   let initialSync: Promise<void> = Promise.resolve();
@@ -296,7 +294,7 @@ function createSyncParts(deps: {
       jobs.start();
       // Every start syncs at once, whatever is served meanwhile: the POS may have changed while the bridge was
       // down. In a group only the leader does; the others serve what it publishes.
-      if (group === undefined || group.coordinator.isLeader()) initialSync = startSync(parts, jobs, logger);
+      if (group === undefined || group.coordinator.isLeader()) initialSync = startSync(jobs).catch(() => undefined);
     },
     stop: () => jobs.stop(),
   };
@@ -317,12 +315,9 @@ function createSyncParts(deps: {
 }
 
 /**
- * The start sync. The sheet is read first, so that the first catalog carries the marketer's values
- * (docs/enrichment.md); not awaited by the start: a slow sheet must not hold back the listener (the stored
- * catalog is served meanwhile).
+ * The start sync, not awaited by the start: a slow POS or sheet must not hold back the listener (the stored
+ * catalog is served meanwhile). The job reads the sheet first, so that the first catalog carries it.
  */
-async function startSync(parts: CatalogParts, jobs: Scheduler, logger: Logger): Promise<void> {
-  // refresh() reports its own failures; whatever happens to the sheet, the catalog syncs.
-  await parts.enrichment?.refresh().catch((error: unknown) => logger.warn({ err: error }, 'reading the enrichment sheet failed'));
+async function startSync(jobs: Scheduler): Promise<void> {
   await jobs.runNow('sync-catalog');
 }

@@ -58,6 +58,12 @@ export interface EnrichmentService {
   follow(): Promise<void>;
   /** Reads the source; a usable new sheet is stored and adopted. Never throws for a bad source or sheet. */
   refresh(signal?: AbortSignal): Promise<EnrichmentRefreshOutcome>;
+  /**
+   * This instance's first read of the source, awaited by its first full sync so that the first catalog it
+   * publishes carries the sheet (bounded by the source's timeout, `ENRICHMENT_TIMEOUT_MS`). Later calls
+   * share that read; a sheet that cannot be had is reported and the sync goes ahead. Never throws.
+   */
+  firstRead(signal?: AbortSignal): Promise<void>;
   /** The sheet a full sync applies: the last good one, re-read from the store when another instance stored a newer one. */
   current(): Promise<EnrichmentInUse | undefined>;
   status(): EnrichmentStatus;
@@ -270,15 +276,36 @@ export function createEnrichmentService(deps: EnrichmentServiceDeps): Enrichment
     return { table, name: inUse.name, fetchedAt: inUse.fetchedAt };
   }
 
+  const refreshSerially = (signal?: AbortSignal): Promise<EnrichmentRefreshOutcome> =>
+    serially(async () => {
+      const outcome = await refresh(signal);
+      await shareReadStatus();
+      return outcome;
+    });
+
+  let firstRead: Promise<void> | undefined;
+  async function readFirst(signal?: AbortSignal): Promise<void> {
+    const outcome = await refreshSerially(signal).catch((error: unknown) => {
+      // Only an aborted read throws (a stopping bridge): the next sync tries again.
+      firstRead = undefined;
+      throw error;
+    });
+    if (outcome === 'failed' && inUse === undefined) {
+      logger.warn(
+        { source: source.label, code: problem?.code },
+        'the first catalog goes out without the enrichment sheet (it could not be read); the first good read publishes it',
+      );
+    }
+  }
+
   return {
     start: () => followStore(),
     follow: () => follow().catch(() => undefined),
-    refresh: (signal) =>
-      serially(async () => {
-        const outcome = await refresh(signal);
-        await shareReadStatus();
-        return outcome;
-      }),
+    refresh: refreshSerially,
+    firstRead(signal) {
+      firstRead ??= readFirst(signal);
+      return firstRead.catch(() => undefined);
+    },
     async current() {
       await followStore();
       return loadInUse();
