@@ -13,6 +13,8 @@
 //   (`dist/workers/<name>.bundle.js`, esbuild): the bridge starts a thread per full sync, and a thread that
 //   loads ~400 files (undici's and zod's among them) spends ~0.6 s of CPU doing so; from one file ~0.3 s
 //   (docs/decisions/0015-worker-bundles.md). Rebuilt whenever the compiled tree changed.
+// - Without the build tools (a production install, dev dependencies omitted or pruned) the existing build is
+//   used as it is, and a missing one is a clear error, never a half-built tree.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, rmdirSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -141,6 +143,38 @@ async function bundleWorkers() {
   });
 }
 
+/** Whether the build tools (dev dependencies) are installed: not after `npm ci --omit=dev` or `npm prune --omit=dev`. */
+function hasBuildTools() {
+  const require = createRequire(import.meta.url);
+  try {
+    require.resolve('typescript/bin/tsc');
+    require.resolve('esbuild');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A production install (README, "Running it as a service"): built once where the dev dependencies were
+ * installed, then pruned. The build there is used as it is; without one, say how to make it.
+ */
+function checkProductionBuild() {
+  const missing = ['main.js', 'cli.js', ...WORKER_BUNDLES.map((name) => `workers/${name}.bundle.js`)].filter(
+    (file) => mtimeOf(join(DIST, file)) === undefined,
+  );
+  if (missing.length === 0) return;
+  process.stderr.write(
+    `catalog-bridge: dist/ has no build (${missing.join(', ')} missing) and the build tools are not installed ` +
+      '(npm ci --omit=dev). Build first with every dependency: npm ci && npm run build && npm prune --omit=dev\n',
+  );
+  process.exit(1);
+}
+
+if (!hasBuildTools()) {
+  checkProductionBuild();
+  process.exit(0);
+}
 const { build, full } = needsBuild();
 if (build) compile(full);
 if (mtimeOf(DIST) !== undefined) {

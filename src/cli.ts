@@ -6,17 +6,20 @@ import { createLogger } from './adapters/logger/create-logger.js';
 import { type Config, ConfigError, loadConfig } from './config/load-config.js';
 
 /**
- * The `catalog-bridge` command (package.json `bin`). Exit codes: 0 done, 1 the sync failed or was
- * refused (the output folder is left as it was), 2 bad usage, configuration or template.
+ * The `catalog-bridge` command (package.json `bin`). Exit codes: 0 done, 1 the sync or backup failed or was
+ * refused (the output folder or previous backup is left as it was), 2 bad usage, configuration or template.
  */
 
 const USAGE = `Usage:
   catalog-bridge sync --once --out DIR   one full sync; every feed written to DIR (as under /feeds/ of the server)
+  catalog-bridge backup --out FILE       a consistent copy of the SQLite store while the bridge runs: the catalog
+                                         file to FILE, the webhook inbox and push outbox files beside it
   catalog-bridge serve                   the server (what npm start runs)
   catalog-bridge --help
 
 Configuration comes from the environment and an optional .env file, as for the server (see README).
-Exit codes: 0 done, 1 the sync failed or was refused (DIR left as it was), 2 bad usage or configuration.
+Exit codes: 0 done, 1 the sync or backup failed (DIR or the previous backup left as it was), 2 bad usage or
+configuration.
 `;
 
 function fail(message: string, code: number): never {
@@ -78,6 +81,27 @@ async function runSync(args: string[]): Promise<void> {
   );
 }
 
+async function runBackup(args: string[]): Promise<void> {
+  let values: { out?: string };
+  try {
+    ({ values } = parseArgs({ args, options: { out: { type: 'string' } }, strict: true }));
+  } catch (error) {
+    usageError(error instanceof Error ? error.message : String(error));
+  }
+  if (values.out === undefined || values.out.trim() === '') usageError('backup needs --out FILE');
+  const config = readConfig();
+  const { backupStore } = await import('./cli/backup.js');
+  const result = await backupStore(config, values.out);
+  if (!result.ok) fail(`backup failed: ${result.message}`, result.message.startsWith('STORE_URL') ? 2 : 1);
+  for (const file of result.files) {
+    const line =
+      file.bytes === undefined
+        ? `${file.part}: none in this store (${file.from})`
+        : `${file.part}: ${file.from} -> ${file.to} (${file.bytes} bytes)`;
+    process.stdout.write(`catalog-bridge: ${line}\n`);
+  }
+}
+
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
@@ -86,6 +110,7 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   if (command === 'sync') return runSync(rest);
+  if (command === 'backup') return runBackup(rest);
   if (command === 'serve') {
     if (rest.length > 0) usageError(`serve takes no arguments (got ${rest.join(' ')})`);
     await import('./main.js');

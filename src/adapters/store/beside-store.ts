@@ -16,3 +16,19 @@ export function besideStore(storePath: string, part: string, options: { readonly
   if (!storePath.endsWith('.sqlite')) return `${storePath}.${part}`;
   return `${storePath.slice(0, -'.sqlite'.length)}.${part}${options.sqlite ? '.sqlite' : ''}`;
 }
+
+/** The SQLite files a store is made of, as a backup copies them: the catalog's, then those beside it. */
+export interface StoreFile {
+  /** `catalog`, `inbox` (the webhook inbox) or `push` (the channel push's outbox). */
+  readonly part: 'catalog' | 'inbox' | 'push';
+  readonly path: string;
+}
+
+/** Every SQLite file of the store at `storePath` (each may be absent: the push outbox exists only with a channel). */
+export function storeFilesOf(storePath: string): readonly StoreFile[] {
+  return [
+    { part: 'catalog', path: storePath },
+    { part: 'inbox', path: besideStore(storePath, 'inbox', { sqlite: true }) },
+    { part: 'push', path: besideStore(storePath, 'push', { sqlite: true }) },
+  ];
+}

@@ -1,0 +1,105 @@
+import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
+import { setTimeout as delay } from 'node:timers/promises';
+import sqlite3 from 'sqlite3';
+import { all } from './sqlite-calls.js';
+
+/**
+ * A consistent copy of a live SQLite file with SQLite's online backup API, taken while the bridge writes to
+ * it (docs/going-live.md, "Backups"). Copying the file with `cp` is not a backup: the last writes are in its
+ * `-wal` file and a copy taken mid-write may be torn. The whole file is copied in one step, so in one read
+ * transaction: the copy is the database as it was at one moment, whatever the bridge wrote meanwhile.
+ */
+
+/** What the driver's `Backup` object offers (its typings leave it out). */
+interface DriverBackup {
+  step(pages: number, callback: (error: Error | null) => void): void;
+  finish(callback?: (error: Error | null) => void): void;
+  readonly completed: boolean;
+  readonly failed: boolean;
+}
+
+/** The driver's `Database#backup(filename, callback)`. */
+type WithBackup = sqlite3.Database & { backup(filename: string, callback: (error: Error | null) => void): DriverBackup };
+
+/** How long a step waits for a writer holding the file (busy or locked are retried, not failures). */
+const BUSY_RETRIES = 100;
+const BUSY_WAIT_MS = 100;
+
+export class SqliteBackupError extends Error {
+  override readonly name = 'SqliteBackupError';
+}
+
+function openExisting(path: string): Promise<sqlite3.Database> {
+  return new Promise((resolve, reject) => {
+    // Read-write without CREATE: a backup never makes a database where there was none. (Read-only would
+    // fail on a WAL file whose -shm the bridge has not made yet.)
+    const db: sqlite3.Database = new sqlite3.Database(path, sqlite3.OPEN_READWRITE, (error) =>
+      error ? reject(error) : resolve(db),
+    );
+  });
+}
+
+function close(db: sqlite3.Database): Promise<void> {
+  return new Promise((resolve) => db.close(() => resolve()));
+}
+
+function startBackup(db: sqlite3.Database, destination: string): Promise<DriverBackup> {
+  return new Promise((resolve, reject) => {
+    const backup = (db as WithBackup).backup(destination, (error) => (error ? reject(error) : resolve(backup)));
+  });
+}
+
+async function copyAll(backup: DriverBackup): Promise<void> {
+  for (let attempt = 0; !backup.completed; attempt++) {
+    const error = await new Promise<Error | null>((resolve) => backup.step(-1, resolve));
+    if (backup.completed) break;
+    if (backup.failed || attempt >= BUSY_RETRIES) throw error ?? new SqliteBackupError('the backup stopped before the end');
+    await delay(BUSY_WAIT_MS);
+  }
+  await new Promise<void>((resolve, reject) => backup.finish((error) => (error ? reject(error) : resolve())));
+}
+
+/** Removes a database file and the journal files SQLite may keep beside it. */
+function removeDatabase(path: string): void {
+  for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${path}${suffix}`, { force: true });
+}
+
+/**
+ * Copies the database at `source` to `destination` (replaced only once the copy is complete and checked:
+ * an interrupted backup leaves the previous one). Returns the copy's size in bytes.
+ */
+export async function backupSqliteFile(source: string, destination: string): Promise<number> {
+  if (!existsSync(source)) throw new SqliteBackupError(`no database at ${source}`);
+  const partial = `${destination}.partial-${process.pid}`;
+  removeDatabase(partial);
+  const db = await openExisting(source);
+  try {
+    await copyAll(await startBackup(db, partial));
+  } catch (error) {
+    removeDatabase(partial);
+    throw error;
+  } finally {
+    await close(db);
+  }
+  await checkCopy(partial);
+  // The copy's own journal files, if any, are of no use; a previous backup's must not be read with the new file.
+  removeDatabase(destination);
+  renameSync(partial, destination);
+  return statSync(destination).size;
+}
+
+/** SQLite's own quick check of the copy: a backup that cannot be read is worse than none. */
+async function checkCopy(path: string): Promise<void> {
+  const db = await openExisting(path);
+  try {
+    const rows = await all<{ quick_check: string }>(db, 'PRAGMA quick_check', []);
+    const verdict = rows.map((row) => row.quick_check).join('; ');
+    if (verdict !== 'ok') throw new SqliteBackupError(`the copy of ${path} failed SQLite's check: ${verdict}`);
+  } catch (error) {
+    await close(db);
+    removeDatabase(path);
+    throw error;
+  }
+  await close(db);
+  for (const suffix of ['-wal', '-shm', '-journal']) rmSync(`${path}${suffix}`, { force: true });
+}
