@@ -14,6 +14,7 @@ const USAGE = `Usage:
   catalog-bridge sync --once --out DIR   one full sync; every feed written to DIR (as under /feeds/ of the server)
   catalog-bridge backup --out FILE       a consistent copy of the SQLite store while the bridge runs: the catalog
                                          file to FILE, the webhook inbox and push outbox files beside it
+  catalog-bridge restore --from FILE     puts such a backup in the store's place (the bridge stopped)
   catalog-bridge serve                   the server (what npm start runs)
   catalog-bridge --help
 
@@ -81,23 +82,25 @@ async function runSync(args: string[]): Promise<void> {
   );
 }
 
-async function runBackup(args: string[]): Promise<void> {
-  let values: { out?: string };
+async function runStoreCommand(command: 'backup' | 'restore', args: string[]): Promise<void> {
+  const option = command === 'backup' ? 'out' : 'from';
+  let values: { out?: string; from?: string };
   try {
-    ({ values } = parseArgs({ args, options: { out: { type: 'string' } }, strict: true }));
+    ({ values } = parseArgs({ args, options: { [option]: { type: 'string' } }, strict: true }));
   } catch (error) {
     usageError(error instanceof Error ? error.message : String(error));
   }
-  if (values.out === undefined || values.out.trim() === '') usageError('backup needs --out FILE');
+  const file = values[option];
+  if (file === undefined || file.trim() === '') usageError(`${command} needs --${option} FILE`);
   const config = readConfig();
-  const { backupStore } = await import('./cli/backup.js');
-  const result = await backupStore(config, values.out);
-  if (!result.ok) fail(`backup failed: ${result.message}`, result.message.startsWith('STORE_URL') ? 2 : 1);
-  for (const file of result.files) {
+  const { backupStore, restoreStore } = await import('./cli/backup.js');
+  const result = command === 'backup' ? await backupStore(config, file) : await restoreStore(config, file);
+  if (!result.ok) fail(`${command} failed: ${result.message}`, result.message.startsWith('STORE_URL') ? 2 : 1);
+  for (const copied of result.files) {
     const line =
-      file.bytes === undefined
-        ? `${file.part}: none in this store (${file.from})`
-        : `${file.part}: ${file.from} -> ${file.to} (${file.bytes} bytes)`;
+      copied.bytes === undefined
+        ? `${copied.part}: none in ${command === 'backup' ? 'this store' : 'the backup'} (${copied.from})`
+        : `${copied.part}: ${copied.from} -> ${copied.to} (${copied.bytes} bytes)`;
     process.stdout.write(`catalog-bridge: ${line}\n`);
   }
 }
@@ -110,7 +113,7 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   if (command === 'sync') return runSync(rest);
-  if (command === 'backup') return runBackup(rest);
+  if (command === 'backup' || command === 'restore') return runStoreCommand(command, rest);
   if (command === 'serve') {
     if (rest.length > 0) usageError(`serve takes no arguments (got ${rest.join(' ')})`);
     await import('./main.js');

@@ -1,7 +1,9 @@
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { acquireDirLock, FeedFilesInUseError, releaseDirLock } from '../adapters/feed-files/feed-files-lock.js';
 import { sqliteStorePath, storeFilesOf } from '../adapters/store/beside-store.js';
-import { backupSqliteFile } from '../adapters/store/sqlite-backup.js';
+import { backupSqliteFile, removeDatabase } from '../adapters/store/sqlite-backup.js';
+import { feedFilesPlaceOf } from '../app/feed-parts.js';
 import type { Config } from '../config/load-config.js';
 
 /**
@@ -9,7 +11,7 @@ import type { Config } from '../config/load-config.js';
  * store, copied with SQLite's online backup while the bridge runs: the catalog's to FILE, the webhook
  * inbox's and the push outbox's beside it, named as the store names them (`backup.sqlite` →
  * `backup.inbox.sqlite`, `backup.push.sqlite`). A file the store does not have (no push configured) is
- * skipped. Restoring is copying the files back, the bridge stopped.
+ * skipped. `catalog-bridge restore --from FILE` puts such a backup in the store's place, the bridge stopped.
  */
 
 export interface BackedUpFile {
@@ -24,18 +26,21 @@ export type BackupResult =
   | { readonly ok: true; readonly files: readonly BackedUpFile[] }
   | { readonly ok: false; readonly message: string };
 
+/** The store's SQLite file, or why the command cannot work on this store. */
+function sqliteStoreOf(config: Config): { path: string } | { message: string } {
+  const path = sqliteStorePath(config.store.url);
+  if (path !== undefined) return { path };
+  return {
+    message: config.store.url.startsWith('redis')
+      ? "STORE_URL is Redis: back up and restore Redis's own files instead (AOF or RDB snapshots; docs/going-live.md, Backups)"
+      : 'STORE_URL is memory://: there is nothing on disk to back up or restore',
+  };
+}
+
 export async function backupStore(config: Config, out: string): Promise<BackupResult> {
-  const storePath = sqliteStorePath(config.store.url);
-  if (storePath === undefined) {
-    const kind = config.store.url.startsWith('redis') ? 'Redis' : 'in-memory';
-    return {
-      ok: false,
-      message:
-        kind === 'Redis'
-          ? "STORE_URL is Redis: back up Redis's own files instead (AOF or RDB snapshots; docs/going-live.md, Backups)"
-          : 'STORE_URL is memory://: there is nothing on disk to back up',
-    };
-  }
+  const store = sqliteStoreOf(config);
+  if (!('path' in store)) return { ok: false, message: store.message };
+  const storePath = store.path;
   const target = resolve(out);
   const sources = storeFilesOf(storePath);
   const targets = storeFilesOf(target);
@@ -58,5 +63,50 @@ export async function backupStore(config: Config, out: string): Promise<BackupRe
       return { ok: false, message: `${file.part} (${file.path}): ${error instanceof Error ? error.message : String(error)}` };
     }
   }
+  return { ok: true, files };
+}
+
+/**
+ * Puts the backup at `from` (and the files beside it) in the store's place: each file copied and checked,
+ * the store's stale journal files removed, a part the backup lacks removed from the store (an outbox newer
+ * than the backup would not match it), the rendered feed files cleared (rebuilt at start). Refused while a
+ * bridge holds the store's feed files (it runs).
+ */
+export async function restoreStore(config: Config, from: string): Promise<BackupResult> {
+  const store = sqliteStoreOf(config);
+  if (!('path' in store)) return { ok: false, message: store.message };
+  const source = resolve(from);
+  if (!existsSync(source)) return { ok: false, message: `no backup at ${source}` };
+  const backups = storeFilesOf(source);
+  const targets = storeFilesOf(store.path);
+  if (backups.some((file) => targets.some((target) => target.path === file.path))) {
+    return { ok: false, message: `--from ${source} is the store itself` };
+  }
+  const feeds = feedFilesPlaceOf(config).dir;
+  try {
+    await acquireDirLock(feeds);
+  } catch (error) {
+    if (error instanceof FeedFilesInUseError)
+      return { ok: false, message: `the bridge is running (${error.message}): stop it first` };
+    throw error;
+  }
+  const files: BackedUpFile[] = [];
+  try {
+    mkdirSync(dirname(store.path), { recursive: true });
+    for (const [index, backup] of backups.entries()) {
+      const target = targets[index]?.path ?? store.path;
+      if (!existsSync(backup.path)) {
+        removeDatabase(target);
+        files.push({ part: backup.part, from: backup.path, to: target, bytes: undefined });
+        continue;
+      }
+      files.push({ part: backup.part, from: backup.path, to: target, bytes: await backupSqliteFile(backup.path, target) });
+    }
+  } catch (error) {
+    return { ok: false, message: error instanceof Error ? error.message : String(error) };
+  } finally {
+    await releaseDirLock(feeds);
+  }
+  rmSync(feeds, { recursive: true, force: true });
   return { ok: true, files };
 }

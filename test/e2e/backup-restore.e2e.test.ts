@@ -8,13 +8,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningApp, startApp } from '../../src/app/start-app.js';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/start-sandbox.js';
 import { entryArgs } from '../helpers/entry-args.js';
-import { waitFor } from '../helpers/wait-for.js';
 import { createTestConfig } from '../helpers/test-config.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 /**
  * Backups that restore (docs/going-live.md, Backups): `catalog-bridge backup --out FILE` copies a running
  * bridge's SQLite files with SQLite's online backup while the bridge keeps writing (sales arrive during the
- * copy); a bridge started on the copy, with the POS gone, serves the backed-up catalog version at once.
+ * copy); `restore --from FILE` puts it back (refused while the bridge runs), and the bridge, with the POS
+ * gone, serves the backed-up catalog version at once.
  */
 
 const KEY = 'pos-key-of-the-shop';
@@ -85,7 +86,7 @@ describe('backup of a running bridge, restored with the POS unreachable', () => 
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('copies the catalog and the webhook inbox while sales arrive, and a bridge on the copy serves the same version', {
+  it('copies the catalog and the webhook inbox while sales arrive; restored, the bridge serves the backed-up version with the POS gone', {
     timeout: 120_000,
   }, async () => {
     const running = original as RunningApp;
@@ -127,12 +128,26 @@ describe('backup of a running bridge, restored with the POS unreachable', () => 
     expect(statSync(out).size).toBeGreaterThan(0);
 
     const backedUp = await servedVersion(running.url);
+    // Refused while the bridge runs: it would write over the restored files.
+    const busy = await cli(['restore', '--from', out], bridgeEnv(store, pos.url));
+    expect(busy.code).toBe(1);
+    expect(busy.stderr).toMatch(/the bridge is running.*stop it first/);
+
+    // The live store moves on after the backup; the restore takes it back.
+    await pos.makeSale({ unitCode: 'U1' });
+    await waitFor(async () => (await servedVersion(running.url)).version !== backedUp.version, { message: 'a newer version' });
     await running.stop();
     original = undefined;
     const posUrl = pos.url;
     await pos.stop();
 
-    restored = await startApp(createTestConfig(bridgeEnv(out, posUrl)), { logger: pino({ level: 'silent' }) });
+    const restore = await cli(['restore', '--from', out], bridgeEnv(store, posUrl));
+    expect(restore.stderr).toBe('');
+    expect(restore.code).toBe(0);
+    expect(restore.stdout).toMatch(/catalog: .*nightly\.sqlite -> .*live\/catalog\.sqlite/);
+    expect(existsSync(`${store}-wal`)).toBe(false);
+
+    restored = await startApp(createTestConfig(bridgeEnv(store, posUrl)), { logger: pino({ level: 'silent' }) });
     const after = await servedVersion(restored.url);
     expect(after.status).toBe(200);
     expect(after.version).toBe(backedUp.version);
@@ -155,5 +170,8 @@ describe('backup of a running bridge, restored with the POS unreachable', () => 
     const usage = await cli(['backup'], { STORE_URL: 'memory://' });
     expect(usage.code).toBe(2);
     expect(usage.stderr).toMatch(/backup needs --out FILE/);
+    const nothing = await cli(['restore', '--from', join(dir, 'none.sqlite')], { STORE_URL: `sqlite://${store}` });
+    expect(nothing.code).toBe(1);
+    expect(nothing.stderr).toMatch(/no backup at/);
   });
 });

@@ -59,8 +59,8 @@ async function copyAll(backup: DriverBackup): Promise<void> {
   await new Promise<void>((resolve, reject) => backup.finish((error) => (error ? reject(error) : resolve())));
 }
 
-/** Removes a database file and the journal files SQLite may keep beside it. */
-function removeDatabase(path: string): void {
+/** Removes a database file and the journal files SQLite may keep beside it (a stale -wal would be replayed into a restored file). */
+export function removeDatabase(path: string): void {
   for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${path}${suffix}`, { force: true });
 }
 
