@@ -16,6 +16,7 @@ const USAGE = `Usage:
                                          file to FILE, the webhook inbox and push outbox files beside it
   catalog-bridge restore --from FILE     puts such a backup in the store's place (the bridge stopped)
   catalog-bridge serve                   the server (what npm start runs)
+  catalog-bridge --version               the version (CHANGELOG.md)
   catalog-bridge --help
 
 Configuration comes from the environment and an optional .env file, as for the server (see README).
@@ -105,11 +106,23 @@ async function runStoreCommand(command: 'backup' | 'restore', args: string[]): P
   }
 }
 
+/** `version` of package.json (one folder up from both src/ and dist/). */
+async function packageVersion(): Promise<string> {
+  const { readFile } = await import('node:fs/promises');
+  const text = await readFile(new URL('../package.json', import.meta.url), 'utf8');
+  const version = (JSON.parse(text) as { version?: unknown }).version;
+  return typeof version === 'string' ? version : 'unknown';
+}
+
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(USAGE);
     if (command === undefined) process.exitCode = 2;
+    return;
+  }
+  if (command === '--version' || command === 'version') {
+    process.stdout.write(`${await packageVersion()}\n`);
     return;
   }
   if (command === 'sync') return runSync(rest);

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -157,7 +157,7 @@ describe('backup of a running bridge, restored with the POS unreachable', () => 
     expect((await servedVersion(restored.url)).version).toBe(backedUp.version);
   });
 
-  it('refuses a Redis or memory store with a clear word, and an --out that is the store itself', async () => {
+  it('refuses a Redis or memory store with a clear word, and an --out that is the store itself; prints its version', async () => {
     const redis = await cli(['backup', '--out', join(dir, 'x.sqlite')], { STORE_URL: 'redis://127.0.0.1:1' });
     expect(redis.code).toBe(2);
     expect(redis.stderr).toMatch(/Redis.*AOF or RDB/);
@@ -167,6 +167,10 @@ describe('backup of a running bridge, restored with the POS unreachable', () => 
     const self = await cli(['backup', '--out', store], { STORE_URL: `sqlite://${store}` });
     expect(self.code).toBe(1);
     expect(self.stderr).toMatch(/would overwrite the store itself/);
+    const version = await cli(['--version'], {});
+    expect(version.stdout.trim()).toBe(
+      (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version,
+    );
     const usage = await cli(['backup'], { STORE_URL: 'memory://' });
     expect(usage.code).toBe(2);
     expect(usage.stderr).toMatch(/backup needs --out FILE/);
