@@ -1,8 +1,9 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { headingSlug } from '../../../src/adapters/docs/doc-pages.js';
+import { documentFiles } from './doc-files.js';
 
 /**
  * The documentation stands alone: every relative link of docs/, the README, BENCHMARKS.md, CONTRIBUTING.md and
@@ -13,16 +14,7 @@ import { headingSlug } from '../../../src/adapters/docs/doc-pages.js';
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 async function markdownFiles(): Promise<string[]> {
-  const docs = (await readdir(join(ROOT, 'docs'), { recursive: true })).filter((name) => name.endsWith('.md'));
-  const src = (await readdir(join(ROOT, 'src'), { recursive: true })).filter((name) => name.endsWith('README.md'));
-  return [
-    'README.md',
-    'BENCHMARKS.md',
-    'CONTRIBUTING.md',
-    'test/README.md',
-    ...docs.map((name) => join('docs', name)),
-    ...src.map((name) => join('src', name)),
-  ].map((name) => join(ROOT, name));
+  return (await documentFiles()).map((name) => join(ROOT, name));
 }
 
 /** The text without fenced code blocks, whose `#` lines are not headings. */

@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { documentFiles } from './doc-files.js';
 
 /**
  * The documents follow the tree: every `src/…` or `test/…` file path (one with an extension) named in the
@@ -18,19 +19,7 @@ const PATH = /(?<![\w./\-~])(?:src|test)\/[\w./\-*…{}<>]*\.[A-Za-z]\w*/g;
 const PATTERN = /[*…{}<>]/;
 
 async function markdownFiles(): Promise<string[]> {
-  const docs = (await readdir(join(ROOT, 'docs'), { recursive: true })).filter((name) => name.endsWith('.md'));
-  const readmes = async (dir: string) =>
-    (await readdir(join(ROOT, dir), { recursive: true }))
-      .filter((name) => name.endsWith('README.md'))
-      .map((name) => join(dir, name));
-  return [
-    'README.md',
-    'BENCHMARKS.md',
-    'CONTRIBUTING.md',
-    ...docs.map((name) => join('docs', name)),
-    ...(await readmes('src')),
-    ...(await readmes('test')),
-  ].filter((name) => existsSync(join(ROOT, name)));
+  return documentFiles();
 }
 
 /** Whether `path` names a file of the repository (a compiled `.js` name counts for its `.ts` source). */

@@ -21,11 +21,11 @@ const OUTSIDE_CITATIONS: readonly RegExp[] = [
   /\bupstream\.md\b|\bupstream (?:§|quirk)/,
 ];
 
-const TEXT_FILE = /\.(?:ts|mts|mjs|js|json|md|xml|csv|txt|tsv|yml|yaml)$|(?:^|\/)(?:Dockerfile|\.dockerignore)$/;
+const TEXT_FILE = /\.(?:ts|mts|mjs|js|json|md|xml|csv|txt|tsv|yml|yaml|service|timer)$|(?:^|\/)(?:Dockerfile|\.dockerignore)$/;
 
 async function files(): Promise<string[]> {
-  const found = ['README.md', 'BENCHMARKS.md', 'Dockerfile', 'package.json'].map((name) => join(ROOT, name));
-  for (const dir of ['src', 'test', 'bench', 'docs', 'templates', 'scripts']) {
+  const found = ['README.md', 'CHANGELOG.md', 'BENCHMARKS.md', 'Dockerfile', 'package.json'].map((name) => join(ROOT, name));
+  for (const dir of ['src', 'test', 'bench', 'docs', 'deploy', 'templates', 'scripts']) {
     const entries = await readdir(join(ROOT, dir), { recursive: true, withFileTypes: true });
     for (const entry of entries) {
       const path = join(entry.parentPath, entry.name);
