@@ -41,7 +41,8 @@ export const PUSH_REJECTED_SHOWN_MS = 24 * 60 * 60 * 1000;
 const CHANNEL_NAMES: Readonly<Record<string, string>> = { google: 'Google Merchant', shoptet: 'Shoptet', meta: 'Meta' };
 /** The setting whose credentials a refused request names. */
 const CREDENTIALS: Readonly<Record<string, string>> = {
-  google: 'GOOGLE_MERCHANT_KEY_FILE (the service account and its access to the Merchant Center account)',
+  google:
+    'GOOGLE_APPLICATION_CREDENTIALS (the service account key file, and that account as a user of the Merchant Center account)',
   shoptet: 'SHOPTET_API_TOKEN',
   meta: 'META_ACCESS_TOKEN (a system user token with catalog_management)',
 };
