@@ -104,15 +104,23 @@ function titleOf(markdown: string, name: string): string {
   return heading === undefined ? name : heading.replace(/[`*_]/g, '').trim();
 }
 
+/** The Czech guides (docs/cs/) are marked and framed in Czech, for screen readers and translation tools. */
+const NAV_TEXTS = {
+  en: { status: 'status page', documentation: 'documentation' },
+  cs: { status: 'konzole', documentation: 'dokumentace' },
+} as const;
+
 /** One page as a whole HTML document. */
 export function renderDocPage(markdown: string, name: string, pages: ReadonlySet<string>): string {
   const body = createRenderer(name, pages).parse(markdown) as string;
   const up = '../'.repeat(name.split('/').length);
   const index = posix.relative(posix.dirname(name), '.');
+  const lang = name.startsWith('cs/') ? 'cs' : 'en';
+  const nav = NAV_TEXTS[lang];
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(titleOf(markdown, name))} — catalog-bridge</title><style>${STYLE}</style></head><body>
-<p class="nav"><a href="${up}">status page</a> · <a href="${index === '' ? './' : `${index}/`}">documentation</a> · <code>docs/${escapeHtml(name)}.md</code></p>
+<p class="nav"><a href="${up}">${nav.status}</a> · <a href="${index === '' ? './' : `${index}/`}">${nav.documentation}</a> · <code>docs/${escapeHtml(name)}.md</code></p>
 ${body}
 </body></html>`;
 }

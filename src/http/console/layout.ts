@@ -153,7 +153,7 @@ export function renderPage(context: ConsoleContext, options: PageOptions): strin
 <main id="main">
 <h1>${h(options.title)}</h1>
 ${options.body}
-<p class="muted"><a href="/docs/">${h(nav.docs)}</a></p>
+<p class="muted"><a href="${context.lang === 'cs' ? '/docs/cs/README' : '/docs/'}">${h(nav.docs)}</a></p>
 </main></body></html>`;
 }
 

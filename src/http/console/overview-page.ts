@@ -291,6 +291,6 @@ ${webhookLine(model.webhooks, base, t)}
 ${pushSection(model.push, context.lang, `${base}/docs/channel-push#status-and-metrics`)}
 ${enrichmentLine(model.enrichment, model.lastCatalogReport?.sources?.enrichment, t)}
 ${body}
-<p class="muted">${h(t.machineReadable)}: <a href="${h(`${base}/feeds${tokenQuery}`)}">/feeds</a> · <a href="${h(`${base}/readyz`)}">/readyz</a> · <a href="${h(`${base}/docs/`)}">${h(t.documentation)}</a></p>`;
+<p class="muted">${h(t.machineReadable)}: <a href="${h(`${base}/feeds${tokenQuery}`)}">/feeds</a> · <a href="${h(`${base}/readyz`)}">/readyz</a> · <a href="${h(`${base}/docs/${context.lang === 'cs' ? 'cs/README' : ''}`)}">${h(t.documentation)}</a></p>`;
   return { title: t.title, section: 'overview', body: content, ...(snapshot === undefined ? { refreshSeconds: 5 } : {}) };
 }

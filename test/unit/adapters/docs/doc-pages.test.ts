@@ -2,7 +2,13 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDocPages, headingSlug, renderDocPages, servedHref } from '../../../../src/adapters/docs/doc-pages.js';
+import {
+  createDocPages,
+  headingSlug,
+  renderDocPage,
+  renderDocPages,
+  servedHref,
+} from '../../../../src/adapters/docs/doc-pages.js';
 
 describe('adapters/docs/doc-pages', () => {
   let dir: string;
@@ -74,6 +80,13 @@ describe('adapters/docs/doc-pages', () => {
     const decision = (await docs.page('decisions/0001-x')) ?? '';
     expect(decision).toContain('<a href="../codes#row-unmatched">codes</a>');
     expect(decision).toContain('<a href="../../">status page</a>');
+  });
+
+  it('marks the Czech guides (docs/cs/) as Czech, the rest as English', () => {
+    const pages = new Set(['cs/README', 'guide']);
+    expect(renderDocPage('# Průvodce', 'cs/README', pages)).toContain('<html lang="cs">');
+    expect(renderDocPage('# Průvodce', 'cs/README', pages)).toContain('<a href="../../">konzole</a>');
+    expect(renderDocPage('# Guide', 'guide', pages)).toContain('<html lang="en">');
   });
 
   it('answers undefined for an unknown page, and an index of every page', async () => {
