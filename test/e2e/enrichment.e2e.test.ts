@@ -218,7 +218,7 @@ describe('enrichment sheet end to end (sandbox POS, sheet over HTTP)', () => {
     const change = changes.changes.find((entry: { id: string }) => entry.id === item.id);
     expect(change).toMatchObject({ change: 'changed', item: { category: item.category, brand: item.brand } });
     expect(change.fields).not.toContain('details');
-    // The served products hold the values only in the version's chunks (docs/enrichment.md#memory).
+    // The served products hold the values only in the version's chunks (docs/decisions/0011-enrichment-sheet.md#memory).
     expect(app.catalog.current()?.products.find((product) => product.id === item.id)?.enrichment).toBeUndefined();
   });
 

@@ -4,7 +4,7 @@ import { slotOfPosition } from './catalog-chunks.js';
 
 /**
  * The enrichment sheet's values of a catalog family, kept out of the main thread's product objects
- * (docs/enrichment.md#memory). The served chunks carry every product's values (feeds, the store and the
+ * (docs/decisions/0011-enrichment-sheet.md#memory). The served chunks carry every product's values (feeds, the store and the
  * fingerprint read them there); the main thread's products, which it keeps for stock changes and lookups,
  * would hold them a second time as JS strings (Czech text at two bytes a character: ~190 MB for a
  * 100,000-row sheet with descriptions). Instead, per chunk slot, the values are kept as one compressed JSON

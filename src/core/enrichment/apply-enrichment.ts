@@ -84,7 +84,7 @@ const FIELDS: readonly EnrichmentField[] = Object.values(VALUE_COLUMNS);
 
 /**
  * A sheet's table matched to the catalog's products, ready to put each product's values on it as the
- * product is serialized (docs/enrichment.md#memory): the merged products, the table and one product's
+ * product is serialized (docs/decisions/0011-enrichment-sheet.md#memory): the merged products, the table and one product's
  * values are what is held, never a second copy of the catalog with the values on it.
  */
 export interface EnrichmentPlan {

@@ -10,7 +10,7 @@ export interface CompiledEnrichment {
 }
 
 /**
- * Reads a sheet straight into its table (docs/enrichment.md#memory): each product row is encoded as it is
+ * Reads a sheet straight into its table (docs/decisions/0011-enrichment-sheet.md#memory): each product row is encoded as it is
  * read, so the rows never all exist as objects at once.
  */
 export async function compileEnrichmentSheet(

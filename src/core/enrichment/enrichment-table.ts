@@ -9,7 +9,7 @@ import type {
 } from './enrichment-types.js';
 
 /**
- * A read enrichment sheet in the compact form a full sync applies (docs/enrichment.md#memory): each product
+ * A read enrichment sheet in the compact form a full sync applies (docs/decisions/0011-enrichment-sheet.md#memory): each product
  * row's key as UTF-8, and its values as JSON text deflated in blocks of rows, in shared memory with offsets,
  * instead of 100,000 row objects. Czech text held as JS strings takes two bytes a character and an object
  * per row; here a 61 MB sheet takes ~15 MB, which the service keeps and every sync's worker reads in place.

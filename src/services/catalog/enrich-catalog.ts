@@ -8,7 +8,7 @@ import { type CompiledEnrichment, compileEnrichmentSheet } from '../../core/enri
 import type { EnrichmentTable } from '../../core/enrichment/enrichment-table.js';
 
 /**
- * The enrichment sheet in worker threads (docs/enrichment.md#memory): a new sheet is read once, in a worker,
+ * The enrichment sheet in worker threads (docs/decisions/0011-enrichment-sheet.md#memory): a new sheet is read once, in a worker,
  * into its table (`checkEnrichmentSheet`); every full sync's worker matches that table to the merged products
  * and puts each product's values on it as the product is serialized, so that the values are part of the
  * version's content (fingerprint, ETags, changes feed) like the POS's.

@@ -16,7 +16,7 @@ import type {
  * checked in a worker, and adopted only when it can be used. A sheet that cannot be read or used leaves the
  * last good one in use, and the problem is reported (status page, `/readyz`) until a good sheet arrives.
  * The last good sheet is kept in the store, so that a restart, or a new leader of a group, applies it
- * at once. In memory the service keeps the sheet's table (docs/enrichment.md#memory), not its bytes. A newly adopted sheet publishes a new catalog version through a full sync (the caller's
+ * at once. In memory the service keeps the sheet's table (docs/decisions/0011-enrichment-sheet.md#memory), not its bytes. A newly adopted sheet publishes a new catalog version through a full sync (the caller's
  * `onAdopted`), like any other change.
  */
 
