@@ -1,8 +1,8 @@
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { acquireDirLock, FeedFilesInUseError, releaseDirLock } from '../adapters/feed-files/feed-files-lock.js';
 import { sqliteStorePath, storeFilesOf } from '../adapters/store/beside-store.js';
-import { backupSqliteFile, removeDatabase } from '../adapters/store/sqlite-backup.js';
+import { backupSqliteFile, copySqliteFile, type PendingCopy, removeDatabase } from '../adapters/store/sqlite-backup.js';
 import { feedFilesPlaceOf } from '../app/feed-parts.js';
 import type { Config } from '../config/load-config.js';
 
@@ -48,29 +48,41 @@ export async function backupStore(config: Config, out: string): Promise<BackupRe
     return { ok: false, message: `--out ${target} would overwrite the store itself` };
   }
   mkdirSync(dirname(target), { recursive: true });
+  // Every file is copied and checked before any is put in place: a failed run leaves the previous set whole.
   const files: BackedUpFile[] = [];
-  for (const [index, file] of sources.entries()) {
-    const to = targets[index]?.path ?? target;
-    if (file.part !== 'catalog' && !existsSync(file.path)) {
-      // An older backup's file of this part must not be restored with this one.
-      rmSync(to, { force: true });
-      files.push({ part: file.part, from: file.path, to, bytes: undefined });
-      continue;
+  const pending: PendingCopy[] = [];
+  const stale: string[] = [];
+  try {
+    for (const [index, file] of sources.entries()) {
+      const to = targets[index]?.path ?? target;
+      if (file.part !== 'catalog' && !existsSync(file.path)) {
+        // An older backup's file of this part must not be restored with this set.
+        stale.push(to);
+        files.push({ part: file.part, from: file.path, to, bytes: undefined });
+        continue;
+      }
+      const copy = await copySqliteFile(file.path, to);
+      pending.push(copy);
+      files.push({ part: file.part, from: file.path, to, bytes: copy.bytes });
     }
-    try {
-      files.push({ part: file.part, from: file.path, to, bytes: await backupSqliteFile(file.path, to) });
-    } catch (error) {
-      return { ok: false, message: `${file.part} (${file.path}): ${error instanceof Error ? error.message : String(error)}` };
-    }
+  } catch (error) {
+    for (const copy of pending) copy.discard();
+    const failed = sources[files.length];
+    return {
+      ok: false,
+      message: `${failed?.part ?? 'store'} (${failed?.path ?? storePath}): ${messageOf(error)}; the previous backup is left as it was`,
+    };
   }
+  for (const copy of pending) copy.commit();
+  for (const path of stale) removeDatabase(path);
   return { ok: true, files };
 }
 
 /**
  * Puts the backup at `from` (and the files beside it) in the store's place: each file copied and checked,
  * the store's stale journal files removed, a part the backup lacks removed from the store (an outbox newer
- * than the backup would not match it), the rendered feed files cleared (rebuilt at start). Refused while a
- * bridge holds the store's feed files (it runs).
+ * than the backup would not match it). Refused while a bridge of this machine holds the store's feed files
+ * (it runs); a bridge in another container cannot be seen, so stop it first.
  */
 export async function restoreStore(config: Config, from: string): Promise<BackupResult> {
   const store = sqliteStoreOf(config);
@@ -103,10 +115,15 @@ export async function restoreStore(config: Config, from: string): Promise<Backup
       files.push({ part: backup.part, from: backup.path, to: target, bytes: await backupSqliteFile(backup.path, target) });
     }
   } catch (error) {
-    return { ok: false, message: error instanceof Error ? error.message : String(error) };
+    return { ok: false, message: messageOf(error) };
   } finally {
     await releaseDirLock(feeds);
   }
-  rmSync(feeds, { recursive: true, force: true });
+  // The rendered feed files stay: each names the catalog version it was rendered from, and the bridge serves
+  // only those of the version it serves.
   return { ok: true, files };
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

@@ -1,5 +1,15 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -155,6 +165,23 @@ describe('backup of a running bridge, restored with the POS unreachable', () => 
     await restored.initialSync;
     // The POS is gone: the start sync fails and the restored catalog stays served.
     expect((await servedVersion(restored.url)).version).toBe(backedUp.version);
+  });
+
+  it('leaves the previous set whole when one file of the store cannot be copied', async () => {
+    const broken = join(dir, 'broken');
+    mkdirSync(broken, { recursive: true });
+    copyFileSync(join(dir, 'backups', 'nightly.sqlite'), join(broken, 'catalog.sqlite'));
+    writeFileSync(join(broken, 'catalog.inbox.sqlite'), 'not a database, a disk error');
+    const out = join(dir, 'backups', 'nightly.sqlite');
+    const before = readFileSync(out);
+    const inboxBefore = readFileSync(join(dir, 'backups', 'nightly.inbox.sqlite'));
+
+    const run = await cli(['backup', '--out', out], { STORE_URL: `sqlite://${join(broken, 'catalog.sqlite')}` });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/inbox .*the previous backup is left as it was/);
+    expect(readFileSync(out).equals(before)).toBe(true);
+    expect(readFileSync(join(dir, 'backups', 'nightly.inbox.sqlite')).equals(inboxBefore)).toBe(true);
+    expect(readdirSync(join(dir, 'backups')).filter((name) => name.includes('partial'))).toEqual([]);
   });
 
   it('refuses a Redis or memory store with a clear word, and an --out that is the store itself; prints its version', async () => {

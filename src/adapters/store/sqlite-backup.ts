@@ -64,11 +64,19 @@ export function removeDatabase(path: string): void {
   for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${path}${suffix}`, { force: true });
 }
 
+/** A checked copy waiting beside its destination, put in place by `commit`, or removed by `discard`. */
+export interface PendingCopy {
+  readonly destination: string;
+  readonly bytes: number;
+  commit(): void;
+  discard(): void;
+}
+
 /**
- * Copies the database at `source` to `destination` (replaced only once the copy is complete and checked:
- * an interrupted backup leaves the previous one). Returns the copy's size in bytes.
+ * Copies the database at `source` to a file beside `destination` and checks it; nothing at `destination`
+ * changes until `commit`, so a set of files is replaced only once every one of them is copied.
  */
-export async function backupSqliteFile(source: string, destination: string): Promise<number> {
+export async function copySqliteFile(source: string, destination: string): Promise<PendingCopy> {
   if (!existsSync(source)) throw new SqliteBackupError(`no database at ${source}`);
   const partial = `${destination}.partial-${process.pid}`;
   removeDatabase(partial);
@@ -82,10 +90,23 @@ export async function backupSqliteFile(source: string, destination: string): Pro
     await close(db);
   }
   await checkCopy(partial);
-  // The copy's own journal files, if any, are of no use; a previous backup's must not be read with the new file.
-  removeDatabase(destination);
-  renameSync(partial, destination);
-  return statSync(destination).size;
+  return {
+    destination,
+    bytes: statSync(partial).size,
+    commit() {
+      // A previous file's journal files must not be read with the new file.
+      removeDatabase(destination);
+      renameSync(partial, destination);
+    },
+    discard: () => removeDatabase(partial),
+  };
+}
+
+/** Copies the database at `source` to `destination`, replaced once the copy is complete and checked. Returns its size. */
+export async function backupSqliteFile(source: string, destination: string): Promise<number> {
+  const copy = await copySqliteFile(source, destination);
+  copy.commit();
+  return copy.bytes;
 }
 
 /** SQLite's own quick check of the copy: a backup that cannot be read is worse than none. */
