@@ -299,7 +299,7 @@ export function googleParts(
       tokenUrl: settings.tokenUrl,
       timeoutMs: push.timeoutMs,
     });
-    const reads = createGoogleAccountReads({ ...common, tokenUrl: settings.tokenUrl, timeoutMs: push.timeoutMs });
+    const reads = createGoogleAccountReads({ ...common, ...names, tokenUrl: settings.tokenUrl, timeoutMs: push.timeoutMs });
     google = createGoogleChannel({
       client: merchant,
       reads,

@@ -1,5 +1,6 @@
 import { type Dispatcher, request } from 'undici';
 import { classifyDataSource, dataSourceHttpProblem } from '../../core/push/google-data-source.js';
+import { GOOGLE_PRODUCTS_PAGE_SIZE, parseProductsPage } from '../../core/push/google-product-status.js';
 import { type GoogleQuotaGroup, parseQuotaPage } from '../../core/push/google-quota.js';
 import { createRedactor } from '../../core/redact-secrets.js';
 import type { GoogleAccountReads } from '../../services/push/google-account-port.js';
@@ -8,15 +9,19 @@ import { readJson } from './channel-http.js';
 import { createGoogleTokenSource, type ServiceAccountKey } from './google-token.js';
 
 /**
- * The two reads the Google push makes besides its sends (docs/decisions/0013-channel-push.md, "Google Merchant
- * API v1"): the data source's kind (`datasources/v1 … dataSources.get`) and the account's quotas
- * (`quota/v1 … quotas.list`). Neither throws: each answers a result or a message naming the problem.
+ * The reads the Google push makes besides its sends (docs/decisions/0013-channel-push.md, "Google Merchant
+ * API v1"): the data source's kind (`datasources/v1 … dataSources.get`), the account's quotas
+ * (`quota/v1 … quotas.list`) and the products' verdicts (`products/v1 … products.list`). None throws: each
+ * answers a result or a message naming the problem.
  */
 
 export interface GoogleAccountReadsOptions {
   readonly rootUrl: string;
   readonly account: string;
   readonly dataSourceId: string;
+  /** GOOGLE_CONTENT_LANGUAGE and GOOGLE_FEED_LABEL: the products whose verdicts are the bridge's. */
+  readonly contentLanguage: string;
+  readonly feedLabel: string;
   readonly key: ServiceAccountKey;
   readonly tokenUrl?: string;
   readonly timeoutMs: number;
@@ -67,6 +72,21 @@ export function createGoogleAccountReads(options: GoogleAccountReadsOptions): Go
         return { problem: `data source ${name} could not be read: ${describeNetworkError(error, redact)}`, retry: true };
       }
     },
+    async productsPage(pageToken) {
+      try {
+        const { status, answer } = await get(`/products/v1/accounts/${options.account}/products`, {
+          pageSize: String(GOOGLE_PRODUCTS_PAGE_SIZE),
+          ...(pageToken === undefined ? {} : { pageToken }),
+        });
+        if (status !== 200) {
+          return { problem: `products could not be read (HTTP ${status}${googleMessage(answer)})`, retry: retryableRead(status) };
+        }
+        const page = parseProductsPage(answer, options);
+        return typeof page === 'string' ? { problem: page, retry: false } : { page };
+      } catch (error) {
+        return { problem: `products could not be read: ${describeNetworkError(error, redact)}`, retry: true };
+      }
+    },
     async quotas() {
       const groups: GoogleQuotaGroup[] = [];
       let pageToken: string | undefined;
@@ -89,4 +109,22 @@ export function createGoogleAccountReads(options: GoogleAccountReadsOptions): Go
       }
     },
   };
+}
+
+/** A failed read worth trying again later: the network, a refused (expired) token, throttling, Google's own trouble. */
+function retryableRead(status: number): boolean {
+  return status === 401 || status === 429 || status >= 500;
+}
+
+/** Google's own words for a failed call (`error.message`), cut short. */
+function googleMessage(answer: unknown): string {
+  const message =
+    typeof answer === 'object' &&
+    answer !== null &&
+    'error' in answer &&
+    typeof answer.error === 'object' &&
+    answer.error !== null
+      ? (answer.error as { message?: unknown }).message
+      : undefined;
+  return typeof message === 'string' && message !== '' ? `: ${message.slice(0, 200)}` : '';
 }

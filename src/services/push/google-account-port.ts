@@ -1,4 +1,5 @@
 import type { GoogleDataSourceKind } from '../../core/push/google-data-source.js';
+import type { GoogleProductsPage } from '../../core/push/google-product-status.js';
 import type { GoogleQuotaGroup } from '../../core/push/google-quota.js';
 
 // The port of Google's account reads (the data source's kind, the quotas) as the Google channel uses it;
@@ -11,7 +12,12 @@ export type DataSourceRead =
 
 export type QuotaRead = { readonly groups: readonly GoogleQuotaGroup[] } | { readonly problem: string };
 
+/** One page of the account's processed products with Google's verdicts; `retry` as for `DataSourceRead`. */
+export type ProductsPageRead = { readonly page: GoogleProductsPage } | { readonly problem: string; readonly retry: boolean };
+
 export interface GoogleAccountReads {
   dataSource(): Promise<DataSourceRead>;
   quotas(): Promise<QuotaRead>;
+  /** `products.list`, 1,000 products a page, from `pageToken` (the first page without). */
+  productsPage(pageToken?: string): Promise<ProductsPageRead>;
 }

@@ -1,4 +1,5 @@
 import { createVerify, type KeyObject } from 'node:crypto';
+import type { merchantapi_products_v1 } from '@googleapis/merchantapi';
 import type { z } from 'zod';
 import {
   GoogleDataSourceSchema,
@@ -14,7 +15,7 @@ import { type HarnessServer, type RecordedRequest, type Reply, startHarness } fr
  * v1" and "Test plan"): `POST /token` checks the JWT-bearer assertion (RS256 under the test key, `iss`, `aud`,
  * `scope`) and issues a token; the `productInputs` insert / patch / delete and `localInventories:insert` calls
  * need that token, are validated with `google-schema.ts` (400 `INVALID_ARGUMENT` otherwise) and change the
- * fake's state. Faults (429 / 503 with `Retry-After`) come from the harness.
+ * fake's state; `products.list` lists those inputs as processed products with the status a test set. Faults (429 / 503 with `Retry-After`) come from the harness.
  */
 
 export interface GoogleServerOptions {
@@ -60,11 +61,22 @@ export interface GoogleServer extends HarnessServer {
   readonly quotaGroups: FakeQuotaGroup[];
   /** `quotas.list` calls so far. */
   readonly quotaReads: () => number;
+  /**
+   * Google's verdict per product (`contentLanguage~feedLabel~offerId`), as `products.list` reports it in
+   * `productStatus`; a product input without one is listed approved for free listings and Shopping ads in CZ.
+   */
+  readonly statuses: Map<string, merchantapi_products_v1.Schema$ProductStatus>;
+  /** Products listed besides the inputs (another language or label, an odd entry), as `products.list` items. */
+  readonly extraListed: unknown[];
+  /** `products.list` calls so far. */
+  readonly productListReads: () => number;
   /** Spends the day's quota of every group (usage = limit); calls are then refused with 429 daily limit. */
   exhaustDailyQuota(): void;
   /** Google's midday reset: every group's usage back to 0. */
   resetDailyQuota(): void;
 }
+
+type FakeStatuses = Map<string, merchantapi_products_v1.Schema$ProductStatus>;
 
 const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 const SCOPE = 'https://www.googleapis.com/auth/content';
@@ -237,6 +249,7 @@ function localInventoryCall(request: RecordedRequest, url: URL, options: GoogleS
 
 /** The method path (`Schema$MethodDetails.path`) a push call counts against. */
 function methodOf(request: RecordedRequest, url: URL): string | undefined {
+  if (url.pathname.startsWith('/products/v1/') && request.method === 'GET') return 'products/v1/products.list';
   if (url.pathname.startsWith('/products/v1/')) {
     if (request.method === 'POST') return 'products/v1/productInputs.insert';
     return request.method === 'PATCH' ? 'products/v1/productInputs.patch' : 'products/v1/productInputs.delete';
@@ -245,6 +258,51 @@ function methodOf(request: RecordedRequest, url: URL): string | undefined {
     return request.method === 'DELETE' ? 'inventories/v1/localInventories.delete' : 'inventories/v1/localInventories.insert';
   }
   return undefined;
+}
+
+/** A product's status when the test set none: approved where the bridge sells. */
+export function approvedStatus(): merchantapi_products_v1.Schema$ProductStatus {
+  return {
+    destinationStatuses: [
+      { reportingContext: 'SHOPPING_ADS', approvedCountries: ['CZ'] },
+      { reportingContext: 'FREE_LISTINGS', approvedCountries: ['CZ'] },
+    ],
+    itemLevelIssues: [],
+    lastUpdateDate: '2026-11-29T10:00:00Z',
+  };
+}
+
+/** The largest page `products.list` gives (Google coerces larger `pageSize` values to it). */
+const LIST_MAX_PAGE = 1_000;
+
+/**
+ * `GET /products/v1/accounts/{a}/products` as `Schema$ListProductsResponse`: the product inputs as processed
+ * products with their status, in a stable order, `pageSize` (≤ 1,000, default 25) a page, `pageToken` the
+ * offset as Google's opaque text.
+ */
+function productsListCall(url: URL, options: GoogleServerOptions, state: State, statuses: FakeStatuses, extra: unknown[]): Reply {
+  if (url.pathname !== `/products/v1/accounts/${options.account}/products`) return refuse(404, 'no such method');
+  const size = Math.min(Number(url.searchParams.get('pageSize') ?? '25') || 25, LIST_MAX_PAGE);
+  const token = url.searchParams.get('pageToken');
+  const offset = token === null ? 0 : Number(Buffer.from(token, 'base64url').toString('utf8').replace('offset:', ''));
+  if (!Number.isInteger(offset) || offset < 0) return refuse(400, 'Invalid page token.');
+  const keys = [...state.products.keys()].sort();
+  const listed: unknown[] = keys.map((key) => {
+    const [contentLanguage = '', feedLabel = '', ...rest] = key.split('~');
+    const offerId = rest.join('~');
+    return {
+      name: `accounts/${options.account}/products/${Buffer.from(key).toString('base64url')}`,
+      offerId,
+      contentLanguage,
+      feedLabel,
+      dataSource: `accounts/${options.account}/dataSources/${options.dataSourceId}`,
+      productStatus: statuses.get(key) ?? approvedStatus(),
+    };
+  });
+  const all = [...listed, ...extra];
+  const page = all.slice(offset, offset + size);
+  const next = offset + size < all.length ? Buffer.from(`offset:${offset + size}`).toString('base64url') : undefined;
+  return { status: 200, body: { products: page, ...(next === undefined ? {} : { nextPageToken: next }) } };
 }
 
 /** `GET /datasources/v1/accounts/{a}/dataSources/{d}` as `Schema$DataSource`. */
@@ -291,7 +349,12 @@ function defaultQuotaGroups(): FakeQuotaGroup[] {
       usage: 0,
       dailyLimit: 100_000,
       minuteLimit: 6_000,
-      methods: ['products/v1/productInputs.insert', 'products/v1/productInputs.patch', 'products/v1/productInputs.delete'],
+      methods: [
+        'products/v1/productInputs.insert',
+        'products/v1/productInputs.patch',
+        'products/v1/productInputs.delete',
+        'products/v1/products.list',
+      ],
     },
     {
       name: 'inventories',
@@ -317,7 +380,9 @@ export async function startGoogleServer(options: GoogleServerOptions): Promise<G
   const state: State = { products: new Map(), local: new Map() };
   const issued: string[] = [];
   const address = { tokenUrl: '' };
-  const knobs = { dataSourceKind: 'primary' as FakeDataSourceKind, quotaReads: 0 };
+  const knobs = { dataSourceKind: 'primary' as FakeDataSourceKind, quotaReads: 0, productListReads: 0 };
+  const statuses: FakeStatuses = new Map();
+  const extraListed: unknown[] = [];
   const groups = defaultQuotaGroups();
   const harness = await startHarness((request) => {
     const url = new URL(request.url, 'http://fake');
@@ -332,6 +397,10 @@ export async function startGoogleServer(options: GoogleServerOptions): Promise<G
     }
     const spent = spendQuota(methodOf(request, url), groups);
     if (spent !== undefined) return spent;
+    if (url.pathname.startsWith('/products/v1/') && request.method === 'GET') {
+      knobs.productListReads += 1;
+      return productsListCall(url, options, state, statuses, extraListed);
+    }
     if (url.pathname.startsWith('/products/v1/')) return productCall(request, url, options, state);
     if (url.pathname.startsWith('/inventories/v1/')) return localInventoryCall(request, url, options, state);
     return refuse(404, 'no such method');
@@ -351,6 +420,9 @@ export async function startGoogleServer(options: GoogleServerOptions): Promise<G
     },
     quotaGroups: groups,
     quotaReads: () => knobs.quotaReads,
+    statuses,
+    extraListed,
+    productListReads: () => knobs.productListReads,
     exhaustDailyQuota() {
       for (const group of groups) group.usage = group.dailyLimit;
     },

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createGoogleAccountReads } from '../../../src/adapters/push/google-account-reads.js';
 import { type GoogleServer, startGoogleServer } from '../../fakes/channels/google-server.js';
 
-/** The data source and quota reads against the fake Merchant API (src/adapters/push/google-account-reads.ts). */
+/** The data source, quota and product status reads against the fake Merchant API (src/adapters/push/google-account-reads.ts). */
 
 const ACCOUNT = '123';
 const DATA_SOURCE = '456';
@@ -16,6 +16,8 @@ function readsOf(server: GoogleServer, rootUrl = server.baseUrl) {
     rootUrl,
     account: ACCOUNT,
     dataSourceId: DATA_SOURCE,
+    contentLanguage: 'cs',
+    feedLabel: 'CZ',
     key: { client_email: EMAIL, private_key: privateKey },
     tokenUrl: server.tokenUrl,
     timeoutMs: 5_000,
@@ -86,5 +88,91 @@ describe('Google account reads', () => {
       ],
     });
     expect(google.quotaReads()).toBe(1);
+  });
+
+  it("lists the products page by page past 1,000, with Google's verdicts, only those in the bridge's language and label", async () => {
+    const google = await start();
+    for (let index = 0; index < 2_345; index++) google.products.set(`cs~CZ~p${String(index).padStart(5, '0')}`, {});
+    google.products.set('en~GB~p00001', {});
+    google.extraListed.push({ name: 'accounts/123/products/odd', contentLanguage: 'cs' });
+    google.statuses.set('cs~CZ~p00007', {
+      destinationStatuses: [
+        { reportingContext: 'SHOPPING_ADS', disapprovedCountries: ['CZ'] },
+        { reportingContext: 'FREE_LISTINGS', approvedCountries: ['CZ'] },
+      ],
+      itemLevelIssues: [
+        {
+          code: 'image_link_broken',
+          severity: 'DISAPPROVED',
+          resolution: 'MERCHANT_ACTION',
+          attribute: 'image_link',
+          reportingContext: 'SHOPPING_ADS',
+          description: 'Invalid image [image_link]',
+          detail: 'Ensure the image is accessible and uses an accepted image format (JPEG, PNG, GIF)',
+          documentation: 'https://support.google.com/merchants/answer/6098289',
+          applicableCountries: ['CZ'],
+        },
+      ],
+    });
+    const reads = readsOf(google);
+    const verdicts = [];
+    const unreadable: string[] = [];
+    let token: string | undefined;
+    let pages = 0;
+    do {
+      const read = await reads.productsPage(token);
+      if (!('page' in read)) throw new Error(read.problem);
+      verdicts.push(...read.page.verdicts);
+      unreadable.push(...read.page.unreadable);
+      token = read.page.nextPageToken;
+      pages += 1;
+    } while (token !== undefined);
+
+    expect(pages).toBe(3);
+    expect(google.productListReads()).toBe(3);
+    expect(
+      google.requests
+        .filter((request) => request.url.includes('/products?'))
+        .map((request) => new URL(request.url, 'http://x').searchParams.get('pageSize')),
+    ).toEqual(['1000', '1000', '1000']);
+    expect(verdicts).toHaveLength(2_345);
+    expect(unreadable).toEqual([expect.stringContaining('accounts/123/products/odd')]);
+    expect(verdicts.find((verdict) => verdict.offerId === 'p00001')?.status).toBe('approved');
+    expect(verdicts.find((verdict) => verdict.offerId === 'p00007')).toEqual({
+      offerId: 'p00007',
+      status: 'disapproved',
+      destinations: [
+        { context: 'SHOPPING_ADS', approved: [], pending: [], disapproved: ['CZ'] },
+        { context: 'FREE_LISTINGS', approved: ['CZ'], pending: [], disapproved: [] },
+      ],
+      issues: [
+        {
+          code: 'image_link_broken',
+          severity: 'DISAPPROVED',
+          resolution: 'MERCHANT_ACTION',
+          attribute: 'image_link',
+          context: 'SHOPPING_ADS',
+          description: 'Invalid image [image_link]',
+          detail: 'Ensure the image is accessible and uses an accepted image format (JPEG, PNG, GIF)',
+          documentation: 'https://support.google.com/merchants/answer/6098289',
+          countries: ['CZ'],
+        },
+      ],
+    });
+    // The reads spend the account's quota like the sends do.
+    expect(google.quotaGroups[0]?.usage).toBe(3);
+  });
+
+  it('a refused listing is a final problem, a 503 or a 429 one to try again', async () => {
+    const google = await start();
+    const reads = readsOf(google);
+    await reads.dataSource();
+    google.faults.failNext(1, { status: 403 });
+    expect(await reads.productsPage()).toMatchObject({ retry: false, problem: expect.stringContaining('HTTP 403') as unknown });
+    google.faults.failNext(1, { status: 503 });
+    expect(await reads.productsPage()).toMatchObject({ retry: true, problem: expect.stringContaining('HTTP 503') as unknown });
+    google.faults.failNext(1, { status: 429 });
+    expect(await reads.productsPage()).toMatchObject({ retry: true });
+    expect(await reads.productsPage()).toMatchObject({ page: { verdicts: [] } });
   });
 });

@@ -28,6 +28,7 @@ function fakeReads(sources: DataSourceRead[], quotas: QuotaRead[]) {
       calls.quotas += 1;
       return quotas.length > 1 ? (quotas.shift() as QuotaRead) : (quotas[0] as QuotaRead);
     },
+    productsPage: async () => ({ problem: 'not read in this test', retry: false }),
   };
   return { reads, calls };
 }
