@@ -10,6 +10,7 @@ import { openKeyv } from '../adapters/store/create-keyv.js';
 import { createKeyvCatalogStore } from '../adapters/store/keyv-catalog-store.js';
 import { createKeyvChangeHistory } from '../adapters/store/keyv-change-history.js';
 import { createKeyvEnrichmentStore } from '../adapters/store/keyv-enrichment-store.js';
+import { createKeyvVerdictStore } from '../adapters/store/keyv-verdict-store.js';
 import type { Config } from '../config/load-config.js';
 import { shuttingDown } from '../core/async/deadline.js';
 import type { CatalogSnapshot } from '../core/catalog/catalog.js';
@@ -29,6 +30,7 @@ import type { PosClient } from '../services/catalog/pos-port.js';
 import { createSyncPhases, type SyncPhases } from '../services/catalog/sync-phases.js';
 import type { EnrichmentDocument } from '../services/enrichment/enrichment-ports.js';
 import { createEnrichmentService, type EnrichmentService } from '../services/enrichment/enrichment-service.js';
+import type { VerdictStore } from '../services/push/google-verdicts.js';
 import { createCatalogWorkers } from '../workers/create-catalog-workers.js';
 
 /**
@@ -124,6 +126,8 @@ export interface CatalogParts {
   readonly changeHistory: ChangeHistory;
   /** The marketer's enrichment sheet, when `ENRICHMENT_SOURCE` is set. */
   readonly enrichment: EnrichmentService | undefined;
+  /** Where a channel's verdicts on the items are kept, in the catalog's store (shared by a group). */
+  verdictStore(channel: string, account: string): VerdictStore;
   /** Aborts every sync running now or started later (a shutdown): they end soon, reported `SYNC_ABORTED`. */
   abortRuns(): void;
   /** Waits for the worker threads' tasks, then closes them, the POS client and the store. */
@@ -186,6 +190,7 @@ export function createCatalogParts(
       ...(group === undefined ? {} : { canWrite: group.isLeader }),
     }),
     enrichment: enrichment?.service,
+    verdictStore: (channel, account) => createKeyvVerdictStore(opened.keyv, { channel, account }),
     abortRuns: () => shutdown.abort(shuttingDown()),
     async close() {
       await enrichment?.close();

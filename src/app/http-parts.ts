@@ -151,7 +151,7 @@ export function createAppHttp(config: Config, shared: Shared, served: ServedPart
         fetches: served.feeds.fetches,
         consoleWarnings: createAppConsoleWarnings(config, shared, served),
         ...pushStatus,
-        ...(push === undefined ? {} : { pushControl: push }),
+        ...(push === undefined ? {} : { pushControl: push, verdicts: () => push.verdicts() }),
       }),
   });
 }

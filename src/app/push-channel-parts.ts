@@ -25,6 +25,7 @@ import {
 import { feedContextOf, itemOptionsOf } from '../services/feeds/feed-builder.js';
 import type { FeedService } from '../services/feeds/feed-service.js';
 import { createGoogleChannel, GOOGLE_MAX_ROUND, type GoogleChannel } from '../services/push/google-channel.js';
+import { createGoogleVerdicts, type GoogleVerdicts, type VerdictStore } from '../services/push/google-verdicts.js';
 import { createMetaBatchChecks } from '../services/push/meta-batch-checks.js';
 import type { PushWorker } from '../services/push/push-worker.js';
 
@@ -245,6 +246,8 @@ export function shoptetParts(
 /** Google's parts and its channel state (data source, quotas, pacing): see `services/push/google-channel.ts`. */
 export interface GoogleParts extends ChannelParts<unknown> {
   readonly google: GoogleChannel;
+  /** Google's verdicts read back (not in a dry run, nor without a store to keep them in). */
+  readonly verdicts?: GoogleVerdicts;
   /** Units whose local inventory is sent (those with a store code, when GOOGLE_LOCAL_INVENTORY is on). */
   readonly localUnits: readonly string[];
 }
@@ -266,6 +269,7 @@ export function googleParts(
   feeds?: PushFeeds,
   isLeader?: () => boolean,
   now: () => number = Date.now,
+  verdictStore?: VerdictStore,
 ): GoogleParts | undefined {
   const settings = push.google;
   if (settings === undefined) return undefined;
@@ -273,6 +277,7 @@ export function googleParts(
   const names = { account: settings.account, contentLanguage: settings.contentLanguage, feedLabel: settings.feedLabel };
   let google: GoogleChannel;
   let client: ChannelClient<GooglePayload>;
+  let verdicts: GoogleVerdicts | undefined;
   if (push.dryRun) {
     // Nothing is read from Google either; the round is logged as one line, not call by call.
     client = createDryRunClient<GooglePayload>(
@@ -310,6 +315,21 @@ export function googleParts(
       ...(isLeader === undefined ? {} : { isLeader }),
     });
     client = google.client;
+    const paced = google.paced;
+    if (verdictStore !== undefined) {
+      verdicts = createGoogleVerdicts({
+        reads,
+        paced: (call) => paced(call),
+        store: verdictStore,
+        isLeader: isLeader ?? (() => true),
+        intervalMs: settings.statusIntervalMs,
+        // Google's verdicts on the first sends take minutes; the quota's first read comes before.
+        firstDelayMs: Math.min(VERDICTS_FIRST_READ_MS, settings.statusIntervalMs),
+        followMs: Math.min(VERDICTS_FOLLOW_MS, settings.statusIntervalMs),
+        now,
+        logger,
+      });
+    }
   }
   const feed = { storeCodes: config.feed.unitStoreCodes, unitNames: new Map<string, string>(), ...links };
   const buildPayload = googlePayloads(
@@ -329,7 +349,26 @@ export function googleParts(
       lensesOf(feeds).product !== undefined &&
       feeds?.templates.find((template) => template.name === 'google')?.stockAdjusts === true,
     google,
+    ...(verdicts === undefined ? {} : { verdicts }),
     localUnits: settings.localInventory ? Object.keys(config.feed.unitStoreCodes) : [],
-    ...(push.dryRun ? {} : { background: googleQuotaBackground(google) }),
+    ...(push.dryRun ? {} : { background: googleBackground(google, verdicts) }),
+  };
+}
+
+const VERDICTS_FIRST_READ_MS = 60_000;
+const VERDICTS_FOLLOW_MS = 30_000;
+
+/** The quota shared with the group, and the verdicts read back (each instance shows the store's). */
+function googleBackground(google: GoogleChannel, verdicts: GoogleVerdicts | undefined) {
+  const quota = googleQuotaBackground(google);
+  return (context: BackgroundContext) => {
+    const running = quota(context);
+    verdicts?.start();
+    return {
+      stop() {
+        running.stop();
+        void verdicts?.stop();
+      },
+    };
   };
 }

@@ -13,6 +13,7 @@ import { createPacer } from '../core/push/pacer.js';
 import type { PushChannel } from '../core/push/push-channel.js';
 import type { CatalogService } from '../services/catalog/catalog-service.js';
 import { withGoogleChannel } from '../services/push/google-channel.js';
+import type { GoogleVerdicts, VerdictStore } from '../services/push/google-verdicts.js';
 import {
   applyPausedSetting,
   createPushControl,
@@ -29,7 +30,15 @@ import {
   type StatusExtras,
 } from '../services/push/push-status.js';
 import { createPushWorker, type PushWorker } from '../services/push/push-worker.js';
-import { type ChannelParts, googleParts, type Links, metaParts, type PushFeeds, shoptetParts } from './push-channel-parts.js';
+import {
+  type ChannelParts,
+  type GoogleParts,
+  googleParts,
+  type Links,
+  metaParts,
+  type PushFeeds,
+  shoptetParts,
+} from './push-channel-parts.js';
 import { uncoalescedOutbox, uncoalescedPayloads } from './push-uncoalesced.js';
 
 /**
@@ -48,6 +57,8 @@ export interface PushWiring {
   status(): Readonly<Partial<Record<PushChannel, PushChannelStatus>>>;
   /** The configured channels. */
   channels(): readonly PushChannel[];
+  /** Google's verdicts read back, when Google is pushed to (not in a dry run). */
+  verdicts(): GoogleVerdicts | undefined;
   /** The operator's pause and resume (kept in the outbox) and a full reconciliation now (`services/push/push-control.ts`). */
   pause: PushControl['pause'];
   resume: PushControl['resume'];
@@ -74,6 +85,8 @@ export interface PushWiringDeps {
   readonly coalesce?: () => boolean;
   /** The app's clock (default: the system's). */
   readonly now?: () => Date;
+  /** Where Google's verdicts are kept (the catalog's store); without it they are not read. */
+  readonly verdictStore?: VerdictStore;
 }
 
 /** What the push takes from a group of instances on Redis (docs/scale-out.md). */
@@ -128,7 +141,7 @@ export function createPushWiring(deps: PushWiringDeps): PushWiring | undefined {
   if (meta !== undefined) channels.set('meta', meta);
   const shoptet = shoptetParts(push, config, deps.links, log, deps.feeds, now);
   if (shoptet !== undefined) channels.set('shoptet', shoptet);
-  const google = googleParts(push, config, deps.links, log, deps.feeds, deps.isLeader, now);
+  const google = googleParts(push, config, deps.links, log, deps.feeds, deps.isLeader, now, deps.verdictStore);
   if (google !== undefined) channels.set('google', google);
   if (channels.size === 0) return undefined;
   if (/^rediss?:\/\//.test(config.store.url) && deps.group === undefined) {
@@ -193,7 +206,7 @@ export function createPushWiring(deps: PushWiringDeps): PushWiring | undefined {
       for (const worker of workers.values()) worker.wake();
     },
   });
-  const extras = new Map(google === undefined ? [] : [['google' as const, () => google.google.status()]]);
+  const extras = new Map(google === undefined ? [] : [['google' as const, () => googleStatus(google)]]);
   const backgrounds = [...channels].flatMap(([channel, parts]) => {
     const worker = workers.get(channel);
     return parts.background === undefined || worker === undefined
@@ -223,7 +236,11 @@ export function createPushWiring(deps: PushWiringDeps): PushWiring | undefined {
       ? {}
       : { budget: { google: () => reconcileBudget(google.google.quota(), push.googleReconcileShare) } }),
   });
-  return runPush({ deps, clock, push, outbox, workers, deriver, reconciler, log, gate, extras, backgrounds });
+  const verdicts = google?.verdicts;
+  return {
+    ...runPush({ deps, clock, push, outbox, workers, deriver, reconciler, log, gate, extras, backgrounds }),
+    verdicts: () => verdicts,
+  };
 }
 
 function fenceOf(group: PushGroup): () => string {
@@ -258,7 +275,7 @@ function runPush(parts: {
   readonly extras?: StatusExtras;
   /** Each channel's background work (Meta's batch checks): started after the workers, stopped before them. */
   readonly backgrounds: readonly (() => { stop(): void } | undefined)[];
-}): PushWiring {
+}): Omit<PushWiring, 'verdicts'> {
   const { deps, push, outbox, workers, log, gate } = parts;
   const board = createPushStatusBoard({
     workers,
@@ -333,4 +350,10 @@ function runPush(parts: {
     resume: control.resume,
     reconcile: control.reconcile,
   };
+}
+
+/** What Google adds to its worker's status: the channel's (quota, data source) and the verdicts' summary. */
+function googleStatus(google: GoogleParts): Partial<PushChannelStatus> {
+  const verdicts = google.verdicts?.summary();
+  return { ...google.google.status(), ...(verdicts === undefined ? {} : { verdicts }) };
 }

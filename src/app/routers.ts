@@ -29,7 +29,9 @@ import { isLoggedFeed } from '../services/fetches/fetch-log-scope.js';
 import type { GroupStatus } from '../services/group/group-monitor.js';
 import { type JobTiming, waitingReason } from '../services/health/readiness.js';
 import type { StoreHealth } from '../services/health/store-health.js';
+import type { ChannelVerdictViews } from '../services/products/product-lookup.js';
 import { createProductLookup } from '../services/products/product-lookup.js';
+import type { GoogleVerdicts } from '../services/push/google-verdicts.js';
 import type { WebhookProcessor } from '../services/webhooks/webhook-processor.js';
 import { createShippedDocPages } from './feed-parts.js';
 
@@ -68,6 +70,8 @@ export interface RouterParts {
   readonly push?: () => PushStatuses;
   /** The channel push, when a channel is configured: its operator controls are admin routes. */
   readonly pushControl?: AdminPushControl | undefined;
+  /** Google's verdicts read back, when Google is pushed to. */
+  readonly verdicts?: () => GoogleVerdicts | undefined;
 }
 
 /** The HTTP routes of the running bridge, wired to its parts (composition root, beside `start-app.ts`); their order is the order they match. */
@@ -156,6 +160,7 @@ function productDetailRouter(parts: RouterParts): Router {
       reports: () => ({ catalog: catalog.lastReport('sync-catalog'), stock: catalog.lastReport('sync-stock') }),
       lastChanges: webhooks.lastChanges,
       sourceRows: (snapshot) => catalog.sourceRows(snapshot),
+      channelVerdicts: (id) => googleVerdictView(parts.verdicts?.(), id),
     }),
     token: config.feed.token,
     publicBaseUrl: config.http.publicBaseUrl,
@@ -216,4 +221,18 @@ function consoleRouters(parts: RouterParts): Router[] {
 /** The tokens that open `/metrics` and the full `/readyz` (docs/security.md). */
 export function operatorTokensOf(config: Config): OperatorTokens {
   return { feed: config.feed.token, metrics: config.metricsToken };
+}
+
+/** Google's verdict on one product for its page and `/api/products/{id}`; `undefined` when Google is not read. */
+async function googleVerdictView(verdicts: GoogleVerdicts | undefined, id: string): Promise<ChannelVerdictViews | undefined> {
+  if (verdicts === undefined) return undefined;
+  const summary = verdicts.summary();
+  const verdict = summary?.readAt === undefined ? undefined : await verdicts.verdict(id);
+  return {
+    google: {
+      ...(summary?.readAt === undefined ? {} : { readAt: summary.readAt }),
+      ...(summary?.lastError === undefined ? {} : { lastError: summary.lastError }),
+      ...(verdict === undefined ? {} : { verdict }),
+    },
+  };
 }

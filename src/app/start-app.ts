@@ -11,6 +11,7 @@ import { openStoredCatalog, type StoredCatalogStart } from '../services/catalog/
 import type { FeedPrewarm } from '../services/feeds/feed-prewarm.js';
 import type { FeedService } from '../services/feeds/feed-service.js';
 import type { FetchLog } from '../services/fetches/fetch-log.js';
+import type { VerdictStore } from '../services/push/google-verdicts.js';
 import type { WebhookProcessor } from '../services/webhooks/webhook-processor.js';
 import { type AppPart, type Shared, startParts, stopParts, stoppedBeside } from './app-part.js';
 import {
@@ -164,7 +165,15 @@ async function createAppParts(config: Config, shared: Shared, deps: AppDeps): Pr
     changeHistory: parts.changeHistory,
     enrichment: parts.enrichment,
   });
-  const push = createAppPush(config, shared, { catalog, feeds: feedParts.feeds, sandbox, group, coalesce: deps.pushCoalesce });
+  const google = config.push.google;
+  const push = createAppPush(config, shared, {
+    catalog,
+    feeds: feedParts.feeds,
+    sandbox,
+    group,
+    coalesce: deps.pushCoalesce,
+    ...(google === undefined ? {} : { verdictStore: parts.verdictStore('google', google.account) }),
+  });
   const eventLoop = createEventLoopMonitor({ histogram: metrics.eventLoopDelay });
   const retryDelay = deps.syncRetryDelayMs ?? ((failures: number) => retryDelayMs(failures, Math.random));
   const leader = group?.coordinator.isLeader;
@@ -234,6 +243,7 @@ function createAppPush(
     readonly sandbox: RunningSandbox | undefined;
     readonly group: InstanceGroup | undefined;
     readonly coalesce: (() => boolean) | undefined;
+    readonly verdictStore?: VerdictStore;
   },
 ): PushWiring | undefined {
   const { group } = deps;
@@ -254,6 +264,7 @@ function createAppPush(
           group: { outbox: () => group.redis.pushOutbox(), fence: () => group.redis.lease.held() },
         }),
     ...(deps.coalesce === undefined ? {} : { coalesce: deps.coalesce }),
+    ...(deps.verdictStore === undefined ? {} : { verdictStore: deps.verdictStore }),
   });
 }
 

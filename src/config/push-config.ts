@@ -37,6 +37,8 @@ export interface GooglePushConfig {
   readonly feedLabel: string;
   readonly localInventory: boolean;
   readonly quotaRefreshMs: number;
+  /** GOOGLE_STATUS_INTERVAL_MS: how often the verdicts are read back. */
+  readonly statusIntervalMs: number;
 }
 
 /** The channels' settings; a channel is absent unless fully configured (see partlyConfiguredChannels). */
@@ -72,6 +74,7 @@ export function pushConfigOf(e: ConfigEnv): PushConfig {
       feedLabel: e.GOOGLE_FEED_LABEL,
       localInventory: e.GOOGLE_LOCAL_INVENTORY ?? Object.keys(e.UNIT_STORE_CODES).length > 0,
       quotaRefreshMs: e.GOOGLE_QUOTA_REFRESH_MS,
+      statusIntervalMs: e.GOOGLE_STATUS_INTERVAL_MS,
     })),
   };
 }

@@ -76,6 +76,12 @@ export const PUSH_SETTINGS = {
     .transform((value) => (value === undefined ? undefined : value === 'true' || value === '1'))
     .describe('Google push: send local inventory per unit with a store code (default: on when UNIT_STORE_CODES is set)'),
   GOOGLE_QUOTA_REFRESH_MS: int(600_000, 1_000, 3_600_000, "Google push: how often the account's quotas are read (ms)"),
+  GOOGLE_STATUS_INTERVAL_MS: int(
+    1_800_000,
+    1_000,
+    86_400_000,
+    "Google push: how often Google's verdict on every product (approved, pending, disapproved, its issues) is read back, in milliseconds; each read takes one call per 1,000 products",
+  ),
   SHOPTET_API_TOKEN: z
     .string()
     .regex(/^\S+$/, 'must not contain whitespace')

@@ -1,9 +1,5 @@
-import { generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { type RunningApp, startApp } from '../../src/app/start-app.js';
@@ -11,9 +7,9 @@ import type { Product } from '../../src/core/catalog/catalog.js';
 import { toAmountMicros } from '../../src/core/push/money-micros.js';
 import { createSandboxApp } from '../../src/sandbox/create-sandbox-app.js';
 import { createSandboxState, type SandboxState } from '../../src/sandbox/sandbox-state.js';
-import { type GoogleServer, startGoogleServer } from '../fakes/channels/google-server.js';
+import type { GoogleServer } from '../fakes/channels/google-server.js';
+import { createGoogleKit, GOOGLE_ACCOUNT, GOOGLE_DATA_SOURCE } from '../helpers/google-kit.js';
 import { pieceItem, sellOut as sellEveryPiece, eventually as waitUntil } from '../helpers/push-kit.js';
-import { createTestConfig } from '../helpers/test-config.js';
 
 /**
  * The Google push end to end (docs/channel-push.md, Google): the real app on the sandbox, the fake Merchant API
@@ -21,45 +17,11 @@ import { createTestConfig } from '../helpers/test-config.js';
  * throwaway RSA key is written as the service-account file.
  */
 
-const ACCOUNT = '123';
-const DATA_SOURCE = '456';
-const CLIENT_EMAIL = 'bridge@project.iam.gserviceaccount.com';
-const STORE_CODES = 'U1=praha-1,U2=brno,U3=ostrava';
+const ACCOUNT = GOOGLE_ACCOUNT;
+const DATA_SOURCE = GOOGLE_DATA_SOURCE;
 const STORE_OF: Record<string, string> = { U1: 'praha-1', U2: 'brno', U3: 'ostrava' };
-
-const dirs: string[] = [];
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'google-push-e2e-'));
-  dirs.push(dir);
-  return dir;
-}
-
-const keys = generateKeyPairSync('rsa', { modulusLength: 2048 });
-const privatePem = keys.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-
-function keyFile(tokenUrl: string): string {
-  const file = join(tempDir(), 'service-account.json');
-  const key = { type: 'service_account', client_email: CLIENT_EMAIL, private_key: privatePem, token_uri: tokenUrl };
-  writeFileSync(file, JSON.stringify(key));
-  return file;
-}
-
-function googleConfig(google: GoogleServer, extra: Record<string, string> = {}) {
-  return createTestConfig({
-    STORE_URL: `sqlite://${join(tempDir(), 'catalog.sqlite')}`,
-    SANDBOX_ARTICLES: '40',
-    SANDBOX_SALES_PER_MINUTE: '0',
-    STOCK_SYNC_CRON: '0 0 1 1 *',
-    CATALOG_SYNC_CRON: '0 0 1 1 *',
-    UNIT_STORE_CODES: STORE_CODES,
-    GOOGLE_MERCHANT_ACCOUNT_ID: ACCOUNT,
-    GOOGLE_MERCHANT_DATA_SOURCE_ID: DATA_SOURCE,
-    GOOGLE_APPLICATION_CREDENTIALS: keyFile(google.tokenUrl),
-    GOOGLE_OAUTH_TOKEN_URL: google.tokenUrl,
-    GOOGLE_MERCHANT_API_URL: google.baseUrl,
-    ...extra,
-  });
-}
+const kit = createGoogleKit();
+const googleConfig = kit.config;
 
 /** Waits for `read` to answer `expected` (bounded: about 40 s, a loaded CI machine); answers the last value read. */
 function eventually<T>(read: () => T | Promise<T>, expected: T): Promise<T> {
@@ -123,10 +85,7 @@ describe('Google push against the sandbox and the fake Merchant API', () => {
     { level: 'info' },
     { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
   );
-  const publicKey: KeyObject = keys.publicKey;
-
-  const startFake = async () =>
-    startGoogleServer({ account: ACCOUNT, dataSourceId: DATA_SOURCE, clientEmail: CLIENT_EMAIL, publicKey });
+  const startFake = kit.startFake;
 
   afterEach(async () => {
     await app?.stop();
@@ -135,9 +94,7 @@ describe('Google push against the sandbox and the fake Merchant API', () => {
     lines.length = 0;
   });
 
-  afterAll(() => {
-    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => kit.cleanUp());
 
   it('inserts every item with its full input, then a sell-out reaches the product and the local inventories', async () => {
     google = await startFake();

@@ -9,6 +9,7 @@ export interface PushMetrics {
   readonly pushLastSuccess: Gauge<'channel'>;
   readonly pushQuotaUsed: Gauge<'channel'>;
   readonly pushPaused: Gauge<'channel'>;
+  readonly channelItems: Gauge<'channel' | 'status'>;
 }
 
 export function createPushMetrics(registers: Registry[]): PushMetrics {
@@ -54,6 +55,12 @@ export function createPushMetrics(registers: Registry[]): PushMetrics {
       name: 'catalog_bridge_push_paused',
       help: 'Whether a channel is paused (1: changes are kept, nothing is sent) or not (0)',
       labelNames: ['channel'],
+      registers,
+    }),
+    channelItems: new Gauge({
+      name: 'catalog_bridge_channel_items',
+      help: "Items by the channel's own verdict as last read back (status: approved, pending, disapproved); Google only",
+      labelNames: ['channel', 'status'],
       registers,
     }),
   };

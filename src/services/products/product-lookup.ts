@@ -7,6 +7,7 @@ import { csvItemText, explainTemplateItem, type ItemVerdict, notOffered } from '
 import { type GtinProblem, gtinProblemOf } from '../../core/feeds/normalize-gtin.js';
 import { jsonItemText } from '../../core/feeds/render-json-feed.js';
 import { toFeedItem } from '../../core/feeds/to-feed-item.js';
+import type { GoogleVerdict } from '../../core/push/google-product-status.js';
 import { feedContextOf, itemOptionsOf, unitColumnsOf } from '../feeds/feed-builder.js';
 import type { FeedService } from '../feeds/feed-service.js';
 import type { LastStockChanges } from './last-stock-changes.js';
@@ -56,6 +57,21 @@ export interface ProductView {
   readonly feeds: readonly FeedVerdict[];
   /** Why the POS's EAN is not sent as a GTIN (channels get none for this product), when it is not. */
   readonly eanProblem?: GtinProblem;
+  /** What the channels that report back say of the product (Google's verdict), where one is pushed to. */
+  readonly channels?: ChannelVerdictViews;
+}
+
+/** Google's verdict on the product as last read back; `verdict` absent when that read did not list it. */
+export interface GoogleVerdictView {
+  /** When the verdicts were last read (ISO 8601); absent before the first read. */
+  readonly readAt?: string;
+  /** The last read that failed (the verdicts of the read before stay). */
+  readonly lastError?: { readonly at: string; readonly message: string };
+  readonly verdict?: GoogleVerdict;
+}
+
+export interface ChannelVerdictViews {
+  readonly google?: GoogleVerdictView;
 }
 
 export type ProductLookupResult =
@@ -73,6 +89,8 @@ export interface ProductLookupDeps {
   readonly lastChanges: Pick<LastStockChanges, 'of' | 'rereadOf'>;
   /** The rows of the full sync that built the snapshot's family, when this instance ran it. */
   readonly sourceRows?: (snapshot: CatalogSnapshot) => FamilySourceRows | undefined;
+  /** The channels' verdicts on a product (Google's, when pushed to). */
+  readonly channelVerdicts?: (id: string) => Promise<ChannelVerdictViews | undefined>;
 }
 
 export interface ProductLookup {
@@ -176,6 +194,7 @@ export function createProductLookup(deps: ProductLookupDeps): ProductLookup {
       const views = unit === undefined ? [ALL_UNITS, ...snapshot.units.map((entry) => entry.code)] : [unit];
       const { offers: _offers, aggregate: _aggregate, enrichment, ...values } = product;
       const eanProblem = product.ean === undefined ? undefined : gtinProblemOf(product.ean);
+      const channels = await deps.channelVerdicts?.(id).catch(() => undefined);
       return {
         ok: true,
         view: {
@@ -192,6 +211,7 @@ export function createProductLookup(deps: ProductLookupDeps): ProductLookup {
           }),
           feeds: await feedsOf(snapshot, product, views),
           ...(eanProblem === undefined ? {} : { eanProblem }),
+          ...(channels === undefined ? {} : { channels }),
         },
       };
     },

@@ -60,6 +60,11 @@ export interface GoogleChannel {
   roundSize(): number;
   /** What `/readyz` adds to the worker's status: the quota, and a data source problem as the last error. */
   status(): Partial<PushChannelStatus>;
+  /**
+   * A read of the account (the verdicts' `products.list`) in turn with the sends: it waits for the pacer, so
+   * reads and sends together stay within the quota. `undefined` while the day's quota is spent.
+   */
+  paced<T>(call: () => Promise<T>): Promise<T | undefined>;
   start(): void;
   stop(): Promise<void>;
 }
@@ -138,13 +143,17 @@ export function createGoogleChannel(deps: GoogleChannelDeps): GoogleChannel {
     }
   }
 
-  async function sendOne(item: Parameters<ChannelClient<GooglePayload>['send']>[0][number]): Promise<PushTargetOutcome> {
+  async function takeTurn(): Promise<void> {
     for (;;) {
       const at = now();
-      if (pacer.tryTake(at)) break;
+      if (pacer.tryTake(at)) return;
       const next = pacer.nextAvailableAt(at);
       await delay(next === undefined ? 50 : Math.max(1, next - at));
     }
+  }
+
+  async function sendOne(item: Parameters<ChannelClient<GooglePayload>['send']>[0][number]): Promise<PushTargetOutcome> {
+    await takeTurn();
     try {
       const [outcome] = await deps.client.send([item]);
       if (outcome === undefined) return { target: item.target, gen: item.gen, outcome: { kind: 'retry', message: 'no answer' } };
@@ -188,6 +197,15 @@ export function createGoogleChannel(deps: GoogleChannelDeps): GoogleChannel {
           ? {}
           : { lastError: sourceProblem.message, lastErrorAt: new Date(sourceProblem.at).toISOString() }),
       };
+    },
+    async paced(call) {
+      if (dailyUntil !== undefined && now() < dailyUntil) return undefined;
+      await takeTurn();
+      try {
+        return await call();
+      } finally {
+        pacer.release();
+      }
     },
     start() {
       if (deps.reads === undefined || timer !== undefined || abort.signal.aborted) return;

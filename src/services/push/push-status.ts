@@ -1,4 +1,5 @@
 import type { PushConfig } from '../../config/load-config.js';
+import type { VerdictSummary } from '../../core/push/channel-verdicts.js';
 import type { PushChannelState } from '../../core/push/outbox.js';
 import type { PushChannel, PushErrorCause } from '../../core/push/push-channel.js';
 import type { ServiceLogger as Logger } from '../logging/service-logger.js';
@@ -14,6 +15,7 @@ export interface PushStatusMetrics {
   readonly pushLastSuccess: LabelledGaugePort<'channel'>;
   readonly pushQuotaUsed: LabelledGaugePort<'channel'>;
   readonly pushPaused: LabelledGaugePort<'channel'>;
+  readonly channelItems: LabelledGaugePort<'channel' | 'status'>;
 }
 
 /** What `/readyz` says per channel under `push.{channel}`. */
@@ -44,6 +46,8 @@ export interface PushChannelStatus {
   readonly lastFullReconcileAt?: string;
   /** When these figures were read from the outbox (a read starts every second); absent before the first read. */
   readonly checkedAt?: string;
+  /** Google: its verdicts on the items as last read back (counts, top issues, the last read's time and error). */
+  readonly verdicts?: VerdictSummary;
 }
 
 /** The state's optional parts, as the status carries them (a quota only with both figures). */
@@ -125,6 +129,10 @@ export function updatePushMetrics(
     metrics.pushQuotaUsed.set({ channel }, shown.quota.used / shown.quota.limit);
   }
   metrics.pushPaused.set({ channel }, shown.mode === 'paused' ? 1 : 0);
+  const counts = shown.verdicts?.readAt === undefined ? undefined : shown.verdicts.counts;
+  if (counts !== undefined) {
+    for (const [status, items] of Object.entries(counts)) metrics.channelItems.set({ channel, status }, items);
+  }
   return { requests: { ...status.requests }, items: { ...status.items } };
 }
 

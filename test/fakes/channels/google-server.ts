@@ -70,6 +70,8 @@ export interface GoogleServer extends HarnessServer {
   readonly extraListed: unknown[];
   /** `products.list` calls so far. */
   readonly productListReads: () => number;
+  /** From now on `products.list` answers this HTTP error (`undefined`: lists again). */
+  failProductListing(status: number | undefined): void;
   /** Spends the day's quota of every group (usage = limit); calls are then refused with 429 daily limit. */
   exhaustDailyQuota(): void;
   /** Google's midday reset: every group's usage back to 0. */
@@ -380,7 +382,12 @@ export async function startGoogleServer(options: GoogleServerOptions): Promise<G
   const state: State = { products: new Map(), local: new Map() };
   const issued: string[] = [];
   const address = { tokenUrl: '' };
-  const knobs = { dataSourceKind: 'primary' as FakeDataSourceKind, quotaReads: 0, productListReads: 0 };
+  const knobs = {
+    dataSourceKind: 'primary' as FakeDataSourceKind,
+    quotaReads: 0,
+    productListReads: 0,
+    listFailure: undefined as number | undefined,
+  };
   const statuses: FakeStatuses = new Map();
   const extraListed: unknown[] = [];
   const groups = defaultQuotaGroups();
@@ -399,6 +406,7 @@ export async function startGoogleServer(options: GoogleServerOptions): Promise<G
     if (spent !== undefined) return spent;
     if (url.pathname.startsWith('/products/v1/') && request.method === 'GET') {
       knobs.productListReads += 1;
+      if (knobs.listFailure !== undefined) return refuse(knobs.listFailure, 'The service is currently unavailable.');
       return productsListCall(url, options, state, statuses, extraListed);
     }
     if (url.pathname.startsWith('/products/v1/')) return productCall(request, url, options, state);
@@ -423,6 +431,9 @@ export async function startGoogleServer(options: GoogleServerOptions): Promise<G
     statuses,
     extraListed,
     productListReads: () => knobs.productListReads,
+    failProductListing(status) {
+      knobs.listFailure = status;
+    },
     exhaustDailyQuota() {
       for (const group of groups) group.usage = group.dailyLimit;
     },

@@ -1,0 +1,99 @@
+import type { GoogleIssue, GoogleVerdict, GoogleVerdictStatus } from './google-product-status.js';
+
+/**
+ * What a channel said of the items as a whole, after one read of its verdicts (docs/channel-push.md,
+ * "Google's verdicts"): how many are approved, pending and disapproved, the issues that touch the most items,
+ * and the read's own trouble. Kept beside the verdicts themselves, which are kept in buckets by offer id, so
+ * a product page reads one small bucket and no instance holds every verdict in memory.
+ */
+
+/** Buckets the verdicts are kept in: ~400 products each at 100,000. */
+export const VERDICT_BUCKETS = 256;
+/** Issues named in a summary (the overview and the warnings show the first). */
+const TOP_ISSUES = 5;
+
+export interface TopIssue {
+  readonly code: string;
+  readonly severity: string;
+  readonly description?: string;
+  readonly attribute?: string;
+  readonly documentation?: string;
+  /** Items it touches. */
+  readonly items: number;
+  /** One of them, for a link to its product page. */
+  readonly example: string;
+}
+
+export interface VerdictCounts {
+  readonly approved: number;
+  readonly pending: number;
+  readonly disapproved: number;
+}
+
+export interface VerdictSummary {
+  /** When the verdicts in the store were read (ISO 8601); absent before the first complete read. */
+  readonly readAt?: string;
+  readonly counts: VerdictCounts;
+  /** The issues that disapprove or demote the most items, most first (`NOT_IMPACTED` ones are left out). */
+  readonly topIssues: readonly TopIssue[];
+  /** Products of the listing that could not be read, and the first of their names. */
+  readonly unreadable?: { readonly count: number; readonly first: string };
+  /** The last read that failed, while the verdicts of the read before stay in use. */
+  readonly lastError?: { readonly at: string; readonly message: string };
+}
+
+export const EMPTY_COUNTS: VerdictCounts = { approved: 0, pending: 0, disapproved: 0 };
+
+/** The bucket of an offer id (FNV-1a over its UTF-16 code units: stable across processes and versions). */
+export function bucketOf(offerId: string, buckets = VERDICT_BUCKETS): number {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < offerId.length; index++) {
+    hash ^= offerId.charCodeAt(index);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash % buckets;
+}
+
+function counted(issue: GoogleIssue): boolean {
+  return issue.severity === 'DISAPPROVED' || issue.severity === 'DEMOTED';
+}
+
+/** Adds up the verdicts of one read, as they arrive page by page. */
+export function createVerdictTally() {
+  const counts: Record<GoogleVerdictStatus, number> = { approved: 0, pending: 0, disapproved: 0 };
+  const issues = new Map<string, { issue: GoogleIssue; items: number; example: string }>();
+  return {
+    add(verdict: GoogleVerdict): void {
+      counts[verdict.status] += 1;
+      const seen = new Set<string>();
+      for (const issue of verdict.issues) {
+        if (!counted(issue) || seen.has(issue.code)) continue;
+        seen.add(issue.code);
+        const entry = issues.get(issue.code);
+        if (entry === undefined) issues.set(issue.code, { issue, items: 1, example: verdict.offerId });
+        else entry.items += 1;
+      }
+    },
+    summary(readAt: string, unreadable: readonly string[]): VerdictSummary {
+      const topIssues = [...issues.values()]
+        .sort((a, b) => b.items - a.items || a.issue.code.localeCompare(b.issue.code))
+        .slice(0, TOP_ISSUES)
+        .map(({ issue, items, example }) => ({
+          code: issue.code,
+          severity: issue.severity,
+          ...(issue.description === undefined ? {} : { description: issue.description }),
+          ...(issue.attribute === undefined ? {} : { attribute: issue.attribute }),
+          ...(issue.documentation === undefined ? {} : { documentation: issue.documentation }),
+          items,
+          example,
+        }));
+      const first = unreadable[0];
+      return {
+        readAt,
+        counts: { ...counts },
+        topIssues,
+        ...(first === undefined ? {} : { unreadable: { count: unreadable.length, first } }),
+      };
+    },
+  };
+}

@@ -1,0 +1,138 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import { bucketOf, createVerdictTally, type VerdictSummary } from '../../core/push/channel-verdicts.js';
+import { GOOGLE_MAX_PRODUCT_PAGES, type GoogleVerdict } from '../../core/push/google-product-status.js';
+import type { ServiceLogger as Logger } from '../logging/service-logger.js';
+import type { GoogleAccountReads, ProductsPageRead } from './google-account-port.js';
+
+/**
+ * Google's verdicts on the items, read back (docs/channel-push.md, "Google's verdicts"): on the leader, a
+ * while after the start and then every GOOGLE_STATUS_INTERVAL_MS, every page of `products.list` is read in
+ * turn with the sends (the channel's pacer, so within the quota), and the verdicts replace those in the
+ * store once the whole listing is read. A read that fails keeps the verdicts of the read before and says
+ * so. Every instance of a group shows what the store holds.
+ */
+
+/** Where the verdicts are kept: the store of the catalog (SQLite, or the group's Redis). */
+export interface VerdictStore {
+  /** Replaces the verdicts with a complete read's, bucket by bucket (`bucketOf`), then its summary. */
+  publish(buckets: ReadonlyMap<number, readonly GoogleVerdict[]>, summary: VerdictSummary): Promise<void>;
+  /** Notes a failed read in the summary; the verdicts stay. */
+  noteFailure(error: { readonly at: string; readonly message: string }): Promise<void>;
+  summary(): Promise<VerdictSummary | undefined>;
+  verdict(offerId: string): Promise<GoogleVerdict | undefined>;
+}
+
+export interface GoogleVerdictsDeps {
+  readonly reads: Pick<GoogleAccountReads, 'productsPage'>;
+  /** A read in turn with the sends (`GoogleChannel.paced`); `undefined` while the day's quota is spent. */
+  readonly paced: (call: () => Promise<ProductsPageRead>) => Promise<ProductsPageRead | undefined>;
+  readonly store: VerdictStore;
+  readonly isLeader: () => boolean;
+  /** GOOGLE_STATUS_INTERVAL_MS. */
+  readonly intervalMs: number;
+  /** The first read after the start: the first sends' verdicts take Google minutes anyway. */
+  readonly firstDelayMs: number;
+  /** How often an instance takes the summary from the store (followers show the leader's). */
+  readonly followMs: number;
+  readonly now: () => number;
+  readonly logger: Logger;
+}
+
+export type VerdictReadOutcome = 'read' | 'failed' | 'skipped';
+
+export interface GoogleVerdicts {
+  start(): void;
+  stop(): Promise<void>;
+  /** One read of the whole listing now (leader only; `skipped` elsewhere, while one runs, or without quota). */
+  readNow(): Promise<VerdictReadOutcome>;
+  /** The summary as last taken from the store (synchronous, for `/readyz`, metrics and the console). */
+  summary(): VerdictSummary | undefined;
+  /** The verdict on one product, from the store. */
+  verdict(offerId: string): Promise<GoogleVerdict | undefined>;
+}
+
+export function createGoogleVerdicts(deps: GoogleVerdictsDeps): GoogleVerdicts {
+  const { store, logger: log, now } = deps;
+  const abort = new AbortController();
+  let summary: VerdictSummary | undefined;
+  let reading: Promise<VerdictReadOutcome> | undefined;
+  const timers: NodeJS.Timeout[] = [];
+
+  async function follow(): Promise<void> {
+    summary = (await store.summary()) ?? summary;
+  }
+
+  async function fail(message: string): Promise<VerdictReadOutcome> {
+    const at = new Date(now()).toISOString();
+    log.warn({ problem: message }, "push: Google's verdicts not read; the last ones stay");
+    await store.noteFailure({ at, message }).catch((error: unknown) => log.warn({ err: error }, 'push: could not note it'));
+    await follow().catch(() => undefined);
+    return 'failed';
+  }
+
+  async function readAll(): Promise<VerdictReadOutcome> {
+    const startedAt = new Date(now()).toISOString();
+    const buckets = new Map<number, GoogleVerdict[]>();
+    const tally = createVerdictTally();
+    const unreadable: string[] = [];
+    let token: string | undefined;
+    for (let page = 0; page < GOOGLE_MAX_PRODUCT_PAGES; page++) {
+      if (abort.signal.aborted || !deps.isLeader()) return 'skipped';
+      const pageToken = token;
+      const read = await deps.paced(() => deps.reads.productsPage(pageToken));
+      if (read === undefined) return fail("the day's quota is spent; the verdicts are read again after it resets");
+      if ('problem' in read) return fail(read.problem);
+      for (const verdict of read.page.verdicts) {
+        tally.add(verdict);
+        const bucket = bucketOf(verdict.offerId);
+        const list = buckets.get(bucket);
+        if (list === undefined) buckets.set(bucket, [verdict]);
+        else list.push(verdict);
+      }
+      unreadable.push(...read.page.unreadable);
+      token = read.page.nextPageToken;
+      if (token === undefined) {
+        const done = tally.summary(startedAt, unreadable);
+        await store.publish(buckets, done);
+        summary = done;
+        log.info({ ...done.counts, unreadable: unreadable.length }, "push: Google's verdicts read");
+        return 'read';
+      }
+    }
+    return fail(`products.list did not end within ${GOOGLE_MAX_PRODUCT_PAGES} pages`);
+  }
+
+  function readNow(): Promise<VerdictReadOutcome> {
+    if (!deps.isLeader() || abort.signal.aborted) return Promise.resolve('skipped');
+    if (reading !== undefined) return reading.then(() => 'skipped' as const);
+    reading = readAll()
+      .catch((error: unknown) => fail(error instanceof Error ? error.message : String(error)))
+      .finally(() => {
+        reading = undefined;
+      });
+    return reading;
+  }
+
+  return {
+    start() {
+      void follow().catch(() => undefined);
+      const loop = async () => {
+        await delay(deps.firstDelayMs, undefined, { signal: abort.signal, ref: false });
+        while (!abort.signal.aborted) {
+          await readNow();
+          await delay(deps.intervalMs, undefined, { signal: abort.signal, ref: false });
+        }
+      };
+      void loop().catch(() => undefined);
+      timers.push(setInterval(() => void follow().catch(() => undefined), deps.followMs).unref());
+    },
+    async stop() {
+      abort.abort();
+      for (const timer of timers.splice(0)) clearInterval(timer);
+      await reading?.catch(() => undefined);
+    },
+    readNow,
+    summary: () => summary,
+    verdict: (offerId) => store.verdict(offerId),
+  };
+}

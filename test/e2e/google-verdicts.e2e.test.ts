@@ -1,0 +1,119 @@
+import { pino } from 'pino';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { type RunningApp, startApp } from '../../src/app/start-app.js';
+import type { VerdictSummary } from '../../src/core/push/channel-verdicts.js';
+import type { GoogleServer } from '../fakes/channels/google-server.js';
+import { createGoogleKit } from '../helpers/google-kit.js';
+import { eventually } from '../helpers/push-kit.js';
+
+/**
+ * Google's verdicts read back end to end (docs/channel-push.md, "Google's verdicts"): the real app on the
+ * sandbox pushes to the fake Merchant API, reads `products.list` back every GOOGLE_STATUS_INTERVAL_MS (1 s
+ * here), and shows each product's verdict on `/api/products/{id}` and the counts on `/readyz`. A disapproval
+ * appears, and clears when Google approves the item; a failed read keeps the last verdicts and says so.
+ */
+
+const kit = createGoogleKit();
+const DISAPPROVED = {
+  destinationStatuses: [
+    { reportingContext: 'SHOPPING_ADS', disapprovedCountries: ['CZ'] },
+    { reportingContext: 'FREE_LISTINGS', approvedCountries: ['CZ'] },
+  ],
+  itemLevelIssues: [
+    {
+      code: 'image_link_broken',
+      severity: 'DISAPPROVED',
+      resolution: 'MERCHANT_ACTION',
+      attribute: 'image_link',
+      reportingContext: 'SHOPPING_ADS',
+      description: 'Invalid image [image_link]',
+      documentation: 'https://support.google.com/merchants/answer/6098289',
+      applicableCountries: ['CZ'],
+    },
+  ],
+};
+
+interface ProductAnswer {
+  channels?: {
+    google?: { readAt?: string; lastError?: { message: string }; verdict?: { status: string; issues: { code: string }[] } };
+  };
+}
+
+async function productAnswer(app: RunningApp, id: string): Promise<ProductAnswer> {
+  return (await (await fetch(`${app.url}/api/products/${encodeURIComponent(id)}`)).json()) as ProductAnswer;
+}
+
+async function verdictsOf(app: RunningApp): Promise<VerdictSummary | undefined> {
+  const ready = (await (await fetch(`${app.url}/readyz`)).json()) as { push?: { google?: { verdicts?: VerdictSummary } } };
+  return ready.push?.google?.verdicts;
+}
+
+describe("Google's verdicts read back", () => {
+  let app: RunningApp | undefined;
+  let google: GoogleServer | undefined;
+  afterEach(async () => {
+    await app?.stop();
+    await google?.close();
+    app = undefined;
+  });
+  afterAll(() => kit.cleanUp());
+
+  it('shows a disapproval on the product and in the counts, clears it when Google approves, and keeps it through a failed read', async () => {
+    google = await kit.startFake();
+    const fake = google;
+    app = await startApp(kit.config(fake, { GOOGLE_STATUS_INTERVAL_MS: '1000' }), { logger: pino({ level: 'silent' }) });
+    await app.initialSync;
+    const running = app;
+    const id = running.catalog.current()?.products.find((product) => product.offers.length > 0)?.id ?? '';
+    await eventually(() => fake.products.has(`cs~CZ~${id}`), true, 40_000);
+
+    fake.statuses.set(`cs~CZ~${id}`, DISAPPROVED);
+    expect(
+      await eventually(async () => (await productAnswer(running, id)).channels?.google?.verdict?.status, 'disapproved', 40_000),
+    ).toBe('disapproved');
+    const answer = await productAnswer(running, id);
+    expect(answer.channels?.google?.verdict?.issues.map((issue) => issue.code)).toEqual(['image_link_broken']);
+    expect(answer.channels?.google?.readAt).toMatch(/^\d{4}-\d\d-\d\dT/);
+    const summary = await eventually(async () => (await verdictsOf(running))?.counts.disapproved, 1, 40_000);
+    expect(summary).toBe(1);
+    expect((await verdictsOf(running))?.topIssues[0]).toMatchObject({ code: 'image_link_broken', items: 1, example: id });
+    const metrics = await eventually(
+      async () =>
+        (await (await fetch(`${running.url}/metrics`)).text()).includes(
+          'catalog_bridge_channel_items{channel="google",status="disapproved"} 1',
+        ),
+      true,
+      40_000,
+    );
+    expect(metrics).toBe(true);
+
+    // A failed read: the verdicts stay, the error is said.
+    fake.failProductListing(503);
+    expect(
+      await eventually(async () => (await verdictsOf(running))?.lastError?.message.includes('HTTP 503') === true, true, 40_000),
+    ).toBe(true);
+    expect((await productAnswer(running, id)).channels?.google?.verdict?.status).toBe('disapproved');
+    expect((await productAnswer(running, id)).channels?.google?.lastError?.message).toContain('HTTP 503');
+
+    // Google approves: the next read clears it, and the error.
+    fake.failProductListing(undefined);
+    fake.statuses.delete(`cs~CZ~${id}`);
+    expect(
+      await eventually(async () => (await productAnswer(running, id)).channels?.google?.verdict?.status, 'approved', 40_000),
+    ).toBe('approved');
+    expect(await eventually(async () => (await verdictsOf(running))?.counts.disapproved, 0, 40_000)).toBe(0);
+    expect((await verdictsOf(running))?.lastError).toBeUndefined();
+  });
+
+  it('reads nothing in a dry run, and a product page says nothing of Google then', async () => {
+    google = await kit.startFake();
+    app = await startApp(kit.config(google, { PUSH_DRY_RUN: 'true', GOOGLE_STATUS_INTERVAL_MS: '1000' }), {
+      logger: pino({ level: 'silent' }),
+    });
+    await app.initialSync;
+    const id = app.catalog.current()?.products[0]?.id ?? '';
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(google.productListReads()).toBe(0);
+    expect((await productAnswer(app, id)).channels).toBeUndefined();
+  });
+});
