@@ -43,6 +43,19 @@ async function productAnswer(app: RunningApp, id: string): Promise<ProductAnswer
   return (await (await fetch(`${app.url}/api/products/${encodeURIComponent(id)}`)).json()) as ProductAnswer;
 }
 
+async function text(url: string): Promise<string> {
+  return (await fetch(url)).text();
+}
+
+interface WarningAnswer {
+  warnings: { code: string; subject?: string; message: { en: string; cs: string }; action: { en: string; cs: string } }[];
+}
+
+async function disapprovalWarning(app: RunningApp) {
+  const answer = (await (await fetch(`${app.url}/api/warnings`)).json()) as WarningAnswer;
+  return answer.warnings.find((warning) => warning.code === 'CHANNEL_DISAPPROVED');
+}
+
 async function verdictsOf(app: RunningApp): Promise<VerdictSummary | undefined> {
   const ready = (await (await fetch(`${app.url}/readyz`)).json()) as { push?: { google?: { verdicts?: VerdictSummary } } };
   return ready.push?.google?.verdicts;
@@ -87,6 +100,29 @@ describe("Google's verdicts read back", () => {
     );
     expect(metrics).toBe(true);
 
+    // Where people look: the product page and the warnings, in Czech and English.
+    const english = await text(`${running.url}/products/${encodeURIComponent(id)}?lang=en`);
+    expect(english).toContain('<section id="google-verdict" class="disapproved">');
+    expect(english).toMatch(/<h2>Google(&#39;|&#x27;|')s verdict<\/h2>/);
+    expect(english).toContain('Shopping ads: <span class="bad">disapproved in CZ</span>');
+    expect(english).toContain('<code>image_link_broken</code> · attribute <code>image_link</code>');
+    expect(english).toContain('<a href="https://support.google.com/merchants/answer/6098289" rel="noreferrer noopener">');
+    const czech = await text(`${running.url}/products/${encodeURIComponent(id)}?lang=cs`);
+    expect(czech).toContain('Verdikt Googlu');
+    expect(czech).toContain('Reklamy v Nákupech: <span class="bad">zamítnuto v CZ</span>');
+    expect(czech).toContain('je třeba zásah obchodu');
+    expect(czech).toContain('<span lang="en">Invalid image [image_link]</span>');
+    const warning = await eventually(async () => (await disapprovalWarning(running))?.subject, 'google', 40_000);
+    expect(warning).toBe('google');
+    const shown = await disapprovalWarning(running);
+    expect(shown?.message.en).toContain('Google disapproves 1 of');
+    expect(shown?.message.en).toContain(
+      `image_link_broken (Invalid image [image_link]), attribute image_link, on 1 (e.g. product ${id})`,
+    );
+    expect(shown?.message.cs).toContain('Google zamítá 1 z');
+    expect(shown?.action.cs).toContain('Verdikt Googlu');
+    expect(await text(`${running.url}/warnings?lang=cs`)).toContain('CHANNEL_DISAPPROVED');
+
     // A failed read: the verdicts stay, the error is said.
     fake.failProductListing(503);
     expect(
@@ -94,6 +130,15 @@ describe("Google's verdicts read back", () => {
     ).toBe(true);
     expect((await productAnswer(running, id)).channels?.google?.verdict?.status).toBe('disapproved');
     expect((await productAnswer(running, id)).channels?.google?.lastError?.message).toContain('HTTP 503');
+    const failedWarning = await eventually(
+      async () =>
+        ((await (await fetch(`${running.url}/api/warnings`)).json()) as WarningAnswer).warnings.some(
+          (entry) => entry.code === 'CHANNEL_VERDICTS_FAILED',
+        ),
+      true,
+      40_000,
+    );
+    expect(failedWarning).toBe(true);
 
     // Google approves: the next read clears it, and the error.
     fake.failProductListing(undefined);
@@ -103,6 +148,10 @@ describe("Google's verdicts read back", () => {
     ).toBe('approved');
     expect(await eventually(async () => (await verdictsOf(running))?.counts.disapproved, 0, 40_000)).toBe(0);
     expect((await verdictsOf(running))?.lastError).toBeUndefined();
+    expect(await eventually(async () => (await disapprovalWarning(running)) === undefined, true, 40_000)).toBe(true);
+    expect(await text(`${running.url}/products/${encodeURIComponent(id)}?lang=en`)).toContain(
+      '<section id="google-verdict" class="approved">',
+    );
   });
 
   it('reads nothing in a dry run, and a product page says nothing of Google then', async () => {

@@ -3,6 +3,7 @@ import type { LeftOutReason } from '../../core/feeds/explain-item.js';
 import { formatDateTime, formatMoney, formatNumber, textsFor } from '../../core/text/local-text.js';
 import type { FeedVerdict, OfferView, ProductView } from '../../services/products/product-lookup.js';
 import type { DocumentSource, UnitSources } from '../../services/products/product-sources.js';
+import { googleVerdictSection } from './channel-verdict-section.js';
 import { feedTitle, measureUnitText } from './feed-names.js';
 import { escapeHtml as h } from './html.js';
 import { type ConsoleContext, sendPage } from './layout.js';
@@ -164,7 +165,14 @@ function feeds(parts: PageParts): string {
 
 export function sendProductPage(res: Response, context: ConsoleContext, view: ProductView): void {
   const parts: PageParts = { context, t: textsFor(PRODUCT_TEXTS, context.lang), view };
-  const body = [identifiers(parts), offers(parts), sources(parts), enrichment(parts), feeds(parts)].join('\n');
+  const body = [
+    identifiers(parts),
+    offers(parts),
+    sources(parts),
+    enrichment(parts),
+    googleVerdictSection(context.lang, view.channels?.google),
+    feeds(parts),
+  ].join('\n');
   sendPage(res, context, { title: view.product.name, section: 'products', body });
 }
 

@@ -1,5 +1,7 @@
+import type { VerdictSummary } from '../../core/push/channel-verdicts.js';
 import type { ConsoleWarning, LocalText } from '../console/console-warnings.js';
 import { warningTime } from '../console/console-warnings.js';
+import { verdictWarnings } from './verdict-warnings.js';
 /**
  * The channel push's warnings (docs/channel-push.md#status-and-metrics, docs/report-codes.md#push-warnings): from each
  * configured channel's status, what the operator should know or fix. Pure: the status and the time in.
@@ -29,6 +31,8 @@ export interface PushWarningStatus {
   readonly lastRejectedAt?: string;
   readonly lastRejected?: string;
   readonly quota?: { readonly used: number; readonly limit: number; readonly resetAt?: string };
+  /** The channel's own verdicts on the items, as last read back (Google). */
+  readonly verdicts?: VerdictSummary;
 }
 
 /** The oldest pending update older than this while live: the push is stalled. */
@@ -188,6 +192,7 @@ export function pushWarnings(
       const lastError = failingNow(status) ? status.lastError : undefined;
       warnings.push(warning('PUSH_STALLED', 'error', channel, TEXTS.stalled(name, minutes(age), status.pending, lastError)));
     }
+    warnings.push(...verdictWarnings(channel, status.verdicts));
   }
   return warnings;
 }

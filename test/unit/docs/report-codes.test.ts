@@ -14,6 +14,7 @@ import type { SyncOutcome } from '../../../src/services/catalog/catalog-types.js
 import type { ConsoleWarningCode } from '../../../src/services/console/console-warnings.js';
 import type { EnrichmentProblemReport } from '../../../src/services/enrichment/enrichment-service.js';
 import type { PushWarningCode } from '../../../src/services/push/push-warnings.js';
+import type { VerdictWarningCode } from '../../../src/services/push/verdict-warnings.js';
 import type { WebhookStats } from '../../../src/services/webhooks/webhook-processor.js';
 
 /**
@@ -116,6 +117,7 @@ const TYPED_CODES: Readonly<Record<string, readonly string[]>> = {
     'PUSH_PAUSED',
     'PUSH_DRY_RUN',
   ]),
+  'channel verdict warnings': allOf<VerdictWarningCode>()(['CHANNEL_DISAPPROVED', 'CHANNEL_VERDICTS_FAILED']),
   // Every code of the HTTP error answers (src/http/error-codes.ts).
   'HTTP errors': Object.keys(HTTP_ERRORS),
   // A metrics label written in src/app/jobs.ts (a job run that threw); checked against the source below.

@@ -1,0 +1,123 @@
+import type { GoogleIssue, GoogleVerdict } from '../../core/push/google-product-status.js';
+import { formatDateTime, type Lang, textsFor } from '../../core/text/local-text.js';
+import type { GoogleVerdictView } from '../../services/products/product-lookup.js';
+import { escapeHtml as h } from './html.js';
+
+/**
+ * A product page's section on Google's verdict (docs/console.md#product-detail): approved, pending or
+ * disapproved per reporting context and country, and each issue with the attribute at fault, what to do and
+ * Google's help page. Google's own words (description, detail) come in English: marked `lang="en"`.
+ * Stable ids for tests: `#google-verdict` with class `approved`, `pending`, `disapproved` or `unknown`.
+ */
+
+const en = {
+  heading: "Google's verdict",
+  checked: (at: string) => `as Google reported it at ${at} (UTC)`,
+  notRead: 'Not read from Google yet: the first read comes a minute after the start.',
+  notListed: 'Google does not list this product (not sent yet, left out of the feed, or not yet processed).',
+  lastError: (message: string) => `The last read failed (${message}); the verdict shown is the one before.`,
+  status: { approved: 'approved', pending: 'pending', disapproved: 'disapproved' },
+  context: 'Where',
+  approved: 'approved in',
+  pending: 'pending in',
+  disapproved: 'disapproved in',
+  issues: 'Issues',
+  noIssues: 'Google reports no issue.',
+  severity: { DISAPPROVED: 'disapproves', DEMOTED: 'demotes', NOT_IMPACTED: 'no impact' } as Record<string, string>,
+  resolution: { MERCHANT_ACTION: 'you need to act', PENDING_PROCESSING: 'Google is still processing it' } as Record<
+    string,
+    string
+  >,
+  attribute: 'attribute',
+  help: "Google's help",
+  contexts: {
+    SHOPPING_ADS: 'Shopping ads',
+    FREE_LISTINGS: 'Free listings',
+    LOCAL_INVENTORY_ADS: 'Local inventory ads',
+    FREE_LOCAL_LISTINGS: 'Free local listings',
+  } as Record<string, string>,
+};
+
+const cs: typeof en = {
+  heading: 'Verdikt Googlu',
+  checked: (at: string) => `jak ho Google hlásil v ${at} (UTC)`,
+  notRead: 'Z Googlu zatím nenačteno: první načtení přijde minutu po spuštění.',
+  notListed: 'Google tento produkt nevede (ještě nebyl odeslán, feed ho vynechává, nebo ho Google ještě nezpracoval).',
+  lastError: (message: string) => `Poslední načtení selhalo (${message}); zobrazený verdikt je ten předchozí.`,
+  status: { approved: 'schváleno', pending: 'čeká na posouzení', disapproved: 'zamítnuto' },
+  context: 'Kde',
+  approved: 'schváleno v',
+  pending: 'čeká v',
+  disapproved: 'zamítnuto v',
+  issues: 'Problémy',
+  noIssues: 'Google nehlásí žádný problém.',
+  severity: { DISAPPROVED: 'zamítá', DEMOTED: 'omezuje', NOT_IMPACTED: 'bez dopadu' },
+  resolution: { MERCHANT_ACTION: 'je třeba zásah obchodu', PENDING_PROCESSING: 'Google ho ještě zpracovává' },
+  attribute: 'atribut',
+  help: 'nápověda Googlu',
+  contexts: {
+    SHOPPING_ADS: 'Reklamy v Nákupech',
+    FREE_LISTINGS: 'Bezplatné zápisy',
+    LOCAL_INVENTORY_ADS: 'Reklamy na místní inventář',
+    FREE_LOCAL_LISTINGS: 'Bezplatné místní zápisy',
+  },
+};
+
+const TEXTS = { en, cs } as const;
+type Texts = typeof en;
+
+function countries(label: string, list: readonly string[], css: string): string {
+  return list.length === 0 ? '' : ` <span class="${css}">${h(label)} ${h(list.join(', '))}</span>`;
+}
+
+function destinations(t: Texts, verdict: GoogleVerdict): string {
+  if (verdict.destinations.length === 0) return '';
+  const rows = verdict.destinations
+    .map(
+      (destination) =>
+        `<li>${h(t.contexts[destination.context] ?? destination.context)}:${countries(t.approved, destination.approved, 'good')}${countries(t.pending, destination.pending, 'muted')}${countries(t.disapproved, destination.disapproved, 'bad')}</li>`,
+    )
+    .join('');
+  return `<ul class="google-destinations">${rows}</ul>`;
+}
+
+/** Google's help pages only: a link elsewhere in an answer is not followed from the console. */
+function helpLink(t: Texts, documentation: string | undefined): string {
+  if (documentation === undefined || !/^https:\/\/support\.google\.com\//.test(documentation)) return '';
+  return ` <a href="${h(documentation)}" rel="noreferrer noopener">${h(t.help)}</a>`;
+}
+
+function issueItem(t: Texts, issue: GoogleIssue): string {
+  const severity = t.severity[issue.severity] ?? issue.severity;
+  const css = issue.severity === 'DISAPPROVED' ? 'bad' : 'muted';
+  const attribute = issue.attribute === undefined ? '' : ` · ${h(t.attribute)} <code>${h(issue.attribute)}</code>`;
+  const where = issue.context === undefined ? '' : ` · ${h(t.contexts[issue.context] ?? issue.context)}`;
+  const resolution = issue.resolution === undefined ? '' : ` · ${h(t.resolution[issue.resolution] ?? issue.resolution)}`;
+  const words = [issue.description, issue.detail].filter((text) => text !== undefined).join(' — ');
+  return `<li class="google-issue"><span class="${css}">${h(severity)}</span> <code>${h(issue.code)}</code>${attribute}${where}${resolution}${
+    words === '' ? '' : `<br><span lang="en">${h(words)}</span>`
+  }${helpLink(t, issue.documentation)}</li>`;
+}
+
+/** The section, or nothing when Google is not read (not pushed to, or a dry run). */
+export function googleVerdictSection(lang: Lang, view: GoogleVerdictView | undefined): string {
+  if (view === undefined) return '';
+  const t = textsFor(TEXTS, lang);
+  const error = view.lastError === undefined ? '' : `<p class="bad">${h(t.lastError(view.lastError.message))}</p>`;
+  if (view.readAt === undefined) {
+    return `<h2>${h(t.heading)}</h2><section id="google-verdict" class="unknown"><p class="muted">${h(t.notRead)}</p>${error}</section>`;
+  }
+  const checked = `<p class="muted">${h(t.checked(formatDateTime(lang, view.readAt)))}</p>`;
+  const verdict = view.verdict;
+  if (verdict === undefined) {
+    return `<h2>${h(t.heading)}</h2><section id="google-verdict" class="unknown"><p>${h(t.notListed)}</p>${checked}${error}</section>`;
+  }
+  const css = verdict.status === 'approved' ? 'good' : verdict.status === 'disapproved' ? 'bad' : 'muted';
+  const issues =
+    verdict.issues.length === 0
+      ? `<p class="muted">${h(t.noIssues)}</p>`
+      : `<h3>${h(t.issues)}</h3><ul class="google-issues">${verdict.issues.map((issue) => issueItem(t, issue)).join('')}</ul>`;
+  return `<h2>${h(t.heading)}</h2><section id="google-verdict" class="${h(verdict.status)}"><p><strong class="${css}">${h(
+    t.status[verdict.status],
+  )}</strong></p>${destinations(t, verdict)}${issues}${checked}${error}</section>`;
+}
