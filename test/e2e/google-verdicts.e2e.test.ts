@@ -122,6 +122,11 @@ describe("Google's verdicts read back", () => {
     expect(shown?.message.cs).toContain('Google zamítá 1 z');
     expect(shown?.action.cs).toContain('Verdikt Googlu');
     expect(await text(`${running.url}/warnings?lang=cs`)).toContain('CHANNEL_DISAPPROVED');
+    const overview = await text(`${running.url}/?lang=en`);
+    expect(overview).toContain('<div id="verdicts-google">');
+    expect(overview).toMatch(/approved \d+ · pending \d+ · disapproved 1/);
+    expect(overview).toContain(`<code>image_link_broken</code> <span lang="en">Invalid image [image_link]</span> on 1`);
+    expect(await text(`${running.url}/?lang=cs`)).toMatch(/schváleno \d+ · čeká \d+ · zamítnuto 1/);
 
     // A failed read: the verdicts stay, the error is said.
     fake.failProductListing(503);

@@ -1,5 +1,6 @@
+import type { VerdictSummary } from '../../core/push/channel-verdicts.js';
 import type { GoogleIssue, GoogleVerdict } from '../../core/push/google-product-status.js';
-import { formatDateTime, type Lang, textsFor } from '../../core/text/local-text.js';
+import { formatDateTime, formatNumber, type Lang, textsFor } from '../../core/text/local-text.js';
 import type { GoogleVerdictView } from '../../services/products/product-lookup.js';
 import { escapeHtml as h } from './html.js';
 
@@ -30,6 +31,13 @@ const en = {
   >,
   attribute: 'attribute',
   help: "Google's help",
+  overview: (channel: string) => `${channel}'s verdicts`,
+  counts: (approved: string, pending: string, disapproved: string) =>
+    `approved ${approved} · pending ${pending} · disapproved ${disapproved}`,
+  read: (at: string) => `read ${at} (UTC)`,
+  topIssues: 'Issues on the most products',
+  onItems: (items: string) => `on ${items}`,
+  example: 'e.g.',
   contexts: {
     SHOPPING_ADS: 'Shopping ads',
     FREE_LISTINGS: 'Free listings',
@@ -55,6 +63,13 @@ const cs: typeof en = {
   resolution: { MERCHANT_ACTION: 'je třeba zásah obchodu', PENDING_PROCESSING: 'Google ho ještě zpracovává' },
   attribute: 'atribut',
   help: 'nápověda Googlu',
+  overview: (channel: string) => `Verdikty ${channel === 'Google' ? 'Googlu' : channel}`,
+  counts: (approved: string, pending: string, disapproved: string) =>
+    `schváleno ${approved} · čeká ${pending} · zamítnuto ${disapproved}`,
+  read: (at: string) => `načteno ${at} (UTC)`,
+  topIssues: 'Problémy u nejvíce produktů',
+  onItems: (items: string) => `u ${items}`,
+  example: 'např.',
   contexts: {
     SHOPPING_ADS: 'Reklamy v Nákupech',
     FREE_LISTINGS: 'Bezplatné zápisy',
@@ -120,4 +135,41 @@ export function googleVerdictSection(lang: Lang, view: GoogleVerdictView | undef
   return `<h2>${h(t.heading)}</h2><section id="google-verdict" class="${h(verdict.status)}"><p><strong class="${css}">${h(
     t.status[verdict.status],
   )}</strong></p>${destinations(t, verdict)}${issues}${checked}${error}</section>`;
+}
+
+const CHANNEL_NAMES: Readonly<Record<string, string>> = { google: 'Google' };
+
+/**
+ * The overview's lines on a channel's verdicts (`#verdicts-{channel}`): the counts as last read, the issues on
+ * the most products with one of them linked, and the last read's error. '' before the first read.
+ */
+export function verdictsOverview(
+  lang: Lang,
+  channel: string,
+  summary: VerdictSummary | undefined,
+  productHref: (id: string) => string,
+): string {
+  if (summary === undefined || (summary.readAt === undefined && summary.lastError === undefined)) return '';
+  const t = textsFor(TEXTS, lang);
+  const name = CHANNEL_NAMES[channel] ?? channel;
+  const { approved, pending, disapproved } = summary.counts;
+  const counts =
+    summary.readAt === undefined
+      ? ''
+      : `<p>${h(t.counts(formatNumber(lang, approved), formatNumber(lang, pending), formatNumber(lang, disapproved)))} <span class="muted">(${h(
+          t.read(formatDateTime(lang, summary.readAt)),
+        )})</span></p>`;
+  const issues =
+    summary.topIssues.length === 0
+      ? ''
+      : `<p>${h(t.topIssues)}:</p><ul>${summary.topIssues
+          .map(
+            (issue) =>
+              `<li><code>${h(issue.code)}</code>${issue.description === undefined ? '' : ` <span lang="en">${h(issue.description)}</span>`} ${h(
+                t.onItems(formatNumber(lang, issue.items)),
+              )} (${h(t.example)} <a href="${h(productHref(issue.example))}">${h(issue.example)}</a>)</li>`,
+          )
+          .join('')}</ul>`;
+  const error = summary.lastError === undefined ? '' : `<p class="bad">${h(t.lastError(summary.lastError.message))}</p>`;
+  return `<div id="verdicts-${h(channel)}"><h3>${h(t.overview(name))}</h3>${counts}${issues}${error}</div>`;
 }

@@ -288,7 +288,7 @@ ${storeNotice(model.store, base, t)}
 ${groupLine(model.group, base, t)}
 ${syncTable(model.nextRuns, base, sync, context, t)}
 ${webhookLine(model.webhooks, base, t)}
-${pushSection(model.push, context.lang, `${base}/docs/channel-push#status-and-metrics`)}
+${pushSection(model.push, context.lang, `${base}/docs/channel-push#status-and-metrics`, (id) => context.href(`/products/${encodeURIComponent(id)}`))}
 ${enrichmentLine(model.enrichment, model.lastCatalogReport?.sources?.enrichment, t)}
 ${body}
 <p class="muted">${h(t.machineReadable)}: <a href="${h(`${base}/feeds${tokenQuery}`)}">/feeds</a> · <a href="${h(`${base}/readyz`)}">/readyz</a> · <a href="${h(`${base}/docs/${context.lang === 'cs' ? 'cs/README' : ''}`)}">${h(t.documentation)}</a></p>`;

@@ -1,4 +1,6 @@
+import type { VerdictSummary } from '../../core/push/channel-verdicts.js';
 import { formatDateTime, formatDuration, formatNumber, type Lang, textsFor } from '../../core/text/local-text.js';
+import { verdictsOverview } from './channel-verdict-section.js';
 import { escapeHtml as h, timeElement } from './html.js';
 
 /**
@@ -18,6 +20,8 @@ export interface PushSectionStatus {
   readonly lastErrorKind?: string;
   readonly quota?: { readonly used: number; readonly limit: number; readonly resetAt?: string };
   readonly lastReconcileAt?: string;
+  /** The channel's own verdicts on the items, as last read back (Google). */
+  readonly verdicts?: VerdictSummary;
 }
 
 export type PushStatuses = Readonly<Partial<Record<string, PushSectionStatus>>>;
@@ -125,7 +129,12 @@ function row(channel: string, status: PushSectionStatus, lang: Lang, t: PushText
 }
 
 /** The section, or '' when no channel is configured. */
-export function pushSection(statuses: PushStatuses | undefined, lang: Lang, docsHref: string): string {
+export function pushSection(
+  statuses: PushStatuses | undefined,
+  lang: Lang,
+  docsHref: string,
+  productHref: (id: string) => string = (id) => `/products/${encodeURIComponent(id)}`,
+): string {
   const entries = Object.entries(statuses ?? {}).filter((entry): entry is [string, PushSectionStatus] => entry[1] !== undefined);
   if (entries.length === 0) return '';
   const t = textsFor(TEXTS, lang);
@@ -133,5 +142,6 @@ export function pushSection(statuses: PushStatuses | undefined, lang: Lang, docs
     .map((name, index) => `<th${index === 2 ? ' class="num"' : ''}>${h(name)}</th>`)
     .join('');
   const rows = entries.map(([channel, status]) => row(channel, status, lang, t)).join('');
-  return `<section id="push"><h2>${h(t.heading)}</h2><div class="table-wrap"><table><thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table></div><p class="muted"><a href="${h(docsHref)}">${h(t.docs)}</a></p></section>`;
+  const verdicts = entries.map(([channel, status]) => verdictsOverview(lang, channel, status.verdicts, productHref)).join('');
+  return `<section id="push"><h2>${h(t.heading)}</h2><div class="table-wrap"><table><thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table></div>${verdicts}<p class="muted"><a href="${h(docsHref)}">${h(t.docs)}</a></p></section>`;
 }
