@@ -39,7 +39,7 @@ interface Instance {
 const running: Instance[] = [];
 const fakes: GoogleServer[] = [];
 
-async function startInstance(id: string): Promise<Instance> {
+async function startInstance(id: string, extra: Record<string, string> = {}): Promise<Instance> {
   const google = await startGoogleServer({
     account: ACCOUNT,
     dataSourceId: DATA_SOURCE,
@@ -71,6 +71,7 @@ async function startInstance(id: string): Promise<Instance> {
     ADMIN_TOKEN,
     PUSH_TIMEOUT_MS: '1000',
     PUSH_MAX_BACKOFF_MS: '1000',
+    ...extra,
   });
   const instance = { app: await startApp(config, { logger }), google };
   running.push(instance);
@@ -163,5 +164,35 @@ describe.skipIf(binary === null)('group/Google push on one Redis', () => {
     const firstPush = urls.findIndex(isPushCall);
     expect(firstQuota).toBeGreaterThanOrEqual(0);
     expect(firstQuota).toBeLessThan(firstPush);
+  });
+
+  it("only the leader reads Google's verdicts; the follower shows the same from the store", { timeout: 90_000 }, async () => {
+    const every = { GOOGLE_STATUS_INTERVAL_MS: '1000' };
+    const a = await startInstance('verdicts-a', every);
+    await a.app.initialSync;
+    const b = await startInstance('verdicts-b', every);
+    await b.app.initialSync;
+    const id = a.app.catalog.current()?.products[0]?.id ?? '';
+    await until(() => (a.google.products.has(`cs~CZ~${id}`) ? true : undefined), 'the leader inserted the product');
+    a.google.statuses.set(`cs~CZ~${id}`, {
+      destinationStatuses: [{ reportingContext: 'SHOPPING_ADS', disapprovedCountries: ['CZ'] }],
+      itemLevelIssues: [{ code: 'price_mismatch', severity: 'DISAPPROVED', attribute: 'price' }],
+    });
+    type Verdicts = { verdicts?: { counts: { disapproved: number }; readAt?: string } };
+    const verdictsOf = async (instance: Instance) =>
+      ((await (await fetch(`${instance.app.url}/readyz`)).json()) as { push?: { google?: Verdicts } }).push?.google?.verdicts;
+    await until(
+      async () => ((await verdictsOf(b))?.counts.disapproved === 1 ? true : undefined),
+      'the follower shows the read',
+      40_000,
+    );
+    const onFollower = (await (await fetch(`${b.app.url}/api/products/${encodeURIComponent(id)}`)).json()) as {
+      channels?: { google?: { verdict?: { status: string; issues: { code: string }[] } } };
+    };
+    expect(onFollower.channels?.google?.verdict?.status).toBe('disapproved');
+    expect(onFollower.channels?.google?.verdict?.issues.map((issue) => issue.code)).toEqual(['price_mismatch']);
+    expect((await verdictsOf(a))?.readAt).toBe((await verdictsOf(b))?.readAt);
+    expect(a.google.productListReads()).toBeGreaterThan(0);
+    expect(b.google.productListReads()).toBe(0);
   });
 });
