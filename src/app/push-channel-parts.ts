@@ -320,6 +320,7 @@ export function googleParts(
       verdicts = createGoogleVerdicts({
         reads,
         paced: (call) => paced(call),
+        ...(settings.fileDataSourceId === undefined ? {} : { fileDataSourceId: settings.fileDataSourceId }),
         store: verdictStore,
         isLeader: isLeader ?? (() => true),
         intervalMs: settings.statusIntervalMs,

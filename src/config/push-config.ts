@@ -29,6 +29,8 @@ export interface PushConfig {
 export interface GooglePushConfig {
   readonly account: string;
   readonly dataSourceId: string;
+  /** GOOGLE_MERCHANT_FILE_DATA_SOURCE_ID: the file source fetching google.xml, whose last fetch is read back. */
+  readonly fileDataSourceId?: string;
   /** The key file's path (checked at load; read again by the wiring, never kept in the configuration). */
   readonly credentialsFile: string;
   readonly tokenUrl: string;
@@ -67,6 +69,7 @@ export function pushConfigOf(e: ConfigEnv): PushConfig {
     google: channel(e.GOOGLE_MERCHANT_ACCOUNT_ID !== undefined, () => ({
       account: e.GOOGLE_MERCHANT_ACCOUNT_ID ?? '',
       dataSourceId: e.GOOGLE_MERCHANT_DATA_SOURCE_ID ?? '',
+      ...(e.GOOGLE_MERCHANT_FILE_DATA_SOURCE_ID === undefined ? {} : { fileDataSourceId: e.GOOGLE_MERCHANT_FILE_DATA_SOURCE_ID }),
       credentialsFile: e.GOOGLE_APPLICATION_CREDENTIALS ?? '',
       tokenUrl: e.GOOGLE_OAUTH_TOKEN_URL,
       apiUrl: e.GOOGLE_MERCHANT_API_URL,

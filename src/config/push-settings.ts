@@ -54,6 +54,13 @@ export const PUSH_SETTINGS = {
     .regex(/^[0-9]{1,20}$/, 'must be digits only')
     .optional()
     .describe('Google push: the id of the API data source the products are sent to (primary or supplemental)'),
+  GOOGLE_MERCHANT_FILE_DATA_SOURCE_ID: z
+    .string()
+    .regex(/^[0-9]{1,20}$/, 'must be digits only')
+    .optional()
+    .describe(
+      "Google push: the id of the file data source that fetches google.xml, whose last fetch is read back with Google's verdicts",
+    ),
   GOOGLE_APPLICATION_CREDENTIALS: z
     .string()
     .optional()

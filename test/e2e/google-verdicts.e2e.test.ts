@@ -74,7 +74,19 @@ describe("Google's verdicts read back", () => {
   it('shows a disapproval on the product and in the counts, clears it when Google approves, and keeps it through a failed read', async () => {
     google = await kit.startFake();
     const fake = google;
-    app = await startApp(kit.config(fake, { GOOGLE_STATUS_INTERVAL_MS: '1000' }), { logger: pino({ level: 'silent' }) });
+    fake.fileUploads.set('789', {
+      name: 'accounts/123/dataSources/789/fileUploads/latest',
+      dataSourceId: '789',
+      processingState: 'SUCCEEDED',
+      uploadTime: '2026-11-29T06:00:00Z',
+      itemsTotal: '40',
+      itemsCreated: '2',
+      itemsUpdated: '38',
+      issues: [{ code: 'invalid_gtin', title: 'Invalid GTIN', count: '1', severity: 'WARNING' }],
+    });
+    app = await startApp(kit.config(fake, { GOOGLE_STATUS_INTERVAL_MS: '1000', GOOGLE_MERCHANT_FILE_DATA_SOURCE_ID: '789' }), {
+      logger: pino({ level: 'silent' }),
+    });
     await app.initialSync;
     const running = app;
     const id = running.catalog.current()?.products.find((product) => product.offers.length > 0)?.id ?? '';
@@ -127,6 +139,13 @@ describe("Google's verdicts read back", () => {
     expect(overview).toMatch(/approved \d+ · pending \d+ · disapproved 1/);
     expect(overview).toContain(`<code>image_link_broken</code> <span lang="en">Invalid image [image_link]</span> on 1`);
     expect(await text(`${running.url}/?lang=cs`)).toMatch(/schváleno \d+ · čeká \d+ · zamítnuto 1/);
+    // Google's last fetch of google.xml (the file source), read with the verdicts.
+    expect((await verdictsOf(running))?.fileFetch).toMatchObject({
+      state: 'SUCCEEDED',
+      items: { total: 40, created: 2, updated: 38 },
+    });
+    expect(overview).toContain('40 items (2 new, 38 updated)');
+    expect(overview).toContain('<code>invalid_gtin</code> <span lang="en">Invalid GTIN</span> (1)');
 
     // A failed read: the verdicts stay, the error is said.
     fake.failProductListing(503);

@@ -1,5 +1,6 @@
 import { type Dispatcher, request } from 'undici';
 import { classifyDataSource, dataSourceHttpProblem } from '../../core/push/google-data-source.js';
+import { parseFileUpload } from '../../core/push/google-file-upload.js';
 import { GOOGLE_PRODUCTS_PAGE_SIZE, parseProductsPage } from '../../core/push/google-product-status.js';
 import { type GoogleQuotaGroup, parseQuotaPage } from '../../core/push/google-quota.js';
 import { createRedactor } from '../../core/redact-secrets.js';
@@ -85,6 +86,18 @@ export function createGoogleAccountReads(options: GoogleAccountReadsOptions): Go
         return typeof page === 'string' ? { problem: page, retry: false } : { page };
       } catch (error) {
         return { problem: `products could not be read: ${describeNetworkError(error, redact)}`, retry: true };
+      }
+    },
+    async fileUpload(dataSourceId) {
+      const source = `accounts/${options.account}/dataSources/${dataSourceId}`;
+      try {
+        const { status, answer } = await get(`/datasources/v1/${source}/fileUploads/latest`);
+        if (status !== 200)
+          return { problem: `the last fetch of ${source} could not be read (HTTP ${status}${googleMessage(answer)})` };
+        const fetch = parseFileUpload(answer, source);
+        return typeof fetch === 'string' ? { problem: fetch } : { fetch };
+      } catch (error) {
+        return { problem: `the last fetch of ${source} could not be read: ${describeNetworkError(error, redact)}` };
       }
     },
     async quotas() {

@@ -1,3 +1,4 @@
+import type { GoogleFileFetch } from './google-file-upload.js';
 import type { GoogleIssue, GoogleVerdict, GoogleVerdictStatus } from './google-product-status.js';
 
 /**
@@ -40,6 +41,8 @@ export interface VerdictSummary {
   readonly unreadable?: { readonly count: number; readonly first: string };
   /** The last read that failed, while the verdicts of the read before stay in use. */
   readonly lastError?: { readonly at: string; readonly message: string };
+  /** Google's last fetch of the `google.xml` file source (GOOGLE_MERCHANT_FILE_DATA_SOURCE_ID), or why it was not read. */
+  readonly fileFetch?: GoogleFileFetch | { readonly problem: string };
 }
 
 export const EMPTY_COUNTS: VerdictCounts = { approved: 0, pending: 0, disapproved: 0 };

@@ -38,6 +38,10 @@ const en = {
   topIssues: 'Issues on the most products',
   onItems: (items: string) => `on ${items}`,
   example: 'e.g.',
+  fileFetch: (at: string, state: string) => `Google's last fetch of google.xml: ${at} (UTC), ${state}`,
+  fileItems: (total: string, created: string, updated: string) => `${total} items (${created} new, ${updated} updated)`,
+  fileNotRead: (problem: string) => `Google's last fetch of google.xml could not be read: ${problem}`,
+  fileStates: { SUCCEEDED: 'processed', FAILED: 'failed', IN_PROGRESS: 'being processed' } as Record<string, string>,
   contexts: {
     SHOPPING_ADS: 'Shopping ads',
     FREE_LISTINGS: 'Free listings',
@@ -70,6 +74,11 @@ const cs: typeof en = {
   topIssues: 'Problémy u nejvíce produktů',
   onItems: (items: string) => `u ${items}`,
   example: 'např.',
+  fileFetch: (at: string, state: string) => `Poslední stažení google.xml Googlem: ${at} (UTC), ${state}`,
+  fileItems: (total: string, created: string, updated: string) =>
+    `položek ${total} (nových ${created}, aktualizovaných ${updated})`,
+  fileNotRead: (problem: string) => `Poslední stažení google.xml Googlem se nepodařilo zjistit: ${problem}`,
+  fileStates: { SUCCEEDED: 'zpracováno', FAILED: 'selhalo', IN_PROGRESS: 'zpracovává se' },
   contexts: {
     SHOPPING_ADS: 'Reklamy v Nákupech',
     FREE_LISTINGS: 'Bezplatné zápisy',
@@ -171,5 +180,27 @@ export function verdictsOverview(
           )
           .join('')}</ul>`;
   const error = summary.lastError === undefined ? '' : `<p class="bad">${h(t.lastError(summary.lastError.message))}</p>`;
-  return `<div id="verdicts-${h(channel)}"><h3>${h(t.overview(name))}</h3>${counts}${issues}${error}</div>`;
+  return `<div id="verdicts-${h(channel)}"><h3>${h(t.overview(name))}</h3>${counts}${issues}${fileFetchLine(lang, t, summary.fileFetch)}${error}</div>`;
+}
+
+/** Google's last fetch of the google.xml file source, when it is configured (`#google-file-fetch`). */
+function fileFetchLine(lang: Lang, t: Texts, fetch: VerdictSummary['fileFetch']): string {
+  if (fetch === undefined) return '';
+  if ('problem' in fetch) return `<p id="google-file-fetch" class="muted">${h(t.fileNotRead(fetch.problem))}</p>`;
+  const state = t.fileStates[fetch.state] ?? fetch.state;
+  const at = fetch.uploadedAt === undefined ? '—' : formatDateTime(lang, fetch.uploadedAt);
+  const { total, created, updated } = fetch.items;
+  const items =
+    total === undefined
+      ? ''
+      : `; ${t.fileItems(formatNumber(lang, total), formatNumber(lang, created ?? 0), formatNumber(lang, updated ?? 0))}`;
+  const issues = fetch.issues
+    .map((issue) => {
+      const words = issue.title ?? issue.description ?? '';
+      const count = issue.count === undefined ? '' : ` (${formatNumber(lang, issue.count)})`;
+      return `<li><code>${h(issue.code)}</code> <span lang="en">${h(words)}</span>${count}${helpLink(t, issue.documentation)}</li>`;
+    })
+    .join('');
+  const css = fetch.state === 'FAILED' ? 'bad' : '';
+  return `<p id="google-file-fetch" class="${css}">${h(t.fileFetch(at, state))}${h(items)}</p>${issues === '' ? '' : `<ul>${issues}</ul>`}`;
 }

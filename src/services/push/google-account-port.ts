@@ -1,4 +1,5 @@
 import type { GoogleDataSourceKind } from '../../core/push/google-data-source.js';
+import type { GoogleFileFetch } from '../../core/push/google-file-upload.js';
 import type { GoogleProductsPage } from '../../core/push/google-product-status.js';
 import type { GoogleQuotaGroup } from '../../core/push/google-quota.js';
 
@@ -15,9 +16,14 @@ export type QuotaRead = { readonly groups: readonly GoogleQuotaGroup[] } | { rea
 /** One page of the account's processed products with Google's verdicts; `retry` as for `DataSourceRead`. */
 export type ProductsPageRead = { readonly page: GoogleProductsPage } | { readonly problem: string; readonly retry: boolean };
 
+/** The last fetch of a file data source, or why it could not be read. */
+export type FileUploadRead = { readonly fetch: GoogleFileFetch } | { readonly problem: string };
+
 export interface GoogleAccountReads {
   dataSource(): Promise<DataSourceRead>;
   quotas(): Promise<QuotaRead>;
   /** `products.list`, 1,000 products a page, from `pageToken` (the first page without). */
   productsPage(pageToken?: string): Promise<ProductsPageRead>;
+  /** The last fetch of a file data source (`…/dataSources/{id}/fileUploads/latest`). */
+  fileUpload(dataSourceId: string): Promise<FileUploadRead>;
 }

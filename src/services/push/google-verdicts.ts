@@ -2,7 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { bucketOf, createVerdictTally, type VerdictSummary } from '../../core/push/channel-verdicts.js';
 import { GOOGLE_MAX_PRODUCT_PAGES, type GoogleVerdict } from '../../core/push/google-product-status.js';
 import type { ServiceLogger as Logger } from '../logging/service-logger.js';
-import type { GoogleAccountReads, ProductsPageRead } from './google-account-port.js';
+import type { GoogleAccountReads } from './google-account-port.js';
 
 /**
  * Google's verdicts on the items, read back (docs/channel-push.md, "Google's verdicts"): on the leader, a
@@ -23,9 +23,11 @@ export interface VerdictStore {
 }
 
 export interface GoogleVerdictsDeps {
-  readonly reads: Pick<GoogleAccountReads, 'productsPage'>;
+  readonly reads: Pick<GoogleAccountReads, 'productsPage' | 'fileUpload'>;
+  /** GOOGLE_MERCHANT_FILE_DATA_SOURCE_ID: the file source fetching google.xml, read with the verdicts. */
+  readonly fileDataSourceId?: string;
   /** A read in turn with the sends (`GoogleChannel.paced`); `undefined` while the day's quota is spent. */
-  readonly paced: (call: () => Promise<ProductsPageRead>) => Promise<ProductsPageRead | undefined>;
+  readonly paced: <T>(call: () => Promise<T>) => Promise<T | undefined>;
   readonly store: VerdictStore;
   readonly isLeader: () => boolean;
   /** GOOGLE_STATUS_INTERVAL_MS. */
@@ -70,6 +72,15 @@ export function createGoogleVerdicts(deps: GoogleVerdictsDeps): GoogleVerdicts {
     return 'failed';
   }
 
+  /** Google's last fetch of google.xml, when its file source is configured (one call, paced). */
+  async function readFileFetch(): Promise<VerdictSummary['fileFetch']> {
+    const id = deps.fileDataSourceId;
+    if (id === undefined) return undefined;
+    const read = await deps.paced(() => deps.reads.fileUpload(id));
+    if (read === undefined) return { problem: "the day's quota is spent" };
+    return 'fetch' in read ? read.fetch : { problem: read.problem };
+  }
+
   async function readAll(): Promise<VerdictReadOutcome> {
     const startedAt = new Date(now()).toISOString();
     const buckets = new Map<number, GoogleVerdict[]>();
@@ -92,7 +103,8 @@ export function createGoogleVerdicts(deps: GoogleVerdictsDeps): GoogleVerdicts {
       unreadable.push(...read.page.unreadable);
       token = read.page.nextPageToken;
       if (token === undefined) {
-        const done = tally.summary(startedAt, unreadable);
+        const fileFetch = await readFileFetch();
+        const done = { ...tally.summary(startedAt, unreadable), ...(fileFetch === undefined ? {} : { fileFetch }) };
         await store.publish(buckets, done);
         summary = done;
         log.info({ ...done.counts, unreadable: unreadable.length }, "push: Google's verdicts read");

@@ -1,5 +1,5 @@
 import { createVerify, type KeyObject } from 'node:crypto';
-import type { merchantapi_products_v1 } from '@googleapis/merchantapi';
+import type { merchantapi_datasources_v1, merchantapi_products_v1 } from '@googleapis/merchantapi';
 import type { z } from 'zod';
 import {
   GoogleDataSourceSchema,
@@ -72,6 +72,8 @@ export interface GoogleServer extends HarnessServer {
   readonly productListReads: () => number;
   /** From now on `products.list` answers this HTTP error (`undefined`: lists again). */
   failProductListing(status: number | undefined): void;
+  /** What `dataSources/{id}/fileUploads/latest` answers per file data source id (404 when absent). */
+  readonly fileUploads: Map<string, merchantapi_datasources_v1.Schema$FileUpload>;
   /** Spends the day's quota of every group (usage = limit); calls are then refused with 429 daily limit. */
   exhaustDailyQuota(): void;
   /** Google's midday reset: every group's usage back to 0. */
@@ -389,6 +391,7 @@ export async function startGoogleServer(options: GoogleServerOptions): Promise<G
     listFailure: undefined as number | undefined,
   };
   const statuses: FakeStatuses = new Map();
+  const fileUploads = new Map<string, merchantapi_datasources_v1.Schema$FileUpload>();
   const extraListed: unknown[] = [];
   const groups = defaultQuotaGroups();
   const harness = await startHarness((request) => {
@@ -396,6 +399,11 @@ export async function startGoogleServer(options: GoogleServerOptions): Promise<G
     if (url.pathname === '/token' && request.method === 'POST') return issueToken(request, options, address.tokenUrl, issued);
     const bearer = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
     if (bearer === undefined || !issued.includes(bearer)) return refuse(401, 'Request had invalid authentication credentials.');
+    const upload = /^\/datasources\/v1\/accounts\/[0-9]+\/dataSources\/([0-9]+)\/fileUploads\/latest$/.exec(url.pathname);
+    if (upload !== null && request.method === 'GET') {
+      const found = fileUploads.get(upload[1] ?? '');
+      return found === undefined ? refuse(404, 'file upload not found') : { status: 200, body: found };
+    }
     if (url.pathname.startsWith('/datasources/v1/') && request.method === 'GET')
       return dataSourceCall(url, options, knobs.dataSourceKind);
     if (url.pathname.startsWith('/quota/v1/') && request.method === 'GET') {
@@ -431,6 +439,7 @@ export async function startGoogleServer(options: GoogleServerOptions): Promise<G
     statuses,
     extraListed,
     productListReads: () => knobs.productListReads,
+    fileUploads,
     failProductListing(status) {
       knobs.listFailure = status;
     },

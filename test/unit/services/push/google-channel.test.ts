@@ -29,6 +29,7 @@ function fakeReads(sources: DataSourceRead[], quotas: QuotaRead[]) {
       return quotas.length > 1 ? (quotas.shift() as QuotaRead) : (quotas[0] as QuotaRead);
     },
     productsPage: async () => ({ problem: 'not read in this test', retry: false }),
+    fileUpload: async () => ({ problem: 'not read in this test' }),
   };
   return { reads, calls };
 }

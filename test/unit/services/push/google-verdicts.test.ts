@@ -12,10 +12,16 @@ function verdict(offerId: string, status: GoogleVerdict['status']): GoogleVerdic
 
 /** Three pages of listing; `answers` may replace a page's answer. */
 function setup(
-  options: { leader?: boolean; quota?: boolean; answers?: Record<number, ProductsPageRead>; store?: VerdictStore } = {},
+  options: {
+    leader?: boolean;
+    quota?: boolean;
+    answers?: Record<number, ProductsPageRead>;
+    store?: VerdictStore;
+    file?: string;
+  } = {},
 ) {
   const store = options.store ?? createKeyvVerdictStore(new Keyv(), { channel: 'google', account: '1' });
-  const calls = { pages: 0, paced: 0 };
+  const calls = { pages: 0, paced: 0, files: 0 };
   const pages: ProductsPageRead[] = [
     { page: { verdicts: [verdict('a', 'approved'), verdict('b', 'disapproved')], unreadable: [], nextPageToken: 't1' } },
     { page: { verdicts: [verdict('c', 'pending')], unreadable: ['accounts/1/products/x: offerId'], nextPageToken: 't2' } },
@@ -28,7 +34,12 @@ function setup(
         calls.pages += 1;
         return options.answers?.[index] ?? (pages[index] as ProductsPageRead);
       },
+      fileUpload: async (id) => {
+        calls.files += 1;
+        return { fetch: { dataSource: `accounts/1/dataSources/${id}`, state: 'SUCCEEDED', items: { total: 4 }, issues: [] } };
+      },
     },
+    ...(options.file === undefined ? {} : { fileDataSourceId: options.file }),
     paced: async (call) => {
       calls.paced += 1;
       return options.quota === false ? undefined : call();
@@ -48,12 +59,24 @@ describe("Google's verdicts, read back", () => {
   it('reads every page in turn with the sends, then keeps the verdicts and their summary', async () => {
     const { verdicts, calls } = setup();
     expect(await verdicts.readNow()).toBe('read');
-    expect(calls).toEqual({ pages: 3, paced: 3 });
+    expect(calls).toEqual({ pages: 3, paced: 3, files: 0 });
     expect((await verdicts.verdict('b'))?.status).toBe('disapproved');
     expect(verdicts.summary()).toMatchObject({
       readAt: '2026-11-29T10:00:00.000Z',
       counts: { approved: 2, pending: 1, disapproved: 1 },
       unreadable: { count: 1, first: 'accounts/1/products/x: offerId' },
+    });
+  });
+
+  it("reads the google.xml file source's last fetch with the verdicts when it is configured", async () => {
+    const { verdicts, calls } = setup({ file: '789' });
+    expect(await verdicts.readNow()).toBe('read');
+    expect(calls).toEqual({ pages: 3, paced: 4, files: 1 });
+    expect(verdicts.summary()?.fileFetch).toEqual({
+      dataSource: 'accounts/1/dataSources/789',
+      state: 'SUCCEEDED',
+      items: { total: 4 },
+      issues: [],
     });
   });
 
