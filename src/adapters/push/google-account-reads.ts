@@ -1,12 +1,12 @@
 import { type Dispatcher, request } from 'undici';
 import { classifyDataSource, dataSourceHttpProblem } from '../../core/push/google-data-source.js';
 import { parseFileUpload } from '../../core/push/google-file-upload.js';
-import { GOOGLE_PRODUCTS_PAGE_SIZE, parseProductsPage } from '../../core/push/google-product-status.js';
+import { GOOGLE_PRODUCTS_FIELDS, GOOGLE_PRODUCTS_PAGE_SIZE, parseProductsPage } from '../../core/push/google-product-status.js';
 import { type GoogleQuotaGroup, parseQuotaPage } from '../../core/push/google-quota.js';
 import { createRedactor } from '../../core/redact-secrets.js';
 import type { GoogleAccountReads } from '../../services/push/google-account-port.js';
 import { describeNetworkError } from '../pos/pos-responses.js';
-import { readJson } from './channel-http.js';
+import { cleanMessage, readJson } from './channel-http.js';
 import { createGoogleTokenSource, type ServiceAccountKey } from './google-token.js';
 
 /**
@@ -77,10 +77,14 @@ export function createGoogleAccountReads(options: GoogleAccountReadsOptions): Go
       try {
         const { status, answer } = await get(`/products/v1/accounts/${options.account}/products`, {
           pageSize: String(GOOGLE_PRODUCTS_PAGE_SIZE),
+          fields: GOOGLE_PRODUCTS_FIELDS,
           ...(pageToken === undefined ? {} : { pageToken }),
         });
         if (status !== 200) {
-          return { problem: `products could not be read (HTTP ${status}${googleMessage(answer)})`, retry: retryableRead(status) };
+          return {
+            problem: `products could not be read (HTTP ${status}${googleMessage(answer, redact)})`,
+            retry: retryableRead(status),
+          };
         }
         const page = parseProductsPage(answer, options);
         return typeof page === 'string' ? { problem: page, retry: false } : { page };
@@ -93,7 +97,7 @@ export function createGoogleAccountReads(options: GoogleAccountReadsOptions): Go
       try {
         const { status, answer } = await get(`/datasources/v1/${source}/fileUploads/latest`);
         if (status !== 200)
-          return { problem: `the last fetch of ${source} could not be read (HTTP ${status}${googleMessage(answer)})` };
+          return { problem: `the last fetch of ${source} could not be read (HTTP ${status}${googleMessage(answer, redact)})` };
         const fetch = parseFileUpload(answer, source);
         return typeof fetch === 'string' ? { problem: fetch } : { fetch };
       } catch (error) {
@@ -129,8 +133,8 @@ function retryableRead(status: number): boolean {
   return status === 401 || status === 429 || status >= 500;
 }
 
-/** Google's own words for a failed call (`error.message`), cut short. */
-function googleMessage(answer: unknown): string {
+/** Google's own words for a failed call (`error.message`), redacted and cut short as every channel message. */
+function googleMessage(answer: unknown, redact: (text: string) => string): string {
   const message =
     typeof answer === 'object' &&
     answer !== null &&
@@ -139,5 +143,5 @@ function googleMessage(answer: unknown): string {
     answer.error !== null
       ? (answer.error as { message?: unknown }).message
       : undefined;
-  return typeof message === 'string' && message !== '' ? `: ${message.slice(0, 200)}` : '';
+  return typeof message === 'string' && message !== '' ? `: ${cleanMessage(message, redact)}` : '';
 }

@@ -5,11 +5,44 @@ import type { GoogleIssue, GoogleVerdict, GoogleVerdictStatus } from './google-p
  * What a channel said of the items as a whole, after one read of its verdicts (docs/channel-push.md,
  * "Google's verdicts"): how many are approved, pending and disapproved, the issues that touch the most items,
  * and the read's own trouble. Kept beside the verdicts themselves, which are kept in buckets by offer id, so
- * a product page reads one small bucket and no instance holds every verdict in memory.
+ * a product page reads one small bucket; only the leader, while it reads, holds every verdict (as text).
  */
 
-/** Buckets the verdicts are kept in: ~400 products each at 100,000. */
-export const VERDICT_BUCKETS = 256;
+/** Verdicts a bucket holds at most on average: one bucket parses in about a millisecond. */
+const BUCKET_TARGET = 150;
+
+/** How many buckets a read of `verdicts` products is kept in: a power of two, 16 at least. */
+export function bucketCountFor(verdicts: number): number {
+  let count = 16;
+  while (count * BUCKET_TARGET < verdicts && count < 65_536) count *= 2;
+  return count;
+}
+
+/**
+ * A read's verdicts as they arrive, each kept as its JSON text (a third of the objects' memory), then
+ * grouped into the buckets' texts (a JSON array each) once the read is whole and its size known.
+ */
+export function createVerdictBuckets() {
+  const texts: [string, string][] = [];
+  return {
+    add(verdict: { readonly offerId: string }): void {
+      texts.push([verdict.offerId, JSON.stringify(verdict)]);
+    },
+    size: () => texts.length,
+    /** The bucket texts by bucket (buckets without verdicts left out), and their count. */
+    group(): { readonly count: number; readonly buckets: ReadonlyMap<number, string> } {
+      const count = bucketCountFor(texts.length);
+      const lists = new Map<number, string[]>();
+      for (const [offerId, text] of texts.splice(0)) {
+        const bucket = bucketOf(offerId, count);
+        const list = lists.get(bucket);
+        if (list === undefined) lists.set(bucket, [text]);
+        else list.push(text);
+      }
+      return { count, buckets: new Map([...lists].map(([bucket, list]) => [bucket, `[${list.join(',')}]`])) };
+    },
+  };
+}
 /** Issues named in a summary (the overview and the warnings show the first). */
 const TOP_ISSUES = 5;
 
@@ -37,7 +70,7 @@ export interface VerdictSummary {
   readonly counts: VerdictCounts;
   /** The issues that disapprove or demote the most items, most first (`NOT_IMPACTED` ones are left out). */
   readonly topIssues: readonly TopIssue[];
-  /** Products of the listing that could not be read, and the first of their names. */
+  /** Products of the listing that could not be read, and the first of their names (a read with many fails). */
   readonly unreadable?: { readonly count: number; readonly first: string };
   /** The last read that failed, while the verdicts of the read before stay in use. */
   readonly lastError?: { readonly at: string; readonly message: string };
@@ -48,7 +81,7 @@ export interface VerdictSummary {
 export const EMPTY_COUNTS: VerdictCounts = { approved: 0, pending: 0, disapproved: 0 };
 
 /** The bucket of an offer id (FNV-1a over its UTF-16 code units: stable across processes and versions). */
-export function bucketOf(offerId: string, buckets = VERDICT_BUCKETS): number {
+export function bucketOf(offerId: string, buckets: number): number {
   let hash = 0x811c9dc5;
   for (let index = 0; index < offerId.length; index++) {
     hash ^= offerId.charCodeAt(index);
@@ -77,7 +110,7 @@ export function createVerdictTally() {
         else entry.items += 1;
       }
     },
-    summary(readAt: string, unreadable: readonly string[]): VerdictSummary {
+    summary(readAt: string, unreadable: { readonly count: number; readonly first?: string }): VerdictSummary {
       const topIssues = [...issues.values()]
         .sort((a, b) => b.items - a.items || a.issue.code.localeCompare(b.issue.code))
         .slice(0, TOP_ISSUES)
@@ -90,12 +123,11 @@ export function createVerdictTally() {
           items,
           example,
         }));
-      const first = unreadable[0];
       return {
         readAt,
         counts: { ...counts },
         topIssues,
-        ...(first === undefined ? {} : { unreadable: { count: unreadable.length, first } }),
+        ...(unreadable.first === undefined ? {} : { unreadable: { count: unreadable.count, first: unreadable.first } }),
       };
     },
   };

@@ -70,6 +70,16 @@ void _shapes;
 export const GOOGLE_MAX_PRODUCT_PAGES = 2_000;
 /** `products.list`'s largest page. */
 export const GOOGLE_PRODUCTS_PAGE_SIZE = 1_000;
+/**
+ * The partial response asked for (Google's `fields` system parameter): the verdict's fields only. A whole
+ * product carries its attributes (descriptions up to 5,000 characters): a page of 1,000 would pass the
+ * answer size cap and take tens of milliseconds to parse.
+ */
+export const GOOGLE_PRODUCTS_FIELDS = 'products(name,offerId,contentLanguage,feedLabel,productStatus),nextPageToken';
+/** Google's help pages: the only links from Google's answers the console and the warnings show. */
+export function isGoogleHelpLink(url: string | undefined): url is string {
+  return url !== undefined && /^https:\/\/support\.google\.com\//.test(url);
+}
 
 export type GoogleVerdictStatus = 'approved' | 'pending' | 'disapproved';
 
@@ -134,11 +144,28 @@ function issueOf(raw: z.infer<typeof GoogleItemLevelIssueSchema>): GoogleIssue {
   return { code: present(raw.code) ?? 'unknown', severity: present(raw.severity) ?? 'SEVERITY_UNSPECIFIED', ...defined };
 }
 
-/** The worst status over the destinations; a product Google lists without any is still pending. */
-export function statusOf(destinations: readonly GoogleDestinationVerdict[]): GoogleVerdictStatus {
+/**
+ * The worst status over the destinations; a product Google lists without any is still pending. With the
+ * shop's `country` (the feed label, when it is one), only what Google says for that country counts: a
+ * product Google also lists abroad (cross-border) and disapproves there is not disapproved for the shop.
+ */
+export function statusOf(destinations: readonly GoogleDestinationVerdict[], country?: string): GoogleVerdictStatus {
+  const mentions = (destination: GoogleDestinationVerdict) =>
+    destination.approved.includes(country ?? '') ||
+    destination.pending.includes(country ?? '') ||
+    destination.disapproved.includes(country ?? '');
+  if (country !== undefined && destinations.some(mentions)) {
+    if (destinations.some((destination) => destination.disapproved.includes(country))) return 'disapproved';
+    return destinations.some((destination) => destination.pending.includes(country)) ? 'pending' : 'approved';
+  }
   if (destinations.some((destination) => destination.disapproved.length > 0)) return 'disapproved';
   if (destinations.length === 0 || destinations.some((destination) => destination.pending.length > 0)) return 'pending';
   return 'approved';
+}
+
+/** A feed label that is a country (ISO 3166-1 alpha-2, as `CZ`): the shop's target country. */
+export function countryOf(feedLabel: string): string | undefined {
+  return /^[A-Z]{2}$/.test(feedLabel) ? feedLabel : undefined;
 }
 
 /** The verdict on one listed product. */
@@ -153,7 +180,7 @@ export function verdictOf(product: z.infer<typeof GoogleListedProductSchema>): G
   const updatedAt = present(status?.lastUpdateDate);
   return {
     offerId: product.offerId,
-    status: statusOf(destinations),
+    status: statusOf(destinations, countryOf(product.feedLabel)),
     destinations,
     issues: (status?.itemLevelIssues ?? []).map(issueOf),
     ...(updatedAt === undefined ? {} : { updatedAt }),

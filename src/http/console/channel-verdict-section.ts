@@ -1,5 +1,5 @@
 import type { VerdictSummary } from '../../core/push/channel-verdicts.js';
-import type { GoogleIssue, GoogleVerdict } from '../../core/push/google-product-status.js';
+import { type GoogleIssue, type GoogleVerdict, isGoogleHelpLink } from '../../core/push/google-product-status.js';
 import { formatDateTime, formatNumber, type Lang, textsFor } from '../../core/text/local-text.js';
 import type { GoogleVerdictView } from '../../services/products/product-lookup.js';
 import { escapeHtml as h } from './html.js';
@@ -107,7 +107,7 @@ function destinations(t: Texts, verdict: GoogleVerdict): string {
 
 /** Google's help pages only: a link elsewhere in an answer is not followed from the console. */
 function helpLink(t: Texts, documentation: string | undefined): string {
-  if (documentation === undefined || !/^https:\/\/support\.google\.com\//.test(documentation)) return '';
+  if (!isGoogleHelpLink(documentation)) return '';
   return ` <a href="${h(documentation)}" rel="noreferrer noopener">${h(t.help)}</a>`;
 }
 

@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { bucketOf, createVerdictTally, type VerdictSummary } from '../../core/push/channel-verdicts.js';
+import { createVerdictBuckets, createVerdictTally, type VerdictSummary } from '../../core/push/channel-verdicts.js';
 import { GOOGLE_MAX_PRODUCT_PAGES, type GoogleVerdict } from '../../core/push/google-product-status.js';
 import type { ServiceLogger as Logger } from '../logging/service-logger.js';
 import type { GoogleAccountReads } from './google-account-port.js';
@@ -14,9 +14,15 @@ import type { GoogleAccountReads } from './google-account-port.js';
 
 /** Where the verdicts are kept: the store of the catalog (SQLite, or the group's Redis). */
 export interface VerdictStore {
-  /** Replaces the verdicts with a complete read's, bucket by bucket (`bucketOf`), then its summary. */
-  publish(buckets: ReadonlyMap<number, readonly GoogleVerdict[]>, summary: VerdictSummary): Promise<void>;
-  /** Notes a failed read in the summary; the verdicts stay. */
+  /**
+   * Replaces the verdicts with a complete read's: `count` buckets (`bucketOf`), each the JSON text of its
+   * verdicts (buckets without any absent), then its summary; clears a noted failure.
+   */
+  publish(
+    read: { readonly count: number; readonly buckets: ReadonlyMap<number, string> },
+    summary: VerdictSummary,
+  ): Promise<void>;
+  /** Notes a failed read beside the summary; the verdicts stay. */
   noteFailure(error: { readonly at: string; readonly message: string }): Promise<void>;
   summary(): Promise<VerdictSummary | undefined>;
   verdict(offerId: string): Promise<GoogleVerdict | undefined>;
@@ -42,6 +48,9 @@ export interface GoogleVerdictsDeps {
 
 export type VerdictReadOutcome = 'read' | 'failed' | 'skipped';
 
+/** More of the listing than this unreadable fails the read (the verdicts before stay): not a few odd products. */
+const MAX_UNREADABLE_SHARE = 0.1;
+
 export interface GoogleVerdicts {
   start(): void;
   stop(): Promise<void>;
@@ -65,6 +74,8 @@ export function createGoogleVerdicts(deps: GoogleVerdictsDeps): GoogleVerdicts {
   }
 
   async function fail(message: string): Promise<VerdictReadOutcome> {
+    // Stopped, or no longer leading: the new leader's reads are the ones to note.
+    if (abort.signal.aborted || !deps.isLeader()) return 'skipped';
     const at = new Date(now()).toISOString();
     log.warn({ problem: message }, "push: Google's verdicts not read; the last ones stay");
     await store.noteFailure({ at, message }).catch((error: unknown) => log.warn({ err: error }, 'push: could not note it'));
@@ -83,35 +94,49 @@ export function createGoogleVerdicts(deps: GoogleVerdictsDeps): GoogleVerdicts {
 
   async function readAll(): Promise<VerdictReadOutcome> {
     const startedAt = new Date(now()).toISOString();
-    const buckets = new Map<number, GoogleVerdict[]>();
+    const read = createVerdictBuckets();
     const tally = createVerdictTally();
-    const unreadable: string[] = [];
+    const unreadable: { count: number; first?: string } = { count: 0 };
     let token: string | undefined;
     for (let page = 0; page < GOOGLE_MAX_PRODUCT_PAGES; page++) {
       if (abort.signal.aborted || !deps.isLeader()) return 'skipped';
       const pageToken = token;
-      const read = await deps.paced(() => deps.reads.productsPage(pageToken));
-      if (read === undefined) return fail("the day's quota is spent; the verdicts are read again after it resets");
-      if ('problem' in read) return fail(read.problem);
-      for (const verdict of read.page.verdicts) {
+      const answer = await deps.paced(() => deps.reads.productsPage(pageToken));
+      if (answer === undefined) return fail("the day's quota is spent; the verdicts are read again after it resets");
+      if ('problem' in answer) return fail(answer.problem);
+      for (const verdict of answer.page.verdicts) {
         tally.add(verdict);
-        const bucket = bucketOf(verdict.offerId);
-        const list = buckets.get(bucket);
-        if (list === undefined) buckets.set(bucket, [verdict]);
-        else list.push(verdict);
+        read.add(verdict);
       }
-      unreadable.push(...read.page.unreadable);
-      token = read.page.nextPageToken;
-      if (token === undefined) {
-        const fileFetch = await readFileFetch();
-        const done = { ...tally.summary(startedAt, unreadable), ...(fileFetch === undefined ? {} : { fileFetch }) };
-        await store.publish(buckets, done);
-        summary = done;
-        log.info({ ...done.counts, unreadable: unreadable.length }, "push: Google's verdicts read");
-        return 'read';
-      }
+      unreadable.count += answer.page.unreadable.length;
+      const first = answer.page.unreadable[0];
+      if (unreadable.first === undefined && first !== undefined) unreadable.first = first;
+      token = answer.page.nextPageToken;
+      if (token === undefined) return complete(read, tally, startedAt, unreadable);
     }
     return fail(`products.list did not end within ${GOOGLE_MAX_PRODUCT_PAGES} pages`);
+  }
+
+  /** A whole listing read: published, unless too much of it could not be read (Google's format changed?). */
+  async function complete(
+    read: ReturnType<typeof createVerdictBuckets>,
+    tally: ReturnType<typeof createVerdictTally>,
+    startedAt: string,
+    unreadable: { readonly count: number; readonly first?: string },
+  ): Promise<VerdictReadOutcome> {
+    const listed = read.size() + unreadable.count;
+    if (unreadable.count > 0 && unreadable.count > listed * MAX_UNREADABLE_SHARE) {
+      return fail(
+        `${unreadable.count} of ${listed} products in Google's listing could not be read (the first: ${unreadable.first ?? ''})`,
+      );
+    }
+    const fileFetch = await readFileFetch();
+    if (abort.signal.aborted || !deps.isLeader()) return 'skipped';
+    const done = { ...tally.summary(startedAt, unreadable), ...(fileFetch === undefined ? {} : { fileFetch }) };
+    await store.publish(read.group(), done);
+    summary = done;
+    log.info({ ...done.counts, unreadable: unreadable.count }, "push: Google's verdicts read");
+    return 'read';
   }
 
   function readNow(): Promise<VerdictReadOutcome> {

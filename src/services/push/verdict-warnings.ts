@@ -1,4 +1,5 @@
 import type { VerdictSummary } from '../../core/push/channel-verdicts.js';
+import { isGoogleHelpLink } from '../../core/push/google-product-status.js';
 import type { ConsoleWarning, LocalText } from '../console/console-warnings.js';
 import { warningTime } from '../console/console-warnings.js';
 
@@ -17,7 +18,8 @@ type Texts = { readonly message: LocalText; readonly action: LocalText };
 function disapproved(name: string, summary: VerdictSummary): Texts {
   const { approved, pending, disapproved: count } = summary.counts;
   const total = approved + pending + count;
-  const top = summary.topIssues[0];
+  // The issue that disapproves the most (a demotion does not disapprove).
+  const top = summary.topIssues.find((issue) => issue.severity === 'DISAPPROVED') ?? summary.topIssues[0];
   const issue =
     top === undefined
       ? { en: '', cs: '' }
@@ -29,10 +31,8 @@ function disapproved(name: string, summary: VerdictSummary): Texts {
             top.attribute === undefined ? '' : `, atribut ${top.attribute}`
           }, u ${top.items} (např. produkt ${top.example}).`,
         };
-  const help =
-    top?.documentation === undefined
-      ? { en: '', cs: '' }
-      : { en: ` Google's help: ${top.documentation}`, cs: ` Nápověda Googlu: ${top.documentation}` };
+  const link = top?.documentation;
+  const help = isGoogleHelpLink(link) ? { en: ` Google's help: ${link}`, cs: ` Nápověda Googlu: ${link}` } : { en: '', cs: '' };
   return {
     message: {
       en: `${name} disapproves ${count} of ${total} products (read ${warningTime(summary.readAt ?? '')}).${issue.en}`,

@@ -291,6 +291,13 @@ function productsListCall(url: URL, options: GoogleServerOptions, state: State, 
   const offset = token === null ? 0 : Number(Buffer.from(token, 'base64url').toString('utf8').replace('offset:', ''));
   if (!Number.isInteger(offset) || offset < 0) return refuse(400, 'Invalid page token.');
   const keys = [...state.products.keys()].sort();
+  // A whole product carries its attributes (a description of up to 5,000 characters); a partial response
+  // (`fields=products(…)`) only what it names, as Google's system parameter does.
+  const partial = url.searchParams.get('fields');
+  const attributes = (offerId: string) =>
+    partial !== null && !partial.includes('productAttributes')
+      ? {}
+      : { productAttributes: { title: `Product ${offerId}`, description: 'Popis produktu. '.repeat(300) } };
   const listed: unknown[] = keys.map((key) => {
     const [contentLanguage = '', feedLabel = '', ...rest] = key.split('~');
     const offerId = rest.join('~');
@@ -300,6 +307,7 @@ function productsListCall(url: URL, options: GoogleServerOptions, state: State, 
       contentLanguage,
       feedLabel,
       dataSource: `accounts/${options.account}/dataSources/${options.dataSourceId}`,
+      ...attributes(offerId),
       productStatus: statuses.get(key) ?? approvedStatus(),
     };
   });

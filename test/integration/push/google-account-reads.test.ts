@@ -129,6 +129,12 @@ describe('Google account reads', () => {
     } while (token !== undefined);
 
     expect(pages).toBe(3);
+    // Only the verdict's fields: whole products (descriptions of 5,000 characters) would pass the size cap.
+    expect(
+      google.requests
+        .filter((request) => request.url.includes('/products?'))
+        .every((request) => new URL(request.url, 'http://x').searchParams.get('fields')?.startsWith('products(name,offerId')),
+    ).toBe(true);
     expect(google.productListReads()).toBe(3);
     expect(
       google.requests

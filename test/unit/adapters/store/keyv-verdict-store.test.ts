@@ -1,23 +1,23 @@
 import { Keyv } from 'keyv';
 import { describe, expect, it } from 'vitest';
 import { createKeyvVerdictStore } from '../../../../src/adapters/store/keyv-verdict-store.js';
-import { bucketOf, createVerdictTally } from '../../../../src/core/push/channel-verdicts.js';
+import { createVerdictBuckets, createVerdictTally } from '../../../../src/core/push/channel-verdicts.js';
 import type { GoogleVerdict } from '../../../../src/core/push/google-product-status.js';
 
 function verdict(offerId: string, status: GoogleVerdict['status'] = 'approved'): GoogleVerdict {
   return { offerId, status, destinations: [], issues: [] };
 }
 
-function bucketsOf(verdicts: readonly GoogleVerdict[]): Map<number, GoogleVerdict[]> {
-  const buckets = new Map<number, GoogleVerdict[]>();
-  for (const entry of verdicts) buckets.set(bucketOf(entry.offerId), [...(buckets.get(bucketOf(entry.offerId)) ?? []), entry]);
-  return buckets;
+function bucketsOf(verdicts: readonly GoogleVerdict[]) {
+  const read = createVerdictBuckets();
+  for (const entry of verdicts) read.add(entry);
+  return read.group();
 }
 
 function summaryOf(verdicts: readonly GoogleVerdict[], readAt: string) {
   const tally = createVerdictTally();
   for (const entry of verdicts) tally.add(entry);
-  return tally.summary(readAt, []);
+  return tally.summary(readAt, { count: 0 });
 }
 
 describe("a channel's verdicts in the store", () => {

@@ -23,6 +23,12 @@ describe("Google's verdict on a product (products.list)", () => {
     expect(statusOf([destination('SHOPPING_ADS', { disapproved: ['SK'], approved: ['CZ'] })])).toBe('disapproved');
     // Listed, with no destination yet: Google has not decided.
     expect(statusOf([])).toBe('pending');
+    // The shop's country decides where Google says something of it: a disapproval abroad (cross-border) is not the shop's.
+    const abroad = [destination('SHOPPING_ADS', { approved: ['CZ'], disapproved: ['SK', 'DE'] })];
+    expect(statusOf(abroad, 'CZ')).toBe('approved');
+    expect(statusOf(abroad)).toBe('disapproved');
+    expect(statusOf([destination('FREE_LISTINGS', { pending: ['CZ'] })], 'CZ')).toBe('pending');
+    expect(statusOf([destination('FREE_LISTINGS', { approved: ['SK'] })], 'CZ')).toBe('approved');
   });
 
   it('reads nulls and missing fields as absent (Google omits what is empty)', () => {

@@ -25,7 +25,8 @@ function setup(
   const pages: ProductsPageRead[] = [
     { page: { verdicts: [verdict('a', 'approved'), verdict('b', 'disapproved')], unreadable: [], nextPageToken: 't1' } },
     { page: { verdicts: [verdict('c', 'pending')], unreadable: ['accounts/1/products/x: offerId'], nextPageToken: 't2' } },
-    { page: { verdicts: [verdict('d', 'approved')], unreadable: [] } },
+    // Enough readable products that one odd product is no reason to fail the read.
+    { page: { verdicts: Array.from({ length: 10 }, (_, index) => verdict(`d${index}`, 'approved')), unreadable: [] } },
   ];
   const verdicts = createGoogleVerdicts({
     reads: {
@@ -63,7 +64,7 @@ describe("Google's verdicts, read back", () => {
     expect((await verdicts.verdict('b'))?.status).toBe('disapproved');
     expect(verdicts.summary()).toMatchObject({
       readAt: '2026-11-29T10:00:00.000Z',
-      counts: { approved: 2, pending: 1, disapproved: 1 },
+      counts: { approved: 11, pending: 1, disapproved: 1 },
       unreadable: { count: 1, first: 'accounts/1/products/x: offerId' },
     });
   });
@@ -80,6 +81,15 @@ describe("Google's verdicts, read back", () => {
     });
   });
 
+  it('fails a read of which much could not be read (a changed format), keeping the verdicts before', async () => {
+    const odd = { page: { verdicts: [], unreadable: ['accounts/1/products/y: offerId', 'accounts/1/products/z: offerId'] } };
+    const { verdicts } = setup({ answers: { 2: odd } });
+    expect(await verdicts.readNow()).toBe('failed');
+    expect(verdicts.summary()?.lastError?.message).toBe(
+      "3 of 6 products in Google's listing could not be read (the first: accounts/1/products/x: offerId)",
+    );
+  });
+
   it('reads nothing on a follower', async () => {
     const { verdicts, calls } = setup({ leader: false });
     expect(await verdicts.readNow()).toBe('skipped');
@@ -93,7 +103,7 @@ describe("Google's verdicts, read back", () => {
     const failing = setup({ store: ok.store, answers: { 1: { problem: 'products could not be read (HTTP 503)', retry: true } } });
     expect(await failing.verdicts.readNow()).toBe('failed');
     expect(failing.verdicts.summary()?.lastError?.message).toBe('products could not be read (HTTP 503)');
-    expect(failing.verdicts.summary()?.counts).toEqual({ approved: 2, pending: 1, disapproved: 1 });
+    expect(failing.verdicts.summary()?.counts).toEqual({ approved: 11, pending: 1, disapproved: 1 });
     expect((await failing.verdicts.verdict('b'))?.status).toBe('disapproved');
     const spent = setup({ quota: false });
     expect(await spent.verdicts.readNow()).toBe('failed');
