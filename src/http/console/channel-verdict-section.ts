@@ -38,6 +38,7 @@ const en = {
   topIssues: 'Issues on the most products',
   onItems: (items: string) => `on ${items}`,
   example: 'e.g.',
+  unreadable: (count: string, first: string) => `${count} products of the listing could not be read (the first: ${first}).`,
   fileFetch: (at: string, state: string) => `Google's last fetch of google.xml: ${at} (UTC), ${state}`,
   fileItems: (total: string, created: string, updated: string) => `${total} items (${created} new, ${updated} updated)`,
   fileNotRead: (problem: string) => `Google's last fetch of google.xml could not be read: ${problem}`,
@@ -74,6 +75,7 @@ const cs: typeof en = {
   topIssues: 'Problémy u nejvíce produktů',
   onItems: (items: string) => `u ${items}`,
   example: 'např.',
+  unreadable: (count: string, first: string) => `Produktů ze seznamu, které nešly přečíst: ${count} (první: ${first}).`,
   fileFetch: (at: string, state: string) => `Poslední stažení google.xml Googlem: ${at} (UTC), ${state}`,
   fileItems: (total: string, created: string, updated: string) =>
     `položek ${total} (nových ${created}, aktualizovaných ${updated})`,
@@ -180,7 +182,11 @@ export function verdictsOverview(
           )
           .join('')}</ul>`;
   const error = summary.lastError === undefined ? '' : `<p class="bad">${h(t.lastError(summary.lastError.message))}</p>`;
-  return `<div id="verdicts-${h(channel)}"><h3>${h(t.overview(name))}</h3>${counts}${issues}${fileFetchLine(lang, t, summary.fileFetch)}${error}</div>`;
+  const unreadable =
+    summary.unreadable === undefined
+      ? ''
+      : `<p class="muted">${h(t.unreadable(formatNumber(lang, summary.unreadable.count), summary.unreadable.first))}</p>`;
+  return `<div id="verdicts-${h(channel)}"><h3>${h(t.overview(name))}</h3>${counts}${issues}${unreadable}${fileFetchLine(lang, t, summary.fileFetch)}${error}</div>`;
 }
 
 /** Google's last fetch of the google.xml file source, when it is configured (`#google-file-fetch`). */
