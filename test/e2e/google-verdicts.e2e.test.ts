@@ -2,7 +2,7 @@ import { pino } from 'pino';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { type RunningApp, startApp } from '../../src/app/start-app.js';
 import type { VerdictSummary } from '../../src/core/push/channel-verdicts.js';
-import type { GoogleServer } from '../fakes/channels/google-server.js';
+import { brokenImageStatus, type GoogleServer } from '../fakes/channels/google-server.js';
 import { createGoogleKit } from '../helpers/google-kit.js';
 import { eventually } from '../helpers/push-kit.js';
 
@@ -14,24 +14,7 @@ import { eventually } from '../helpers/push-kit.js';
  */
 
 const kit = createGoogleKit();
-const DISAPPROVED = {
-  destinationStatuses: [
-    { reportingContext: 'SHOPPING_ADS', disapprovedCountries: ['CZ'] },
-    { reportingContext: 'FREE_LISTINGS', approvedCountries: ['CZ'] },
-  ],
-  itemLevelIssues: [
-    {
-      code: 'image_link_broken',
-      severity: 'DISAPPROVED',
-      resolution: 'MERCHANT_ACTION',
-      attribute: 'image_link',
-      reportingContext: 'SHOPPING_ADS',
-      description: 'Invalid image [image_link]',
-      documentation: 'https://support.google.com/merchants/answer/6098289',
-      applicableCountries: ['CZ'],
-    },
-  ],
-};
+const DISAPPROVED = brokenImageStatus();
 
 interface ProductAnswer {
   channels?: {
@@ -123,7 +106,7 @@ describe("Google's verdicts read back", () => {
     expect(czech).toContain('Verdikt Googlu');
     expect(czech).toContain('Reklamy v Nákupech: <span class="bad">zamítnuto v CZ</span>');
     expect(czech).toContain('je třeba zásah obchodu');
-    expect(czech).toContain('<span lang="en">Invalid image [image_link]</span>');
+    expect(czech).toContain('<span lang="en">Invalid image [image_link] — Ensure the image is accessible');
     const warning = await eventually(async () => (await disapprovalWarning(running))?.subject, 'google', 40_000);
     expect(warning).toBe('google');
     const shown = await disapprovalWarning(running);

@@ -276,6 +276,29 @@ export function approvedStatus(): merchantapi_products_v1.Schema$ProductStatus {
   };
 }
 
+/** A product Google keeps out of Shopping ads in CZ for a broken image (free listings still show it). */
+export function brokenImageStatus(): merchantapi_products_v1.Schema$ProductStatus {
+  return {
+    destinationStatuses: [
+      { reportingContext: 'SHOPPING_ADS', disapprovedCountries: ['CZ'] },
+      { reportingContext: 'FREE_LISTINGS', approvedCountries: ['CZ'] },
+    ],
+    itemLevelIssues: [
+      {
+        code: 'image_link_broken',
+        severity: 'DISAPPROVED',
+        resolution: 'MERCHANT_ACTION',
+        attribute: 'image_link',
+        reportingContext: 'SHOPPING_ADS',
+        description: 'Invalid image [image_link]',
+        detail: 'Ensure the image is accessible and uses an accepted image format (JPEG, PNG, GIF)',
+        documentation: 'https://support.google.com/merchants/answer/6098289',
+        applicableCountries: ['CZ'],
+      },
+    ],
+  };
+}
+
 /** The largest page `products.list` gives (Google coerces larger `pageSize` values to it). */
 const LIST_MAX_PAGE = 1_000;
 

@@ -1,7 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGoogleAccountReads } from '../../../src/adapters/push/google-account-reads.js';
-import { type GoogleServer, startGoogleServer } from '../../fakes/channels/google-server.js';
+import { brokenImageStatus, type GoogleServer, startGoogleServer } from '../../fakes/channels/google-server.js';
 
 /** The data source, quota and product status reads against the fake Merchant API (src/adapters/push/google-account-reads.ts). */
 
@@ -95,25 +95,7 @@ describe('Google account reads', () => {
     for (let index = 0; index < 2_345; index++) google.products.set(`cs~CZ~p${String(index).padStart(5, '0')}`, {});
     google.products.set('en~GB~p00001', {});
     google.extraListed.push({ name: 'accounts/123/products/odd', contentLanguage: 'cs' });
-    google.statuses.set('cs~CZ~p00007', {
-      destinationStatuses: [
-        { reportingContext: 'SHOPPING_ADS', disapprovedCountries: ['CZ'] },
-        { reportingContext: 'FREE_LISTINGS', approvedCountries: ['CZ'] },
-      ],
-      itemLevelIssues: [
-        {
-          code: 'image_link_broken',
-          severity: 'DISAPPROVED',
-          resolution: 'MERCHANT_ACTION',
-          attribute: 'image_link',
-          reportingContext: 'SHOPPING_ADS',
-          description: 'Invalid image [image_link]',
-          detail: 'Ensure the image is accessible and uses an accepted image format (JPEG, PNG, GIF)',
-          documentation: 'https://support.google.com/merchants/answer/6098289',
-          applicableCountries: ['CZ'],
-        },
-      ],
-    });
+    google.statuses.set('cs~CZ~p00007', brokenImageStatus());
     const reads = readsOf(google);
     const verdicts = [];
     const unreadable: string[] = [];
