@@ -12,8 +12,9 @@ import { type Config, ConfigError, loadConfig } from './config/load-config.js';
 
 const USAGE = `Usage:
   catalog-bridge sync --once --out DIR   one full sync; every feed written to DIR (as under /feeds/ of the server)
-  catalog-bridge backup --out FILE       a consistent copy of the SQLite store while the bridge runs: the catalog
-                                         file to FILE, the webhook inbox and push outbox files beside it
+  catalog-bridge backup --out FILE       a copy of the SQLite store while the bridge runs (SQLite's online backup,
+                                         each file as it was at one moment): the catalog file to FILE, the
+                                         webhook inbox and push outbox files beside it
   catalog-bridge restore --from FILE     puts such a backup in the store's place (the bridge stopped)
   catalog-bridge serve                   the server (what npm start runs)
   catalog-bridge --version               the version (CHANGELOG.md)
