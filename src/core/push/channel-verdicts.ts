@@ -1,3 +1,4 @@
+import { createSlicer } from '../async/create-slicer.js';
 import type { GoogleFileFetch } from './google-file-upload.js';
 import type { GoogleIssue, GoogleVerdict, GoogleVerdictStatus } from './google-product-status.js';
 
@@ -29,17 +30,30 @@ export function createVerdictBuckets() {
       texts.push([verdict.offerId, JSON.stringify(verdict)]);
     },
     size: () => texts.length,
-    /** The bucket texts by bucket (buckets without verdicts left out), and their count. */
-    group(): { readonly count: number; readonly buckets: ReadonlyMap<number, string> } {
+    /**
+     * The bucket texts by bucket (buckets without verdicts left out), and their count; in slices that yield
+     * (at 100,000 products the grouping and joining take ~170 ms in one go).
+     */
+    async group(): Promise<{ readonly count: number; readonly buckets: ReadonlyMap<number, string> }> {
       const count = bucketCountFor(texts.length);
       const lists = new Map<number, string[]>();
-      for (const [offerId, text] of texts.splice(0)) {
+      const slicer = createSlicer();
+      for (const [offerId, text] of texts) {
+        const pause = slicer.next();
+        if (pause !== undefined) await pause;
         const bucket = bucketOf(offerId, count);
         const list = lists.get(bucket);
         if (list === undefined) lists.set(bucket, [text]);
         else list.push(text);
       }
-      return { count, buckets: new Map([...lists].map(([bucket, list]) => [bucket, `[${list.join(',')}]`])) };
+      texts.length = 0;
+      const buckets = new Map<number, string>();
+      for (const [bucket, list] of lists) {
+        const pause = slicer.next();
+        if (pause !== undefined) await pause;
+        buckets.set(bucket, `[${list.join(',')}]`);
+      }
+      return { count, buckets };
     },
   };
 }

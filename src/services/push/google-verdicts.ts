@@ -133,7 +133,7 @@ export function createGoogleVerdicts(deps: GoogleVerdictsDeps): GoogleVerdicts {
     const fileFetch = await readFileFetch();
     if (abort.signal.aborted || !deps.isLeader()) return 'skipped';
     const done = { ...tally.summary(startedAt, unreadable), ...(fileFetch === undefined ? {} : { fileFetch }) };
-    await store.publish(read.group(), done);
+    await store.publish(await read.group(), done);
     summary = done;
     log.info({ ...done.counts, unreadable: unreadable.count }, "push: Google's verdicts read");
     return 'read';

@@ -8,7 +8,7 @@ function verdict(offerId: string, status: GoogleVerdict['status'] = 'approved'):
   return { offerId, status, destinations: [], issues: [] };
 }
 
-function bucketsOf(verdicts: readonly GoogleVerdict[]) {
+async function bucketsOf(verdicts: readonly GoogleVerdict[]) {
   const read = createVerdictBuckets();
   for (const entry of verdicts) read.add(entry);
   return read.group();
@@ -26,12 +26,12 @@ describe("a channel's verdicts in the store", () => {
     const keyv = new Keyv({ store: map });
     const store = createKeyvVerdictStore(keyv, { channel: 'google', account: '123' });
     const first = Array.from({ length: 600 }, (_, index) => verdict(`p${index}`, index === 7 ? 'disapproved' : 'approved'));
-    await store.publish(bucketsOf(first), summaryOf(first, '2026-11-29T10:00:00.000Z'));
+    await store.publish(await bucketsOf(first), summaryOf(first, '2026-11-29T10:00:00.000Z'));
     expect((await store.verdict('p7'))?.status).toBe('disapproved');
     expect((await store.summary())?.counts).toEqual({ approved: 599, pending: 0, disapproved: 1 });
 
     const second = first.map((entry) => verdict(entry.offerId));
-    await store.publish(bucketsOf(second), summaryOf(second, '2026-11-29T10:30:00.000Z'));
+    await store.publish(await bucketsOf(second), summaryOf(second, '2026-11-29T10:30:00.000Z'));
     // A new store (another instance) reads the new generation; the old one's buckets are gone.
     const other = createKeyvVerdictStore(keyv, { channel: 'google', account: '123' });
     expect((await other.verdict('p7'))?.status).toBe('approved');
@@ -51,18 +51,21 @@ describe("a channel's verdicts in the store", () => {
     });
     expect(await store.verdict('p1')).toBeUndefined();
     const read = [verdict('p1', 'pending')];
-    await store.publish(bucketsOf(read), summaryOf(read, '2026-11-29T10:00:00.000Z'));
+    await store.publish(await bucketsOf(read), summaryOf(read, '2026-11-29T10:00:00.000Z'));
     await store.noteFailure({ at: '2026-11-29T10:30:00.000Z', message: 'HTTP 500' });
     expect((await store.verdict('p1'))?.status).toBe('pending');
     expect((await store.summary())?.lastError?.message).toBe('HTTP 500');
-    await store.publish(bucketsOf(read), summaryOf(read, '2026-11-29T11:00:00.000Z'));
+    await store.publish(await bucketsOf(read), summaryOf(read, '2026-11-29T11:00:00.000Z'));
     expect((await store.summary())?.lastError).toBeUndefined();
   });
 
   it("never shows another account's verdicts", async () => {
     const keyv = new Keyv();
     const read = [verdict('p1', 'disapproved')];
-    await createKeyvVerdictStore(keyv, { channel: 'google', account: '123' }).publish(bucketsOf(read), summaryOf(read, 'x'));
+    await createKeyvVerdictStore(keyv, { channel: 'google', account: '123' }).publish(
+      await bucketsOf(read),
+      summaryOf(read, 'x'),
+    );
     const other = createKeyvVerdictStore(keyv, { channel: 'google', account: '999' });
     expect(await other.verdict('p1')).toBeUndefined();
     expect(await other.summary()).toBeUndefined();
