@@ -34,6 +34,11 @@ const BENCHMARKS: readonly { name: string; args: readonly string[]; what: string
     what: 'the costliest product searches at 100k, 8 at once over HTTP: event-loop stall, /healthz latency (issue 26 bar)',
   },
   {
+    name: 'google-verdicts',
+    args: [],
+    what: "Google's verdicts read back at 100k: page parse, memory, grouping, a bucket's parse",
+  },
+  {
     name: 'product-detail',
     args: [],
     what: "a product's page at 100k × 5: every feed's verdict for one product, lookup time and event-loop delay",

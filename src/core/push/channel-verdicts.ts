@@ -32,27 +32,23 @@ export function createVerdictBuckets() {
     size: () => texts.length,
     /**
      * The bucket texts by bucket (buckets without verdicts left out), and their count; in slices that yield
-     * (at 100,000 products the grouping and joining take ~170 ms in one go).
+     * (at 100,000 products grouping took ~170 ms in one go).
      */
     async group(): Promise<{ readonly count: number; readonly buckets: ReadonlyMap<number, string> }> {
       const count = bucketCountFor(texts.length);
-      const lists = new Map<number, string[]>();
+      // Concatenated, not joined: V8 keeps `a + b` as a rope and copies it only when it is written, a bucket
+      // at a time, so grouping allocates no second copy of the read at once (a GC pause of ~50 ms at 100,000).
+      const buckets = new Map<number, string>();
       const slicer = createSlicer();
       for (const [offerId, text] of texts) {
         const pause = slicer.next();
         if (pause !== undefined) await pause;
         const bucket = bucketOf(offerId, count);
-        const list = lists.get(bucket);
-        if (list === undefined) lists.set(bucket, [text]);
-        else list.push(text);
+        const sofar = buckets.get(bucket);
+        buckets.set(bucket, sofar === undefined ? `[${text}` : `${sofar},${text}`);
       }
       texts.length = 0;
-      const buckets = new Map<number, string>();
-      for (const [bucket, list] of lists) {
-        const pause = slicer.next();
-        if (pause !== undefined) await pause;
-        buckets.set(bucket, `[${list.join(',')}]`);
-      }
+      for (const [bucket, text] of buckets) buckets.set(bucket, `${text}]`);
       return { count, buckets };
     },
   };
