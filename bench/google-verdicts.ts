@@ -16,10 +16,13 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { createVerdictBuckets, createVerdictTally } from '../src/core/push/channel-verdicts.js';
 import { GOOGLE_PRODUCTS_PAGE_SIZE, parseProductsPage } from '../src/core/push/google-product-status.js';
+import { brokenImageStatus } from '../test/fakes/channels/google-server.js';
 
 const { values } = parseArgs({ options: { products: { type: 'string', default: '100000' } } });
 const PRODUCTS = Number(values.products);
 const IDENTITY = { contentLanguage: 'cs', feedLabel: 'CZ' };
+
+const DEMOTION = { code: 'missing_gtin', severity: 'DEMOTED', attribute: 'gtin', description: 'Missing GTIN' };
 
 function listed(index: number) {
   const disapproved = index % 5 === 0;
@@ -29,27 +32,7 @@ function listed(index: number) {
     contentLanguage: 'cs',
     feedLabel: 'CZ',
     productStatus: disapproved
-      ? {
-          destinationStatuses: [
-            { reportingContext: 'SHOPPING_ADS', disapprovedCountries: ['CZ'] },
-            { reportingContext: 'FREE_LISTINGS', approvedCountries: ['CZ'] },
-          ],
-          itemLevelIssues: [
-            {
-              code: 'image_link_broken',
-              severity: 'DISAPPROVED',
-              resolution: 'MERCHANT_ACTION',
-              attribute: 'image_link',
-              reportingContext: 'SHOPPING_ADS',
-              description: 'Invalid image [image_link]',
-              detail: 'Ensure the image is accessible and uses an accepted image format (JPEG, PNG, GIF)',
-              documentation: 'https://support.google.com/merchants/answer/6098289',
-              applicableCountries: ['CZ'],
-            },
-            { code: 'missing_gtin', severity: 'DEMOTED', attribute: 'gtin', description: 'Missing GTIN' },
-          ],
-          lastUpdateDate: '2026-11-29T10:00:00Z',
-        }
+      ? { ...brokenImageStatus(), itemLevelIssues: [...(brokenImageStatus().itemLevelIssues ?? []), DEMOTION] }
       : {
           destinationStatuses: [
             { reportingContext: 'SHOPPING_ADS', approvedCountries: ['CZ'] },
