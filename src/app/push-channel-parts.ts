@@ -24,6 +24,7 @@ import {
 } from '../core/push/target-payloads.js';
 import { feedContextOf, itemOptionsOf } from '../services/feeds/feed-builder.js';
 import type { FeedService } from '../services/feeds/feed-service.js';
+import type { GoogleAccountReads } from '../services/push/google-account-port.js';
 import { createGoogleChannel, GOOGLE_MAX_ROUND, type GoogleChannel } from '../services/push/google-channel.js';
 import { createGoogleVerdicts, type GoogleVerdicts, type VerdictStore } from '../services/push/google-verdicts.js';
 import { createMetaBatchChecks } from '../services/push/meta-batch-checks.js';
@@ -261,6 +262,70 @@ function lensesOf(feeds: PushFeeds | undefined): GoogleLenses {
   return { ...(product === undefined ? {} : { product }), ...(local === undefined ? {} : { local }) };
 }
 
+type GoogleSettings = NonNullable<PushConfig['google']>;
+
+/**
+ * The Google channel around its client: in a dry run the logging client and no reads (nothing is read from
+ * Google either; a round is logged as one line), else the Merchant API's client and reads, and the verdicts
+ * read back when there is a store to keep them in.
+ */
+function googleChannelOf(
+  push: PushConfig,
+  settings: GoogleSettings,
+  context: { readonly logger: Logger; readonly now: () => number; readonly isLeader?: (() => boolean) | undefined },
+  verdictStore: VerdictStore | undefined,
+): { readonly google: GoogleChannel; readonly client: ChannelClient<GooglePayload>; readonly verdicts?: GoogleVerdicts } {
+  const { logger, now, isLeader } = context;
+  const channel = (client: ChannelClient<GooglePayload>, reads: GoogleAccountReads | undefined) =>
+    createGoogleChannel({
+      client,
+      reads,
+      dataSourceName: `accounts/${settings.account}/dataSources/${settings.dataSourceId}`,
+      refreshMs: settings.quotaRefreshMs,
+      now,
+      logger,
+      ...(isLeader === undefined ? {} : { isLeader }),
+    });
+  if (push.dryRun) {
+    const client = createDryRunClient<GooglePayload>(
+      'google',
+      { method: 'POST|PATCH|DELETE', path: '/products/v1|/inventories/v1' },
+      logger,
+    );
+    // Unpaced: nothing leaves the machine.
+    return { google: channel(client, undefined), client };
+  }
+  // Loaded checked (load-config's serviceAccountFileProblem); read again here so the configuration never holds it.
+  const key = parseServiceAccountKey(readFileSync(settings.credentialsFile, 'utf8'));
+  const common = {
+    rootUrl: settings.apiUrl,
+    account: settings.account,
+    dataSourceId: settings.dataSourceId,
+    contentLanguage: settings.contentLanguage,
+    feedLabel: settings.feedLabel,
+    key,
+    tokenUrl: settings.tokenUrl,
+    timeoutMs: push.timeoutMs,
+  };
+  const reads = createGoogleAccountReads(common);
+  const google = channel(createGoogleMerchantClient(common), reads);
+  if (verdictStore === undefined) return { google, client: google.client };
+  const verdicts = createGoogleVerdicts({
+    reads,
+    paced: (call) => google.paced(call),
+    ...(settings.fileDataSourceId === undefined ? {} : { fileDataSourceId: settings.fileDataSourceId }),
+    store: verdictStore,
+    isLeader: isLeader ?? (() => true),
+    intervalMs: settings.statusIntervalMs,
+    // Google's verdicts on the first sends take minutes; the quota's first read comes before.
+    firstDelayMs: Math.min(VERDICTS_FIRST_READ_MS, settings.statusIntervalMs),
+    followMs: Math.min(VERDICTS_FOLLOW_MS, settings.statusIntervalMs),
+    now,
+    logger,
+  });
+  return { google, client: google.client, verdicts };
+}
+
 export function googleParts(
   push: PushConfig,
   config: Config,
@@ -273,65 +338,8 @@ export function googleParts(
 ): GoogleParts | undefined {
   const settings = push.google;
   if (settings === undefined) return undefined;
-  const dataSourceName = `accounts/${settings.account}/dataSources/${settings.dataSourceId}`;
   const names = { account: settings.account, contentLanguage: settings.contentLanguage, feedLabel: settings.feedLabel };
-  let google: GoogleChannel;
-  let client: ChannelClient<GooglePayload>;
-  let verdicts: GoogleVerdicts | undefined;
-  if (push.dryRun) {
-    // Nothing is read from Google either; the round is logged as one line, not call by call.
-    client = createDryRunClient<GooglePayload>(
-      'google',
-      { method: 'POST|PATCH|DELETE', path: '/products/v1|/inventories/v1' },
-      logger,
-    );
-    google = createGoogleChannel({
-      client,
-      reads: undefined,
-      dataSourceName,
-      refreshMs: settings.quotaRefreshMs,
-      now,
-      logger,
-      ...(isLeader === undefined ? {} : { isLeader }),
-    });
-  } else {
-    // Loaded checked (load-config's serviceAccountFileProblem); read again here so the configuration never holds it.
-    const key = parseServiceAccountKey(readFileSync(settings.credentialsFile, 'utf8'));
-    const common = { rootUrl: settings.apiUrl, account: settings.account, dataSourceId: settings.dataSourceId, key };
-    const merchant = createGoogleMerchantClient({
-      ...common,
-      ...names,
-      tokenUrl: settings.tokenUrl,
-      timeoutMs: push.timeoutMs,
-    });
-    const reads = createGoogleAccountReads({ ...common, ...names, tokenUrl: settings.tokenUrl, timeoutMs: push.timeoutMs });
-    google = createGoogleChannel({
-      client: merchant,
-      reads,
-      dataSourceName,
-      refreshMs: settings.quotaRefreshMs,
-      now,
-      logger,
-      ...(isLeader === undefined ? {} : { isLeader }),
-    });
-    client = google.client;
-    const paced = google.paced;
-    if (verdictStore !== undefined) {
-      verdicts = createGoogleVerdicts({
-        reads,
-        paced: (call) => paced(call),
-        ...(settings.fileDataSourceId === undefined ? {} : { fileDataSourceId: settings.fileDataSourceId }),
-        store: verdictStore,
-        isLeader: isLeader ?? (() => true),
-        intervalMs: settings.statusIntervalMs,
-        // Google's verdicts on the first sends take minutes; the quota's first read comes before.
-        firstDelayMs: Math.min(VERDICTS_FIRST_READ_MS, settings.statusIntervalMs),
-        followMs: Math.min(VERDICTS_FOLLOW_MS, settings.statusIntervalMs),
-        now,
-        logger,
-      });
-    }
-  }
+  const { google, client, verdicts } = googleChannelOf(push, settings, { logger, now, isLeader }, verdictStore);
   const feed = { storeCodes: config.feed.unitStoreCodes, unitNames: new Map<string, string>(), ...links };
   const buildPayload = googlePayloads(
     { ...names, currency: config.feed.currency, ...(config.feed.brand === undefined ? {} : { brand: config.feed.brand }) },

@@ -151,42 +151,8 @@ export function createPushWiring(deps: PushWiringDeps): PushWiring | undefined {
   const opened = openOutbox(config.store.url, deps.group);
   const outbox = deps.coalesce === undefined ? opened : uncoalescedOutbox(opened, deps.coalesce);
   const isLeader = deps.isLeader ?? (() => true);
-  const workers = new Map<PushChannel, PushWorker>();
-  for (const [channel, parts] of channels) {
-    const gated = channel === 'google' && google !== undefined;
-    const worker = createPushWorker({
-      channel,
-      outbox,
-      client: parts.client,
-      buildPayload: deps.coalesce === undefined ? parts.buildPayload : uncoalescedPayloads(parts.buildPayload),
-      current: () => deps.catalog.current(),
-      pacer: parts.pacer ?? createPacer(parts.limits, now()),
-      // Google's round follows its paced rate (read per round); the others' is fixed.
-      get batchSize() {
-        return gated ? google.google.roundSize() : parts.batchSize;
-      },
-      leaseMs: push.timeoutMs * 2 + 5_000,
-      maxBackoffMs: push.maxBackoffMs,
-      idleMs: IDLE_MS,
-      now,
-      random: Math.random,
-      sleep: abortableSleep,
-      // Google's gate (leader, data source checked, daily quota left) holds the worker like a follower: nothing
-      // claimed. It asks `isLeader` itself, every poll, so a new term reads the quotas before its first send.
-      isLeader: gated ? () => google.google.open() : isLeader,
-      logger: log.child({ channel }),
-      onDelivered: observePushLag(deps.metrics, channel),
-      ...(deps.group === undefined ? {} : { fence: fenceOf(deps.group) }),
-    });
-    workers.set(channel, gated ? withGoogleChannel(worker, google.google) : worker);
-  }
-  const targets: PushTargetsConfig = {
-    ...(shoptet === undefined || push.shoptet === undefined ? {} : { shoptet: { unit: push.shoptet.unit } }),
-    ...(meta === undefined ? {} : { meta: true as const, ...(meta.stockAdjusts === true ? { metaStock: true } : {}) }),
-    ...(google === undefined
-      ? {}
-      : { google: { localUnits: google.localUnits }, ...(google.stockAdjusts === true ? { googleStock: true } : {}) }),
-  };
+  const workers = createWorkers({ deps, channels, google, outbox, now, log, isLeader });
+  const targets = pushTargetsOf(push, { meta, shoptet, google });
   const gate = { stopped: false };
   const deriver = createPushDeriver({
     // A version published during shutdown (a last sale) is left to the next start's catch-up: the outbox closes.
@@ -356,4 +322,67 @@ function runPush(parts: {
 function googleStatus(google: GoogleParts): Partial<PushChannelStatus> {
   const verdicts = google.verdicts?.summary();
   return { ...google.google.status(), ...(verdicts === undefined ? {} : { verdicts }) };
+}
+
+/** One worker per configured channel; Google's gated by its channel (leader, data source, daily quota). */
+function createWorkers(parts: {
+  readonly deps: PushWiringDeps;
+  readonly channels: ReadonlyMap<PushChannel, ChannelParts<unknown>>;
+  readonly google: GoogleParts | undefined;
+  readonly outbox: PushOutbox;
+  readonly now: () => number;
+  readonly log: Logger;
+  readonly isLeader: () => boolean;
+}): Map<PushChannel, PushWorker> {
+  const { deps, google, outbox, now, log, isLeader } = parts;
+  const push = deps.config.push;
+  const workers = new Map<PushChannel, PushWorker>();
+  for (const [channel, channelParts] of parts.channels) {
+    const gated = channel === 'google' && google !== undefined;
+    const worker = createPushWorker({
+      channel,
+      outbox,
+      client: channelParts.client,
+      buildPayload: deps.coalesce === undefined ? channelParts.buildPayload : uncoalescedPayloads(channelParts.buildPayload),
+      current: () => deps.catalog.current(),
+      pacer: channelParts.pacer ?? createPacer(channelParts.limits, now()),
+      // Google's round follows its paced rate (read per round); the others' is fixed.
+      get batchSize() {
+        return gated ? google.google.roundSize() : channelParts.batchSize;
+      },
+      leaseMs: push.timeoutMs * 2 + 5_000,
+      maxBackoffMs: push.maxBackoffMs,
+      idleMs: IDLE_MS,
+      now,
+      random: Math.random,
+      sleep: abortableSleep,
+      // Google's gate (leader, data source checked, daily quota left) holds the worker like a follower: nothing
+      // claimed. It asks `isLeader` itself, every poll, so a new term reads the quotas before its first send.
+      isLeader: gated ? () => google.google.open() : isLeader,
+      logger: log.child({ channel }),
+      onDelivered: observePushLag(deps.metrics, channel),
+      ...(deps.group === undefined ? {} : { fence: fenceOf(deps.group) }),
+    });
+    workers.set(channel, gated ? withGoogleChannel(worker, google.google) : worker);
+  }
+  return workers;
+}
+
+/** What the deriver and the reconciler enqueue for, per configured channel. */
+function pushTargetsOf(
+  push: PushConfig,
+  parts: {
+    readonly meta?: ChannelParts<unknown> | undefined;
+    readonly shoptet?: ChannelParts<unknown> | undefined;
+    readonly google?: GoogleParts | undefined;
+  },
+): PushTargetsConfig {
+  const { meta, shoptet, google } = parts;
+  return {
+    ...(shoptet === undefined || push.shoptet === undefined ? {} : { shoptet: { unit: push.shoptet.unit } }),
+    ...(meta === undefined ? {} : { meta: true as const, ...(meta.stockAdjusts === true ? { metaStock: true } : {}) }),
+    ...(google === undefined
+      ? {}
+      : { google: { localUnits: google.localUnits }, ...(google.stockAdjusts === true ? { googleStock: true } : {}) }),
+  };
 }
