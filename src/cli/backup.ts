@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { acquireDirLock, FeedFilesInUseError, releaseDirLock } from '../adapters/feed-files/feed-files-lock.js';
-import { sqliteStorePath, storeFilesOf } from '../adapters/store/beside-store.js';
-import { backupSqliteFile, copySqliteFile, type PendingCopy, removeDatabase } from '../adapters/store/sqlite-backup.js';
+import { type StoreFile, sqliteStorePath, storeFilesOf } from '../adapters/store/beside-store.js';
+import { copySqliteFile, type PendingCopy, removeDatabase } from '../adapters/store/sqlite-backup.js';
 import { feedFilesPlaceOf } from '../app/feed-parts.js';
 import type { Config } from '../config/load-config.js';
 
@@ -40,24 +40,32 @@ function sqliteStoreOf(config: Config): { path: string } | { message: string } {
 export async function backupStore(config: Config, out: string): Promise<BackupResult> {
   const store = sqliteStoreOf(config);
   if (!('path' in store)) return { ok: false, message: store.message };
-  const storePath = store.path;
   const target = resolve(out);
-  const sources = storeFilesOf(storePath);
+  const sources = storeFilesOf(store.path);
   const targets = storeFilesOf(target);
   if (sources.some((file) => targets.some((copy) => copy.path === file.path))) {
     return { ok: false, message: `--out ${target} would overwrite the store itself` };
   }
   mkdirSync(dirname(target), { recursive: true });
-  // Every file is copied and checked before any is put in place: a failed run leaves the previous set whole.
+  const copied = await copyStoreFiles(sources, targets);
+  if (!copied.ok) return { ok: false, message: `${copied.message}; the previous backup is left as it was` };
+  return copied;
+}
+
+/**
+ * Copies each file of `sources` to the same part of `targets`, every one copied and checked before any is
+ * put in place (a failed run leaves the targets as they were); a part `sources` lacks (no push configured)
+ * is removed from `targets`, so a set never mixes files of two moments.
+ */
+async function copyStoreFiles(sources: readonly StoreFile[], targets: readonly StoreFile[]): Promise<BackupResult> {
   const files: BackedUpFile[] = [];
   const pending: PendingCopy[] = [];
-  const stale: string[] = [];
+  const absent: string[] = [];
   try {
     for (const [index, file] of sources.entries()) {
-      const to = targets[index]?.path ?? target;
+      const to = targets[index]?.path ?? file.path;
       if (file.part !== 'catalog' && !existsSync(file.path)) {
-        // An older backup's file of this part must not be restored with this set.
-        stale.push(to);
+        absent.push(to);
         files.push({ part: file.part, from: file.path, to, bytes: undefined });
         continue;
       }
@@ -68,20 +76,17 @@ export async function backupStore(config: Config, out: string): Promise<BackupRe
   } catch (error) {
     for (const copy of pending) copy.discard();
     const failed = sources[files.length];
-    return {
-      ok: false,
-      message: `${failed?.part ?? 'store'} (${failed?.path ?? storePath}): ${messageOf(error)}; the previous backup is left as it was`,
-    };
+    return { ok: false, message: `${failed?.part ?? 'store'} (${failed?.path ?? ''}): ${messageOf(error)}` };
   }
   for (const copy of pending) copy.commit();
-  for (const path of stale) removeDatabase(path);
+  for (const path of absent) removeDatabase(path);
   return { ok: true, files };
 }
 
 /**
- * Puts the backup at `from` (and the files beside it) in the store's place: each file copied and checked,
- * the store's stale journal files removed, a part the backup lacks removed from the store (an outbox newer
- * than the backup would not match it). Refused while a bridge of this machine holds the store's feed files
+ * Puts the backup at `from` (and the files beside it) in the store's place, all of it or nothing: each file
+ * copied and checked, the store's stale journal files removed, a part the backup lacks removed from the store
+ * (an outbox newer than the backup would not match it). Refused while a bridge of this machine holds the store's feed files
  * (it runs); a bridge in another container cannot be seen, so stop it first.
  */
 export async function restoreStore(config: Config, from: string): Promise<BackupResult> {
@@ -102,26 +107,17 @@ export async function restoreStore(config: Config, from: string): Promise<Backup
       return { ok: false, message: `the bridge is running (${error.message}): stop it first` };
     throw error;
   }
-  const files: BackedUpFile[] = [];
+  let copied: BackupResult;
   try {
     mkdirSync(dirname(store.path), { recursive: true });
-    for (const [index, backup] of backups.entries()) {
-      const target = targets[index]?.path ?? store.path;
-      if (!existsSync(backup.path)) {
-        removeDatabase(target);
-        files.push({ part: backup.part, from: backup.path, to: target, bytes: undefined });
-        continue;
-      }
-      files.push({ part: backup.part, from: backup.path, to: target, bytes: await backupSqliteFile(backup.path, target) });
-    }
-  } catch (error) {
-    return { ok: false, message: messageOf(error) };
+    copied = await copyStoreFiles(backups, targets);
   } finally {
     await releaseDirLock(feeds);
   }
+  if (!copied.ok) return { ok: false, message: `${copied.message}; the store is left as it was` };
   // The rendered feed files stay: each names the catalog version it was rendered from, and the bridge serves
   // only those of the version it serves.
-  return { ok: true, files };
+  return copied;
 }
 
 function messageOf(error: unknown): string {

@@ -102,13 +102,6 @@ export async function copySqliteFile(source: string, destination: string): Promi
   };
 }
 
-/** Copies the database at `source` to `destination`, replaced once the copy is complete and checked. Returns its size. */
-export async function backupSqliteFile(source: string, destination: string): Promise<number> {
-  const copy = await copySqliteFile(source, destination);
-  copy.commit();
-  return copy.bytes;
-}
-
 /** SQLite's own quick check of the copy: a backup that cannot be read is worse than none. */
 async function checkCopy(path: string): Promise<void> {
   const db = await openExisting(path);
