@@ -9,6 +9,11 @@ import type { GoogleIssue, GoogleVerdict, GoogleVerdictStatus } from './google-p
  * a product page reads one small bucket; only the leader, while it reads, holds every verdict (as text).
  */
 
+/** How the verdicts' texts name a channel that reports back (the warnings, the console). */
+export function verdictChannelName(channel: string): string {
+  return channel === 'google' ? 'Google' : channel;
+}
+
 /** Verdicts a bucket holds at most on average: one bucket parses in about a millisecond. */
 const BUCKET_TARGET = 150;
 

@@ -1,4 +1,4 @@
-import type { VerdictSummary } from '../../core/push/channel-verdicts.js';
+import { type VerdictSummary, verdictChannelName } from '../../core/push/channel-verdicts.js';
 import { type GoogleIssue, type GoogleVerdict, isGoogleHelpLink } from '../../core/push/google-product-status.js';
 import { formatDateTime, formatNumber, type Lang, textsFor } from '../../core/text/local-text.js';
 import type { GoogleVerdictView } from '../../services/products/product-lookup.js';
@@ -148,8 +148,6 @@ export function googleVerdictSection(lang: Lang, view: GoogleVerdictView | undef
   )}</strong></p>${destinations(t, verdict)}${issues}${checked}${error}</section>`;
 }
 
-const CHANNEL_NAMES: Readonly<Record<string, string>> = { google: 'Google' };
-
 /**
  * The overview's lines on a channel's verdicts (`#verdicts-{channel}`): the counts as last read, the issues on
  * the most products with one of them linked, and the last read's error. '' before the first read.
@@ -162,7 +160,7 @@ export function verdictsOverview(
 ): string {
   if (summary === undefined || (summary.readAt === undefined && summary.lastError === undefined)) return '';
   const t = textsFor(TEXTS, lang);
-  const name = CHANNEL_NAMES[channel] ?? channel;
+  const name = verdictChannelName(channel);
   const { approved, pending, disapproved } = summary.counts;
   const counts =
     summary.readAt === undefined

@@ -1,4 +1,4 @@
-import type { VerdictSummary } from '../../core/push/channel-verdicts.js';
+import { type VerdictSummary, verdictChannelName } from '../../core/push/channel-verdicts.js';
 import { isGoogleHelpLink } from '../../core/push/google-product-status.js';
 import type { ConsoleWarning, LocalText } from '../console/console-warnings.js';
 import { warningTime } from '../console/console-warnings.js';
@@ -10,8 +10,6 @@ import { warningTime } from '../console/console-warnings.js';
  */
 
 export type VerdictWarningCode = 'CHANNEL_DISAPPROVED' | 'CHANNEL_VERDICTS_FAILED';
-
-const NAMES: Readonly<Record<string, string>> = { google: 'Google' };
 
 type Texts = { readonly message: LocalText; readonly action: LocalText };
 
@@ -67,7 +65,7 @@ function failed(name: string, summary: VerdictSummary, error: { readonly at: str
 
 export function verdictWarnings(channel: string, summary: VerdictSummary | undefined): ConsoleWarning[] {
   if (summary === undefined) return [];
-  const name = NAMES[channel] ?? channel;
+  const name = verdictChannelName(channel);
   const warnings: ConsoleWarning[] = [];
   if (summary.readAt !== undefined && summary.counts.disapproved > 0) {
     warnings.push({ code: 'CHANNEL_DISAPPROVED', severity: 'warning', subject: channel, ...disapproved(name, summary) });
