@@ -1,8 +1,10 @@
 import { type Dispatcher, request } from 'undici';
 import { classifyDataSource, dataSourceHttpProblem } from '../../core/push/google-data-source.js';
 import { parseFileUpload } from '../../core/push/google-file-upload.js';
+import { productName } from '../../core/push/google-offer-id.js';
 import { GOOGLE_PRODUCTS_FIELDS, GOOGLE_PRODUCTS_PAGE_SIZE, parseProductsPage } from '../../core/push/google-product-status.js';
 import { type GoogleQuotaGroup, parseQuotaPage } from '../../core/push/google-quota.js';
+import { parseRenderedIssues, RENDER_ISSUES_BODY } from '../../core/push/google-rendered-issues.js';
 import { createRedactor } from '../../core/redact-secrets.js';
 import type { GoogleAccountReads } from '../../services/push/google-account-port.js';
 import { describeNetworkError } from '../pos/pos-responses.js';
@@ -12,8 +14,9 @@ import { createGoogleTokenSource, type ServiceAccountKey } from './google-token.
 /**
  * The reads the Google push makes besides its sends (docs/decisions/0013-channel-push.md, "Google Merchant
  * API v1"): the data source's kind (`datasources/v1 … dataSources.get`), the account's quotas
- * (`quota/v1 … quotas.list`) and the products' verdicts (`products/v1 … products.list`). None throws: each
- * answers a result or a message naming the problem.
+ * (`quota/v1 … quotas.list`), the products' verdicts (`products/v1 … products.list`) and Google's texts of
+ * their issues and the account's (`issueresolution/v1 … renderproductissues`, `renderaccountissues`). None
+ * throws: each answers a result or a message naming the problem.
  */
 
 export interface GoogleAccountReadsOptions {
@@ -46,14 +49,23 @@ export function createGoogleAccountReads(options: GoogleAccountReadsOptions): Go
   const redact = createRedactor([options.key.private_key, options.key.private_key.replace(/\n/g, '\\n')]);
   const name = `accounts/${options.account}/dataSources/${options.dataSourceId}`;
 
-  async function get(path: string, query: Record<string, string> = {}): Promise<{ status: number; answer: unknown }> {
+  async function get(
+    path: string,
+    query: Record<string, string> = {},
+    body?: unknown,
+  ): Promise<{ status: number; answer: unknown }> {
     const token = await tokens.token();
     const url = new URL(`${prefix}${path}`, root.origin);
     for (const [key, value] of Object.entries(query)) url.searchParams.set(key, value);
     const response = await request(url, {
-      method: 'GET',
+      method: body === undefined ? 'GET' : 'POST',
       ...(options.dispatcher === undefined ? {} : { dispatcher: options.dispatcher }),
-      headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
+      headers: {
+        authorization: `Bearer ${token}`,
+        accept: 'application/json',
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
     });
@@ -102,6 +114,23 @@ export function createGoogleAccountReads(options: GoogleAccountReadsOptions): Go
         return typeof fetch === 'string' ? { problem: fetch } : { fetch };
       } catch (error) {
         return { problem: `the last fetch of ${source} could not be read: ${describeNetworkError(error, redact)}` };
+      }
+    },
+    async renderedIssues(subject, languageCode) {
+      const method = subject.offerId === undefined ? 'renderaccountissues' : 'renderproductissues';
+      const of = subject.offerId === undefined ? 'the account' : `product ${subject.offerId}`;
+      try {
+        const name =
+          subject.offerId === undefined
+            ? `accounts/${options.account}`
+            : productName(options.account, { ...options, offerId: subject.offerId });
+        const query = { languageCode, timeZone: 'UTC' };
+        const { status, answer } = await get(`/issueresolution/v1/${name}:${method}`, query, RENDER_ISSUES_BODY);
+        if (status !== 200) return { problem: `${method} of ${of} answered HTTP ${status}${googleMessage(answer, redact)}` };
+        const issues = parseRenderedIssues(answer);
+        return typeof issues === 'string' ? { problem: `${method} of ${of}: ${issues}` } : { issues };
+      } catch (error) {
+        return { problem: `${method} of ${of} failed: ${describeNetworkError(error, redact)}` };
       }
     },
     async quotas() {

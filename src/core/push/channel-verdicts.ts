@@ -1,6 +1,7 @@
 import { createSlicer } from '../async/create-slicer.js';
 import type { GoogleFileFetch } from './google-file-upload.js';
 import type { GoogleIssue, GoogleVerdict, GoogleVerdictStatus } from './google-product-status.js';
+import type { RenderedIssueText } from './google-rendered-issues.js';
 
 /**
  * What a channel said of the items as a whole, after one read of its verdicts (docs/channel-push.md,
@@ -91,7 +92,20 @@ export interface VerdictSummary {
   readonly lastError?: { readonly at: string; readonly message: string };
   /** Google's last fetch of the `google.xml` file source (GOOGLE_MERCHANT_FILE_DATA_SOURCE_ID), or why it was not read. */
   readonly fileFetch?: GoogleFileFetch | { readonly problem: string };
+  /** Google's texts of the issues on the most items, by issue code, in the console's languages. */
+  readonly issueTexts?: IssueTexts;
+  /** Issues of the account itself (`renderaccountissues`) in the console's languages, or why not read. */
+  readonly accountIssues?: AccountIssues;
 }
+
+/** An issue code's texts as Google rendered them, per language (`cs`, `en`), and when. */
+export type IssueTexts = Readonly<
+  Record<string, { readonly renderedAt: string; readonly texts: Readonly<Partial<Record<string, RenderedIssueText>>> }>
+>;
+
+export type AccountIssues =
+  | { readonly readAt: string; readonly texts: Readonly<Partial<Record<string, readonly RenderedIssueText[]>>> }
+  | { readonly problem: string };
 
 export const EMPTY_COUNTS: VerdictCounts = { approved: 0, pending: 0, disapproved: 0 };
 
@@ -112,18 +126,38 @@ function counted(issue: GoogleIssue): boolean {
 /** Adds up the verdicts of one read, as they arrive page by page. */
 export function createVerdictTally() {
   const counts: Record<GoogleVerdictStatus, number> = { approved: 0, pending: 0, disapproved: 0 };
-  const issues = new Map<string, { issue: GoogleIssue; items: number; example: string }>();
+  const issues = new Map<
+    string,
+    { issue: GoogleIssue; items: number; example: string; simplest: { offerId: string; codes: readonly string[] } }
+  >();
   return {
     add(verdict: GoogleVerdict): void {
       counts[verdict.status] += 1;
+      const codes = [...new Set(verdict.issues.map((issue) => issue.code))];
       const seen = new Set<string>();
       for (const issue of verdict.issues) {
         if (!counted(issue) || seen.has(issue.code)) continue;
         seen.add(issue.code);
         const entry = issues.get(issue.code);
-        if (entry === undefined) issues.set(issue.code, { issue, items: 1, example: verdict.offerId });
-        else entry.items += 1;
+        const simplest = { offerId: verdict.offerId, codes };
+        if (entry === undefined) issues.set(issue.code, { issue, items: 1, example: verdict.offerId, simplest });
+        else {
+          entry.items += 1;
+          if (codes.length < entry.simplest.codes.length) entry.simplest = simplest;
+        }
       }
+    },
+    /**
+     * The issue codes on the most items (`limit` at most), each with the product that has the fewest other
+     * issues besides it: the products whose texts Google is asked for (`matchIssueTexts`).
+     */
+    renderSubjects(
+      limit: number,
+    ): readonly { readonly code: string; readonly offerId: string; readonly codes: readonly string[] }[] {
+      return [...issues.entries()]
+        .sort(([codeA, a], [codeB, b]) => b.items - a.items || codeA.localeCompare(codeB))
+        .slice(0, limit)
+        .map(([code, entry]) => ({ code, ...entry.simplest }));
     },
     summary(readAt: string, unreadable: { readonly count: number; readonly first?: string }): VerdictSummary {
       const topIssues = [...issues.values()]

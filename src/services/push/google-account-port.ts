@@ -2,6 +2,7 @@ import type { GoogleDataSourceKind } from '../../core/push/google-data-source.js
 import type { GoogleFileFetch } from '../../core/push/google-file-upload.js';
 import type { GoogleProductsPage } from '../../core/push/google-product-status.js';
 import type { GoogleQuotaGroup } from '../../core/push/google-quota.js';
+import type { RenderedIssueText } from '../../core/push/google-rendered-issues.js';
 
 // The port of Google's account reads (the data source's kind, the quotas) as the Google channel uses it;
 // `adapters/push/google-account-reads.ts` implements it over the Merchant API.
@@ -19,6 +20,9 @@ export type ProductsPageRead = { readonly page: GoogleProductsPage } | { readonl
 /** The last fetch of a file data source, or why it could not be read. */
 export type FileUploadRead = { readonly fetch: GoogleFileFetch } | { readonly problem: string };
 
+/** Google's texts of a product's or the account's issues in one language, or why they could not be had. */
+export type RenderedIssuesRead = { readonly issues: readonly RenderedIssueText[] } | { readonly problem: string };
+
 export interface GoogleAccountReads {
   dataSource(): Promise<DataSourceRead>;
   quotas(): Promise<QuotaRead>;
@@ -26,4 +30,9 @@ export interface GoogleAccountReads {
   productsPage(pageToken?: string): Promise<ProductsPageRead>;
   /** The last fetch of a file data source (`…/dataSources/{id}/fileUploads/latest`). */
   fileUpload(dataSourceId: string): Promise<FileUploadRead>;
+  /**
+   * Google's texts of the issues of one product (`renderproductissues`, the bridge's language and feed label)
+   * or, without `offerId`, of the account (`renderaccountissues`), in `languageCode` (`cs`, `en`).
+   */
+  renderedIssues(subject: { readonly offerId?: string }, languageCode: string): Promise<RenderedIssuesRead>;
 }

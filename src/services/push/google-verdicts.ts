@@ -3,6 +3,7 @@ import { createVerdictBuckets, createVerdictTally, type VerdictSummary } from '.
 import { GOOGLE_MAX_PRODUCT_PAGES, type GoogleVerdict } from '../../core/push/google-product-status.js';
 import type { ServiceLogger as Logger } from '../logging/service-logger.js';
 import type { GoogleAccountReads } from './google-account-port.js';
+import { RENDERED_CODES_MAX, readAccountIssues, renderIssueTexts } from './google-issue-texts.js';
 
 /**
  * Google's verdicts on the items, read back (docs/channel-push.md, "Google's verdicts"): on the leader, a
@@ -29,7 +30,7 @@ export interface VerdictStore {
 }
 
 export interface GoogleVerdictsDeps {
-  readonly reads: Pick<GoogleAccountReads, 'productsPage' | 'fileUpload'>;
+  readonly reads: Pick<GoogleAccountReads, 'productsPage' | 'fileUpload' | 'renderedIssues'>;
   /** GOOGLE_MERCHANT_FILE_DATA_SOURCE_ID: the file source fetching google.xml, read with the verdicts. */
   readonly fileDataSourceId?: string;
   /** A read in turn with the sends (`GoogleChannel.paced`); `undefined` while the day's quota is spent. */
@@ -131,8 +132,16 @@ export function createGoogleVerdicts(deps: GoogleVerdictsDeps): GoogleVerdicts {
       );
     }
     const fileFetch = await readFileFetch();
+    const texts = await renderIssueTexts(deps, tally.renderSubjects(RENDERED_CODES_MAX), summary?.issueTexts);
+    if (texts.problem !== undefined) log.warn({ problem: texts.problem }, "push: Google's issue texts not all rendered");
+    const accountIssues = await readAccountIssues(deps);
     if (abort.signal.aborted || !deps.isLeader()) return 'skipped';
-    const done = { ...tally.summary(startedAt, unreadable), ...(fileFetch === undefined ? {} : { fileFetch }) };
+    const done: VerdictSummary = {
+      ...tally.summary(startedAt, unreadable),
+      ...(fileFetch === undefined ? {} : { fileFetch }),
+      issueTexts: texts.texts,
+      accountIssues,
+    };
     await store.publish(await read.group(), done);
     summary = done;
     log.info({ ...done.counts, unreadable: unreadable.count }, "push: Google's verdicts read");

@@ -104,3 +104,12 @@ export const GoogleLocalInventorySchema = z.strictObject({
   storeCode: z.string().min(1),
   localInventoryAttributes: GoogleLocalInventoryAttributesSchema.optional(),
 });
+
+/** The body of `renderproductissues` / `renderaccountissues` (`RenderIssuesRequestPayload`). */
+export const GoogleRenderIssuesRequestSchema = z.strictObject({
+  contentOption: z.enum(['PRE_RENDERED_HTML']).optional(),
+  userInputActionOption: z.enum(['REDIRECT_TO_MERCHANT_CENTER', 'BUILT_IN_USER_INPUT_ACTIONS']).optional(),
+});
+
+/** `languageCode` of the render calls: an IETF BCP-47 tag. */
+export const GoogleLanguageCodeSchema = z.string().regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/);

@@ -1,12 +1,18 @@
 import { createVerify, type KeyObject } from 'node:crypto';
-import type { merchantapi_datasources_v1, merchantapi_products_v1 } from '@googleapis/merchantapi';
+import type {
+  merchantapi_datasources_v1,
+  merchantapi_issueresolution_v1,
+  merchantapi_products_v1,
+} from '@googleapis/merchantapi';
 import type { z } from 'zod';
 import {
   GoogleDataSourceSchema,
   GoogleDeleteRequestSchema,
+  GoogleLanguageCodeSchema,
   GoogleLocalInventorySchema,
   GooglePatchRequestSchema,
   GoogleProductInputSchema,
+  GoogleRenderIssuesRequestSchema,
 } from './google-schema.js';
 import { type HarnessServer, type RecordedRequest, type Reply, startHarness } from './http-harness.js';
 
@@ -74,6 +80,10 @@ export interface GoogleServer extends HarnessServer {
   failProductListing(status: number | undefined): void;
   /** What `dataSources/{id}/fileUploads/latest` answers per file data source id (404 when absent). */
   readonly fileUploads: Map<string, merchantapi_datasources_v1.Schema$FileUpload>;
+  /** The account's issues as `renderaccountissues` renders them, per language (none when absent). */
+  readonly accountIssues: Map<string, merchantapi_issueresolution_v1.Schema$RenderedIssue[]>;
+  /** `renderproductissues` and `renderaccountissues` calls so far (`{product or account}:{language}`). */
+  readonly renderCalls: string[];
   /** Spends the day's quota of every group (usage = limit); calls are then refused with 429 daily limit. */
   exhaustDailyQuota(): void;
   /** Google's midday reset: every group's usage back to 0. */
@@ -299,6 +309,91 @@ export function brokenImageStatus(): merchantapi_products_v1.Schema$ProductStatu
   };
 }
 
+/** The fake's wording of the issue codes it renders (Google's own texts differ; the shape is what counts). */
+const RENDERED_WORDS: Record<string, Record<string, { title: string; detail: string; action: string }>> = {
+  cs: {
+    image_link_broken: {
+      title: 'Neplatný obrázek [image_link]',
+      detail: 'Obrázek produktu nejde stáhnout. Zkontrolujte, že je adresa obrázku veřejně dostupná.',
+      action: 'Opravit obrázek',
+    },
+  },
+  en: {
+    image_link_broken: {
+      title: 'Invalid image [image_link]',
+      detail: "The product's image cannot be downloaded. Check that the image URL is publicly reachable.",
+      action: 'Fix the image',
+    },
+  },
+};
+
+/**
+ * `POST /issueresolution/v1/{accounts/{a}/products/{p} | accounts/{a}}:render{product|account}issues`: the
+ * product's item-level issues rendered in `languageCode` (in an order of Google's own: reversed here), each
+ * without its code, as `Schema$RenderProductIssuesResponse`; the account's as the test set them.
+ */
+function renderIssuesCall(
+  request: RecordedRequest,
+  url: URL,
+  options: GoogleServerOptions,
+  statuses: FakeStatuses,
+  accountIssues: ReadonlyMap<string, merchantapi_issueresolution_v1.Schema$RenderedIssue[]>,
+  calls: string[],
+): Reply {
+  const match = new RegExp(
+    `^/issueresolution/v1/accounts/${options.account}(?:/products/([A-Za-z0-9_~-]+))?:(renderproductissues|renderaccountissues)$`,
+  ).exec(url.pathname);
+  if (match === null || request.method !== 'POST') return refuse(404, 'no such method');
+  const [, product, method] = match;
+  if ((product === undefined) !== (method === 'renderaccountissues')) return refuse(400, 'name does not fit the method');
+  const body = GoogleRenderIssuesRequestSchema.safeParse(parseJson(request.body));
+  if (!body.success) return refuse(400, `Invalid JSON payload received. ${issuesOf(body.error)}`);
+  const language = GoogleLanguageCodeSchema.safeParse(url.searchParams.get('languageCode') ?? 'en-US');
+  if (!language.success) return refuse(400, 'Invalid language code.');
+  const lang = language.data.slice(0, 2);
+  calls.push(`${product === undefined ? 'account' : keyOf(product)}:${lang}`);
+  if (product === undefined) return { status: 200, body: { renderedIssues: accountIssues.get(lang) ?? [] } };
+  const status = statuses.get(keyOf(product));
+  const rendered = [...(status?.itemLevelIssues ?? [])]
+    .reverse()
+    .map((issue): merchantapi_issueresolution_v1.Schema$RenderedIssue => {
+      const words = RENDERED_WORDS[lang]?.[issue.code ?? ''];
+      return {
+        title: words?.title ?? issue.description ?? issue.code ?? '',
+        impact: {
+          severity: issue.severity === 'DISAPPROVED' ? 'ERROR' : 'WARNING',
+          message: lang === 'cs' ? 'Zamítá 1 nabídku v 1 zemi' : 'Disapproves 1 offer in 1 country',
+          breakdowns: [
+            {
+              regions: [{ code: 'CZ', name: lang === 'cs' ? 'Česko' : 'Czechia' }],
+              details: [lang === 'cs' ? 'Nezobrazuje se v reklamách' : 'Not showing in ads'],
+            },
+          ],
+        },
+        prerenderedContent: `<div class="issue-detail"><div class="issue-content"><p class="content-element">${words?.detail ?? issue.detail ?? ''}</p></div></div>`,
+        actions: [
+          {
+            buttonLabel: words?.action ?? 'Edit',
+            isAvailable: true,
+            builtinSimpleAction: { type: 'EDIT_ITEM_ATTRIBUTE', attributeCode: issue.attribute ?? null },
+          },
+          {
+            buttonLabel: 'Merchant Center',
+            isAvailable: true,
+            externalAction: {
+              type: 'REVIEW_PRODUCT_ISSUE_IN_MERCHANT_CENTER',
+              uri: `https://merchants.google.com/mc/items/details?a=${options.account}`,
+            },
+          },
+        ],
+      };
+    });
+  return {
+    status: 200,
+    body: { renderedIssues: rendered } satisfies merchantapi_issueresolution_v1.Schema$RenderProductIssuesResponse,
+  };
+}
+
 /** The largest page `products.list` gives (Google coerces larger `pageSize` values to it). */
 const LIST_MAX_PAGE = 1_000;
 
@@ -424,6 +519,8 @@ export async function startGoogleServer(options: GoogleServerOptions): Promise<G
   const statuses: FakeStatuses = new Map();
   const fileUploads = new Map<string, merchantapi_datasources_v1.Schema$FileUpload>();
   const extraListed: unknown[] = [];
+  const accountIssues = new Map<string, merchantapi_issueresolution_v1.Schema$RenderedIssue[]>();
+  const renderCalls: string[] = [];
   const groups = defaultQuotaGroups();
   const harness = await startHarness((request) => {
     const url = new URL(request.url, 'http://fake');
@@ -437,6 +534,8 @@ export async function startGoogleServer(options: GoogleServerOptions): Promise<G
     }
     if (url.pathname.startsWith('/datasources/v1/') && request.method === 'GET')
       return dataSourceCall(url, options, knobs.dataSourceKind);
+    if (url.pathname.startsWith('/issueresolution/v1/'))
+      return renderIssuesCall(request, url, options, statuses, accountIssues, renderCalls);
     if (url.pathname.startsWith('/quota/v1/') && request.method === 'GET') {
       knobs.quotaReads += 1;
       return quotasCall(url, options, groups);
@@ -471,6 +570,8 @@ export async function startGoogleServer(options: GoogleServerOptions): Promise<G
     extraListed,
     productListReads: () => knobs.productListReads,
     fileUploads,
+    accountIssues,
+    renderCalls,
     failProductListing(status) {
       knobs.listFailure = status;
     },

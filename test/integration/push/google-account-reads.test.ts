@@ -163,4 +163,46 @@ describe('Google account reads', () => {
     expect(await reads.productsPage()).toMatchObject({ retry: true });
     expect(await reads.productsPage()).toMatchObject({ page: { verdicts: [] } });
   });
+
+  it("renders a product's issues and the account's in the language asked for, as plain text with Google's links only", async () => {
+    const google = await start();
+    const reads = readsOf(google);
+    google.products.set('cs~CZ~a/1', {});
+    google.statuses.set('cs~CZ~a/1', brokenImageStatus());
+    google.accountIssues.set('cs', [
+      { title: 'Chybí ověření webu', impact: { severity: 'ERROR', message: 'Nezobrazují se žádné produkty' } },
+    ]);
+    const product = await reads.renderedIssues({ offerId: 'a/1' }, 'cs');
+    expect(product).toEqual({
+      issues: [
+        {
+          title: 'Neplatný obrázek [image_link]',
+          severity: 'ERROR',
+          impact: 'Zamítá 1 nabídku v 1 zemi',
+          detail: 'Obrázek produktu nejde stáhnout. Zkontrolujte, že je adresa obrázku veřejně dostupná.',
+          breakdowns: [{ regions: 'Česko', details: ['Nezobrazuje se v reklamách'] }],
+          actions: [
+            { label: 'Opravit obrázek', attribute: 'image_link' },
+            { label: 'Merchant Center', uri: `https://merchants.google.com/mc/items/details?a=${ACCOUNT}` },
+          ],
+        },
+      ],
+    });
+    expect(await reads.renderedIssues({}, 'cs')).toEqual({
+      issues: [{ title: 'Chybí ověření webu', severity: 'ERROR', impact: 'Nezobrazují se žádné produkty' }],
+    });
+    expect(await reads.renderedIssues({}, 'en')).toEqual({ issues: [] });
+    expect(google.renderCalls).toEqual(['cs~CZ~a/1:cs', 'account:cs', 'account:en']);
+    const call = google.requests.find((request) => request.url.includes(':renderproductissues'));
+    expect(call?.url).toContain('languageCode=cs');
+  });
+
+  it('a refused render call is a problem naming the method', async () => {
+    const google = await start();
+    const reads = readsOf(google);
+    expect(await reads.renderedIssues({}, 'en')).toEqual({ issues: [] });
+    google.faults.failNext(1, { status: 403 });
+    const read = await reads.renderedIssues({ offerId: 'x' }, 'en');
+    expect(read).toEqual({ problem: expect.stringMatching(/^renderproductissues of product x answered HTTP 403/) as unknown });
+  });
 });

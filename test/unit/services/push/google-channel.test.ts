@@ -24,6 +24,7 @@ function fakeReads(sources: DataSourceRead[], quotas: QuotaRead[]) {
       calls.dataSource += 1;
       return sources.length > 1 ? (sources.shift() as DataSourceRead) : (sources[0] as DataSourceRead);
     },
+    renderedIssues: async () => ({ issues: [] }),
     async quotas() {
       calls.quotas += 1;
       return quotas.length > 1 ? (quotas.shift() as QuotaRead) : (quotas[0] as QuotaRead);

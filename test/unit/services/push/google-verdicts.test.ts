@@ -21,7 +21,7 @@ function setup(
   } = {},
 ) {
   const store = options.store ?? createKeyvVerdictStore(new Keyv(), { channel: 'google', account: '1' });
-  const calls = { pages: 0, paced: 0, files: 0 };
+  const calls = { pages: 0, paced: 0, files: 0, renders: 0 };
   const pages: ProductsPageRead[] = [
     { page: { verdicts: [verdict('a', 'approved'), verdict('b', 'disapproved')], unreadable: [], nextPageToken: 't1' } },
     { page: { verdicts: [verdict('c', 'pending')], unreadable: ['accounts/1/products/x: offerId'], nextPageToken: 't2' } },
@@ -38,6 +38,10 @@ function setup(
       fileUpload: async (id) => {
         calls.files += 1;
         return { fetch: { dataSource: `accounts/1/dataSources/${id}`, state: 'SUCCEEDED', items: { total: 4 }, issues: [] } };
+      },
+      renderedIssues: async () => {
+        calls.renders += 1;
+        return { issues: [] };
       },
     },
     ...(options.file === undefined ? {} : { fileDataSourceId: options.file }),
@@ -60,7 +64,8 @@ describe("Google's verdicts, read back", () => {
   it('reads every page in turn with the sends, then keeps the verdicts and their summary', async () => {
     const { verdicts, calls } = setup();
     expect(await verdicts.readNow()).toBe('read');
-    expect(calls).toEqual({ pages: 3, paced: 3, files: 0 });
+    // Every page, then the account's issues in Czech and English.
+    expect(calls).toEqual({ pages: 3, paced: 5, files: 0, renders: 2 });
     expect((await verdicts.verdict('b'))?.status).toBe('disapproved');
     expect(verdicts.summary()).toMatchObject({
       readAt: '2026-11-29T10:00:00.000Z',
@@ -72,7 +77,7 @@ describe("Google's verdicts, read back", () => {
   it("reads the google.xml file source's last fetch with the verdicts when it is configured", async () => {
     const { verdicts, calls } = setup({ file: '789' });
     expect(await verdicts.readNow()).toBe('read');
-    expect(calls).toEqual({ pages: 3, paced: 4, files: 1 });
+    expect(calls).toEqual({ pages: 3, paced: 6, files: 1, renders: 2 });
     expect(verdicts.summary()?.fileFetch).toEqual({
       dataSource: 'accounts/1/dataSources/789',
       state: 'SUCCEEDED',

@@ -1,0 +1,189 @@
+import type { merchantapi_issueresolution_v1 } from '@googleapis/merchantapi';
+import { convert } from 'html-to-text';
+import { z } from 'zod';
+
+/**
+ * Google's issue texts rendered for third-party interfaces (Merchant API `issueresolution/v1`:
+ * `renderproductissues` and `renderaccountissues`), in the language asked for: the console shows them in Czech
+ * and English beside Google's English codes (docs/channel-push.md#googles-verdicts). A rendered issue carries
+ * no code: the texts of a product's issues are matched to its codes by elimination over example products
+ * (`matchIssueTexts`), so one call per language and issue code, not per product, is enough.
+ */
+
+const text = z.string().nullish();
+
+export const GoogleRenderedIssueSchema = z.object({
+  title: text,
+  impact: z
+    .object({
+      message: text,
+      /** `ERROR`, `WARNING` or `INFO`. */
+      severity: text,
+      breakdowns: z
+        .array(
+          z.object({
+            details: z.array(z.string()).nullish(),
+            regions: z.array(z.object({ code: text, name: text })).nullish(),
+          }),
+        )
+        .nullish(),
+    })
+    .nullish(),
+  actions: z
+    .array(
+      z.object({
+        buttonLabel: text,
+        isAvailable: z.boolean().nullish(),
+        externalAction: z.object({ type: text, uri: text }).nullish(),
+        builtinSimpleAction: z.object({ type: text, attributeCode: text, uri: text }).nullish(),
+      }),
+    )
+    .nullish(),
+  /** The issue's detail as HTML; kept as plain text only (never embedded as HTML). */
+  prerenderedContent: text,
+});
+
+/** `RenderProductIssuesResponse` and `RenderAccountIssuesResponse` have the same shape. */
+export const GoogleRenderIssuesResponseSchema = z.object({
+  renderedIssues: z.array(GoogleRenderedIssueSchema).nullish(),
+});
+
+// Compile-time check that the schemas read what the official client's types describe.
+const _shapes: [
+  (answer: merchantapi_issueresolution_v1.Schema$RenderProductIssuesResponse) => z.input<typeof GoogleRenderIssuesResponseSchema>,
+  (answer: merchantapi_issueresolution_v1.Schema$RenderAccountIssuesResponse) => z.input<typeof GoogleRenderIssuesResponseSchema>,
+] = [(answer) => answer, (answer) => answer];
+void _shapes;
+
+/** The request body: the detail as HTML (turned into text here), actions as links to Merchant Center. */
+export const RENDER_ISSUES_BODY = {
+  contentOption: 'PRE_RENDERED_HTML',
+  userInputActionOption: 'REDIRECT_TO_MERCHANT_CENTER',
+} satisfies merchantapi_issueresolution_v1.Schema$RenderIssuesRequestPayload;
+
+/** The longest detail text kept (Google's details run to a few paragraphs). */
+const DETAIL_MAX = 2_000;
+const LINE_MAX = 300;
+
+export interface RenderedIssueAction {
+  readonly label: string;
+  /** Where the action is done (Merchant Center, Google's help): `https://…google.com/` links only. */
+  readonly uri?: string;
+  /** The attribute to edit (`EDIT_ITEM_ATTRIBUTE`): in the bridge, the POS field or sheet column behind it. */
+  readonly attribute?: string;
+}
+
+/** One issue as Google words it in one language. */
+export interface RenderedIssueText {
+  readonly title: string;
+  /** `ERROR`, `WARNING` or `INFO`. */
+  readonly severity?: string;
+  /** e.g. "Disapproves 1 offer in 1 country". */
+  readonly impact?: string;
+  /** Per group of regions, what the issue does there ("Products not showing in ads"). */
+  readonly breakdowns?: readonly { readonly regions: string; readonly details: readonly string[] }[];
+  /** The detail, as plain text. */
+  readonly detail?: string;
+  readonly actions?: readonly RenderedIssueAction[];
+}
+
+/** Links from Google's answers the console follows: Google's own sites over HTTPS. */
+export function isGoogleLink(url: string | null | undefined): url is string {
+  return typeof url === 'string' && /^https:\/\/([a-z0-9-]+\.)*google\.com\//.test(url);
+}
+
+function cut(value: string | null | undefined, max = LINE_MAX): string | undefined {
+  const trimmed = value?.trim();
+  return trimmed === undefined || trimmed === '' ? undefined : trimmed.slice(0, max);
+}
+
+function detailOf(html: string | null | undefined): string | undefined {
+  if (html === null || html === undefined || html.trim() === '') return undefined;
+  const plain = convert(html, {
+    wordwrap: false,
+    selectors: [
+      { selector: 'a', options: { ignoreHref: true } },
+      { selector: 'img', format: 'skip' },
+      { selector: '.new-element', format: 'skip' },
+    ],
+  });
+  return cut(plain.replace(/\n{3,}/g, '\n\n'), DETAIL_MAX);
+}
+
+function actionOf(
+  raw: NonNullable<z.infer<typeof GoogleRenderedIssueSchema>['actions']>[number],
+): RenderedIssueAction | undefined {
+  const label = cut(raw.buttonLabel);
+  if (label === undefined || raw.isAvailable === false) return undefined;
+  const uri = raw.externalAction?.uri ?? raw.builtinSimpleAction?.uri;
+  const attribute = cut(raw.builtinSimpleAction?.attributeCode, 60);
+  return {
+    label,
+    ...(isGoogleLink(uri) ? { uri } : {}),
+    ...(attribute === undefined ? {} : { attribute }),
+  };
+}
+
+function textOf(raw: z.infer<typeof GoogleRenderedIssueSchema>): RenderedIssueText | undefined {
+  const title = cut(raw.title);
+  if (title === undefined) return undefined;
+  const breakdowns = (raw.impact?.breakdowns ?? [])
+    .map((breakdown) => ({
+      regions: (breakdown.regions ?? [])
+        .map((region) => region.name ?? region.code ?? '')
+        .filter((name) => name !== '')
+        .join(', ')
+        .slice(0, LINE_MAX),
+      details: (breakdown.details ?? []).map((detail) => detail.slice(0, LINE_MAX)).slice(0, 10),
+    }))
+    .filter((breakdown) => breakdown.details.length > 0)
+    .slice(0, 10);
+  const actions = (raw.actions ?? []).map(actionOf).filter((action) => action !== undefined);
+  const optional = {
+    severity: cut(raw.impact?.severity, 20),
+    impact: cut(raw.impact?.message),
+    detail: detailOf(raw.prerenderedContent),
+  };
+  return {
+    title,
+    ...Object.fromEntries(Object.entries(optional).filter(([, value]) => value !== undefined)),
+    ...(breakdowns.length === 0 ? {} : { breakdowns }),
+    ...(actions.length === 0 ? {} : { actions: actions.slice(0, 5) }),
+  };
+}
+
+/** Reads a render answer: the issues with a title, in Google's order; a message when it is not one. */
+export function parseRenderedIssues(answer: unknown): readonly RenderedIssueText[] | string {
+  const parsed = GoogleRenderIssuesResponseSchema.safeParse(answer);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return `the rendered issues could not be read: ${issue?.path.join('.') ?? ''} ${issue?.message ?? ''}`.trim();
+  }
+  return (parsed.data.renderedIssues ?? []).map(textOf).filter((issue) => issue !== undefined);
+}
+
+/** A product whose issues were rendered: its issue codes (Google's) and the texts Google rendered for it. */
+export interface RenderedExample {
+  readonly codes: readonly string[];
+  readonly rendered: readonly RenderedIssueText[];
+}
+
+/**
+ * Which text is which code, by elimination: examples with fewer codes first; a text whose title is already a
+ * known code's is that code; when one code and one text are left, they belong together. Anything else stays
+ * unmatched (the console then shows Google's English description). Adds to `known`.
+ */
+export function matchIssueTexts(examples: readonly RenderedExample[], known: Map<string, RenderedIssueText>): void {
+  const ordered = [...examples].sort((a, b) => a.codes.length - b.codes.length);
+  for (let pass = 0; pass < 2; pass++) {
+    for (const example of ordered) {
+      const codes = [...new Set(example.codes)];
+      const titles = new Set(codes.flatMap((code) => known.get(code)?.title ?? []));
+      const open = codes.filter((code) => !known.has(code));
+      const left = example.rendered.filter((issue) => !titles.has(issue.title));
+      const [code] = open;
+      const [issue] = left;
+      if (open.length === 1 && left.length === 1 && code !== undefined && issue !== undefined) known.set(code, issue);
+    }
+  }
+}
