@@ -6,6 +6,7 @@ import { openSqlitePushOutbox } from '../adapters/push/sqlite-push-outbox.js';
 import { besideStore, sqliteStorePath } from '../adapters/store/beside-store.js';
 import type { Config, PushConfig } from '../config/load-config.js';
 import type { ChangeLog } from '../core/catalog/change-log.js';
+import type { VerdictSummary } from '../core/push/channel-verdicts.js';
 import type { PushTargetsConfig } from '../core/push/derive-updates.js';
 import { reconcileBudget } from '../core/push/google-quota.js';
 import type { PushOutbox } from '../core/push/outbox.js';
@@ -321,7 +322,20 @@ function runPush(parts: {
 /** What Google adds to its worker's status: the channel's (quota, data source) and the verdicts' summary. */
 function googleStatus(google: GoogleParts): Partial<PushChannelStatus> {
   const verdicts = google.verdicts?.summary();
-  return { ...google.google.status(), ...(verdicts === undefined ? {} : { verdicts }) };
+  return { ...google.google.status(), ...(verdicts === undefined ? {} : { verdicts: statusVerdicts(verdicts) }) };
+}
+
+/** The summary as the status shows it: Google's issue texts of the top issues only (the rest are for product pages). */
+function statusVerdicts(summary: VerdictSummary): VerdictSummary {
+  const { issueTexts, ...rest } = summary;
+  if (issueTexts === undefined) return rest;
+  const top = Object.fromEntries(
+    summary.topIssues.flatMap((issue) => {
+      const entry = issueTexts[issue.code];
+      return entry === undefined ? [] : [[issue.code, entry] as const];
+    }),
+  );
+  return { ...rest, issueTexts: top };
 }
 
 /** One worker per configured channel; Google's gated by its channel (leader, data source, daily quota). */

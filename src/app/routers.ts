@@ -228,11 +228,19 @@ async function googleVerdictView(verdicts: GoogleVerdicts | undefined, id: strin
   if (verdicts === undefined) return undefined;
   const summary = verdicts.summary();
   const verdict = summary?.readAt === undefined ? undefined : await verdicts.verdict(id);
+  // Google's texts of this product's issues, where they were rendered (the issue codes on the most items).
+  const texts = Object.fromEntries(
+    (verdict?.issues ?? []).flatMap((issue) => {
+      const entry = summary?.issueTexts?.[issue.code];
+      return entry === undefined ? [] : [[issue.code, entry] as const];
+    }),
+  );
   return {
     google: {
       ...(summary?.readAt === undefined ? {} : { readAt: summary.readAt }),
       ...(summary?.lastError === undefined ? {} : { lastError: summary.lastError }),
       ...(verdict === undefined ? {} : { verdict }),
+      ...(Object.keys(texts).length === 0 ? {} : { issueTexts: texts }),
     },
   };
 }

@@ -18,7 +18,12 @@ const DISAPPROVED = brokenImageStatus();
 
 interface ProductAnswer {
   channels?: {
-    google?: { readAt?: string; lastError?: { message: string }; verdict?: { status: string; issues: { code: string }[] } };
+    google?: {
+      readAt?: string;
+      lastError?: { message: string };
+      verdict?: { status: string; issues: { code: string }[] };
+      issueTexts?: Record<string, { texts: Record<string, { title: string; detail?: string }> }>;
+    };
   };
 }
 
@@ -67,6 +72,12 @@ describe("Google's verdicts read back", () => {
       itemsUpdated: '38',
       issues: [{ code: 'invalid_gtin', title: 'Invalid GTIN', count: '1', severity: 'WARNING' }],
     });
+    fake.accountIssues.set('cs', [
+      { title: 'Neověřený web', impact: { severity: 'ERROR', message: 'Nezobrazují se žádné produkty' } },
+    ]);
+    fake.accountIssues.set('en', [
+      { title: 'Unverified website', impact: { severity: 'ERROR', message: 'No products are showing' } },
+    ]);
     app = await startApp(kit.config(fake, { GOOGLE_STATUS_INTERVAL_MS: '1000', GOOGLE_MERCHANT_FILE_DATA_SOURCE_ID: '789' }), {
       logger: pino({ level: 'silent' }),
     });
@@ -100,13 +111,28 @@ describe("Google's verdicts read back", () => {
     expect(english).toContain('<section id="google-verdict" class="disapproved">');
     expect(english).toMatch(/<h2>Google(&#39;|&#x27;|')s verdict<\/h2>/);
     expect(english).toContain('Shopping ads: <span class="bad">disapproved in CZ</span>');
-    expect(english).toContain('<code>image_link_broken</code> · attribute <code>image_link</code>');
+    // Google's texts, rendered in the console's language (renderproductissues), lead; its code stays beside.
+    expect(english).toContain(
+      '<strong>Invalid image [image_link]</strong> <code>image_link_broken</code> · attribute <code>image_link</code>',
+    );
+    expect(english).toContain('The product&#39;s image cannot be downloaded.');
+    expect(english).toContain(
+      '<a href="https://merchants.google.com/mc/items/details?a=123" rel="noreferrer noopener">Merchant Center</a>',
+    );
     expect(english).toContain('<a href="https://support.google.com/merchants/answer/6098289" rel="noreferrer noopener">');
     const czech = await text(`${running.url}/products/${encodeURIComponent(id)}?lang=cs`);
     expect(czech).toContain('Verdikt Googlu');
     expect(czech).toContain('Reklamy v Nákupech: <span class="bad">zamítnuto v CZ</span>');
     expect(czech).toContain('je třeba zásah obchodu');
-    expect(czech).toContain('<span lang="en">Invalid image [image_link] — Ensure the image is accessible');
+    expect(czech).toContain('<strong>Neplatný obrázek [image_link]</strong> <code>image_link_broken</code>');
+    expect(czech).toContain('Obrázek produktu nejde stáhnout.');
+    expect(czech).toContain(
+      'Opravit obrázek <span class="muted">(atribut image_link: opravte ho tam, odkud hodnota pochází)</span>',
+    );
+    expect(answer.channels?.google?.issueTexts?.image_link_broken?.texts.cs?.title).toBe('Neplatný obrázek [image_link]');
+    expect(answer.channels?.google?.issueTexts?.image_link_broken?.texts.en?.title).toBe('Invalid image [image_link]');
+    // One product's rendering per language serves every product with that issue (the budget).
+    expect(fake.renderCalls.filter((call) => call.startsWith('cs~CZ~'))).toEqual([`cs~CZ~${id}:cs`, `cs~CZ~${id}:en`]);
     const warning = await eventually(async () => (await disapprovalWarning(running))?.subject, 'google', 40_000);
     expect(warning).toBe('google');
     const shown = await disapprovalWarning(running);
@@ -115,12 +141,21 @@ describe("Google's verdicts read back", () => {
       `image_link_broken (Invalid image [image_link]), attribute image_link, on 1 (e.g. product ${id})`,
     );
     expect(shown?.message.cs).toContain('Google zamítá 1 z');
+    expect(shown?.message.cs).toContain('image_link_broken (Neplatný obrázek [image_link]), atribut image_link');
+    const accountWarning = ((await (await fetch(`${running.url}/api/warnings`)).json()) as WarningAnswer).warnings.find(
+      (candidate) => candidate.code === 'CHANNEL_ACCOUNT_ISSUES',
+    );
+    expect(accountWarning?.message.cs).toContain('Neověřený web (Nezobrazují se žádné produkty)');
+    expect(accountWarning?.message.en).toContain('Unverified website (No products are showing)');
     expect(shown?.action.cs).toContain('Verdikt Googlu');
     expect(await text(`${running.url}/warnings?lang=cs`)).toContain('CHANNEL_DISAPPROVED');
     const overview = await text(`${running.url}/?lang=en`);
     expect(overview).toContain('<div id="verdicts-google">');
     expect(overview).toMatch(/approved \d+ · pending \d+ · disapproved 1/);
-    expect(overview).toContain(`<code>image_link_broken</code> <span lang="en">Invalid image [image_link]</span> on 1`);
+    expect(overview).toContain('<code>image_link_broken</code> Invalid image [image_link] on 1');
+    expect(overview).toContain('<div id="google-account-issues">');
+    expect(overview).toContain('<strong>Unverified website</strong>');
+    expect(await text(`${running.url}/?lang=cs`)).toContain('<strong>Neověřený web</strong>');
     expect(await text(`${running.url}/?lang=cs`)).toMatch(/schváleno \d+ · čeká \d+ · zamítnuto 1/);
     // Google's last fetch of google.xml (the file source), read with the verdicts.
     expect((await verdictsOf(running))?.fileFetch).toMatchObject({

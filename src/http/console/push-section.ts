@@ -1,6 +1,6 @@
 import type { VerdictSummary } from '../../core/push/channel-verdicts.js';
 import { formatDateTime, formatDuration, formatNumber, type Lang, textsFor } from '../../core/text/local-text.js';
-import { verdictsOverview } from './channel-verdict-section.js';
+import { verdictsOverview } from './channel-verdict-overview.js';
 import { escapeHtml as h, timeElement } from './html.js';
 
 /**

@@ -7,6 +7,7 @@ import { csvItemText, explainTemplateItem, type ItemVerdict, notOffered } from '
 import { type GtinProblem, gtinProblemOf } from '../../core/feeds/normalize-gtin.js';
 import { jsonItemText } from '../../core/feeds/render-json-feed.js';
 import { toFeedItem } from '../../core/feeds/to-feed-item.js';
+import type { IssueTexts } from '../../core/push/channel-verdicts.js';
 import type { GoogleVerdict } from '../../core/push/google-product-status.js';
 import { feedContextOf, itemOptionsOf, unitColumnsOf } from '../feeds/feed-builder.js';
 import type { FeedService } from '../feeds/feed-service.js';
@@ -68,6 +69,8 @@ export interface GoogleVerdictView {
   /** The last read that failed (the verdicts of the read before stay). */
   readonly lastError?: { readonly at: string; readonly message: string };
   readonly verdict?: GoogleVerdict;
+  /** Google's own texts of the verdict's issues by code, per language (`cs`, `en`), where it rendered them. */
+  readonly issueTexts?: IssueTexts;
 }
 
 export interface ChannelVerdictViews {

@@ -5,11 +5,11 @@ import { warningTime } from '../console/console-warnings.js';
 
 /**
  * The warnings from a channel's own verdicts on the items (docs/channel-push.md#googles-verdicts,
- * docs/report-codes.md): products it disapproves, with the issue that touches the most and what to do;
- * and a read of the verdicts that failed. Pure: the summary in.
+ * docs/report-codes.md): products it disapproves, with the issue that touches the most and what to do; the
+ * account's own issues that stop products from showing; and a read of the verdicts that failed. Pure: the summary in.
  */
 
-export type VerdictWarningCode = 'CHANNEL_DISAPPROVED' | 'CHANNEL_VERDICTS_FAILED';
+export type VerdictWarningCode = 'CHANNEL_DISAPPROVED' | 'CHANNEL_VERDICTS_FAILED' | 'CHANNEL_ACCOUNT_ISSUES';
 
 type Texts = { readonly message: LocalText; readonly action: LocalText };
 
@@ -18,14 +18,19 @@ function disapproved(name: string, summary: VerdictSummary): Texts {
   const total = approved + pending + count;
   // The issue that disapproves the most (a demotion does not disapprove).
   const top = summary.topIssues.find((issue) => issue.severity === 'DISAPPROVED') ?? summary.topIssues[0];
+  // Google's own words in each language where it rendered them, else its English description.
+  const words = (lang: 'cs' | 'en') => {
+    const title = top === undefined ? undefined : (summary.issueTexts?.[top.code]?.texts[lang]?.title ?? top.description);
+    return title === undefined ? '' : ` (${title})`;
+  };
   const issue =
     top === undefined
       ? { en: '', cs: '' }
       : {
-          en: ` The most common issue: ${top.code}${top.description === undefined ? '' : ` (${top.description})`}${
+          en: ` The most common issue: ${top.code}${words('en')}${
             top.attribute === undefined ? '' : `, attribute ${top.attribute}`
           }, on ${top.items} (e.g. product ${top.example}).`,
-          cs: ` Nejčastější problém: ${top.code}${top.description === undefined ? '' : ` (${top.description})`}${
+          cs: ` Nejčastější problém: ${top.code}${words('cs')}${
             top.attribute === undefined ? '' : `, atribut ${top.attribute}`
           }, u ${top.items} (např. produkt ${top.example}).`,
         };
@@ -63,6 +68,27 @@ function failed(name: string, summary: VerdictSummary, error: { readonly at: str
   };
 }
 
+/** The account's issues that stop products from showing (Google's `ERROR`), in Google's words per language. */
+function accountIssues(name: string, summary: VerdictSummary): Texts | undefined {
+  const issues = summary.accountIssues;
+  if (issues === undefined || 'problem' in issues) return undefined;
+  const errors = (lang: 'cs' | 'en') => (issues.texts[lang] ?? []).filter((issue) => issue.severity === 'ERROR');
+  const [en, cs] = [errors('en'), errors('cs')];
+  if (en.length === 0 && cs.length === 0) return undefined;
+  const list = (found: typeof en) =>
+    found.map((issue) => `${issue.title}${issue.impact === undefined ? '' : ` (${issue.impact})`}`).join('; ');
+  return {
+    message: {
+      en: `${name} reports ${en.length} issue(s) with the Merchant Center account itself: ${list(en)}.`,
+      cs: `${name} hlásí problémy samotného účtu Merchant Center (${cs.length}): ${list(cs)}.`,
+    },
+    action: {
+      en: "They concern the account, not single products, and can keep every product from showing. The overview lists them with Google's steps; most are settled in Merchant Center (website verification, policies, shipping, tax).",
+      cs: 'Týkají se účtu, ne jednotlivých produktů, a mohou zastavit zobrazování všech produktů. Přehled je uvádí i s kroky Googlu; většina se řeší v Merchant Center (ověření webu, zásady, doprava, daně).',
+    },
+  };
+}
+
 export function verdictWarnings(channel: string, summary: VerdictSummary | undefined): ConsoleWarning[] {
   if (summary === undefined) return [];
   const name = verdictChannelName(channel);
@@ -70,6 +96,8 @@ export function verdictWarnings(channel: string, summary: VerdictSummary | undef
   if (summary.readAt !== undefined && summary.counts.disapproved > 0) {
     warnings.push({ code: 'CHANNEL_DISAPPROVED', severity: 'warning', subject: channel, ...disapproved(name, summary) });
   }
+  const account = accountIssues(name, summary);
+  if (account !== undefined) warnings.push({ code: 'CHANNEL_ACCOUNT_ISSUES', severity: 'warning', subject: channel, ...account });
   if (summary.lastError !== undefined) {
     warnings.push({
       code: 'CHANNEL_VERDICTS_FAILED',

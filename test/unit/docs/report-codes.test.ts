@@ -117,7 +117,11 @@ const TYPED_CODES: Readonly<Record<string, readonly string[]>> = {
     'PUSH_PAUSED',
     'PUSH_DRY_RUN',
   ]),
-  'channel verdict warnings': allOf<VerdictWarningCode>()(['CHANNEL_DISAPPROVED', 'CHANNEL_VERDICTS_FAILED']),
+  'channel verdict warnings': allOf<VerdictWarningCode>()([
+    'CHANNEL_DISAPPROVED',
+    'CHANNEL_VERDICTS_FAILED',
+    'CHANNEL_ACCOUNT_ISSUES',
+  ]),
   // Every code of the HTTP error answers (src/http/error-codes.ts).
   'HTTP errors': Object.keys(HTTP_ERRORS),
   // A metrics label written in src/app/jobs.ts (a job run that threw); checked against the source below.
