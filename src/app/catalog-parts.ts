@@ -10,6 +10,7 @@ import { openKeyv } from '../adapters/store/create-keyv.js';
 import { createKeyvCatalogStore } from '../adapters/store/keyv-catalog-store.js';
 import { createKeyvChangeHistory } from '../adapters/store/keyv-change-history.js';
 import { createKeyvEnrichmentStore } from '../adapters/store/keyv-enrichment-store.js';
+import { createKeyvMetaVerdictStore } from '../adapters/store/keyv-meta-verdict-store.js';
 import { createKeyvVerdictStore } from '../adapters/store/keyv-verdict-store.js';
 import type { Config } from '../config/load-config.js';
 import { shuttingDown } from '../core/async/deadline.js';
@@ -31,6 +32,7 @@ import { createSyncPhases, type SyncPhases } from '../services/catalog/sync-phas
 import type { EnrichmentDocument } from '../services/enrichment/enrichment-ports.js';
 import { createEnrichmentService, type EnrichmentService } from '../services/enrichment/enrichment-service.js';
 import type { VerdictStore } from '../services/push/google-verdicts.js';
+import type { MetaVerdictStore } from '../services/push/meta-verdicts.js';
 import { createCatalogWorkers } from '../workers/create-catalog-workers.js';
 
 /**
@@ -128,6 +130,8 @@ export interface CatalogParts {
   readonly enrichment: EnrichmentService | undefined;
   /** Where a channel's verdicts on the items are kept, in the catalog's store (shared by a group). */
   verdictStore(channel: string, account: string): VerdictStore;
+  /** Where Meta's verdicts on the items and the catalog are kept, in the catalog's store. */
+  metaVerdictStore(catalogId: string): MetaVerdictStore;
   /** Aborts every sync running now or started later (a shutdown): they end soon, reported `SYNC_ABORTED`. */
   abortRuns(): void;
   /** Waits for the worker threads' tasks, then closes them, the POS client and the store. */
@@ -191,6 +195,7 @@ export function createCatalogParts(
     }),
     enrichment: enrichment?.service,
     verdictStore: (channel, account) => createKeyvVerdictStore(opened.keyv, { channel, account }),
+    metaVerdictStore: (catalogId) => createKeyvMetaVerdictStore(opened.keyv, { catalogId }),
     abortRuns: () => shutdown.abort(shuttingDown()),
     async close() {
       await enrichment?.close();

@@ -151,7 +151,9 @@ export function createAppHttp(config: Config, shared: Shared, served: ServedPart
         fetches: served.feeds.fetches,
         consoleWarnings: createAppConsoleWarnings(config, shared, served),
         ...pushStatus,
-        ...(push === undefined ? {} : { pushControl: push, verdicts: () => push.verdicts() }),
+        ...(push === undefined
+          ? {}
+          : { pushControl: push, verdicts: () => push.verdicts(), metaVerdicts: () => push.metaVerdicts() }),
       }),
   });
 }

@@ -4,7 +4,6 @@ import { createDryRunClient } from '../adapters/push/dry-run-client.js';
 import { createGoogleAccountReads } from '../adapters/push/google-account-reads.js';
 import { createGoogleMerchantClient } from '../adapters/push/google-merchant-client.js';
 import { parseServiceAccountKey } from '../adapters/push/google-token.js';
-import { createMetaClient, type MetaClient } from '../adapters/push/meta-client.js';
 import { createShoptetClient } from '../adapters/push/shoptet-client.js';
 import type { Config, PushConfig } from '../config/load-config.js';
 import type { ChannelClient } from '../core/push/channel-client.js';
@@ -18,7 +17,6 @@ import {
   type GoogleLenses,
   type GooglePayload,
   googlePayloads,
-  metaPayloads,
   type PayloadBuilder,
   shoptetPayloads,
 } from '../core/push/target-payloads.js';
@@ -27,7 +25,6 @@ import type { FeedService } from '../services/feeds/feed-service.js';
 import type { GoogleAccountReads } from '../services/push/google-account-port.js';
 import { createGoogleChannel, GOOGLE_MAX_ROUND, type GoogleChannel } from '../services/push/google-channel.js';
 import { createGoogleVerdicts, type GoogleVerdicts, type VerdictStore } from '../services/push/google-verdicts.js';
-import { createMetaBatchChecks } from '../services/push/meta-batch-checks.js';
 import type { PushWorker } from '../services/push/push-worker.js';
 
 /**
@@ -36,10 +33,7 @@ import type { PushWorker } from '../services/push/push-worker.js';
  * when the channel is not configured.
  */
 
-// Meta allows a few batch calls per catalog and minute-ish; Shoptet 3 connections per token (kept under).
-const META_LIMITS: PacerLimits = { capacity: 2, refillPerSecond: 1, maxConcurrent: 1 };
-/** How often due Meta handles are looked for (each is asked every 30 s, META_CHECK_INTERVAL_MS). */
-const META_CHECK_TICK_MS = 5_000;
+// Shoptet allows 3 connections per token (kept under).
 const SHOPTET_LIMITS: PacerLimits = { capacity: 2, refillPerSecond: 2, maxConcurrent: 2 };
 
 /** The feeds' link templates (the sandbox's pages in sandbox mode): the same item as the feed. */
@@ -112,52 +106,11 @@ export interface BackgroundContext {
   readonly fence?: () => string;
 }
 
-/**
- * Meta's batch checks (`services/push/meta-batch-checks.ts`) every 30 s on the leader; `track` is the
- * client's `onHandle`, which forwards here once started (handles of calls before that are not kept).
- */
-function metaBackground(
-  client: MetaClient,
-  handles: { track?: ((handle: string, targets: readonly string[]) => void) | undefined },
-  logger: Logger,
-  now: () => number,
-) {
-  return ({ outbox, worker, isLeader, fence }: BackgroundContext) => {
-    const checks = createMetaBatchChecks({
-      outbox,
-      ...(fence === undefined ? {} : { fence }),
-      check: (handle) => client.checkBatchStatus(handle),
-      now,
-      onEnqueued: () => worker.wake(),
-      onError: (message, rejected) => worker.noteError(message, rejected),
-      logger,
-    });
-    handles.track = checks.track;
-    let running = false;
-    const timer = setInterval(() => {
-      if (running || !isLeader() || checks.open() === 0) return;
-      running = true;
-      checks
-        .checkDue()
-        .catch((error: unknown) => logger.error({ err: error }, 'push: Meta batch check failed'))
-        .finally(() => {
-          running = false;
-        });
-    }, META_CHECK_TICK_MS).unref();
-    return {
-      stop: () => {
-        clearInterval(timer);
-        handles.track = undefined;
-      },
-    };
-  };
-}
-
 /** The served feeds' compiled templates and options: the push reads its values through them. */
 export type PushFeeds = Pick<FeedService, 'templates' | 'options'>;
 
 /** The lens of the template named `name` (`meta`, `shoptet`), or none when that template is not loaded. */
-function lensOf(feeds: PushFeeds | undefined, name: string): FeedLens | undefined {
+export function lensOf(feeds: PushFeeds | undefined, name: string): FeedLens | undefined {
   const template = feeds?.templates.find((candidate) => candidate.name === name);
   if (feeds === undefined || template === undefined) return undefined;
   return createFeedLens({
@@ -165,44 +118,6 @@ function lensOf(feeds: PushFeeds | undefined, name: string): FeedLens | undefine
     itemOptions: (snapshot) => itemOptionsOf(snapshot, feeds.options),
     context: (snapshot, view) => feedContextOf(snapshot, view, feeds.options),
   });
-}
-
-export function metaParts(
-  push: PushConfig,
-  config: Config,
-  links: Links,
-  logger: Logger,
-  feeds?: PushFeeds,
-  now: () => number = Date.now,
-): ChannelParts<unknown> | undefined {
-  const meta = push.meta;
-  if (meta === undefined) return undefined;
-  const handles: { track?: ((handle: string, targets: readonly string[]) => void) | undefined } = {};
-  const live = push.dryRun
-    ? undefined
-    : createMetaClient({
-        graphUrl: meta.graphUrl,
-        catalogId: meta.catalogId,
-        token: meta.token,
-        timeoutMs: push.timeoutMs,
-        batchSize: meta.batchSize,
-        onHandle: (handle, targets) => handles.track?.(handle, targets),
-      });
-  const client = live ?? createDryRunClient('meta', { method: 'POST', path: `/${meta.catalogId}/items_batch` }, logger);
-  const feed = { storeCodes: config.feed.unitStoreCodes, unitNames: new Map<string, string>(), ...links };
-  const buildPayload = metaPayloads(
-    { currency: config.feed.currency, ...(config.feed.brand === undefined ? {} : { brand: config.feed.brand }) },
-    feed,
-    lensOf(feeds, 'meta'),
-  );
-  return {
-    client: client as ChannelClient<unknown>,
-    buildPayload,
-    batchSize: meta.batchSize,
-    limits: META_LIMITS,
-    stockAdjusts: feeds?.templates.find((template) => template.name === 'meta')?.stockAdjusts === true,
-    ...(live === undefined ? {} : { background: metaBackground(live, handles, logger, now) }),
-  };
 }
 
 export function shoptetParts(

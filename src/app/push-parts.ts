@@ -15,6 +15,7 @@ import type { PushChannel } from '../core/push/push-channel.js';
 import type { CatalogService } from '../services/catalog/catalog-service.js';
 import { withGoogleChannel } from '../services/push/google-channel.js';
 import type { GoogleVerdicts, VerdictStore } from '../services/push/google-verdicts.js';
+import type { MetaVerdictStore, MetaVerdicts } from '../services/push/meta-verdicts.js';
 import {
   applyPausedSetting,
   createPushControl,
@@ -36,10 +37,10 @@ import {
   type GoogleParts,
   googleParts,
   type Links,
-  metaParts,
   type PushFeeds,
   shoptetParts,
 } from './push-channel-parts.js';
+import { metaParts } from './push-meta-parts.js';
 import { uncoalescedOutbox, uncoalescedPayloads } from './push-uncoalesced.js';
 
 /**
@@ -60,6 +61,8 @@ export interface PushWiring {
   channels(): readonly PushChannel[];
   /** Google's verdicts read back, when Google is pushed to (not in a dry run). */
   verdicts(): GoogleVerdicts | undefined;
+  /** Meta's verdicts on the items and the catalog, when Meta is pushed to (not in a dry run). */
+  metaVerdicts(): MetaVerdicts | undefined;
   /** The operator's pause and resume (kept in the outbox) and a full reconciliation now (`services/push/push-control.ts`). */
   pause: PushControl['pause'];
   resume: PushControl['resume'];
@@ -88,6 +91,8 @@ export interface PushWiringDeps {
   readonly now?: () => Date;
   /** Where Google's verdicts are kept (the catalog's store); without it they are not read. */
   readonly verdictStore?: VerdictStore;
+  /** Where Meta's verdicts are kept (the catalog's store); without it they are not kept. */
+  readonly metaVerdictStore?: MetaVerdictStore;
 }
 
 /** What the push takes from a group of instances on Redis (docs/scale-out.md). */
@@ -138,7 +143,12 @@ export function createPushWiring(deps: PushWiringDeps): PushWiring | undefined {
   const clock = deps.now ?? (() => new Date());
   const now = () => clock().getTime();
   const channels = new Map<PushChannel, ChannelParts<unknown>>();
-  const meta = metaParts(push, config, deps.links, log, deps.feeds, now);
+  const meta = metaParts(push, config, deps.links, log, {
+    feeds: deps.feeds,
+    now,
+    isLeader: deps.isLeader ?? (() => true),
+    store: deps.metaVerdictStore,
+  });
   if (meta !== undefined) channels.set('meta', meta);
   const shoptet = shoptetParts(push, config, deps.links, log, deps.feeds, now);
   if (shoptet !== undefined) channels.set('shoptet', shoptet);
@@ -173,7 +183,11 @@ export function createPushWiring(deps: PushWiringDeps): PushWiring | undefined {
       for (const worker of workers.values()) worker.wake();
     },
   });
-  const extras = new Map(google === undefined ? [] : [['google' as const, () => googleStatus(google)]]);
+  const extras = new Map<PushChannel, () => Partial<PushChannelStatus>>(
+    google === undefined ? [] : [['google', () => googleStatus(google)]],
+  );
+  const metaVerdicts = meta?.verdicts;
+  if (metaVerdicts !== undefined) extras.set('meta', () => ({ verdicts: metaVerdicts.summary() }));
   const backgrounds = [...channels].flatMap(([channel, parts]) => {
     const worker = workers.get(channel);
     return parts.background === undefined || worker === undefined
@@ -207,6 +221,7 @@ export function createPushWiring(deps: PushWiringDeps): PushWiring | undefined {
   return {
     ...runPush({ deps, clock, push, outbox, workers, deriver, reconciler, log, gate, extras, backgrounds }),
     verdicts: () => verdicts,
+    metaVerdicts: () => metaVerdicts,
   };
 }
 
@@ -242,7 +257,7 @@ function runPush(parts: {
   readonly extras?: StatusExtras;
   /** Each channel's background work (Meta's batch checks): started after the workers, stopped before them. */
   readonly backgrounds: readonly (() => { stop(): void } | undefined)[];
-}): Omit<PushWiring, 'verdicts'> {
+}): Omit<PushWiring, 'verdicts' | 'metaVerdicts'> {
   const { deps, push, outbox, workers, log, gate } = parts;
   const board = createPushStatusBoard({
     workers,

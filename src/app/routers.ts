@@ -32,6 +32,7 @@ import type { StoreHealth } from '../services/health/store-health.js';
 import type { ChannelVerdictViews } from '../services/products/product-lookup.js';
 import { createProductLookup } from '../services/products/product-lookup.js';
 import type { GoogleVerdicts } from '../services/push/google-verdicts.js';
+import type { MetaVerdicts } from '../services/push/meta-verdicts.js';
 import type { WebhookProcessor } from '../services/webhooks/webhook-processor.js';
 import { createShippedDocPages } from './feed-parts.js';
 
@@ -72,6 +73,8 @@ export interface RouterParts {
   readonly pushControl?: AdminPushControl | undefined;
   /** Google's verdicts read back, when Google is pushed to. */
   readonly verdicts?: () => GoogleVerdicts | undefined;
+  /** Meta's verdicts on the items, when Meta is pushed to. */
+  readonly metaVerdicts?: () => MetaVerdicts | undefined;
 }
 
 /** The HTTP routes of the running bridge, wired to its parts (composition root, beside `start-app.ts`); their order is the order they match. */
@@ -160,7 +163,7 @@ function productDetailRouter(parts: RouterParts): Router {
       reports: () => ({ catalog: catalog.lastReport('sync-catalog'), stock: catalog.lastReport('sync-stock') }),
       lastChanges: webhooks.lastChanges,
       sourceRows: (snapshot) => catalog.sourceRows(snapshot),
-      channelVerdicts: (id) => googleVerdictView(parts.verdicts?.(), id),
+      channelVerdicts: (id) => channelVerdictViews(parts, id),
     }),
     token: config.feed.token,
     publicBaseUrl: config.http.publicBaseUrl,
@@ -221,6 +224,15 @@ function consoleRouters(parts: RouterParts): Router[] {
 /** The tokens that open `/metrics` and the full `/readyz` (docs/security.md). */
 export function operatorTokensOf(config: Config): OperatorTokens {
   return { feed: config.feed.token, metrics: config.metricsToken };
+}
+
+/** What the channels that report back say of one product; `undefined` when none does. */
+async function channelVerdictViews(parts: RouterParts, id: string): Promise<ChannelVerdictViews | undefined> {
+  const google = await googleVerdictView(parts.verdicts?.(), id);
+  const meta = parts.metaVerdicts?.();
+  if (meta === undefined) return google;
+  const issue = meta.item(id);
+  return { ...google, meta: issue === undefined ? {} : { issue } };
 }
 
 /** Google's verdict on one product for its page and `/api/products/{id}`; `undefined` when Google is not read. */

@@ -12,6 +12,7 @@ import type { FeedPrewarm } from '../services/feeds/feed-prewarm.js';
 import type { FeedService } from '../services/feeds/feed-service.js';
 import type { FetchLog } from '../services/fetches/fetch-log.js';
 import type { VerdictStore } from '../services/push/google-verdicts.js';
+import type { MetaVerdictStore } from '../services/push/meta-verdicts.js';
 import type { WebhookProcessor } from '../services/webhooks/webhook-processor.js';
 import { type AppPart, type Shared, startParts, stopParts, stoppedBeside } from './app-part.js';
 import {
@@ -173,6 +174,7 @@ async function createAppParts(config: Config, shared: Shared, deps: AppDeps): Pr
     group,
     coalesce: deps.pushCoalesce,
     ...(google === undefined ? {} : { verdictStore: parts.verdictStore('google', google.account) }),
+    ...(config.push.meta === undefined ? {} : { metaVerdictStore: parts.metaVerdictStore(config.push.meta.catalogId) }),
   });
   const eventLoop = createEventLoopMonitor({ histogram: metrics.eventLoopDelay });
   const retryDelay = deps.syncRetryDelayMs ?? ((failures: number) => retryDelayMs(failures, Math.random));
@@ -244,6 +246,7 @@ function createAppPush(
     readonly group: InstanceGroup | undefined;
     readonly coalesce: (() => boolean) | undefined;
     readonly verdictStore?: VerdictStore;
+    readonly metaVerdictStore?: MetaVerdictStore;
   },
 ): PushWiring | undefined {
   const { group } = deps;
@@ -265,6 +268,7 @@ function createAppPush(
         }),
     ...(deps.coalesce === undefined ? {} : { coalesce: deps.coalesce }),
     ...(deps.verdictStore === undefined ? {} : { verdictStore: deps.verdictStore }),
+    ...(deps.metaVerdictStore === undefined ? {} : { metaVerdictStore: deps.metaVerdictStore }),
   });
 }
 

@@ -1,7 +1,8 @@
 import { parse } from 'csv-parse/sync';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { metaParts, shoptetParts } from '../../src/app/push-channel-parts.js';
+import { shoptetParts } from '../../src/app/push-channel-parts.js';
+import { metaParts } from '../../src/app/push-meta-parts.js';
 import { type RunningApp, startApp } from '../../src/app/start-app.js';
 import type { Config } from '../../src/config/load-config.js';
 import type { CatalogSnapshot } from '../../src/core/catalog/catalog.js';
@@ -62,7 +63,7 @@ afterAll(async () => {
 describe('pushed values equal the served feeds', () => {
   it('Meta: a FULL payload carries the meta.csv row of the item (availability under the feed policy, prices)', async () => {
     const rows = parse(await served('/feeds/all/meta.csv'), { columns: true, bom: true }) as Record<string, string>[];
-    const meta = metaParts(config.push, config, {}, SILENT, app.feeds);
+    const meta = metaParts(config.push, config, {}, SILENT, { feeds: app.feeds, now: Date.now, isLeader: () => true });
     if (meta === undefined) throw new Error('Meta not configured');
     expect(rows.length).toBeGreaterThan(5);
     let policyMattered = 0;

@@ -1,9 +1,11 @@
 import { Agent, type Dispatcher, request } from 'undici';
 import type { ChannelClient, PushBatchItem, PushOutcome, PushTargetOutcome } from '../../core/push/channel-client.js';
 import type { MetaBatchStatus } from '../../core/push/meta-batch-status.js';
+import { type MetaDiagnostic, parseMetaDiagnostics } from '../../core/push/meta-verdicts.js';
 import { buildMetaBatchBody, cutMetaBatches, encodeMetaBatchForm, type MetaBatchRequest } from '../../core/push/payloads/meta.js';
 import { createRedactor } from '../../core/redact-secrets.js';
-import { isProgrammingError } from '../pos/pos-responses.js';
+import type { MetaDiagnosticsRead } from '../../services/push/meta-verdicts.js';
+import { describeNetworkError, isProgrammingError } from '../pos/pos-responses.js';
 import {
   allOutcome,
   cleanMessage,
@@ -47,12 +49,16 @@ export interface MetaClientOptions {
   readonly dispatcher?: Dispatcher;
   /** Called with each accepted call's handle and the targets it acked (to keep in `push:meta:handles`). */
   readonly onHandle?: (handle: string, targets: readonly string[]) => void;
+  /** Called with the items an accepted call refused one by one (`validation_status`), with Meta's message. */
+  readonly onRefused?: (refused: readonly { readonly id: string; readonly message: string }[]) => void;
 }
 
 export type { MetaBatchStatus } from '../../core/push/meta-batch-status.js';
 
 export interface MetaClient extends ChannelClient<MetaBatchRequest> {
   checkBatchStatus(handle: string): Promise<MetaBatchStatus>;
+  /** The catalog's diagnostics (`GET /{catalog_id}/diagnostics`), every page, or why they could not be read. */
+  diagnostics(): Promise<MetaDiagnosticsRead>;
   close(): Promise<void>;
 }
 
@@ -217,6 +223,15 @@ async function sendBatch(call: MetaCall, items: readonly PushBatchItem<MetaBatch
   const handle = Array.isArray(answer?.handles) ? answer.handles[0] : undefined;
   const acked = outcomes.filter(({ outcome }) => outcome.kind === 'ok').map(({ target }) => target);
   if (typeof handle === 'string' && acked.length > 0) options.onHandle?.(handle, acked);
+  // With a handle the call was taken: a rejected item is one Meta refused on its own (validation_status).
+  const refused =
+    typeof handle === 'string'
+      ? items.flatMap((item, index) => {
+          const outcome = outcomes[index]?.outcome;
+          return outcome?.kind === 'rejected' ? [{ id: item.payload.data.id, message: outcome.message }] : [];
+        })
+      : [];
+  if (refused.length > 0) options.onRefused?.(refused);
   return outcomes;
 }
 
@@ -254,6 +269,48 @@ async function checkBatchStatus(call: MetaCall, handle: string): Promise<MetaBat
   }
 }
 
+/** Pages of diagnostics followed at most (Meta groups them by type: a handful). */
+const MAX_DIAGNOSTICS_PAGES = 10;
+
+/** `GET …/{catalog_id}/diagnostics`, page after page (Marketing API reference "Product Catalog Diagnostics"). */
+async function readDiagnostics(call: MetaCall): Promise<MetaDiagnosticsRead> {
+  const { options, dispatcher, context } = call;
+  const groups: MetaDiagnostic[] = [];
+  let unreadable = 0;
+  let after: string | undefined;
+  try {
+    for (let page = 0; page < MAX_DIAGNOSTICS_PAGES; page++) {
+      const url = new URL(`${call.basePath}/${encodeURIComponent(options.catalogId)}/diagnostics`, call.origin);
+      if (after !== undefined) url.searchParams.set('after', after);
+      const response = await request(url, {
+        method: 'GET',
+        dispatcher,
+        headers: { authorization: `Bearer ${options.token}`, accept: 'application/json' },
+        headersTimeout: options.timeoutMs,
+        bodyTimeout: options.timeoutMs,
+      });
+      const json = await readJson(response.body);
+      if (response.statusCode !== 200) {
+        const error = asAnswer(json)?.error;
+        const text = `HTTP ${response.statusCode}${error?.code === undefined ? '' : ` code ${error.code}`}: ${error?.message ?? 'no error message'}`;
+        return { problem: `diagnostics could not be read (${cleanMessage(text, context.redact)})` };
+      }
+      const parsed = parseMetaDiagnostics(json);
+      if (typeof parsed === 'string') return { problem: parsed };
+      groups.push(...parsed.groups);
+      unreadable += parsed.unreadable;
+      after = parsed.after;
+      if (after === undefined) break;
+    }
+    // Odd groups are left out; none readable at all is a changed format, not a clean catalog.
+    if (unreadable > 0 && groups.length === 0) return { problem: `none of the ${unreadable} diagnostics could be read` };
+    return { groups };
+  } catch (error) {
+    if (isProgrammingError(error)) throw error;
+    return { problem: `diagnostics could not be read: ${describeNetworkError(error, context.redact)}` };
+  }
+}
+
 /**
  * Creates the Meta client.
  *
@@ -275,6 +332,7 @@ export function createMetaClient(options: MetaClientOptions): MetaClient {
   return {
     channel: 'meta',
     checkBatchStatus: (handle) => checkBatchStatus(call, handle),
+    diagnostics: () => readDiagnostics(call),
     async send(batch) {
       const outcomes: PushTargetOutcome[] = [];
       // `allow_upsert` is per call: whole items (upsert) and field updates travel in separate calls.

@@ -7,6 +7,7 @@ import { googleVerdictSection } from './channel-verdict-section.js';
 import { feedTitle, measureUnitText } from './feed-names.js';
 import { escapeHtml as h } from './html.js';
 import { type ConsoleContext, sendPage } from './layout.js';
+import { metaVerdictSection } from './meta-verdict-section.js';
 import { availabilityWords, PRODUCT_TEXTS, type ProductTexts } from './product-texts.js';
 
 /**
@@ -171,6 +172,7 @@ export function sendProductPage(res: Response, context: ConsoleContext, view: Pr
     sources(parts),
     enrichment(parts),
     googleVerdictSection(context.lang, view.channels?.google),
+    metaVerdictSection(context.lang, view.channels?.meta),
     feeds(parts),
   ].join('\n');
   sendPage(res, context, { title: view.product.name, section: 'products', body });

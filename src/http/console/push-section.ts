@@ -1,7 +1,9 @@
 import type { VerdictSummary } from '../../core/push/channel-verdicts.js';
+import type { MetaVerdictSummary } from '../../core/push/meta-verdicts.js';
 import { formatDateTime, formatDuration, formatNumber, type Lang, textsFor } from '../../core/text/local-text.js';
 import { verdictsOverview } from './channel-verdict-overview.js';
 import { escapeHtml as h, timeElement } from './html.js';
+import { metaVerdictsOverview } from './meta-verdict-section.js';
 
 /**
  * The overview's "Channel push" section (docs/channel-push.md#status-and-metrics): per configured channel its
@@ -20,8 +22,8 @@ export interface PushSectionStatus {
   readonly lastErrorKind?: string;
   readonly quota?: { readonly used: number; readonly limit: number; readonly resetAt?: string };
   readonly lastReconcileAt?: string;
-  /** The channel's own verdicts on the items, as last read back (Google). */
-  readonly verdicts?: VerdictSummary;
+  /** The channel's own verdicts on the items (Google's as last read back; Meta's items and diagnostics). */
+  readonly verdicts?: VerdictSummary | MetaVerdictSummary;
 }
 
 export type PushStatuses = Readonly<Partial<Record<string, PushSectionStatus>>>;
@@ -142,6 +144,12 @@ export function pushSection(
     .map((name, index) => `<th${index === 2 ? ' class="num"' : ''}>${h(name)}</th>`)
     .join('');
   const rows = entries.map(([channel, status]) => row(channel, status, lang, t)).join('');
-  const verdicts = entries.map(([channel, status]) => verdictsOverview(lang, channel, status.verdicts, productHref)).join('');
+  const verdicts = entries
+    .map(([channel, status]) =>
+      status.verdicts !== undefined && 'invalid' in status.verdicts
+        ? metaVerdictsOverview(lang, status.verdicts, productHref)
+        : verdictsOverview(lang, channel, status.verdicts, productHref),
+    )
+    .join('');
   return `<section id="push"><h2>${h(t.heading)}</h2><div class="table-wrap"><table><thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table></div>${verdicts}<p class="muted"><a href="${h(docsHref)}">${h(t.docs)}</a></p></section>`;
 }

@@ -9,6 +9,7 @@ import { jsonItemText } from '../../core/feeds/render-json-feed.js';
 import { toFeedItem } from '../../core/feeds/to-feed-item.js';
 import type { IssueTexts } from '../../core/push/channel-verdicts.js';
 import type { GoogleVerdict } from '../../core/push/google-product-status.js';
+import type { MetaItemIssue } from '../../core/push/meta-verdicts.js';
 import { feedContextOf, itemOptionsOf, unitColumnsOf } from '../feeds/feed-builder.js';
 import type { FeedService } from '../feeds/feed-service.js';
 import type { LastStockChanges } from './last-stock-changes.js';
@@ -73,8 +74,14 @@ export interface GoogleVerdictView {
   readonly issueTexts?: IssueTexts;
 }
 
+/** Meta's word on the item: its last batch's error, if that batch left it invalid. */
+export interface MetaVerdictView {
+  readonly issue?: MetaItemIssue;
+}
+
 export interface ChannelVerdictViews {
   readonly google?: GoogleVerdictView;
+  readonly meta?: MetaVerdictView;
 }
 
 export type ProductLookupResult =

@@ -1,6 +1,7 @@
 import type { MetaBatchStatus } from '../../core/push/meta-batch-status.js';
 import { PUSH_MASK, type PushOutbox } from '../../core/push/outbox.js';
 import type { CatalogLogger } from '../catalog/catalog-types.js';
+import type { MetaBatchVerdicts } from './meta-verdicts.js';
 import { PUSH_ERROR_MAX } from './push-worker.js';
 
 /**
@@ -37,6 +38,11 @@ export interface MetaBatchChecksDeps {
    * an item dropped for good, else a batch enqueued again).
    */
   readonly onError?: (message: string, rejected: boolean) => void;
+  /**
+   * A finished batch's per-item outcome (Meta's verdicts, docs/channel-push.md#metas-verdicts): the ids it found
+   * invalid with its message, and the ids it took clean.
+   */
+  readonly onVerdicts?: (verdicts: MetaBatchVerdicts) => Promise<void>;
   readonly logger: CatalogLogger;
 }
 
@@ -87,6 +93,7 @@ export function createMetaBatchChecks(deps: MetaBatchChecksDeps): MetaBatchCheck
       else again.push(target);
     }
     if (!(await enqueueFull(again))) return false;
+    await recordVerdicts(tracked, status);
     for (const target of again) remember(target);
     let last: string | undefined;
     for (const target of rejected) {
@@ -101,6 +108,20 @@ export function createMetaBatchChecks(deps: MetaBatchChecksDeps): MetaBatchCheck
       deps.logger.warn({ again: again.length, rejected: rejected.length }, 'push: Meta found items of a batch invalid');
     }
     return true;
+  }
+
+  /** Meta's word on each item of the batch, kept against the item (a failure to keep it costs no re-send). */
+  async function recordVerdicts(tracked: Tracked, status: Extract<MetaBatchStatus, { kind: 'finished' }>): Promise<void> {
+    if (deps.onVerdicts === undefined) return;
+    const invalidIds = new Set(status.invalidIds);
+    const ids = tracked.targets.map((target) => target.slice(2));
+    const invalid = ids
+      .filter((id) => invalidIds.has(id))
+      .map((id) => ({ id, message: status.messages?.[id] ?? 'Meta found the item invalid while ingesting it' }));
+    const valid = ids.filter((id) => !invalidIds.has(id));
+    await deps
+      .onVerdicts({ invalid, valid })
+      .catch((error: unknown) => deps.logger.warn({ err: error }, "push: Meta's verdicts on a batch not kept"));
   }
 
   function remember(target: string): void {

@@ -1,5 +1,6 @@
 import type { PushConfig } from '../../config/load-config.js';
 import type { VerdictSummary } from '../../core/push/channel-verdicts.js';
+import type { MetaVerdictSummary } from '../../core/push/meta-verdicts.js';
 import type { PushChannelState } from '../../core/push/outbox.js';
 import type { PushChannel, PushErrorCause } from '../../core/push/push-channel.js';
 import type { ServiceLogger as Logger } from '../logging/service-logger.js';
@@ -46,8 +47,16 @@ export interface PushChannelStatus {
   readonly lastFullReconcileAt?: string;
   /** When these figures were read from the outbox (a read starts every second); absent before the first read. */
   readonly checkedAt?: string;
-  /** Google: its verdicts on the items as last read back (counts, top issues, the last read's time and error). */
-  readonly verdicts?: VerdictSummary;
+  /**
+   * What the channel says of the items: Google's verdicts as last read back (counts, top issues, the last
+   * read's time and error); Meta's items left invalid and its catalog diagnostics.
+   */
+  readonly verdicts?: VerdictSummary | MetaVerdictSummary;
+}
+
+/** Meta's summary (items left invalid, diagnostics) rather than Google's (counts of a read). */
+export function isMetaVerdicts(verdicts: VerdictSummary | MetaVerdictSummary): verdicts is MetaVerdictSummary {
+  return 'invalid' in verdicts;
 }
 
 /** The state's optional parts, as the status carries them (a quota only with both figures). */
@@ -129,9 +138,11 @@ export function updatePushMetrics(
     metrics.pushQuotaUsed.set({ channel }, shown.quota.used / shown.quota.limit);
   }
   metrics.pushPaused.set({ channel }, shown.mode === 'paused' ? 1 : 0);
-  const counts = shown.verdicts?.readAt === undefined ? undefined : shown.verdicts.counts;
-  if (counts !== undefined) {
-    for (const [status, items] of Object.entries(counts)) metrics.channelItems.set({ channel, status }, items);
+  const verdicts = shown.verdicts;
+  if (verdicts !== undefined && isMetaVerdicts(verdicts))
+    metrics.channelItems.set({ channel, status: 'invalid' }, verdicts.invalid);
+  else if (verdicts?.readAt !== undefined) {
+    for (const [status, items] of Object.entries(verdicts.counts)) metrics.channelItems.set({ channel, status }, items);
   }
   return { requests: { ...status.requests }, items: { ...status.items } };
 }

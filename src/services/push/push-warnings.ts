@@ -1,4 +1,5 @@
 import type { VerdictSummary } from '../../core/push/channel-verdicts.js';
+import type { MetaVerdictSummary } from '../../core/push/meta-verdicts.js';
 import type { ConsoleWarning, LocalText } from '../console/console-warnings.js';
 import { warningTime } from '../console/console-warnings.js';
 import { verdictWarnings } from './verdict-warnings.js';
@@ -31,8 +32,8 @@ export interface PushWarningStatus {
   readonly lastRejectedAt?: string;
   readonly lastRejected?: string;
   readonly quota?: { readonly used: number; readonly limit: number; readonly resetAt?: string };
-  /** The channel's own verdicts on the items, as last read back (Google). */
-  readonly verdicts?: VerdictSummary;
+  /** The channel's own verdicts on the items (Google's as last read back; Meta's items and diagnostics). */
+  readonly verdicts?: VerdictSummary | MetaVerdictSummary;
 }
 
 /** The oldest pending update older than this while live: the push is stalled. */

@@ -1,5 +1,6 @@
 import { type VerdictSummary, verdictChannelName } from '../../core/push/channel-verdicts.js';
 import { isGoogleHelpLink } from '../../core/push/google-product-status.js';
+import type { MetaDiagnostics, MetaVerdictSummary } from '../../core/push/meta-verdicts.js';
 import type { ConsoleWarning, LocalText } from '../console/console-warnings.js';
 import { warningTime } from '../console/console-warnings.js';
 
@@ -89,8 +90,74 @@ function accountIssues(name: string, summary: VerdictSummary): Texts | undefined
   };
 }
 
-export function verdictWarnings(channel: string, summary: VerdictSummary | undefined): ConsoleWarning[] {
+/** Meta's items left invalid by their last batch, with the message on the most. */
+function metaInvalid(summary: MetaVerdictSummary): Texts {
+  const top = summary.topMessages[0];
+  const most =
+    top === undefined
+      ? { en: '', cs: '' }
+      : {
+          en: ` The most common: "${top.message}", on ${top.items} (e.g. item ${top.example}).`,
+          cs: ` Nejčastější: „${top.message}“, u ${top.items} (např. položka ${top.example}).`,
+        };
+  return {
+    message: {
+      en: `Meta found ${summary.invalid} item(s) invalid in their last batch.${most.en}`,
+      cs: `Meta označila ${summary.invalid} položek v jejich poslední dávce za neplatné.${most.cs}`,
+    },
+    action: {
+      en: "Open the item's page: its \"Meta's verdict\" quotes Meta's message. Fix the value where it comes from (the POS, or the enrichment sheet); the push sends the item again and a clean batch clears the error.",
+      cs: 'Otevřete stránku položky: „Verdikt Mety“ cituje zprávu Mety. Opravte hodnotu tam, odkud pochází (v pokladně, nebo v tabulce obohacení); odesílání položku pošle znovu a čistá dávka chybu smaže.',
+    },
+  };
+}
+
+/** Meta's catalog diagnostics that must be fixed (`MUST_FIX`). */
+function metaMustFix(diagnostics: MetaDiagnostics): Texts | undefined {
+  const found = diagnostics.groups.filter((group) => group.severity === 'MUST_FIX');
+  if (found.length === 0) return undefined;
+  const list = found.map((group) => `${group.title}${group.items === undefined ? '' : ` (${group.items})`}`).join('; ');
+  return {
+    message: {
+      en: `Meta's catalog diagnostics name ${found.length} issue(s) to fix (read ${warningTime(diagnostics.readAt ?? '')}): ${list}.`,
+      cs: `Diagnostika katalogu Meta uvádí problémy k opravě (${found.length}, načteno ${warningTime(diagnostics.readAt ?? '')}): ${list}.`,
+    },
+    action: {
+      en: "They concern the catalog as a whole (missing attributes, image quality, policy, the pixel's connection). The overview lists them; open the catalog in Meta's Commerce Manager for the items and steps. The diagnostics are read again daily.",
+      cs: 'Týkají se katalogu jako celku (chybějící atributy, kvalita obrázků, zásady, propojení pixelu). Přehled je uvádí; položky a postup najdete v katalogu v Commerce Manageru Mety. Diagnostika se načítá znovu denně.',
+    },
+  };
+}
+
+function metaWarnings(summary: MetaVerdictSummary): ConsoleWarning[] {
+  const warnings: ConsoleWarning[] = [];
+  if (summary.invalid > 0)
+    warnings.push({ code: 'CHANNEL_DISAPPROVED', severity: 'warning', subject: 'meta', ...metaInvalid(summary) });
+  const diagnostics = summary.diagnostics;
+  const mustFix = diagnostics === undefined ? undefined : metaMustFix(diagnostics);
+  if (mustFix !== undefined) warnings.push({ code: 'CHANNEL_ACCOUNT_ISSUES', severity: 'warning', subject: 'meta', ...mustFix });
+  const error = diagnostics?.lastError;
+  if (error !== undefined) {
+    warnings.push({
+      code: 'CHANNEL_VERDICTS_FAILED',
+      severity: 'info',
+      subject: 'meta',
+      message: {
+        en: `Meta's catalog diagnostics could not be read (${warningTime(error.at)}): ${error.message}.`,
+        cs: `Diagnostiku katalogu Meta se nepodařilo načíst (${warningTime(error.at)}): ${error.message}.`,
+      },
+      action: {
+        en: 'Nothing, if it passes: they are read again tomorrow. If it repeats, check that META_ACCESS_TOKEN may read the catalog (catalog_management).',
+        cs: 'Nic, pokud to přejde: znovu se načtou zítra. Opakuje-li se to, zkontrolujte, že META_ACCESS_TOKEN smí katalog číst (catalog_management).',
+      },
+    });
+  }
+  return warnings;
+}
+
+export function verdictWarnings(channel: string, summary: VerdictSummary | MetaVerdictSummary | undefined): ConsoleWarning[] {
   if (summary === undefined) return [];
+  if ('invalid' in summary) return metaWarnings(summary);
   const name = verdictChannelName(channel);
   const warnings: ConsoleWarning[] = [];
   if (summary.readAt !== undefined && summary.counts.disapproved > 0) {

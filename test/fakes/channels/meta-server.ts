@@ -4,7 +4,8 @@ import { MetaCreateDataSchema, parseMetaBatchForm } from './meta-schema.js';
 /**
  * A fake Meta Graph API catalog (docs/decisions/0013-channel-push.md, "Meta `items_batch`"): `POST
  * /{version}/{catalog_id}/items_batch`, validated with `meta-schema.ts` (bearer token, form content type, body),
- * keeping the catalog's copy (retailer id → fields) and answering `{ handles, validation_status }`. Graph API
+ * keeping the catalog's copy (retailer id → fields) and answering `{ handles, validation_status }`; the
+ * handles' `check_batch_request_status` and the catalog's `diagnostics` (paged) as Meta documents them. Graph API
  * errors carry `{ error: { message, type, code } }`; code 190 is a refused token.
  */
 
@@ -33,6 +34,15 @@ export interface MetaServer extends HarnessServer {
    * `ids_of_invalid_requests` (once per id: the id is taken out of the set), and the item is not changed.
    */
   readonly ingestInvalidIds: Set<string>;
+  /** Meta's message per retailer id found invalid at ingest (default `Invalid request`). */
+  readonly ingestMessages: Map<string, string>;
+  /**
+   * The catalog's diagnostics as `GET /{catalog_id}/diagnostics` lists them (`ProductCatalogDiagnosticGroup`
+   * fields), two a page with Graph API cursor paging.
+   */
+  readonly diagnostics: Record<string, unknown>[];
+  /** `GET …/diagnostics` calls so far. */
+  readonly diagnosticsReads: () => number;
   /** The status the next calls' handles report (default `finished`; e.g. `error`, `canceled`, `started`). */
   setNextBatchStatus(status: MetaBatchState['status']): void;
   /** Fault: the next `count` items are answered as accepted but not applied (a lost update). */
@@ -69,6 +79,10 @@ export async function startMetaServer(options: MetaServerOptions): Promise<MetaS
   const invalidIds = new Set<string>();
   const batchPath = `/${version}/${options.catalogId}/items_batch`;
   const statusPath = `/${version}/${options.catalogId}/check_batch_request_status`;
+  const diagnosticsPath = `/${version}/${options.catalogId}/diagnostics`;
+  const ingestMessages = new Map<string, string>();
+  const diagnostics: Record<string, unknown>[] = [];
+  let diagnosticsReads = 0;
   const batches = new Map<string, MetaBatchState>();
   const ingestInvalidIds = new Set<string>();
   let nextStatus: MetaBatchState['status'] = 'finished';
@@ -81,9 +95,24 @@ export async function startMetaServer(options: MetaServerOptions): Promise<MetaS
     if (state === undefined) return reply(400, metaErrorBody(400, `Unknown handle ${handle}`, 100));
     const invalid = state.idsOfInvalidRequests ?? [];
     const loadIds = url.searchParams.get('load_ids_of_invalid_requests') === 'true';
-    const errors = invalid.map((id, line) => ({ line, id, message: 'Invalid request' }));
+    const errors = invalid.map((id, line) => ({ line, id, message: ingestMessages.get(id) ?? 'Invalid request' }));
     const data = { status: state.status, errors_total_count: invalid.length, errors, warnings: [] };
     return reply(200, { data: [loadIds ? { ...data, ids_of_invalid_requests: invalid } : data] });
+  }
+
+  /** `GET …/diagnostics[?after=cursor]`: `{ data, paging }`, two groups a page. */
+  function diagnosticsPage(url: URL): Reply {
+    diagnosticsReads += 1;
+    const after = url.searchParams.get('after');
+    const offset = after === null ? 0 : Number(Buffer.from(after, 'base64url').toString('utf8'));
+    if (!Number.isInteger(offset) || offset < 0) return reply(400, metaErrorBody(400, 'Invalid cursor', 100));
+    const data = diagnostics.slice(offset, offset + 2);
+    const next = offset + 2 < diagnostics.length ? Buffer.from(String(offset + 2)).toString('base64url') : undefined;
+    const paging =
+      next === undefined
+        ? { cursors: { before: 'MA', after: 'end' } }
+        : { cursors: { before: 'MA', after: next }, next: `https://graph.facebook.com${diagnosticsPath}?after=${next}` };
+    return reply(200, { data, paging });
   }
 
   function apply(method: string, data: Readonly<Record<string, string>>, upsert: boolean): string | undefined {
@@ -122,13 +151,14 @@ export async function startMetaServer(options: MetaServerOptions): Promise<MetaS
   function handle(request: RecordedRequest): Reply {
     const url = new URL(request.url, 'http://fake');
     const route = `${request.method} ${url.pathname}`;
-    if (route !== `POST ${batchPath}` && route !== `GET ${statusPath}`)
+    if (route !== `POST ${batchPath}` && route !== `GET ${statusPath}` && route !== `GET ${diagnosticsPath}`)
       return reply(404, metaErrorBody(404, 'Unknown path', 803));
     // The token belongs in the Authorization header only: one in the query string is refused here.
     if (url.searchParams.has('access_token')) return reply(400, metaErrorBody(400, 'access_token in the URL', 100));
     if (request.headers.authorization !== `Bearer ${options.token}`) {
       return reply(401, metaErrorBody(401, 'Invalid OAuth access token.'));
     }
+    if (route === `GET ${diagnosticsPath}`) return diagnosticsPage(url);
     if (request.method === 'GET') return batchStatus(url);
     const contentType = request.headers['content-type']?.split(';')[0]?.trim();
     if (contentType !== 'application/x-www-form-urlencoded') {
@@ -160,6 +190,9 @@ export async function startMetaServer(options: MetaServerOptions): Promise<MetaS
     invalidIds,
     batches,
     ingestInvalidIds,
+    ingestMessages,
+    diagnostics,
+    diagnosticsReads: () => diagnosticsReads,
     setNextBatchStatus: (status) => {
       nextStatus = status;
     },

@@ -1,0 +1,159 @@
+import { z } from 'zod';
+
+/**
+ * What Meta says of the items and the catalog (docs/channel-push.md#metas-verdicts): the items a batch left
+ * invalid, each with Meta's message (from `items_batch`'s `validation_status`, or its handle's
+ * `check_batch_request_status` once ingested), cleared when a later batch of the item finishes clean; and the
+ * catalog's diagnostics (`GET /{catalog_id}/diagnostics`, read daily): issues Meta found across the catalog,
+ * by type and severity, with the number of items they touch.
+ */
+
+/** Items with an error kept at most; past it the oldest are dropped (the summary counts them). */
+export const META_ITEM_ISSUES_MAX = 5_000;
+const MESSAGE_MAX = 500;
+const TOP_MESSAGES = 5;
+
+export interface MetaItemIssue {
+  readonly message: string;
+  /** When Meta reported it (ISO 8601). */
+  readonly at: string;
+}
+
+/** Retailer id → Meta's last error on it; insertion order is report order (oldest first). */
+export type MetaItemIssues = ReadonlyMap<string, MetaItemIssue>;
+
+/**
+ * `issues` with a batch's verdicts applied: `invalid` ids get Meta's message (moved to the newest), `valid` ids
+ * lose theirs; bounded to META_ITEM_ISSUES_MAX. Returns a new map when something changed, else `issues`.
+ */
+export function applyItemVerdicts(
+  issues: MetaItemIssues,
+  verdicts: { readonly invalid: readonly { readonly id: string; readonly message: string }[]; readonly valid: readonly string[] },
+  at: string,
+): MetaItemIssues {
+  if (verdicts.invalid.length === 0 && !verdicts.valid.some((id) => issues.has(id))) return issues;
+  const next = new Map(issues);
+  for (const id of verdicts.valid) next.delete(id);
+  for (const { id, message } of verdicts.invalid) {
+    next.delete(id);
+    next.set(id, { message: message.slice(0, MESSAGE_MAX), at });
+  }
+  for (const id of next.keys()) {
+    if (next.size <= META_ITEM_ISSUES_MAX) break;
+    next.delete(id);
+  }
+  return next;
+}
+
+export interface MetaTopMessage {
+  readonly message: string;
+  readonly items: number;
+  readonly example: string;
+}
+
+/** Meta's messages on the most items, most first. */
+export function topMessagesOf(issues: MetaItemIssues): readonly MetaTopMessage[] {
+  const byMessage = new Map<string, { items: number; example: string }>();
+  for (const [id, issue] of issues) {
+    const entry = byMessage.get(issue.message);
+    if (entry === undefined) byMessage.set(issue.message, { items: 1, example: id });
+    else entry.items += 1;
+  }
+  return [...byMessage]
+    .sort(([messageA, a], [messageB, b]) => b.items - a.items || messageA.localeCompare(messageB))
+    .slice(0, TOP_MESSAGES)
+    .map(([message, entry]) => ({ message, ...entry }));
+}
+
+const text = z.string().nullish();
+
+/** One `ProductCatalogDiagnosticGroup` (Marketing API reference: the fields the bridge reads). */
+export const MetaDiagnosticGroupSchema = z.object({
+  /** e.g. `ATTRIBUTES_MISSING`, `IMAGE_QUALITY`, `POLICY_VIOLATION`, `EVENT_SOURCE_ISSUES`. */
+  type: text,
+  /** `MUST_FIX` or `OPPORTUNITY`. */
+  severity: text,
+  title: text,
+  subtitle: text,
+  number_of_affected_items: z.number().int().nonnegative().nullish(),
+  number_of_affected_entities: z.number().int().nonnegative().nullish(),
+  affected_channels: z.array(z.string()).nullish(),
+  affected_entity: text,
+  error_code: z.number().int().nullish(),
+  diagnostics: z.array(z.unknown()).nullish(),
+});
+
+/** A page of `GET /{catalog_id}/diagnostics`: `{ data, paging }` as every Graph API edge. */
+export const MetaDiagnosticsPageSchema = z.object({
+  data: z.array(z.unknown()),
+  paging: z.object({ cursors: z.object({ after: text }).nullish(), next: text }).nullish(),
+});
+
+export interface MetaDiagnostic {
+  readonly type: string;
+  readonly severity: string;
+  readonly title: string;
+  readonly subtitle?: string;
+  /** Items it touches, as Meta counts them. */
+  readonly items?: number;
+  readonly channels?: readonly string[];
+}
+
+export interface MetaDiagnosticsPage {
+  readonly groups: readonly MetaDiagnostic[];
+  /** Groups Meta sent that could not be read (left out). */
+  readonly unreadable: number;
+  readonly after?: string;
+}
+
+function cut(value: string | null | undefined, max = 300): string | undefined {
+  const trimmed = value?.trim();
+  return trimmed === undefined || trimmed === '' ? undefined : trimmed.slice(0, max);
+}
+
+function diagnosticOf(raw: z.infer<typeof MetaDiagnosticGroupSchema>): MetaDiagnostic {
+  const subtitle = cut(raw.subtitle);
+  const items = raw.number_of_affected_items ?? raw.number_of_affected_entities ?? undefined;
+  const channels = raw.affected_channels ?? undefined;
+  return {
+    type: cut(raw.type, 60) ?? 'UNKNOWN',
+    severity: cut(raw.severity, 30) ?? 'UNKNOWN',
+    title: cut(raw.title) ?? cut(raw.type, 60) ?? 'Untitled diagnostic',
+    ...(subtitle === undefined ? {} : { subtitle }),
+    ...(items === undefined ? {} : { items }),
+    ...(channels === undefined || channels.length === 0 ? {} : { channels: channels.slice(0, 10) }),
+  };
+}
+
+/** Reads one page of diagnostics; each group checked on its own. A message when the page is not one. */
+export function parseMetaDiagnostics(answer: unknown): MetaDiagnosticsPage | string {
+  const page = MetaDiagnosticsPageSchema.safeParse(answer);
+  if (!page.success) {
+    const issue = page.error.issues[0];
+    return `diagnostics answered something other than a list of diagnostics: ${issue?.path.join('.') ?? ''} ${issue?.message ?? ''}`.trim();
+  }
+  const groups: MetaDiagnostic[] = [];
+  let unreadable = 0;
+  for (const raw of page.data.data) {
+    const group = MetaDiagnosticGroupSchema.safeParse(raw);
+    if (group.success) groups.push(diagnosticOf(group.data));
+    else unreadable += 1;
+  }
+  const after = page.data.paging?.next ? cut(page.data.paging.cursors?.after, 500) : undefined;
+  return { groups, unreadable, ...(after === undefined ? {} : { after }) };
+}
+
+/** The diagnostics as last read, or why the last read failed (the groups before stay). */
+export interface MetaDiagnostics {
+  readonly readAt?: string;
+  readonly groups: readonly MetaDiagnostic[];
+  readonly lastError?: { readonly at: string; readonly message: string };
+}
+
+/** What Meta's verdicts add up to, for the overview, `/readyz`, metrics and the warnings. */
+export interface MetaVerdictSummary {
+  /** Items whose last batch Meta found invalid. */
+  readonly invalid: number;
+  readonly topMessages: readonly MetaTopMessage[];
+  readonly diagnostics?: MetaDiagnostics;
+}

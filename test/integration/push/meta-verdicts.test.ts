@@ -1,0 +1,167 @@
+import { Keyv } from 'keyv';
+import { pino } from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createMemoryPushOutbox } from '../../../src/adapters/push/memory-push-outbox.js';
+import { createMetaClient, type MetaClient } from '../../../src/adapters/push/meta-client.js';
+import { createKeyvMetaVerdictStore } from '../../../src/adapters/store/keyv-meta-verdict-store.js';
+import type { PushBatchItem } from '../../../src/core/push/channel-client.js';
+import type { PushOutbox } from '../../../src/core/push/outbox.js';
+import { buildMetaRequest, type MetaBatchRequest } from '../../../src/core/push/payloads/meta.js';
+import { createMetaBatchChecks, type MetaBatchChecks } from '../../../src/services/push/meta-batch-checks.js';
+import { createMetaVerdicts, type MetaVerdicts } from '../../../src/services/push/meta-verdicts.js';
+import { type MetaServer, startMetaServer } from '../../fakes/channels/meta-server.js';
+import { CASES } from '../../unit/core/push/payloads/push-fixtures.js';
+
+/**
+ * Meta's verdicts against the fake Graph API (docs/channel-push.md#metas-verdicts): an item Meta refuses in the
+ * call or finds invalid while ingesting is kept against the item with Meta's message, a later clean batch
+ * clears it; the catalog's diagnostics are read page by page; a follower shows what the leader kept.
+ */
+
+const TOKEN = 'EAAmeta-verdict-token';
+const CATALOG = '987654321';
+const SILENT = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+let server: MetaServer;
+let client: MetaClient;
+let outbox: PushOutbox;
+let checks: MetaBatchChecks;
+let verdicts: MetaVerdicts;
+let keyv: Keyv;
+let clock: number;
+
+function availability(id: string): PushBatchItem<MetaBatchRequest> {
+  const result = buildMetaRequest(id, { ...CASES.sale(), id }, { kind: 'update', fields: ['availability'] }, { currency: 'CZK' });
+  if (result.kind !== 'send') throw new Error('skipped');
+  return { target: `m:${id}`, gen: 1, payload: result.payload };
+}
+
+function verdictsOn(store: Keyv, leader: boolean): MetaVerdicts {
+  return createMetaVerdicts({
+    store: createKeyvMetaVerdictStore(store, { catalogId: CATALOG }),
+    readDiagnostics: () => client.diagnostics(),
+    isLeader: () => leader,
+    intervalMs: 86_400_000,
+    firstDelayMs: 86_400_000,
+    followMs: 86_400_000,
+    now: () => clock,
+    logger: pino({ level: 'silent' }),
+  });
+}
+
+beforeEach(async () => {
+  server = await startMetaServer({ token: TOKEN, catalogId: CATALOG, items: { a: { id: 'a' }, b: { id: 'b' }, c: { id: 'c' } } });
+  outbox = createMemoryPushOutbox();
+  await outbox.enqueue(undefined, 'v1', []);
+  clock = Date.parse('2026-11-30T08:00:00Z');
+  keyv = new Keyv();
+  verdicts = verdictsOn(keyv, true);
+  checks = createMetaBatchChecks({
+    outbox,
+    check: (handle) => client.checkBatchStatus(handle),
+    now: () => clock,
+    intervalMs: 30_000,
+    onVerdicts: (batch) => verdicts.record(batch),
+    logger: SILENT,
+  });
+  client = createMetaClient({
+    graphUrl: server.graphUrl,
+    catalogId: CATALOG,
+    token: TOKEN,
+    timeoutMs: 5000,
+    onHandle: (handle, targets) => checks.track(handle, targets),
+    onRefused: (refused) => void verdicts.record({ invalid: refused, valid: [] }),
+  });
+});
+
+afterEach(async () => {
+  await verdicts.stop();
+  await client.close();
+  await server.close();
+  await outbox.close();
+});
+
+describe("Meta's verdicts", () => {
+  it("keeps Meta's message against an item refused in the call or at ingest, and clears it after a clean batch", async () => {
+    server.invalidIds.add('a');
+    server.ingestInvalidIds.add('b');
+    server.ingestMessages.set('b', 'The image URL could not be downloaded.');
+    await client.send([availability('a'), availability('b'), availability('c')]);
+    await eventuallyRecorded(() => verdicts.item('a') !== undefined);
+    expect(verdicts.item('a')).toEqual({ message: 'The item violates the commerce policies.', at: '2026-11-30T08:00:00.000Z' });
+    clock += 30_000;
+    await checks.checkDue();
+    expect(verdicts.item('b')).toEqual({ message: 'The image URL could not be downloaded.', at: '2026-11-30T08:00:30.000Z' });
+    expect(verdicts.item('c')).toBeUndefined();
+    expect(verdicts.summary()).toMatchObject({ invalid: 2 });
+    expect(verdicts.summary().topMessages.map((top) => top.message)).toEqual([
+      'The image URL could not be downloaded.',
+      'The item violates the commerce policies.',
+    ]);
+
+    // Kept in the store: a follower (another instance of the group) shows the same.
+    const follower = verdictsOn(keyv, false);
+    follower.start();
+    await eventuallyRecorded(() => follower.item('b') !== undefined);
+    expect(follower.summary().invalid).toBe(2);
+    await follower.record({ invalid: [{ id: 'c', message: 'x' }], valid: [] });
+    expect(follower.item('c')).toBeUndefined();
+    await follower.stop();
+
+    // Both sent again and taken clean: their errors clear.
+    await client.send([availability('a'), availability('b')]);
+    clock += 30_000;
+    await checks.checkDue();
+    expect(verdicts.item('a')).toBeUndefined();
+    expect(verdicts.item('b')).toBeUndefined();
+    expect(verdicts.summary().invalid).toBe(0);
+  });
+
+  it("reads the catalog's diagnostics page by page; a failed read keeps those before and says why", async () => {
+    server.diagnostics.push(
+      {
+        type: 'ATTRIBUTES_MISSING',
+        severity: 'MUST_FIX',
+        title: 'Missing brand',
+        subtitle: 'Add a brand',
+        number_of_affected_items: 12,
+      },
+      { type: 'IMAGE_QUALITY', severity: 'OPPORTUNITY', title: 'Low image quality', number_of_affected_items: 3 },
+      { type: 'EVENT_SOURCE_ISSUES', severity: 'MUST_FIX', title: 'Pixel not connected', affected_channels: ['da'] },
+    );
+    expect(await verdicts.readDiagnosticsNow()).toBe('read');
+    expect(server.diagnosticsReads()).toBe(2);
+    const read = verdicts.summary().diagnostics;
+    expect(read?.readAt).toBe('2026-11-30T08:00:00.000Z');
+    expect(read?.groups).toEqual([
+      { type: 'ATTRIBUTES_MISSING', severity: 'MUST_FIX', title: 'Missing brand', subtitle: 'Add a brand', items: 12 },
+      { type: 'IMAGE_QUALITY', severity: 'OPPORTUNITY', title: 'Low image quality', items: 3 },
+      { type: 'EVENT_SOURCE_ISSUES', severity: 'MUST_FIX', title: 'Pixel not connected', channels: ['da'] },
+    ]);
+    const authorization = server.requests.find((request) => request.url.includes('/diagnostics'))?.headers.authorization;
+    expect(authorization).toBe(`Bearer ${TOKEN}`);
+
+    server.faults.failNext(1, { status: 500 });
+    clock += 86_400_000;
+    expect(await verdicts.readDiagnosticsNow()).toBe('failed');
+    const failed = verdicts.summary().diagnostics;
+    expect(failed?.groups).toHaveLength(3);
+    expect(failed?.readAt).toBe('2026-11-30T08:00:00.000Z');
+    expect(failed?.lastError?.message).toMatch(/^diagnostics could not be read \(HTTP 500/);
+  });
+
+  it('names an answer that is not a list of diagnostics', async () => {
+    server.diagnostics.push({ type: 'X', number_of_affected_items: 'many' });
+    expect(await client.diagnostics()).toEqual({ problem: 'none of the 1 diagnostics could be read' });
+    server.diagnostics.push({ type: 'IMAGE_QUALITY', severity: 'OPPORTUNITY', title: 'Low image quality' });
+    expect(await client.diagnostics()).toEqual({
+      groups: [{ type: 'IMAGE_QUALITY', severity: 'OPPORTUNITY', title: 'Low image quality' }],
+    });
+    expect(await verdictsOn(new Keyv(), false).readDiagnosticsNow()).toBe('skipped');
+  });
+});
+
+async function eventuallyRecorded(check: () => boolean): Promise<void> {
+  for (let attempt = 0; attempt < 100 && !check(); attempt++) await new Promise((resolve) => setTimeout(resolve, 10));
+  expect(check()).toBe(true);
+}
