@@ -19,8 +19,7 @@ import { type BackgroundContext, type ChannelParts, type Links, lensOf, type Pus
 const META_LIMITS: PacerLimits = { capacity: 2, refillPerSecond: 1, maxConcurrent: 1 };
 /** How often due Meta handles are looked for (each is asked every 30 s, META_CHECK_INTERVAL_MS). */
 const META_CHECK_TICK_MS = 5_000;
-/** The catalog's diagnostics: read once a day, the first time a few minutes after the start. */
-const META_DIAGNOSTICS_INTERVAL_MS = 24 * 60 * 60_000;
+/** The catalog's diagnostics: read the first time a few minutes after the start (then every META_DIAGNOSTICS_INTERVAL_MS). */
 const META_DIAGNOSTICS_FIRST_MS = 2 * 60_000;
 /** How often an instance takes Meta's verdicts from the store (a follower shows the leader's). */
 const META_VERDICTS_FOLLOW_MS = 30_000;
@@ -115,9 +114,9 @@ export function metaParts(
           store,
           readDiagnostics: () => live.diagnostics(),
           isLeader,
-          intervalMs: META_DIAGNOSTICS_INTERVAL_MS,
-          firstDelayMs: META_DIAGNOSTICS_FIRST_MS,
-          followMs: META_VERDICTS_FOLLOW_MS,
+          intervalMs: meta.diagnosticsIntervalMs,
+          firstDelayMs: Math.min(META_DIAGNOSTICS_FIRST_MS, meta.diagnosticsIntervalMs),
+          followMs: Math.min(META_VERDICTS_FOLLOW_MS, meta.diagnosticsIntervalMs),
           now,
           logger,
         });

@@ -97,7 +97,13 @@ export function partlyConfiguredChannels(values: Readonly<Record<string, string>
 }
 
 const SHOPTET_SETTINGS = ['SHOPTET_API_URL', 'SHOPTET_STOCK_ID', 'SHOPTET_STOCK_UNIT', 'SHOPTET_STOCK_FIELD'];
-const META_SETTINGS = ['META_CATALOG_ID', 'META_ACCESS_TOKEN', 'META_GRAPH_API_URL', 'META_BATCH_SIZE'];
+const META_SETTINGS = [
+  'META_CATALOG_ID',
+  'META_ACCESS_TOKEN',
+  'META_GRAPH_API_URL',
+  'META_BATCH_SIZE',
+  'META_DIAGNOSTICS_INTERVAL_MS',
+];
 // Not GOOGLE_APPLICATION_CREDENTIALS: Google's own tools read it too, so it may be set for something else.
 const GOOGLE_SETTINGS = [
   'GOOGLE_MERCHANT_DATA_SOURCE_ID',

@@ -21,7 +21,14 @@ export interface PushConfig {
       }
     | undefined;
   readonly meta:
-    | { readonly catalogId: string; readonly token: string; readonly graphUrl: string; readonly batchSize: number }
+    | {
+        readonly catalogId: string;
+        readonly token: string;
+        readonly graphUrl: string;
+        readonly batchSize: number;
+        /** META_DIAGNOSTICS_INTERVAL_MS: how often the catalog's diagnostics are read. */
+        readonly diagnosticsIntervalMs: number;
+      }
     | undefined;
   readonly google: GooglePushConfig | undefined;
 }
@@ -65,6 +72,7 @@ export function pushConfigOf(e: ConfigEnv): PushConfig {
       token: e.META_ACCESS_TOKEN ?? '',
       graphUrl: e.META_GRAPH_API_URL,
       batchSize: e.META_BATCH_SIZE,
+      diagnosticsIntervalMs: e.META_DIAGNOSTICS_INTERVAL_MS,
     })),
     google: channel(e.GOOGLE_MERCHANT_ACCOUNT_ID !== undefined, () => ({
       account: e.GOOGLE_MERCHANT_ACCOUNT_ID ?? '',

@@ -120,4 +120,10 @@ export const PUSH_SETTINGS = {
     message: 'must end in the API version, e.g. /v23.0',
   }),
   META_BATCH_SIZE: int(3_000, 1, 5_000, 'Meta push: items per items_batch call'),
+  META_DIAGNOSTICS_INTERVAL_MS: int(
+    86_400_000,
+    1_000,
+    604_800_000,
+    "Meta push: how often the catalog's diagnostics (issues Meta finds across the catalog) are read, in milliseconds; each read takes a call or two",
+  ),
 };

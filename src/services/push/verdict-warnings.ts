@@ -103,7 +103,7 @@ function metaInvalid(summary: MetaVerdictSummary): Texts {
   return {
     message: {
       en: `Meta found ${summary.invalid} item(s) invalid in their last batch.${most.en}`,
-      cs: `Meta označila ${summary.invalid} položek v jejich poslední dávce za neplatné.${most.cs}`,
+      cs: `Položek, které Meta v jejich poslední dávce označila za neplatné: ${summary.invalid}.${most.cs}`,
     },
     action: {
       en: "Open the item's page: its \"Meta's verdict\" quotes Meta's message. Fix the value where it comes from (the POS, or the enrichment sheet); the push sends the item again and a clean batch clears the error.",

@@ -38,7 +38,13 @@ describe('config/push', () => {
       META_ACCESS_TOKEN: 'abc',
       META_GRAPH_API_URL: 'http://127.0.0.1:9/v21.0/',
     });
-    expect(push.meta).toEqual({ catalogId: '42', token: 'abc', graphUrl: 'http://127.0.0.1:9/v21.0', batchSize: 3000 });
+    expect(push.meta).toEqual({
+      catalogId: '42',
+      token: 'abc',
+      graphUrl: 'http://127.0.0.1:9/v21.0',
+      batchSize: 3000,
+      diagnosticsIntervalMs: 86_400_000,
+    });
   });
 
   it('stops a partly configured channel with one line per missing setting', () => {
