@@ -61,7 +61,7 @@ for (let start = 0; start < PRODUCTS; start += GOOGLE_PRODUCTS_PAGE_SIZE) {
   const answer: unknown = JSON.parse(text);
   jsonMs.push(performance.now() - at);
   at = performance.now();
-  const page = parseProductsPage(answer, IDENTITY);
+  const page = await parseProductsPage(answer, IDENTITY);
   if (typeof page === 'string') throw new Error(page);
   for (const verdict of page.verdicts) {
     tally.add(verdict);

@@ -47,7 +47,7 @@ export interface ChannelParts<Payload> {
   /** The channel's own pacer, when its answers steer it (Shoptet's bucket); else the wiring makes one of `limits`. */
   readonly pacer?: Pacer;
   /** Work of the channel besides sending (Meta's batch checks), started with the worker on the leader. */
-  readonly background?: (context: BackgroundContext) => { stop(): void };
+  readonly background?: (context: BackgroundContext) => { stop(): void | Promise<void> };
   /** Whether its feed's stock policy can make a stock change alone another availability (buffers, thresholds). */
   readonly stockAdjusts?: boolean;
 }
@@ -289,9 +289,9 @@ function googleBackground(google: GoogleChannel, verdicts: GoogleVerdicts | unde
     const running = quota(context);
     verdicts?.start();
     return {
-      stop() {
+      async stop() {
         running.stop();
-        void verdicts?.stop();
+        await verdicts?.stop();
       },
     };
   };

@@ -70,10 +70,10 @@ function metaBackground(
         });
     }, META_CHECK_TICK_MS).unref();
     return {
-      stop: () => {
+      stop: async () => {
         clearInterval(timer);
         hooks.track = undefined;
-        void verdicts?.stop();
+        await verdicts?.stop();
       },
     };
   };

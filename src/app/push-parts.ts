@@ -270,7 +270,7 @@ function runPush(parts: {
   });
   const channels = [...workers.keys()];
   let timer: NodeJS.Timeout | undefined;
-  const running: { stop(): void }[] = [];
+  const running: { stop(): void | Promise<void> }[] = [];
   let leadership: { stop(): void } | undefined;
   const control = createPushControl({
     outbox,
@@ -320,7 +320,8 @@ function runPush(parts: {
     async stop() {
       gate.stopped = true;
       clearInterval(timer);
-      for (const background of running.splice(0)) background.stop();
+      // The backgrounds first (a verdict read under way ends), then the workers, then the outbox.
+      await Promise.all(running.splice(0).map((background) => background.stop()));
       leadership?.stop();
       await Promise.all([...workers.values()].map((worker) => worker.stop()));
       await board.refresh().catch(() => undefined);

@@ -98,7 +98,7 @@ export function createGoogleAccountReads(options: GoogleAccountReadsOptions): Go
             retry: retryableRead(status),
           };
         }
-        const page = parseProductsPage(answer, options);
+        const page = await parseProductsPage(answer, options);
         return typeof page === 'string' ? { problem: page, retry: false } : { page };
       } catch (error) {
         return { problem: `products could not be read: ${describeNetworkError(error, redact)}`, retry: true };

@@ -52,9 +52,9 @@ describe("Google's verdict on a product (products.list)", () => {
     expect(verdictOf({ name: 'n', offerId: 'y', contentLanguage: 'cs', feedLabel: 'CZ' }).status).toBe('pending');
   });
 
-  it('says so when the answer is not a listing, and names a product it cannot read without losing the page', () => {
-    expect(parseProductsPage({ products: 'none' }, CS)).toMatch(/something other than a product listing/);
-    const page = parseProductsPage(
+  it('says so when the answer is not a listing, and names a product it cannot read without losing the page', async () => {
+    expect(await parseProductsPage({ products: 'none' }, CS)).toMatch(/something other than a product listing/);
+    const page = await parseProductsPage(
       {
         products: [
           { name: 'accounts/1/products/a', offerId: 'a', contentLanguage: 'cs', feedLabel: 'CZ' },
