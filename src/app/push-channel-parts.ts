@@ -225,6 +225,13 @@ function googleChannelOf(
   const reads = createGoogleAccountReads(common);
   const google = channel(createGoogleMerchantClient(common), reads);
   if (verdictStore === undefined) return { google, client: google.client };
+  if (settings.statusIntervalMs < SHORT_STATUS_INTERVAL_MS) {
+    // Each read costs one call per 1,000 products of the day's quota the sends need too.
+    logger.warn(
+      { GOOGLE_STATUS_INTERVAL_MS: settings.statusIntervalMs },
+      "push: Google's verdicts are read more often than every 5 minutes; each read spends quota the sends need",
+    );
+  }
   const verdicts = createGoogleVerdicts({
     reads,
     paced: (call) => google.paced(call),
@@ -280,6 +287,7 @@ export function googleParts(
 }
 
 const VERDICTS_FIRST_READ_MS = 60_000;
+const SHORT_STATUS_INTERVAL_MS = 5 * 60_000;
 const VERDICTS_FOLLOW_MS = 30_000;
 
 /** The quota shared with the group, and the verdicts read back (each instance shows the store's). */
