@@ -242,21 +242,33 @@ function splitByUpsert(batch: readonly PushBatchItem<MetaBatchRequest>[]): PushB
   return [plain, whole].filter((group) => group.length > 0);
 }
 
+/** A GET of one of the catalog's edges, the token in the header (never in the URL). */
+async function catalogGet(
+  call: MetaCall,
+  edge: string,
+  query: Readonly<Record<string, string>>,
+): Promise<{ readonly response: Dispatcher.ResponseData; readonly json: unknown }> {
+  const { options, dispatcher } = call;
+  const url = new URL(`${call.basePath}/${encodeURIComponent(options.catalogId)}/${edge}`, call.origin);
+  for (const [key, value] of Object.entries(query)) url.searchParams.set(key, value);
+  const response = await request(url, {
+    method: 'GET',
+    dispatcher,
+    headers: { authorization: `Bearer ${options.token}`, accept: 'application/json' },
+    headersTimeout: options.timeoutMs,
+    bodyTimeout: options.timeoutMs,
+  });
+  return { response, json: await readJson(response.body) };
+}
+
 /** `GET …/check_batch_request_status` of one handle (guide "get-batch-request"). */
 async function checkBatchStatus(call: MetaCall, handle: string): Promise<MetaBatchStatus> {
-  const { options, dispatcher, context } = call;
-  const url = new URL(`${call.basePath}/${encodeURIComponent(options.catalogId)}/check_batch_request_status`, call.origin);
-  url.searchParams.set('handle', handle);
-  url.searchParams.set('load_ids_of_invalid_requests', 'true');
+  const { context } = call;
   try {
-    const response = await request(url, {
-      method: 'GET',
-      dispatcher,
-      headers: { authorization: `Bearer ${options.token}`, accept: 'application/json' },
-      headersTimeout: options.timeoutMs,
-      bodyTimeout: options.timeoutMs,
+    const { response, json } = await catalogGet(call, 'check_batch_request_status', {
+      handle,
+      load_ids_of_invalid_requests: 'true',
     });
-    const json = await readJson(response.body);
     if (response.statusCode === 200) return batchStatusOf(json as MetaStatusAnswer | undefined, context.redact);
     const outcome = errorOutcome(response, asAnswer(json), context);
     // A refused check (e.g. an unknown handle) cannot tell what was ingested: the batch is sent again.
@@ -274,22 +286,13 @@ const MAX_DIAGNOSTICS_PAGES = 10;
 
 /** `GET …/{catalog_id}/diagnostics`, page after page (Marketing API reference "Product Catalog Diagnostics"). */
 async function readDiagnostics(call: MetaCall): Promise<MetaDiagnosticsRead> {
-  const { options, dispatcher, context } = call;
+  const { context } = call;
   const groups: MetaDiagnostic[] = [];
   let unreadable = 0;
   let after: string | undefined;
   try {
     for (let page = 0; page < MAX_DIAGNOSTICS_PAGES; page++) {
-      const url = new URL(`${call.basePath}/${encodeURIComponent(options.catalogId)}/diagnostics`, call.origin);
-      if (after !== undefined) url.searchParams.set('after', after);
-      const response = await request(url, {
-        method: 'GET',
-        dispatcher,
-        headers: { authorization: `Bearer ${options.token}`, accept: 'application/json' },
-        headersTimeout: options.timeoutMs,
-        bodyTimeout: options.timeoutMs,
-      });
-      const json = await readJson(response.body);
+      const { response, json } = await catalogGet(call, 'diagnostics', after === undefined ? {} : { after });
       if (response.statusCode !== 200) {
         const error = asAnswer(json)?.error;
         const text = `HTTP ${response.statusCode}${error?.code === undefined ? '' : ` code ${error.code}`}: ${error?.message ?? 'no error message'}`;

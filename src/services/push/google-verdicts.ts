@@ -1,9 +1,8 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import { createVerdictBuckets, createVerdictTally, type VerdictSummary } from '../../core/push/channel-verdicts.js';
 import { GOOGLE_MAX_PRODUCT_PAGES, type GoogleVerdict } from '../../core/push/google-product-status.js';
-import type { ServiceLogger as Logger } from '../logging/service-logger.js';
 import type { GoogleAccountReads } from './google-account-port.js';
 import { RENDERED_CODES_MAX, readAccountIssues, renderIssueTexts } from './google-issue-texts.js';
+import { type ReadSchedule, startReadSchedule } from './read-schedule.js';
 
 /**
  * Google's verdicts on the items, read back (docs/channel-push.md, "Google's verdicts"): on the leader, a
@@ -29,22 +28,14 @@ export interface VerdictStore {
   verdict(offerId: string): Promise<GoogleVerdict | undefined>;
 }
 
-export interface GoogleVerdictsDeps {
+/** `intervalMs` is GOOGLE_STATUS_INTERVAL_MS; the first read a while after the start (the first sends' verdicts take Google minutes anyway). */
+export interface GoogleVerdictsDeps extends ReadSchedule {
   readonly reads: Pick<GoogleAccountReads, 'productsPage' | 'fileUpload' | 'renderedIssues'>;
   /** GOOGLE_MERCHANT_FILE_DATA_SOURCE_ID: the file source fetching google.xml, read with the verdicts. */
   readonly fileDataSourceId?: string;
   /** A read in turn with the sends (`GoogleChannel.paced`); `undefined` while the day's quota is spent. */
   readonly paced: <T>(call: () => Promise<T>) => Promise<T | undefined>;
   readonly store: VerdictStore;
-  readonly isLeader: () => boolean;
-  /** GOOGLE_STATUS_INTERVAL_MS. */
-  readonly intervalMs: number;
-  /** The first read after the start: the first sends' verdicts take Google minutes anyway. */
-  readonly firstDelayMs: number;
-  /** How often an instance takes the summary from the store (followers show the leader's). */
-  readonly followMs: number;
-  readonly now: () => number;
-  readonly logger: Logger;
 }
 
 export type VerdictReadOutcome = 'read' | 'failed' | 'skipped';
@@ -68,7 +59,6 @@ export function createGoogleVerdicts(deps: GoogleVerdictsDeps): GoogleVerdicts {
   const abort = new AbortController();
   let summary: VerdictSummary | undefined;
   let reading: Promise<VerdictReadOutcome> | undefined;
-  const timers: NodeJS.Timeout[] = [];
 
   async function follow(): Promise<void> {
     summary = (await store.summary()) ?? summary;
@@ -161,20 +151,10 @@ export function createGoogleVerdicts(deps: GoogleVerdictsDeps): GoogleVerdicts {
 
   return {
     start() {
-      void follow().catch(() => undefined);
-      const loop = async () => {
-        await delay(deps.firstDelayMs, undefined, { signal: abort.signal, ref: false });
-        while (!abort.signal.aborted) {
-          await readNow();
-          await delay(deps.intervalMs, undefined, { signal: abort.signal, ref: false });
-        }
-      };
-      void loop().catch(() => undefined);
-      timers.push(setInterval(() => void follow().catch(() => undefined), deps.followMs).unref());
+      startReadSchedule(deps, abort.signal, readNow, follow);
     },
     async stop() {
       abort.abort();
-      for (const timer of timers.splice(0)) clearInterval(timer);
       await reading?.catch(() => undefined);
     },
     readNow,

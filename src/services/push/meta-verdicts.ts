@@ -1,4 +1,3 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import {
   applyItemVerdicts,
   type MetaDiagnostic,
@@ -9,7 +8,7 @@ import {
   type MetaVerdictSummary,
   topMessagesOf,
 } from '../../core/push/meta-verdicts.js';
-import type { ServiceLogger as Logger } from '../logging/service-logger.js';
+import { type ReadSchedule, startReadSchedule } from './read-schedule.js';
 
 /**
  * Meta's verdicts, kept and shown (docs/channel-push.md#metas-verdicts). The leader records each batch's
@@ -27,18 +26,11 @@ export interface MetaVerdictStore {
 
 export type MetaDiagnosticsRead = { readonly groups: readonly MetaDiagnostic[] } | { readonly problem: string };
 
-export interface MetaVerdictsDeps {
+/** `intervalMs`: how often the diagnostics are read (META_DIAGNOSTICS_INTERVAL_MS, a day). */
+export interface MetaVerdictsDeps extends ReadSchedule {
   readonly store: MetaVerdictStore;
   /** `GET /{catalog_id}/diagnostics`, every page. */
   readonly readDiagnostics: () => Promise<MetaDiagnosticsRead>;
-  readonly isLeader: () => boolean;
-  /** How often the diagnostics are read (a day). */
-  readonly intervalMs: number;
-  readonly firstDelayMs: number;
-  /** How often an instance takes the verdicts from the store (followers show the leader's). */
-  readonly followMs: number;
-  readonly now: () => number;
-  readonly logger: Logger;
 }
 
 /** A batch's per-item outcome: retailer ids Meta found invalid (with its message), and ids it took clean. */
@@ -67,7 +59,6 @@ export function createMetaVerdicts(deps: MetaVerdictsDeps): MetaVerdicts {
   let diagnostics: MetaDiagnostics | undefined;
   let loaded = false;
   let writes: Promise<void> = Promise.resolve();
-  const timers: NodeJS.Timeout[] = [];
 
   function take(next: MetaItemIssues): void {
     if (next === items) return;
@@ -102,20 +93,10 @@ export function createMetaVerdicts(deps: MetaVerdictsDeps): MetaVerdicts {
 
   return {
     start() {
-      void follow().catch(() => undefined);
-      timers.push(setInterval(() => void follow().catch(() => undefined), deps.followMs).unref());
-      const loop = async () => {
-        await delay(deps.firstDelayMs, undefined, { signal: abort.signal, ref: false });
-        while (!abort.signal.aborted) {
-          await readDiagnosticsNow().catch((error: unknown) => log.warn({ err: error }, 'push: Meta diagnostics failed'));
-          await delay(deps.intervalMs, undefined, { signal: abort.signal, ref: false });
-        }
-      };
-      void loop().catch(() => undefined);
+      startReadSchedule(deps, abort.signal, readDiagnosticsNow, follow);
     },
     async stop() {
       abort.abort();
-      for (const timer of timers.splice(0)) clearInterval(timer);
       await writes;
     },
     async record(verdicts) {
