@@ -1,4 +1,3 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from '../adapters/logger/create-logger.js';
 import type { Metrics } from '../adapters/metrics/create-metrics.js';
 import { createMemoryPushOutbox } from '../adapters/push/memory-push-outbox.js';
@@ -6,14 +5,10 @@ import { openSqlitePushOutbox } from '../adapters/push/sqlite-push-outbox.js';
 import { besideStore, sqliteStorePath } from '../adapters/store/beside-store.js';
 import type { Config, PushConfig } from '../config/load-config.js';
 import type { ChangeLog } from '../core/catalog/change-log.js';
-import type { VerdictSummary } from '../core/push/channel-verdicts.js';
-import type { PushTargetsConfig } from '../core/push/derive-updates.js';
 import { reconcileBudget } from '../core/push/google-quota.js';
 import type { PushOutbox } from '../core/push/outbox.js';
-import { createPacer } from '../core/push/pacer.js';
 import type { PushChannel } from '../core/push/push-channel.js';
 import type { CatalogService } from '../services/catalog/catalog-service.js';
-import { withGoogleChannel } from '../services/push/google-channel.js';
 import type { GoogleVerdicts, VerdictStore } from '../services/push/google-verdicts.js';
 import type { MetaVerdictStore, MetaVerdicts } from '../services/push/meta-verdicts.js';
 import {
@@ -25,23 +20,12 @@ import {
 } from '../services/push/push-control.js';
 import { createPushDeriver, type PushDeriver } from '../services/push/push-deriver.js';
 import { createPushReconciler, type PushReconciler } from '../services/push/push-reconciler.js';
-import {
-  createPushStatusBoard,
-  observePushLag,
-  type PushChannelStatus,
-  type StatusExtras,
-} from '../services/push/push-status.js';
-import { createPushWorker, type PushWorker } from '../services/push/push-worker.js';
-import {
-  type ChannelParts,
-  type GoogleParts,
-  googleParts,
-  type Links,
-  type PushFeeds,
-  shoptetParts,
-} from './push-channel-parts.js';
+import { createPushStatusBoard, type PushChannelStatus, type StatusExtras } from '../services/push/push-status.js';
+import type { PushWorker } from '../services/push/push-worker.js';
+import { type ChannelParts, googleParts, type Links, type PushFeeds, shoptetParts } from './push-channel-parts.js';
 import { metaParts } from './push-meta-parts.js';
-import { uncoalescedOutbox, uncoalescedPayloads } from './push-uncoalesced.js';
+import { uncoalescedOutbox } from './push-uncoalesced.js';
+import { createWorkers, googleStatus, IDLE_MS, pushTargetsOf } from './push-workers.js';
 
 /**
  * The channel push, wired (docs/decisions/0013-channel-push.md, sections 4, 6, 8; docs/channel-push.md): the
@@ -109,13 +93,8 @@ export interface PushGroup {
  */
 export const PUSH_FENCE_NOT_HELD = '!not-held';
 
-/** How often the outbox is polled when nothing woke the worker, and the status refreshed. */
-const IDLE_MS = 1_000;
+/** How often the status is refreshed. */
 const STATUS_MS = 1_000;
-
-function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return delay(ms, undefined, { signal }).catch(() => undefined);
-}
 
 /**
  * The SQLite outbox's own file beside the store's (`catalog.sqlite` → `catalog.push.sqlite`, as the webhook
@@ -162,7 +141,19 @@ export function createPushWiring(deps: PushWiringDeps): PushWiring | undefined {
   const opened = openOutbox(config.store.url, deps.group);
   const outbox = deps.coalesce === undefined ? opened : uncoalescedOutbox(opened, deps.coalesce);
   const isLeader = deps.isLeader ?? (() => true);
-  const workers = createWorkers({ deps, channels, google, outbox, now, log, isLeader });
+  const workers = createWorkers({
+    push,
+    current: () => deps.catalog.current(),
+    uncoalesced: deps.coalesce !== undefined,
+    metrics: deps.metrics,
+    fence: deps.group === undefined ? undefined : fenceOf(deps.group),
+    channels,
+    google,
+    outbox,
+    now,
+    log,
+    isLeader,
+  });
   const targets = pushTargetsOf(push, { meta, shoptet, google });
   const gate = { stopped: false };
   const deriver = createPushDeriver({
@@ -332,87 +323,5 @@ function runPush(parts: {
     pause: control.pause,
     resume: control.resume,
     reconcile: control.reconcile,
-  };
-}
-
-/** What Google adds to its worker's status: the channel's (quota, data source) and the verdicts' summary. */
-function googleStatus(google: GoogleParts): Partial<PushChannelStatus> {
-  const verdicts = google.verdicts?.summary();
-  return { ...google.google.status(), ...(verdicts === undefined ? {} : { verdicts: statusVerdicts(verdicts) }) };
-}
-
-/** The summary as the status shows it: Google's issue texts of the top issues only (the rest are for product pages). */
-function statusVerdicts(summary: VerdictSummary): VerdictSummary {
-  const { issueTexts, ...rest } = summary;
-  if (issueTexts === undefined) return rest;
-  const top = Object.fromEntries(
-    summary.topIssues.flatMap((issue) => {
-      const entry = issueTexts[issue.code];
-      return entry === undefined ? [] : [[issue.code, entry] as const];
-    }),
-  );
-  return { ...rest, issueTexts: top };
-}
-
-/** One worker per configured channel; Google's gated by its channel (leader, data source, daily quota). */
-function createWorkers(parts: {
-  readonly deps: PushWiringDeps;
-  readonly channels: ReadonlyMap<PushChannel, ChannelParts<unknown>>;
-  readonly google: GoogleParts | undefined;
-  readonly outbox: PushOutbox;
-  readonly now: () => number;
-  readonly log: Logger;
-  readonly isLeader: () => boolean;
-}): Map<PushChannel, PushWorker> {
-  const { deps, google, outbox, now, log, isLeader } = parts;
-  const push = deps.config.push;
-  const workers = new Map<PushChannel, PushWorker>();
-  for (const [channel, channelParts] of parts.channels) {
-    const gated = channel === 'google' && google !== undefined;
-    const worker = createPushWorker({
-      channel,
-      outbox,
-      client: channelParts.client,
-      buildPayload: deps.coalesce === undefined ? channelParts.buildPayload : uncoalescedPayloads(channelParts.buildPayload),
-      current: () => deps.catalog.current(),
-      pacer: channelParts.pacer ?? createPacer(channelParts.limits, now()),
-      // Google's round follows its paced rate (read per round); the others' is fixed.
-      get batchSize() {
-        return gated ? google.google.roundSize() : channelParts.batchSize;
-      },
-      leaseMs: push.timeoutMs * 2 + 5_000,
-      maxBackoffMs: push.maxBackoffMs,
-      idleMs: IDLE_MS,
-      now,
-      random: Math.random,
-      sleep: abortableSleep,
-      // Google's gate (leader, data source checked, daily quota left) holds the worker like a follower: nothing
-      // claimed. It asks `isLeader` itself, every poll, so a new term reads the quotas before its first send.
-      isLeader: gated ? () => google.google.open() : isLeader,
-      logger: log.child({ channel }),
-      onDelivered: observePushLag(deps.metrics, channel),
-      ...(deps.group === undefined ? {} : { fence: fenceOf(deps.group) }),
-    });
-    workers.set(channel, gated ? withGoogleChannel(worker, google.google) : worker);
-  }
-  return workers;
-}
-
-/** What the deriver and the reconciler enqueue for, per configured channel. */
-function pushTargetsOf(
-  push: PushConfig,
-  parts: {
-    readonly meta?: ChannelParts<unknown> | undefined;
-    readonly shoptet?: ChannelParts<unknown> | undefined;
-    readonly google?: GoogleParts | undefined;
-  },
-): PushTargetsConfig {
-  const { meta, shoptet, google } = parts;
-  return {
-    ...(shoptet === undefined || push.shoptet === undefined ? {} : { shoptet: { unit: push.shoptet.unit } }),
-    ...(meta === undefined ? {} : { meta: true as const, ...(meta.stockAdjusts === true ? { metaStock: true } : {}) }),
-    ...(google === undefined
-      ? {}
-      : { google: { localUnits: google.localUnits }, ...(google.stockAdjusts === true ? { googleStock: true } : {}) }),
   };
 }
