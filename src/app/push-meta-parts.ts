@@ -21,6 +21,7 @@ const META_LIMITS: PacerLimits = { capacity: 2, refillPerSecond: 1, maxConcurren
 const META_CHECK_TICK_MS = 5_000;
 /** The catalog's diagnostics: read the first time a few minutes after the start (then every META_DIAGNOSTICS_INTERVAL_MS). */
 const META_DIAGNOSTICS_FIRST_MS = 2 * 60_000;
+const SHORT_DIAGNOSTICS_INTERVAL_MS = 60 * 60_000;
 /** How often an instance takes Meta's verdicts from the store (a follower shows the leader's). */
 const META_VERDICTS_FOLLOW_MS = 30_000;
 
@@ -31,7 +32,7 @@ export interface MetaParts extends ChannelParts<unknown> {
 
 /** The slot the client's callbacks forward to once the background started (calls before are not kept). */
 interface MetaHooks {
-  track?: ((handle: string, targets: readonly string[]) => void) | undefined;
+  track?: ((handle: string, targets: readonly string[], whole: boolean) => void) | undefined;
 }
 
 /**
@@ -58,21 +59,22 @@ function metaBackground(
     });
     hooks.track = checks.track;
     verdicts?.start();
-    let running = false;
+    let running: Promise<void> | undefined;
     const timer = setInterval(() => {
-      if (running || !isLeader() || checks.open() === 0) return;
-      running = true;
-      checks
+      if (running !== undefined || !isLeader() || checks.open() === 0) return;
+      running = checks
         .checkDue()
         .catch((error: unknown) => logger.error({ err: error }, 'push: Meta batch check failed'))
         .finally(() => {
-          running = false;
+          running = undefined;
         });
     }, META_CHECK_TICK_MS).unref();
     return {
       stop: async () => {
         clearInterval(timer);
         hooks.track = undefined;
+        // A check under way may still record verdicts: it ends before they stop.
+        await running;
         await verdicts?.stop();
       },
     };
@@ -104,8 +106,9 @@ export function metaParts(
         token: meta.token,
         timeoutMs: push.timeoutMs,
         batchSize: meta.batchSize,
-        onHandle: (handle, targets) => hooks.track?.(handle, targets),
-        onRefused: (refused) => void slot.verdicts?.record({ invalid: refused, valid: [] }),
+        onHandle: (handle, targets, whole) => hooks.track?.(handle, targets, whole),
+        onRefused: (refused) =>
+          void slot.verdicts?.record({ invalid: refused, valid: [], sentAt: new Date(now()).toISOString() }),
       });
   const verdicts =
     live === undefined || store === undefined
@@ -121,6 +124,12 @@ export function metaParts(
           logger,
         });
   if (verdicts !== undefined) slot.verdicts = verdicts;
+  if (verdicts !== undefined && meta.diagnosticsIntervalMs < SHORT_DIAGNOSTICS_INTERVAL_MS) {
+    logger.warn(
+      { META_DIAGNOSTICS_INTERVAL_MS: meta.diagnosticsIntervalMs },
+      "push: Meta's catalog diagnostics are read more often than hourly; each read takes calls of Meta's rate limit",
+    );
+  }
   const client = live ?? createDryRunClient('meta', { method: 'POST', path: `/${meta.catalogId}/items_batch` }, logger);
   const feed = { storeCodes: config.feed.unitStoreCodes, unitNames: new Map<string, string>(), ...links };
   const buildPayload = metaPayloads(

@@ -247,7 +247,7 @@ function runPush(parts: {
   readonly gate: { stopped: boolean };
   readonly extras?: StatusExtras;
   /** Each channel's background work (Meta's batch checks): started after the workers, stopped before them. */
-  readonly backgrounds: readonly (() => { stop(): void } | undefined)[];
+  readonly backgrounds: readonly (() => { stop(): void | Promise<void> } | undefined)[];
 }): Omit<PushWiring, 'verdicts' | 'metaVerdicts'> {
   const { deps, push, outbox, workers, log, gate } = parts;
   const board = createPushStatusBoard({
@@ -311,10 +311,13 @@ function runPush(parts: {
     async stop() {
       gate.stopped = true;
       clearInterval(timer);
-      // The backgrounds first (a verdict read under way ends), then the workers, then the outbox.
-      await Promise.all(running.splice(0).map((background) => background.stop()));
       leadership?.stop();
-      await Promise.all([...workers.values()].map((worker) => worker.stop()));
+      // The backgrounds (a verdict read under way ends: no new call after the stop) and the workers together,
+      // then the outbox.
+      await Promise.all([
+        ...running.splice(0).map((background) => background.stop()),
+        ...[...workers.values()].map((worker) => worker.stop()),
+      ]);
       await board.refresh().catch(() => undefined);
       await outbox.close();
     },

@@ -79,7 +79,7 @@ describe("Meta's verdicts", () => {
     expect(english).toContain('<span lang="en">The item violates the commerce policies.</span>');
     const czech = await text(`${running.url}/products/${encodeURIComponent(item.id)}?lang=cs`);
     expect(czech).toContain('Verdikt Mety');
-    expect(czech).toContain('Meta označila položku v její poslední dávce za neplatnou');
+    expect(czech).toContain('Meta při posledním odeslání označila položku za neplatnou');
     const other = running.catalog.current()?.products.find((product) => product.id !== item.id)?.id ?? '';
     expect(await text(`${running.url}/products/${encodeURIComponent(other)}?lang=en`)).toContain(
       '<section id="meta-verdict" class="clean">',
@@ -98,14 +98,14 @@ describe("Meta's verdicts", () => {
     );
     const disapproved = warnings.find((warning) => warning.code === 'CHANNEL_DISAPPROVED');
     expect(disapproved?.message.en).toContain(`"The item violates the commerce policies.", on 1 (e.g. item ${item.id})`);
-    expect(disapproved?.message.cs).toContain('Položek, které Meta v jejich poslední dávce označila za neplatné: 1.');
+    expect(disapproved?.message.cs).toContain('Meta při posledním odeslání označila za neplatné položky: 1.');
     const catalogIssues = warnings.find((warning) => warning.code === 'CHANNEL_ACCOUNT_ISSUES');
     expect(catalogIssues?.message.en).toContain('Items are missing a brand (7)');
 
     const overview = await text(`${running.url}/?lang=en`);
     expect(overview).toContain('<div id="verdicts-meta">');
-    expect(overview).toContain('items invalid in their last batch: 1');
-    expect(overview).toContain('<span lang="en">Items are missing a brand</span> <code>ATTRIBUTES_MISSING</code> · 7 items');
+    expect(overview).toContain('items invalid when last sent: 1');
+    expect(overview).toContain('<span lang="en">Items are missing a brand</span> <code>ATTRIBUTES_MISSING</code> · items: 7');
     expect(await text(`${running.url}/?lang=cs`)).toContain('nutno opravit');
   });
 });

@@ -48,8 +48,12 @@ export interface MetaClientOptions {
   /** A dispatcher of the caller's (tests); without one the client owns a keep-alive Agent. */
   readonly dispatcher?: Dispatcher;
   /** Called with each accepted call's handle and the targets it acked (to keep in `push:meta:handles`). */
-  readonly onHandle?: (handle: string, targets: readonly string[]) => void;
-  /** Called with the items an accepted call refused one by one (`validation_status`), with Meta's message. */
+  /** `whole`: the call sent whole items (`allow_upsert`), not field updates. */
+  readonly onHandle?: (handle: string, targets: readonly string[], whole: boolean) => void;
+  /**
+   * Called with the items an accepted call refused one by one (`validation_status`), with Meta's message; a
+   * refused DELETE is left out (the item has left the catalog: there is no page to show it on).
+   */
   readonly onRefused?: (refused: readonly { readonly id: string; readonly message: string }[]) => void;
 }
 
@@ -222,13 +226,15 @@ async function sendBatch(call: MetaCall, items: readonly PushBatchItem<MetaBatch
   // Outside the try: a failing callback is the caller's error, not a network failure to retry.
   const handle = Array.isArray(answer?.handles) ? answer.handles[0] : undefined;
   const acked = outcomes.filter(({ outcome }) => outcome.kind === 'ok').map(({ target }) => target);
-  if (typeof handle === 'string' && acked.length > 0) options.onHandle?.(handle, acked);
+  if (typeof handle === 'string' && acked.length > 0) options.onHandle?.(handle, acked, upsert);
   // With a handle the call was taken: a rejected item is one Meta refused on its own (validation_status).
   const refused =
     typeof handle === 'string'
       ? items.flatMap((item, index) => {
           const outcome = outcomes[index]?.outcome;
-          return outcome?.kind === 'rejected' ? [{ id: item.payload.data.id, message: outcome.message }] : [];
+          return outcome?.kind === 'rejected' && item.payload.method !== 'DELETE'
+            ? [{ id: item.payload.data.id, message: outcome.message }]
+            : [];
         })
       : [];
   if (refused.length > 0) options.onRefused?.(refused);

@@ -1,4 +1,5 @@
 import type { Keyv } from 'keyv';
+import { z } from 'zod';
 import type { MetaDiagnostics, MetaItemIssue, MetaItemIssues } from '../../core/push/meta-verdicts.js';
 import type { MetaVerdictStore } from '../../services/push/meta-verdicts.js';
 
@@ -6,39 +7,72 @@ import type { MetaVerdictStore } from '../../services/push/meta-verdicts.js';
  * Meta's verdicts in the catalog's store (docs/channel-push.md#metas-verdicts): the items Meta found invalid
  * under one key (bounded: a few thousand at most, a few hundred kilobytes) and the catalog's diagnostics under
  * another. Scoped by the catalog id, so another catalog's verdicts are never shown. Only the leader writes.
+ * What is read back is checked: a row written by another version, or damaged, is left out, never shown half.
  */
 
-interface StoredItems {
-  readonly catalog: string;
-  /** [retailer id, message, at], oldest first. */
-  readonly items: readonly (readonly [string, string, string])[];
-}
+const StoredItemsSchema = z.object({
+  catalog: z.string(),
+  /** [retailer id, message, at, sentAt], oldest first. */
+  items: z.array(z.unknown()),
+});
 
-interface StoredDiagnostics extends MetaDiagnostics {
-  readonly catalog: string;
-}
+const ItemRowSchema = z.tuple([z.string(), z.string(), z.string(), z.string()]);
+
+const DiagnosticSchema = z.object({
+  type: z.string(),
+  severity: z.string(),
+  title: z.string(),
+  subtitle: z.string().optional(),
+  items: z.number().optional(),
+  channels: z.array(z.string()).optional(),
+});
+
+const StoredDiagnosticsSchema = z.object({
+  catalog: z.string(),
+  readAt: z.string().optional(),
+  groups: z.array(z.unknown()),
+  lastError: z.object({ at: z.string(), message: z.string() }).optional(),
+});
 
 export function createKeyvMetaVerdictStore(keyv: Keyv, options: { readonly catalogId: string }): MetaVerdictStore {
   const itemsKey = 'verdicts:meta:items';
   const diagnosticsKey = 'verdicts:meta:diagnostics';
   return {
     async items() {
-      const stored = (await keyv.get(itemsKey)) as StoredItems | undefined;
-      if (stored?.catalog !== options.catalogId || !Array.isArray(stored.items)) return new Map();
-      return new Map<string, MetaItemIssue>(stored.items.map(([id, message, at]) => [id, { message, at }]));
+      const stored = StoredItemsSchema.safeParse(await keyv.get(itemsKey));
+      if (!stored.success || stored.data.catalog !== options.catalogId) return new Map();
+      const items = new Map<string, MetaItemIssue>();
+      for (const raw of stored.data.items) {
+        const row = ItemRowSchema.safeParse(raw);
+        if (row.success) items.set(row.data[0], { message: row.data[1], at: row.data[2], sentAt: row.data[3] });
+      }
+      return items;
     },
     async saveItems(items: MetaItemIssues) {
-      const rows = [...items].map(([id, issue]) => [id, issue.message, issue.at] as const);
-      await keyv.set(itemsKey, { catalog: options.catalogId, items: rows } satisfies StoredItems);
+      const rows = [...items].map(([id, issue]) => [id, issue.message, issue.at, issue.sentAt]);
+      await keyv.set(itemsKey, { catalog: options.catalogId, items: rows });
     },
     async diagnostics() {
-      const stored = (await keyv.get(diagnosticsKey)) as StoredDiagnostics | undefined;
-      if (stored?.catalog !== options.catalogId || !Array.isArray(stored.groups)) return undefined;
-      const { catalog: _catalog, ...diagnostics } = stored;
-      return diagnostics;
+      const stored = StoredDiagnosticsSchema.safeParse(await keyv.get(diagnosticsKey));
+      if (!stored.success || stored.data.catalog !== options.catalogId) return undefined;
+      const { readAt, lastError } = stored.data;
+      const groups = stored.data.groups.flatMap((raw) => {
+        const group = DiagnosticSchema.safeParse(raw);
+        if (!group.success) return [];
+        const { subtitle, items, channels, ...required } = group.data;
+        return [
+          {
+            ...required,
+            ...(subtitle === undefined ? {} : { subtitle }),
+            ...(items === undefined ? {} : { items }),
+            ...(channels === undefined ? {} : { channels }),
+          },
+        ];
+      });
+      return { groups, ...(readAt === undefined ? {} : { readAt }), ...(lastError === undefined ? {} : { lastError }) };
     },
-    async saveDiagnostics(diagnostics) {
-      await keyv.set(diagnosticsKey, { catalog: options.catalogId, ...diagnostics } satisfies StoredDiagnostics);
+    async saveDiagnostics(diagnostics: MetaDiagnostics) {
+      await keyv.set(diagnosticsKey, { catalog: options.catalogId, ...diagnostics });
     },
   };
 }

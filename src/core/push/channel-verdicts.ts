@@ -94,18 +94,32 @@ export interface VerdictSummary {
   readonly fileFetch?: GoogleFileFetch | { readonly problem: string };
   /** Google's texts of the issues on the most items, by issue code, in the console's languages. */
   readonly issueTexts?: IssueTexts;
-  /** Issues of the account itself (`renderaccountissues`) in the console's languages, or why not read. */
+  /** Issues of the account itself (`renderaccountissues`) in the console's languages. */
   readonly accountIssues?: AccountIssues;
 }
 
-/** An issue code's texts as Google rendered them, per language (`cs`, `en`), and when. */
+/**
+ * An issue code's texts as Google rendered them, per language (`cs`, `en`; a language may be missing when
+ * its text could not be told apart), when Google was last asked, and the product they were rendered for
+ * (Google words some texts for that product: its values, its Merchant Center page).
+ */
 export type IssueTexts = Readonly<
-  Record<string, { readonly renderedAt: string; readonly texts: Readonly<Partial<Record<string, RenderedIssueText>>> }>
+  Record<
+    string,
+    {
+      readonly renderedAt: string;
+      readonly example: string;
+      readonly texts: Readonly<Partial<Record<string, RenderedIssueText>>>;
+    }
+  >
 >;
 
-export type AccountIssues =
-  | { readonly readAt: string; readonly texts: Readonly<Partial<Record<string, readonly RenderedIssueText[]>>> }
-  | { readonly problem: string };
+/** The account's issues in the console's languages as last read, and the last read's error while one failed. */
+export interface AccountIssues {
+  readonly readAt?: string;
+  readonly texts: Readonly<Partial<Record<string, readonly RenderedIssueText[]>>>;
+  readonly lastError?: { readonly at: string; readonly message: string };
+}
 
 export const EMPTY_COUNTS: VerdictCounts = { approved: 0, pending: 0, disapproved: 0 };
 

@@ -35,7 +35,7 @@ export const GoogleRenderedIssueSchema = z.object({
         buttonLabel: text,
         isAvailable: z.boolean().nullish(),
         externalAction: z.object({ type: text, uri: text }).nullish(),
-        builtinSimpleAction: z.object({ type: text, attributeCode: text, uri: text }).nullish(),
+        builtinSimpleAction: z.object({ type: text, attributeCode: text }).nullish(),
       }),
     )
     .nullish(),
@@ -67,7 +67,7 @@ const LINE_MAX = 300;
 
 export interface RenderedIssueAction {
   readonly label: string;
-  /** Where the action is done (Merchant Center, Google's help): `https://…google.com/` links only. */
+  /** Where the action is done (Merchant Center, Google's help): `isGoogleLink` links only. */
   readonly uri?: string;
   /** The attribute to edit (`EDIT_ITEM_ATTRIBUTE`): in the bridge, the POS field or sheet column behind it. */
   readonly attribute?: string;
@@ -87,9 +87,18 @@ export interface RenderedIssueText {
   readonly actions?: readonly RenderedIssueAction[];
 }
 
-/** Links from Google's answers the console follows: Google's own sites over HTTPS. */
+/** Google's sites an action may lead to (not `sites.google.com` pages anyone writes, nor redirects). */
+const GOOGLE_ACTION_HOSTS = new Set(['merchants.google.com', 'support.google.com', 'ads.google.com', 'business.google.com']);
+
+/** Links from Google's answers the console follows: Merchant Center, Google's help, Ads and Business, over HTTPS. */
 export function isGoogleLink(url: string | null | undefined): url is string {
-  return typeof url === 'string' && /^https:\/\/([a-z0-9-]+\.)*google\.com\//.test(url);
+  if (typeof url !== 'string') return false;
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === 'https:' && parsed.username === '' && GOOGLE_ACTION_HOSTS.has(parsed.hostname);
+  } catch {
+    return false;
+  }
 }
 
 function cut(value: string | null | undefined, max = LINE_MAX): string | undefined {
@@ -115,7 +124,7 @@ function actionOf(
 ): RenderedIssueAction | undefined {
   const label = cut(raw.buttonLabel);
   if (label === undefined || raw.isAvailable === false) return undefined;
-  const uri = raw.externalAction?.uri ?? raw.builtinSimpleAction?.uri;
+  const uri = raw.externalAction?.uri;
   const attribute = cut(raw.builtinSimpleAction?.attributeCode, 60);
   return {
     label,

@@ -8,7 +8,7 @@ import { z } from 'zod';
  * by type and severity, with the number of items they touch.
  */
 
-/** Items with an error kept at most; past it the oldest are dropped (the summary counts them). */
+/** Items with an error kept at most; past it the oldest are dropped (a systematic problem: its message leads anyway). */
 export const META_ITEM_ISSUES_MAX = 5_000;
 const MESSAGE_MAX = 500;
 const TOP_MESSAGES = 5;
@@ -17,6 +17,8 @@ export interface MetaItemIssue {
   readonly message: string;
   /** When Meta reported it (ISO 8601). */
   readonly at: string;
+  /** When the batch Meta reported it of was sent (ISO 8601): an older batch's word never overrides it. */
+  readonly sentAt: string;
 }
 
 /** Retailer id → Meta's last error on it; insertion order is report order (oldest first). */
@@ -24,19 +26,31 @@ export type MetaItemIssues = ReadonlyMap<string, MetaItemIssue>;
 
 /**
  * `issues` with a batch's verdicts applied: `invalid` ids get Meta's message (moved to the newest), `valid` ids
- * lose theirs; bounded to META_ITEM_ISSUES_MAX. Returns a new map when something changed, else `issues`.
+ * lose theirs; a batch sent before the one an item's error came from changes nothing of that item (its check
+ * may finish later than a newer batch's refusal). Bounded to META_ITEM_ISSUES_MAX. Returns a new map when
+ * something changed, else `issues`.
  */
 export function applyItemVerdicts(
   issues: MetaItemIssues,
-  verdicts: { readonly invalid: readonly { readonly id: string; readonly message: string }[]; readonly valid: readonly string[] },
+  verdicts: {
+    readonly invalid: readonly { readonly id: string; readonly message: string }[];
+    readonly valid: readonly string[];
+    readonly sentAt: string;
+  },
   at: string,
 ): MetaItemIssues {
-  if (verdicts.invalid.length === 0 && !verdicts.valid.some((id) => issues.has(id))) return issues;
+  const newer = (id: string) => {
+    const held = issues.get(id);
+    return held === undefined || held.sentAt <= verdicts.sentAt;
+  };
+  const cleared = verdicts.valid.filter((id) => issues.has(id) && newer(id));
+  const invalid = verdicts.invalid.filter(({ id }) => newer(id));
+  if (invalid.length === 0 && cleared.length === 0) return issues;
   const next = new Map(issues);
-  for (const id of verdicts.valid) next.delete(id);
-  for (const { id, message } of verdicts.invalid) {
+  for (const id of cleared) next.delete(id);
+  for (const { id, message } of invalid) {
     next.delete(id);
-    next.set(id, { message: message.slice(0, MESSAGE_MAX), at });
+    next.set(id, { message: message.slice(0, MESSAGE_MAX), at, sentAt: verdicts.sentAt });
   }
   for (const id of next.keys()) {
     if (next.size <= META_ITEM_ISSUES_MAX) break;

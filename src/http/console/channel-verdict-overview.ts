@@ -17,9 +17,12 @@ function topIssueWords(summary: VerdictSummary, issue: TopIssue, lang: Lang): st
  */
 function accountIssuesBlock(lang: Lang, t: VerdictTexts, issues: VerdictSummary['accountIssues']): string {
   if (issues === undefined) return '';
-  if ('problem' in issues) return `<p id="google-account-issues" class="muted">${h(t.accountNotRead(issues.problem))}</p>`;
+  const error = issues.lastError === undefined ? '' : `<p class="muted">${h(t.accountNotRead(issues.lastError.message))}</p>`;
+  if (issues.readAt === undefined) return `<div id="google-account-issues">${error}</div>`;
+  const read = `<span class="muted">(${h(t.read(formatDateTime(lang, issues.readAt)))})</span>`;
   const list = issues.texts[lang] ?? [];
-  if (list.length === 0) return `<p id="google-account-issues" class="muted">${h(t.noAccountIssues)}</p>`;
+  if (list.length === 0)
+    return `<div id="google-account-issues"><p class="muted">${h(t.noAccountIssues)} ${read}</p>${error}</div>`;
   const items = list
     .map((issue) => {
       const css = issue.severity === 'ERROR' ? 'bad' : 'muted';
@@ -30,7 +33,7 @@ function accountIssuesBlock(lang: Lang, t: VerdictTexts, issues: VerdictSummary[
       return `<li>${severity}<strong>${h(issue.title)}</strong>${renderedIssueBody(t, issue)}</li>`;
     })
     .join('');
-  return `<div id="google-account-issues"><p>${h(t.accountIssues)} <span class="muted">(${h(t.read(formatDateTime(lang, issues.readAt)))})</span>:</p><ul>${items}</ul></div>`;
+  return `<div id="google-account-issues"><p>${h(t.accountIssues)} ${read}:</p><ul>${items}</ul>${error}</div>`;
 }
 
 /**

@@ -56,25 +56,49 @@ export function renderedIssueBody(t: Texts, text: RenderedIssueText): string {
   }`;
 }
 
-function issueItem(t: Texts, issue: GoogleIssue, text: RenderedIssueText | undefined): string {
+/**
+ * One issue. Google's rendered texts lead where it rendered them: whole on the page of the product they were
+ * rendered for; elsewhere only their title, beside this product's own words from Google (in English), and a
+ * link to that product's page for the rest (Google words the detail and its links for that product).
+ */
+function issueItem(t: Texts, issue: GoogleIssue, rendered: RenderedFor | undefined, productHref: (id: string) => string): string {
   const severity = t.severity[issue.severity] ?? issue.severity;
   const css = issue.severity === 'DISAPPROVED' ? 'bad' : 'muted';
   const attribute = issue.attribute === undefined ? '' : ` · ${h(t.attribute)} <code>${h(issue.attribute)}</code>`;
   const where = issue.context === undefined ? '' : ` · ${h(t.contexts[issue.context] ?? issue.context)}`;
   const resolution = issue.resolution === undefined ? '' : ` · ${h(t.resolution[issue.resolution] ?? issue.resolution)}`;
+  const text = rendered?.text;
   const head = `<span class="${css}">${h(severity)}</span>${text === undefined ? '' : ` <strong>${h(text.title)}</strong>`} <code>${h(issue.code)}</code>${attribute}${where}${resolution}`;
   const words = [issue.description, issue.detail].filter((part) => part !== undefined).join(' — ');
-  const body = text !== undefined ? renderedIssueBody(t, text) : words === '' ? '' : `<br><span lang="en">${h(words)}</span>`;
+  const english = words === '' ? '' : `<br><span lang="en">${h(words)}</span>`;
+  let body = english;
+  if (text !== undefined && rendered?.own === true) body = renderedIssueBody(t, text);
+  else if (text !== undefined && rendered !== undefined) {
+    body = `${english}<br><span class="muted">${h(t.renderedFor)} <a href="${h(productHref(rendered.example))}">${h(rendered.example)}</a></span>`;
+  }
   return `<li class="google-issue">${head}${body}${helpLink(t, issue.documentation)}</li>`;
 }
 
-/** The text of `code` in `lang`, where Google rendered it. */
-function textOf(texts: IssueTexts | undefined, code: string, lang: Lang): RenderedIssueText | undefined {
-  return texts?.[code]?.texts[lang];
+/** Google's text of an issue in the page's language, and whether it was rendered for this very product. */
+interface RenderedFor {
+  readonly text: RenderedIssueText;
+  readonly example: string;
+  readonly own: boolean;
+}
+
+/** The text of `code` in `lang` where Google rendered it, and for which product. */
+function renderedFor(texts: IssueTexts | undefined, code: string, lang: Lang, offerId: string): RenderedFor | undefined {
+  const entry = texts?.[code];
+  const text = entry?.texts[lang];
+  return entry === undefined || text === undefined ? undefined : { text, example: entry.example, own: entry.example === offerId };
 }
 
 /** The section, or nothing when Google is not read (not pushed to, or a dry run). */
-export function googleVerdictSection(lang: Lang, view: GoogleVerdictView | undefined): string {
+export function googleVerdictSection(
+  lang: Lang,
+  view: GoogleVerdictView | undefined,
+  productHref: (id: string) => string = (id) => `/products/${encodeURIComponent(id)}`,
+): string {
   if (view === undefined) return '';
   const t = verdictTexts(lang);
   const error = view.lastError === undefined ? '' : `<p class="bad">${h(t.lastError(view.lastError.message))}</p>`;
@@ -91,7 +115,7 @@ export function googleVerdictSection(lang: Lang, view: GoogleVerdictView | undef
     verdict.issues.length === 0
       ? `<p class="muted">${h(t.noIssues)}</p>`
       : `<h3>${h(t.issues)}</h3><ul class="google-issues">${verdict.issues
-          .map((issue) => issueItem(t, issue, textOf(view.issueTexts, issue.code, lang)))
+          .map((issue) => issueItem(t, issue, renderedFor(view.issueTexts, issue.code, lang, verdict.offerId), productHref))
           .join('')}</ul>`;
   return `<h2>${h(t.heading)}</h2><section id="google-verdict" class="${h(verdict.status)}"><p><strong class="${css}">${h(
     t.status[verdict.status],

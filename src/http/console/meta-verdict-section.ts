@@ -4,46 +4,46 @@ import type { MetaVerdictView } from '../../services/products/product-lookup.js'
 import { escapeHtml as h } from './html.js';
 
 /**
- * Meta's verdicts in the console (docs/console.md): on a product's page, whether the item's last batch left
- * it invalid and Meta's message (`#meta-verdict`, class `invalid` or `clean`); on the overview, the items Meta
+ * Meta's verdicts in the console (docs/console.md): on a product's page, whether Meta found the item invalid
+ * when it was last sent, with Meta's message (`#meta-verdict`, class `invalid` or `clean`); on the overview, the items Meta
  * found invalid with its messages on the most, and the catalog's diagnostics (`#verdicts-meta`). Meta's own
  * words come in English: marked `lang="en"`.
  */
 
 const en = {
   heading: "Meta's verdict",
-  invalid: 'Meta found the item invalid in its last batch:',
+  invalid: 'Meta found the item invalid when it was last sent:',
   at: (at: string) => `reported ${at} (UTC)`,
-  clean: "Meta reported no error on this item's last batch.",
-  fix: 'Fix the value where it comes from (the POS, or the enrichment sheet); the push sends the item again.',
+  clean: 'Meta reports no error on this item.',
+  fix: 'Fix the value where it comes from (the POS, or the enrichment sheet); once the whole item is sent again and Meta takes it, the error clears.',
   overview: "Meta's verdicts",
-  invalidCount: (count: string) => `items invalid in their last batch: ${count}`,
-  noneInvalid: 'no item invalid in its last batch',
+  invalidCount: (count: string) => `items invalid when last sent: ${count}`,
+  noneInvalid: 'no item invalid when last sent',
   onItems: (items: string) => `on ${items}`,
   example: 'e.g.',
   diagnostics: (at: string) => `Catalog diagnostics (read ${at} UTC):`,
   noDiagnostics: (at: string) => `Catalog diagnostics (read ${at} UTC): no issue.`,
   diagnosticsFailed: (message: string) => `The last read of the catalog diagnostics failed (${message}); those before are shown.`,
-  items: (count: string) => `${count} items`,
+  items: (count: string) => `items: ${count}`,
   severity: { MUST_FIX: 'must fix', OPPORTUNITY: 'opportunity' } as Record<string, string>,
 };
 
 const cs: typeof en = {
   heading: 'Verdikt Mety',
-  invalid: 'Meta označila položku v její poslední dávce za neplatnou:',
+  invalid: 'Meta při posledním odeslání označila položku za neplatnou:',
   at: (at: string) => `hlášeno ${at} (UTC)`,
-  clean: 'Meta k poslední dávce této položky nehlásila žádnou chybu.',
-  fix: 'Opravte hodnotu tam, odkud pochází (v pokladně, nebo v tabulce obohacení); odesílání položku pošle znovu.',
+  clean: 'Meta u této položky nehlásí žádnou chybu.',
+  fix: 'Opravte hodnotu tam, odkud pochází (v pokladně, nebo v tabulce obohacení); jakmile se celá položka znovu odešle a Meta ji přijme, chyba zmizí.',
   overview: 'Verdikty Mety',
-  invalidCount: (count: string) => `položek neplatných v poslední dávce: ${count}`,
-  noneInvalid: 'žádná položka neplatná v poslední dávce',
+  invalidCount: (count: string) => `položky označené při posledním odeslání za neplatné: ${count}`,
+  noneInvalid: 'žádná položka označená za neplatnou',
   onItems: (items: string) => `u ${items}`,
   example: 'např.',
-  diagnostics: (at: string) => `Diagnostika katalogu (načteno ${at} UTC):`,
-  noDiagnostics: (at: string) => `Diagnostika katalogu (načteno ${at} UTC): bez problémů.`,
+  diagnostics: (at: string) => `Diagnostika katalogu (načtena ${at} UTC):`,
+  noDiagnostics: (at: string) => `Diagnostika katalogu (načtena ${at} UTC): bez problémů.`,
   diagnosticsFailed: (message: string) =>
     `Poslední načtení diagnostiky katalogu selhalo (${message}); zobrazuje se ta předchozí.`,
-  items: (count: string) => `položek ${count}`,
+  items: (count: string) => `počet položek: ${count}`,
   severity: { MUST_FIX: 'nutno opravit', OPPORTUNITY: 'příležitost' },
 };
 

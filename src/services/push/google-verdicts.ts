@@ -122,9 +122,10 @@ export function createGoogleVerdicts(deps: GoogleVerdictsDeps): GoogleVerdicts {
       );
     }
     const fileFetch = await readFileFetch();
-    const texts = await renderIssueTexts(deps, tally.renderSubjects(RENDERED_CODES_MAX), summary?.issueTexts);
+    const renders = { ...deps, signal: abort.signal };
+    const texts = await renderIssueTexts(renders, tally.renderSubjects(RENDERED_CODES_MAX), summary?.issueTexts);
     if (texts.problem !== undefined) log.warn({ problem: texts.problem }, "push: Google's issue texts not all rendered");
-    const accountIssues = await readAccountIssues(deps);
+    const accountIssues = await readAccountIssues(renders, summary?.accountIssues);
     if (abort.signal.aborted || !deps.isLeader()) return 'skipped';
     const done: VerdictSummary = {
       ...tally.summary(startedAt, unreadable),

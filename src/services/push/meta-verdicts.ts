@@ -33,10 +33,14 @@ export interface MetaVerdictsDeps extends ReadSchedule {
   readonly readDiagnostics: () => Promise<MetaDiagnosticsRead>;
 }
 
-/** A batch's per-item outcome: retailer ids Meta found invalid (with its message), and ids it took clean. */
+/**
+ * A batch's per-item outcome: retailer ids Meta found invalid (with its message), ids it took clean (whole
+ * items only: a clean field update says nothing of a refused whole item), and when the batch was sent.
+ */
 export interface MetaBatchVerdicts {
   readonly invalid: readonly { readonly id: string; readonly message: string }[];
   readonly valid: readonly string[];
+  readonly sentAt: string;
 }
 
 export interface MetaVerdicts {
@@ -57,8 +61,10 @@ export function createMetaVerdicts(deps: MetaVerdictsDeps): MetaVerdicts {
   let items: MetaItemIssues = new Map();
   let top: readonly MetaTopMessage[] = [];
   let diagnostics: MetaDiagnostics | undefined;
-  let loaded = false;
+  /** The store's items taken since this instance last became leader (a new leader starts from the store). */
+  let leaderCopy: Promise<void> | undefined;
   let writes: Promise<void> = Promise.resolve();
+  let reading: Promise<unknown> = Promise.resolve();
 
   function take(next: MetaItemIssues): void {
     if (next === items) return;
@@ -66,14 +72,25 @@ export function createMetaVerdicts(deps: MetaVerdictsDeps): MetaVerdicts {
     top = topMessagesOf(items);
   }
 
+  /** The leader's own copy is the newest (its writes may still be under way): taken from the store once a term. */
+  function ownCopy(): Promise<void> {
+    leaderCopy ??= store.items().then(take, (error: unknown) => {
+      leaderCopy = undefined;
+      throw error;
+    });
+    return leaderCopy;
+  }
+
   async function follow(): Promise<void> {
-    // The leader's own copy is the newest (its writes may still be under way); it takes the store's once.
-    if (!loaded || !deps.isLeader()) take(await store.items());
-    loaded = true;
+    if (deps.isLeader()) await ownCopy();
+    else {
+      leaderCopy = undefined;
+      take(await store.items());
+    }
     diagnostics = (await store.diagnostics()) ?? diagnostics;
   }
 
-  async function readDiagnosticsNow(): Promise<'read' | 'failed' | 'skipped'> {
+  async function readDiagnostics(): Promise<'read' | 'failed' | 'skipped'> {
     if (!deps.isLeader() || abort.signal.aborted) return 'skipped';
     const read = await deps.readDiagnostics();
     if (abort.signal.aborted || !deps.isLeader()) return 'skipped';
@@ -91,16 +108,25 @@ export function createMetaVerdicts(deps: MetaVerdictsDeps): MetaVerdicts {
     return 'read';
   }
 
+  /** One read at a time; `stop` waits for the one under way. */
+  function readDiagnosticsNow(): Promise<'read' | 'failed' | 'skipped'> {
+    const read = readDiagnostics();
+    reading = read.catch(() => undefined);
+    return read;
+  }
+
   return {
     start() {
       startReadSchedule(deps, abort.signal, readDiagnosticsNow, follow);
     },
     async stop() {
       abort.abort();
+      await reading;
       await writes;
     },
     async record(verdicts) {
-      if (!deps.isLeader()) return;
+      if (!deps.isLeader() || abort.signal.aborted) return;
+      await ownCopy();
       const next = applyItemVerdicts(items, verdicts, new Date(now()).toISOString());
       if (next === items) return;
       take(next);

@@ -72,7 +72,7 @@ function failed(name: string, summary: VerdictSummary, error: { readonly at: str
 /** The account's issues that stop products from showing (Google's `ERROR`), in Google's words per language. */
 function accountIssues(name: string, summary: VerdictSummary): Texts | undefined {
   const issues = summary.accountIssues;
-  if (issues === undefined || 'problem' in issues) return undefined;
+  if (issues === undefined) return undefined;
   const errors = (lang: 'cs' | 'en') => (issues.texts[lang] ?? []).filter((issue) => issue.severity === 'ERROR');
   const [en, cs] = [errors('en'), errors('cs')];
   if (en.length === 0 && cs.length === 0) return undefined;
@@ -102,12 +102,12 @@ function metaInvalid(summary: MetaVerdictSummary): Texts {
         };
   return {
     message: {
-      en: `Meta found ${summary.invalid} item(s) invalid in their last batch.${most.en}`,
-      cs: `Položek, které Meta v jejich poslední dávce označila za neplatné: ${summary.invalid}.${most.cs}`,
+      en: `Meta found ${summary.invalid} item(s) invalid when they were last sent.${most.en}`,
+      cs: `Meta při posledním odeslání označila za neplatné položky: ${summary.invalid}.${most.cs}`,
     },
     action: {
-      en: "Open the item's page: its \"Meta's verdict\" quotes Meta's message. Fix the value where it comes from (the POS, or the enrichment sheet); the push sends the item again and a clean batch clears the error.",
-      cs: 'Otevřete stránku položky: „Verdikt Mety“ cituje zprávu Mety. Opravte hodnotu tam, odkud pochází (v pokladně, nebo v tabulce obohacení); odesílání položku pošle znovu a čistá dávka chybu smaže.',
+      en: "Open the item's page: its \"Meta's verdict\" quotes Meta's message. Fix the value where it comes from (the POS, or the enrichment sheet); once the whole item is sent again and Meta takes it (the fix, or the nightly reconciliation), the error clears.",
+      cs: 'Otevřete stránku položky: „Verdikt Mety“ cituje zprávu Mety. Opravte hodnotu tam, odkud pochází (v pokladně, nebo v tabulce obohacení); jakmile se celá položka znovu odešle a Meta ji přijme (oprava, nebo noční srovnání), chyba zmizí.',
     },
   };
 }
@@ -120,11 +120,11 @@ function metaMustFix(diagnostics: MetaDiagnostics): Texts | undefined {
   return {
     message: {
       en: `Meta's catalog diagnostics name ${found.length} issue(s) to fix (read ${warningTime(diagnostics.readAt ?? '')}): ${list}.`,
-      cs: `Diagnostika katalogu Meta uvádí problémy k opravě (${found.length}, načteno ${warningTime(diagnostics.readAt ?? '')}): ${list}.`,
+      cs: `Diagnostika katalogu Mety uvádí problémy k opravě (${found.length}, načtena ${warningTime(diagnostics.readAt ?? '')}): ${list}.`,
     },
     action: {
-      en: "They concern the catalog as a whole (missing attributes, image quality, policy, the pixel's connection). The overview lists them; open the catalog in Meta's Commerce Manager for the items and steps. The diagnostics are read again daily.",
-      cs: 'Týkají se katalogu jako celku (chybějící atributy, kvalita obrázků, zásady, propojení pixelu). Přehled je uvádí; položky a postup najdete v katalogu v Commerce Manageru Mety. Diagnostika se načítá znovu denně.',
+      en: "They concern the catalog as a whole (missing attributes, image quality, policy, the pixel's connection). The overview lists them; open the catalog in Meta's Commerce Manager for the items and steps. The diagnostics are read again after META_DIAGNOSTICS_INTERVAL_MS.",
+      cs: 'Týkají se katalogu jako celku (chybějící atributy, kvalita obrázků, zásady, propojení pixelu). Přehled je uvádí; položky a postup najdete v katalogu v Commerce Manageru Mety. Diagnostika se znovu načte za META_DIAGNOSTICS_INTERVAL_MS.',
     },
   };
 }
@@ -144,11 +144,11 @@ function metaWarnings(summary: MetaVerdictSummary): ConsoleWarning[] {
       subject: 'meta',
       message: {
         en: `Meta's catalog diagnostics could not be read (${warningTime(error.at)}): ${error.message}.`,
-        cs: `Diagnostiku katalogu Meta se nepodařilo načíst (${warningTime(error.at)}): ${error.message}.`,
+        cs: `Diagnostiku katalogu Mety se nepodařilo načíst (${warningTime(error.at)}): ${error.message}.`,
       },
       action: {
-        en: 'Nothing, if it passes: they are read again tomorrow. If it repeats, check that META_ACCESS_TOKEN may read the catalog (catalog_management).',
-        cs: 'Nic, pokud to přejde: znovu se načtou zítra. Opakuje-li se to, zkontrolujte, že META_ACCESS_TOKEN smí katalog číst (catalog_management).',
+        en: 'Nothing, if it passes: they are read again after META_DIAGNOSTICS_INTERVAL_MS. If it repeats, check that META_ACCESS_TOKEN may read the catalog (catalog_management).',
+        cs: 'Nic, pokud to přejde: znovu se načte za META_DIAGNOSTICS_INTERVAL_MS. Opakuje-li se to, zkontrolujte, že META_ACCESS_TOKEN smí katalog číst (catalog_management).',
       },
     });
   }

@@ -6,7 +6,7 @@ import { createMetaClient, type MetaClient } from '../../../src/adapters/push/me
 import { createKeyvMetaVerdictStore } from '../../../src/adapters/store/keyv-meta-verdict-store.js';
 import type { PushBatchItem } from '../../../src/core/push/channel-client.js';
 import type { PushOutbox } from '../../../src/core/push/outbox.js';
-import { buildMetaRequest, type MetaBatchRequest } from '../../../src/core/push/payloads/meta.js';
+import { buildMetaFullRequest, buildMetaRequest, type MetaBatchRequest } from '../../../src/core/push/payloads/meta.js';
 import { createMetaBatchChecks, type MetaBatchChecks } from '../../../src/services/push/meta-batch-checks.js';
 import { createMetaVerdicts, type MetaVerdicts } from '../../../src/services/push/meta-verdicts.js';
 import { type MetaServer, startMetaServer } from '../../fakes/channels/meta-server.js';
@@ -32,6 +32,13 @@ let clock: number;
 
 function availability(id: string): PushBatchItem<MetaBatchRequest> {
   const result = buildMetaRequest(id, { ...CASES.sale(), id }, { kind: 'update', fields: ['availability'] }, { currency: 'CZK' });
+  if (result.kind !== 'send') throw new Error('skipped');
+  return { target: `m:${id}`, gen: 1, payload: result.payload };
+}
+
+/** The whole item (FULL): a clean ingest of it clears its error. */
+function whole(id: string): PushBatchItem<MetaBatchRequest> {
+  const result = buildMetaFullRequest(id, { ...CASES.sale(), id }, { currency: 'CZK' });
   if (result.kind !== 'send') throw new Error('skipped');
   return { target: `m:${id}`, gen: 1, payload: result.payload };
 }
@@ -69,8 +76,8 @@ beforeEach(async () => {
     catalogId: CATALOG,
     token: TOKEN,
     timeoutMs: 5000,
-    onHandle: (handle, targets) => checks.track(handle, targets),
-    onRefused: (refused) => void verdicts.record({ invalid: refused, valid: [] }),
+    onHandle: (handle, targets, isWhole) => checks.track(handle, targets, isWhole),
+    onRefused: (refused) => void verdicts.record({ invalid: refused, valid: [], sentAt: new Date(clock).toISOString() }),
   });
 });
 
@@ -88,10 +95,18 @@ describe("Meta's verdicts", () => {
     server.ingestMessages.set('b', 'The image URL could not be downloaded.');
     await client.send([availability('a'), availability('b'), availability('c')]);
     await eventuallyRecorded(() => verdicts.item('a') !== undefined);
-    expect(verdicts.item('a')).toEqual({ message: 'The item violates the commerce policies.', at: '2026-11-30T08:00:00.000Z' });
+    expect(verdicts.item('a')).toEqual({
+      message: 'The item violates the commerce policies.',
+      at: '2026-11-30T08:00:00.000Z',
+      sentAt: '2026-11-30T08:00:00.000Z',
+    });
     clock += 30_000;
     await checks.checkDue();
-    expect(verdicts.item('b')).toEqual({ message: 'The image URL could not be downloaded.', at: '2026-11-30T08:00:30.000Z' });
+    expect(verdicts.item('b')).toEqual({
+      message: 'The image URL could not be downloaded.',
+      at: '2026-11-30T08:00:30.000Z',
+      sentAt: '2026-11-30T08:00:00.000Z',
+    });
     expect(verdicts.item('c')).toBeUndefined();
     expect(verdicts.summary()).toMatchObject({ invalid: 2 });
     expect(verdicts.summary().topMessages.map((top) => top.message)).toEqual([
@@ -104,17 +119,58 @@ describe("Meta's verdicts", () => {
     follower.start();
     await eventuallyRecorded(() => follower.item('b') !== undefined);
     expect(follower.summary().invalid).toBe(2);
-    await follower.record({ invalid: [{ id: 'c', message: 'x' }], valid: [] });
+    await follower.record({ invalid: [{ id: 'c', message: 'x' }], valid: [], sentAt: '2026-11-30T09:00:00.000Z' });
     expect(follower.item('c')).toBeUndefined();
     await follower.stop();
 
-    // Both sent again and taken clean: their errors clear.
+    // A clean field update says nothing of the whole item: the errors stay.
     await client.send([availability('a'), availability('b')]);
+    clock += 30_000;
+    await checks.checkDue();
+    expect(verdicts.summary().invalid).toBe(2);
+
+    // Both sent again whole and taken clean: their errors clear.
+    await client.send([whole('a'), whole('b')]);
     clock += 30_000;
     await checks.checkDue();
     expect(verdicts.item('a')).toBeUndefined();
     expect(verdicts.item('b')).toBeUndefined();
     expect(verdicts.summary().invalid).toBe(0);
+  });
+
+  it("an older batch's clean word never clears a newer batch's refusal", async () => {
+    await client.send([whole('a')]);
+    clock += 10_000;
+    server.invalidIds.add('a');
+    await client.send([whole('a')]);
+    await eventuallyRecorded(() => verdicts.item('a') !== undefined);
+    clock += 30_000;
+    await checks.checkDue();
+    expect(verdicts.item('a')?.message).toBe('The item violates the commerce policies.');
+  });
+
+  it('a new leader starts from what the store holds, not from the copy it followed', async () => {
+    const store = new Keyv();
+    let leading = false;
+    const other = createMetaVerdicts({
+      store: createKeyvMetaVerdictStore(store, { catalogId: CATALOG }),
+      readDiagnostics: () => client.diagnostics(),
+      isLeader: () => leading,
+      intervalMs: 86_400_000,
+      firstDelayMs: 86_400_000,
+      followMs: 86_400_000,
+      now: () => clock,
+      logger: pino({ level: 'silent' }),
+    });
+    const first = verdictsOn(store, true);
+    await first.record({ invalid: [{ id: 'a', message: 'm' }], valid: [], sentAt: '2026-11-30T08:00:00.000Z' });
+    leading = true;
+    await other.record({ invalid: [{ id: 'b', message: 'm' }], valid: [], sentAt: '2026-11-30T08:01:00.000Z' });
+    expect(other.summary().invalid).toBe(2);
+    const again = verdictsOn(store, false);
+    again.start();
+    await eventuallyRecorded(() => again.summary().invalid === 2);
+    await Promise.all([again.stop(), other.stop(), first.stop()]);
   });
 
   it("reads the catalog's diagnostics page by page; a failed read keeps those before and says why", async () => {

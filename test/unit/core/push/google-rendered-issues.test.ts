@@ -25,6 +25,8 @@ describe("Google's rendered issues", () => {
               externalAction: { type: 'REVIEW_PRODUCT_ISSUE_IN_MERCHANT_CENTER', uri: 'https://merchants.google.com/mc/items' },
             },
             { buttonLabel: 'Jinam', externalAction: { uri: 'https://evil.example/' } },
+            { buttonLabel: 'Stránka kohokoli', externalAction: { uri: 'https://sites.google.com/view/x' } },
+            { buttonLabel: 'Přesměrování', externalAction: { uri: 'https://www.google.com/url?q=https://evil.example/' } },
             { buttonLabel: 'Nedostupné', isAvailable: false },
           ],
         },
@@ -42,6 +44,8 @@ describe("Google's rendered issues", () => {
           { label: 'Upravit obrázek', attribute: 'image_link' },
           { label: 'Otevřít Merchant Center', uri: 'https://merchants.google.com/mc/items' },
           { label: 'Jinam' },
+          { label: 'Stránka kohokoli' },
+          { label: 'Přesměrování' },
         ],
       },
     ]);

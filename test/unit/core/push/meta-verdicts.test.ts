@@ -10,24 +10,26 @@ import {
 describe("Meta's verdicts on the items", () => {
   it('keeps the newest message per item, clears a clean one, and keeps the same map when nothing changes', () => {
     const empty: MetaItemIssues = new Map();
-    expect(applyItemVerdicts(empty, { invalid: [], valid: ['a'] }, 't0')).toBe(empty);
-    const one = applyItemVerdicts(empty, { invalid: [{ id: 'a', message: 'bad' }], valid: [] }, 't1');
-    const two = applyItemVerdicts(
-      one,
-      {
-        invalid: [
-          { id: 'b', message: 'bad' },
-          { id: 'a', message: 'worse' },
-        ],
-        valid: [],
-      },
-      't2',
-    );
+    expect(applyItemVerdicts(empty, { invalid: [], valid: ['a'], sentAt: 's0' }, 't0')).toBe(empty);
+    const one = applyItemVerdicts(empty, { invalid: [{ id: 'a', message: 'bad' }], valid: [], sentAt: 's1' }, 't1');
+    const both = [
+      { id: 'b', message: 'bad' },
+      { id: 'a', message: 'worse' },
+    ];
+    const two = applyItemVerdicts(one, { invalid: both, valid: [], sentAt: 's2' }, 't2');
     expect([...two]).toEqual([
-      ['b', { message: 'bad', at: 't2' }],
-      ['a', { message: 'worse', at: 't2' }],
+      ['b', { message: 'bad', at: 't2', sentAt: 's2' }],
+      ['a', { message: 'worse', at: 't2', sentAt: 's2' }],
     ]);
-    expect([...applyItemVerdicts(two, { invalid: [], valid: ['a', 'z'] }, 't3')]).toEqual([['b', { message: 'bad', at: 't2' }]]);
+    expect([...applyItemVerdicts(two, { invalid: [], valid: ['a', 'z'], sentAt: 's3' }, 't3')]).toEqual([
+      ['b', { message: 'bad', at: 't2', sentAt: 's2' }],
+    ]);
+  });
+
+  it("never lets an older batch's word override a newer one's", () => {
+    const held = applyItemVerdicts(new Map(), { invalid: [{ id: 'a', message: 'new' }], valid: [], sentAt: 's5' }, 't5');
+    expect(applyItemVerdicts(held, { invalid: [], valid: ['a'], sentAt: 's4' }, 't6')).toBe(held);
+    expect(applyItemVerdicts(held, { invalid: [{ id: 'a', message: 'old' }], valid: [], sentAt: 's4' }, 't6')).toBe(held);
   });
 
   it('holds at most META_ITEM_ISSUES_MAX items, dropping the oldest, and cuts long messages', () => {
@@ -35,7 +37,7 @@ describe("Meta's verdicts on the items", () => {
       id: `i${index}`,
       message: 'x'.repeat(900),
     }));
-    const kept = applyItemVerdicts(new Map(), { invalid, valid: [] }, 't');
+    const kept = applyItemVerdicts(new Map(), { invalid, valid: [], sentAt: 's' }, 't');
     expect(kept.size).toBe(META_ITEM_ISSUES_MAX);
     expect(kept.has('i0')).toBe(false);
     expect(kept.get(`i${META_ITEM_ISSUES_MAX + 2}`)?.message).toHaveLength(500);
@@ -51,6 +53,7 @@ describe("Meta's verdicts on the items", () => {
           { id: 'c', message: 'm2' },
         ],
         valid: [],
+        sentAt: 's',
       },
       't',
     );
