@@ -32,7 +32,7 @@ export interface MetaParts extends ChannelParts<unknown> {
 
 /** The slot the client's callbacks forward to once the background started (calls before are not kept). */
 interface MetaHooks {
-  track?: ((handle: string, targets: readonly string[], whole: boolean) => void) | undefined;
+  track?: ((handle: string, targets: readonly string[], settling: readonly string[]) => void) | undefined;
 }
 
 /**
@@ -106,7 +106,7 @@ export function metaParts(
         token: meta.token,
         timeoutMs: push.timeoutMs,
         batchSize: meta.batchSize,
-        onHandle: (handle, targets, whole) => hooks.track?.(handle, targets, whole),
+        onHandle: (handle, targets, settling) => hooks.track?.(handle, targets, settling),
         onRefused: (refused) =>
           void slot.verdicts?.record({ invalid: refused, valid: [], sentAt: new Date(now()).toISOString() }),
       });

@@ -48,8 +48,8 @@ export interface MetaClientOptions {
   /** A dispatcher of the caller's (tests); without one the client owns a keep-alive Agent. */
   readonly dispatcher?: Dispatcher;
   /** Called with each accepted call's handle and the targets it acked (to keep in `push:meta:handles`). */
-  /** `whole`: the call sent whole items (`allow_upsert`), not field updates. */
-  readonly onHandle?: (handle: string, targets: readonly string[], whole: boolean) => void;
+  /** `settling`: the acked targets sent whole (a CREATE, or an UPDATE with `allow_upsert`) or deleted, not field updates. */
+  readonly onHandle?: (handle: string, targets: readonly string[], settling: readonly string[]) => void;
   /**
    * Called with the items an accepted call refused one by one (`validation_status`), with Meta's message; a
    * refused DELETE is left out (the item has left the catalog: there is no page to show it on).
@@ -226,7 +226,13 @@ async function sendBatch(call: MetaCall, items: readonly PushBatchItem<MetaBatch
   // Outside the try: a failing callback is the caller's error, not a network failure to retry.
   const handle = Array.isArray(answer?.handles) ? answer.handles[0] : undefined;
   const acked = outcomes.filter(({ outcome }) => outcome.kind === 'ok').map(({ target }) => target);
-  if (typeof handle === 'string' && acked.length > 0) options.onHandle?.(handle, acked, upsert);
+  if (typeof handle === 'string' && acked.length > 0) {
+    const ackedSet = new Set(acked);
+    const settling = items
+      .filter((item) => ackedSet.has(item.target) && (item.payload.upsert === true || item.payload.method !== 'UPDATE'))
+      .map((item) => item.target);
+    options.onHandle?.(handle, acked, settling);
+  }
   // With a handle the call was taken: a rejected item is one Meta refused on its own (validation_status).
   const refused =
     typeof handle === 'string'

@@ -40,7 +40,7 @@ export interface MetaBatchChecksDeps {
   readonly onError?: (message: string, rejected: boolean) => void;
   /**
    * A finished batch's per-item outcome (Meta's verdicts, docs/channel-push.md#metas-verdicts): the ids it found
-   * invalid with its message, and (for a call of whole items) the ids it took clean.
+   * invalid with its message, and the ids sent whole or deleted it took clean.
    */
   readonly onVerdicts?: (verdicts: MetaBatchVerdicts) => Promise<void>;
   readonly logger: CatalogLogger;
@@ -48,8 +48,11 @@ export interface MetaBatchChecksDeps {
 
 export interface MetaBatchChecks {
   /** Keeps an accepted call's handle with the targets it acked (the Meta client's `onHandle`). */
-  /** `whole`: the call sent whole items (a clean ingest then clears their errors, see `onVerdicts`). */
-  track(handle: string, targets: readonly string[], whole?: boolean): void;
+  /**
+   * `settling`: the targets sent whole or deleted (a clean ingest then clears their errors, see `onVerdicts`);
+   * a field update's clean ingest says nothing of a whole item Meta refused before.
+   */
+  track(handle: string, targets: readonly string[], settling?: readonly string[]): void;
   /** Asks every due handle once and acts on the answers; what is still open stays for a later round. */
   checkDue(): Promise<void>;
   /** Handles not yet final. */
@@ -58,7 +61,7 @@ export interface MetaBatchChecks {
 
 interface Tracked {
   readonly targets: readonly string[];
-  readonly whole: boolean;
+  readonly settling: ReadonlySet<string>;
   /** When the call was sent. */
   readonly sentMs: number;
   dueMs: number;
@@ -122,8 +125,8 @@ export function createMetaBatchChecks(deps: MetaBatchChecksDeps): MetaBatchCheck
     const invalid = ids
       .filter((id) => invalidIds.has(id))
       .map((id) => ({ id, message: status.messages?.[id] ?? 'Meta found the item invalid while ingesting it' }));
-    // A clean field update says nothing of a whole item Meta refused before: only whole sends clear errors.
-    const valid = tracked.whole ? ids.filter((id) => !invalidIds.has(id)) : [];
+    // Only whole sends and deletions clear an error: a clean field update says nothing of the refused fields.
+    const valid = ids.filter((id) => !invalidIds.has(id) && tracked.settling.has(`m:${id}`));
     await deps
       .onVerdicts({ invalid, valid, sentAt: new Date(tracked.sentMs).toISOString() })
       .catch((error: unknown) => deps.logger.warn({ err: error }, "push: Meta's verdicts on a batch not kept"));
@@ -154,9 +157,9 @@ export function createMetaBatchChecks(deps: MetaBatchChecksDeps): MetaBatchCheck
   }
 
   return {
-    track(handle, targets, whole = false) {
+    track(handle, targets, settling = []) {
       const now = deps.now();
-      handles.set(handle, { targets: [...targets], whole, sentMs: now, dueMs: now + intervalMs });
+      handles.set(handle, { targets: [...targets], settling: new Set(settling), sentMs: now, dueMs: now + intervalMs });
       if (handles.size > META_MAX_HANDLES) handles.delete(handles.keys().next().value as string);
     },
     async checkDue() {

@@ -76,7 +76,7 @@ beforeEach(async () => {
     catalogId: CATALOG,
     token: TOKEN,
     timeoutMs: 5000,
-    onHandle: (handle, targets, isWhole) => checks.track(handle, targets, isWhole),
+    onHandle: (handle, targets, settling) => checks.track(handle, targets, settling),
     onRefused: (refused) => void verdicts.record({ invalid: refused, valid: [], sentAt: new Date(clock).toISOString() }),
   });
 });
@@ -147,6 +147,19 @@ describe("Meta's verdicts", () => {
     clock += 30_000;
     await checks.checkDue();
     expect(verdicts.item('a')?.message).toBe('The item violates the commerce policies.');
+  });
+
+  it('a deletion Meta takes clears the error of an item that left the catalog', async () => {
+    server.invalidIds.add('c');
+    await client.send([whole('c')]);
+    await eventuallyRecorded(() => verdicts.item('c') !== undefined);
+    const removal = buildMetaRequest('c', undefined, { kind: 'remove' }, { currency: 'CZK' });
+    if (removal.kind !== 'send') throw new Error('skipped');
+    clock += 1_000;
+    await client.send([{ target: 'm:c', gen: 2, payload: removal.payload }]);
+    clock += 30_000;
+    await checks.checkDue();
+    expect(verdicts.item('c')).toBeUndefined();
   });
 
   it('a new leader starts from what the store holds, not from the copy it followed', async () => {
