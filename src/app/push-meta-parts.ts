@@ -33,6 +33,8 @@ export interface MetaParts extends ChannelParts<unknown> {
 /** The slot the client's callbacks forward to once the background started (calls before are not kept). */
 interface MetaHooks {
   track?: ((handle: string, targets: readonly string[], settling: readonly string[]) => void) | undefined;
+  /** In a group: the lease's fence (one value per term of leading), once the background started. */
+  fence?: (() => string) | undefined;
 }
 
 /**
@@ -58,12 +60,14 @@ function metaBackground(
       logger,
     });
     hooks.track = checks.track;
+    hooks.fence = fence;
     verdicts?.start();
     let running: Promise<void> | undefined;
+    let stopped = false;
     const timer = setInterval(() => {
       if (running !== undefined || !isLeader() || checks.open() === 0) return;
       running = checks
-        .checkDue()
+        .checkDue(() => stopped)
         .catch((error: unknown) => logger.error({ err: error }, 'push: Meta batch check failed'))
         .finally(() => {
           running = undefined;
@@ -71,6 +75,7 @@ function metaBackground(
     }, META_CHECK_TICK_MS).unref();
     return {
       stop: async () => {
+        stopped = true;
         clearInterval(timer);
         hooks.track = undefined;
         // A check under way may still record verdicts: it ends before they stop.
@@ -107,8 +112,10 @@ export function metaParts(
         timeoutMs: push.timeoutMs,
         batchSize: meta.batchSize,
         onHandle: (handle, targets, settling) => hooks.track?.(handle, targets, settling),
-        onRefused: (refused) =>
-          void slot.verdicts?.record({ invalid: refused, valid: [], sentAt: new Date(now()).toISOString() }),
+        onRefused: (refused, gone) =>
+          void slot.verdicts
+            ?.record({ invalid: refused, valid: gone, sentAt: new Date(now()).toISOString() })
+            .catch((error: unknown) => logger.warn({ err: error }, "push: Meta's verdicts on a call not kept")),
       });
   const verdicts =
     live === undefined || store === undefined
@@ -117,6 +124,7 @@ export function metaParts(
           store,
           readDiagnostics: () => live.diagnostics(),
           isLeader,
+          term: () => hooks.fence?.(),
           intervalMs: meta.diagnosticsIntervalMs,
           firstDelayMs: Math.min(META_DIAGNOSTICS_FIRST_MS, meta.diagnosticsIntervalMs),
           followMs: Math.min(META_VERDICTS_FOLLOW_MS, meta.diagnosticsIntervalMs),

@@ -246,7 +246,7 @@ function runPush(parts: {
   readonly log: Logger;
   readonly gate: { stopped: boolean };
   readonly extras?: StatusExtras;
-  /** Each channel's background work (Meta's batch checks): started after the workers, stopped before them. */
+  /** Each channel's background work (Meta's batch checks, the verdicts): started after the workers, stopped with them. */
   readonly backgrounds: readonly (() => { stop(): void | Promise<void> } | undefined)[];
 }): Omit<PushWiring, 'verdicts' | 'metaVerdicts'> {
   const { deps, push, outbox, workers, log, gate } = parts;

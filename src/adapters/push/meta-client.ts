@@ -47,14 +47,17 @@ export interface MetaClientOptions {
   readonly maxRetryAfterMs?: number;
   /** A dispatcher of the caller's (tests); without one the client owns a keep-alive Agent. */
   readonly dispatcher?: Dispatcher;
-  /** Called with each accepted call's handle and the targets it acked (to keep in `push:meta:handles`). */
-  /** `settling`: the acked targets sent whole (a CREATE, or an UPDATE with `allow_upsert`) or deleted, not field updates. */
+  /**
+   * Called with each accepted call's handle and the targets it acked (for the batch checks); `settling`: those
+   * sent whole (a CREATE, or an UPDATE with `allow_upsert`) or deleted, not field updates.
+   */
   readonly onHandle?: (handle: string, targets: readonly string[], settling: readonly string[]) => void;
   /**
-   * Called with the items an accepted call refused one by one (`validation_status`), with Meta's message; a
-   * refused DELETE is left out (the item has left the catalog: there is no page to show it on).
+   * Called with the items an accepted call refused one by one (`validation_status`), with Meta's message, and
+   * the ids whose DELETE was refused: those have left the catalog (no page to show an error on), so their
+   * errors are settled rather than kept.
    */
-  readonly onRefused?: (refused: readonly { readonly id: string; readonly message: string }[]) => void;
+  readonly onRefused?: (refused: readonly { readonly id: string; readonly message: string }[], gone: readonly string[]) => void;
 }
 
 export type { MetaBatchStatus } from '../../core/push/meta-batch-status.js';
@@ -234,16 +237,17 @@ async function sendBatch(call: MetaCall, items: readonly PushBatchItem<MetaBatch
     options.onHandle?.(handle, acked, settling);
   }
   // With a handle the call was taken: a rejected item is one Meta refused on its own (validation_status).
-  const refused =
-    typeof handle === 'string'
-      ? items.flatMap((item, index) => {
-          const outcome = outcomes[index]?.outcome;
-          return outcome?.kind === 'rejected' && item.payload.method !== 'DELETE'
-            ? [{ id: item.payload.data.id, message: outcome.message }]
-            : [];
-        })
-      : [];
-  if (refused.length > 0) options.onRefused?.(refused);
+  if (typeof handle === 'string') {
+    const refused: { id: string; message: string }[] = [];
+    const gone: string[] = [];
+    for (const [index, item] of items.entries()) {
+      const outcome = outcomes[index]?.outcome;
+      if (outcome?.kind !== 'rejected') continue;
+      if (item.payload.method === 'DELETE') gone.push(item.payload.data.id);
+      else refused.push({ id: item.payload.data.id, message: outcome.message });
+    }
+    if (refused.length + gone.length > 0) options.onRefused?.(refused, gone);
+  }
   return outcomes;
 }
 

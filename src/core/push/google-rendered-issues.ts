@@ -35,7 +35,14 @@ export const GoogleRenderedIssueSchema = z.object({
         buttonLabel: text,
         isAvailable: z.boolean().nullish(),
         externalAction: z.object({ type: text, uri: text }).nullish(),
-        builtinSimpleAction: z.object({ type: text, attributeCode: text }).nullish(),
+        builtinSimpleAction: z
+          .object({
+            type: text,
+            attributeCode: text,
+            /** Text to show the shop (`SHOW_ADDITIONAL_CONTENT`): a title and paragraphs. */
+            additionalContent: z.object({ title: text, paragraphs: z.array(z.string()).nullish() }).nullish(),
+          })
+          .nullish(),
       }),
     )
     .nullish(),
@@ -71,6 +78,8 @@ export interface RenderedIssueAction {
   readonly uri?: string;
   /** The attribute to edit (`EDIT_ITEM_ATTRIBUTE`): in the bridge, the POS field or sheet column behind it. */
   readonly attribute?: string;
+  /** What Google asks the shop to read (`SHOW_ADDITIONAL_CONTENT`), as plain text. */
+  readonly content?: string;
 }
 
 /** One issue as Google words it in one language. */
@@ -119,6 +128,11 @@ function detailOf(html: string | null | undefined): string | undefined {
   return cut(plain.replace(/\n{3,}/g, '\n\n'), DETAIL_MAX);
 }
 
+/**
+ * An action the console can show: a link to Google, an attribute to fix, or text to read. One with none of
+ * them (an action built into Google's own tools: verify a phone, claim the website) is left out; its steps
+ * are in the issue's detail and in Merchant Center.
+ */
 function actionOf(
   raw: NonNullable<z.infer<typeof GoogleRenderedIssueSchema>['actions']>[number],
 ): RenderedIssueAction | undefined {
@@ -126,10 +140,17 @@ function actionOf(
   if (label === undefined || raw.isAvailable === false) return undefined;
   const uri = raw.externalAction?.uri;
   const attribute = cut(raw.builtinSimpleAction?.attributeCode, 60);
+  const extra = raw.builtinSimpleAction?.additionalContent;
+  const content = cut(
+    [extra?.title, ...(extra?.paragraphs ?? [])].filter((part) => part != null && part !== '').join('\n'),
+    DETAIL_MAX,
+  );
+  if (!isGoogleLink(uri) && attribute === undefined && content === undefined) return undefined;
   return {
     label,
     ...(isGoogleLink(uri) ? { uri } : {}),
     ...(attribute === undefined ? {} : { attribute }),
+    ...(content === undefined ? {} : { content }),
   };
 }
 

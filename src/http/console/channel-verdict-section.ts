@@ -1,6 +1,6 @@
 import type { IssueTexts } from '../../core/push/channel-verdicts.js';
 import { type GoogleIssue, type GoogleVerdict, isGoogleHelpLink } from '../../core/push/google-product-status.js';
-import type { RenderedIssueText } from '../../core/push/google-rendered-issues.js';
+import { isGoogleLink, type RenderedIssueText } from '../../core/push/google-rendered-issues.js';
 import { formatDateTime, type Lang } from '../../core/text/local-text.js';
 import type { GoogleVerdictView } from '../../services/products/product-lookup.js';
 import { type VerdictTexts as Texts, verdictTexts } from './channel-verdict-texts.js';
@@ -44,11 +44,14 @@ export function renderedIssueBody(t: Texts, text: RenderedIssueText): string {
   const detail = text.detail === undefined ? '' : `<p class="issue-detail">${h(text.detail).replace(/\n/g, '<br>')}</p>`;
   const actions = (text.actions ?? [])
     .map((action) => {
-      const label =
-        action.uri === undefined
-          ? h(action.label)
-          : `<a href="${h(action.uri)}" rel="noreferrer noopener">${h(action.label)}</a>`;
-      return `<li>${label}${action.attribute === undefined ? '' : ` <span class="muted">${h(t.edit(action.attribute))}</span>`}</li>`;
+      // Checked again here: a stored text is shown long after it was read.
+      const label = isGoogleLink(action.uri)
+        ? `<a href="${h(action.uri)}" rel="noreferrer noopener">${h(action.label)}</a>`
+        : h(action.label);
+      const attribute = action.attribute === undefined ? '' : ` <span class="muted">${h(t.edit(action.attribute))}</span>`;
+      const content =
+        action.content === undefined ? '' : `<br><span class="muted">${h(action.content).replace(/\n/g, '<br>')}</span>`;
+      return `<li>${label}${attribute}${content}</li>`;
     })
     .join('');
   return `${impact}${breakdowns === '' ? '' : `<ul class="issue-impact">${breakdowns}</ul>`}${detail}${

@@ -77,7 +77,7 @@ export function createGoogleVerdicts(deps: GoogleVerdictsDeps): GoogleVerdicts {
   /** Google's last fetch of google.xml, when its file source is configured (one call, paced). */
   async function readFileFetch(): Promise<VerdictSummary['fileFetch']> {
     const id = deps.fileDataSourceId;
-    if (id === undefined) return undefined;
+    if (id === undefined || abort.signal.aborted) return undefined;
     const read = await deps.paced(() => deps.reads.fileUpload(id));
     if (read === undefined) return { problem: "the day's quota is spent" };
     return 'fetch' in read ? read.fetch : { problem: read.problem };
@@ -124,7 +124,9 @@ export function createGoogleVerdicts(deps: GoogleVerdictsDeps): GoogleVerdicts {
     const fileFetch = await readFileFetch();
     const renders = { ...deps, signal: abort.signal };
     const texts = await renderIssueTexts(renders, tally.renderSubjects(RENDERED_CODES_MAX), summary?.issueTexts);
-    if (texts.problem !== undefined) log.warn({ problem: texts.problem }, "push: Google's issue texts not all rendered");
+    if (texts.problem !== undefined && !abort.signal.aborted) {
+      log.warn({ problem: texts.problem }, "push: Google's issue texts not all rendered");
+    }
     const accountIssues = await readAccountIssues(renders, summary?.accountIssues);
     if (abort.signal.aborted || !deps.isLeader()) return 'skipped';
     const done: VerdictSummary = {

@@ -47,14 +47,17 @@ export interface MetaBatchChecksDeps {
 }
 
 export interface MetaBatchChecks {
-  /** Keeps an accepted call's handle with the targets it acked (the Meta client's `onHandle`). */
   /**
-   * `settling`: the targets sent whole or deleted (a clean ingest then clears their errors, see `onVerdicts`);
-   * a field update's clean ingest says nothing of a whole item Meta refused before.
+   * Keeps an accepted call's handle with the targets it acked (the Meta client's `onHandle`). `settling`: the
+   * targets sent whole or deleted (a clean ingest then clears their errors, see `onVerdicts`); a field
+   * update's clean ingest says nothing of a whole item Meta refused before.
    */
   track(handle: string, targets: readonly string[], settling?: readonly string[]): void;
-  /** Asks every due handle once and acts on the answers; what is still open stays for a later round. */
-  checkDue(): Promise<void>;
+  /**
+   * Asks every due handle once and acts on the answers; what is still open stays for a later round. Ends
+   * early, between handles, once `stopped` answers true (a shutdown).
+   */
+  checkDue(stopped?: () => boolean): Promise<void>;
   /** Handles not yet final. */
   open(): number;
 }
@@ -162,8 +165,9 @@ export function createMetaBatchChecks(deps: MetaBatchChecksDeps): MetaBatchCheck
       handles.set(handle, { targets: [...targets], settling: new Set(settling), sentMs: now, dueMs: now + intervalMs });
       if (handles.size > META_MAX_HANDLES) handles.delete(handles.keys().next().value as string);
     },
-    async checkDue() {
+    async checkDue(stopped = () => false) {
       for (const [handle, tracked] of [...handles]) {
+        if (stopped()) return;
         const now = deps.now();
         if (tracked.dueMs > now) continue;
         const status = await deps.check(handle);

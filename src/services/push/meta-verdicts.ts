@@ -29,6 +29,11 @@ export type MetaDiagnosticsRead = { readonly groups: readonly MetaDiagnostic[] }
 /** `intervalMs`: how often the diagnostics are read (META_DIAGNOSTICS_INTERVAL_MS, a day). */
 export interface MetaVerdictsDeps extends ReadSchedule {
   readonly store: MetaVerdictStore;
+  /**
+   * In a group: the lease holder's fence while this instance leads (one value per term), so a leader that
+   * lost and regained the lease starts again from the store. Absent on a single instance.
+   */
+  readonly term?: () => string | undefined;
   /** `GET /{catalog_id}/diagnostics`, every page. */
   readonly readDiagnostics: () => Promise<MetaDiagnosticsRead>;
 }
@@ -61,10 +66,10 @@ export function createMetaVerdicts(deps: MetaVerdictsDeps): MetaVerdicts {
   let items: MetaItemIssues = new Map();
   let top: readonly MetaTopMessage[] = [];
   let diagnostics: MetaDiagnostics | undefined;
-  /** The store's items taken since this instance last became leader (a new leader starts from the store). */
-  let leaderCopy: Promise<void> | undefined;
+  /** The store's items taken in this term of leading (a new term starts from the store). */
+  let leaderCopy: { readonly term: string | undefined; readonly loaded: Promise<void> } | undefined;
   let writes: Promise<void> = Promise.resolve();
-  let reading: Promise<unknown> = Promise.resolve();
+  let reading: Promise<'read' | 'failed' | 'skipped'> | undefined;
 
   function take(next: MetaItemIssues): void {
     if (next === items) return;
@@ -74,18 +79,24 @@ export function createMetaVerdicts(deps: MetaVerdictsDeps): MetaVerdicts {
 
   /** The leader's own copy is the newest (its writes may still be under way): taken from the store once a term. */
   function ownCopy(): Promise<void> {
-    leaderCopy ??= store.items().then(take, (error: unknown) => {
-      leaderCopy = undefined;
-      throw error;
-    });
-    return leaderCopy;
+    const term = deps.term?.();
+    if (leaderCopy === undefined || leaderCopy.term !== term) {
+      const loaded = store.items().then(take, (error: unknown) => {
+        leaderCopy = undefined;
+        throw error;
+      });
+      leaderCopy = { term, loaded };
+    }
+    return leaderCopy.loaded;
   }
 
   async function follow(): Promise<void> {
     if (deps.isLeader()) await ownCopy();
     else {
       leaderCopy = undefined;
-      take(await store.items());
+      const read = await store.items();
+      // Leading by now: its own copy (loaded for the term) is the one to keep.
+      if (!deps.isLeader()) take(read);
     }
     diagnostics = (await store.diagnostics()) ?? diagnostics;
   }
@@ -108,11 +119,12 @@ export function createMetaVerdicts(deps: MetaVerdictsDeps): MetaVerdicts {
     return 'read';
   }
 
-  /** One read at a time; `stop` waits for the one under way. */
+  /** One read at a time (a second caller waits for the one under way); `stop` waits for it. */
   function readDiagnosticsNow(): Promise<'read' | 'failed' | 'skipped'> {
-    const read = readDiagnostics();
-    reading = read.catch(() => undefined);
-    return read;
+    reading ??= readDiagnostics().finally(() => {
+      reading = undefined;
+    });
+    return reading;
   }
 
   return {
@@ -121,12 +133,19 @@ export function createMetaVerdicts(deps: MetaVerdictsDeps): MetaVerdicts {
     },
     async stop() {
       abort.abort();
-      await reading;
+      await reading?.catch(() => undefined);
       await writes;
     },
     async record(verdicts) {
       if (!deps.isLeader() || abort.signal.aborted) return;
-      await ownCopy();
+      try {
+        await ownCopy();
+      } catch (error) {
+        // Written over a copy not read, the store would lose what it holds: this batch's word is not kept.
+        log.warn({ err: error }, "push: Meta's item verdicts could not be read; a batch's verdicts not kept");
+        return;
+      }
+      if (abort.signal.aborted) return;
       const next = applyItemVerdicts(items, verdicts, new Date(now()).toISOString());
       if (next === items) return;
       take(next);

@@ -106,8 +106,8 @@ function metaInvalid(summary: MetaVerdictSummary): Texts {
       cs: `Meta při posledním odeslání označila za neplatné položky: ${summary.invalid}.${most.cs}`,
     },
     action: {
-      en: "Open the item's page: its \"Meta's verdict\" quotes Meta's message. Fix the value where it comes from (the POS, or the enrichment sheet); once the whole item is sent again and Meta takes it (the fix, or the nightly reconciliation), the error clears.",
-      cs: 'Otevřete stránku položky: „Verdikt Mety“ cituje zprávu Mety. Opravte hodnotu tam, odkud pochází (v pokladně, nebo v tabulce obohacení); jakmile se celá položka znovu odešle a Meta ji přijme (oprava, nebo noční srovnání), chyba zmizí.',
+      en: "Open the item's page: its \"Meta's verdict\" quotes Meta's message. Fix the value where it comes from (the POS, or the enrichment sheet); once the whole item is sent again and Meta takes it clean, the error clears: at the nightly reconciliation, or now with the admin area's reconcile (POST /admin/push/reconcile?channel=meta); a price or stock change alone does not clear it.",
+      cs: 'Otevřete stránku položky: „Verdikt Mety“ cituje zprávu Mety. Opravte hodnotu tam, odkud pochází (v pokladně, nebo v tabulce obohacení); jakmile se celá položka znovu odešle a Meta ji přijme, chyba zmizí: při nočním srovnání, nebo hned srovnáním v administraci (POST /admin/push/reconcile?channel=meta); samotná změna ceny nebo zásoby ji nesmaže.',
     },
   };
 }

@@ -77,7 +77,7 @@ beforeEach(async () => {
     token: TOKEN,
     timeoutMs: 5000,
     onHandle: (handle, targets, settling) => checks.track(handle, targets, settling),
-    onRefused: (refused) => void verdicts.record({ invalid: refused, valid: [], sentAt: new Date(clock).toISOString() }),
+    onRefused: (refused, gone) => void verdicts.record({ invalid: refused, valid: gone, sentAt: new Date(clock).toISOString() }),
   });
 });
 
@@ -162,6 +162,43 @@ describe("Meta's verdicts", () => {
     expect(verdicts.item('c')).toBeUndefined();
   });
 
+  it('a refused deletion settles the error of an item that left the catalog', async () => {
+    server.invalidIds.add('c');
+    await client.send([whole('c')]);
+    await eventuallyRecorded(() => verdicts.item('c') !== undefined);
+    const removal = buildMetaRequest('c', undefined, { kind: 'remove' }, { currency: 'CZK' });
+    if (removal.kind !== 'send') throw new Error('skipped');
+    clock += 1_000;
+    server.invalidIds.add('c');
+    await client.send([{ target: 'm:c', gen: 2, payload: removal.payload }]);
+    await eventuallyRecorded(() => verdicts.item('c') === undefined);
+  });
+
+  it('a store that cannot be read keeps nothing rather than writing over it, and throws nothing', async () => {
+    const broken = createMetaVerdicts({
+      store: {
+        items: async () => {
+          throw new Error('store down');
+        },
+        saveItems: async () => {
+          throw new Error('must not write over a store not read');
+        },
+        diagnostics: async () => undefined,
+        saveDiagnostics: async () => undefined,
+      },
+      readDiagnostics: () => client.diagnostics(),
+      isLeader: () => true,
+      intervalMs: 86_400_000,
+      firstDelayMs: 86_400_000,
+      followMs: 86_400_000,
+      now: () => clock,
+      logger: pino({ level: 'silent' }),
+    });
+    await expect(broken.record({ invalid: [{ id: 'a', message: 'm' }], valid: [], sentAt: 's' })).resolves.toBeUndefined();
+    expect(broken.summary().invalid).toBe(0);
+    await broken.stop();
+  });
+
   it('a new leader starts from what the store holds, not from the copy it followed', async () => {
     const store = new Keyv();
     let leading = false;
@@ -231,6 +268,6 @@ describe("Meta's verdicts", () => {
 });
 
 async function eventuallyRecorded(check: () => boolean): Promise<void> {
-  for (let attempt = 0; attempt < 100 && !check(); attempt++) await new Promise((resolve) => setTimeout(resolve, 10));
+  for (let attempt = 0; attempt < 500 && !check(); attempt++) await new Promise((resolve) => setTimeout(resolve, 10));
   expect(check()).toBe(true);
 }

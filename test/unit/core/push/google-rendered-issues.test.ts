@@ -6,7 +6,7 @@ import {
 } from '../../../../src/core/push/google-rendered-issues.js';
 
 describe("Google's rendered issues", () => {
-  it('keeps the title, impact, breakdowns, the detail as plain text and the actions that lead to Google', () => {
+  it('keeps the title, impact, breakdowns, the detail as plain text and the actions that lead to Google, name an attribute or say something', () => {
     const issues = parseRenderedIssues({
       renderedIssues: [
         {
@@ -28,6 +28,14 @@ describe("Google's rendered issues", () => {
             { buttonLabel: 'Stránka kohokoli', externalAction: { uri: 'https://sites.google.com/view/x' } },
             { buttonLabel: 'Přesměrování', externalAction: { uri: 'https://www.google.com/url?q=https://evil.example/' } },
             { buttonLabel: 'Nedostupné', isAvailable: false },
+            { buttonLabel: 'Ověřit telefon', builtinSimpleAction: { type: 'VERIFY_PHONE' } },
+            {
+              buttonLabel: 'Přečíst',
+              builtinSimpleAction: {
+                type: 'SHOW_ADDITIONAL_CONTENT',
+                additionalContent: { title: 'Proč', paragraphs: ['Protože obrázek chybí.'] },
+              },
+            },
           ],
         },
         { impact: { message: 'no title: left out' } },
@@ -43,9 +51,7 @@ describe("Google's rendered issues", () => {
         actions: [
           { label: 'Upravit obrázek', attribute: 'image_link' },
           { label: 'Otevřít Merchant Center', uri: 'https://merchants.google.com/mc/items' },
-          { label: 'Jinam' },
-          { label: 'Stránka kohokoli' },
-          { label: 'Přesměrování' },
+          { label: 'Přečíst', content: 'Proč\nProtože obrázek chybí.' },
         ],
       },
     ]);
