@@ -180,9 +180,10 @@ function lensesOf(feeds: PushFeeds | undefined): GoogleLenses {
 type GoogleSettings = NonNullable<PushConfig['google']>;
 
 /**
- * The Google channel around its client: in a dry run the logging client and no reads (nothing is read from
- * Google either; a round is logged as one line), else the Merchant API's client and reads, and the verdicts
- * read back when there is a store to keep them in.
+ * The Google channel around its client: in a dry run the logging client, with no data source or quota read
+ * (a round is logged as one line), else the Merchant API's client and reads; and, either way, the verdicts
+ * read back when there is a store to keep them in (reads, not sends: a shop trying the bridge out in a dry
+ * run sees what Google says of the products its google.xml already gave it).
  */
 function googleChannelOf(
   push: PushConfig,
@@ -201,15 +202,6 @@ function googleChannelOf(
       logger,
       ...(isLeader === undefined ? {} : { isLeader }),
     });
-  if (push.dryRun) {
-    const client = createDryRunClient<GooglePayload>(
-      'google',
-      { method: 'POST|PATCH|DELETE', path: '/products/v1|/inventories/v1' },
-      logger,
-    );
-    // Unpaced: nothing leaves the machine.
-    return { google: channel(client, undefined), client };
-  }
   // Loaded checked (load-config's serviceAccountFileProblem); read again here so the configuration never holds it.
   const key = parseServiceAccountKey(readFileSync(settings.credentialsFile, 'utf8'));
   const common = {
@@ -223,8 +215,33 @@ function googleChannelOf(
     timeoutMs: push.timeoutMs,
   };
   const reads = createGoogleAccountReads(common);
+  if (push.dryRun) {
+    const client = createDryRunClient<GooglePayload>(
+      'google',
+      { method: 'POST|PATCH|DELETE', path: '/products/v1|/inventories/v1' },
+      logger,
+    );
+    // The sends unpaced and ungated (nothing leaves the machine), no data source or quota read; Google's
+    // verdicts are read all the same (reads, not sends), paced by a channel of their own that is never started.
+    const reader = channel(client, reads);
+    const verdicts = verdictsOf(reader, reads, settings, { logger, now, isLeader }, verdictStore);
+    return { google: channel(client, undefined), client, ...(verdicts === undefined ? {} : { verdicts }) };
+  }
   const google = channel(createGoogleMerchantClient(common), reads);
-  if (verdictStore === undefined) return { google, client: google.client };
+  const verdicts = verdictsOf(google, reads, settings, { logger, now, isLeader }, verdictStore);
+  return { google, client: google.client, ...(verdicts === undefined ? {} : { verdicts }) };
+}
+
+/** Google's verdicts read back through `paced`'s channel, when there is a store to keep them in. */
+function verdictsOf(
+  paced: Pick<GoogleChannel, 'paced'>,
+  reads: GoogleAccountReads,
+  settings: GoogleSettings,
+  context: { readonly logger: Logger; readonly now: () => number; readonly isLeader?: (() => boolean) | undefined },
+  verdictStore: VerdictStore | undefined,
+): GoogleVerdicts | undefined {
+  if (verdictStore === undefined) return undefined;
+  const { logger, now, isLeader } = context;
   if (settings.statusIntervalMs < SHORT_STATUS_INTERVAL_MS) {
     // Each read costs one call per 1,000 products of the day's quota the sends need too.
     logger.warn(
@@ -232,9 +249,9 @@ function googleChannelOf(
       "push: Google's verdicts are read more often than every 5 minutes; each read spends quota the sends need",
     );
   }
-  const verdicts = createGoogleVerdicts({
+  return createGoogleVerdicts({
     reads,
-    paced: (call) => google.paced(call),
+    paced: (call) => paced.paced(call),
     ...(settings.fileDataSourceId === undefined ? {} : { fileDataSourceId: settings.fileDataSourceId }),
     store: verdictStore,
     isLeader: isLeader ?? (() => true),
@@ -245,7 +262,6 @@ function googleChannelOf(
     now,
     logger,
   });
-  return { google, client: google.client, verdicts };
 }
 
 export function googleParts(
@@ -282,7 +298,8 @@ export function googleParts(
     google,
     ...(verdicts === undefined ? {} : { verdicts }),
     localUnits: settings.localInventory ? Object.keys(config.feed.unitStoreCodes) : [],
-    ...(push.dryRun ? {} : { background: googleBackground(google, verdicts) }),
+    // In a dry run the quota is not read (nothing to share) but the verdicts are.
+    ...(push.dryRun && verdicts === undefined ? {} : { background: googleBackground(google, verdicts) }),
   };
 }
 

@@ -239,11 +239,12 @@ async function channelVerdictViews(parts: RouterParts, id: string): Promise<Chan
 async function googleVerdictView(verdicts: GoogleVerdicts | undefined, id: string): Promise<ChannelVerdictViews | undefined> {
   if (verdicts === undefined) return undefined;
   const summary = verdicts.summary();
-  const verdict = summary?.readAt === undefined ? undefined : await verdicts.verdict(id);
-  // Google's texts of this product's issues, where they were rendered (the issue codes on the most items).
+  // The verdict and its texts from the same read: the summary in memory may still be the read before.
+  const read = summary?.readAt === undefined ? {} : await verdicts.product(id);
+  const verdict = read.verdict;
   const texts = Object.fromEntries(
     (verdict?.issues ?? []).flatMap((issue) => {
-      const entry = summary?.issueTexts?.[issue.code];
+      const entry = read.issueTexts?.[issue.code];
       return entry === undefined ? [] : [[issue.code, entry] as const];
     }),
   );

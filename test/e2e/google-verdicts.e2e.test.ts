@@ -196,15 +196,26 @@ describe("Google's verdicts read back", () => {
     );
   });
 
-  it('reads nothing in a dry run, and a product page says nothing of Google then', async () => {
+  it("reads Google's verdicts in a dry run too (reads, not sends): what Google says of the products google.xml gave it", async () => {
     google = await kit.startFake();
-    app = await startApp(kit.config(google, { PUSH_DRY_RUN: 'true', GOOGLE_STATUS_INTERVAL_MS: '1000' }), {
+    const fake = google;
+    app = await startApp(kit.config(fake, { PUSH_DRY_RUN: 'true', GOOGLE_STATUS_INTERVAL_MS: '1000' }), {
       logger: pino({ level: 'silent' }),
     });
     await app.initialSync;
-    const id = app.catalog.current()?.products[0]?.id ?? '';
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
-    expect(google.productListReads()).toBe(0);
-    expect((await productAnswer(app, id)).channels).toBeUndefined();
+    const running = app;
+    const id = running.catalog.current()?.products.find((product) => product.offers.length > 0)?.id ?? '';
+    // Merchant Center holds the product from the shop's feed file; the bridge sends nothing in a dry run.
+    fake.products.set(`cs~CZ~${id}`, {});
+    fake.statuses.set(`cs~CZ~${id}`, DISAPPROVED);
+    expect(
+      await eventually(async () => (await productAnswer(running, id)).channels?.google?.verdict?.status, 'disapproved', 40_000),
+    ).toBe('disapproved');
+    expect(fake.requests.filter((request) => request.method !== 'GET' && !request.url.includes(':render'))).toEqual(
+      fake.requests.filter((request) => request.url === '/token'),
+    );
+    // No data source or quota read either: the dry run's sends stay ungated.
+    expect(fake.quotaReads()).toBe(0);
+    expect(fake.requests.some((request) => request.url.startsWith('/datasources/'))).toBe(false);
   });
 });

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Keyv } from 'keyv';
 import { bucketOf, type VerdictSummary } from '../../core/push/channel-verdicts.js';
 import type { GoogleVerdict } from '../../core/push/google-product-status.js';
-import type { VerdictStore } from '../../services/push/google-verdicts.js';
+import type { ProductVerdict, VerdictStore } from '../../services/push/google-verdicts.js';
 
 /**
  * A channel's verdicts in the catalog's store (docs/channel-push.md, "Google's verdicts"): the summary under
@@ -72,6 +72,15 @@ export function createKeyvVerdictStore(
     for (let index = 0; index < buckets; index++) await keyv.delete(bucketKey(generation, index)).catch(() => false);
   }
 
+  async function product(offerId: string): Promise<ProductVerdict> {
+    const stored = await meta();
+    if (stored === undefined) return {};
+    const verdicts = await bucket(stored.generation, bucketOf(offerId, stored.buckets));
+    const verdict = verdicts.find((candidate) => candidate.offerId === offerId);
+    const { issueTexts } = stored.summary;
+    return { ...(verdict === undefined ? {} : { verdict }), ...(issueTexts === undefined ? {} : { issueTexts }) };
+  }
+
   return {
     async publish({ count, buckets }, summary) {
       const old = await meta();
@@ -92,11 +101,7 @@ export function createKeyvVerdictStore(
       const summary: VerdictSummary = stored?.summary ?? { counts: { approved: 0, pending: 0, disapproved: 0 }, topIssues: [] };
       return error === undefined ? summary : { ...summary, lastError: { at: error.at, message: error.message } };
     },
-    async verdict(offerId) {
-      const stored = await meta();
-      if (stored === undefined) return undefined;
-      const verdicts = await bucket(stored.generation, bucketOf(offerId, stored.buckets));
-      return verdicts.find((verdict) => verdict.offerId === offerId);
-    },
+    verdict: async (offerId) => (await product(offerId)).verdict,
+    product,
   };
 }

@@ -1,4 +1,9 @@
-import { createVerdictBuckets, createVerdictTally, type VerdictSummary } from '../../core/push/channel-verdicts.js';
+import {
+  createVerdictBuckets,
+  createVerdictTally,
+  type IssueTexts,
+  type VerdictSummary,
+} from '../../core/push/channel-verdicts.js';
 import { GOOGLE_MAX_PRODUCT_PAGES, type GoogleVerdict } from '../../core/push/google-product-status.js';
 import type { GoogleAccountReads } from './google-account-port.js';
 import { RENDERED_CODES_MAX, readAccountIssues, renderIssueTexts } from './google-issue-texts.js';
@@ -26,6 +31,13 @@ export interface VerdictStore {
   noteFailure(error: { readonly at: string; readonly message: string }): Promise<void>;
   summary(): Promise<VerdictSummary | undefined>;
   verdict(offerId: string): Promise<GoogleVerdict | undefined>;
+  /** A product's verdict with the issue texts of the same read (the summary in memory may be a read behind). */
+  product(offerId: string): Promise<ProductVerdict>;
+}
+
+export interface ProductVerdict {
+  readonly verdict?: GoogleVerdict;
+  readonly issueTexts?: IssueTexts;
 }
 
 /** `intervalMs` is GOOGLE_STATUS_INTERVAL_MS; the first read a while after the start (the first sends' verdicts take Google minutes anyway). */
@@ -52,6 +64,8 @@ export interface GoogleVerdicts {
   summary(): VerdictSummary | undefined;
   /** The verdict on one product, from the store. */
   verdict(offerId: string): Promise<GoogleVerdict | undefined>;
+  /** The verdict on one product and the issue texts of the same read, from the store. */
+  product(offerId: string): Promise<ProductVerdict>;
 }
 
 export function createGoogleVerdicts(deps: GoogleVerdictsDeps): GoogleVerdicts {
@@ -163,5 +177,6 @@ export function createGoogleVerdicts(deps: GoogleVerdictsDeps): GoogleVerdicts {
     readNow,
     summary: () => summary,
     verdict: (offerId) => store.verdict(offerId),
+    product: (offerId) => store.product(offerId),
   };
 }
