@@ -8,7 +8,7 @@ import type { PushBatchItem } from '../../../src/core/push/channel-client.js';
 import type { PushOutbox } from '../../../src/core/push/outbox.js';
 import { buildMetaFullRequest, buildMetaRequest, type MetaBatchRequest } from '../../../src/core/push/payloads/meta.js';
 import { createMetaBatchChecks, type MetaBatchChecks } from '../../../src/services/push/meta-batch-checks.js';
-import { createMetaVerdicts, type MetaVerdicts } from '../../../src/services/push/meta-verdicts.js';
+import { createMetaVerdicts, type MetaVerdictStore, type MetaVerdicts } from '../../../src/services/push/meta-verdicts.js';
 import { type MetaServer, startMetaServer } from '../../fakes/channels/meta-server.js';
 import { CASES } from '../../unit/core/push/payloads/push-fixtures.js';
 
@@ -43,11 +43,12 @@ function whole(id: string): PushBatchItem<MetaBatchRequest> {
   return { target: `m:${id}`, gen: 1, payload: result.payload };
 }
 
-function verdictsOn(store: Keyv, leader: boolean): MetaVerdicts {
+/** Meta's verdicts on `store` (a Keyv, or a store of the test's own), leading while `leader` says so. */
+function verdictsOn(store: Keyv | MetaVerdictStore, leader: boolean | (() => boolean)): MetaVerdicts {
   return createMetaVerdicts({
-    store: createKeyvMetaVerdictStore(store, { catalogId: CATALOG }),
+    store: store instanceof Keyv ? createKeyvMetaVerdictStore(store, { catalogId: CATALOG }) : store,
     readDiagnostics: () => client.diagnostics(),
-    isLeader: () => leader,
+    isLeader: typeof leader === 'function' ? leader : () => leader,
     intervalMs: 86_400_000,
     firstDelayMs: 86_400_000,
     followMs: 86_400_000,
@@ -175,8 +176,8 @@ describe("Meta's verdicts", () => {
   });
 
   it('a store that cannot be read keeps nothing rather than writing over it, and throws nothing', async () => {
-    const broken = createMetaVerdicts({
-      store: {
+    const broken = verdictsOn(
+      {
         items: async () => {
           throw new Error('store down');
         },
@@ -186,14 +187,8 @@ describe("Meta's verdicts", () => {
         diagnostics: async () => undefined,
         saveDiagnostics: async () => undefined,
       },
-      readDiagnostics: () => client.diagnostics(),
-      isLeader: () => true,
-      intervalMs: 86_400_000,
-      firstDelayMs: 86_400_000,
-      followMs: 86_400_000,
-      now: () => clock,
-      logger: pino({ level: 'silent' }),
-    });
+      true,
+    );
     await expect(broken.record({ invalid: [{ id: 'a', message: 'm' }], valid: [], sentAt: 's' })).resolves.toBeUndefined();
     expect(broken.summary().invalid).toBe(0);
     await broken.stop();
@@ -202,16 +197,7 @@ describe("Meta's verdicts", () => {
   it('a new leader starts from what the store holds, not from the copy it followed', async () => {
     const store = new Keyv();
     let leading = false;
-    const other = createMetaVerdicts({
-      store: createKeyvMetaVerdictStore(store, { catalogId: CATALOG }),
-      readDiagnostics: () => client.diagnostics(),
-      isLeader: () => leading,
-      intervalMs: 86_400_000,
-      firstDelayMs: 86_400_000,
-      followMs: 86_400_000,
-      now: () => clock,
-      logger: pino({ level: 'silent' }),
-    });
+    const other = verdictsOn(store, () => leading);
     const first = verdictsOn(store, true);
     await first.record({ invalid: [{ id: 'a', message: 'm' }], valid: [], sentAt: '2026-11-30T08:00:00.000Z' });
     leading = true;
