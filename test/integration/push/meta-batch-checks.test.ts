@@ -1,12 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMemoryPushOutbox } from '../../../src/adapters/push/memory-push-outbox.js';
 import { createMetaClient, type MetaClient } from '../../../src/adapters/push/meta-client.js';
-import type { PushBatchItem } from '../../../src/core/push/channel-client.js';
 import { PUSH_MASK, type PushOutbox } from '../../../src/core/push/outbox.js';
-import { buildMetaRequest, type MetaBatchRequest } from '../../../src/core/push/payloads/meta.js';
 import { createMetaBatchChecks, type MetaBatchChecks } from '../../../src/services/push/meta-batch-checks.js';
 import { type MetaServer, startMetaServer } from '../../fakes/channels/meta-server.js';
-import { CASES } from '../../unit/core/push/payloads/push-fixtures.js';
+import { metaBatchItem } from './meta-batch-items.js';
 
 /**
  * Meta's batch handles checked against the fake Graph API (decision 0013, "Meta items_batch", "Status"): what
@@ -25,12 +23,6 @@ let checks: MetaBatchChecks;
 let clock: number;
 let errors: string[];
 let woken: number;
-
-function availability(id: string): PushBatchItem<MetaBatchRequest> {
-  const result = buildMetaRequest(id, { ...CASES.sale(), id }, { kind: 'update', fields: ['availability'] }, { currency: 'CZK' });
-  if (result.kind !== 'send') throw new Error('skipped');
-  return { target: `m:${id}`, gen: 1, payload: result.payload };
-}
 
 async function pendingRows() {
   const rows = await outbox.claim('meta', clock + 1_000_000, 100, 1);
@@ -77,7 +69,7 @@ afterEach(async () => {
 describe('Meta batch handle checks', () => {
   it('asks a handle only after the interval; an id invalid at ingestion is re-enqueued FULL once, then rejected', async () => {
     server.ingestInvalidIds.add('b');
-    await client.send([availability('a'), availability('b')]);
+    await client.send([metaBatchItem('a', 'availability'), metaBatchItem('b', 'availability')]);
     expect(checks.open()).toBe(1);
 
     await checks.checkDue();
@@ -93,7 +85,7 @@ describe('Meta batch handle checks', () => {
     // The worker sends it again (acked); Meta finds it invalid once more: now it is rejected with Meta's message.
     await outbox.ack('meta', 'm:b', 1);
     server.ingestInvalidIds.add('b');
-    await client.send([availability('b')]);
+    await client.send([metaBatchItem('b', 'availability')]);
     clock += 30_000;
     await checks.checkDue();
 
@@ -106,7 +98,7 @@ describe('Meta batch handle checks', () => {
 
   it('a batch that ended error or canceled re-enqueues all its targets; a pending one is asked again', async () => {
     server.setNextBatchStatus('started');
-    await client.send([availability('a'), availability('b')]);
+    await client.send([metaBatchItem('a', 'availability'), metaBatchItem('b', 'availability')]);
     clock += 30_000;
     await checks.checkDue();
     expect(checks.open()).toBe(1);
@@ -126,7 +118,7 @@ describe('Meta batch handle checks', () => {
   });
 
   it('a failed check keeps the handle for later (429 with Retry-After longer than the interval)', async () => {
-    await client.send([availability('a')]);
+    await client.send([metaBatchItem('a', 'availability')]);
     server.faults.failNext(1, { status: 429, retryAfter: '120' });
     clock += 30_000;
     await checks.checkDue();
@@ -157,7 +149,7 @@ describe('Meta batch handle checks', () => {
       logger: SILENT,
     });
     server.setNextBatchStatus('canceled');
-    await client.send([availability('a')]);
+    await client.send([metaBatchItem('a', 'availability')]);
     const [handle = ''] = [...server.batches.keys()];
     fenced.track(handle, ['m:a']);
     clock += 30_000;

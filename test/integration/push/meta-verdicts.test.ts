@@ -4,13 +4,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMemoryPushOutbox } from '../../../src/adapters/push/memory-push-outbox.js';
 import { createMetaClient, type MetaClient } from '../../../src/adapters/push/meta-client.js';
 import { createKeyvMetaVerdictStore } from '../../../src/adapters/store/keyv-meta-verdict-store.js';
-import type { PushBatchItem } from '../../../src/core/push/channel-client.js';
 import type { PushOutbox } from '../../../src/core/push/outbox.js';
-import { buildMetaFullRequest, buildMetaRequest, type MetaBatchRequest } from '../../../src/core/push/payloads/meta.js';
 import { createMetaBatchChecks, type MetaBatchChecks } from '../../../src/services/push/meta-batch-checks.js';
 import { createMetaVerdicts, type MetaVerdictStore, type MetaVerdicts } from '../../../src/services/push/meta-verdicts.js';
 import { type MetaServer, startMetaServer } from '../../fakes/channels/meta-server.js';
-import { CASES } from '../../unit/core/push/payloads/push-fixtures.js';
+import { waitFor } from '../../helpers/wait-for.js';
+import { metaBatchItem } from './meta-batch-items.js';
 
 /**
  * Meta's verdicts against the fake Graph API (docs/channel-push.md#metas-verdicts): an item Meta refuses in the
@@ -29,19 +28,6 @@ let checks: MetaBatchChecks;
 let verdicts: MetaVerdicts;
 let keyv: Keyv;
 let clock: number;
-
-function availability(id: string): PushBatchItem<MetaBatchRequest> {
-  const result = buildMetaRequest(id, { ...CASES.sale(), id }, { kind: 'update', fields: ['availability'] }, { currency: 'CZK' });
-  if (result.kind !== 'send') throw new Error('skipped');
-  return { target: `m:${id}`, gen: 1, payload: result.payload };
-}
-
-/** The whole item (FULL): a clean ingest of it clears its error. */
-function whole(id: string): PushBatchItem<MetaBatchRequest> {
-  const result = buildMetaFullRequest(id, { ...CASES.sale(), id }, { currency: 'CZK' });
-  if (result.kind !== 'send') throw new Error('skipped');
-  return { target: `m:${id}`, gen: 1, payload: result.payload };
-}
 
 /** Meta's verdicts on `store` (a Keyv, or a store of the test's own), leading while `leader` says so. */
 function verdictsOn(store: Keyv | MetaVerdictStore, leader: boolean | (() => boolean)): MetaVerdicts {
@@ -94,8 +80,12 @@ describe("Meta's verdicts", () => {
     server.invalidIds.add('a');
     server.ingestInvalidIds.add('b');
     server.ingestMessages.set('b', 'The image URL could not be downloaded.');
-    await client.send([availability('a'), availability('b'), availability('c')]);
-    await eventuallyRecorded(() => verdicts.item('a') !== undefined);
+    await client.send([
+      metaBatchItem('a', 'availability'),
+      metaBatchItem('b', 'availability'),
+      metaBatchItem('c', 'availability'),
+    ]);
+    expect(await waitFor(() => verdicts.item('a') !== undefined)).toBe(true);
     expect(verdicts.item('a')).toEqual({
       message: 'The item violates the commerce policies.',
       at: '2026-11-30T08:00:00.000Z',
@@ -118,20 +108,20 @@ describe("Meta's verdicts", () => {
     // Kept in the store: a follower (another instance of the group) shows the same.
     const follower = verdictsOn(keyv, false);
     follower.start();
-    await eventuallyRecorded(() => follower.item('b') !== undefined);
+    expect(await waitFor(() => follower.item('b') !== undefined)).toBe(true);
     expect(follower.summary().invalid).toBe(2);
     await follower.record({ invalid: [{ id: 'c', message: 'x' }], valid: [], sentAt: '2026-11-30T09:00:00.000Z' });
     expect(follower.item('c')).toBeUndefined();
     await follower.stop();
 
     // A clean field update says nothing of the whole item: the errors stay.
-    await client.send([availability('a'), availability('b')]);
+    await client.send([metaBatchItem('a', 'availability'), metaBatchItem('b', 'availability')]);
     clock += 30_000;
     await checks.checkDue();
     expect(verdicts.summary().invalid).toBe(2);
 
     // Both sent again whole and taken clean: their errors clear.
-    await client.send([whole('a'), whole('b')]);
+    await client.send([metaBatchItem('a', 'whole'), metaBatchItem('b', 'whole')]);
     clock += 30_000;
     await checks.checkDue();
     expect(verdicts.item('a')).toBeUndefined();
@@ -140,11 +130,11 @@ describe("Meta's verdicts", () => {
   });
 
   it("an older batch's clean word never clears a newer batch's refusal", async () => {
-    await client.send([whole('a')]);
+    await client.send([metaBatchItem('a', 'whole')]);
     clock += 10_000;
     server.invalidIds.add('a');
-    await client.send([whole('a')]);
-    await eventuallyRecorded(() => verdicts.item('a') !== undefined);
+    await client.send([metaBatchItem('a', 'whole')]);
+    expect(await waitFor(() => verdicts.item('a') !== undefined)).toBe(true);
     clock += 30_000;
     await checks.checkDue();
     expect(verdicts.item('a')?.message).toBe('The item violates the commerce policies.');
@@ -152,12 +142,10 @@ describe("Meta's verdicts", () => {
 
   it('a deletion Meta takes clears the error of an item that left the catalog', async () => {
     server.invalidIds.add('c');
-    await client.send([whole('c')]);
-    await eventuallyRecorded(() => verdicts.item('c') !== undefined);
-    const removal = buildMetaRequest('c', undefined, { kind: 'remove' }, { currency: 'CZK' });
-    if (removal.kind !== 'send') throw new Error('skipped');
+    await client.send([metaBatchItem('c', 'whole')]);
+    expect(await waitFor(() => verdicts.item('c') !== undefined)).toBe(true);
     clock += 1_000;
-    await client.send([{ target: 'm:c', gen: 2, payload: removal.payload }]);
+    await client.send([metaBatchItem('c', 'remove', 2)]);
     clock += 30_000;
     await checks.checkDue();
     expect(verdicts.item('c')).toBeUndefined();
@@ -165,14 +153,12 @@ describe("Meta's verdicts", () => {
 
   it('a refused deletion settles the error of an item that left the catalog', async () => {
     server.invalidIds.add('c');
-    await client.send([whole('c')]);
-    await eventuallyRecorded(() => verdicts.item('c') !== undefined);
-    const removal = buildMetaRequest('c', undefined, { kind: 'remove' }, { currency: 'CZK' });
-    if (removal.kind !== 'send') throw new Error('skipped');
+    await client.send([metaBatchItem('c', 'whole')]);
+    expect(await waitFor(() => verdicts.item('c') !== undefined)).toBe(true);
     clock += 1_000;
     server.invalidIds.add('c');
-    await client.send([{ target: 'm:c', gen: 2, payload: removal.payload }]);
-    await eventuallyRecorded(() => verdicts.item('c') === undefined);
+    await client.send([metaBatchItem('c', 'remove', 2)]);
+    expect(await waitFor(() => verdicts.item('c') === undefined)).toBe(true);
   });
 
   it('a store that cannot be read keeps nothing rather than writing over it, and throws nothing', async () => {
@@ -205,7 +191,7 @@ describe("Meta's verdicts", () => {
     expect(other.summary().invalid).toBe(2);
     const again = verdictsOn(store, false);
     again.start();
-    await eventuallyRecorded(() => again.summary().invalid === 2);
+    expect(await waitFor(() => again.summary().invalid === 2)).toBe(true);
     await Promise.all([again.stop(), other.stop(), first.stop()]);
   });
 
@@ -252,8 +238,3 @@ describe("Meta's verdicts", () => {
     expect(await verdictsOn(new Keyv(), false).readDiagnosticsNow()).toBe('skipped');
   });
 });
-
-async function eventuallyRecorded(check: () => boolean): Promise<void> {
-  for (let attempt = 0; attempt < 500 && !check(); attempt++) await new Promise((resolve) => setTimeout(resolve, 10));
-  expect(check()).toBe(true);
-}
