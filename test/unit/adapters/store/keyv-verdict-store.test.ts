@@ -37,7 +37,7 @@ describe("a channel's verdicts in the store", () => {
     expect((await other.verdict('p7'))?.status).toBe('approved');
     expect(await other.verdict('nope')).toBeUndefined();
     const generations = new Set(
-      [...map.keys()].filter((key) => !key.endsWith('verdicts:google:meta')).map((key) => key.split(':').at(-2)),
+      [...map.keys()].filter((key) => !/verdicts:google:(meta|pointer)$/.test(key)).map((key) => key.split(':').at(-2)),
     );
     expect(generations.size).toBe(1);
   });
@@ -69,5 +69,62 @@ describe("a channel's verdicts in the store", () => {
     const other = createKeyvVerdictStore(keyv, { channel: 'google', account: '999' });
     expect(await other.verdict('p1')).toBeUndefined();
     expect(await other.summary()).toBeUndefined();
+  });
+
+  it('sweeps the buckets of a first publish stopped half-way, and of another account before it', async () => {
+    const map = new Map<string, unknown>();
+    const keyv = new Keyv({ store: map });
+    const read = [verdict('p1')];
+    // Stopped after its buckets: no pointer names them, only the writing mark does.
+    const stopped = createKeyvVerdictStore(keyv, { channel: 'google', account: '999' });
+    const failing = new Keyv({ store: map });
+    let sets = 0;
+    const original = failing.set.bind(failing);
+    failing.set = (async (key: string, value: unknown) => {
+      sets += 1;
+      if (String(key).endsWith(':meta')) throw new Error('stopped');
+      return original(key, value);
+    }) as typeof failing.set;
+    await expect(
+      createKeyvVerdictStore(failing, { channel: 'google', account: '999' }).publish(await bucketsOf(read), summaryOf(read, 'x')),
+    ).rejects.toThrow('stopped');
+    expect(sets).toBeGreaterThan(1);
+    expect(await stopped.verdict('p1')).toBeUndefined();
+    await createKeyvVerdictStore(keyv, { channel: 'google', account: '123' }).publish(
+      await bucketsOf(read),
+      summaryOf(read, 'y'),
+    );
+    const generations = new Set(
+      [...map.keys()].filter((key) => /verdicts:google:[0-9a-f]+:\d+$/.test(key)).map((key) => key.split(':').at(-2)),
+    );
+    expect(generations.size).toBe(1);
+    expect(map.has('verdicts:google:writing')).toBe(false);
+  });
+
+  it('reads a store written before the pointer, and reads no summary for a product without issues', async () => {
+    const map = new Map<string, unknown>();
+    const keyv = new Keyv({ store: map });
+    const read = [verdict('p1'), verdict('p2', 'disapproved')];
+    await createKeyvVerdictStore(keyv, { channel: 'google', account: '123' }).publish(
+      await bucketsOf(read),
+      summaryOf(read, 'x'),
+    );
+    const pointer = (await keyv.get('verdicts:google:pointer')) as { generation: string; buckets: number };
+    const meta = (await keyv.get('verdicts:google:meta')) as Record<string, unknown>;
+    await keyv.set('verdicts:google:meta', { ...meta, buckets: pointer.buckets });
+    await keyv.delete('verdicts:google:pointer');
+    const older = createKeyvVerdictStore(keyv, { channel: 'google', account: '123' });
+    expect((await older.verdict('p2'))?.status).toBe('disapproved');
+    await older.publish(await bucketsOf(read), summaryOf(read, 'y'));
+
+    const reads: string[] = [];
+    const counting = new Keyv({ store: map });
+    const get = counting.get.bind(counting);
+    counting.get = (async (key: string) => {
+      reads.push(String(key));
+      return get(key);
+    }) as typeof counting.get;
+    await createKeyvVerdictStore(counting, { channel: 'google', account: '123' }).verdict('p1');
+    expect(reads.filter((key) => key.endsWith(':meta'))).toEqual([]);
   });
 });
