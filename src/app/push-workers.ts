@@ -3,7 +3,7 @@ import type { Logger } from '../adapters/logger/create-logger.js';
 import type { Metrics } from '../adapters/metrics/create-metrics.js';
 import type { PushConfig } from '../config/load-config.js';
 import type { CatalogSnapshot } from '../core/catalog/catalog.js';
-import type { VerdictSummary } from '../core/push/channel-verdicts.js';
+import { issueTextsFor, type VerdictSummary } from '../core/push/channel-verdicts.js';
 import type { PushTargetsConfig } from '../core/push/derive-updates.js';
 import type { PushOutbox } from '../core/push/outbox.js';
 import { createPacer } from '../core/push/pacer.js';
@@ -35,14 +35,11 @@ export function googleStatus(google: GoogleParts): Partial<PushChannelStatus> {
 /** The summary as the status shows it: Google's issue texts of the top issues only (the rest are for product pages). */
 function statusVerdicts(summary: VerdictSummary): VerdictSummary {
   const { issueTexts, ...rest } = summary;
-  if (issueTexts === undefined) return rest;
-  const top = Object.fromEntries(
-    summary.topIssues.flatMap((issue) => {
-      const entry = issueTexts[issue.code];
-      return entry === undefined ? [] : [[issue.code, entry] as const];
-    }),
+  const top = issueTextsFor(
+    issueTexts,
+    summary.topIssues.map((issue) => issue.code),
   );
-  return { ...rest, issueTexts: top };
+  return top === undefined ? rest : { ...rest, issueTexts: top };
 }
 
 /** One worker per configured channel; Google's gated by its channel (leader, data source, daily quota). */

@@ -4,6 +4,7 @@ import type { Metrics } from '../adapters/metrics/create-metrics.js';
 import type { Config } from '../config/load-config.js';
 import { withTimeout } from '../core/async/deadline.js';
 import type { CatalogSource } from '../core/catalog/catalog-source.js';
+import { issueTextsFor } from '../core/push/channel-verdicts.js';
 import type { AdminPushControl } from '../http/admin/admin-push-routes.js';
 import { createAdminRoutes } from '../http/admin/admin-routes.js';
 import { createFetchRoutes } from '../http/console/fetch-routes.js';
@@ -226,9 +227,16 @@ export function operatorTokensOf(config: Config): OperatorTokens {
   return { feed: config.feed.token, metrics: config.metricsToken };
 }
 
-/** What the channels that report back say of one product; `undefined` when none does. */
+/**
+ * What the channels that report back say of one product; `undefined` when none does. A channel whose verdicts
+ * cannot be read now (its store) says so on the page; the other channel's still show.
+ */
 async function channelVerdictViews(parts: RouterParts, id: string): Promise<ChannelVerdictViews | undefined> {
-  const google = await googleVerdictView(parts.verdicts?.(), id);
+  const google = await googleVerdictView(parts.verdicts?.(), id).catch((error: unknown) => {
+    parts.logger.warn({ err: error, product: id }, "Google's verdict on a product could not be read");
+    const message = `the stored verdicts could not be read: ${error instanceof Error ? error.message : String(error)}`;
+    return { google: { lastError: { at: new Date().toISOString(), message } } };
+  });
   const meta = parts.metaVerdicts?.();
   if (meta === undefined) return google;
   const issue = meta.item(id);
@@ -242,18 +250,16 @@ async function googleVerdictView(verdicts: GoogleVerdicts | undefined, id: strin
   // The verdict and its texts from the same read: the summary in memory may still be the read before.
   const read = summary?.readAt === undefined ? {} : await verdicts.product(id);
   const verdict = read.verdict;
-  const texts = Object.fromEntries(
-    (verdict?.issues ?? []).flatMap((issue) => {
-      const entry = read.issueTexts?.[issue.code];
-      return entry === undefined ? [] : [[issue.code, entry] as const];
-    }),
+  const texts = issueTextsFor(
+    read.issueTexts,
+    (verdict?.issues ?? []).map((issue) => issue.code),
   );
   return {
     google: {
       ...(summary?.readAt === undefined ? {} : { readAt: summary.readAt }),
       ...(summary?.lastError === undefined ? {} : { lastError: summary.lastError }),
       ...(verdict === undefined ? {} : { verdict }),
-      ...(Object.keys(texts).length === 0 ? {} : { issueTexts: texts }),
+      ...(texts === undefined ? {} : { issueTexts: texts }),
     },
   };
 }

@@ -305,6 +305,7 @@ async function readDiagnostics(call: MetaCall): Promise<MetaDiagnosticsRead> {
   const { context } = call;
   const groups: MetaDiagnostic[] = [];
   let unreadable = 0;
+  let firstUnreadable: string | undefined;
   let after: string | undefined;
   try {
     for (let page = 0; page < MAX_DIAGNOSTICS_PAGES; page++) {
@@ -318,11 +319,15 @@ async function readDiagnostics(call: MetaCall): Promise<MetaDiagnosticsRead> {
       if (typeof parsed === 'string') return { problem: parsed };
       groups.push(...parsed.groups);
       unreadable += parsed.unreadable;
+      firstUnreadable ??= parsed.firstUnreadable;
       after = parsed.after;
       if (after === undefined) break;
     }
+    if (after !== undefined) return { problem: `diagnostics did not end within ${MAX_DIAGNOSTICS_PAGES} pages` };
     // Odd groups are left out; none readable at all is a changed format, not a clean catalog.
-    if (unreadable > 0 && groups.length === 0) return { problem: `none of the ${unreadable} diagnostics could be read` };
+    if (unreadable > 0 && groups.length === 0) {
+      return { problem: `none of the ${unreadable} diagnostics could be read (the first: ${firstUnreadable ?? ''})` };
+    }
     return { groups };
   } catch (error) {
     if (isProgrammingError(error)) throw error;

@@ -114,6 +114,13 @@ export type IssueTexts = Readonly<
   >
 >;
 
+/** The entries of `texts` for `codes` (a product's issues, the top issues); `undefined` when none is there. */
+export function issueTextsFor(texts: IssueTexts | undefined, codes: Iterable<string>): IssueTexts | undefined {
+  if (texts === undefined) return undefined;
+  const picked = Object.fromEntries([...codes].flatMap((code) => (texts[code] === undefined ? [] : [[code, texts[code]]])));
+  return Object.keys(picked).length === 0 ? undefined : picked;
+}
+
 /** The account's issues in the console's languages as last read, and the last read's error while one failed. */
 export interface AccountIssues {
   readonly readAt?: string;

@@ -1,5 +1,6 @@
 import type { merchantapi_datasources_v1 } from '@googleapis/merchantapi';
 import { z } from 'zod';
+import { channelText } from './channel-text.js';
 
 /**
  * Google's last fetch of a file data source (the bridge's `google.xml` registered in Merchant Center), as
@@ -55,13 +56,9 @@ export interface GoogleFileFetch {
   readonly issues: readonly GoogleFileIssue[];
 }
 
-function present(value: string | null | undefined): string | undefined {
-  return value === null || value === undefined || value === '' ? undefined : value;
-}
-
 /** An int64 as Google writes it (decimal text); `undefined` when absent or not a number. */
 function count(value: string | null | undefined): number | undefined {
-  const number = present(value) === undefined ? Number.NaN : Number(value);
+  const number = channelText(value) === undefined ? Number.NaN : Number(value);
   return Number.isSafeInteger(number) ? number : undefined;
 }
 
@@ -81,17 +78,17 @@ export function parseFileUpload(answer: unknown, dataSource: string): GoogleFile
   const upload = parsed.data;
   return defined({
     dataSource,
-    state: present(upload.processingState) ?? 'PROCESSING_STATE_UNSPECIFIED',
-    uploadedAt: present(upload.uploadTime),
+    state: channelText(upload.processingState) ?? 'PROCESSING_STATE_UNSPECIFIED',
+    uploadedAt: channelText(upload.uploadTime),
     items: defined({ total: count(upload.itemsTotal), created: count(upload.itemsCreated), updated: count(upload.itemsUpdated) }),
     issues: (upload.issues ?? []).map((issue) =>
       defined({
-        code: present(issue.code) ?? 'unknown',
-        severity: present(issue.severity) ?? 'SEVERITY_UNSPECIFIED',
-        title: present(issue.title),
-        description: present(issue.description),
+        code: channelText(issue.code) ?? 'unknown',
+        severity: channelText(issue.severity) ?? 'SEVERITY_UNSPECIFIED',
+        title: channelText(issue.title),
+        description: channelText(issue.description),
         count: count(issue.count),
-        documentation: present(issue.documentationUri),
+        documentation: channelText(issue.documentationUri),
       }),
     ),
   });

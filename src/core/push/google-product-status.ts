@@ -1,6 +1,7 @@
 import type { merchantapi_products_v1 } from '@googleapis/merchantapi';
 import { z } from 'zod';
 import { createSlicer } from '../async/create-slicer.js';
+import { channelText } from './channel-text.js';
 
 /**
  * Google's verdict on each product, as the Merchant API v1 reports it (`products.list`: the processed
@@ -80,10 +81,6 @@ export const GOOGLE_PRODUCTS_PAGE_SIZE = 1_000;
  * answer size cap and take tens of milliseconds to parse.
  */
 export const GOOGLE_PRODUCTS_FIELDS = 'products(name,offerId,contentLanguage,feedLabel,productStatus),nextPageToken';
-/** Google's help pages: the only links from Google's answers the console and the warnings show. */
-export function isGoogleHelpLink(url: string | undefined): url is string {
-  return url !== undefined && /^https:\/\/support\.google\.com\//.test(url);
-}
 
 export type GoogleVerdictStatus = 'approved' | 'pending' | 'disapproved';
 
@@ -110,7 +107,7 @@ export interface GoogleIssue {
 /** What the bridge keeps of Google's verdict on one product. */
 export interface GoogleVerdict {
   readonly offerId: string;
-  /** The worst of its destinations: disapproved somewhere, else pending somewhere, else approved. */
+  /** In the shop's country when Google names it there (`statusOf`), else the worst of its destinations. */
   readonly status: GoogleVerdictStatus;
   readonly destinations: readonly GoogleDestinationVerdict[];
   readonly issues: readonly GoogleIssue[];
@@ -126,26 +123,22 @@ export interface GoogleProductsPage {
   readonly nextPageToken?: string;
 }
 
-function present(value: string | null | undefined): string | undefined {
-  return value === null || value === undefined || value === '' ? undefined : value;
-}
-
 function list(values: readonly string[] | null | undefined): readonly string[] {
   return values ?? [];
 }
 
 function issueOf(raw: z.infer<typeof GoogleItemLevelIssueSchema>): GoogleIssue {
   const optional: Record<string, string | readonly string[] | undefined> = {
-    resolution: present(raw.resolution),
-    attribute: present(raw.attribute),
-    context: present(raw.reportingContext),
-    description: present(raw.description),
-    detail: present(raw.detail),
-    documentation: present(raw.documentation),
+    resolution: channelText(raw.resolution),
+    attribute: channelText(raw.attribute),
+    context: channelText(raw.reportingContext),
+    description: channelText(raw.description),
+    detail: channelText(raw.detail),
+    documentation: channelText(raw.documentation),
     countries: raw.applicableCountries === null || raw.applicableCountries === undefined ? undefined : raw.applicableCountries,
   };
   const defined = Object.fromEntries(Object.entries(optional).filter(([, value]) => value !== undefined));
-  return { code: present(raw.code) ?? 'unknown', severity: present(raw.severity) ?? 'SEVERITY_UNSPECIFIED', ...defined };
+  return { code: channelText(raw.code) ?? 'unknown', severity: channelText(raw.severity) ?? 'SEVERITY_UNSPECIFIED', ...defined };
 }
 
 /**
@@ -176,12 +169,12 @@ export function countryOf(feedLabel: string): string | undefined {
 export function verdictOf(product: z.infer<typeof GoogleListedProductSchema>): GoogleVerdict {
   const status = product.productStatus ?? undefined;
   const destinations = (status?.destinationStatuses ?? []).map((destination) => ({
-    context: present(destination.reportingContext) ?? 'REPORTING_CONTEXT_UNSPECIFIED',
+    context: channelText(destination.reportingContext) ?? 'REPORTING_CONTEXT_UNSPECIFIED',
     approved: list(destination.approvedCountries),
     pending: list(destination.pendingCountries),
     disapproved: list(destination.disapprovedCountries),
   }));
-  const updatedAt = present(status?.lastUpdateDate);
+  const updatedAt = channelText(status?.lastUpdateDate);
   return {
     offerId: product.offerId,
     status: statusOf(destinations, countryOf(product.feedLabel)),
@@ -221,6 +214,6 @@ export async function parseProductsPage(
     if (product.data.contentLanguage !== identity.contentLanguage || product.data.feedLabel !== identity.feedLabel) continue;
     verdicts.push(verdictOf(product.data));
   }
-  const nextPageToken = present(page.data.nextPageToken);
+  const nextPageToken = channelText(page.data.nextPageToken);
   return { verdicts, unreadable, ...(nextPageToken === undefined ? {} : { nextPageToken }) };
 }

@@ -1,6 +1,8 @@
 import type { merchantapi_issueresolution_v1 } from '@googleapis/merchantapi';
 import { convert } from 'html-to-text';
 import { z } from 'zod';
+import { channelText } from './channel-text.js';
+import { isGoogleLink } from './google-links.js';
 
 /**
  * Google's issue texts rendered for third-party interfaces (Merchant API `issueresolution/v1`:
@@ -96,25 +98,6 @@ export interface RenderedIssueText {
   readonly actions?: readonly RenderedIssueAction[];
 }
 
-/** Google's sites an action may lead to (not `sites.google.com` pages anyone writes, nor redirects). */
-const GOOGLE_ACTION_HOSTS = new Set(['merchants.google.com', 'support.google.com', 'ads.google.com', 'business.google.com']);
-
-/** Links from Google's answers the console follows: Merchant Center, Google's help, Ads and Business, over HTTPS. */
-export function isGoogleLink(url: string | null | undefined): url is string {
-  if (typeof url !== 'string') return false;
-  try {
-    const parsed = new URL(url);
-    return parsed.protocol === 'https:' && parsed.username === '' && GOOGLE_ACTION_HOSTS.has(parsed.hostname);
-  } catch {
-    return false;
-  }
-}
-
-function cut(value: string | null | undefined, max = LINE_MAX): string | undefined {
-  const trimmed = value?.trim();
-  return trimmed === undefined || trimmed === '' ? undefined : trimmed.slice(0, max);
-}
-
 function detailOf(html: string | null | undefined): string | undefined {
   if (html === null || html === undefined || html.trim() === '') return undefined;
   const plain = convert(html, {
@@ -125,7 +108,7 @@ function detailOf(html: string | null | undefined): string | undefined {
       { selector: '.new-element', format: 'skip' },
     ],
   });
-  return cut(plain.replace(/\n{3,}/g, '\n\n'), DETAIL_MAX);
+  return channelText(plain.replace(/\n{3,}/g, '\n\n'), DETAIL_MAX);
 }
 
 /**
@@ -136,12 +119,12 @@ function detailOf(html: string | null | undefined): string | undefined {
 function actionOf(
   raw: NonNullable<z.infer<typeof GoogleRenderedIssueSchema>['actions']>[number],
 ): RenderedIssueAction | undefined {
-  const label = cut(raw.buttonLabel);
+  const label = channelText(raw.buttonLabel, LINE_MAX);
   if (label === undefined || raw.isAvailable === false) return undefined;
   const uri = raw.externalAction?.uri;
-  const attribute = cut(raw.builtinSimpleAction?.attributeCode, 60);
+  const attribute = channelText(raw.builtinSimpleAction?.attributeCode, 60);
   const extra = raw.builtinSimpleAction?.additionalContent;
-  const content = cut(
+  const content = channelText(
     [extra?.title, ...(extra?.paragraphs ?? [])].filter((part) => part != null && part !== '').join('\n'),
     DETAIL_MAX,
   );
@@ -155,7 +138,7 @@ function actionOf(
 }
 
 function textOf(raw: z.infer<typeof GoogleRenderedIssueSchema>): RenderedIssueText | undefined {
-  const title = cut(raw.title);
+  const title = channelText(raw.title, LINE_MAX);
   if (title === undefined) return undefined;
   const breakdowns = (raw.impact?.breakdowns ?? [])
     .map((breakdown) => ({
@@ -170,8 +153,8 @@ function textOf(raw: z.infer<typeof GoogleRenderedIssueSchema>): RenderedIssueTe
     .slice(0, 10);
   const actions = (raw.actions ?? []).map(actionOf).filter((action) => action !== undefined);
   const optional = {
-    severity: cut(raw.impact?.severity, 20),
-    impact: cut(raw.impact?.message),
+    severity: channelText(raw.impact?.severity, 20),
+    impact: channelText(raw.impact?.message, LINE_MAX),
     detail: detailOf(raw.prerenderedContent),
   };
   return {

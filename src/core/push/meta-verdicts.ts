@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { truncateText } from '../feeds/truncate-text.js';
+import { channelText } from './channel-text.js';
 
 /**
  * What Meta says of the items and the catalog (docs/channel-push.md#metas-verdicts): the items a batch left
@@ -50,7 +52,7 @@ export function applyItemVerdicts(
   for (const id of cleared) next.delete(id);
   for (const { id, message } of invalid) {
     next.delete(id);
-    next.set(id, { message: message.slice(0, MESSAGE_MAX), at, sentAt: verdicts.sentAt });
+    next.set(id, { message: truncateText(message, MESSAGE_MAX), at, sentAt: verdicts.sentAt });
   }
   for (const id of next.keys()) {
     if (next.size <= META_ITEM_ISSUES_MAX) break;
@@ -92,9 +94,6 @@ export const MetaDiagnosticGroupSchema = z.object({
   number_of_affected_items: z.number().int().nonnegative().nullish(),
   number_of_affected_entities: z.number().int().nonnegative().nullish(),
   affected_channels: z.array(z.string()).nullish(),
-  affected_entity: text,
-  error_code: z.number().int().nullish(),
-  diagnostics: z.array(z.unknown()).nullish(),
 });
 
 /** A page of `GET /{catalog_id}/diagnostics`: `{ data, paging }` as every Graph API edge. */
@@ -117,22 +116,19 @@ export interface MetaDiagnosticsPage {
   readonly groups: readonly MetaDiagnostic[];
   /** Groups Meta sent that could not be read (left out). */
   readonly unreadable: number;
+  /** Why the first of them could not be read (the field and zod's message). */
+  readonly firstUnreadable?: string;
   readonly after?: string;
 }
 
-function cut(value: string | null | undefined, max = 300): string | undefined {
-  const trimmed = value?.trim();
-  return trimmed === undefined || trimmed === '' ? undefined : trimmed.slice(0, max);
-}
-
 function diagnosticOf(raw: z.infer<typeof MetaDiagnosticGroupSchema>): MetaDiagnostic {
-  const subtitle = cut(raw.subtitle);
+  const subtitle = channelText(raw.subtitle, 300);
   const items = raw.number_of_affected_items ?? raw.number_of_affected_entities ?? undefined;
   const channels = raw.affected_channels ?? undefined;
   return {
-    type: cut(raw.type, 60) ?? 'UNKNOWN',
-    severity: cut(raw.severity, 30) ?? 'UNKNOWN',
-    title: cut(raw.title) ?? cut(raw.type, 60) ?? 'Untitled diagnostic',
+    type: channelText(raw.type, 60) ?? 'UNKNOWN',
+    severity: channelText(raw.severity, 30) ?? 'UNKNOWN',
+    title: channelText(raw.title, 300) ?? channelText(raw.type, 60) ?? 'Untitled diagnostic',
     ...(subtitle === undefined ? {} : { subtitle }),
     ...(items === undefined ? {} : { items }),
     ...(channels === undefined || channels.length === 0 ? {} : { channels: channels.slice(0, 10) }),
@@ -148,13 +144,25 @@ export function parseMetaDiagnostics(answer: unknown): MetaDiagnosticsPage | str
   }
   const groups: MetaDiagnostic[] = [];
   let unreadable = 0;
+  let firstUnreadable: string | undefined;
   for (const raw of page.data.data) {
     const group = MetaDiagnosticGroupSchema.safeParse(raw);
-    if (group.success) groups.push(diagnosticOf(group.data));
-    else unreadable += 1;
+    if (group.success) {
+      groups.push(diagnosticOf(group.data));
+      continue;
+    }
+    unreadable += 1;
+    const issue = group.error.issues[0];
+    firstUnreadable ??= `${issue?.path.join('.') ?? ''} ${issue?.message ?? ''}`.trim();
   }
-  const after = page.data.paging?.next ? cut(page.data.paging.cursors?.after, 500) : undefined;
-  return { groups, unreadable, ...(after === undefined ? {} : { after }) };
+  // Never cut: a cursor is only good whole.
+  const after = page.data.paging?.next ? channelText(page.data.paging.cursors?.after) : undefined;
+  return {
+    groups,
+    unreadable,
+    ...(firstUnreadable === undefined ? {} : { firstUnreadable }),
+    ...(after === undefined ? {} : { after }),
+  };
 }
 
 /** The diagnostics as last read, or why the last read failed (the groups before stay). */
@@ -170,4 +178,9 @@ export interface MetaVerdictSummary {
   readonly invalid: number;
   readonly topMessages: readonly MetaTopMessage[];
   readonly diagnostics?: MetaDiagnostics;
+}
+
+/** Meta's summary (items left invalid, diagnostics) rather than Google's (the counts of a read). */
+export function isMetaVerdicts(verdicts: object): verdicts is MetaVerdictSummary {
+  return 'invalid' in verdicts;
 }

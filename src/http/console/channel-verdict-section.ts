@@ -1,6 +1,7 @@
 import type { IssueTexts } from '../../core/push/channel-verdicts.js';
-import { type GoogleIssue, type GoogleVerdict, isGoogleHelpLink } from '../../core/push/google-product-status.js';
-import { isGoogleLink, type RenderedIssueText } from '../../core/push/google-rendered-issues.js';
+import { isGoogleHelpLink, isGoogleLink } from '../../core/push/google-links.js';
+import type { GoogleIssue, GoogleVerdict } from '../../core/push/google-product-status.js';
+import type { RenderedIssueText } from '../../core/push/google-rendered-issues.js';
 import { formatDateTime, type Lang } from '../../core/text/local-text.js';
 import type { GoogleVerdictView } from '../../services/products/product-lookup.js';
 import { type VerdictTexts as Texts, verdictTexts } from './channel-verdict-texts.js';
@@ -100,7 +101,8 @@ function renderedFor(texts: IssueTexts | undefined, code: string, lang: Lang, of
 export function googleVerdictSection(
   lang: Lang,
   view: GoogleVerdictView | undefined,
-  productHref: (id: string) => string = (id) => `/products/${encodeURIComponent(id)}`,
+  /** A product page's address as the console links it (its token and language kept). */
+  productHref: (id: string) => string,
 ): string {
   if (view === undefined) return '';
   const t = verdictTexts(lang);

@@ -171,7 +171,7 @@ export function sendProductPage(res: Response, context: ConsoleContext, view: Pr
     offers(parts),
     sources(parts),
     enrichment(parts),
-    googleVerdictSection(context.lang, view.channels?.google),
+    googleVerdictSection(context.lang, view.channels?.google, (id) => context.href(`/products/${encodeURIComponent(id)}`)),
     metaVerdictSection(context.lang, view.channels?.meta),
     feeds(parts),
   ].join('\n');

@@ -1,5 +1,5 @@
 import type { VerdictSummary } from '../../core/push/channel-verdicts.js';
-import type { MetaVerdictSummary } from '../../core/push/meta-verdicts.js';
+import { isMetaVerdicts, type MetaVerdictSummary } from '../../core/push/meta-verdicts.js';
 import { formatDateTime, formatDuration, formatNumber, type Lang, textsFor } from '../../core/text/local-text.js';
 import { verdictsOverview } from './channel-verdict-overview.js';
 import { escapeHtml as h, timeElement } from './html.js';
@@ -146,7 +146,7 @@ export function pushSection(
   const rows = entries.map(([channel, status]) => row(channel, status, lang, t)).join('');
   const verdicts = entries
     .map(([channel, status]) =>
-      status.verdicts !== undefined && 'invalid' in status.verdicts
+      status.verdicts !== undefined && isMetaVerdicts(status.verdicts)
         ? metaVerdictsOverview(lang, status.verdicts, productHref)
         : verdictsOverview(lang, channel, status.verdicts, productHref),
     )

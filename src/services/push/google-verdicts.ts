@@ -107,7 +107,8 @@ export function createGoogleVerdicts(deps: GoogleVerdictsDeps): GoogleVerdicts {
       if (abort.signal.aborted || !deps.isLeader()) return 'skipped';
       const pageToken = token;
       const answer = await deps.paced(() => deps.reads.productsPage(pageToken));
-      if (answer === undefined) return fail("the day's quota is spent; the verdicts are read again after it resets");
+      if (answer === undefined)
+        return fail("the day's quota is spent; the verdicts are read again at the next interval with quota left");
       if ('problem' in answer) return fail(answer.problem);
       for (const verdict of answer.page.verdicts) {
         tally.add(verdict);

@@ -1,6 +1,6 @@
 import type { PushConfig } from '../../config/load-config.js';
 import type { VerdictSummary } from '../../core/push/channel-verdicts.js';
-import type { MetaVerdictSummary } from '../../core/push/meta-verdicts.js';
+import { isMetaVerdicts, type MetaVerdictSummary } from '../../core/push/meta-verdicts.js';
 import type { PushChannelState } from '../../core/push/outbox.js';
 import type { PushChannel, PushErrorCause } from '../../core/push/push-channel.js';
 import type { ServiceLogger as Logger } from '../logging/service-logger.js';
@@ -52,11 +52,6 @@ export interface PushChannelStatus {
    * read's time and error); Meta's items left invalid and its catalog diagnostics.
    */
   readonly verdicts?: VerdictSummary | MetaVerdictSummary;
-}
-
-/** Meta's summary (items left invalid, diagnostics) rather than Google's (counts of a read). */
-export function isMetaVerdicts(verdicts: VerdictSummary | MetaVerdictSummary): verdicts is MetaVerdictSummary {
-  return 'invalid' in verdicts;
 }
 
 /** The state's optional parts, as the status carries them (a quota only with both figures). */

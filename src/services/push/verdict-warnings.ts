@@ -1,6 +1,6 @@
 import { type VerdictSummary, verdictChannelName } from '../../core/push/channel-verdicts.js';
-import { isGoogleHelpLink } from '../../core/push/google-product-status.js';
-import type { MetaDiagnostics, MetaVerdictSummary } from '../../core/push/meta-verdicts.js';
+import { isGoogleHelpLink } from '../../core/push/google-links.js';
+import { isMetaVerdicts, type MetaDiagnostics, type MetaVerdictSummary } from '../../core/push/meta-verdicts.js';
 import type { ConsoleWarning, LocalText } from '../console/console-warnings.js';
 import { warningTime } from '../console/console-warnings.js';
 
@@ -157,7 +157,7 @@ function metaWarnings(summary: MetaVerdictSummary): ConsoleWarning[] {
 
 export function verdictWarnings(channel: string, summary: VerdictSummary | MetaVerdictSummary | undefined): ConsoleWarning[] {
   if (summary === undefined) return [];
-  if ('invalid' in summary) return metaWarnings(summary);
+  if (isMetaVerdicts(summary)) return metaWarnings(summary);
   const name = verdictChannelName(channel);
   const warnings: ConsoleWarning[] = [];
   if (summary.readAt !== undefined && summary.counts.disapproved > 0) {

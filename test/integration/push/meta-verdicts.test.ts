@@ -230,7 +230,10 @@ describe("Meta's verdicts", () => {
 
   it('names an answer that is not a list of diagnostics', async () => {
     server.diagnostics.push({ type: 'X', number_of_affected_items: 'many' });
-    expect(await client.diagnostics()).toEqual({ problem: 'none of the 1 diagnostics could be read' });
+    expect(await client.diagnostics()).toEqual({
+      problem:
+        'none of the 1 diagnostics could be read (the first: number_of_affected_items Invalid input: expected number, received string)',
+    });
     server.diagnostics.push({ type: 'IMAGE_QUALITY', severity: 'OPPORTUNITY', title: 'Low image quality' });
     expect(await client.diagnostics()).toEqual({
       groups: [{ type: 'IMAGE_QUALITY', severity: 'OPPORTUNITY', title: 'Low image quality' }],

@@ -83,6 +83,7 @@ describe("Meta's catalog diagnostics", () => {
     ).toEqual({
       groups: [{ type: 'ATTRIBUTES_INVALID', severity: 'MUST_FIX', title: 'Invalid GTIN', items: 4 }],
       unreadable: 1,
+      firstUnreadable: 'number_of_affected_items Too small: expected number to be >=0',
       after: 'QVFI',
     });
     expect(parseMetaDiagnostics({ data: [], paging: { cursors: { after: 'QVFI' } } })).toEqual({ groups: [], unreadable: 0 });

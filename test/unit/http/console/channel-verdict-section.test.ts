@@ -29,16 +29,26 @@ const TEXTS: IssueTexts = {
   },
 };
 
+const HREF = (id: string) => `/products/${encodeURIComponent(id)}`;
+
 describe("a product page's Google verdict", () => {
   it("shows Google's whole rendered text on the product it was rendered for, escaped", () => {
-    const html = googleVerdictSection('cs', { readAt: '2026-11-30T08:00:00.000Z', verdict: verdict('p1'), issueTexts: TEXTS });
+    const html = googleVerdictSection(
+      'cs',
+      { readAt: '2026-11-30T08:00:00.000Z', verdict: verdict('p1'), issueTexts: TEXTS },
+      HREF,
+    );
     expect(html).toContain('<strong>Neplatný obrázek &lt;img src=x&gt;</strong> <code>image_link_broken</code>');
     expect(html).toContain('Obrázek produktu p1 (https://shop/p1.jpg) nejde stáhnout.');
     expect(html).toContain('href="https://merchants.google.com/mc/items/details?offerId=p1"');
   });
 
   it("shows only the title elsewhere, beside the product's own words, and links the product the text was written for", () => {
-    const html = googleVerdictSection('cs', { readAt: '2026-11-30T08:00:00.000Z', verdict: verdict('p2'), issueTexts: TEXTS });
+    const html = googleVerdictSection(
+      'cs',
+      { readAt: '2026-11-30T08:00:00.000Z', verdict: verdict('p2'), issueTexts: TEXTS },
+      HREF,
+    );
     expect(html).toContain('<strong>Neplatný obrázek &lt;img src=x&gt;</strong>');
     expect(html).not.toContain('p1.jpg');
     expect(html).not.toContain('merchants.google.com');
