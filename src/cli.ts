@@ -97,7 +97,7 @@ async function runStoreCommand(command: 'backup' | 'restore', args: string[]): P
   const config = readConfig();
   const { backupStore, restoreStore } = await import('./cli/backup.js');
   const result = command === 'backup' ? await backupStore(config, file) : await restoreStore(config, file);
-  if (!result.ok) fail(`${command} failed: ${result.message}`, result.message.startsWith('STORE_URL') ? 2 : 1);
+  if (!result.ok) fail(`${command} failed: ${result.message}`, result.usage === true ? 2 : 1);
   for (const copied of result.files) {
     const line =
       copied.bytes === undefined

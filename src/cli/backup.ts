@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { acquireDirLock, FeedFilesInUseError, releaseDirLock } from '../adapters/feed-files/feed-files-lock.js';
 import { type StoreFile, sqliteStorePath, storeFilesOf } from '../adapters/store/beside-store.js';
@@ -15,7 +15,7 @@ import type { Config } from '../config/load-config.js';
  */
 
 export interface BackedUpFile {
-  readonly part: 'catalog' | 'inbox' | 'push';
+  readonly part: StoreFile['part'];
   readonly from: string;
   readonly to: string;
   /** Size of the copy in bytes; `undefined` when the store has no such file. */
@@ -24,13 +24,15 @@ export interface BackedUpFile {
 
 export type BackupResult =
   | { readonly ok: true; readonly files: readonly BackedUpFile[] }
-  | { readonly ok: false; readonly message: string };
+  /** `usage`: the command cannot work with this store's configuration (exit 2); else it failed (1). */
+  | { readonly ok: false; readonly message: string; readonly usage?: true };
 
 /** The store's SQLite file, or why the command cannot work on this store. */
-function sqliteStoreOf(config: Config): { path: string } | { message: string } {
+function sqliteStoreOf(config: Config): { path: string } | { message: string; usage: true } {
   const path = sqliteStorePath(config.store.url);
   if (path !== undefined) return { path };
   return {
+    usage: true,
     message: config.store.url.startsWith('redis')
       ? "STORE_URL is Redis: back up and restore Redis's own files instead (AOF or RDB snapshots; docs/going-live.md, Backups)"
       : 'STORE_URL is memory://: there is nothing on disk to back up or restore',
@@ -39,8 +41,14 @@ function sqliteStoreOf(config: Config): { path: string } | { message: string } {
 
 export async function backupStore(config: Config, out: string): Promise<BackupResult> {
   const store = sqliteStoreOf(config);
-  if (!('path' in store)) return { ok: false, message: store.message };
+  if (!('path' in store)) return { ok: false, ...store };
   const target = resolve(out);
+  if (/[\\/]$/.test(out) || (existsSync(target) && statSync(target).isDirectory())) {
+    return {
+      ok: false,
+      message: `--out ${target} is a folder: name the backup's file, e.g. ${resolve(target, 'catalog.sqlite')}`,
+    };
+  }
   const sources = storeFilesOf(store.path);
   const targets = storeFilesOf(target);
   if (sources.some((file) => targets.some((copy) => copy.path === file.path))) {
@@ -62,8 +70,9 @@ async function copyStoreFiles(sources: readonly StoreFile[], targets: readonly S
   const pending: PendingCopy[] = [];
   const absent: string[] = [];
   try {
-    for (const [index, file] of sources.entries()) {
-      const to = targets[index]?.path ?? file.path;
+    for (const file of sources) {
+      const to = targets.find((candidate) => candidate.part === file.part)?.path;
+      if (to === undefined) throw new Error(`no ${file.part} file beside the target`);
       if (file.part !== 'catalog' && !existsSync(file.path)) {
         absent.push(to);
         files.push({ part: file.part, from: file.path, to, bytes: undefined });
@@ -78,8 +87,17 @@ async function copyStoreFiles(sources: readonly StoreFile[], targets: readonly S
     const failed = sources[files.length];
     return { ok: false, message: `${failed?.part ?? 'store'} (${failed?.path ?? ''}): ${messageOf(error)}` };
   }
-  for (const copy of pending) copy.commit();
-  for (const path of absent) removeDatabase(path);
+  try {
+    for (const [index, copy] of pending.entries()) {
+      copy.commit();
+      // Put in place: no longer the run's to remove.
+      pending[index] = { ...copy, discard: () => undefined };
+    }
+    for (const path of absent) removeDatabase(path);
+  } catch (error) {
+    for (const copy of pending) copy.discard();
+    return { ok: false, message: `putting the copies in place failed: ${messageOf(error)}` };
+  }
   return { ok: true, files };
 }
 
@@ -91,7 +109,7 @@ async function copyStoreFiles(sources: readonly StoreFile[], targets: readonly S
  */
 export async function restoreStore(config: Config, from: string): Promise<BackupResult> {
   const store = sqliteStoreOf(config);
-  if (!('path' in store)) return { ok: false, message: store.message };
+  if (!('path' in store)) return { ok: false, ...store };
   const source = resolve(from);
   if (!existsSync(source)) return { ok: false, message: `no backup at ${source}` };
   const backups = storeFilesOf(source);
@@ -103,8 +121,12 @@ export async function restoreStore(config: Config, from: string): Promise<Backup
   try {
     await acquireDirLock(feeds);
   } catch (error) {
-    if (error instanceof FeedFilesInUseError)
-      return { ok: false, message: `the bridge is running (${error.message}): stop it first` };
+    if (error instanceof FeedFilesInUseError) {
+      return {
+        ok: false,
+        message: `the bridge is running on the store ${store.path} (it holds ${feeds}): stop it first`,
+      };
+    }
     throw error;
   }
   let copied: BackupResult;

@@ -175,6 +175,8 @@ describe('backup of a running bridge, restored with the POS unreachable', () => 
     const out = join(dir, 'backups', 'nightly.sqlite');
     const before = readFileSync(out);
     const inboxBefore = readFileSync(join(dir, 'backups', 'nightly.inbox.sqlite'));
+    // Left by a run that was killed (no such process now): swept by the next run.
+    writeFileSync(`${out}.partial-2147483646`, 'a killed run');
 
     const run = await cli(['backup', '--out', out], { STORE_URL: `sqlite://${join(broken, 'catalog.sqlite')}` });
     expect(run.code).toBe(1);
@@ -194,6 +196,9 @@ describe('backup of a running bridge, restored with the POS unreachable', () => 
     const self = await cli(['backup', '--out', store], { STORE_URL: `sqlite://${store}` });
     expect(self.code).toBe(1);
     expect(self.stderr).toMatch(/would overwrite the store itself/);
+    const folder = await cli(['backup', '--out', dir], { STORE_URL: `sqlite://${store}` });
+    expect(folder.code).toBe(1);
+    expect(folder.stderr).toMatch(/is a folder: name the backup's file/);
     const version = await cli(['--version'], {});
     expect(version.stdout.trim()).toBe(
       (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version,

@@ -1,4 +1,5 @@
-import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import sqlite3 from 'sqlite3';
 import { all } from './sqlite-calls.js';
@@ -25,7 +26,7 @@ type WithBackup = sqlite3.Database & { backup(filename: string, callback: (error
 const BUSY_RETRIES = 100;
 const BUSY_WAIT_MS = 100;
 
-export class SqliteBackupError extends Error {
+class SqliteBackupError extends Error {
   override readonly name = 'SqliteBackupError';
 }
 
@@ -50,23 +51,62 @@ function startBackup(db: sqlite3.Database, destination: string): Promise<DriverB
 }
 
 async function copyAll(backup: DriverBackup): Promise<void> {
-  for (let attempt = 0; !backup.completed; attempt++) {
-    const error = await new Promise<Error | null>((resolve) => backup.step(-1, resolve));
-    if (backup.completed) break;
-    if (backup.failed || attempt >= BUSY_RETRIES) throw error ?? new SqliteBackupError('the backup stopped before the end');
-    await delay(BUSY_WAIT_MS);
+  let done = false;
+  try {
+    for (let attempt = 0; !backup.completed; attempt++) {
+      const error = await new Promise<Error | null>((resolve) => backup.step(-1, resolve));
+      if (backup.completed) break;
+      if (backup.failed || attempt >= BUSY_RETRIES) throw error ?? new SqliteBackupError('the backup stopped before the end');
+      await delay(BUSY_WAIT_MS);
+    }
+    await new Promise<void>((resolve, reject) => backup.finish((error) => (error ? reject(error) : resolve())));
+    done = true;
+  } finally {
+    // A backup given up on still holds the source: finished, or the source cannot be closed.
+    if (!done) backup.finish();
   }
-  await new Promise<void>((resolve, reject) => backup.finish((error) => (error ? reject(error) : resolve())));
 }
 
-/** Removes a database file and the journal files SQLite may keep beside it (a stale -wal would be replayed into a restored file). */
+const JOURNALS = ['-wal', '-shm', '-journal'];
+
+/** Removes the journal files SQLite may keep beside a database (a stale -wal would be replayed into another file). */
+function removeJournals(path: string): void {
+  for (const suffix of JOURNALS) rmSync(`${path}${suffix}`, { force: true });
+}
+
+/** Removes a database file and its journal files. */
 export function removeDatabase(path: string): void {
-  for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${path}${suffix}`, { force: true });
+  rmSync(path, { force: true });
+  removeJournals(path);
+}
+
+/** Whether the process `pid` still runs (on this machine). */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Partial copies left beside `destination` by runs that were killed (a reboot, the OOM killer): each as large as the store. */
+function removeStalePartials(destination: string): void {
+  const prefix = `${basename(destination)}.partial-`;
+  let names: string[];
+  try {
+    names = readdirSync(dirname(destination));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = name.startsWith(prefix) ? Number(name.slice(prefix.length)) : Number.NaN;
+    if (Number.isInteger(pid) && pid !== process.pid && !running(pid)) removeDatabase(join(dirname(destination), name));
+  }
 }
 
 /** A checked copy waiting beside its destination, put in place by `commit`, or removed by `discard`. */
 export interface PendingCopy {
-  readonly destination: string;
   readonly bytes: number;
   commit(): void;
   discard(): void;
@@ -79,6 +119,7 @@ export interface PendingCopy {
 export async function copySqliteFile(source: string, destination: string): Promise<PendingCopy> {
   if (!existsSync(source)) throw new SqliteBackupError(`no database at ${source}`);
   const partial = `${destination}.partial-${process.pid}`;
+  removeStalePartials(destination);
   removeDatabase(partial);
   const db = await openExisting(source);
   try {
@@ -91,29 +132,32 @@ export async function copySqliteFile(source: string, destination: string): Promi
   }
   await checkCopy(partial);
   return {
-    destination,
     bytes: statSync(partial).size,
     commit() {
-      // A previous file's journal files must not be read with the new file.
-      removeDatabase(destination);
+      // A previous file's journal files must not be read with the new file; the rename replaces the file
+      // itself in one step, so a crash here leaves the old file or the new one, never none.
+      removeJournals(destination);
       renameSync(partial, destination);
     },
     discard: () => removeDatabase(partial),
   };
 }
 
-/** SQLite's own quick check of the copy: a backup that cannot be read is worse than none. */
+/** SQLite's own quick check of the copy: a backup that cannot be read is worse than none (removed). */
 async function checkCopy(path: string): Promise<void> {
   const db = await openExisting(path);
+  let verdict: string;
   try {
     const rows = await all<{ quick_check: string }>(db, 'PRAGMA quick_check', []);
-    const verdict = rows.map((row) => row.quick_check).join('; ');
-    if (verdict !== 'ok') throw new SqliteBackupError(`the copy of ${path} failed SQLite's check: ${verdict}`);
+    verdict = rows.map((row) => row.quick_check).join('; ');
   } catch (error) {
+    verdict = `could not be checked: ${error instanceof Error ? error.message : String(error)}`;
+  } finally {
     await close(db);
-    removeDatabase(path);
-    throw error;
   }
-  await close(db);
-  for (const suffix of ['-wal', '-shm', '-journal']) rmSync(`${path}${suffix}`, { force: true });
+  if (verdict !== 'ok') {
+    removeDatabase(path);
+    throw new SqliteBackupError(`the copy of ${path} failed SQLite's check: ${verdict}`);
+  }
+  removeJournals(path);
 }
