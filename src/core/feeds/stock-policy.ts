@@ -144,19 +144,14 @@ function advertise(stock: number, buffer: number): number {
 }
 
 /**
- * The whole pieces of a total: the sum of each known unit stock's whole pieces (`quantityOf` after
- * `advertiseUnit`); `undefined` when no unit's stock is known. Without per-unit records, the total's own.
+ * The whole pieces of a total: the sum of each known unit stock's whole pieces; `undefined` when no unit's
+ * stock is known. Without per-unit records, the total's own.
  */
-export function piecesOfTotal(
-  offers: readonly FeedOffer[],
-  total: number | undefined,
-  advertiseUnit: (offer: FeedOffer, stock: number) => number = (_offer, stock) => stock,
-): number | undefined {
+function piecesOfTotal(offers: readonly FeedOffer[], total: number | undefined): number | undefined {
   if (offers.length === 0) return quantityOf(total);
   let sum: number | undefined;
   for (const offer of offers) {
-    if (offer.stock === undefined) continue;
-    const pieces = quantityOf(advertiseUnit(offer, offer.stock));
+    const pieces = offer.stock === undefined ? undefined : quantityOf(offer.stock);
     if (pieces !== undefined) sum = (sum ?? 0) + pieces;
   }
   return sum;
@@ -221,9 +216,19 @@ function refresh(state: StockState, item: FeedItem): void {
     stock = item.stock === undefined ? undefined : advertise(item.stock, state.viewBuffer);
     state.pieces = quantityOf(stock);
   } else {
-    const advertiseUnit = (offer: FeedOffer, unitStock: number): number => advertise(unitStock, bufferOf(policy, offer.unit));
-    stock = policy.buffered ? sumAdvertised(item.offers, advertiseUnit) : item.stock;
-    state.pieces = piecesOfTotal(item.offers, stock, advertiseUnit);
+    // One pass over the units (this runs for every item of every render): each known stock as advertised,
+    // added up (the catalog's own sum when nothing is buffered: rule 7), and its whole pieces added up.
+    let advertised: number | undefined;
+    let pieces: number | undefined;
+    for (const offer of item.offers) {
+      if (offer.stock === undefined) continue;
+      const unitStock = advertise(offer.stock, bufferOf(policy, offer.unit));
+      advertised = (advertised ?? 0) + unitStock;
+      const whole = quantityOf(unitStock);
+      if (whole !== undefined) pieces = (pieces ?? 0) + whole;
+    }
+    stock = policy.buffered ? (advertised === undefined ? undefined : roundQuantity(advertised)) : item.stock;
+    state.pieces = item.offers.length === 0 ? quantityOf(stock) : pieces;
   }
   state.stock = stock;
   let availability = classifyPieces(policy, state.pieces);
@@ -237,18 +242,6 @@ function refresh(state: StockState, item: FeedItem): void {
     }
   }
   state.availability = availability ?? item.availability;
-}
-
-/** Every known unit stock as advertised, added up (the catalog's own sum is used when nothing is buffered: rule 7). */
-function sumAdvertised(
-  offers: readonly FeedOffer[],
-  advertiseUnit: (offer: FeedOffer, stock: number) => number,
-): number | undefined {
-  let sum: number | undefined;
-  for (const offer of offers) {
-    if (offer.stock !== undefined) sum = (sum ?? 0) + advertiseUnit(offer, offer.stock);
-  }
-  return sum === undefined ? undefined : roundQuantity(sum);
 }
 
 /** The item's advertised whole pieces (`quantity`); a total is the sum of its units' whole pieces. */
