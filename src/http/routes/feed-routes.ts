@@ -289,10 +289,10 @@ export function createFeedRoutes(deps: FeedRoutesDeps): Router {
     const query = ChangesQuery.safeParse(req.query);
     if (!query.success) {
       sendError(res, 'BAD_QUERY', queryProblem(query.error));
-      deps.onRequest?.('changes.json', 400);
+      deps.onRequest?.(CHANGES_FEED_FILE, 400);
       return;
     }
-    const snapshot = snapshotOf(unit, 'changes.json');
+    const snapshot = snapshotOf(unit, CHANGES_FEED_FILE);
     if ('ok' in snapshot) {
       sendProblem(res, snapshot);
       return;
@@ -309,12 +309,12 @@ export function createFeedRoutes(deps: FeedRoutesDeps): Router {
       sendError(res, 'CURSOR_EXPIRED', 'The cursor is unknown or too old; read the full feed, then continue from "next"', {
         extra: { next: result.next },
       });
-      deps.onRequest?.('changes.json', 410);
+      deps.onRequest?.(CHANGES_FEED_FILE, 410);
       return;
     }
     const sent = await sendFeed(req, res, result.feed, sendOptions);
     if (deps.onFetch !== undefined && sent !== undefined) noteSent(res, sent);
-    deps.onRequest?.('changes.json', res.statusCode);
+    deps.onRequest?.(CHANGES_FEED_FILE, res.statusCode);
   });
 
   router.get('/feeds/:unit/:file', guard, async (req, res) => {

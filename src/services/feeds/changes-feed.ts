@@ -2,6 +2,7 @@ import { createSlicer } from '../../core/async/create-slicer.js';
 import type { CatalogSnapshot } from '../../core/catalog/catalog.js';
 import type { ChangeLog } from '../../core/catalog/change-log.js';
 import { createEnrichedProducts } from '../../core/catalog/family-enrichment.js';
+import { CHANGES_FEED_FILE } from '../../core/feeds/render-changes-feed.js';
 import { jsonItemText } from '../../core/feeds/render-json-feed.js';
 import { toFeedItem } from '../../core/feeds/to-feed-item.js';
 import { type EncodedFeed, encodeBody, encodedFeed, encodedSize } from './encoded-feed.js';
@@ -75,7 +76,7 @@ async function changesBody(
   // One copy into the answer's buffer (~5 ms for 50 MB), rather than a string of it encoded at once.
   const body = Buffer.concat(pieces);
   return encodedFeed(await encodeBody(body), {
-    key: `changes.json|${view}|${since}`,
+    key: `${CHANGES_FEED_FILE}|${view}|${since}`,
     version: snapshot.version,
     lastModified: new Date(snapshot.generatedAt),
     contentType: JSON_TYPE,
