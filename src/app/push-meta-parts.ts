@@ -35,6 +35,8 @@ interface MetaHooks {
   track?: ((handle: string, targets: readonly string[], settling: readonly string[]) => void) | undefined;
   /** In a group: the lease's fence (one value per term of leading), once the background started. */
   fence?: (() => string) | undefined;
+  /** Meta's verdicts, once made (the client is made before them). */
+  verdicts?: MetaVerdicts | undefined;
 }
 
 /**
@@ -102,7 +104,6 @@ export function metaParts(
   if (meta === undefined) return undefined;
   const { feeds, now, isLeader, store } = context;
   const hooks: MetaHooks = {};
-  const slot: { verdicts?: MetaVerdicts } = {};
   const live = push.dryRun
     ? undefined
     : createMetaClient({
@@ -113,7 +114,7 @@ export function metaParts(
         batchSize: meta.batchSize,
         onHandle: (handle, targets, settling) => hooks.track?.(handle, targets, settling),
         onRefused: (refused, gone) =>
-          void slot.verdicts
+          void hooks.verdicts
             ?.record({ invalid: refused, valid: gone, sentAt: new Date(now()).toISOString() })
             .catch((error: unknown) => logger.warn({ err: error }, "push: Meta's verdicts on a call not kept")),
       });
@@ -131,7 +132,7 @@ export function metaParts(
           now,
           logger,
         });
-  if (verdicts !== undefined) slot.verdicts = verdicts;
+  hooks.verdicts = verdicts;
   if (verdicts !== undefined && meta.diagnosticsIntervalMs < SHORT_DIAGNOSTICS_INTERVAL_MS) {
     logger.warn(
       { META_DIAGNOSTICS_INTERVAL_MS: meta.diagnosticsIntervalMs },

@@ -68,7 +68,9 @@ export function createMetaVerdicts(deps: MetaVerdictsDeps): MetaVerdicts {
   let diagnostics: MetaDiagnostics | undefined;
   /** The store's items taken in this term of leading (a new term starts from the store). */
   let leaderCopy: { readonly term: string | undefined; readonly loaded: Promise<void> } | undefined;
-  let writes: Promise<void> = Promise.resolve();
+  /** A write under way, and whether the items changed since it began: one write at a time, the newest items each. */
+  let writing: Promise<void> | undefined;
+  let dirty = false;
   let reading: Promise<'read' | 'failed' | 'skipped'> | undefined;
 
   function take(next: MetaItemIssues): void {
@@ -119,6 +121,20 @@ export function createMetaVerdicts(deps: MetaVerdictsDeps): MetaVerdicts {
     return 'read';
   }
 
+  /** Writes the items until the store holds the newest (the records meanwhile share one write). */
+  function flush(): Promise<void> {
+    dirty = true;
+    writing ??= (async () => {
+      while (dirty) {
+        dirty = false;
+        await store.saveItems(items).catch((error: unknown) => log.warn({ err: error }, "push: Meta's item verdicts not kept"));
+      }
+    })().finally(() => {
+      writing = undefined;
+    });
+    return writing;
+  }
+
   /** One read at a time (a second caller waits for the one under way); `stop` waits for it. */
   function readDiagnosticsNow(): Promise<'read' | 'failed' | 'skipped'> {
     reading ??= readDiagnostics().finally(() => {
@@ -134,7 +150,7 @@ export function createMetaVerdicts(deps: MetaVerdictsDeps): MetaVerdicts {
     async stop() {
       abort.abort();
       await reading?.catch(() => undefined);
-      await writes;
+      await writing;
     },
     async record(verdicts) {
       if (!deps.isLeader() || abort.signal.aborted) return;
@@ -149,11 +165,7 @@ export function createMetaVerdicts(deps: MetaVerdictsDeps): MetaVerdicts {
       const next = applyItemVerdicts(items, verdicts, new Date(now()).toISOString());
       if (next === items) return;
       take(next);
-      // One write at a time, in order: the last one holds every batch recorded before it.
-      writes = writes
-        .then(() => store.saveItems(items))
-        .catch((error: unknown) => log.warn({ err: error }, "push: Meta's item verdicts not kept"));
-      await writes;
+      await flush();
     },
     item: (id) => items.get(id),
     summary: () => ({ invalid: items.size, topMessages: top, ...(diagnostics === undefined ? {} : { diagnostics }) }),
