@@ -98,6 +98,12 @@ async function runStoreCommand(command: 'backup' | 'restore', args: string[]): P
   const { backupStore, restoreStore } = await import('./cli/backup.js');
   const result = command === 'backup' ? await backupStore(config, file) : await restoreStore(config, file);
   if (!result.ok) fail(`${command} failed: ${result.message}`, result.usage === true ? 2 : 1);
+  if (result.newStore !== undefined) {
+    // Run from another folder or without the service's settings, STORE_URL points somewhere new: say where.
+    process.stderr.write(
+      `catalog-bridge: there was no store at ${result.newStore}: restored into a new one there (check STORE_URL is the service's)\n`,
+    );
+  }
   for (const copied of result.files) {
     const line =
       copied.bytes === undefined

@@ -23,7 +23,12 @@ export interface BackedUpFile {
 }
 
 export type BackupResult =
-  | { readonly ok: true; readonly files: readonly BackedUpFile[] }
+  | {
+      readonly ok: true;
+      readonly files: readonly BackedUpFile[];
+      /** A restore into a place that held no store: right on a new machine, wrong when the settings are not the service's. */
+      readonly newStore?: string;
+    }
   /** `usage`: the command cannot work with this store's configuration (exit 2); else it failed (1). */
   | { readonly ok: false; readonly message: string; readonly usage?: true };
 
@@ -117,6 +122,7 @@ export async function restoreStore(config: Config, from: string): Promise<Backup
   if (backups.some((file) => targets.some((target) => target.path === file.path))) {
     return { ok: false, message: `--from ${source} is the store itself` };
   }
+  const fresh = !existsSync(store.path);
   const feeds = feedFilesPlaceOf(config).dir;
   try {
     await acquireDirLock(feeds);
@@ -139,7 +145,7 @@ export async function restoreStore(config: Config, from: string): Promise<Backup
   if (!copied.ok) return { ok: false, message: `${copied.message}; the store is left as it was` };
   // The rendered feed files stay: each names the catalog version it was rendered from, and the bridge serves
   // only those of the version it serves.
-  return copied;
+  return fresh ? { ...copied, newStore: store.path } : copied;
 }
 
 function messageOf(error: unknown): string {

@@ -154,6 +154,10 @@ describe('backup of a running bridge, restored with the POS unreachable', () => 
     const restore = await cli(['restore', '--from', out], bridgeEnv(store, posUrl));
     expect(restore.stderr).toBe('');
     expect(restore.code).toBe(0);
+    // Into a place that held no store (another folder, or settings not the service's): done, and said.
+    const fresh = await cli(['restore', '--from', out], { STORE_URL: `sqlite://${join(dir, 'fresh', 'catalog.sqlite')}` });
+    expect(fresh.code).toBe(0);
+    expect(fresh.stderr).toMatch(/there was no store at .*fresh.*check STORE_URL/);
     expect(restore.stdout).toMatch(/catalog: .*nightly\.sqlite -> .*live\/catalog\.sqlite/);
     expect(existsSync(`${store}-wal`)).toBe(false);
 
