@@ -171,8 +171,18 @@ function checkProductionBuild() {
   process.exit(1);
 }
 
+/** A `git pull` without a rebuild would run the old code beside the new templates and docs: say so. */
+function warnIfStale() {
+  if (mtimeOf(BUILD_INFO) === undefined || mtimeOf(SRC) === undefined || !needsBuild().build) return;
+  process.stderr.write(
+    'catalog-bridge: src/ has changed since dist/ was built; the old build runs. Rebuild with every dependency: ' +
+      'npm ci && npm run build && npm prune --omit=dev\n',
+  );
+}
+
 if (!hasBuildTools()) {
   checkProductionBuild();
+  warnIfStale();
   process.exit(0);
 }
 const { build, full } = needsBuild();
