@@ -22,6 +22,11 @@ export interface WebhookQueueDeps {
   readonly maxAttempts: number;
   readonly retryDelayMs: number;
   readonly batchSize: number;
+  /**
+   * Least time between the starts of two batches: the events of a burst that come meanwhile wait and make one
+   * batch (one catalog version) instead of one each. 0: a batch starts as soon as the previous one ends.
+   */
+  readonly batchGapMs: number;
   /** Processes one batch; a throw retries the whole batch later. */
   readonly processBatch: (batch: readonly QueuedEntry[]) => Promise<void>;
   /** An event given up on after its last attempt. */
@@ -54,13 +59,17 @@ export function freshEntry(entry: InboxEntry<StoredWebhookEvent>): QueuedEntry {
 }
 
 export function createWebhookQueue(deps: WebhookQueueDeps): WebhookQueue {
-  const { inbox, logger, maxAttempts, retryDelayMs, batchSize } = deps;
+  const { inbox, logger, maxAttempts, retryDelayMs, batchSize, batchGapMs } = deps;
   const queue: QueuedEntry[] = [];
   const queuedIds = new Set<string>();
   let running: Promise<void> | undefined;
   const inFlight = new Set<Promise<unknown>>();
   const retryTimers = new Set<NodeJS.Timeout>();
   let stopped = false;
+  /** Monotonic ms when the last batch started. */
+  let lastBatchAt = Number.NEGATIVE_INFINITY;
+  /** Ends the gap before the next batch at once (`stop`). */
+  let endGap: (() => void) | undefined;
 
   function enqueue(queued: QueuedEntry): void {
     if (stopped || queuedIds.has(queued.entry.id)) return;
@@ -81,6 +90,10 @@ export function createWebhookQueue(deps: WebhookQueueDeps): WebhookQueue {
     // Let the events of one burst gather into one batch.
     await new Promise((resolve) => setImmediate(resolve));
     while (queue.length > 0 && !stopped) {
+      const wait = lastBatchAt + batchGapMs - performance.now();
+      if (wait > 0) await gap(wait);
+      if (stopped) return;
+      lastBatchAt = performance.now();
       const batch = queue.splice(0, batchSize);
       try {
         await deps.processBatch(batch);
@@ -89,6 +102,20 @@ export function createWebhookQueue(deps: WebhookQueueDeps): WebhookQueue {
         retryLater(batch);
       }
     }
+  }
+
+  function gap(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        endGap = undefined;
+        resolve();
+      }, ms);
+      endGap = () => {
+        clearTimeout(timer);
+        endGap = undefined;
+        resolve();
+      };
+    });
   }
 
   function complete(entries: readonly QueuedEntry[]): void {
@@ -148,6 +175,7 @@ export function createWebhookQueue(deps: WebhookQueueDeps): WebhookQueue {
     stopped: () => stopped,
     stop() {
       stopped = true;
+      endGap?.();
       for (const timer of retryTimers) clearTimeout(timer);
       retryTimers.clear();
     },
