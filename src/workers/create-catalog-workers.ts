@@ -66,6 +66,8 @@ export function createCatalogWorkers(options: CatalogWorkersOptions): CatalogWor
     // only confirm what the sales' movements did, and wait 5× their own length anyway (stock-rereads.ts).
     maxThreads: options.threads ?? 1,
     idleTimeout: 60_000,
+    // Its re-reads parse stock exports as the full sync's thread does, and keep as little alive.
+    resourceLimits: { maxYoungGenerationSizeMb: SYNC_YOUNG_GENERATION_MB },
   });
 
   const sheetPool = new Piscina({
