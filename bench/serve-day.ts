@@ -36,7 +36,8 @@
  * a second), its CPU, RSS max and at the end, `/healthz` count, failures (no answer: before the listener
  * opens, too), p50/p99/max, and at its end the bridge's own event-loop delay over the last minute
  * (`/readyz`) and the machine's load average, to tell a slow main thread from a busy machine. Prints JSON
- * on stdout and a table on stderr. Each phase is capped at 10 minutes. `--samples FILE` writes every
+ * on stdout and a table on stderr. Each phase is capped at 10 minutes. `SERVE_DAY_NODE_ARGS` adds flags to the
+ * bridge's `node` (a profile, a GC trace). `--samples FILE` writes every
  * sample (time, phase, RSS, threads alive) as tab-separated lines: where in a phase the RSS went up.
  */
 import { type ChildProcess, execFileSync, fork, spawn } from 'node:child_process';
@@ -58,6 +59,11 @@ const ROOT = join(SCRIPT, '..', '..');
 const API_KEY = 'bench-key';
 const ADMIN_TOKEN = 'serve-day-bench-admin-token';
 const PHASE_CAP_MS = 10 * 60_000;
+/**
+ * Extra flags for the bridge's `node` (`SERVE_DAY_NODE_ARGS='--trace-gc'`, `'--cpu-prof --cpu-prof-dir=DIR'`):
+ * how the main thread's pauses and stalls of a phase were found. Node refuses most of them in NODE_OPTIONS.
+ */
+const BRIDGE_NODE_ARGS = (process.env['SERVE_DAY_NODE_ARGS'] ?? '').split(' ').filter((flag) => flag !== '');
 const SAMPLE_EVERY_MS = 100;
 const HEALTHZ_EVERY_MS = 25;
 const RESTART_POLL_MS = 250;
@@ -105,7 +111,7 @@ interface Bridge {
 
 /** The bridge as `npm start` runs it, minus npm: the pid sampled is the bridge's own. */
 function spawnBridge(env: Readonly<Record<string, string>>, dir: string): Bridge {
-  const child = spawn(process.execPath, ['--enable-source-maps', join(ROOT, 'dist/main.js')], {
+  const child = spawn(process.execPath, [...BRIDGE_NODE_ARGS, '--enable-source-maps', join(ROOT, 'dist/main.js')], {
     cwd: dir,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
