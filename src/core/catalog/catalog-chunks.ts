@@ -82,8 +82,11 @@ export function createSharedTextWriter(slabBytes = SLAB_BYTES): SharedWriter {
 
 /** The UTF-8 of each text to deflate is written here, so that no buffer of a chunk's size is left to collect per chunk. */
 let scratch: Buffer | undefined;
-/** Texts larger than this (a chunk of one huge item) get a buffer of their own instead of growing the scratch. */
-const SCRATCH_MAX_BYTES = 8 * CHUNK_BYTES;
+/**
+ * Texts that may need more UTF-8 than this (3 bytes per UTF-16 unit: texts over ~1 M units, a chunk of one
+ * huge item) get a buffer of their own instead of growing the scratch.
+ */
+const SCRATCH_MAX_BYTES = 24 * CHUNK_BYTES;
 
 /**
  * A text deflated (`CHUNK_DEFLATE`), and its length in UTF-8; `read` sees the UTF-8 first (valid only

@@ -90,8 +90,11 @@ export function createWebhookQueue(deps: WebhookQueueDeps): WebhookQueue {
     // Let the events of one burst gather into one batch.
     await new Promise((resolve) => setImmediate(resolve));
     while (queue.length > 0 && !stopped) {
-      const wait = lastBatchAt + batchGapMs - performance.now();
-      if (wait > 0) await gap(wait);
+      // A timer can fire a little early (it counts from the loop's cached time): wait out the rest.
+      for (let wait = lastBatchAt + batchGapMs - performance.now(); wait > 0 && !stopped; ) {
+        await gap(wait);
+        wait = lastBatchAt + batchGapMs - performance.now();
+      }
       if (stopped) return;
       lastBatchAt = performance.now();
       const batch = queue.splice(0, batchSize);

@@ -57,7 +57,7 @@ describe('core/catalog/catalog-chunks', () => {
     }
   });
 
-  it('counts and keeps the UTF-8 of any text: accents, emoji, lone surrogates, one item larger than the scratch', () => {
+  it('counts and keeps the UTF-8 of any text: accents, emoji, lone surrogates, items as large as the scratch and larger', () => {
     const roundTrips = (all: readonly unknown[]) => {
       for (const chunk of serializeItems(all)) {
         const utf8 = inflateRawSync(chunk.bytes);
@@ -67,9 +67,12 @@ describe('core/catalog/catalog-chunks', () => {
     };
     const text = fc.string({ unit: 'binary', maxLength: 200 });
     fc.assert(fc.property(fc.array(fc.record({ id: text, name: text }), { maxLength: 40 }), roundTrips), { numRuns: 100 });
+    // 3 bytes of UTF-8 per UTF-16 unit, in the scratch: a scratch sized by a smaller bound would cut it.
+    roundTrips([{ id: 'three-byte', name: '€'.repeat(300_000) }]);
+    // Past the scratch's limit (~1 M units): a buffer of its own.
     roundTrips([
       { id: 'small', name: 'ž' },
-      { id: 'huge', name: '\ud83c\udf70ž\ud800'.repeat(150_000) },
+      { id: 'huge', name: '\ud83c\udf70ž\ud800'.repeat(300_000) },
     ]);
   });
 

@@ -55,7 +55,8 @@ describe('webhook queue: batches', () => {
   });
 
   it('the next batch takes what gathered during the gap', async () => {
-    const { queue, batches, settled } = setup(30);
+    // Long enough that no pause of a loaded machine between these turns outlasts it.
+    const { queue, batches, settled } = setup(500);
     queue.enqueue(entry('e1'));
     await nextTurn();
     await nextTurn();
