@@ -2,7 +2,12 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { StoredWebhookEvent } from '../../../../src/services/webhooks/webhook-events.js';
-import { createWebhookQueue, freshEntry, type QueuedEntry } from '../../../../src/services/webhooks/webhook-queue.js';
+import {
+  createWebhookQueue,
+  freshEntry,
+  type QueuedEntry,
+  type WebhookQueue,
+} from '../../../../src/services/webhooks/webhook-queue.js';
 
 function entry(id: string): QueuedEntry {
   const event: StoredWebhookEvent = {
@@ -35,18 +40,23 @@ function setup(batchGapMs: number) {
   return { queue, batches, settled };
 }
 
+/**
+ * Queues the events one after another: the second two event-loop turns after the first (its batch has
+ * started by then), each further one `turns` turns after the one before.
+ */
+async function enqueueApart(queue: WebhookQueue, ids: readonly string[], turns: number): Promise<void> {
+  for (const [index, id] of ids.entries()) {
+    const wait = index === 0 ? 0 : index === 1 ? 2 : turns;
+    for (let turn = 0; turn < wait; turn += 1) await nextTurn();
+    queue.enqueue(entry(id));
+  }
+}
+
 describe('webhook queue: batches', () => {
   it('events that come one by one within the gap after a batch started wait and make one batch', async () => {
     const { queue, batches, settled } = setup(60_000);
-    queue.enqueue(entry('e1'));
-    await nextTurn();
-    await nextTurn();
-    // e1's batch has started; these come one turn apart, each of them alone would be a batch without the gap.
-    queue.enqueue(entry('e2'));
-    await nextTurn();
-    queue.enqueue(entry('e3'));
-    await nextTurn();
-    queue.enqueue(entry('e4'));
+    // e2 to e4 come after e1's batch started, one turn apart: each alone would be a batch without the gap.
+    await enqueueApart(queue, ['e1', 'e2', 'e3', 'e4'], 1);
     expect(batches).toEqual([['e1']]);
     queue.stop();
     await settled();
@@ -57,25 +67,14 @@ describe('webhook queue: batches', () => {
   it('the next batch takes what gathered during the gap', async () => {
     // Long enough that no pause of a loaded machine between these turns outlasts it.
     const { queue, batches, settled } = setup(500);
-    queue.enqueue(entry('e1'));
-    await nextTurn();
-    await nextTurn();
-    queue.enqueue(entry('e2'));
-    await nextTurn();
-    queue.enqueue(entry('e3'));
+    await enqueueApart(queue, ['e1', 'e2', 'e3'], 1);
     await settled();
     expect(batches).toEqual([['e1'], ['e2', 'e3']]);
   });
 
   it('without a gap each turn makes its own batch', async () => {
     const { queue, batches, settled } = setup(0);
-    queue.enqueue(entry('e1'));
-    await nextTurn();
-    await nextTurn();
-    queue.enqueue(entry('e2'));
-    await nextTurn();
-    await nextTurn();
-    queue.enqueue(entry('e3'));
+    await enqueueApart(queue, ['e1', 'e2', 'e3'], 2);
     await settled();
     expect(batches).toEqual([['e1'], ['e2'], ['e3']]);
   });
