@@ -9,6 +9,7 @@ import { createRedactor } from '../../core/redact-secrets.js';
 import type { GoogleAccountReads } from '../../services/push/google-account-port.js';
 import { describeNetworkError } from '../pos/pos-responses.js';
 import { cleanMessage, readJson } from './channel-http.js';
+import { googleErrorOf } from './google-error.js';
 import { createGoogleTokenSource, type ServiceAccountKey } from './google-token.js';
 
 /**
@@ -164,13 +165,6 @@ function retryableRead(status: number): boolean {
 
 /** Google's own words for a failed call (`error.message`), redacted and cut short as every channel message. */
 function googleMessage(answer: unknown, redact: (text: string) => string): string {
-  const message =
-    typeof answer === 'object' &&
-    answer !== null &&
-    'error' in answer &&
-    typeof answer.error === 'object' &&
-    answer.error !== null
-      ? (answer.error as { message?: unknown }).message
-      : undefined;
-  return typeof message === 'string' && message !== '' ? `: ${cleanMessage(message, redact)}` : '';
+  const { message } = googleErrorOf(answer);
+  return message !== undefined && message !== '' ? `: ${cleanMessage(message, redact)}` : '';
 }

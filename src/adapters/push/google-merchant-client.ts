@@ -18,6 +18,7 @@ import {
   retryOutcome,
   withCause,
 } from './channel-http.js';
+import { googleErrorOf } from './google-error.js';
 import { createGoogleTokenSource, GoogleTokenError, type ServiceAccountKey } from './google-token.js';
 
 /**
@@ -66,10 +67,6 @@ export interface GoogleMerchantClient extends ChannelClient<GooglePayload> {
 }
 
 /** Google's error body (`google.rpc.Status` in JSON): `{ error: { code, message, status } }`. */
-interface GoogleErrorBody {
-  readonly error?: { readonly code?: unknown; readonly message?: unknown; readonly status?: unknown };
-}
-
 interface Call {
   readonly method: 'POST' | 'PATCH' | 'DELETE';
   readonly path: string;
@@ -129,9 +126,8 @@ function outcomeOf(
   if (status >= 200 && status < 300) return { kind: 'ok' };
   // A delete of what is not there has its effect already (a product deleted before its local inventory).
   if (status === 404 && method === 'DELETE') return { kind: 'ok' };
-  const error = (answer as GoogleErrorBody | undefined)?.error;
-  const rpc = typeof error?.status === 'string' ? error.status : undefined;
-  const text = `HTTP ${status}${rpc === undefined ? '' : ` ${rpc}`}${typeof error?.message === 'string' ? `: ${error.message}` : ''}`;
+  const { rpc, message } = googleErrorOf(answer);
+  const text = `HTTP ${status}${rpc === undefined ? '' : ` ${rpc}`}${message === undefined ? '' : `: ${message}`}`;
   if (status === 429 || rpc === 'RESOURCE_EXHAUSTED') {
     // A daily limit closes the Google channel's gate (services/push/google-channel.ts) until the reset or a quota read that
     // shows quota again; the row itself waits only the worker's backoff, so a reopened gate sends it at once.
