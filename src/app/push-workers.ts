@@ -1,7 +1,7 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from '../adapters/logger/create-logger.js';
 import type { Metrics } from '../adapters/metrics/create-metrics.js';
 import type { PushConfig } from '../config/load-config.js';
+import { abortableSleep } from '../core/async/abortable-sleep.js';
 import type { CatalogSnapshot } from '../core/catalog/catalog.js';
 import { issueTextsFor, type VerdictSummary } from '../core/push/channel-verdicts.js';
 import type { PushTargetsConfig } from '../core/push/derive-updates.js';
@@ -21,10 +21,6 @@ import { uncoalescedPayloads } from './push-uncoalesced.js';
 
 /** How often the outbox is polled when nothing woke the worker. */
 export const IDLE_MS = 1_000;
-
-function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return delay(ms, undefined, { signal }).catch(() => undefined);
-}
 
 /** What Google adds to its worker's status: the channel's (quota, data source) and the verdicts' summary. */
 export function googleStatus(google: GoogleParts): Partial<PushChannelStatus> {

@@ -1,3 +1,4 @@
+import { abortableSleep } from '../../core/async/abortable-sleep.js';
 import type { StoredWebhookEvent } from './webhook-events.js';
 import type { InboxEntry, WebhookInbox } from './webhook-inbox.js';
 
@@ -69,7 +70,7 @@ export function createWebhookQueue(deps: WebhookQueueDeps): WebhookQueue {
   /** Monotonic ms when the last batch started. */
   let lastBatchAt = Number.NEGATIVE_INFINITY;
   /** Ends the gap before the next batch at once (`stop`). */
-  let endGap: (() => void) | undefined;
+  const stopping = new AbortController();
 
   function enqueue(queued: QueuedEntry): void {
     if (stopped || queuedIds.has(queued.entry.id)) return;
@@ -92,7 +93,7 @@ export function createWebhookQueue(deps: WebhookQueueDeps): WebhookQueue {
     while (queue.length > 0 && !stopped) {
       // A timer can fire a little early (it counts from the loop's cached time): wait out the rest.
       for (let wait = lastBatchAt + batchGapMs - performance.now(); wait > 0 && !stopped; ) {
-        await gap(wait);
+        await abortableSleep(wait, stopping.signal);
         wait = lastBatchAt + batchGapMs - performance.now();
       }
       if (stopped) return;
@@ -105,20 +106,6 @@ export function createWebhookQueue(deps: WebhookQueueDeps): WebhookQueue {
         retryLater(batch);
       }
     }
-  }
-
-  function gap(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        endGap = undefined;
-        resolve();
-      }, ms);
-      endGap = () => {
-        clearTimeout(timer);
-        endGap = undefined;
-        resolve();
-      };
-    });
   }
 
   function complete(entries: readonly QueuedEntry[]): void {
@@ -178,7 +165,7 @@ export function createWebhookQueue(deps: WebhookQueueDeps): WebhookQueue {
     stopped: () => stopped,
     stop() {
       stopped = true;
-      endGap?.();
+      stopping.abort();
       for (const timer of retryTimers) clearTimeout(timer);
       retryTimers.clear();
     },
