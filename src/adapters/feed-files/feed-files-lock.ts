@@ -2,20 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { isProcessAlive } from '../process-alive.js';
 import { LOCK_NAME } from './feed-file-names.js';
 
 /** Directories this process holds. */
 const held = new Set<string>();
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it runs, as another user.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** Thrown when another bridge (or another app in this process) uses the directory. */
 export class FeedFilesInUseError extends Error {
@@ -36,7 +27,7 @@ export async function acquireDirLock(dir: string): Promise<void> {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     const owner = Number.parseInt(await readFile(path, 'utf8').catch(() => ''), 10);
-    if (Number.isInteger(owner) && owner !== process.pid && isAlive(owner)) {
+    if (Number.isInteger(owner) && owner !== process.pid && isProcessAlive(owner)) {
       throw new FeedFilesInUseError(
         `the feed files directory ${dir} is in use by process ${owner}; give each bridge its own FEED_FILES_DIR`,
       );
@@ -82,7 +73,7 @@ export async function removeAbandonedFeedFiles(root = tmpdir(), now = Date.now()
     try {
       const owner = Number.parseInt(await readFile(join(dir, LOCK_NAME), 'utf8').catch(() => ''), 10);
       const inUse = Number.isInteger(owner)
-        ? owner === process.pid || isAlive(owner)
+        ? owner === process.pid || isProcessAlive(owner)
         : (await lastWrittenMs(dir)) > now - UNLOCKED_GRACE_MS;
       if (inUse) continue;
       await rm(dir, { recursive: true, force: true });

@@ -2,6 +2,7 @@ import { existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import sqlite3 from 'sqlite3';
+import { isProcessAlive } from '../process-alive.js';
 import { all } from './sqlite-calls.js';
 
 /**
@@ -80,16 +81,6 @@ export function removeDatabase(path: string): void {
   removeJournals(path);
 }
 
-/** Whether the process `pid` still runs (on this machine). */
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** Partial copies left beside `destination` by runs that were killed (a reboot, the OOM killer): each as large as the store. */
 function removeStalePartials(destination: string): void {
   const prefix = `${basename(destination)}.partial-`;
@@ -101,7 +92,7 @@ function removeStalePartials(destination: string): void {
   }
   for (const name of names) {
     const pid = name.startsWith(prefix) ? Number(name.slice(prefix.length)) : Number.NaN;
-    if (Number.isInteger(pid) && pid !== process.pid && !running(pid)) removeDatabase(join(dirname(destination), name));
+    if (Number.isInteger(pid) && pid !== process.pid && !isProcessAlive(pid)) removeDatabase(join(dirname(destination), name));
   }
 }
 
