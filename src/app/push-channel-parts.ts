@@ -162,7 +162,7 @@ export function shoptetParts(
 /** Google's parts and its channel state (data source, quotas, pacing): see `services/push/google-channel.ts`. */
 export interface GoogleParts extends ChannelParts<unknown> {
   readonly google: GoogleChannel;
-  /** Google's verdicts read back (not in a dry run, nor without a store to keep them in). */
+  /** Google's verdicts read back (in a dry run too; not without a store to keep them in). */
   readonly verdicts?: GoogleVerdicts;
   /** Units whose local inventory is sent (those with a store code, when GOOGLE_LOCAL_INVENTORY is on). */
   readonly localUnits: readonly string[];

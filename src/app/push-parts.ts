@@ -43,7 +43,7 @@ export interface PushWiring {
   status(): Readonly<Partial<Record<PushChannel, PushChannelStatus>>>;
   /** The configured channels. */
   channels(): readonly PushChannel[];
-  /** Google's verdicts read back, when Google is pushed to (not in a dry run). */
+  /** Google's verdicts read back, when Google is configured (in a dry run too: reads, not sends). */
   verdicts(): GoogleVerdicts | undefined;
   /** Meta's verdicts on the items and the catalog, when Meta is pushed to (not in a dry run). */
   metaVerdicts(): MetaVerdicts | undefined;

@@ -97,7 +97,7 @@ function renderedFor(texts: IssueTexts | undefined, code: string, lang: Lang, of
   return entry === undefined || text === undefined ? undefined : { text, example: entry.example, own: entry.example === offerId };
 }
 
-/** The section, or nothing when Google is not read (not pushed to, or a dry run). */
+/** The section, or nothing when Google's verdicts are not read (Google not configured). */
 export function googleVerdictSection(
   lang: Lang,
   view: GoogleVerdictView | undefined,

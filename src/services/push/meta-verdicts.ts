@@ -108,8 +108,9 @@ export function createMetaVerdicts(deps: MetaVerdictsDeps): MetaVerdicts {
     const read = await deps.readDiagnostics();
     if (abort.signal.aborted || !deps.isLeader()) return 'skipped';
     const at = new Date(now()).toISOString();
-    const before = (await store.diagnostics()) ?? diagnostics;
     if ('problem' in read) {
+      // The stored ones, which another leader may have read since this instance's copy.
+      const before = (await store.diagnostics()) ?? diagnostics;
       log.warn({ problem: read.problem }, "push: Meta's catalog diagnostics not read; the last ones stay");
       diagnostics = { ...(before ?? { groups: [] }), lastError: { at, message: read.problem } };
       await store.saveDiagnostics(diagnostics);
