@@ -44,16 +44,19 @@ function sqliteStoreOf(config: Config): { path: string } | { message: string; us
   };
 }
 
+/** A backup is named by its catalog file; a folder (or a path ending in a slash) is refused, saying so. */
+function folderProblem(flag: '--out' | '--from', given: string): string | undefined {
+  const path = resolve(given);
+  if (!/[\\/]$/.test(given) && !(existsSync(path) && statSync(path).isDirectory())) return undefined;
+  return `${flag} ${path} is a folder: name the backup's file, e.g. ${resolve(path, 'catalog.sqlite')}`;
+}
+
 export async function backupStore(config: Config, out: string): Promise<BackupResult> {
   const store = sqliteStoreOf(config);
   if (!('path' in store)) return { ok: false, ...store };
   const target = resolve(out);
-  if (/[\\/]$/.test(out) || (existsSync(target) && statSync(target).isDirectory())) {
-    return {
-      ok: false,
-      message: `--out ${target} is a folder: name the backup's file, e.g. ${resolve(target, 'catalog.sqlite')}`,
-    };
-  }
+  const folder = folderProblem('--out', out);
+  if (folder !== undefined) return { ok: false, message: folder };
   const sources = storeFilesOf(store.path);
   const targets = storeFilesOf(target);
   if (sources.some((file) => targets.some((copy) => copy.path === file.path))) {
@@ -116,6 +119,8 @@ export async function restoreStore(config: Config, from: string): Promise<Backup
   const store = sqliteStoreOf(config);
   if (!('path' in store)) return { ok: false, ...store };
   const source = resolve(from);
+  const folder = folderProblem('--from', from);
+  if (folder !== undefined) return { ok: false, message: folder };
   if (!existsSync(source)) return { ok: false, message: `no backup at ${source}` };
   const backups = storeFilesOf(source);
   const targets = storeFilesOf(store.path);

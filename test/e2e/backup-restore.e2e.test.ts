@@ -203,6 +203,9 @@ describe('backup of a running bridge, restored with the POS unreachable', () => 
     const folder = await cli(['backup', '--out', dir], { STORE_URL: `sqlite://${store}` });
     expect(folder.code).toBe(1);
     expect(folder.stderr).toMatch(/is a folder: name the backup's file/);
+    const fromFolder = await cli(['restore', '--from', dir], { STORE_URL: `sqlite://${store}` });
+    expect(fromFolder.code).toBe(1);
+    expect(fromFolder.stderr).toMatch(/--from .* is a folder: name the backup's file/);
     const version = await cli(['--version'], {});
     expect(version.stdout.trim()).toBe(
       (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version,
