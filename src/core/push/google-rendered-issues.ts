@@ -1,6 +1,7 @@
 import type { merchantapi_issueresolution_v1 } from '@googleapis/merchantapi';
 import { convert } from 'html-to-text';
 import { z } from 'zod';
+import { truncateText } from '../feeds/truncate-text.js';
 import { channelText } from './channel-text.js';
 import { isGoogleLink } from './google-links.js';
 
@@ -142,12 +143,18 @@ function textOf(raw: z.infer<typeof GoogleRenderedIssueSchema>): RenderedIssueTe
   if (title === undefined) return undefined;
   const breakdowns = (raw.impact?.breakdowns ?? [])
     .map((breakdown) => ({
-      regions: (breakdown.regions ?? [])
-        .map((region) => region.name ?? region.code ?? '')
-        .filter((name) => name !== '')
-        .join(', ')
-        .slice(0, LINE_MAX),
-      details: (breakdown.details ?? []).map((detail) => detail.slice(0, LINE_MAX)).slice(0, 10),
+      // Cut as every channel text is (by code points, trimmed; a blank detail is none).
+      regions: truncateText(
+        (breakdown.regions ?? [])
+          .map((region) => region.name ?? region.code ?? '')
+          .filter((name) => name !== '')
+          .join(', '),
+        LINE_MAX,
+      ),
+      details: (breakdown.details ?? [])
+        .map((detail) => channelText(detail, LINE_MAX))
+        .filter((detail) => detail !== undefined)
+        .slice(0, 10),
     }))
     .filter((breakdown) => breakdown.details.length > 0)
     .slice(0, 10);
