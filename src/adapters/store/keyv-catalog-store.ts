@@ -1,3 +1,4 @@
+import { inflateRawSync } from 'node:zlib';
 import type { Keyv } from 'keyv';
 import type { CatalogSource } from '../../core/catalog/catalog-source.js';
 import type {
@@ -63,7 +64,8 @@ const CLEANUP_MS = 5_000;
 /**
  * Versioned catalog snapshots on keyv (docs/catalog-rules.md rules 8-9): a reader sees the old or the new version,
  * never a mix, because the pointer moves only after the new version is completely written. Chunks are
- * stored as JSON text; the caller serializes and parses them (off the main thread where it can).
+ * stored as JSON text, or deflated when the caller has them so (`storedChunkValue`); loading gives texts
+ * either way, and the caller serializes and parses them (off the main thread where it can).
  */
 export function createKeyvCatalogStore<Meta>(keyv: Keyv, options: KeyvCatalogStoreOptions): CatalogStore<Meta> {
   const { source } = options;
@@ -119,6 +121,8 @@ export function createKeyvCatalogStore<Meta>(keyv: Keyv, options: KeyvCatalogSto
       const text = chunkTextOf(await keyv.get(ref.key));
       if (text === undefined)
         throw new StoreInconsistentError(`chunk ${index} of version ${head.version} is missing (${ref.key})`);
+      if (text instanceof Error)
+        throw new StoreInconsistentError(`chunk ${index} of version ${head.version} is damaged (${ref.key}): ${text.message}`);
       return text;
     };
     while (next < head.chunks.length || pending.length > 0) {
@@ -210,7 +214,7 @@ export function createKeyvCatalogStore<Meta>(keyv: Keyv, options: KeyvCatalogSto
             signal?.throwIfAborted();
             const key = chunkKey(catalog.version, index);
             written.push(key);
-            await keyv.set(key, chunk.text());
+            await keyv.set(key, storedChunkValue(chunk));
             refs.push({ key, count: chunk.count });
           }
           items += chunk.count;
@@ -324,12 +328,37 @@ function isLeaseLost(error: unknown): boolean {
 }
 
 /**
- * A stored chunk's JSON text. Chunks are stored as text: keyv's own serializer (a recursive JS walk) took
- * seconds and left hundreds of MB of string ropes for a 100,000-item catalog, while a string value costs
- * it one escape (bench/full-sync.ts). Versions before that stored arrays, read back as text here.
+ * How a deflated chunk's value begins: the rest is its raw deflate in base64. A JSON text chunk begins
+ * with `[`, so the two never mix up.
  */
-function chunkTextOf(stored: unknown): string | undefined {
-  if (typeof stored === 'string') return stored;
+export const DEFLATED_CHUNK_PREFIX = 'deflate-raw:';
+
+/**
+ * The value a chunk is stored as: always a string, because keyv's own serializer (a recursive JS walk)
+ * took seconds and left hundreds of MB of string ropes for a 100,000-item catalog, while a string costs it
+ * one escape (bench/full-sync.ts). A deflated chunk is kept deflated, in base64 (~5× smaller than its
+ * text at 100,000 × 5, and nothing to escape): storing the chunks the catalog already holds deflated no
+ * longer inflates, decodes and escapes every one of them on the main thread (docs/decisions/0012).
+ */
+function storedChunkValue(chunk: { readonly text: () => string } | { readonly deflated: () => Uint8Array }): string {
+  if ('text' in chunk) return chunk.text();
+  const bytes = chunk.deflated();
+  return DEFLATED_CHUNK_PREFIX + Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+}
+
+/**
+ * A stored chunk's JSON text (an `Error` when a deflated one does not inflate). Versions before chunks
+ * were stored as strings stored arrays, read back as text here.
+ */
+function chunkTextOf(stored: unknown): string | Error | undefined {
+  if (typeof stored === 'string') {
+    if (!stored.startsWith(DEFLATED_CHUNK_PREFIX)) return stored;
+    try {
+      return inflateRawSync(Buffer.from(stored.slice(DEFLATED_CHUNK_PREFIX.length), 'base64')).toString('utf8');
+    } catch (error) {
+      return error instanceof Error ? error : new Error(String(error));
+    }
+  }
   if (Array.isArray(stored)) return JSON.stringify(stored);
   return undefined;
 }

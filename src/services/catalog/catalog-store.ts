@@ -7,12 +7,15 @@ import type { ReportHistoryStore } from './report-history-store.js';
  */
 
 /**
- * One chunk of a version to publish: new JSON text (`text`, made when it is written), or a chunk an
- * earlier version already stored (`key`, as `publish` returned it): a version made by a few stock changes
- * writes only the chunks that changed.
+ * One chunk of a version to publish: new JSON text (`text`, made when it is written), the same text
+ * already deflated (`deflated`: raw deflate of its UTF-8, as `ItemChunk.bytes` holds it; stored as it is,
+ * without inflating it), or a chunk an earlier version already stored (`key`, as `publish` returned it):
+ * a version made by a few stock changes writes only the chunks that changed. Loading gives back texts
+ * whichever way a chunk was written.
  */
 export type StoreChunk =
   | { readonly count: number; readonly text: () => string }
+  | { readonly count: number; readonly deflated: () => Uint8Array }
   | { readonly count: number; readonly key: string };
 
 export interface StoredChunkRef {

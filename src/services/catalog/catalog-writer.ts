@@ -1,6 +1,6 @@
 import { createMutex } from '../../core/async/create-mutex.js';
 import type { CatalogSnapshot } from '../../core/catalog/catalog.js';
-import { chunkText, type ItemChunk } from '../../core/catalog/catalog-chunks.js';
+import type { ItemChunk } from '../../core/catalog/catalog-chunks.js';
 import type { FamilyEnrichment } from '../../core/catalog/family-enrichment.js';
 import type { CatalogStore, StoreChunk } from './catalog-store.js';
 import type { CatalogLogger, CatalogMeta } from './catalog-types.js';
@@ -120,7 +120,8 @@ export function createCatalogWriter(deps: CatalogWriterDeps): CatalogWriter {
   function chunksToWrite(chunks: readonly ItemChunk[]): StoreChunk[] {
     return chunks.map((chunk) => {
       const key = storedKeys.get(chunk);
-      return key === undefined ? { count: chunk.count, text: () => chunkText(chunk) } : { count: chunk.count, key };
+      // Stored as the catalog holds it, deflated: not inflated, decoded and escaped on the main thread.
+      return key === undefined ? { count: chunk.count, deflated: () => chunk.bytes } : { count: chunk.count, key };
     });
   }
 
@@ -245,7 +246,7 @@ export function createCatalogWriter(deps: CatalogWriterDeps): CatalogWriter {
               {
                 version: snapshot.version,
                 meta: metaOf(snapshot, current.fingerprint ?? ''),
-                chunks: chunks.map((chunk) => ({ count: chunk.count, text: () => chunkText(chunk) })),
+                chunks: chunks.map((chunk) => ({ count: chunk.count, deflated: () => chunk.bytes })),
               },
               now(),
               { announce: true },

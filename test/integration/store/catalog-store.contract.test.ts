@@ -1,7 +1,13 @@
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { Keyv } from 'keyv';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { openKeyv } from '../../../src/adapters/store/create-keyv.js';
-import { createKeyvCatalogStore, loadItems, publishItems } from '../../../src/adapters/store/keyv-catalog-store.js';
+import {
+  createKeyvCatalogStore,
+  DEFLATED_CHUNK_PREFIX,
+  loadItems,
+  publishItems,
+} from '../../../src/adapters/store/keyv-catalog-store.js';
 import type { CatalogStore } from '../../../src/services/catalog/catalog-store.js';
 import { skipWithoutBackend, storeBackends } from '../../helpers/store-backends.js';
 
@@ -18,6 +24,14 @@ function itemsOf(version: string, count: number): Item[] {
 }
 
 const at = new Date('2026-11-22T10:00:00Z');
+
+/** A chunk text deflated as the catalog keeps its chunks (`ItemChunk.bytes`), in a view of a larger shared buffer. */
+function deflatedText(text: string): Uint8Array {
+  const deflated = deflateRawSync(Buffer.from(text, 'utf8'), { level: 1 });
+  const shared = new Uint8Array(new SharedArrayBuffer(deflated.length + 16));
+  shared.set(deflated, 8);
+  return shared.subarray(8, 8 + deflated.length);
+}
 const SOURCE = { id: 'pos:test', label: 'the test POS' };
 const OTHER = { id: 'sandbox:test', label: 'the test sandbox' };
 
@@ -226,6 +240,53 @@ describe.each(backends)('catalog store contract (%s)', (name, newUrl) => {
     await publishItems(after, { version: 'k2', meta: { label: 'new key' }, items: itemsOf('k2', 3) }, at, 2);
     expect(await keyv.get('catalog:v:k1:meta')).toEqual({ label: 'old key' });
   });
+
+  it('reads deflated chunks back as their texts, beside text chunks and chunks kept from an earlier version', async () => {
+    const { store } = open();
+    const first = itemsOf('v1', 4);
+    await publishItems(store, { version: 'v1', meta: { label: 'v1' }, items: first }, at, 2);
+    const kept = await store.publish(
+      {
+        version: 'v2',
+        meta: { label: 'v2' },
+        chunks: [
+          {
+            count: 2,
+            deflated: () =>
+              deflatedText(
+                JSON.stringify([
+                  { id: 'é-1', version: 'v2' },
+                  { id: '💡', version: 'v2' },
+                ]),
+              ),
+          },
+          { count: 1, text: () => JSON.stringify([{ id: 'a-3', version: 'v2' }]) },
+        ],
+      },
+      at,
+    );
+    await store.publish(
+      {
+        version: 'v3',
+        meta: { label: 'v3' },
+        chunks: [
+          { count: 2, key: kept[0] as string },
+          { count: 1, key: kept[1] as string },
+        ],
+      },
+      at,
+    );
+
+    expect(await loadItems(store)).toEqual({
+      version: 'v3',
+      meta: { label: 'v3' },
+      items: [
+        { id: 'é-1', version: 'v2' },
+        { id: '💡', version: 'v2' },
+        { id: 'a-3', version: 'v2' },
+      ],
+    });
+  });
 });
 
 describe('catalog store on SQLite across a restart', () => {
@@ -286,6 +347,36 @@ describe('catalog store format', () => {
       { key: 'catalog:c:v1:0', count: 2 },
       { key: 'catalog:c:v1:1', count: 1 },
     ]);
+  });
+
+  it('stores a deflated chunk as its raw deflate in base64, after a prefix no JSON text starts with', async () => {
+    const { keyv } = openKeyv('memory://');
+    const store = createKeyvCatalogStore<{ label: string }>(keyv, { source: SOURCE });
+    const text = JSON.stringify(itemsOf('v1', 3));
+    await store.publish({ version: 'v1', meta: { label: 'v1' }, chunks: [{ count: 3, deflated: () => deflatedText(text) }] }, at);
+
+    const stored = await keyv.get('catalog:c:v1:0');
+    expect(typeof stored).toBe('string');
+    expect((stored as string).startsWith(DEFLATED_CHUNK_PREFIX)).toBe(true);
+    const bytes = Buffer.from((stored as string).slice(DEFLATED_CHUNK_PREFIX.length), 'base64');
+    expect(inflateRawSync(bytes).toString('utf8')).toBe(text);
+  });
+
+  it('refuses a deflated chunk that does not inflate, naming it', async () => {
+    const { keyv } = openKeyv('memory://');
+    const store = createKeyvCatalogStore<{ label: string }>(keyv, { source: SOURCE });
+    await store.publish(
+      {
+        version: 'v1',
+        meta: { label: 'v1' },
+        chunks: [{ count: 3, deflated: () => deflatedText(JSON.stringify(itemsOf('v1', 3))) }],
+      },
+      at,
+    );
+
+    await keyv.set('catalog:c:v1:0', `${DEFLATED_CHUNK_PREFIX}bm90IGRlZmxhdGVk`);
+
+    await expect(loadItems(store)).rejects.toThrow(/chunk 0 of version v1 is damaged \(catalog:c:v1:0\)/);
   });
 
   it('still reads a version stored in the first layout (numbered chunks, some as arrays), once adopted', async () => {
