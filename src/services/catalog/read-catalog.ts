@@ -175,6 +175,9 @@ async function mergeUnitDocuments(
     const since = performance.now();
     add();
     phaseEnded(emit, 'unit-merge', since, unit.code);
+    // The document's rows are garbage now: freed at once rather than when the heap next reaches its limit,
+    // which the offers growing meanwhile keep raising (the thread's peak, bench/full-sync.ts).
+    helpers.collectGarbage?.();
   }
   const requests: UnitDocumentRequest[] = [
     ...units.map((unit) => ({ kind: 'stock' as const, unit, limits, stockColumns })),
@@ -269,6 +272,8 @@ export async function readCatalog(
   const progress: Progress = { sources: {}, mark: performance.now() };
   try {
     const merged = await readAndMerge(source, input, progress, emit, helpers);
+    // The merger's working state (identity index, per-unit state) is garbage before the serialization.
+    collectGarbage?.();
     const sheet = await planSheet(merged, input, progress, emit);
     const { products } = merged;
     const header = merged.snapshot;
