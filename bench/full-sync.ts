@@ -275,7 +275,6 @@ async function worker(): Promise<void> {
           peakRssMb: toMb(maxRss()),
         };
   const catalog = service.createCatalogService({
-    pos,
     workers,
     store: catalogStore,
     internalStore,

@@ -46,7 +46,6 @@ const workers = createCatalogWorkers({ pos: posConfig });
 const source = { id: 'pos:bench', label: 'bench' };
 const { keyv } = openKeyv('memory://');
 const service = createCatalogService({
-  pos,
   workers,
   store: createKeyvCatalogStore<CatalogMeta>(keyv, { source }),
   internalStore: createKeyvCatalogStore<{ version: string }>(keyv, { source, prefix: 'internal' }),

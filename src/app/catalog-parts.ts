@@ -165,7 +165,6 @@ export function createCatalogParts(
   const phases = createSyncPhases(now);
   const enrichment = createConfiguredEnrichment(config, opened.keyv, workers, logger, now);
   const catalog = createCatalogService({
-    pos,
     workers,
     store,
     internalStore,

@@ -3,7 +3,7 @@ import type { PosClientConfig } from '../adapters/pos/pos-client.js';
 import type { ItemChunk } from '../core/catalog/catalog-chunks.js';
 import type { EnrichmentSheetInput } from '../services/catalog/enrich-catalog.js';
 import type { ReadCatalogInput } from '../services/catalog/read-catalog.js';
-import type { StockExportInput } from '../services/catalog/resolve-stock-export.js';
+import type { StockExportReadInput } from '../services/catalog/resolve-stock-export.js';
 import type { UnitDocumentRequest } from '../services/catalog/unit-documents.js';
 
 /**
@@ -32,11 +32,17 @@ export interface ReadUnitDocumentTask {
   readonly events: MessagePort;
 }
 
+export interface ReadStockExportTask {
+  readonly input: StockExportReadInput;
+  /** The POS client's log lines go back through it. */
+  readonly events: MessagePort;
+}
+
 /** One message to a catalog worker: the task's name and its input. */
 export type CatalogWorkerTask =
   | { readonly task: 'readCatalog'; readonly input: ReadCatalogTask }
   | { readonly task: 'readUnitDocument'; readonly input: ReadUnitDocumentTask }
-  | { readonly task: 'resolveStockExport'; readonly input: StockExportInput }
+  | { readonly task: 'readStockExport'; readonly input: ReadStockExportTask }
   | { readonly task: 'fingerprint'; readonly input: { readonly header: string; readonly chunks: readonly ItemChunk[] } }
   | { readonly task: 'checkEnrichment'; readonly input: EnrichmentSheetInput };
 

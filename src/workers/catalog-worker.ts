@@ -10,12 +10,17 @@ import {
 } from '../services/catalog/read-catalog.js';
 import {
   createIdentityIndexCache,
-  resolveStockExportBody,
-  type StockExportInput,
+  readStockExport as readStockExportFromPos,
   type StockExportOutput,
 } from '../services/catalog/resolve-stock-export.js';
 import { bufferListOf, readUnitDocumentState } from '../services/catalog/unit-documents.js';
-import type { CatalogWorkerData, CatalogWorkerTask, ReadCatalogTask, ReadUnitDocumentTask } from './catalog-worker-tasks.js';
+import type {
+  CatalogWorkerData,
+  CatalogWorkerTask,
+  ReadCatalogTask,
+  ReadStockExportTask,
+  ReadUnitDocumentTask,
+} from './catalog-worker-tasks.js';
 import { createGarbageCollector } from './collect-garbage.js';
 import { lowerThreadPriority } from './lower-thread-priority.js';
 import { withCodeInMessage } from './task-errors.js';
@@ -84,8 +89,19 @@ async function readUnitDocument(task: ReadUnitDocumentTask): Promise<unknown> {
   }
 }
 
-function resolveStockExport(input: StockExportInput): StockExportOutput {
-  return resolveStockExportBody(input, identities, posDocumentReaders);
+/** A unit's stock export fetched, parsed and resolved here: its body never reaches the main thread. */
+async function readStockExport(task: ReadStockExportTask): Promise<StockExportOutput> {
+  const pos = posClientFor((event) => task.events.postMessage(event));
+  try {
+    return await readStockExportFromPos({ pos, documents: posDocumentReaders }, task.input, identities);
+  } catch (error) {
+    throw withCodeInMessage(error);
+  } finally {
+    await pos.close();
+    task.events.close();
+    // The body and the parsed export are garbage now (see collect-garbage.ts).
+    collectGarbage();
+  }
 }
 
 function fingerprint(task: { readonly header: string; readonly chunks: readonly ItemChunk[] }): string {
@@ -99,16 +115,8 @@ export default function runTask(message: CatalogWorkerTask): unknown {
       return readCatalog(message.input);
     case 'readUnitDocument':
       return readUnitDocument(message.input);
-    case 'resolveStockExport': {
-      try {
-        return resolveStockExport(message.input);
-      } catch (error) {
-        throw withCodeInMessage(error);
-      } finally {
-        // The parsed export is garbage now; so is the body's copy (see collect-garbage.ts).
-        collectGarbage();
-      }
-    }
+    case 'readStockExport':
+      return readStockExport(message.input);
     case 'fingerprint':
       return fingerprint(message.input);
     case 'checkEnrichment':

@@ -40,8 +40,9 @@ export interface CatalogWorkersOptions {
  * The catalog's CPU-heavy work in worker threads (piscina), as decision 0006 splits it:
  * - the full sync in a pool of one thread that ends as soon as it is idle: its heap (the merge's working
  *   state, ~200 MB at 100,000 × 5) is returned to the system at once instead of waiting for a GC;
- * - stock exports and fingerprints in a small pool whose threads stay a minute, keeping the identity
- *   index of the served catalog family between re-reads, at a lower priority than the main thread;
+ * - stock re-reads (each unit's export fetched, parsed and resolved there) and fingerprints in a small pool
+ *   whose threads stay a minute, keeping the identity index of the served catalog family between
+ *   re-reads, at a lower priority than the main thread;
  * - reading an enrichment sheet into its table in a thread of its own that ends when idle, like the full
  *   sync's: reading a 100,000-row sheet builds ~150 MB of rows that are garbage once the table is made.
  * A crashed thread is replaced by the pool; its task fails with `WORKER_FAILED`. `close` waits for the
@@ -65,6 +66,9 @@ export function createCatalogWorkers(options: CatalogWorkersOptions): CatalogWor
     // (bench/memory-budget.ts) to parse the units' exports of a confirming re-read in parallel; the re-reads
     // only confirm what the sales' movements did, and wait 5× their own length anyway (stock-rereads.ts).
     maxThreads: options.threads ?? 1,
+    // A re-read fetches its export in the thread (waiting on the POS) and then parses it: one unit's export
+    // is fetched while another's is parsed.
+    concurrentTasksPerWorker: 2,
     idleTimeout: 60_000,
     // Its re-reads parse stock exports as the full sync's thread does, and keep as little alive.
     resourceLimits: { maxYoungGenerationSizeMb: SYNC_YOUNG_GENERATION_MB },
@@ -112,7 +116,19 @@ export function createCatalogWorkers(options: CatalogWorkersOptions): CatalogWor
         port1.close();
       }
     },
-    resolveStockExport: (input, signal) => run(catalogPool, { task: 'resolveStockExport', input }, { signal }),
+    async readStockExport(input, onEvent, signal) {
+      const { port1, port2 } = new MessageChannel();
+      port1.on('message', (event: ReadCatalogEvent) => onEvent(event));
+      try {
+        return await run(
+          catalogPool,
+          { task: 'readStockExport', input: { input, events: port2 } },
+          { transferList: [port2], signal },
+        );
+      } finally {
+        port1.close();
+      }
+    },
     fingerprint: (header, chunks, signal) => run(catalogPool, { task: 'fingerprint', input: { header, chunks } }, { signal }),
     checkEnrichment: (sheet, signal) => run(sheetPool, { task: 'checkEnrichment', input: sheet }, { signal }),
     async close() {

@@ -13,7 +13,6 @@ import type { EnrichmentTableInput } from './enrich-catalog.js';
 import { createFullSync, type SyncRunOptions } from './full-sync.js';
 import type { GroupSwitch } from './group-switch.js';
 import { createInternalPrices, type PurchasePrices } from './internal-prices.js';
-import type { PosClient } from './pos-port.js';
 import { createReplication, type Replication, type ReplicationState } from './replication.js';
 import { type CatalogListener, createServedCatalog } from './served-catalog.js';
 import { createStockSync, type StockDeltaResult } from './stock-sync.js';
@@ -50,8 +49,7 @@ export interface CatalogGroup {
 }
 
 export interface CatalogServiceDeps {
-  /** Stock exports are fetched here; everything else the full sync reads, `workers` reads. */
-  readonly pos: Pick<PosClient, 'fetchStockExport'>;
+  /** Everything a sync reads from the POS, `workers` reads (in worker threads in the app). */
   readonly workers: CatalogWorkers;
   readonly store: CatalogStore<CatalogMeta>;
   /** Admin-only purchase prices, versioned alongside the public catalog. */
@@ -198,7 +196,6 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
   const stock = createStockSync({
     ...(replication === undefined ? {} : { replication }),
     ...(deps.signal === undefined ? {} : { signal: deps.signal }),
-    pos: deps.pos,
     served,
     writer,
     workers: deps.workers,

@@ -6,9 +6,9 @@ import type { PosSource } from './pos-port.js';
 import { type ReadCatalogEvent, type ReadCatalogInput, type ReadCatalogOutput, readCatalog } from './read-catalog.js';
 import {
   createIdentityIndexCache,
-  resolveStockExportBody,
-  type StockExportInput,
+  readStockExport,
   type StockExportOutput,
+  type StockExportReadInput,
 } from './resolve-stock-export.js';
 
 /**
@@ -26,8 +26,16 @@ export interface CatalogWorkers {
     onEvent: (event: ReadCatalogEvent) => void,
     signal?: AbortSignal,
   ): Promise<ReadCatalogOutput>;
-  /** Parses a unit's stock export and resolves its rows to product positions (`resolve-stock-export.ts`). */
-  resolveStockExport(input: StockExportInput, signal?: AbortSignal): Promise<StockExportOutput>;
+  /**
+   * Fetches a unit's stock export, parses it and resolves its rows to product positions
+   * (`resolve-stock-export.ts`); the POS client's log lines go to `onEvent`. When `signal` aborts, the task
+   * rejects with its reason at once (its thread is ended, its request with it).
+   */
+  readStockExport(
+    input: StockExportReadInput,
+    onEvent: (event: ReadCatalogEvent) => void,
+    signal?: AbortSignal,
+  ): Promise<StockExportOutput>;
   /** The content fingerprint of serialized items (`fingerprintChunks`). */
   fingerprint(header: string, chunks: readonly ItemChunk[], signal?: AbortSignal): Promise<string>;
   /** Reads an enrichment sheet into its table (shared memory) and says whether it can be used. */
@@ -42,10 +50,8 @@ export function createInThreadCatalogWorkers(source: PosSource): CatalogWorkers 
   return {
     // The calling thread cannot be ended: an aborted read is dropped (it ends with its POS's answers).
     readCatalog: (input, onEvent, signal) => raceAbort(readCatalog(source, input, onEvent), signal),
-    resolveStockExport: async (input, signal) => {
-      signal?.throwIfAborted();
-      return resolveStockExportBody(input, identities, source.documents);
-    },
+    // Raced as well: the client's retries wait out their backoff before they look at the signal.
+    readStockExport: (input, _onEvent, signal) => raceAbort(readStockExport(source, input, identities, signal), signal),
     fingerprint: async (header, chunks, signal) => {
       signal?.throwIfAborted();
       return fingerprintChunks(header, chunks);

@@ -3,14 +3,15 @@ import type { DocumentLimits } from '../../core/catalog/document-limits.js';
 import { parseIdentityTable } from '../../core/catalog/identity-table.js';
 import type { StockColumnOverride } from '../../core/catalog/pos-documents.js';
 import { createIdentityIndex, type IdentityIndex, type IdentityKeyChoice } from '../../core/catalog/resolve-identity.js';
+import type { SourceUnit } from '../../core/catalog/source.js';
 import type { StockExportReport } from './catalog-types.js';
-import type { PosDocumentReaders } from './pos-port.js';
+import type { PosDocumentReaders, PosSource } from './pos-port.js';
 import { parseStockExport } from './unit-documents.js';
 
 /**
- * The CPU-heavy half of a stock re-read: parsing one unit's export and resolving its rows to product
- * positions of the served catalog's family. Like `read-catalog.ts` it runs in a worker thread or in the
- * calling thread; applying the result stays with the served catalog (`stock-sync.ts`).
+ * The heavy half of a stock re-read: fetching one unit's export, parsing it and resolving its rows to
+ * product positions of the served catalog's family. Like `read-catalog.ts` it runs in a worker thread or in
+ * the calling thread; applying the result stays with the served catalog (`stock-sync.ts`).
  */
 
 /** The products' identities of one catalog family (`identity-table.ts`), shared with the worker. */
@@ -28,6 +29,16 @@ export interface StockExportInput {
   readonly stockColumns: StockColumnOverride;
   /** At most this many rows are read (docs/failure-modes.md). */
   readonly limits?: DocumentLimits;
+}
+
+/** A unit's export to fetch and resolve (`readStockExport`). */
+export interface StockExportReadInput {
+  readonly unit: SourceUnit;
+  readonly family: FamilyIdentity;
+  readonly stockKey: IdentityKeyChoice;
+  readonly stockColumns: StockColumnOverride;
+  /** The export's size and rows (docs/failure-modes.md). */
+  readonly limits: DocumentLimits;
 }
 
 export interface StockExportOutput {
@@ -54,6 +65,25 @@ export function createIdentityIndexCache(keep = 2): IdentityIndexCache {
       return index;
     },
   };
+}
+
+/**
+ * Fetches the unit's export and resolves it: in the thread that parses it, so that the export's body (MBs
+ * per unit at 100,000 articles) is neither received, concatenated nor copied by the main thread.
+ */
+export async function readStockExport(
+  source: PosSource,
+  input: StockExportReadInput,
+  cache: IdentityIndexCache,
+  signal?: AbortSignal,
+): Promise<StockExportOutput> {
+  const { unit, limits } = input;
+  const body = await source.pos.fetchStockExport(unit, {
+    maxBytes: limits.maxStockExportBytes,
+    ...(signal === undefined ? {} : { signal }),
+  });
+  const { family, stockKey, stockColumns } = input;
+  return resolveStockExportBody({ unit: unit.code, body, family, stockKey, stockColumns, limits }, cache, source.documents);
 }
 
 export function resolveStockExportBody(

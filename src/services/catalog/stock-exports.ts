@@ -3,25 +3,23 @@ import { changedStockEntries, type ResolvedStockExport } from '../../core/catalo
 import type { CatalogSnapshot } from '../../core/catalog/catalog.js';
 import { type DocumentLimits, documentLimits, unknownCatalogLimits } from '../../core/catalog/document-limits.js';
 import type { SourceUnit } from '../../core/catalog/source.js';
-import { type CatalogServiceOptions, DEFAULT_DOCUMENT_LIMITS } from './catalog-types.js';
+import { type CatalogLogger, type CatalogServiceOptions, DEFAULT_DOCUMENT_LIMITS } from './catalog-types.js';
 import type { CatalogWorkers } from './catalog-workers.js';
+import type { ReadCatalogEvent } from './read-catalog.js';
 import type { StockExportOutput } from './resolve-stock-export.js';
 import type { ServedCatalog, ServedVersion } from './served-catalog.js';
 
 /** A family resolution that was overtaken by a new family is done again, at most this often. */
 export const MAX_RESOLVE_ATTEMPTS = 3;
 
-/** Resolving the units' stock exports against the served catalog family (in a worker), within their limits. */
+/** Reading the units' stock exports against the served catalog family (in a worker), within their limits. */
 export interface StockExportResolver {
-  /** The export resolved against the family served now (again, if a full sync changed the family meanwhile). */
-  resolveForServed(
-    unit: SourceUnit,
-    body: Uint8Array,
-    signal: AbortSignal,
-    known?: StockExportOutput,
-  ): Promise<StockExportOutput>;
-  /** The limits of the stock exports: by the article count of the last full sync, when known. */
-  exportLimits(): DocumentLimits;
+  /**
+   * The unit's export fetched and resolved against the family served now (fetched again if a full sync
+   * changed the family meanwhile); `known`, a read of it already made, is returned when its family is still
+   * the served one.
+   */
+  readForServed(unit: SourceUnit, signal: AbortSignal, known?: StockExportOutput): Promise<StockExportOutput>;
   /** The article count of the last full sync that read the POS. */
   noteArticleCount(count: number): void;
 }
@@ -30,36 +28,30 @@ export function createStockExportResolver(deps: {
   readonly served: ServedCatalog;
   readonly workers: CatalogWorkers;
   readonly options: CatalogServiceOptions;
+  readonly logger: CatalogLogger;
 }): StockExportResolver {
-  const { served, workers, options } = deps;
+  const { served, workers, options, logger } = deps;
   let lastArticleCount: number | undefined;
+  /** The limits of the stock exports: by the article count of the last full sync, when known. */
   function exportLimits(): DocumentLimits {
     const settings = options.documents ?? DEFAULT_DOCUMENT_LIMITS;
     return lastArticleCount === undefined ? unknownCatalogLimits(settings) : documentLimits(lastArticleCount, settings);
   }
+  // The POS client's log lines from the thread that reads (a re-read has no phases to report).
+  const relay = (event: ReadCatalogEvent): void => {
+    if (event.type !== 'log') return;
+    if (event.level === 'warn') logger.warn(event.meta, event.message);
+    else logger.debug?.(event.meta, event.message);
+  };
 
-  async function resolveForServed(
-    unit: SourceUnit,
-    body: Uint8Array,
-    signal: AbortSignal,
-    known?: StockExportOutput,
-  ): Promise<StockExportOutput> {
+  async function readForServed(unit: SourceUnit, signal: AbortSignal, known?: StockExportOutput): Promise<StockExportOutput> {
     let output = known;
     for (let attempt = 1; attempt <= MAX_RESOLVE_ATTEMPTS; attempt += 1) {
       const family = served.latest()?.family;
       if (family === undefined) throw new Error('no catalog is served');
       if (output?.familyId === family.id) return output;
-      output = await workers.resolveStockExport(
-        {
-          unit: unit.code,
-          body,
-          family,
-          stockKey: options.stockKey,
-          stockColumns: options.stockColumns,
-          limits: exportLimits(),
-        },
-        signal,
-      );
+      const input = { unit, family, stockKey: options.stockKey, stockColumns: options.stockColumns, limits: exportLimits() };
+      output = await workers.readStockExport(input, relay, signal);
     }
     if (output === undefined || output.familyId !== served.latest()?.family.id) {
       throw new Error('the catalog changed while its stock was read; the next stock sync reads it again');
@@ -68,8 +60,7 @@ export function createStockExportResolver(deps: {
   }
 
   return {
-    resolveForServed,
-    exportLimits,
+    readForServed,
     noteArticleCount(count) {
       lastArticleCount = count;
     },

@@ -1,4 +1,4 @@
-import { raceAbort, withDeadline } from '../../core/async/deadline.js';
+import { withDeadline } from '../../core/async/deadline.js';
 import { mapLimit } from '../../core/async/map-limit.js';
 import { applyResolvedStock, type ResolvedStockExport } from '../../core/catalog/apply-resolved-stock.js';
 import type { StockDelta } from '../../core/catalog/apply-stock.js';
@@ -16,7 +16,6 @@ import {
 } from './catalog-types.js';
 import type { CatalogWorkers } from './catalog-workers.js';
 import type { CatalogWriter } from './catalog-writer.js';
-import type { PosClient } from './pos-port.js';
 import type { Replication } from './replication.js';
 import type { ServedCatalog, ServedVersion } from './served-catalog.js';
 import {
@@ -57,7 +56,6 @@ export interface StockSync {
 }
 
 export interface StockSyncDeps {
-  readonly pos: Pick<PosClient, 'fetchStockExport'>;
   readonly served: ServedCatalog;
   readonly writer: CatalogWriter;
   readonly workers: CatalogWorkers;
@@ -73,12 +71,12 @@ export interface StockSyncDeps {
 
 /**
  * Stock between full syncs: re-read exports (scheduled, or after sales) and sales applied from their
- * movements. Parsing and resolving an export runs in a worker; applying it compares the worker's
+ * movements. Fetching, parsing and resolving an export runs in a worker; applying it compares the worker's
  * positions with the served stocks in slices and copies only the products that changed.
  */
 export function createStockSync(deps: StockSyncDeps): StockSync {
-  const { pos, served, writer, workers, reports, options, logger, now } = deps;
-  const { resolveForServed, exportLimits, noteArticleCount } = createStockExportResolver({ served, workers, options });
+  const { served, writer, workers, reports, options, logger, now } = deps;
+  const { readForServed, noteArticleCount } = createStockExportResolver({ served, workers, options, logger });
 
   /**
    * Per unit, when the stock export last applied was read (performance.now()), and when its stock last
@@ -118,24 +116,25 @@ export function createStockSync(deps: StockSyncDeps): StockSync {
         .map((unit) => ({ ...unit, priceLists: [] }));
       const read = await mapLimit(units, options.concurrency, async (unit) => {
         const readAt = performance.now();
-        // Raced as well: the client's retries wait out their backoff before they look at the signal.
-        const maxBytes = exportLimits().maxStockExportBytes;
-        const body = await raceAbort(pos.fetchStockExport(unit, { signal, maxBytes }), signal);
-        return { unit, readAt, output: await resolveForServed(unit, body, signal), body };
+        return { unit, readAt, output: await readForServed(unit, signal) };
       });
       const stockReports: Record<string, StockExportReport> = {};
       const resolved: ResolvedStockExport[] = [];
       const applied: string[] = [];
       for (const entry of read) {
-        // Resolved while another unit was: a full sync may have changed the family since.
-        const output = await resolveForServed(entry.unit, entry.body, signal, entry.output);
+        // Read while another unit was: a full sync may have changed the family since (then read again).
+        let { output, readAt } = entry;
+        if (output.familyId !== served.latest()?.family.id) {
+          readAt = performance.now();
+          output = await readForServed(entry.unit, signal, output);
+        }
         stockReports[entry.unit.code] = output.report;
         // An export read before the one already applied (a concurrent re-read) would undo newer sales.
-        if ((stockReadAt.get(entry.unit.code) ?? Number.NEGATIVE_INFINITY) > entry.readAt) continue;
+        if ((stockReadAt.get(entry.unit.code) ?? Number.NEGATIVE_INFINITY) > readAt) continue;
         if (output.familyId !== served.latest()?.family.id) continue;
         resolved.push(output.resolved);
         applied.push(entry.unit.code);
-        stockReadAt.set(entry.unit.code, entry.readAt);
+        stockReadAt.set(entry.unit.code, readAt);
       }
       const sources = { stock: stockReports };
       signal.throwIfAborted();

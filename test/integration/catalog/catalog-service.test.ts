@@ -28,7 +28,6 @@ function createService(storeFile: string, data: FakePosData) {
   const internalStore = createKeyvCatalogStore<{ version: string }>(keyv, { source: SOURCE, prefix: 'internal' });
   const pos = createFakePosClient(data);
   const service = createCatalogService({
-    pos,
     workers: createInThreadCatalogWorkers({ pos, documents: posDocumentReaders }),
     store,
     internalStore,

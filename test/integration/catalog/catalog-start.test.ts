@@ -39,7 +39,6 @@ function open(file: string, source: CatalogSource, data: FakePosData) {
   const { keyv } = openKeyv(`sqlite://${join(dir, file)}`);
   const pos = createFakePosClient(data);
   const catalog = createCatalogService({
-    pos,
     workers: createInThreadCatalogWorkers({ pos, documents: posDocumentReaders }),
     store: createKeyvCatalogStore<CatalogMeta>(keyv, { source }),
     internalStore: createKeyvCatalogStore<{ version: string }>(keyv, { source, prefix: 'internal' }),

@@ -34,7 +34,6 @@ export function createWorkerCatalog(
   const workers = createCatalogWorkers({ pos: posConfig });
   options.open.push(workers, pos);
   return createCatalogService({
-    pos,
     workers,
     store: createKeyvCatalogStore<CatalogMeta>(keyv, { source: SOURCE }),
     internalStore: createKeyvCatalogStore<{ version: string }>(keyv, { source: SOURCE, prefix: 'internal' }),

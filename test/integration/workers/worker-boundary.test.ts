@@ -75,7 +75,6 @@ function createService(workers: CatalogWorkers, documentThreads = 1): CatalogSer
   const pos = createPosClient({ config: posConfig });
   open.push(pos);
   return createCatalogService({
-    pos,
     workers,
     store: createKeyvCatalogStore<CatalogMeta>(keyv, { source: SOURCE }),
     internalStore: createKeyvCatalogStore<{ version: string }>(keyv, { source: SOURCE, prefix: 'internal' }),
@@ -209,7 +208,7 @@ describe('workers/ the worker-thread boundary', () => {
       let current = pooled();
       const service = createService({
         readCatalog: (input, onEvent) => current.readCatalog(input, onEvent),
-        resolveStockExport: (input) => current.resolveStockExport(input),
+        readStockExport: (input, onEvent) => current.readStockExport(input, onEvent),
         fingerprint: (header, chunks) => current.fingerprint(header, chunks),
         checkEnrichment: (sheet) => current.checkEnrichment(sheet),
         close: async () => {},
