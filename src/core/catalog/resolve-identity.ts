@@ -169,17 +169,29 @@ export function articleCode(key: IdentityKey, article: IdentityArticle): string 
   return value === undefined ? undefined : normalizeCode(key, value);
 }
 
+/**
+ * Articles read by position, for lists not held as an array of objects: `article(position)` may build the
+ * article anew on each call (the index keeps none of them).
+ */
+export interface IdentityArticleList {
+  readonly length: number;
+  article(position: number): IdentityArticle;
+}
+
 /** Builds the lookup maps of `articles` once, O(n). Articles keep their position as their index. */
 export function createIdentityIndex(
-  articles: readonly IdentityArticle[],
+  articles: readonly IdentityArticle[] | IdentityArticleList,
   /** The keys to index (all by default): rows resolved by one fixed key need no maps of the others. */
   keys: readonly IdentityKey[] = IDENTITY_KEYS,
 ): IdentityIndex {
+  const at: (position: number) => IdentityArticle =
+    'article' in articles ? (position) => articles.article(position) : (position) => articles[position] as IdentityArticle;
   const ids: string[] = [];
   const byKey = emptyRecord(() => new Map<string, number>());
   const shared = emptyRecord(() => new Map<string, number[]>());
   const lengths = emptyRecord(() => ({ min: Number.POSITIVE_INFINITY, max: 0 }));
-  for (const [position, article] of articles.entries()) {
+  for (let position = 0; position < articles.length; position += 1) {
+    const article = at(position);
     ids.push(article.localId);
     for (const key of keys) {
       const code = articleCode(key, article);

@@ -1,6 +1,6 @@
 import { type ResolvedStockExport, resolveStockExport } from '../../core/catalog/apply-resolved-stock.js';
 import type { DocumentLimits } from '../../core/catalog/document-limits.js';
-import { parseIdentityTable } from '../../core/catalog/identity-table.js';
+import { identityTableArticles } from '../../core/catalog/identity-table.js';
 import type { StockColumnOverride } from '../../core/catalog/pos-documents.js';
 import { createIdentityIndex, type IdentityIndex, type IdentityKeyChoice } from '../../core/catalog/resolve-identity.js';
 import type { SourceUnit } from '../../core/catalog/source.js';
@@ -59,7 +59,7 @@ export function createIdentityIndexCache(keep = 2): IdentityIndexCache {
       const known = indexes.get(family.id);
       if (known !== undefined) return known;
       const text = Buffer.from(family.identity.buffer, family.identity.byteOffset, family.identity.byteLength).toString('utf8');
-      const index = createIdentityIndex(parseIdentityTable(text));
+      const index = createIdentityIndex(identityTableArticles(text));
       indexes.set(family.id, index);
       for (const id of indexes.keys()) if (indexes.size > keep) indexes.delete(id);
       return index;
