@@ -8,7 +8,6 @@
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { request } from 'undici';
-import { createPosClient } from '../src/adapters/pos/pos-client.js';
 import { openKeyv } from '../src/adapters/store/create-keyv.js';
 import { createKeyvCatalogStore } from '../src/adapters/store/keyv-catalog-store.js';
 import {
@@ -41,7 +40,6 @@ const config = createTestConfig({
   SYNC_DEADLINE_MS: values['deadline-ms'],
 });
 const posConfig = { ...config.pos, baseUrl: sandbox.url, apiKey: API_KEY };
-const pos = createPosClient({ config: posConfig });
 const workers = createCatalogWorkers({ pos: posConfig });
 const source = { id: 'pos:bench', label: 'bench' };
 const { keyv } = openKeyv('memory://');
@@ -107,5 +105,4 @@ process.stdout.write(
   `after the faults: ${after.outcome}; served ${service.current()?.version === good.version ? 'the same version' : 'another version'}\n`,
 );
 await workers.close();
-await pos.close();
 await sandbox.stop();

@@ -34,9 +34,12 @@ export interface ReadUnitDocumentTask {
 
 export interface ReadStockExportTask {
   readonly input: StockExportReadInput;
-  /** The POS client's log lines go back through it. */
+  /** The POS client's log lines go back through it; `STOCK_EXPORT_ABORT` comes through it to end the fetch. */
   readonly events: MessagePort;
 }
+
+/** Sent to a running `readStockExport` task when its caller aborts (see `create-catalog-workers.ts`). */
+export const STOCK_EXPORT_ABORT = 'abort';
 
 /** One message to a catalog worker: the task's name and its input. */
 export type CatalogWorkerTask =

@@ -14,12 +14,13 @@ import {
   type StockExportOutput,
 } from '../services/catalog/resolve-stock-export.js';
 import { bufferListOf, readUnitDocumentState } from '../services/catalog/unit-documents.js';
-import type {
-  CatalogWorkerData,
-  CatalogWorkerTask,
-  ReadCatalogTask,
-  ReadStockExportTask,
-  ReadUnitDocumentTask,
+import {
+  type CatalogWorkerData,
+  type CatalogWorkerTask,
+  type ReadCatalogTask,
+  type ReadStockExportTask,
+  type ReadUnitDocumentTask,
+  STOCK_EXPORT_ABORT,
 } from './catalog-worker-tasks.js';
 import { createGarbageCollector } from './collect-garbage.js';
 import { lowerThreadPriority } from './lower-thread-priority.js';
@@ -92,8 +93,12 @@ async function readUnitDocument(task: ReadUnitDocumentTask): Promise<unknown> {
 /** A unit's stock export fetched, parsed and resolved here: its body never reaches the main thread. */
 async function readStockExport(task: ReadStockExportTask): Promise<StockExportOutput> {
   const pos = posClientFor((event) => task.events.postMessage(event));
+  const aborted = new AbortController();
+  task.events.on('message', (message: unknown) => {
+    if (message === STOCK_EXPORT_ABORT) aborted.abort(new Error('the stock re-read was aborted'));
+  });
   try {
-    return await readStockExportFromPos({ pos, documents: posDocumentReaders }, task.input, identities);
+    return await readStockExportFromPos({ pos, documents: posDocumentReaders }, task.input, identities, aborted.signal);
   } catch (error) {
     throw withCodeInMessage(error);
   } finally {

@@ -1,10 +1,12 @@
 import { MessageChannel, type TransferListItem } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { PosClientConfig } from '../adapters/pos/pos-client.js';
+import { raceAbort } from '../core/async/deadline.js';
 import type { CatalogWorkers } from '../services/catalog/catalog-workers.js';
 import type { ReadCatalogEvent } from '../services/catalog/read-catalog.js';
+import type { StockExportOutput } from '../services/catalog/resolve-stock-export.js';
 import type runCatalogTask from './catalog-worker.js';
-import { type CatalogWorkerData, SYNC_YOUNG_GENERATION_MB } from './catalog-worker-tasks.js';
+import { type CatalogWorkerData, STOCK_EXPORT_ABORT, SYNC_YOUNG_GENERATION_MB } from './catalog-worker-tasks.js';
 import { taskErrorOf, WorkerFailedError } from './task-errors.js';
 import { threadsExited } from './threads-exited.js';
 import { workerEntry, workerEntryAt } from './worker-entry.js';
@@ -117,16 +119,23 @@ export function createCatalogWorkers(options: CatalogWorkersOptions): CatalogWor
       }
     },
     async readStockExport(input, onEvent, signal) {
+      signal?.throwIfAborted();
       const { port1, port2 } = new MessageChannel();
       port1.on('message', (event: ReadCatalogEvent) => onEvent(event));
+      // Not piscina's signal: a task that has one gets a thread to itself (no second re-read beside it), and
+      // its abort ends the thread, the family's identity index with it. The task is told instead, and ends
+      // its fetch; the caller stops waiting at once.
+      const abort = () => port1.postMessage(STOCK_EXPORT_ABORT);
+      signal?.addEventListener('abort', abort, { once: true });
+      const running = run<StockExportOutput>(
+        catalogPool,
+        { task: 'readStockExport', input: { input, events: port2 } },
+        { transferList: [port2] },
+      ).finally(() => port1.close());
       try {
-        return await run(
-          catalogPool,
-          { task: 'readStockExport', input: { input, events: port2 } },
-          { transferList: [port2], signal },
-        );
+        return await raceAbort(running, signal);
       } finally {
-        port1.close();
+        signal?.removeEventListener('abort', abort);
       }
     },
     fingerprint: (header, chunks, signal) => run(catalogPool, { task: 'fingerprint', input: { header, chunks } }, { signal }),

@@ -336,7 +336,7 @@ export const DEFLATED_CHUNK_PREFIX = 'deflate-raw:';
 /**
  * The value a chunk is stored as: always a string, because keyv's own serializer (a recursive JS walk)
  * took seconds and left hundreds of MB of string ropes for a 100,000-item catalog, while a string costs it
- * one escape (bench/full-sync.ts). A deflated chunk is kept deflated, in base64 (~5× smaller than its
+ * one escape (bench/full-sync.ts). A deflated chunk is kept deflated, in base64 (~7× smaller than its
  * text at 100,000 × 5, and nothing to escape): storing the chunks the catalog already holds deflated no
  * longer inflates, decodes and escapes every one of them on the main thread (docs/decisions/0012).
  */

@@ -3,7 +3,7 @@ import { deflateRawSync, inflateRawSync } from 'node:zlib';
 
 /**
  * The serialized form of a catalog version's items: JSON texts, chunk by chunk, kept deflated in shared
- * memory. It is what the store keeps (as plain text: `chunkText`), what worker threads read (from shared
+ * memory. It is what the store keeps (the deflated bytes as they are, docs/decisions/0012), what worker threads read (from shared
  * memory, without a copy) and what the content fingerprint is computed over (the texts, not the deflated
  * bytes), so that a version is serialized once, by the thread that made it. A version made by stock
  * changes shares the chunks of its base and replaces only the changed ones.

@@ -12,14 +12,20 @@ import type { ServedCatalog, ServedVersion } from './served-catalog.js';
 /** A family resolution that was overtaken by a new family is done again, at most this often. */
 export const MAX_RESOLVE_ATTEMPTS = 3;
 
+/** A unit's export as read, and when that read began (`performance.now()`, before it waited for a thread). */
+export interface StockExportRead {
+  readonly output: StockExportOutput;
+  readonly readAt: number;
+}
+
 /** Reading the units' stock exports against the served catalog family (in a worker), within their limits. */
 export interface StockExportResolver {
   /**
    * The unit's export fetched and resolved against the family served now (fetched again if a full sync
-   * changed the family meanwhile); `known`, a read of it already made, is returned when its family is still
-   * the served one.
+   * changed the family meanwhile), with when the read that made it began (`performance.now()`); `known`, a
+   * read already made, is returned as it is when its family is still the served one.
    */
-  readForServed(unit: SourceUnit, signal: AbortSignal, known?: StockExportOutput): Promise<StockExportOutput>;
+  readForServed(unit: SourceUnit, signal: AbortSignal, known?: StockExportRead): Promise<StockExportRead>;
   /** The article count of the last full sync that read the POS. */
   noteArticleCount(count: number): void;
 }
@@ -44,19 +50,20 @@ export function createStockExportResolver(deps: {
     else logger.debug?.(event.meta, event.message);
   };
 
-  async function readForServed(unit: SourceUnit, signal: AbortSignal, known?: StockExportOutput): Promise<StockExportOutput> {
-    let output = known;
+  async function readForServed(unit: SourceUnit, signal: AbortSignal, known?: StockExportRead): Promise<StockExportRead> {
+    let read = known;
     for (let attempt = 1; attempt <= MAX_RESOLVE_ATTEMPTS; attempt += 1) {
       const family = served.latest()?.family;
       if (family === undefined) throw new Error('no catalog is served');
-      if (output?.familyId === family.id) return output;
+      if (read?.output.familyId === family.id) return read;
       const input = { unit, family, stockKey: options.stockKey, stockColumns: options.stockColumns, limits: exportLimits() };
-      output = await workers.readStockExport(input, relay, signal);
+      const readAt = performance.now();
+      read = { output: await workers.readStockExport(input, relay, signal), readAt };
     }
-    if (output === undefined || output.familyId !== served.latest()?.family.id) {
+    if (read === undefined || read.output.familyId !== served.latest()?.family.id) {
       throw new Error('the catalog changed while its stock was read; the next stock sync reads it again');
     }
-    return output;
+    return read;
   }
 
   return {

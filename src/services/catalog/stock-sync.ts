@@ -114,20 +114,16 @@ export function createStockSync(deps: StockSyncDeps): StockSync {
       const units = previous.snapshot.units
         .filter((unit) => wanted === undefined || wanted.has(unit.code))
         .map((unit) => ({ ...unit, priceLists: [] }));
-      const read = await mapLimit(units, options.concurrency, async (unit) => {
-        const readAt = performance.now();
-        return { unit, readAt, output: await readForServed(unit, signal) };
-      });
+      const reads = await mapLimit(units, options.concurrency, async (unit) => ({
+        unit,
+        read: await readForServed(unit, signal),
+      }));
       const stockReports: Record<string, StockExportReport> = {};
       const resolved: ResolvedStockExport[] = [];
       const applied: string[] = [];
-      for (const entry of read) {
+      for (const entry of reads) {
         // Read while another unit was: a full sync may have changed the family since (then read again).
-        let { output, readAt } = entry;
-        if (output.familyId !== served.latest()?.family.id) {
-          readAt = performance.now();
-          output = await readForServed(entry.unit, signal, output);
-        }
+        const { output, readAt } = await readForServed(entry.unit, signal, entry.read);
         stockReports[entry.unit.code] = output.report;
         // An export read before the one already applied (a concurrent re-read) would undo newer sales.
         if ((stockReadAt.get(entry.unit.code) ?? Number.NEGATIVE_INFINITY) > readAt) continue;

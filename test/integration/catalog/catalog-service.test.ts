@@ -278,6 +278,42 @@ describe('services/catalog-service with the real SQLite store', () => {
     },
   );
 
+  it('a re-read overtaken by a new catalog reads its export again for that catalog, and applies it', async () => {
+    const data = demoData(40);
+    const { service, store } = createService('reread-new-family.sqlite', data);
+    await service.syncCatalog();
+    // The re-read's first fetch answers late; meanwhile a full sync publishes a new catalog (a new price).
+    let fetches = 0;
+    let release: () => void = () => undefined;
+    let reading: () => void = () => undefined;
+    const readingExport = new Promise<void>((resolve) => {
+      reading = resolve;
+    });
+    data.stockDelay = () => {
+      fetches += 1;
+      if (fetches > 1) return Promise.resolve();
+      return new Promise<void>((resolve) => {
+        release = resolve;
+        reading();
+      });
+    };
+    const reread = service.syncStock();
+    await readingExport;
+    data.priceLists['U1'] = (data.priceLists['U1'] ?? '').replace('<PRICE_VAT>13.00</PRICE_VAT>', '<PRICE_VAT>99.00</PRICE_VAT>');
+    data.stock['U1'] = (data.stock['U1'] ?? '').replace(/^1001;1,5/m, '1001;7');
+    const full = await service.syncCatalog();
+    expect(full.outcome).toBe('published');
+    const fetchesBefore = fetches;
+    release();
+    const report = await reread;
+
+    // Read again for the new catalog (its first read resolved against the old one), not thrown away.
+    expect(fetches).toBe(fetchesBefore + 1);
+    expect(report.sources?.stock?.['U1']).toBeDefined();
+    expect(service.current()?.products[0]?.offers[0]).toMatchObject({ price: 99, stock: 7 });
+    await store.close();
+  });
+
   it('a stock export read before a sale does not undo the sale; a re-read after it applies the POS again', async () => {
     const data = demoData(40);
     const { service, store } = createService('reread-race.sqlite', data);

@@ -1,5 +1,5 @@
 import { pino } from 'pino';
-import { createPosClient, type PosClientConfig } from '../../../src/adapters/pos/pos-client.js';
+import type { PosClientConfig } from '../../../src/adapters/pos/pos-client.js';
 import { openKeyv } from '../../../src/adapters/store/create-keyv.js';
 import { createKeyvCatalogStore } from '../../../src/adapters/store/keyv-catalog-store.js';
 import type { Config } from '../../../src/config/load-config.js';
@@ -30,9 +30,8 @@ export function createWorkerCatalog(
 ): CatalogService {
   const posConfig: PosClientConfig = { ...config.pos, baseUrl: config.pos.baseUrl ?? '', apiKey: config.pos.apiKey ?? '' };
   const { keyv } = openKeyv('memory://');
-  const pos = createPosClient({ config: posConfig });
   const workers = createCatalogWorkers({ pos: posConfig });
-  options.open.push(workers, pos);
+  options.open.push(workers);
   return createCatalogService({
     workers,
     store: createKeyvCatalogStore<CatalogMeta>(keyv, { source: SOURCE }),

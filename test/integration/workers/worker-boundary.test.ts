@@ -72,8 +72,6 @@ const SOURCE = { id: 'pos:test', label: 'the test POS' };
 
 function createService(workers: CatalogWorkers, documentThreads = 1): CatalogService {
   const { keyv } = openKeyv('memory://');
-  const pos = createPosClient({ config: posConfig });
-  open.push(pos);
   return createCatalogService({
     workers,
     store: createKeyvCatalogStore<CatalogMeta>(keyv, { source: SOURCE }),
