@@ -1,4 +1,3 @@
-import { inflateRawSync } from 'node:zlib';
 import type { Keyv } from 'keyv';
 import type { CatalogSource } from '../../core/catalog/catalog-source.js';
 import type {
@@ -9,6 +8,7 @@ import type {
   VersionHead,
 } from '../../services/catalog/catalog-store.js';
 import { createKeyvReportStore } from './keyv-report-store.js';
+import { chunkTextOf, storedChunkValue } from './stored-chunk-value.js';
 
 /** What the store's pointer names: one version of the list, with where it came from. */
 export interface VersionPointer {
@@ -325,42 +325,6 @@ export class LeaseLostError extends Error {
 
 function isLeaseLost(error: unknown): boolean {
   return (error as { code?: unknown } | undefined)?.code === 'LEASE_LOST';
-}
-
-/**
- * How a deflated chunk's value begins: the rest is its raw deflate in base64. A JSON text chunk begins
- * with `[`, so the two never mix up.
- */
-export const DEFLATED_CHUNK_PREFIX = 'deflate-raw:';
-
-/**
- * The value a chunk is stored as: always a string, because keyv's own serializer (a recursive JS walk)
- * took seconds and left hundreds of MB of string ropes for a 100,000-item catalog, while a string costs it
- * one escape (bench/full-sync.ts). A deflated chunk is kept deflated, in base64 (~7× smaller than its
- * text at 100,000 × 5, and nothing to escape): storing the chunks the catalog already holds deflated no
- * longer inflates, decodes and escapes every one of them on the main thread (docs/decisions/0012).
- */
-function storedChunkValue(chunk: { readonly text: () => string } | { readonly deflated: () => Uint8Array }): string {
-  if ('text' in chunk) return chunk.text();
-  const bytes = chunk.deflated();
-  return DEFLATED_CHUNK_PREFIX + Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
-}
-
-/**
- * A stored chunk's JSON text (an `Error` when a deflated one does not inflate). Versions before chunks
- * were stored as strings stored arrays, read back as text here.
- */
-function chunkTextOf(stored: unknown): string | Error | undefined {
-  if (typeof stored === 'string') {
-    if (!stored.startsWith(DEFLATED_CHUNK_PREFIX)) return stored;
-    try {
-      return inflateRawSync(Buffer.from(stored.slice(DEFLATED_CHUNK_PREFIX.length), 'base64')).toString('utf8');
-    } catch (error) {
-      return error instanceof Error ? error : new Error(String(error));
-    }
-  }
-  if (Array.isArray(stored)) return JSON.stringify(stored);
-  return undefined;
 }
 
 function parseChunkText(text: string): unknown[] | undefined {

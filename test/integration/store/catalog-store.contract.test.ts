@@ -2,12 +2,8 @@ import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { Keyv } from 'keyv';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { openKeyv } from '../../../src/adapters/store/create-keyv.js';
-import {
-  createKeyvCatalogStore,
-  DEFLATED_CHUNK_PREFIX,
-  loadItems,
-  publishItems,
-} from '../../../src/adapters/store/keyv-catalog-store.js';
+import { createKeyvCatalogStore, loadItems, publishItems } from '../../../src/adapters/store/keyv-catalog-store.js';
+import { DEFLATED_CHUNK_PREFIX } from '../../../src/adapters/store/stored-chunk-value.js';
 import type { CatalogStore } from '../../../src/services/catalog/catalog-store.js';
 import { skipWithoutBackend, storeBackends } from '../../helpers/store-backends.js';
 
