@@ -29,7 +29,7 @@ export interface CatalogWorkers {
   /**
    * Fetches a unit's stock export, parses it and resolves its rows to product positions
    * (`resolve-stock-export.ts`); the POS client's log lines go to `onEvent`. When `signal` aborts, the task
-   * rejects with its reason at once (its thread is ended, its request with it).
+   * rejects with its reason at once and its fetch is ended (its thread, and the identity index it keeps, stay).
    */
   readStockExport(
     input: StockExportReadInput,

@@ -19,6 +19,7 @@ import type { ReadCatalogEvent, ReadCatalogOutput, ReadCatalogResult } from './r
 import { materializeChunks, type ServedCatalog, type ServedVersion } from './served-catalog.js';
 import type { StockSync } from './stock-sync.js';
 import type { SyncReports } from './sync-reports.js';
+import { logUnitDocumentEvent } from './unit-documents.js';
 
 export interface FullSyncDeps {
   readonly served: ServedCatalog;
@@ -162,8 +163,7 @@ export function createFullSync(deps: FullSyncDeps): (run?: SyncRunOptions) => Pr
       if (event.type === 'phase') {
         ended = event.phase;
         deps.onPhase?.(event.phase, event.ms, event.unit);
-      } else if (event.level === 'warn') logger.warn(event.meta, event.message);
-      else logger.debug?.(event.meta, event.message);
+      } else logUnitDocumentEvent(logger, event);
     };
     try {
       const version = createCatalogVersion(started, previous?.snapshot.version ?? 'first');

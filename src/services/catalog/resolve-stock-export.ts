@@ -5,7 +5,7 @@ import type { StockColumnOverride } from '../../core/catalog/pos-documents.js';
 import { createIdentityIndex, type IdentityIndex, type IdentityKeyChoice } from '../../core/catalog/resolve-identity.js';
 import type { SourceUnit } from '../../core/catalog/source.js';
 import type { StockExportReport } from './catalog-types.js';
-import type { PosDocumentReaders, PosSource } from './pos-port.js';
+import type { PosSource } from './pos-port.js';
 import { parseStockExport } from './unit-documents.js';
 
 /**
@@ -19,16 +19,6 @@ export interface FamilyIdentity {
   /** Id of the family (the version that started it); positions are valid for every version of it. */
   readonly id: string;
   readonly identity: Uint8Array;
-}
-
-export interface StockExportInput {
-  readonly unit: string;
-  readonly body: Uint8Array;
-  readonly family: FamilyIdentity;
-  readonly stockKey: IdentityKeyChoice;
-  readonly stockColumns: StockColumnOverride;
-  /** At most this many rows are read (docs/failure-modes.md). */
-  readonly limits?: DocumentLimits;
 }
 
 /** A unit's export to fetch and resolve (`readStockExport`). */
@@ -77,21 +67,12 @@ export async function readStockExport(
   cache: IdentityIndexCache,
   signal?: AbortSignal,
 ): Promise<StockExportOutput> {
-  const { unit, limits } = input;
+  const { unit, family, stockKey, stockColumns, limits } = input;
   const body = await source.pos.fetchStockExport(unit, {
     maxBytes: limits.maxStockExportBytes,
     ...(signal === undefined ? {} : { signal }),
   });
-  const { family, stockKey, stockColumns } = input;
-  return resolveStockExportBody({ unit: unit.code, body, family, stockKey, stockColumns, limits }, cache, source.documents);
-}
-
-export function resolveStockExportBody(
-  input: StockExportInput,
-  cache: IdentityIndexCache,
-  documents: PosDocumentReaders,
-): StockExportOutput {
-  const { rows, report } = parseStockExport(documents, input.body, input.stockColumns, input.limits, input.unit);
-  const resolved = resolveStockExport(cache.get(input.family), input.unit, rows, input.stockKey);
-  return { familyId: input.family.id, report, resolved };
+  const { rows, report } = parseStockExport(source.documents, body, stockColumns, limits, unit.code);
+  const resolved = resolveStockExport(cache.get(family), unit.code, rows, stockKey);
+  return { familyId: family.id, report, resolved };
 }

@@ -8,6 +8,7 @@ import type { CatalogWorkers } from './catalog-workers.js';
 import type { ReadCatalogEvent } from './read-catalog.js';
 import type { StockExportOutput } from './resolve-stock-export.js';
 import type { ServedCatalog, ServedVersion } from './served-catalog.js';
+import { logUnitDocumentEvent } from './unit-documents.js';
 
 /** A family resolution that was overtaken by a new family is done again, at most this often. */
 export const MAX_RESOLVE_ATTEMPTS = 3;
@@ -44,11 +45,7 @@ export function createStockExportResolver(deps: {
     return lastArticleCount === undefined ? unknownCatalogLimits(settings) : documentLimits(lastArticleCount, settings);
   }
   // The POS client's log lines from the thread that reads (a re-read has no phases to report).
-  const relay = (event: ReadCatalogEvent): void => {
-    if (event.type !== 'log') return;
-    if (event.level === 'warn') logger.warn(event.meta, event.message);
-    else logger.debug?.(event.meta, event.message);
-  };
+  const relay = (event: ReadCatalogEvent): void => logUnitDocumentEvent(logger, event);
 
   async function readForServed(unit: SourceUnit, signal: AbortSignal, known?: StockExportRead): Promise<StockExportRead> {
     let read = known;

@@ -18,7 +18,7 @@ import {
   type StockRows,
   type StockRowsState,
 } from '../../core/catalog/stock-rows.js';
-import type { PriceListReport, StockExportReport, SyncPhase } from './catalog-types.js';
+import type { CatalogLogger, PriceListReport, StockExportReport, SyncPhase } from './catalog-types.js';
 import type { PosDocumentReaders, PosSource } from './pos-port.js';
 
 /**
@@ -57,6 +57,13 @@ export type UnitDocumentHelper = (
 ) => Promise<UnitDocument>;
 
 type Emit = (event: UnitDocumentEvent) => void;
+
+/** A log line a worker thread's POS client sent back, written to `logger` at its level (phases are not logs). */
+export function logUnitDocumentEvent(logger: CatalogLogger, event: UnitDocumentEvent): void {
+  if (event.type !== 'log') return;
+  if (event.level === 'warn') logger.warn(event.meta, event.message);
+  else logger.debug?.(event.meta, event.message);
+}
 
 async function readPriceList(
   { pos, documents }: PosSource,
