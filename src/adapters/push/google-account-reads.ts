@@ -166,5 +166,5 @@ function retryableRead(status: number): boolean {
 /** Google's own words for a failed call (`error.message`), redacted and cut short as every channel message. */
 function googleMessage(answer: unknown, redact: (text: string) => string): string {
   const { message } = googleErrorOf(answer);
-  return message !== undefined && message !== '' ? `: ${cleanMessage(message, redact)}` : '';
+  return message === undefined ? '' : `: ${cleanMessage(message, redact)}`;
 }

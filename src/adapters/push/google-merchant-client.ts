@@ -66,7 +66,6 @@ export interface GoogleMerchantClient extends ChannelClient<GooglePayload> {
   close(): Promise<void>;
 }
 
-/** Google's error body (`google.rpc.Status` in JSON): `{ error: { code, message, status } }`. */
 interface Call {
   readonly method: 'POST' | 'PATCH' | 'DELETE';
   readonly path: string;

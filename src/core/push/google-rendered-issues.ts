@@ -1,7 +1,6 @@
 import type { merchantapi_issueresolution_v1 } from '@googleapis/merchantapi';
 import { convert } from 'html-to-text';
 import { z } from 'zod';
-import { truncateText } from '../feeds/truncate-text.js';
 import { channelText } from './channel-text.js';
 import { isGoogleLink } from './google-links.js';
 
@@ -143,14 +142,15 @@ function textOf(raw: z.infer<typeof GoogleRenderedIssueSchema>): RenderedIssueTe
   if (title === undefined) return undefined;
   const breakdowns = (raw.impact?.breakdowns ?? [])
     .map((breakdown) => ({
-      // Cut as every channel text is (by code points, trimmed; a blank detail is none).
-      regions: truncateText(
-        (breakdown.regions ?? [])
-          .map((region) => region.name ?? region.code ?? '')
-          .filter((name) => name !== '')
-          .join(', '),
-        LINE_MAX,
-      ),
+      // Cut as every channel text is (by code points, trimmed; a blank name or detail is none).
+      regions:
+        channelText(
+          (breakdown.regions ?? [])
+            .map((region) => channelText(region.name) ?? channelText(region.code))
+            .filter((name) => name !== undefined)
+            .join(', '),
+          LINE_MAX,
+        ) ?? '',
       details: (breakdown.details ?? [])
         .map((detail) => channelText(detail, LINE_MAX))
         .filter((detail) => detail !== undefined)

@@ -1,4 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
+import { abortableSleep } from '../../core/async/abortable-sleep.js';
 import { mapLimit } from '../../core/async/map-limit.js';
 import type { ChannelClient, PushTargetOutcome } from '../../core/push/channel-client.js';
 import type { GoogleDataSourceKind } from '../../core/push/google-data-source.js';
@@ -125,7 +126,7 @@ export function createGoogleChannel(deps: GoogleChannelDeps): GoogleChannel {
         return;
       }
       log.warn({ dataSource: deps.dataSourceName, retryInMs: wait }, `push: ${read.problem}; trying again`);
-      await delay(wait, undefined, { signal: abort.signal }).catch(() => undefined);
+      await abortableSleep(wait, abort.signal);
     }
   }
 
