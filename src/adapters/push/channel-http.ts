@@ -1,4 +1,5 @@
 import type { Dispatcher } from 'undici';
+import { truncateText } from '../../core/feeds/truncate-text.js';
 import type { PushBatchItem, PushOutcome, PushTargetOutcome } from '../../core/push/channel-client.js';
 import type { PushErrorCause } from '../../core/push/push-channel.js';
 import { retryAfterMs } from '../../core/push/retry-after.js';
@@ -17,10 +18,12 @@ export const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 /** The longest `Retry-After` honoured: a huge value must not stall a channel for days. */
 export const DEFAULT_MAX_RETRY_AFTER_MS = 60 * 60 * 1000;
 
-/** Redacts the secrets and cuts to MAX_MESSAGE_CHARS. */
+/** Redacts the secrets and cuts to MAX_MESSAGE_CHARS code points (never half a surrogate pair). */
 export function cleanMessage(text: string, redact: (text: string) => string): string {
   const redacted = redact(text);
-  return redacted.length <= MAX_MESSAGE_CHARS ? redacted : `${redacted.slice(0, MAX_MESSAGE_CHARS - 1)}…`;
+  if (redacted.length <= MAX_MESSAGE_CHARS) return redacted;
+  const cut = truncateText(redacted, MAX_MESSAGE_CHARS - 1);
+  return cut.length === redacted.length ? redacted : `${cut}…`;
 }
 
 /** The same outcome for every item of a batch (a whole-request answer). */

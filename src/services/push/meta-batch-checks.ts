@@ -2,7 +2,7 @@ import type { MetaBatchStatus } from '../../core/push/meta-batch-status.js';
 import { PUSH_MASK, type PushOutbox } from '../../core/push/outbox.js';
 import type { CatalogLogger } from '../catalog/catalog-types.js';
 import type { MetaBatchVerdicts } from './meta-verdicts.js';
-import { PUSH_ERROR_MAX } from './push-worker.js';
+import { cutPushError } from './push-worker.js';
 
 /**
  * Meta ingests an accepted `items_batch` call later; its handle tells how that went (docs/decisions/
@@ -88,7 +88,7 @@ export function createMetaBatchChecks(deps: MetaBatchChecksDeps): MetaBatchCheck
   }
 
   function recordError(message: string, rejected: boolean): void {
-    deps.onError?.(message.slice(0, PUSH_ERROR_MAX), rejected);
+    deps.onError?.(cutPushError(message), rejected);
   }
 
   /** Invalid ids: the first time enqueued again whole, the second time rejected with Meta's message. */
@@ -111,7 +111,7 @@ export function createMetaBatchChecks(deps: MetaBatchChecksDeps): MetaBatchCheck
       const id = target.slice(2);
       last = `Meta found item ${id} invalid again: ${status.messages?.[id] ?? 'invalid request'}`;
       // The row was acked when the call was accepted: this counts the refusal (and marks a newer row's error).
-      await deps.outbox.reject('meta', target, -1, last.slice(0, PUSH_ERROR_MAX));
+      await deps.outbox.reject('meta', target, -1, cutPushError(last));
     }
     if (last !== undefined) recordError(last, true);
     if (again.length + rejected.length > 0) {

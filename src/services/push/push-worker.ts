@@ -1,5 +1,6 @@
 import { createSlicer } from '../../core/async/create-slicer.js';
 import type { CatalogSnapshot } from '../../core/catalog/catalog.js';
+import { truncateText } from '../../core/feeds/truncate-text.js';
 import type { ChannelClient, PayloadResult, PushBatchItem, PushTargetOutcome } from '../../core/push/channel-client.js';
 import type { ClaimedRow, PushChannelState, PushOutbox } from '../../core/push/outbox.js';
 import type { Pacer } from '../../core/push/pacer.js';
@@ -88,7 +89,8 @@ function newCounters(): PushWorkerCounters {
   return { requests: { ok: 0, failed: 0 }, items: { ok: 0, retry: 0, rejected: 0, skipped: 0 } };
 }
 
-const cut = (message: string): string => message.slice(0, PUSH_ERROR_MAX);
+/** A push error as it is stored and shown: at most `PUSH_ERROR_MAX` code points (never half a surrogate pair). */
+export const cutPushError = (message: string): string => truncateText(message, PUSH_ERROR_MAX);
 
 /**
  * Claimed rows to batch items; rows that send nothing (skipped) are acked at once. A row whose payload cannot
@@ -112,7 +114,7 @@ async function prepare<Payload>(
     try {
       result = deps.buildPayload(row, snapshot);
     } catch (error) {
-      const message = cut(`payload not built: ${error instanceof Error ? error.message : String(error)}`);
+      const message = cutPushError(`payload not built: ${error instanceof Error ? error.message : String(error)}`);
       counters.items.rejected += 1;
       await deps.outbox.reject(deps.channel, row.target, row.gen, message);
       deps.logger.warn({ channel: deps.channel, target: row.target, error: message }, 'push: an update was dropped');
@@ -151,13 +153,16 @@ async function settle<Payload>(
       await deps.outbox.ack(deps.channel, target, gen);
     } else if (outcome.kind === 'rejected') {
       counters.items.rejected += 1;
-      rejected = cut(outcome.message);
+      rejected = cutPushError(outcome.message);
       error = { message: rejected, ...(outcome.cause === undefined ? {} : { cause: outcome.cause }) };
       await deps.outbox.reject(deps.channel, target, gen, rejected);
     } else {
       counters.items.retry += 1;
       retrying = true;
-      error = { message: cut(outcome.message ?? 'retry'), ...(outcome.cause === undefined ? {} : { cause: outcome.cause }) };
+      error = {
+        message: cutPushError(outcome.message ?? 'retry'),
+        ...(outcome.cause === undefined ? {} : { cause: outcome.cause }),
+      };
       const attempts = (rows.get(target)?.attempts ?? 0) + 1;
       const delay = pushRetryDelayMs(attempts, () => draw, deps.maxBackoffMs, outcome.afterMs);
       // The channel's Retry-After holds for the whole channel, not only for this target.
@@ -209,7 +214,7 @@ function logFailures<Payload>(deps: PushWorkerDeps<Payload>, items: number, outc
   const failed = outcomes.filter(({ outcome }) => outcome.kind !== 'ok');
   const first = failed[0]?.outcome;
   if (first === undefined) return;
-  const message = first.kind === 'ok' ? undefined : cut(first.message ?? first.kind);
+  const message = first.kind === 'ok' ? undefined : cutPushError(first.message ?? first.kind);
   deps.logger.warn(
     { channel: deps.channel, items, failed: failed.length, outcome: first.kind, error: message },
     'push: the channel did not take every update',
@@ -228,7 +233,7 @@ export function createPushWorker<Payload>(deps: PushWorkerDeps<Payload>): PushWo
   /** An error found outside a send: the last error, and the last rejection when an item was dropped for good. */
   function noteError(message: string, rejected: boolean): void {
     const now = deps.now();
-    const text = cut(message);
+    const text = cutPushError(message);
     counters.lastErrorAt = now;
     counters.lastError = text;
     // Written with the next round's state (the recorder), as a send's outcome would be.
