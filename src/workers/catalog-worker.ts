@@ -8,11 +8,7 @@ import {
   type ReadCatalogOutput,
   readCatalog as readCatalogFromPos,
 } from '../services/catalog/read-catalog.js';
-import {
-  createIdentityIndexCache,
-  readStockExport as readStockExportFromPos,
-  type StockExportOutput,
-} from '../services/catalog/resolve-stock-export.js';
+import { readStockExport as readStockExportFromPos, type StockExportOutput } from '../services/catalog/resolve-stock-export.js';
 import { bufferListOf, readUnitDocumentState } from '../services/catalog/unit-documents.js';
 import {
   type CatalogWorkerData,
@@ -29,15 +25,13 @@ import { createUnitDocumentThread } from './unit-document-helper.js';
 
 /**
  * Entry of the catalog worker threads (`create-catalog-workers.ts`): piscina runs `runTask` with each
- * task's name and input. Module state lives as long as the thread: the identity indexes of
- * the last catalog families.
+ * task's name and input. A re-read's identity index comes with its task, in shared memory (`product-identity.ts`).
  */
 
 const data = workerData as CatalogWorkerData;
 if (data.background) lowerThreadPriority();
 
 const collectGarbage = createGarbageCollector();
-const identities = createIdentityIndexCache();
 
 /** A POS client whose log lines go out through `emit`. */
 function posClientFor(emit: (event: ReadCatalogEvent) => void) {
@@ -98,7 +92,7 @@ async function readStockExport(task: ReadStockExportTask): Promise<StockExportOu
     if (message === STOCK_EXPORT_ABORT) aborted.abort(new Error('the stock re-read was aborted'));
   });
   try {
-    return await readStockExportFromPos({ pos, documents: posDocumentReaders }, task.input, identities, aborted.signal);
+    return await readStockExportFromPos({ pos, documents: posDocumentReaders }, task.input, aborted.signal);
   } catch (error) {
     throw withCodeInMessage(error);
   } finally {

@@ -42,9 +42,9 @@ export interface CatalogWorkersOptions {
  * The catalog's CPU-heavy work in worker threads (piscina), as decision 0006 splits it:
  * - the full sync in a pool of one thread that ends as soon as it is idle: its heap (the merge's working
  *   state, ~200 MB at 100,000 × 5) is returned to the system at once instead of waiting for a GC;
- * - stock re-reads (each unit's export fetched, parsed and resolved there) and fingerprints in a small pool
- *   whose threads stay a minute, keeping the identity index of the served catalog family between
- *   re-reads, at a lower priority than the main thread;
+ * - stock re-reads (each unit's export fetched, parsed and resolved there, against the family's identity
+ *   index in shared memory) and fingerprints in a small pool whose threads stay a minute (a burst of sales
+ *   re-reads every few seconds: no thread started for each), at a lower priority than the main thread;
  * - reading an enrichment sheet into its table in a thread of its own that ends when idle, like the full
  *   sync's: reading a 100,000-row sheet builds ~150 MB of rows that are garbage once the table is made.
  * A crashed thread is replaced by the pool; its task fails with `WORKER_FAILED`. `close` waits for the
@@ -64,7 +64,7 @@ export function createCatalogWorkers(options: CatalogWorkersOptions): CatalogWor
   const catalogPool = new Piscina({
     ...entryOf({ pos: options.pos, background: true }),
     minThreads: 0,
-    // One thread: a second one held another ~100 MiB of heap and identity index during a burst of sales
+    // One thread: a second one held another ~100 MiB of heap during a burst of sales
     // (bench/memory-budget.ts) to parse the units' exports of a confirming re-read in parallel; the re-reads
     // only confirm what the sales' movements did, and wait 5× their own length anyway (stock-rereads.ts).
     maxThreads: options.threads ?? 1,
@@ -123,8 +123,8 @@ export function createCatalogWorkers(options: CatalogWorkersOptions): CatalogWor
       const { port1, port2 } = new MessageChannel();
       port1.on('message', (event: ReadCatalogEvent) => onEvent(event));
       // Not piscina's signal: a task that has one gets a thread to itself (no second re-read beside it), and
-      // its abort ends the thread, the family's identity index with it. The task is told instead, and ends
-      // its fetch; the caller stops waiting at once.
+      // its abort ends the thread, and the other re-read in it. The task is told instead, and ends its fetch;
+      // the caller stops waiting at once.
       const abort = () => port1.postMessage(STOCK_EXPORT_ABORT);
       signal?.addEventListener('abort', abort, { once: true });
       const running = run<StockExportOutput>(

@@ -11,13 +11,10 @@ import {
 } from './apply-stock.js';
 import type { CatalogSnapshot, Product } from './catalog.js';
 import { createIssueLog, type IssueLog, type IssueSummary } from './create-issue-log.js';
-import {
-  createIdentityIndex,
-  type IdentityArticle,
-  type IdentityIndex,
-  type IdentityKeyChoice,
-  resolveIdentity,
-} from './resolve-identity.js';
+import type { IdentityArticle } from './identity-codes.js';
+import { createIdentityIndex, type IdentityIndex } from './identity-index.js';
+import { productIdentity } from './product-identity.js';
+import { type IdentityKeyChoice, resolveIdentity } from './resolve-identity.js';
 import { roundQuantity } from './round-money.js';
 import type { StockRow } from './source.js';
 import { asStockRows, type StockRows } from './stock-rows.js';
@@ -107,9 +104,9 @@ export function resolveStockExport(
   };
 }
 
-/** The identifying fields of the products, in their order: what `createIdentityIndex` takes. */
+/** The identifying fields of the products, in their order. */
 export function identitiesOf(products: readonly Product[]): IdentityArticle[] {
-  return products.map(identityOf);
+  return products.map(productIdentity);
 }
 
 /**
@@ -210,15 +207,6 @@ function replayIssues(into: IssueLog<ApplyStockIssueReason>, summary: IssueSumma
   for (const [reason, count] of Object.entries(summary.counts) as [ApplyStockIssueReason, number][]) {
     into.addCount(reason, count - (shown.get(reason) ?? 0));
   }
-}
-
-function identityOf(product: Product): IdentityArticle {
-  return {
-    localId: product.id,
-    ...(product.internalIdentifier === undefined ? {} : { internalIdentifier: product.internalIdentifier }),
-    ...(product.plu === undefined ? {} : { plu: product.plu }),
-    ...(product.ean === undefined ? {} : { ean: product.ean }),
-  };
 }
 
 function lineOf(rows: StockRows, row: number): { row?: number } {

@@ -4,7 +4,7 @@ import type { ArticleDescription, MergeIssueReason } from './merge-types.js';
 import { toMoney } from './round-money.js';
 import type { SourceArticle, SourceUnit } from './source.js';
 
-/** What the merge keeps of the selected articles, by product position (the ids are in the identity index). */
+/** What the merge keeps of the selected articles, by product position (the ids are in `described`). */
 export interface ArticleFacts {
   readonly length: number;
   readonly salesPrices: readonly (number | undefined)[];

@@ -28,6 +28,7 @@
  */
 import { buildOffer, createTextsCache } from './build-offer.js';
 import { createIssueLog } from './create-issue-log.js';
+import { createIdentityIndex, type IdentityIndex, identityIdAt } from './identity-index.js';
 import { articleFacts, selectArticles, selectPrimaryUnit, selectUnits } from './merge-articles.js';
 import { absentReport, replay, reportIdentity, sourceReport } from './merge-identity-report.js';
 import {
@@ -45,7 +46,7 @@ import {
 import { productsOf, replayProductIssues, type UnitOffers, withProductList } from './merged-products.js';
 import { createOfferColumns, type OfferColumns, storeOffer } from './offer-columns.js';
 import { type PriceListRows, priceListRowsOf } from './price-list-rows.js';
-import { createIdentityIndex, type IdentityIndex, resolveIdentity } from './resolve-identity.js';
+import { resolveIdentity } from './resolve-identity.js';
 import { roundQuantity } from './round-money.js';
 import type { PriceListRow, StockRow } from './source.js';
 import { createUnitSourceRows, keyCode } from './source-rows.js';
@@ -183,7 +184,7 @@ export function createCatalogMerger(
         merge,
         rowIndex === NO_ROW ? undefined : priceRows?.row(rowIndex),
         Number.isNaN(exportStock) ? undefined : exportStock,
-        index.ids[position] ?? '',
+        articles.described[position]?.id ?? '',
         articles.salesPrices[position],
         articles.stockItems[position] === 1,
         options,
@@ -261,7 +262,7 @@ export function createCatalogMerger(
         });
       }
 
-      const withoutPrice = replayProductIssues({ articles, ids: index.ids, units: offers, issues, maxExamples });
+      const withoutPrice = replayProductIssues({ articles, units: offers, issues, maxExamples });
       const products = productsOf(articles, offers, primaryUnit, options.unknownStockAvailability);
 
       const summary = issues.summary();
@@ -302,7 +303,7 @@ interface StockContext {
 /** Resolves a unit's stock export: each product's quantity by position, the export's report and issues. */
 function resolveStockExport(merge: UnitMerge, rows: StockRows, context: StockContext): NonNullable<UnitMerge['stock']> {
   const { index, excludedIndex, options, maxExamples } = context;
-  const stockOf = new Float64Array(index.ids.length).fill(Number.NaN);
+  const stockOf = new Float64Array(index.size).fill(Number.NaN);
   // Matches go straight into `stockOf` (no object per row); the rare unusable quantities are reported
   // after the identity issues, in row order, as always.
   const unusable: { readonly row: number; readonly article: number }[] = [];
@@ -322,7 +323,7 @@ function resolveStockExport(merge: UnitMerge, rows: StockRows, context: StockCon
   for (const { row, article } of unusable) {
     const line = rows.line(row);
     const at = line === undefined ? {} : { row: line };
-    log.add({ reason: 'invalid-stock', source: 'stock', unit: merge.unit.code, ...at, articleId: index.ids[article] ?? '' });
+    log.add({ reason: 'invalid-stock', source: 'stock', unit: merge.unit.code, ...at, articleId: identityIdAt(index, article) });
   }
   return { report: sourceReport(true, rows.length, resolution), stockOf, issues: log };
 }

@@ -1,12 +1,8 @@
 import type { IssueLog, IssueSource } from './create-issue-log.js';
+import { IDENTITY_KEYS } from './identity-codes.js';
+import type { IdentityIndex } from './identity-index.js';
 import type { MergeIssueReason, SourceReport } from './merge-types.js';
-import {
-  IDENTITY_KEYS,
-  type IdentityIndex,
-  type IdentityKeyChoice,
-  type IdentityResolution,
-  resolveIdentity,
-} from './resolve-identity.js';
+import { type IdentityKeyChoice, type IdentityResolution, resolveIdentity } from './resolve-identity.js';
 
 /** Replays a unit's capped log into the run's: its examples in order, then what it only counted. */
 export function replay(into: IssueLog<MergeIssueReason>, from: IssueLog<MergeIssueReason>): void {

@@ -32,7 +32,6 @@ export function withProductList(merged: MergedCatalog): MergeResult {
 
 export interface ReplayInput {
   readonly articles: ArticleFacts;
-  readonly ids: readonly string[];
   readonly units: readonly UnitOffers[];
   readonly issues: IssueLog<MergeIssueReason>;
   readonly maxExamples: number;
@@ -43,11 +42,11 @@ export interface ReplayInput {
  * invalid sales price, each unit's offer issues, no price at all); returns how many products have no price.
  */
 export function replayProductIssues(input: ReplayInput): number {
-  const { articles, ids, units, issues, maxExamples } = input;
+  const { articles, units, issues, maxExamples } = input;
   const cursors = units.map(() => 0);
   let withoutPrice = 0;
   for (let position = 0; position < articles.length; position += 1) {
-    const articleId = ids[position] ?? '';
+    const articleId = articles.described[position]?.id ?? '';
     const invalidSalesPrice = articles.invalidSalesPrices.get(position);
     if (invalidSalesPrice !== undefined) {
       issues.add({ reason: 'invalid-sales-price', source: 'articles', articleId, detail: invalidSalesPrice });

@@ -2,8 +2,8 @@ import { createSlicer } from '../async/create-slicer.js';
 import type { CatalogSnapshot } from './catalog.js';
 import { type AsyncFamilyCache, createAsyncFamilyCache } from './catalog-family.js';
 import type { FamilyIndex } from './family-index.js';
+import { normalizeCode } from './identity-codes.js';
 import { matchNames, NAME_RANKS, type NameIndex, SEARCH_BOUNDS, searchWords } from './name-search.js';
-import { normalizeCode } from './resolve-identity.js';
 
 /**
  * Product search (docs/console.md#finding-a-product): by exact code (id, EAN, PLU, internal identifier) or

@@ -1,3 +1,13 @@
+import { IDENTITY_KEYS, normalizeCode } from './identity-codes.js';
+import {
+  findIdentityCode,
+  hasIdentityKey,
+  type IdentityIndex,
+  identityIdAt,
+  identityPositions,
+  NO_ARTICLE,
+  SHARED_CODE,
+} from './identity-index.js';
 import type { IdentityKey } from './source.js';
 
 /**
@@ -14,10 +24,7 @@ import type { IdentityKey } from './source.js';
  * Which row field can carry which key: `localId` and `internalIdentifier` ← `code`;
  * `plu` ← `plu`, `code`; `ean` ← `ean`, `code` (a price-list `code` is the `EAN` when there is no `CODE`).
  *
- * Comparison: codes are trimmed strings, compared exactly (case-sensitive). PLUs compare as numbers:
- * a digits-only string without its leading zeros (`"0012"` = 12; `"12.0"`/`"12,0"` from spreadsheets
- * too); a non-numeric code is never a PLU. EANs that are digits only compare without leading zeros,
- * like GTINs (`"0012345678905"` = `"12345678905"`), so a spreadsheet that dropped them still matches.
+ * Comparison: `identity-codes.ts` (trimmed, exact; PLUs and digit-only EANs without leading zeros).
  *
  * Safety: a code that names two articles under a key (duplicate EANs) is ambiguous and the row is
  * matched to neither (unless a later key names one article uniquely, e.g. its PLU); two fields of a row
@@ -25,20 +32,10 @@ import type { IdentityKey } from './source.js';
  * article already taken is a duplicate: the first row wins. No row is ever matched to two articles.
  * A sampled row matched under one key whose codes name another article under another key is still
  * matched, and reported as a conflict (a hint that the operator should fix the key).
- * Lookup maps are built once per article list (`createIdentityIndex`) and reused for every document.
+ * Lookup tables are built once per article list (`identity-index.ts`) and reused for every document.
  */
 
-export const IDENTITY_KEYS = ['localId', 'internalIdentifier', 'plu', 'ean'] as const satisfies readonly IdentityKey[];
-
 export type IdentityKeyChoice = 'auto' | IdentityKey;
-
-/** The identifying fields of an article. */
-export interface IdentityArticle {
-  readonly localId: string;
-  readonly internalIdentifier?: string;
-  readonly plu?: number;
-  readonly ean?: string;
-}
 
 /** The candidate codes of one row (price-list: `code`, `ean`, `plu`; stock export: its `codes`). */
 export interface IdentityCandidates {
@@ -54,17 +51,6 @@ export interface IdentityCandidates {
 export interface IdentityRows {
   readonly length: number;
   candidates(row: number): IdentityCandidates | undefined;
-}
-
-/** Lookup maps of one article list: per key, normalized code → article position (or ambiguous). */
-export interface IdentityIndex {
-  /** Article ids (`localId`) by position. */
-  readonly ids: readonly string[];
-  readonly byKey: Readonly<Record<IdentityKey, ReadonlyMap<string, number>>>;
-  /** Per key, the codes shared by several articles, with their positions. */
-  readonly shared: Readonly<Record<IdentityKey, ReadonlyMap<string, readonly number[]>>>;
-  /** Per key, the shortest and longest code: a candidate outside them cannot match and is not probed. */
-  readonly lengths: Readonly<Record<IdentityKey, { readonly min: number; readonly max: number }>>;
 }
 
 export interface IdentityMatch {
@@ -126,8 +112,8 @@ export interface IdentityResolution {
   readonly notForSale: readonly NotForSaleRow[];
 }
 
-const NONE = -1;
-const AMBIGUOUS = -2;
+const NONE = NO_ARTICLE;
+const AMBIGUOUS = SHARED_CODE;
 const NO_CANDIDATES: IdentityCandidates = Object.freeze({});
 
 /** Rows looked up under every key to rank the keys and to detect conflicts (see `sample`). */
@@ -140,78 +126,6 @@ const FIELDS: Readonly<Record<IdentityKey, readonly (keyof IdentityCandidates)[]
   plu: ['plu', 'code'],
   ean: ['ean', 'code'],
 };
-
-/**
- * The comparable form of a code under `key`, or `undefined` when it cannot be such a code (empty, or
- * a non-numeric PLU).
- *
- * @example normalizeCode('plu', ' 0012 ') // '12'
- */
-export function normalizeCode(key: IdentityKey, raw: string): string | undefined {
-  const value = raw.trim();
-  if (value === '') return undefined;
-  if (key === 'plu') {
-    const end = digitsEnd(value);
-    if (end === 0 || (end < value.length && !isZeroFraction(value, end))) return undefined;
-    return stripLeadingZeros(value, end);
-  }
-  if (key === 'ean' && digitsEnd(value) === value.length) return stripLeadingZeros(value, value.length);
-  return value;
-}
-
-/** The comparable code of an article under `key`, or `undefined` when the article has none. */
-export function articleCode(key: IdentityKey, article: IdentityArticle): string | undefined {
-  if (key === 'plu') {
-    const plu = article.plu;
-    return plu !== undefined && Number.isSafeInteger(plu) && plu >= 0 ? String(plu) : undefined;
-  }
-  const value = article[key];
-  return value === undefined ? undefined : normalizeCode(key, value);
-}
-
-/**
- * Articles read by position, for lists not held as an array of objects: `article(position)` may build the
- * article anew on each call (the index keeps none of them).
- */
-export interface IdentityArticleList {
-  readonly length: number;
-  article(position: number): IdentityArticle;
-}
-
-/** Builds the lookup maps of `articles` once, O(n). Articles keep their position as their index. */
-export function createIdentityIndex(
-  articles: readonly IdentityArticle[] | IdentityArticleList,
-  /** The keys to index (all by default): rows resolved by one fixed key need no maps of the others. */
-  keys: readonly IdentityKey[] = IDENTITY_KEYS,
-): IdentityIndex {
-  const at: (position: number) => IdentityArticle =
-    'article' in articles ? (position) => articles.article(position) : (position) => articles[position] as IdentityArticle;
-  const ids: string[] = [];
-  const byKey = emptyRecord(() => new Map<string, number>());
-  const shared = emptyRecord(() => new Map<string, number[]>());
-  const lengths = emptyRecord(() => ({ min: Number.POSITIVE_INFINITY, max: 0 }));
-  for (let position = 0; position < articles.length; position += 1) {
-    const article = at(position);
-    ids.push(article.localId);
-    for (const key of keys) {
-      const code = articleCode(key, article);
-      if (code === undefined) continue;
-      const existing = byKey[key].get(code);
-      if (existing === undefined) {
-        byKey[key].set(code, position);
-        const bounds = lengths[key];
-        if (code.length < bounds.min) bounds.min = code.length;
-        if (code.length > bounds.max) bounds.max = code.length;
-      } else if (existing === AMBIGUOUS) {
-        shared[key].get(code)?.push(position);
-      } else if (existing !== position) {
-        byKey[key].set(code, AMBIGUOUS);
-        shared[key].set(code, [existing, position]);
-      }
-    }
-  }
-  return { ids, byKey, shared, lengths };
-}
 
 /**
  * Resolves each row to at most one article of `index` (see the module comment for the rules).
@@ -249,7 +163,7 @@ export function resolveIdentity(
   }
   const keyOrder = choice === 'auto' ? rankKeys(sampleCounts) : [choice];
   const keyCounts = emptyRecord(() => 0);
-  const firstRowOf = new Int32Array(index.ids.length).fill(NONE);
+  const firstRowOf = new Int32Array(index.size).fill(NONE);
   const matches: IdentityMatch[] = [];
   const unmatched: IdentityRowRef[] = [];
   const ambiguous: AmbiguousRow[] = [];
@@ -280,15 +194,14 @@ export function resolveIdentity(
       }
       const other = excluded === undefined ? NONE : lookupAny(excluded, keyOrder, candidates);
       if (excluded !== undefined && other !== NONE) {
-        const articleId = other >= 0 ? excluded.ids[other] : undefined;
-        notForSale.push(articleId === undefined ? { row, code } : { row, code, articleId });
+        notForSale.push(other >= 0 ? { row, code, articleId: identityIdAt(excluded, other) } : { row, code });
         continue;
       }
       unmatched.push({ row, code });
       continue;
     }
 
-    const articleId = index.ids[article] ?? '';
+    const articleId = identityIdAt(index, article);
     const firstRow = firstRowOf[article] ?? NONE;
     if (firstRow !== NONE) {
       duplicates.push({ row, code: displayCode(candidates), articleId, firstRow });
@@ -319,7 +232,7 @@ function findConflict(
     if (otherKey === key) continue;
     const other = lookup(index, otherKey, candidates);
     if (other < 0 || other === article) continue;
-    return { key, articleId: index.ids[article] ?? '', otherKey, otherArticleId: index.ids[other] ?? '' };
+    return { key, articleId: identityIdAt(index, article), otherKey, otherArticleId: identityIdAt(index, other) };
   }
   return undefined;
 }
@@ -339,19 +252,17 @@ function lookup(index: IdentityIndex, key: IdentityKey, candidates: IdentityCand
 
 /** The article the row's two candidate fields name under `key`; `AMBIGUOUS` when they disagree. */
 function probe(index: IdentityIndex, key: IdentityKey, first: string | undefined, second: string | undefined): number {
-  const map = index.byKey[key];
-  if (map.size === 0) return NONE;
-  const { min, max } = index.lengths[key];
+  if (!hasIdentityKey(index, key)) return NONE;
   let found = NONE;
   let previous: string | undefined;
   for (const raw of [first, second]) {
     if (raw === undefined) continue;
     const code = normalizeCode(key, raw);
-    // Exact shortcuts: a code of a length no article has cannot match; the same code twice adds nothing.
-    if (code === undefined || code.length < min || code.length > max || code === previous) continue;
+    // The same code twice adds nothing.
+    if (code === undefined || code === previous) continue;
     previous = code;
-    const hit = map.get(code);
-    if (hit === undefined) continue;
+    const hit = findIdentityCode(index, key, code);
+    if (hit === NONE) continue;
     if (hit === AMBIGUOUS) return AMBIGUOUS;
     if (found === NONE) found = hit;
     else if (found !== hit) return AMBIGUOUS;
@@ -377,17 +288,9 @@ function sharedIds(index: IdentityIndex, key: IdentityKey, candidates: IdentityC
     const raw = candidates[field];
     const code = raw === undefined ? undefined : normalizeCode(key, raw);
     if (code === undefined) continue;
-    const hit = index.byKey[key].get(code);
-    if (hit === undefined) continue;
-    if (hit >= 0) positions.add(hit);
-    for (const position of index.shared[key].get(code) ?? []) positions.add(position);
+    for (const position of identityPositions(index, key, code)) positions.add(position);
   }
-  const ids: string[] = [];
-  for (const position of [...positions].sort((a, b) => a - b)) {
-    const id = index.ids[position];
-    if (id !== undefined) ids.push(id);
-  }
-  return ids;
+  return [...positions].sort((a, b) => a - b).map((position) => identityIdAt(index, position));
 }
 
 /** Keys by unique matches, most first; ties keep the fixed order localId, internalIdentifier, plu, ean. */
@@ -401,34 +304,6 @@ function displayCode(candidates: IdentityCandidates): string {
     if (value !== undefined && value !== '') return value;
   }
   return '';
-}
-
-/** Index of the first non-digit of `value` (its length when all are digits). */
-function digitsEnd(value: string): number {
-  let end = 0;
-  while (end < value.length) {
-    const char = value.charCodeAt(end);
-    if (char < 48 || char > 57) break;
-    end += 1;
-  }
-  return end;
-}
-
-/** Whether `value` from `start` is a decimal separator followed by zeros only (`.0`, `,00`). */
-function isZeroFraction(value: string, start: number): boolean {
-  const separator = value[start];
-  if ((separator !== '.' && separator !== ',') || start + 1 >= value.length) return false;
-  for (let position = start + 1; position < value.length; position += 1) {
-    if (value[position] !== '0') return false;
-  }
-  return true;
-}
-
-/** The digits `value[0, end)` without leading zeros (`"000"` → `"0"`). */
-function stripLeadingZeros(value: string, end: number): string {
-  let start = 0;
-  while (start < end - 1 && value.charCodeAt(start) === 48) start += 1;
-  return start === 0 && end === value.length ? value : value.slice(start, end);
 }
 
 function emptyRecord<T>(create: () => T): Record<IdentityKey, T> {

@@ -1,5 +1,5 @@
 import type { CatalogSnapshot } from './catalog.js';
-import { IDENTITY_KEYS } from './resolve-identity.js';
+import { IDENTITY_KEYS } from './identity-codes.js';
 import type { IdentityKey } from './source.js';
 
 /**

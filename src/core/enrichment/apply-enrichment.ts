@@ -1,14 +1,18 @@
 import type { Product, ProductEnrichment } from '../catalog/catalog.js';
+import { IDENTITY_KEYS, type IdentityArticle, normalizeCode } from '../catalog/identity-codes.js';
 import {
   createIdentityIndex,
-  IDENTITY_KEYS,
-  type IdentityArticle,
-  type IdentityCandidates,
+  findIdentityCode,
   type IdentityIndex,
+  identityIdAt,
+  NO_ARTICLE,
+  SHARED_CODE,
+} from '../catalog/identity-index.js';
+import {
+  type IdentityCandidates,
   type IdentityKeyChoice,
   type IdentityResolution,
   type IdentityRows,
-  normalizeCode,
   resolveIdentity,
 } from '../catalog/resolve-identity.js';
 import { type EnrichmentField, VALUE_COLUMNS } from './enrichment-columns.js';
@@ -219,7 +223,7 @@ function dropCrossKeyClashes(
     if (other === undefined) continue;
     rows[article] = -1;
     dropped += 1;
-    const message = `${quoteValue(key)} names product ${index.ids[article] ?? '?'} and, as its ${other.key}, product ${other.id}: the row is applied to neither (key the sheet by id, ean or plu)`;
+    const message = `${quoteValue(key)} names product ${identityIdAt(index, article)} and, as its ${other.key}, product ${other.id}: the row is applied to neither (key the sheet by id, ean or plu)`;
     add({ code: 'ambiguous', line: tableLine(table, row), key, message });
   }
   return dropped;
@@ -229,9 +233,10 @@ function dropCrossKeyClashes(
 function otherProductOf(index: IdentityIndex, code: string, article: number): { key: string; id: string } | undefined {
   for (const key of IDENTITY_KEYS) {
     const normalized = normalizeCode(key, code);
-    const position = normalized === undefined ? undefined : index.byKey[key].get(normalized);
-    // A negative position is a code several products share under that key.
-    if (position !== undefined && position !== article) return { key, id: index.ids[position] ?? 'several' };
+    const position = normalized === undefined ? NO_ARTICLE : findIdentityCode(index, key, normalized);
+    if (position === NO_ARTICLE || position === article) continue;
+    // A shared code names several products under that key.
+    return { key, id: position === SHARED_CODE ? 'several' : identityIdAt(index, position) };
   }
   return undefined;
 }

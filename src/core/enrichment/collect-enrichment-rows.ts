@@ -1,4 +1,4 @@
-import { normalizeCode } from '../catalog/resolve-identity.js';
+import { normalizeCode } from '../catalog/identity-codes.js';
 import { headerMeaning, PRODUCT_ONLY_COLUMNS, type ValueColumn } from './enrichment-columns.js';
 import { createProblemTally, quoteValue } from './enrichment-problems.js';
 import type { EnrichmentRowSink } from './enrichment-table.js';

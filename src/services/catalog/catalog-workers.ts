@@ -4,12 +4,7 @@ import type { CompiledEnrichment } from '../../core/enrichment/compile-enrichmen
 import type { EnrichmentSheetInput } from './enrich-catalog.js';
 import type { PosSource } from './pos-port.js';
 import { type ReadCatalogEvent, type ReadCatalogInput, type ReadCatalogOutput, readCatalog } from './read-catalog.js';
-import {
-  createIdentityIndexCache,
-  readStockExport,
-  type StockExportOutput,
-  type StockExportReadInput,
-} from './resolve-stock-export.js';
+import { readStockExport, type StockExportOutput, type StockExportReadInput } from './resolve-stock-export.js';
 
 /**
  * The catalog's CPU-heavy work, behind one port so that the service does not care which thread runs it:
@@ -29,7 +24,7 @@ export interface CatalogWorkers {
   /**
    * Fetches a unit's stock export, parses it and resolves its rows to product positions
    * (`resolve-stock-export.ts`); the POS client's log lines go to `onEvent`. When `signal` aborts, the task
-   * rejects with its reason at once and its fetch is ended (its thread, and the identity index it keeps, stay).
+   * rejects with its reason at once and its fetch is ended (its thread stays, for the other re-read it may run).
    */
   readStockExport(
     input: StockExportReadInput,
@@ -46,12 +41,11 @@ export interface CatalogWorkers {
 
 /** Everything in the calling thread: for tests and tools whose POS client is not reachable from a worker. */
 export function createInThreadCatalogWorkers(source: PosSource): CatalogWorkers {
-  const identities = createIdentityIndexCache();
   return {
     // The calling thread cannot be ended: an aborted read is dropped (it ends with its POS's answers).
     readCatalog: (input, onEvent, signal) => raceAbort(readCatalog(source, input, onEvent), signal),
     // Raced as well: the client's retries wait out their backoff before they look at the signal.
-    readStockExport: (input, _onEvent, signal) => raceAbort(readStockExport(source, input, identities, signal), signal),
+    readStockExport: (input, _onEvent, signal) => raceAbort(readStockExport(source, input, signal), signal),
     fingerprint: async (header, chunks, signal) => {
       signal?.throwIfAborted();
       return fingerprintChunks(header, chunks);

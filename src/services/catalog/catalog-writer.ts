@@ -302,7 +302,7 @@ export function createCatalogWriter(deps: CatalogWriterDeps): CatalogWriter {
       serve() {
         group?.noteLoaded(snapshot, loaded.head.position);
         const version = served.serve(snapshot, {
-          family: { id: meta.version, identity: loaded.identity },
+          family: { id: meta.version, index: loaded.identity },
           chunks: loaded.chunks,
           fingerprint: meta.fingerprint === '' ? undefined : meta.fingerprint,
           enrichment: loaded.enrichment,

@@ -134,7 +134,7 @@ export function createFullSync(deps: FullSyncDeps): (run?: SyncRunOptions) => Pr
     await writer.publishFull(
       {
         snapshot,
-        family: { id: version, identity: read.identity },
+        family: { id: version, index: read.identity },
         chunks: read.products,
         internal: read.internal,
         fingerprint: read.fingerprint,

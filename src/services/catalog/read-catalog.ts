@@ -2,14 +2,14 @@ import type { CatalogSnapshot } from '../../core/catalog/catalog.js';
 import { createChunkFingerprint, type ItemChunk, serializeItems, serializeItemsMade } from '../../core/catalog/catalog-chunks.js';
 import { fingerprintHeaderOf } from '../../core/catalog/catalog-version.js';
 import { type DocumentLimits, documentLimits } from '../../core/catalog/document-limits.js';
-import { identityRowsText, joinIdentityRows } from '../../core/catalog/identity-table.js';
+import type { IdentityIndex } from '../../core/catalog/identity-index.js';
 import {
   type CatalogMerger,
   createCatalogMerger,
   type MergedCatalog,
-  type MergedProducts,
   type MergeReport,
 } from '../../core/catalog/merge-catalog.js';
+import { productIdentityIndex } from '../../core/catalog/product-identity.js';
 import type { SourceUnit } from '../../core/catalog/source.js';
 import type { CatalogSourceRows } from '../../core/catalog/source-rows.js';
 import {
@@ -70,8 +70,8 @@ export interface ReadCatalogResult {
   readonly productCount: number;
   /** Admin-only purchase prices, serialized the same way. */
   readonly internal: readonly ItemChunk[];
-  /** The products' identifying fields (`identity-table.ts`), UTF-8. */
-  readonly identity: Uint8Array;
+  /** The products' identity index (`product-identity.ts`), in shared memory. */
+  readonly identity: IdentityIndex;
   readonly fingerprint: string;
   readonly sources: SyncSources;
   readonly merge: MergeReport;
@@ -251,16 +251,6 @@ async function planSheet(merged: MergedCatalog, input: ReadCatalogInput, progres
   return planned;
 }
 
-/** Pieces of the identity table, made a slice of products at a time (no 100,000-row array at once). */
-function identityBytes(described: MergedProducts['described']): Uint8Array {
-  const pieces: string[] = [];
-  for (let from = 0; from < described.length; from += 4_096) pieces.push(identityRowsText(described, from, from + 4_096));
-  const text = joinIdentityRows(pieces);
-  const bytes = Buffer.from(new SharedArrayBuffer(Buffer.byteLength(text, 'utf8')));
-  bytes.write(text, 0, 'utf8');
-  return new Uint8Array(bytes.buffer, 0, bytes.length);
-}
-
 /** A full sync's sources, merged and serialized; never throws for a failing source (`ok: false`). */
 export async function readCatalog(
   source: PosSource,
@@ -277,7 +267,7 @@ export async function readCatalog(
     const sheet = await planSheet(merged, input, progress, emit);
     const { products } = merged;
     const header = merged.snapshot;
-    const identity = identityBytes(products.described);
+    const identity = productIdentityIndex(products.described);
     const internal = serializeItems(merged.internal.products);
     const productCount = products.length;
     // The chunks are what the store keeps and what the fingerprint covers: one serialization for both.

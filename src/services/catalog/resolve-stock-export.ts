@@ -1,8 +1,8 @@
 import { type ResolvedStockExport, resolveStockExport } from '../../core/catalog/apply-resolved-stock.js';
 import type { DocumentLimits } from '../../core/catalog/document-limits.js';
-import { identityTableArticles } from '../../core/catalog/identity-table.js';
+import type { IdentityIndex } from '../../core/catalog/identity-index.js';
 import type { StockColumnOverride } from '../../core/catalog/pos-documents.js';
-import { createIdentityIndex, type IdentityIndex, type IdentityKeyChoice } from '../../core/catalog/resolve-identity.js';
+import type { IdentityKeyChoice } from '../../core/catalog/resolve-identity.js';
 import type { SourceUnit } from '../../core/catalog/source.js';
 import type { StockExportReport } from './catalog-types.js';
 import type { PosSource } from './pos-port.js';
@@ -14,11 +14,11 @@ import { parseStockExport } from './unit-documents.js';
  * the calling thread; applying the result stays with the served catalog (`stock-sync.ts`).
  */
 
-/** The products' identities of one catalog family (`identity-table.ts`), shared with the worker. */
+/** The products' identity index of one catalog family (`product-identity.ts`), in memory the threads share. */
 export interface FamilyIdentity {
   /** Id of the family (the version that started it); positions are valid for every version of it. */
   readonly id: string;
-  readonly identity: Uint8Array;
+  readonly index: IdentityIndex;
 }
 
 /** A unit's export to fetch and resolve (`readStockExport`). */
@@ -37,26 +37,6 @@ export interface StockExportOutput {
   readonly resolved: ResolvedStockExport;
 }
 
-/** Identity indexes of the last few families, so that every re-read does not rebuild one (~100 ms at 100,000). */
-export interface IdentityIndexCache {
-  get(family: FamilyIdentity): IdentityIndex;
-}
-
-export function createIdentityIndexCache(keep = 2): IdentityIndexCache {
-  const indexes = new Map<string, IdentityIndex>();
-  return {
-    get(family) {
-      const known = indexes.get(family.id);
-      if (known !== undefined) return known;
-      const text = Buffer.from(family.identity.buffer, family.identity.byteOffset, family.identity.byteLength).toString('utf8');
-      const index = createIdentityIndex(identityTableArticles(text));
-      indexes.set(family.id, index);
-      for (const id of indexes.keys()) if (indexes.size > keep) indexes.delete(id);
-      return index;
-    },
-  };
-}
-
 /**
  * Fetches the unit's export and resolves it: in the thread that parses it, so that the export's body (MBs
  * per unit at 100,000 articles) is neither received, concatenated nor copied by the main thread.
@@ -64,7 +44,6 @@ export function createIdentityIndexCache(keep = 2): IdentityIndexCache {
 export async function readStockExport(
   source: PosSource,
   input: StockExportReadInput,
-  cache: IdentityIndexCache,
   signal?: AbortSignal,
 ): Promise<StockExportOutput> {
   const { unit, family, stockKey, stockColumns, limits } = input;
@@ -73,6 +52,6 @@ export async function readStockExport(
     ...(signal === undefined ? {} : { signal }),
   });
   const { rows, report } = parseStockExport(source.documents, body, stockColumns, limits, unit.code);
-  const resolved = resolveStockExport(cache.get(family), unit.code, rows, stockKey);
+  const resolved = resolveStockExport(family.index, unit.code, rows, stockKey);
   return { familyId: family.id, report, resolved };
 }

@@ -16,7 +16,8 @@ import {
   withSlotEnrichment,
 } from '../../core/catalog/family-enrichment.js';
 import { createFamilyIndexes, type FamilyIndex } from '../../core/catalog/family-index.js';
-import { identityRowsText, joinIdentityRows } from '../../core/catalog/identity-table.js';
+import type { IdentityIndex } from '../../core/catalog/identity-index.js';
+import { createProductIdentityBuilder } from '../../core/catalog/product-identity.js';
 import { createSharedValues } from '../../core/catalog/share-values.js';
 import type { CatalogLogger } from './catalog-types.js';
 import type { FamilyIdentity } from './resolve-stock-export.js';
@@ -196,7 +197,7 @@ function sameProducts(known: readonly Product[], products: readonly Product[], s
 export interface MaterializedVersion {
   readonly products: Product[];
   readonly chunks: ItemChunk[];
-  readonly identity: Uint8Array;
+  readonly identity: IdentityIndex;
   /** The enrichment values, taken off the products. */
   readonly enrichment: FamilyEnrichment | undefined;
 }
@@ -210,7 +211,7 @@ export async function materializeTexts(texts: AsyncIterable<string>): Promise<Ma
   const slicer = createSlicer();
   const products: Product[] = [];
   const chunks: ItemChunk[] = [];
-  const identityPieces: string[] = [];
+  const identity = createProductIdentityBuilder();
   const values = createSharedValues();
   const enrichment = createFamilyEnrichmentCollector();
   for await (const text of texts) {
@@ -220,13 +221,11 @@ export async function materializeTexts(texts: AsyncIterable<string>): Promise<Ma
     values.share(chunkProducts);
     enrichment.take(chunkProducts);
     chunks.push(packChunkText(writer, text, products.length, chunkProducts.length));
-    identityPieces.push(identityRowsText(chunkProducts, 0, chunkProducts.length));
+    for (const product of chunkProducts) identity.add(product);
     for (const product of chunkProducts) products.push(product);
     await slicer.next();
   }
-  const identityText = joinIdentityRows(identityPieces);
-  const identity = createSharedTextWriter(Buffer.byteLength(identityText)).write(identityText);
-  return { products, chunks, identity, enrichment: enrichment.finish() };
+  return { products, chunks, identity: identity.finish(), enrichment: enrichment.finish() };
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { CatalogSnapshot, Product } from '../../core/catalog/catalog.js';
+import { articleCode } from '../../core/catalog/identity-codes.js';
 import type { SourceReport } from '../../core/catalog/merge-catalog.js';
-import { articleCode } from '../../core/catalog/resolve-identity.js';
 import type { IdentityKey } from '../../core/catalog/source.js';
 import { type FamilySourceRows, productSourceRows } from '../../core/catalog/source-rows.js';
 import type { SyncReport } from '../catalog/catalog-types.js';

@@ -122,7 +122,8 @@ describe('workers/ the worker-thread boundary', () => {
       expect(inWorker.fingerprint).toBe(here.fingerprint);
       expect(textOf(inWorker.products) === textOf(here.products)).toBe(true);
       expect(textOf(inWorker.internal) === textOf(here.internal)).toBe(true);
-      expect(Buffer.from(inWorker.identity).equals(Buffer.from(here.identity))).toBe(true);
+      expect(inWorker.identity).toEqual(here.identity);
+      expect(inWorker.identity.tables.localId.slots.buffer).toBeInstanceOf(SharedArrayBuffer);
       expect(inWorker.snapshot).toEqual(here.snapshot);
       expect(inWorker.sources).toEqual(here.sources);
       expect(inWorker.merge).toEqual(here.merge);

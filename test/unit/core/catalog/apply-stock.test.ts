@@ -10,8 +10,8 @@ import {
 import { applyStock, type StockUpdate } from '../../../../src/core/catalog/apply-stock.js';
 import type { Availability, CatalogSnapshot, Product } from '../../../../src/core/catalog/catalog.js';
 import { fingerprintCatalog } from '../../../../src/core/catalog/catalog-version.js';
+import { createIdentityIndex } from '../../../../src/core/catalog/identity-index.js';
 import { mergeCatalog } from '../../../../src/core/catalog/merge-catalog.js';
-import { createIdentityIndex } from '../../../../src/core/catalog/resolve-identity.js';
 import type { StockRow } from '../../../../src/core/catalog/source.js';
 import { article, MERGE_OPTIONS, NOW, priceRow, stockedSnapshot, stockRow, unit } from './catalog-fixtures.js';
 

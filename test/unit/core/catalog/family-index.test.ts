@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { CatalogSnapshot, Offer, Product } from '../../../../src/core/catalog/catalog.js';
 import { buildFamilyIndex, createFamilyIndexes } from '../../../../src/core/catalog/family-index.js';
-import { identityRowsText, joinIdentityRows, parseIdentityTable } from '../../../../src/core/catalog/identity-table.js';
+import { findIdentityCode, identityIdAt, identityPositions, SHARED_CODE } from '../../../../src/core/catalog/identity-index.js';
+import { productIdentityIndex } from '../../../../src/core/catalog/product-identity.js';
 
 const offer = (unit: string): Offer => ({ unit, stock: 1, availability: 'in_stock' });
 
@@ -50,15 +51,17 @@ describe('core/catalog/family-index', () => {
   });
 });
 
-describe('core/catalog/identity-table', () => {
-  it('carries every product identity, in order, through its text form', () => {
-    const text = joinIdentityRows([identityRowsText(SNAPSHOT.products, 0, 2), identityRowsText(SNAPSHOT.products, 2, 3), '']);
+describe('core/catalog/product-identity', () => {
+  it("indexes a family's products by position, in shared memory", () => {
+    const index = productIdentityIndex(SNAPSHOT.products);
 
-    expect(parseIdentityTable(text)).toEqual([
-      { localId: 'a-1', internalIdentifier: 'KAV-1', plu: 1, ean: '8594000000017' },
-      { localId: 'a-2', plu: 2, ean: '8594000000024' },
-      { localId: 'a-3', ean: '8594000000024' },
-    ]);
-    expect(parseIdentityTable(joinIdentityRows([]))).toEqual([]);
+    expect(index.size).toBe(3);
+    expect([0, 1, 2].map((position) => identityIdAt(index, position))).toEqual(['a-1', 'a-2', 'a-3']);
+    expect(findIdentityCode(index, 'internalIdentifier', 'KAV-1')).toBe(0);
+    expect(findIdentityCode(index, 'plu', '2')).toBe(1);
+    expect(findIdentityCode(index, 'ean', '8594000000024')).toBe(SHARED_CODE);
+    expect(identityPositions(index, 'ean', '8594000000024')).toEqual([1, 2]);
+    expect(index.tables.ean.chars.buffer).toBeInstanceOf(SharedArrayBuffer);
+    expect(index.idStarts.buffer).toBeInstanceOf(SharedArrayBuffer);
   });
 });

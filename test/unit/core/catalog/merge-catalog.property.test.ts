@@ -1,14 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { articleCode, normalizeCode } from '../../../../src/core/catalog/identity-codes.js';
+import { createIdentityIndex } from '../../../../src/core/catalog/identity-index.js';
 import { createCatalogMerger, mergeCatalog, withProductList } from '../../../../src/core/catalog/merge-catalog.js';
 import { createPriceListRowCollector } from '../../../../src/core/catalog/price-list-rows.js';
-import {
-  articleCode,
-  createIdentityIndex,
-  type IdentityCandidates,
-  normalizeCode,
-  resolveIdentity,
-} from '../../../../src/core/catalog/resolve-identity.js';
+import { type IdentityCandidates, resolveIdentity } from '../../../../src/core/catalog/resolve-identity.js';
 import type { PriceListRow, SourceArticle, StockRow } from '../../../../src/core/catalog/source.js';
 import { createStockRowCollector } from '../../../../src/core/catalog/stock-rows.js';
 import { NOW, unit } from './catalog-fixtures.js';

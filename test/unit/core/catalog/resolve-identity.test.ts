@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { type IdentityArticle, normalizeCode } from '../../../../src/core/catalog/identity-codes.js';
+import { createIdentityIndex } from '../../../../src/core/catalog/identity-index.js';
 import {
-  createIdentityIndex,
-  type IdentityArticle,
   type IdentityCandidates,
   type IdentityKeyChoice,
-  normalizeCode,
   RANKING_SAMPLE_ROWS,
   resolveIdentity,
 } from '../../../../src/core/catalog/resolve-identity.js';

@@ -3,6 +3,7 @@ import { applyStock } from '../../../../src/core/catalog/apply-stock.js';
 import type { CatalogSnapshot, Product } from '../../../../src/core/catalog/catalog.js';
 import { decodeChunk, serializeItems } from '../../../../src/core/catalog/catalog-chunks.js';
 import { createCatalogVersion } from '../../../../src/core/catalog/catalog-version.js';
+import { productIdentityIndex } from '../../../../src/core/catalog/product-identity.js';
 import type { AppendResult, ChangeJournal, JournalEntry } from '../../../../src/services/catalog/change-journal.js';
 import { createReplication, type Replication } from '../../../../src/services/catalog/replication.js';
 import { createServedCatalog, materializeChunks, type ServedCatalog } from '../../../../src/services/catalog/served-catalog.js';
@@ -66,7 +67,7 @@ afterEach(async () => {
 function instance(journal: ChangeJournal, base: CatalogSnapshot, stored?: () => CatalogSnapshot): Instance {
   const served = createServedCatalog(logger);
   const serveCopy = (copy: CatalogSnapshot) =>
-    served.serve(copy, { family: { id: copy.version, identity: new Uint8Array() }, chunks: [], fingerprint: undefined });
+    served.serve(copy, { family: { id: copy.version, index: productIdentityIndex([]) }, chunks: [], fingerprint: undefined });
   serveCopy(structuredClone(base));
   const self: Instance = {
     served,
@@ -121,7 +122,7 @@ async function enrichedInstance(journal: ChangeJournal, base: CatalogSnapshot): 
   const served = createServedCatalog(logger);
   const chunks = serializeItems(base.products);
   const { products, enrichment } = await materializeChunks(chunks);
-  const family = { id: base.version, identity: new Uint8Array() };
+  const family = { id: base.version, index: productIdentityIndex([]) };
   served.serve({ ...base, products }, { family, chunks, fingerprint: undefined, enrichment });
   const replication = createReplication({
     journal,

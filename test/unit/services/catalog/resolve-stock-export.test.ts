@@ -1,13 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { posDocumentReaders } from '../../../../src/adapters/pos/pos-document-readers.js';
 import { documentLimits } from '../../../../src/core/catalog/document-limits.js';
-import { identityRowsText, joinIdentityRows } from '../../../../src/core/catalog/identity-table.js';
+import { productIdentityIndex } from '../../../../src/core/catalog/product-identity.js';
 import type { SourceUnit } from '../../../../src/core/catalog/source.js';
-import {
-  createIdentityIndexCache,
-  type FamilyIdentity,
-  readStockExport,
-} from '../../../../src/services/catalog/resolve-stock-export.js';
+import { type FamilyIdentity, readStockExport } from '../../../../src/services/catalog/resolve-stock-export.js';
 import { createFakePosClient, demoData } from '../../../fakes/fake-pos-client.js';
 
 const SETTINGS = { rowsPerArticle: 2, maxDocumentBytes: 1024 * 1024 };
@@ -16,18 +12,16 @@ const UNIT: SourceUnit = { localId: 'u-1', code: 'U1', name: 'Prodejna', priceLi
 /** The family of the fake POS's articles a-1…a-N (PLU 1000+i), as a full sync would describe it. */
 function familyOf(id: string, count: number): FamilyIdentity {
   const products = Array.from({ length: count }, (_, i) => ({ id: `a-${i + 1}`, plu: 1001 + i }));
-  return { id, identity: new Uint8Array(Buffer.from(joinIdentityRows([identityRowsText(products, 0, count)]))) };
+  return { id, index: productIdentityIndex(products) };
 }
 
 describe('services/catalog/ a stock re-read, fetched and resolved in one place', () => {
   it("fetches the unit's export and resolves its rows to the family's product positions", async () => {
     const pos = createFakePosClient(demoData(4));
-    const cache = createIdentityIndexCache();
 
     const output = await readStockExport(
       { pos, documents: posDocumentReaders },
       { unit: UNIT, family: familyOf('f1', 4), stockKey: 'auto', stockColumns: {}, limits: documentLimits(4, SETTINGS) },
-      cache,
     );
 
     expect(output.familyId).toBe('f1');
@@ -50,7 +44,6 @@ describe('services/catalog/ a stock re-read, fetched and resolved in one place',
     await readStockExport(
       { pos: counting, documents: posDocumentReaders },
       { unit: UNIT, family: familyOf('f1', 4), stockKey: 'auto', stockColumns: {}, limits },
-      createIdentityIndexCache(),
     );
 
     expect(asked).toBe(8);
