@@ -33,7 +33,7 @@ export interface ApplyStockOptions {
    * Product positions by id of the snapshot's family (`family-index.ts`), when the caller has them: built
    * here otherwise, at once (~30 ms at 100,000 products).
    */
-  readonly positions?: ReadonlyMap<string, number>;
+  readonly positions?: { get(id: string): number | undefined };
 }
 
 export interface ApplyStockRowsOptions extends ApplyStockOptions {
@@ -110,7 +110,7 @@ export function applyStock(
 /** Product positions by id, once per family of versions (`catalog-family.ts`). */
 const positionCache = createFamilyCache<ReadonlyMap<string, number>>();
 
-function positionsOf(snapshot: CatalogSnapshot, rebuild = false): ReadonlyMap<string, number> {
+function positionsOf(snapshot: CatalogSnapshot, rebuild = false): { get(id: string): number | undefined } {
   const build = () => new Map(snapshot.products.map((product, position) => [product.id, position] as const));
   return rebuild ? positionCache.rebuild(snapshot, build) : positionCache.get(snapshot, build);
 }

@@ -117,6 +117,12 @@ export function identityIdAt(index: IdentityIndex, position: number): string {
   return textOf(index.idChars, index.idStarts[position] ?? 0, index.idStarts[position + 1] ?? 0);
 }
 
+/** Whether the article id at `position` is `id` (without making the id's string). */
+export function isIdentityId(index: IdentityIndex, position: number, id: string): boolean {
+  if (position < 0 || position >= index.size) return false;
+  return sameCode(index.idChars, index.idStarts[position] ?? 0, index.idStarts[position + 1] ?? 0, id);
+}
+
 /** Whether any article has a code under `key`. */
 export function hasIdentityKey(index: IdentityIndex, key: IdentityKey): boolean {
   return index.tables[key].entries > 0;

@@ -1,7 +1,7 @@
 import { createSlicer } from '../async/create-slicer.js';
 import type { CatalogSnapshot } from './catalog.js';
 import { type AsyncFamilyCache, createAsyncFamilyCache } from './catalog-family.js';
-import type { FamilyIndex } from './family-index.js';
+import type { CodeLookup, FamilyIndex } from './family-index.js';
 import { normalizeCode } from './identity-codes.js';
 import { matchNames, NAME_RANKS, type NameIndex, SEARCH_BOUNDS, searchWords } from './name-search.js';
 
@@ -115,7 +115,7 @@ const BATCH = 256;
  */
 const BUILD_SLICE_MS = 3;
 
-function addShared<K>(shared: Map<K, number[]>, code: K | undefined, unique: ReadonlyMap<K, string | null>, position: number) {
+function addShared<K>(shared: Map<K, number[]>, code: K | undefined, unique: CodeLookup<K>, position: number) {
   if (code === undefined || unique.get(code) !== null) return;
   const positions = shared.get(code);
   if (positions === undefined) shared.set(code, [position]);
