@@ -24,6 +24,11 @@ export interface FamilyEnrichment {
 export interface FamilyEnrichmentCollector {
   /** Takes the values off freshly parsed products of the next slot (in place), keeping them here. */
   take(products: readonly Product[]): void;
+  /**
+   * Keeps for the next slot the values slot `slot` of `family` has (or none, without a family): a slot whose
+   * products are reused from a served version, whose values are not on them.
+   */
+  reuse(family: FamilyEnrichment | undefined, slot: number, count: number): void;
   /** What was taken; `undefined` when no product had values. */
   finish(): FamilyEnrichment | undefined;
 }
@@ -53,6 +58,14 @@ export function createFamilyEnrichmentCollector(): FamilyEnrichmentCollector {
       }
       if (texts !== undefined) any = true;
       slots.push(texts === undefined ? undefined : deflateRawSync(`[${texts.join(',')}]`, { level: 1 }));
+    },
+    reuse(family, slot, count) {
+      starts.push(tags.length);
+      const start = family?.starts[slot] ?? 0;
+      for (let index = 0; index < count; index += 1) tags.push(family?.tags[start + index] ?? 0);
+      const bytes = family?.slots[slot];
+      if (bytes !== undefined) any = true;
+      slots.push(bytes);
     },
     finish() {
       return any ? { slots, starts: Int32Array.from(starts), tags: Uint32Array.from(tags) } : undefined;

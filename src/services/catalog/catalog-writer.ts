@@ -4,8 +4,9 @@ import type { ItemChunk } from '../../core/catalog/catalog-chunks.js';
 import type { FamilyEnrichment } from '../../core/catalog/family-enrichment.js';
 import type { CatalogStore, StoreChunk } from './catalog-store.js';
 import type { CatalogLogger, CatalogMeta } from './catalog-types.js';
+import { materializeTexts } from './materialize-version.js';
 import type { FamilyIdentity } from './resolve-stock-export.js';
-import { materializeTexts, type ServedCatalog, type ServedVersion } from './served-catalog.js';
+import type { ServedCatalog, ServedVersion } from './served-catalog.js';
 
 /**
  * Persistence of the served catalog (docs/catalog-rules.md rules 8-9): full versions as a sync made them, versions

@@ -15,8 +15,9 @@ import {
 import type { CatalogWorkers } from './catalog-workers.js';
 import type { CatalogWriter } from './catalog-writer.js';
 import type { EnrichmentTableInput } from './enrich-catalog.js';
+import { materializeChunks } from './materialize-version.js';
 import type { ReadCatalogEvent, ReadCatalogOutput, ReadCatalogResult } from './read-catalog.js';
-import { materializeChunks, type ServedCatalog, type ServedVersion } from './served-catalog.js';
+import type { ServedCatalog, ServedVersion } from './served-catalog.js';
 import type { StockSync } from './stock-sync.js';
 import type { SyncReports } from './sync-reports.js';
 import { logUnitDocumentEvent } from './unit-documents.js';
@@ -129,8 +130,13 @@ export function createFullSync(deps: FullSyncDeps): (run?: SyncRunOptions) => Pr
       });
     }
     const publishFrom = performance.now();
-    const materialized = await raceAbort(materializeChunks(read.products), signal);
+    // The served version's objects are taken for every chunk the read left byte for byte the same.
+    const materialized = await raceAbort(materializeChunks(read.products, served.latest()), signal);
     const snapshot = { ...read.snapshot, products: materialized.products };
+    logger.debug?.(
+      { version, chunks: read.products.length, reused: materialized.reused },
+      'chunks the sync left unchanged keep the served products',
+    );
     await writer.publishFull(
       {
         snapshot,

@@ -1,24 +1,13 @@
 import { createSlicer } from '../../core/async/create-slicer.js';
 import type { CatalogSnapshot, Product } from '../../core/catalog/catalog.js';
+import { type ItemChunk, serializeChunk, slotOfPosition } from '../../core/catalog/catalog-chunks.js';
 import {
-  createSharedTextWriter,
-  decodeChunk,
-  type ItemChunk,
-  packChunkText,
-  serializeChunk,
-  slotOfPosition,
-} from '../../core/catalog/catalog-chunks.js';
-import {
-  createFamilyEnrichmentCollector,
   type FamilyEnrichment,
   setFamilyEnrichment,
   slotEnrichment,
   withSlotEnrichment,
 } from '../../core/catalog/family-enrichment.js';
 import { createFamilyIndexes, type FamilyIndex } from '../../core/catalog/family-index.js';
-import type { IdentityIndex } from '../../core/catalog/identity-index.js';
-import { createProductIdentityBuilder } from '../../core/catalog/product-identity.js';
-import { createSharedValues } from '../../core/catalog/share-values.js';
 import type { CatalogLogger } from './catalog-types.js';
 import type { FamilyIdentity } from './resolve-stock-export.js';
 
@@ -94,7 +83,7 @@ export function createServedCatalog(logger: CatalogLogger): ServedCatalog {
   let served: ServedVersion | undefined;
   let seq = 0;
   const versions = new WeakMap<CatalogSnapshot, ServedVersion>();
-  const indexes = createFamilyIndexes();
+  const indexes = createFamilyIndexes((snapshot) => versions.get(snapshot)?.family.index);
   /** Per family (by its layout), the last chunk serialized for each slot and the products it holds. */
   const recentChunks = new WeakMap<readonly ChunkSlot[], ({ chunk: ItemChunk; products: readonly Product[] } | undefined)[]>();
   const listeners: CatalogListener[] = [];
@@ -191,60 +180,4 @@ function sameProducts(known: readonly Product[], products: readonly Product[], s
   if (known.length !== slot.count) return false;
   for (let i = 0; i < slot.count; i += 1) if (known[i] !== products[slot.start + i]) return false;
   return true;
-}
-
-/** Products, chunks and identities of a version read as chunk texts (from the store), in slices. */
-export interface MaterializedVersion {
-  readonly products: Product[];
-  readonly chunks: ItemChunk[];
-  readonly identity: IdentityIndex;
-  /** The enrichment values, taken off the products. */
-  readonly enrichment: FamilyEnrichment | undefined;
-}
-
-/**
- * Parses chunk texts into products, keeping each text as a shared chunk (deflated) and the products'
- * identities: ~2 ms of work per chunk, with a yield to the event loop between chunks when the slice is spent.
- */
-export async function materializeTexts(texts: AsyncIterable<string>): Promise<MaterializedVersion> {
-  const writer = createSharedTextWriter();
-  const slicer = createSlicer();
-  const products: Product[] = [];
-  const chunks: ItemChunk[] = [];
-  const identity = createProductIdentityBuilder();
-  const values = createSharedValues();
-  const enrichment = createFamilyEnrichmentCollector();
-  for await (const text of texts) {
-    const items: unknown = JSON.parse(text);
-    if (!Array.isArray(items)) throw new TypeError('a stored chunk is not a list of products');
-    const chunkProducts = items as Product[];
-    values.share(chunkProducts);
-    enrichment.take(chunkProducts);
-    chunks.push(packChunkText(writer, text, products.length, chunkProducts.length));
-    for (const product of chunkProducts) identity.add(product);
-    for (const product of chunkProducts) products.push(product);
-    await slicer.next();
-  }
-  return { products, chunks, identity: identity.finish(), enrichment: enrichment.finish() };
-}
-
-/**
- * The products of serialized chunks (a full sync's result), parsed in slices, with the enrichment values
- * taken off them (kept per chunk in `enrichment`).
- */
-export async function materializeChunks(
-  chunks: readonly ItemChunk[],
-): Promise<{ readonly products: Product[]; readonly enrichment: FamilyEnrichment | undefined }> {
-  const slicer = createSlicer();
-  const products: Product[] = [];
-  const values = createSharedValues();
-  const enrichment = createFamilyEnrichmentCollector();
-  for (const chunk of chunks) {
-    const decoded = decodeChunk<Product>(chunk);
-    values.share(decoded);
-    enrichment.take(decoded);
-    for (const product of decoded) products.push(product);
-    await slicer.next();
-  }
-  return { products, enrichment: enrichment.finish() };
 }

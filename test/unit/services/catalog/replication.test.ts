@@ -5,8 +5,9 @@ import { decodeChunk, serializeItems } from '../../../../src/core/catalog/catalo
 import { createCatalogVersion } from '../../../../src/core/catalog/catalog-version.js';
 import { productIdentityIndex } from '../../../../src/core/catalog/product-identity.js';
 import type { AppendResult, ChangeJournal, JournalEntry } from '../../../../src/services/catalog/change-journal.js';
+import { materializeChunks } from '../../../../src/services/catalog/materialize-version.js';
 import { createReplication, type Replication } from '../../../../src/services/catalog/replication.js';
-import { createServedCatalog, materializeChunks, type ServedCatalog } from '../../../../src/services/catalog/served-catalog.js';
+import { createServedCatalog, type ServedCatalog } from '../../../../src/services/catalog/served-catalog.js';
 import { article, NOW, stockedSnapshot, stockRow } from '../../core/catalog/catalog-fixtures.js';
 
 /**
@@ -67,7 +68,11 @@ afterEach(async () => {
 function instance(journal: ChangeJournal, base: CatalogSnapshot, stored?: () => CatalogSnapshot): Instance {
   const served = createServedCatalog(logger);
   const serveCopy = (copy: CatalogSnapshot) =>
-    served.serve(copy, { family: { id: copy.version, index: productIdentityIndex([]) }, chunks: [], fingerprint: undefined });
+    served.serve(copy, {
+      family: { id: copy.version, index: productIdentityIndex(copy.products) },
+      chunks: [],
+      fingerprint: undefined,
+    });
   serveCopy(structuredClone(base));
   const self: Instance = {
     served,
@@ -122,7 +127,7 @@ async function enrichedInstance(journal: ChangeJournal, base: CatalogSnapshot): 
   const served = createServedCatalog(logger);
   const chunks = serializeItems(base.products);
   const { products, enrichment } = await materializeChunks(chunks);
-  const family = { id: base.version, index: productIdentityIndex([]) };
+  const family = { id: base.version, index: productIdentityIndex(products) };
   served.serve({ ...base, products }, { family, chunks, fingerprint: undefined, enrichment });
   const replication = createReplication({
     journal,

@@ -1,0 +1,109 @@
+import { createSlicer } from '../../core/async/create-slicer.js';
+import type { Product } from '../../core/catalog/catalog.js';
+import { createSharedTextWriter, decodeChunk, type ItemChunk, packChunkText } from '../../core/catalog/catalog-chunks.js';
+import { createFamilyEnrichmentCollector, type FamilyEnrichment } from '../../core/catalog/family-enrichment.js';
+import type { IdentityIndex } from '../../core/catalog/identity-index.js';
+import { createProductIdentityBuilder } from '../../core/catalog/product-identity.js';
+import { createSharedValues } from '../../core/catalog/share-values.js';
+import type { ServedVersion } from './served-catalog.js';
+
+/**
+ * A version's serialized chunks made into the product objects the main thread serves, in slices.
+ */
+
+/** Products, chunks and identities of a version read as chunk texts (from the store), in slices. */
+export interface MaterializedVersion {
+  readonly products: Product[];
+  readonly chunks: ItemChunk[];
+  readonly identity: IdentityIndex;
+  /** The enrichment values, taken off the products. */
+  readonly enrichment: FamilyEnrichment | undefined;
+}
+
+/**
+ * Parses chunk texts into products, keeping each text as a shared chunk (deflated) and the products'
+ * identities: ~2 ms of work per chunk, with a yield to the event loop between chunks when the slice is spent.
+ */
+export async function materializeTexts(texts: AsyncIterable<string>): Promise<MaterializedVersion> {
+  const writer = createSharedTextWriter();
+  const slicer = createSlicer();
+  const products: Product[] = [];
+  const chunks: ItemChunk[] = [];
+  const identity = createProductIdentityBuilder();
+  const values = createSharedValues();
+  const enrichment = createFamilyEnrichmentCollector();
+  for await (const text of texts) {
+    const items: unknown = JSON.parse(text);
+    if (!Array.isArray(items)) throw new TypeError('a stored chunk is not a list of products');
+    const chunkProducts = items as Product[];
+    values.share(chunkProducts);
+    enrichment.take(chunkProducts);
+    chunks.push(packChunkText(writer, text, products.length, chunkProducts.length));
+    for (const product of chunkProducts) identity.add(product);
+    for (const product of chunkProducts) products.push(product);
+    await slicer.next();
+  }
+  return { products, chunks, identity: identity.finish(), enrichment: enrichment.finish() };
+}
+
+/** The served version a new family's chunks are compared with (`materializeChunks`). */
+export type ReusableVersion = Pick<ServedVersion, 'snapshot' | 'layout' | 'chunks' | 'enrichment'>;
+
+/**
+ * The products of serialized chunks (a full sync's result), parsed in slices, with the enrichment values
+ * taken off them (kept per chunk in `enrichment`).
+ *
+ * A chunk whose bytes are those of a chunk `served` holds at the same place (same products, serialized the
+ * same way, values included) is not parsed: its products are the served version's own objects. A full sync
+ * usually finds a few changes in a large catalog, so the new family costs the main thread the changed
+ * chunks' products, not a second catalog of objects beside the served one (~130 MiB at 100,000 × 5, alive
+ * until the next full GC; BENCHMARKS.md).
+ */
+export async function materializeChunks(
+  chunks: readonly ItemChunk[],
+  served?: ReusableVersion,
+): Promise<{ readonly products: Product[]; readonly enrichment: FamilyEnrichment | undefined; readonly reused: number }> {
+  const slicer = createSlicer();
+  const products: Product[] = [];
+  const values = createSharedValues();
+  const enrichment = createFamilyEnrichmentCollector();
+  const sameSlot = served === undefined ? () => undefined : sameSlotFinder(served);
+  let reused = 0;
+  for (const chunk of chunks) {
+    const slot = sameSlot(chunk);
+    if (served !== undefined && slot !== undefined) {
+      enrichment.reuse(served.enrichment, slot, chunk.count);
+      for (let position = chunk.start; position < chunk.start + chunk.count; position += 1) {
+        products.push(served.snapshot.products[position] as Product);
+      }
+      reused += 1;
+    } else {
+      const decoded = decodeChunk<Product>(chunk);
+      values.share(decoded);
+      enrichment.take(decoded);
+      for (const product of decoded) products.push(product);
+    }
+    await slicer.next();
+  }
+  return { products, enrichment: enrichment.finish(), reused };
+}
+
+/** The slot of `served` that holds a chunk's very bytes at the chunk's place, if any. */
+function sameSlotFinder(served: ReusableVersion): (chunk: ItemChunk) => number | undefined {
+  const slotByStart = new Map(served.layout.map((slot, index) => [slot.start, index]));
+  return (chunk) => {
+    const slot = slotByStart.get(chunk.start);
+    if (slot === undefined || served.layout[slot]?.count !== chunk.count) return undefined;
+    // A slot whose products stock changes replaced has no chunk until it is serialized again: not compared.
+    const known = served.chunks[slot];
+    if (known === undefined || chunk.start + chunk.count > served.snapshot.products.length) return undefined;
+    return sameBytes(known.bytes, chunk.bytes) ? slot : undefined;
+  };
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return (
+    a.byteLength === b.byteLength &&
+    Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength))
+  );
+}
