@@ -278,7 +278,8 @@ export function createCatalogWriter(deps: CatalogWriterDeps): CatalogWriter {
 
   async function prepare(): Promise<PreparedVersion | undefined> {
     const loaded = await store.loadCurrent(async (head, texts) => {
-      const version = await materializeTexts(texts);
+      // Another instance's new version (a Redis group) keeps this one's objects where its chunks are the same.
+      const version = await materializeTexts(texts, served.latest());
       if (version.products.length !== head.items) {
         throw new Error(`version ${head.version} has ${version.products.length} products, its pointer says ${head.items}`);
       }

@@ -23,8 +23,11 @@ export interface MaterializedVersion {
 /**
  * Parses chunk texts into products, keeping each text as a shared chunk (deflated) and the products'
  * identities: ~2 ms of work per chunk, with a yield to the event loop between chunks when the slice is spent.
+ * A text whose deflated bytes are those of the chunk `served` holds at its place is not parsed (see
+ * `materializeChunks`): an instance of a Redis group loading another's new version keeps its own objects
+ * for what did not change.
  */
-export async function materializeTexts(texts: AsyncIterable<string>): Promise<MaterializedVersion> {
+export async function materializeTexts(texts: AsyncIterable<string>, served?: ReusableVersion): Promise<MaterializedVersion> {
   const writer = createSharedTextWriter();
   const slicer = createSlicer();
   const products: Product[] = [];
@@ -32,13 +35,25 @@ export async function materializeTexts(texts: AsyncIterable<string>): Promise<Ma
   const identity = createProductIdentityBuilder();
   const values = createSharedValues();
   const enrichment = createFamilyEnrichmentCollector();
+  const sameSlot = served === undefined ? () => undefined : sameSlotFinder(served);
   for await (const text of texts) {
-    const items: unknown = JSON.parse(text);
-    if (!Array.isArray(items)) throw new TypeError('a stored chunk is not a list of products');
-    const chunkProducts = items as Product[];
-    values.share(chunkProducts);
-    enrichment.take(chunkProducts);
-    chunks.push(packChunkText(writer, text, products.length, chunkProducts.length));
+    const start = products.length;
+    const slot = served?.layout.findIndex((each) => each.start === start) ?? -1;
+    // Packed with the served slot's count, corrected below when the text is another.
+    const packed = packChunkText(writer, text, start, served?.layout[slot]?.count ?? 0);
+    let chunkProducts: readonly Product[];
+    if (served !== undefined && sameSlot(packed) !== undefined) {
+      enrichment.reuse(served.enrichment, slot, packed.count);
+      chunkProducts = served.snapshot.products.slice(start, start + packed.count);
+      chunks.push(packed);
+    } else {
+      const items: unknown = JSON.parse(text);
+      if (!Array.isArray(items)) throw new TypeError('a stored chunk is not a list of products');
+      chunkProducts = items as Product[];
+      values.share(chunkProducts);
+      enrichment.take(chunkProducts);
+      chunks.push({ ...packed, count: chunkProducts.length });
+    }
     for (const product of chunkProducts) identity.add(product);
     for (const product of chunkProducts) products.push(product);
     await slicer.next();

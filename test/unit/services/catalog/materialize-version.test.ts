@@ -1,8 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { CatalogSnapshot, Offer, Product } from '../../../../src/core/catalog/catalog.js';
-import { type ItemChunk, serializeItems } from '../../../../src/core/catalog/catalog-chunks.js';
+import { chunkText, type ItemChunk, serializeItems } from '../../../../src/core/catalog/catalog-chunks.js';
 import { createEnrichedProducts, setFamilyEnrichment } from '../../../../src/core/catalog/family-enrichment.js';
-import { materializeChunks, type ReusableVersion } from '../../../../src/services/catalog/materialize-version.js';
+import { findIdentityCode } from '../../../../src/core/catalog/identity-index.js';
+import {
+  materializeChunks,
+  materializeTexts,
+  type ReusableVersion,
+} from '../../../../src/services/catalog/materialize-version.js';
 
 const offer = (stock: number): Offer => ({ unit: 'U1', stock, availability: 'in_stock' });
 
@@ -79,5 +84,28 @@ describe('services/catalog/ a full sync made into products', () => {
         .slice(1)
         .map((product) => product.id),
     );
+  });
+
+  it("loads stored texts the same way: the served version's objects where the deflated text is the same", async () => {
+    const served = await servedVersion(products());
+    const read = serializeItems(products(12), { chunkBytes: CHUNK_BYTES });
+    async function* texts() {
+      for (const chunk of read) yield chunkText(chunk);
+    }
+
+    const loaded = await materializeTexts(texts(), served);
+
+    expect(loaded.products.map((product) => product.id)).toEqual(products().map((product) => product.id));
+    expect(loaded.products[3]).toBe(served.snapshot.products[3]);
+    expect(loaded.products[100]).not.toBe(served.snapshot.products[100]);
+    expect(loaded.products[100]?.offers[0]?.price).toBe(12);
+    expect(loaded.chunks.map(({ start, count }) => ({ start, count }))).toEqual(
+      read.map(({ start, count }) => ({ start, count })),
+    );
+    expect(findIdentityCode(loaded.identity, 'localId', 'a-150')).toBe(150);
+    const snapshot = { ...served.snapshot, version: 'v-2', products: loaded.products };
+    setFamilyEnrichment(snapshot, loaded.enrichment);
+    expect(createEnrichedProducts(snapshot).at(3)?.enrichment).toEqual({ title: 'Title 3' });
+    expect(createEnrichedProducts(snapshot).at(100)?.enrichment).toEqual({ title: 'Title 100' });
   });
 });
