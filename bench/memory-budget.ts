@@ -890,7 +890,7 @@ export function budgetOf(report: BridgeReport): BudgetLine[] {
     {
       part: '  growth since "modules" (allocator keeps)',
       MiB: round1(nativeRest(end) - nativeRest(modules)),
-      how: 'native rest "end" − "modules": what the run left outside every V8 figure: presumably freed malloc memory the allocator keeps (per-thread arenas of worker threads that came and went), SharedArrayBuffers worker threads made (the family\'s identity table), SQLite\'s page caches',
+      how: 'native rest "end" − "modules": what the run left outside every V8 figure: presumably freed malloc memory the allocator keeps (per-thread arenas of worker threads that came and went), SharedArrayBuffers worker threads made (the family\'s identity index), SQLite\'s page caches',
     },
     {
       part: 'main heap committed, not in use, at the end',

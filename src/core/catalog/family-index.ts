@@ -26,7 +26,9 @@ export interface FamilyIndex {
   readonly positions: PositionLookup;
   /**
    * Internal identifier, PLU and EAN → the product id, `null` when several products share the value.
-   * Compared as identity resolution compares codes (trimmed; PLUs and digit-only EANs without leading zeros).
+   * Compared as identity resolution compares codes (`identity-codes.ts`: trimmed; PLUs and digit-only EANs
+   * without leading zeros, so `0123` and `123` are one EAN, and two products that have them share it); a
+   * PLU that is not a whole number ≥ 0 names no product, as in a price list or stock export.
    */
   readonly byInternal: CodeLookup<string>;
   readonly byPlu: CodeLookup<number>;

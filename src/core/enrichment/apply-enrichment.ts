@@ -181,7 +181,7 @@ function matchRows(
   add: AddProblem,
 ): { rows: Int32Array; matched: number } {
   const { choice, field } = MATCHING[table.keyColumn];
-  // A fixed key column needs its key's map only (a catalog of 100,000 products: four maps otherwise).
+  // A fixed key column needs its key's table only (a catalog of 100,000 products: four tables otherwise).
   const index = createIdentityIndex(products.map(identityOf), choice === 'auto' ? IDENTITY_KEYS : [choice]);
   const keys = tableKeys(table);
   const rowsView: IdentityRows = {

@@ -57,7 +57,7 @@ export interface FullVersion {
   readonly chunks: readonly ItemChunk[];
   readonly internal: readonly ItemChunk[];
   readonly fingerprint: string;
-  /** The enrichment values taken off the snapshot's products (`materializeChunks`). */
+  /** The enrichment values taken off the snapshot's products (`materialize-version.ts`). */
   readonly enrichment?: FamilyEnrichment | undefined;
 }
 

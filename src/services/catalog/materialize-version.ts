@@ -35,17 +35,19 @@ export async function materializeTexts(texts: AsyncIterable<string>, served?: Re
   const identity = createProductIdentityBuilder();
   const values = createSharedValues();
   const enrichment = createFamilyEnrichmentCollector();
-  const sameSlot = served === undefined ? () => undefined : sameSlotFinder(served);
+  const sameSlot = sameSlotFinder(served);
   for await (const text of texts) {
     const start = products.length;
-    const slot = served?.layout.findIndex((each) => each.start === start) ?? -1;
+    const slot = served === undefined ? undefined : sameSlot.at(start);
     // Packed with the served slot's count, corrected below when the text is another.
-    const packed = packChunkText(writer, text, start, served?.layout[slot]?.count ?? 0);
+    const packed = packChunkText(writer, text, start, slot === undefined ? 0 : (served?.layout[slot]?.count ?? 0));
+    const known = slot === undefined ? undefined : sameSlot.same(packed);
     let chunkProducts: readonly Product[];
-    if (served !== undefined && sameSlot(packed) !== undefined) {
-      enrichment.reuse(served.enrichment, slot, packed.count);
-      chunkProducts = served.snapshot.products.slice(start, start + packed.count);
-      chunks.push(packed);
+    if (served !== undefined && slot !== undefined && known !== undefined) {
+      enrichment.reuse(served.enrichment, slot, known.count);
+      chunkProducts = served.snapshot.products.slice(start, start + known.count);
+      // The served chunk itself (the same bytes): its slab is kept alive by the served version anyway.
+      chunks.push(known);
     } else {
       const items: unknown = JSON.parse(text);
       if (!Array.isArray(items)) throw new TypeError('a stored chunk is not a list of products');
@@ -82,11 +84,12 @@ export async function materializeChunks(
   const products: Product[] = [];
   const values = createSharedValues();
   const enrichment = createFamilyEnrichmentCollector();
-  const sameSlot = served === undefined ? () => undefined : sameSlotFinder(served);
+  const sameSlot = sameSlotFinder(served);
   let reused = 0;
   for (const chunk of chunks) {
-    const slot = sameSlot(chunk);
-    if (served !== undefined && slot !== undefined) {
+    const known = sameSlot.same(chunk);
+    const slot = sameSlot.at(chunk.start);
+    if (served !== undefined && known !== undefined && slot !== undefined) {
       enrichment.reuse(served.enrichment, slot, chunk.count);
       for (let position = chunk.start; position < chunk.start + chunk.count; position += 1) {
         products.push(served.snapshot.products[position] as Product);
@@ -103,16 +106,22 @@ export async function materializeChunks(
   return { products, enrichment: enrichment.finish(), reused };
 }
 
-/** The slot of `served` that holds a chunk's very bytes at the chunk's place, if any. */
-function sameSlotFinder(served: ReusableVersion): (chunk: ItemChunk) => number | undefined {
-  const slotByStart = new Map(served.layout.map((slot, index) => [slot.start, index]));
-  return (chunk) => {
-    const slot = slotByStart.get(chunk.start);
-    if (slot === undefined || served.layout[slot]?.count !== chunk.count) return undefined;
-    // A slot whose products stock changes replaced has no chunk until it is serialized again: not compared.
-    const known = served.chunks[slot];
-    if (known === undefined || chunk.start + chunk.count > served.snapshot.products.length) return undefined;
-    return sameBytes(known.bytes, chunk.bytes) ? slot : undefined;
+/** The slots of `served` by first position, and the served chunk holding a chunk's very bytes at its place. */
+function sameSlotFinder(served: ReusableVersion | undefined): {
+  at(start: number): number | undefined;
+  same(chunk: ItemChunk): ItemChunk | undefined;
+} {
+  const slotByStart = new Map(served?.layout.map((slot, index) => [slot.start, index]));
+  return {
+    at: (start) => slotByStart.get(start),
+    same(chunk) {
+      const slot = slotByStart.get(chunk.start);
+      if (served === undefined || slot === undefined || served.layout[slot]?.count !== chunk.count) return undefined;
+      // A slot whose products stock changes replaced has no chunk until it is serialized again: not compared.
+      const known = served.chunks[slot];
+      if (known === undefined || chunk.start + chunk.count > served.snapshot.products.length) return undefined;
+      return sameBytes(known.bytes, chunk.bytes) ? known : undefined;
+    },
   };
 }
 

@@ -56,7 +56,7 @@ export interface ServeDetails {
   readonly family: FamilyIdentity;
   readonly chunks: readonly ItemChunk[];
   readonly fingerprint: string | undefined;
-  /** The values taken off the snapshot's products as its chunks were parsed (`materializeChunks`). */
+  /** The values taken off the snapshot's products as its chunks were parsed (`materialize-version.ts`). */
   readonly enrichment?: FamilyEnrichment | undefined;
 }
 

@@ -37,6 +37,41 @@ describe('core/catalog/family-index', () => {
     expect(Object.fromEntries(index.unitCounts)).toEqual({ U1: 2, U2: 2 });
   });
 
+  it("reads the family's own identity index when it is given one of the snapshot's size, and builds one otherwise", async () => {
+    const given = productIdentityIndex(SNAPSHOT.products);
+    const other = productIdentityIndex(SNAPSHOT.products.slice(1));
+
+    for (const index of [await buildFamilyIndex(SNAPSHOT, given), await buildFamilyIndex(SNAPSHOT, other)]) {
+      expect(index.positions.get('a-1')).toBe(0);
+      expect(index.positions.get('a-3')).toBe(2);
+      expect(index.byInternal.get('KAV-1')).toBe('a-1');
+    }
+    const wired = createFamilyIndexes(() => other);
+    expect((await wired.get(SNAPSHOT)).positions.get('a-1')).toBe(0);
+  });
+
+  it('finds products by exact id, and by codes compared as identity resolution compares them', async () => {
+    const snapshot: CatalogSnapshot = {
+      ...SNAPSHOT,
+      products: [
+        product(' a', { ean: '0012345678905', internalIdentifier: ' X ' }, ['U1']),
+        product('a', { plu: 7 }, ['U1']),
+        product('b', { ean: '12345678905' }, ['U2']),
+      ],
+    };
+    const index = await buildFamilyIndex(snapshot);
+
+    expect(index.positions.get(' a')).toBe(0);
+    expect(index.positions.get('a')).toBe(1);
+    expect(index.positions.has('a ')).toBe(false);
+    expect(index.byInternal.get('X')).toBe(' a');
+    expect(index.byPlu.get(7)).toBe('a');
+    expect(index.byPlu.get(7.5)).toBeUndefined();
+    // One EAN with and without its leading zeros: two products share it, so it names neither.
+    expect(index.byEan.get('12345678905')).toBeNull();
+    expect(index.byEan.get('8594000000017')).toBeUndefined();
+  });
+
   it('builds once per family: a version made by stock changes shares its base index', async () => {
     const indexes = createFamilyIndexes();
     const derived: CatalogSnapshot = { ...SNAPSHOT, version: 'v-2', products: [...SNAPSHOT.products] };

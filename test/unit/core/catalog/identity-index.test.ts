@@ -28,7 +28,7 @@ function expectedLookups(articles: readonly IdentityArticle[]) {
 
 const article = fc.record(
   {
-    localId: fc.string({ minLength: 1, maxLength: 6 }),
+    localId: fc.string({ minLength: 1, maxLength: 6 }).filter((id) => !id.includes('\u0000')),
     internalIdentifier: fc.constantFrom('A', 'B', 'KAV-1', 'ČAJ', ' A ', '😀', 'x'.repeat(40)),
     plu: fc.integer({ min: 0, max: 30 }),
     ean: fc.constantFrom('8594000000017', '08594000000017', '8594000000024', 'abc'),
@@ -55,8 +55,9 @@ describe('core/catalog/identity-index', () => {
             expect(findIdentityCode(index, key, code)).toBe(positions.length === 1 ? positions[0] : SHARED_CODE);
             expect(identityPositions(index, key, code)).toEqual(positions);
           }
-          expect(findIdentityCode(index, key, 'not-a-code')).toBe(NO_ARTICLE);
-          expect(identityPositions(index, key, 'not-a-code')).toEqual([]);
+          // Of a length some codes have, so that the table is probed, not skipped by the length check.
+          expect(findIdentityCode(index, key, '\u0000')).toBe(NO_ARTICLE);
+          expect(identityPositions(index, key, '\u0000')).toEqual([]);
         }
       }),
     );

@@ -108,4 +108,18 @@ describe('services/catalog/ a full sync made into products', () => {
     expect(createEnrichedProducts(snapshot).at(3)?.enrichment).toEqual({ title: 'Title 3' });
     expect(createEnrichedProducts(snapshot).at(100)?.enrichment).toEqual({ title: 'Title 100' });
   });
+
+  it('parses every stored text after a shift of the layout, with their own counts', async () => {
+    const served = await servedVersion(products());
+    const fewer = products().slice(1);
+    async function* texts() {
+      for (const chunk of serializeItems(fewer, { chunkBytes: CHUNK_BYTES })) yield chunkText(chunk);
+    }
+
+    const loaded = await materializeTexts(texts(), served);
+
+    expect(loaded.products.map((product) => product.id)).toEqual(fewer.map((product) => product.id));
+    expect(loaded.products.some((product, position) => product === served.snapshot.products[position + 1])).toBe(false);
+    expect(loaded.chunks.reduce((sum, chunk) => sum + chunk.count, 0)).toBe(fewer.length);
+  });
 });
