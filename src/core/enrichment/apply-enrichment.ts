@@ -1,5 +1,5 @@
 import type { Product, ProductEnrichment } from '../catalog/catalog.js';
-import { IDENTITY_KEYS, type IdentityArticle, normalizeCode } from '../catalog/identity-codes.js';
+import { IDENTITY_KEYS, normalizeCode } from '../catalog/identity-codes.js';
 import {
   createIdentityIndex,
   findIdentityCode,
@@ -8,6 +8,7 @@ import {
   NO_ARTICLE,
   SHARED_CODE,
 } from '../catalog/identity-index.js';
+import { productIdentity } from '../catalog/product-identity.js';
 import {
   type IdentityCandidates,
   type IdentityKeyChoice,
@@ -182,7 +183,7 @@ function matchRows(
 ): { rows: Int32Array; matched: number } {
   const { choice, field } = MATCHING[table.keyColumn];
   // A fixed key column needs its key's table only (a catalog of 100,000 products: four tables otherwise).
-  const index = createIdentityIndex(products.map(identityOf), choice === 'auto' ? IDENTITY_KEYS : [choice]);
+  const index = createIdentityIndex(products.map(productIdentity), choice === 'auto' ? IDENTITY_KEYS : [choice]);
   const keys = tableKeys(table);
   const rowsView: IdentityRows = {
     length: keys.length,
@@ -308,14 +309,6 @@ function fieldCounts(counts: Readonly<Record<string, number>>): Partial<Record<E
 function isEmpty(values: ProductEnrichment): boolean {
   for (const _ in values) return false;
   return true;
-}
-
-function identityOf(product: MatchedProduct): IdentityArticle {
-  const article: { -readonly [K in keyof IdentityArticle]: IdentityArticle[K] } = { localId: product.id };
-  if (product.internalIdentifier !== undefined) article.internalIdentifier = product.internalIdentifier;
-  if (product.plu !== undefined) article.plu = product.plu;
-  if (product.ean !== undefined) article.ean = product.ean;
-  return article;
 }
 
 function candidatesOf(field: keyof IdentityCandidates, key: string): IdentityCandidates {
