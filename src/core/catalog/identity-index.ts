@@ -62,8 +62,9 @@ export interface IdentityIndexBuilder {
 export function createIdentityIndex(
   articles: readonly IdentityArticle[] | IdentityArticleList,
   keys: readonly IdentityKey[] = IDENTITY_KEYS,
+  options: Pick<IdentityIndexOptions, 'shared'> = {},
 ): IdentityIndex {
-  const builder = createIdentityIndexBuilder({ keys, expected: articles.length });
+  const builder = createIdentityIndexBuilder({ ...options, keys, expected: articles.length });
   if ('article' in articles) {
     for (let position = 0; position < articles.length; position += 1) builder.add(articles.article(position));
   } else {

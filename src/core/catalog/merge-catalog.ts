@@ -127,7 +127,9 @@ export function createCatalogMerger(
   const selected = selectArticles(input.articles, issues);
   const { invalid, duplicates } = selected;
   const notForSale = selected.excluded.length;
-  const index = createIdentityIndex(selected.products);
+  // In shared memory: the products' positions are the articles', so it is the new family's identity index
+  // too (`product-identity.ts`), built once for the merge and the worker threads.
+  const index = createIdentityIndex(selected.products, undefined, { shared: true });
   const excludedIndex = createIdentityIndex(selected.excluded);
   // Only what the merge needs of each article is kept, never `input.articles` itself: a sync can then
   // drop its article list (~35 MB for 100,000 articles) while it reads the units (bench/full-sync.ts).
@@ -269,6 +271,7 @@ export function createCatalogMerger(
       return {
         snapshot: { version: options.version, generatedAt, currency: options.currency, primaryUnit, units },
         products,
+        identity: index,
         internal: { version: options.version, products: articles.internal },
         sourceRows: { units: unitMerges.map((merge) => merge.rows) },
         report: {

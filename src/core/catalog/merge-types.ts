@@ -1,5 +1,6 @@
 import type { Availability, CatalogSnapshot, CatalogUnit, InternalCatalog, Product } from './catalog.js';
 import type { CatalogIssue, IssueLog } from './create-issue-log.js';
+import type { IdentityIndex } from './identity-index.js';
 import type { OfferColumns } from './offer-columns.js';
 import type { IdentityKeyChoice } from './resolve-identity.js';
 import type { PriceNote } from './resolve-offer-prices.js';
@@ -127,6 +128,8 @@ export interface MergedProducts {
 export interface MergedCatalog extends Omit<MergeResult, 'snapshot'> {
   readonly snapshot: Omit<CatalogSnapshot, 'products'>;
   readonly products: MergedProducts;
+  /** The products' identity index (positions = product positions), in shared memory. */
+  readonly identity: IdentityIndex;
 }
 
 export type MutableOfferCounts = { -readonly [K in keyof UnitOfferCounts]: number };

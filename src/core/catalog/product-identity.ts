@@ -31,17 +31,3 @@ export function createProductIdentityBuilder(expected?: number): {
   });
   return { add: (product) => builder.add(productIdentity(product)), finish: () => builder.finish() };
 }
-
-/** The shared identity index of `products`, at once. */
-export function productIdentityIndex(products: {
-  readonly length: number;
-  readonly [position: number]: ProductIdentity | undefined;
-}): IdentityIndex {
-  const builder = createProductIdentityBuilder(products.length);
-  for (let position = 0; position < products.length; position += 1) {
-    const product = products[position];
-    // A hole keeps its place (no id): positions must stay the products' positions.
-    builder.add(product ?? { id: '' });
-  }
-  return builder.finish();
-}

@@ -9,7 +9,6 @@ import {
   type MergedCatalog,
   type MergeReport,
 } from '../../core/catalog/merge-catalog.js';
-import { productIdentityIndex } from '../../core/catalog/product-identity.js';
 import type { SourceUnit } from '../../core/catalog/source.js';
 import type { CatalogSourceRows } from '../../core/catalog/source-rows.js';
 import {
@@ -212,8 +211,9 @@ async function mergeUnitDocuments(
 }
 
 /**
- * Reads every source and merges them. A function of its own so that the merger's working state
- * (identity index, per-unit state) is garbage while the catalog is serialized.
+ * Reads every source and merges them. A function of its own so that the merger's working state (per-unit
+ * state, the excluded articles' index) is garbage while the catalog is serialized; its identity index stays,
+ * as the family's.
  */
 async function readAndMerge(
   source: PosSource,
@@ -262,12 +262,13 @@ export async function readCatalog(
   const progress: Progress = { sources: {}, mark: performance.now() };
   try {
     const merged = await readAndMerge(source, input, progress, emit, helpers);
-    // The merger's working state (identity index, per-unit state) is garbage before the serialization.
+    // The merger's working state (per-unit state) is garbage before the serialization; its identity index
+    // is the family's.
     collectGarbage?.();
     const sheet = await planSheet(merged, input, progress, emit);
     const { products } = merged;
     const header = merged.snapshot;
-    const identity = productIdentityIndex(products.described);
+    const { identity } = merged;
     const internal = serializeItems(merged.internal.products);
     const productCount = products.length;
     // The chunks are what the store keeps and what the fingerprint covers: one serialization for both.

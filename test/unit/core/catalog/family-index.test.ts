@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { CatalogSnapshot, Offer, Product } from '../../../../src/core/catalog/catalog.js';
 import { buildFamilyIndex, createFamilyIndexes } from '../../../../src/core/catalog/family-index.js';
 import { findIdentityCode, identityIdAt, identityPositions, SHARED_CODE } from '../../../../src/core/catalog/identity-index.js';
-import { productIdentityIndex } from '../../../../src/core/catalog/product-identity.js';
+import { productIdentityIndex } from '../../../helpers/product-identity-index.js';
 
 const offer = (unit: string): Offer => ({ unit, stock: 1, availability: 'in_stock' });
 

@@ -3,11 +3,11 @@ import { applyStock } from '../../../../src/core/catalog/apply-stock.js';
 import type { CatalogSnapshot, Product } from '../../../../src/core/catalog/catalog.js';
 import { decodeChunk, serializeItems } from '../../../../src/core/catalog/catalog-chunks.js';
 import { createCatalogVersion } from '../../../../src/core/catalog/catalog-version.js';
-import { productIdentityIndex } from '../../../../src/core/catalog/product-identity.js';
 import type { AppendResult, ChangeJournal, JournalEntry } from '../../../../src/services/catalog/change-journal.js';
 import { materializeChunks } from '../../../../src/services/catalog/materialize-version.js';
 import { createReplication, type Replication } from '../../../../src/services/catalog/replication.js';
 import { createServedCatalog, type ServedCatalog } from '../../../../src/services/catalog/served-catalog.js';
+import { productIdentityIndex } from '../../../helpers/product-identity-index.js';
 import { article, NOW, stockedSnapshot, stockRow } from '../../core/catalog/catalog-fixtures.js';
 
 /**

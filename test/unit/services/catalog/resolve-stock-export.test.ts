@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { posDocumentReaders } from '../../../../src/adapters/pos/pos-document-readers.js';
 import { documentLimits } from '../../../../src/core/catalog/document-limits.js';
-import { productIdentityIndex } from '../../../../src/core/catalog/product-identity.js';
 import type { SourceUnit } from '../../../../src/core/catalog/source.js';
 import { type FamilyIdentity, readStockExport } from '../../../../src/services/catalog/resolve-stock-export.js';
 import { createFakePosClient, demoData } from '../../../fakes/fake-pos-client.js';
+import { productIdentityIndex } from '../../../helpers/product-identity-index.js';
 
 const SETTINGS = { rowsPerArticle: 2, maxDocumentBytes: 1024 * 1024 };
 const UNIT: SourceUnit = { localId: 'u-1', code: 'U1', name: 'Prodejna', priceLists: [] };
