@@ -431,11 +431,15 @@ async function runWorker(
 ): Promise<WorkerResult> {
   // `--diagnose` adds --expose-gc to the worker (forced GCs at phase ends); never for measurements of the bar.
   const diagnose = process.argv.includes('--diagnose') ? ['--expose-gc'] : [];
+  // `FULL_SYNC_NODE_ARGS='--cpu-prof --cpu-prof-dir=DIR'`: how the sync's threads spend their CPU (Node refuses
+  // the profiler's flags in NODE_OPTIONS). Every thread writes its own profile.
+  const extraNodeArgs = (process.env['FULL_SYNC_NODE_ARGS'] ?? '').split(' ').filter((flag) => flag !== '');
   const child = spawn(
     process.execPath,
     [
       ...(compiled === undefined ? process.execArgv : []),
       ...diagnose,
+      ...extraNodeArgs,
       compiled ?? SCRIPT,
       '--worker',
       '--url',
@@ -460,7 +464,10 @@ async function runWorker(
     output += chunk.toString();
   });
   const [code] = (await once(child, 'exit')) as [number | null];
-  const line = output.trim().split('\n').at(-1) ?? '';
+  const lines = output.trim().split('\n');
+  const line = lines.findLast((candidate) => candidate.startsWith('{')) ?? '';
+  // Anything else the flags wrote goes to stderr, for reading.
+  for (const other of lines) if (other !== line && other !== '') process.stderr.write(`${other}\n`);
   if (code !== 0 || line === '') throw new Error(`worker exited with ${code}:\n${output}`);
   return JSON.parse(line) as WorkerResult;
 }

@@ -18,7 +18,7 @@ import {
   type ReadUnitDocumentTask,
   STOCK_EXPORT_ABORT,
 } from './catalog-worker-tasks.js';
-import { createGarbageCollector } from './collect-garbage.js';
+import { collectOnGrowth, createGarbageCollector } from './collect-garbage.js';
 import { lowerThreadPriority } from './lower-thread-priority.js';
 import { withCodeInMessage } from './task-errors.js';
 import { createUnitDocumentThread } from './unit-document-helper.js';
@@ -32,6 +32,8 @@ const data = workerData as CatalogWorkerData;
 if (data.background) lowerThreadPriority();
 
 const collectGarbage = createGarbageCollector();
+/** Growth of the sync thread's heap while serializing that is worth a forced collection (see `collectOnGrowth`). */
+const SERIALIZING_GARBAGE_BYTES = 48 * 1024 * 1024;
 
 /** A POS client whose log lines go out through `emit`. */
 function posClientFor(emit: (event: ReadCatalogEvent) => void) {
@@ -53,6 +55,7 @@ async function readCatalog(task: ReadCatalogTask): Promise<ReadCatalogOutput> {
   try {
     return await readCatalogFromPos({ pos, documents: posDocumentReaders }, task.input, emit, {
       collectGarbage,
+      collectWhileSerializing: collectOnGrowth(collectGarbage, SERIALIZING_GARBAGE_BYTES),
       // Ended as soon as the documents are read: its heap is not kept through the serialization.
       ...(helper === undefined ? {} : { documents: helper.read, documentsRead: helper.close }),
     });

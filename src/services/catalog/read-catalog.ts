@@ -56,6 +56,11 @@ export type ReadCatalogEvent = UnitDocumentEvent;
 export interface ReadCatalogHelpers {
   /** A forced garbage collection, where the thread may run one (`catalog-worker.ts`). */
   readonly collectGarbage?: () => void;
+  /**
+   * Called after every few MB serialized: a forced collection when enough has been left since the last one
+   * (`collect-garbage.ts`), so that what the made products leave is freed as the chunks grow.
+   */
+  readonly collectWhileSerializing?: () => void;
   /** Reads units' documents in a second thread, beside this one's (decision 0020). */
   readonly documents?: UnitDocumentHelper;
   /** Called once every document is read or the reading failed: the second thread may end. */
@@ -281,7 +286,7 @@ export async function readCatalog(
     const fingerprinting = createChunkFingerprint(fingerprintHeaderOf(header));
     const chunks = serializeItemsMade(productCount, make, {
       fingerprint: fingerprinting,
-      ...(collectGarbage === undefined ? {} : { collect: collectGarbage }),
+      ...(helpers.collectWhileSerializing === undefined ? {} : { collect: helpers.collectWhileSerializing }),
     });
     if (sheet !== undefined) progress.sources = { ...progress.sources, enrichment: sheet.report() };
     const fingerprint = fingerprinting.digest();

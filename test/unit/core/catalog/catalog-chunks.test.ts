@@ -67,6 +67,8 @@ describe('core/catalog/catalog-chunks', () => {
     };
     const text = fc.string({ unit: 'binary', maxLength: 200 });
     fc.assert(fc.property(fc.array(fc.record({ id: text, name: text }), { maxLength: 40 }), roundTrips), { numRuns: 100 });
+    // Written item by item, as JSON.stringify writes a list: what has no JSON is `null`.
+    roundTrips([undefined, () => 1, 3, 'č', null, [1, { a: undefined }], Symbol('s')]);
     // 3 bytes of UTF-8 per UTF-16 unit, in the scratch: a scratch sized by a smaller bound would cut it.
     roundTrips([{ id: 'three-byte', name: '€'.repeat(300_000) }]);
     // Past the scratch's limit (~1 M units): a buffer of its own.
