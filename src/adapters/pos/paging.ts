@@ -156,7 +156,13 @@ function createRepeatTracker(options: Pick<ReadAllPagesOptions<unknown>, 'idOf' 
   return {
     check(items, skip) {
       if (items.length === 0) return;
-      const signature = createHash('sha1').update(JSON.stringify(items)).digest('base64');
+      const ids = items.map(options.idOf);
+      // A page is known by its items' ids when each has one (the article list's pages: hashing the ids, not
+      // the whole page, is a tenth of the work), else by its whole text.
+      const identified = ids.every((id) => id !== undefined);
+      const signature = createHash('sha1')
+        .update(JSON.stringify(identified ? ids : items))
+        .digest('base64');
       const earlier = signatures.get(signature);
       if (earlier !== undefined) {
         throw invalid(
@@ -165,8 +171,7 @@ function createRepeatTracker(options: Pick<ReadAllPagesOptions<unknown>, 'idOf' 
         );
       }
       signatures.set(signature, skip);
-      const ids = items.map(options.idOf);
-      const allKnown = ids.every((id) => id !== undefined && seenIds.has(id));
+      const allKnown = identified && ids.every((id) => seenIds.has(id as string));
       if (allKnown) {
         throw invalid(
           options,
