@@ -6,9 +6,12 @@ describe('workers/collect-garbage', () => {
     // A baseline of live objects only: garbage left by earlier tests would count against the growth.
     createGarbageCollector()();
     let collections = 0;
-    const collect = collectOnGrowth(() => {
-      collections += 1;
-    }, 16 * 1024 * 1024);
+    const collect = collectOnGrowth(
+      () => {
+        collections += 1;
+      },
+      16 * 1024 * 1024,
+    );
     collect();
     expect(collections).toBe(0);
     // ~40 MB of live objects (kept referenced until the calls are made).
