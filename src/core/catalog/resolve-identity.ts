@@ -201,15 +201,15 @@ export function resolveIdentity(
       continue;
     }
 
-    const articleId = identityIdAt(index, article);
+    // The article's id is made (a string from the index) only where it is reported: not for every match.
     const firstRow = firstRowOf[article] ?? NONE;
     if (firstRow !== NONE) {
-      duplicates.push({ row, code: displayCode(candidates), articleId, firstRow });
+      duplicates.push({ row, code: displayCode(candidates), articleId: identityIdAt(index, article), firstRow });
       continue;
     }
     firstRowOf[article] = row;
     keyCounts[matchedKey] += 1;
-    if (onMatch === undefined) matches.push({ row, article, articleId, key: matchedKey });
+    if (onMatch === undefined) matches.push({ row, article, articleId: identityIdAt(index, article), key: matchedKey });
     else onMatch(row, article, matchedKey);
     if (choice === 'auto' && row % stride === 0) {
       const conflict = findConflict(index, candidates, matchedKey, article);
