@@ -81,7 +81,7 @@ export const ConfigSchema = z.object({
     'Timeout of one POS request in milliseconds (documents: until their headers, then for each stall in the body)',
   ),
   POS_MAX_RETRIES: int(3, 0, 10, 'Retries of a failed POS request (network errors, timeouts, 429, 5xx)'),
-  POS_CONCURRENCY: int(4, 1, 32, 'Parallel POS requests (pages, per-unit exports)'),
+  POS_CONCURRENCY: int(4, 1, 32, 'Parallel POS requests (pages, per-unit documents; the sync thread parses at most 2 at once)'),
   POS_MAX_ROWS_PER_ARTICLE: int(
     2,
     1,

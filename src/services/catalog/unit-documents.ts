@@ -193,6 +193,14 @@ export function helperSlotsOf(concurrency: number): number {
   return Math.max(1, concurrency - 1);
 }
 
+/**
+ * Documents this thread reads at once, at most. Its parse is CPU-bound: a second document keeps the POS
+ * busy (its request sent, its bytes arriving) while the first is parsed, but more only interleave on the
+ * same thread, each holding its rows until it ends. With `POS_CONCURRENCY` 4, four price lists of a
+ * 1,000,000-article catalog were parsed side by side (~110 MB of rows each) and merged together at the end.
+ */
+export const LOCAL_DOCUMENTS = 2;
+
 /** Where a sync's unit documents are read: this thread, and a helper thread when there is one. */
 export interface UnitDocumentLanes {
   readonly local: (request: UnitDocumentRequest) => Promise<UnitDocument>;
@@ -234,7 +242,7 @@ export async function readUnitDocuments(
   }
   const slots = [
     ...Array.from({ length: helperSlots }, () => slot((request) => (helper as UnitDocumentHelper)(request, emit))),
-    ...Array.from({ length: concurrency - helperSlots }, () => slot(lanes.local)),
+    ...Array.from({ length: Math.min(concurrency - helperSlots, LOCAL_DOCUMENTS) }, () => slot(lanes.local)),
   ];
   await Promise.all(slots);
 }

@@ -5,6 +5,7 @@ import type { SourceUnit } from '../../../../src/core/catalog/source.js';
 import { catalogServiceOptions } from '../../../../src/services/catalog/catalog-types.js';
 import { type ReadCatalogInput, readCatalog } from '../../../../src/services/catalog/read-catalog.js';
 import {
+  LOCAL_DOCUMENTS,
   readUnitDocumentState,
   readUnitDocuments,
   type UnitDocument,
@@ -117,6 +118,21 @@ describe('services/catalog/unit-documents', () => {
 
     expect(log).toHaveLength(6);
     expect(local.most).toBe(2);
+  });
+
+  it('reads at most two documents at once in this thread, whatever the concurrency, when there is no helper', async () => {
+    const log: string[] = [];
+    const local = heldReader('here', log);
+    const done = readUnitDocuments(requestsFor(UNITS), { local: local.read, concurrency: 4, emit: () => {} }, () => {});
+    await settle();
+    // Its parse is CPU-bound: more documents would only interleave on the thread, each holding its rows.
+    expect(log).toEqual(['here stock U1', 'here stock U2']);
+
+    while (local.finishOne()) await settle();
+    await done;
+
+    expect(log).toHaveLength(6);
+    expect(local.most).toBe(LOCAL_DOCUMENTS);
   });
 
   it('rejects with the first failure and starts no document after it', async () => {
