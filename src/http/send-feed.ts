@@ -324,10 +324,19 @@ const fileReads = pLimit(2);
 const spareBuffers: Buffer[] = [];
 const MAX_SPARE_BUFFERS = 32;
 
-/** Settles once `chunk` is handed to the kernel, or the response is gone (its buffer is free again either way). */
-function written(res: ServerResponse, chunk: Buffer): Promise<void> {
+/**
+ * Settles once `chunk` is handed to the kernel (`true`), or the response is gone (`false`). A write's callback
+ * is not called when the client goes away while it is pending (Node 20): waiting for it alone left the
+ * stream stuck and its file open until the garbage collector closed it, with a warning.
+ */
+function written(res: ServerResponse, chunk: Buffer): Promise<boolean> {
   return new Promise((resolve) => {
-    res.write(chunk, () => resolve());
+    const gone = () => resolve(false);
+    res.once('close', gone);
+    res.write(chunk, () => {
+      res.off('close', gone);
+      resolve(true);
+    });
   });
 }
 
@@ -341,13 +350,16 @@ async function sendFile(res: ServerResponse, file: FileHandle, start: number, en
   let failure: unknown;
   const buffer = spareBuffers.pop() ?? Buffer.allocUnsafeSlow(READ_CHUNK_BYTES);
   let position = start;
+  // Whether the buffer may serve another response: not when a write of it never called back.
+  let reusable = true;
   try {
     while (position <= end && !res.destroyed) {
       const size = Math.min(READ_CHUNK_BYTES, end - position + 1);
       const { bytesRead } = await fileReads(() => file.read(buffer, 0, size, position));
       if (bytesRead === 0) throw new Error('the feed file is shorter than its manifest says');
       position += bytesRead;
-      await written(res, buffer.subarray(0, bytesRead));
+      reusable = await written(res, buffer.subarray(0, bytesRead));
+      if (!reusable) break;
     }
     if (!res.destroyed) res.end();
   } catch (error) {
@@ -355,8 +367,7 @@ async function sendFile(res: ServerResponse, file: FileHandle, start: number, en
     res.destroy();
   } finally {
     await file.close().catch(() => {});
-    // Every write of this buffer has completed or failed: its callbacks ran.
-    if (spareBuffers.length < MAX_SPARE_BUFFERS) spareBuffers.push(buffer);
+    if (reusable && spareBuffers.length < MAX_SPARE_BUFFERS) spareBuffers.push(buffer);
   }
   if (failure !== undefined) throw failure;
 }
