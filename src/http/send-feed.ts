@@ -329,7 +329,7 @@ const MAX_SPARE_BUFFERS = 32;
  * is not called when the client goes away while it is pending (Node 20): waiting for it alone left the
  * stream stuck and its file open until the garbage collector closed it, with a warning.
  */
-function written(res: ServerResponse, chunk: Buffer): Promise<boolean> {
+export function written(res: Pick<ServerResponse, 'write' | 'once' | 'off'>, chunk: Buffer): Promise<boolean> {
   return new Promise((resolve) => {
     const gone = () => resolve(false);
     res.once('close', gone);

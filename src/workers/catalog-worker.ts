@@ -55,7 +55,8 @@ async function readCatalog(task: ReadCatalogTask): Promise<ReadCatalogOutput> {
   try {
     return await readCatalogFromPos({ pos, documents: posDocumentReaders }, task.input, emit, {
       collectGarbage,
-      collectWhileSerializing: collectOnGrowth(collectGarbage, SERIALIZING_GARBAGE_BYTES),
+      // Its growth is counted from when the serialization starts, after the forced collection before it.
+      serializationCollector: () => collectOnGrowth(collectGarbage, SERIALIZING_GARBAGE_BYTES),
       // Ended as soon as the documents are read: its heap is not kept through the serialization.
       ...(helper === undefined ? {} : { documents: helper.read, documentsRead: helper.close }),
     });

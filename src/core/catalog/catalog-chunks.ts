@@ -10,8 +10,9 @@ import { deflateRawSync, inflateRawSync } from 'node:zlib';
  */
 export interface ItemChunk {
   /**
-   * The chunk's JSON text (`[` + the items' JSON texts joined by `,` + `]`, as `JSON.stringify(items)`
-   * writes it, UTF-8), **deflate-raw compressed** (`CHUNK_DEFLATE`), in a SharedArrayBuffer slab. Not text:
+   * The chunk's JSON text (`[` + the items' JSON texts joined by `,` + `]`: `JSON.stringify(items)` with
+   * every character outside ASCII as a `\u` escape, see `jsonBytesOfList`; a text packed from an older
+   * store may be UTF-8), **deflate-raw compressed** (`CHUNK_DEFLATE`), in a SharedArrayBuffer slab. Not text:
    * read it with `chunkText` or `decodeChunk`. Its length is the memory it takes, not the JSON's size
    * (`textBytes`).
    */
@@ -80,7 +81,7 @@ export function createSharedTextWriter(slabBytes = SLAB_BYTES): SharedWriter {
   };
 }
 
-/** The UTF-8 of each text to deflate is written here, so that no buffer of a chunk's size is left to collect per chunk. */
+/** The bytes of each chunk's text to deflate are written here, so that no buffer of a chunk's size is left to collect per chunk. */
 let scratch: Buffer | undefined;
 /**
  * Texts that may need more UTF-8 than this (3 bytes per UTF-16 unit: texts over ~1 M units, a chunk of one
@@ -172,7 +173,7 @@ function sharedCopy(bytes: Uint8Array): Uint8Array {
 
 /**
  * Serializes items into chunks of about `chunkBytes` of JSON text (the item count of each chunk comes
- * from the average size in the chunk before), one native `JSON.stringify` and one deflate per chunk.
+ * from the average size in the chunk before), one native `JSON.stringify` per item and one deflate per chunk.
  */
 export function serializeItems(items: readonly unknown[], options: { readonly chunkBytes?: number } = {}): ItemChunk[] {
   return serializeChunks(items.length, (start, end) => items.slice(start, end), options.chunkBytes ?? CHUNK_BYTES, undefined);

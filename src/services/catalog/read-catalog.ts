@@ -57,10 +57,11 @@ export interface ReadCatalogHelpers {
   /** A forced garbage collection, where the thread may run one (`catalog-worker.ts`). */
   readonly collectGarbage?: () => void;
   /**
-   * Called after every few MB serialized: a forced collection when enough has been left since the last one
-   * (`collect-garbage.ts`), so that what the made products leave is freed as the chunks grow.
+   * Makes the collection called after every few MB serialized: a forced one when enough has been left since
+   * it was made (`collect-garbage.ts`), so that what the made products leave is freed as the chunks grow.
+   * Made once the heap holds only what the serialization needs (right after a forced collection).
    */
-  readonly collectWhileSerializing?: () => void;
+  readonly serializationCollector?: () => () => void;
   /** Reads units' documents in a second thread, beside this one's (decision 0020). */
   readonly documents?: UnitDocumentHelper;
   /** Called once every document is read or the reading failed: the second thread may end. */
@@ -284,9 +285,10 @@ export async function readCatalog(
         : (position: number) => sheet.plan.enrich(products.at(position), position);
     // The fingerprint is fed each chunk's text as it is serialized: no second pass inflating them.
     const fingerprinting = createChunkFingerprint(fingerprintHeaderOf(header));
+    const collect = helpers.serializationCollector?.();
     const chunks = serializeItemsMade(productCount, make, {
       fingerprint: fingerprinting,
-      ...(helpers.collectWhileSerializing === undefined ? {} : { collect: helpers.collectWhileSerializing }),
+      ...(collect === undefined ? {} : { collect }),
     });
     if (sheet !== undefined) progress.sources = { ...progress.sources, enrichment: sheet.report() };
     const fingerprint = fingerprinting.digest();

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, truncateSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, truncateSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -276,9 +276,11 @@ async function identityGet(
 /** This process's open descriptors of `path` (Linux's /proc; 0 where there is none to read). */
 function openDescriptorsOf(path: string): number {
   if (!existsSync('/proc/self/fd')) return 0;
+  // The kernel names the file by its real path (a temp dir may sit behind a symlink).
+  const real = realpathSync(path);
   return readdirSync('/proc/self/fd').filter((fd) => {
     try {
-      return readlinkSync(`/proc/self/fd/${fd}`) === path;
+      return readlinkSync(`/proc/self/fd/${fd}`) === real;
     } catch {
       return false;
     }
