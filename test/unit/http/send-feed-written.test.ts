@@ -15,7 +15,10 @@ function stalledResponse() {
     once: (event: string, listener: () => void) => events.once(event, listener),
     off: (event: string, listener: () => void) => events.off(event, listener),
   } as unknown as Pick<ServerResponse, 'write' | 'once' | 'off'>;
-  return { res, events, flush: () => pending.splice(0).forEach((callback) => callback()) };
+  const flush = () => {
+    for (const callback of pending.splice(0)) callback();
+  };
+  return { res, events, flush };
 }
 
 describe('http/send-feed: a write to a response', () => {
