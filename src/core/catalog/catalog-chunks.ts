@@ -134,7 +134,7 @@ const escapeNonAscii = (char: string): string => `\\u${char.charCodeAt(0).toStri
  * ASCII because every reader of a chunk decodes it to a string before `JSON.parse`, and V8 decodes UTF-8
  * with accented letters at ~90 MB/s against ~7 GB/s for ASCII: a chunk of Czech products parsed ~4× faster
  * (~1.9 → 0.5 ms), in the publish on the main thread, in every feed render and every load from the store
- * (decision 0012). The text grows ~4 % (its deflated bytes ~1 %). Written item by item, not as the list's
+ * (decision 0012). A Czech catalog's text grows ~4 % (its deflated bytes ~1 %; other scripts more). Written item by item, not as the list's
  * text at once: V8 returns the JSON of accented texts as a string of many pieces, and writing (flattening)
  * one of a chunk's size took ~4× its `JSON.stringify` (Node 20); an item's is short.
  */
@@ -248,12 +248,23 @@ function serializeChunks(
 }
 
 /**
- * A chunk of a JSON text as it is (one read from the store), deflated into `writer`'s shared slabs.
- * The text must be a JSON list of `count` items.
+ * A chunk of a JSON text as it is (one read from the store), deflated, its bytes in memory of their own
+ * (not shared: `packChunk` puts them in a slab once the chunk is kept). The text must be a JSON list of
+ * `count` items.
  */
-export function packChunkText(writer: SharedWriter, text: string, start: number, count: number): ItemChunk {
+export function chunkOfText(text: string, start: number, count: number): ItemChunk {
   const { deflated, textBytes } = deflateText(text);
-  return { bytes: writer.writeBytes(deflated), textBytes, start, count };
+  return { bytes: deflated, textBytes, start, count };
+}
+
+/** `chunk` with its bytes copied into `writer`'s shared slabs (to hand to worker threads without a copy). */
+export function packChunk(writer: SharedWriter, chunk: ItemChunk): ItemChunk {
+  return { ...chunk, bytes: writer.writeBytes(chunk.bytes) };
+}
+
+/** `chunkOfText`, packed into `writer`'s shared slabs. */
+export function packChunkText(writer: SharedWriter, text: string, start: number, count: number): ItemChunk {
+  return packChunk(writer, chunkOfText(text, start, count));
 }
 
 /** The chunk's JSON text as UTF-8, inflated. */

@@ -1,6 +1,12 @@
 import { createSlicer } from '../../core/async/create-slicer.js';
 import type { Product } from '../../core/catalog/catalog.js';
-import { createSharedTextWriter, decodeChunk, type ItemChunk, packChunkText } from '../../core/catalog/catalog-chunks.js';
+import {
+  chunkOfText,
+  createSharedTextWriter,
+  decodeChunk,
+  type ItemChunk,
+  packChunk,
+} from '../../core/catalog/catalog-chunks.js';
 import { createFamilyEnrichmentCollector, type FamilyEnrichment } from '../../core/catalog/family-enrichment.js';
 import type { IdentityIndex } from '../../core/catalog/identity-index.js';
 import { createProductIdentityBuilder } from '../../core/catalog/product-identity.js';
@@ -39,9 +45,10 @@ export async function materializeTexts(texts: AsyncIterable<string>, served?: Re
   for await (const text of texts) {
     const start = products.length;
     const slot = served === undefined ? undefined : sameSlot.at(start);
-    // Packed with the served slot's count, corrected below when the text is another.
-    const packed = packChunkText(writer, text, start, slot === undefined ? 0 : (served?.layout[slot]?.count ?? 0));
-    const known = slot === undefined ? undefined : sameSlot.same(packed);
+    // Deflated with the served slot's count, corrected below when the text is another; put in a shared slab
+    // only when it is kept (a reused chunk is the served one).
+    const deflated = chunkOfText(text, start, slot === undefined ? 0 : (served?.layout[slot]?.count ?? 0));
+    const known = slot === undefined ? undefined : sameSlot.same(deflated);
     let chunkProducts: readonly Product[];
     if (served !== undefined && slot !== undefined && known !== undefined) {
       enrichment.reuse(served.enrichment, slot, known.count);
@@ -54,7 +61,7 @@ export async function materializeTexts(texts: AsyncIterable<string>, served?: Re
       chunkProducts = items as Product[];
       values.share(chunkProducts);
       enrichment.take(chunkProducts);
-      chunks.push({ ...packed, count: chunkProducts.length });
+      chunks.push(packChunk(writer, { ...deflated, count: chunkProducts.length }));
     }
     for (const product of chunkProducts) identity.add(product);
     for (const product of chunkProducts) products.push(product);

@@ -102,6 +102,11 @@ describe('services/catalog/ a full sync made into products', () => {
     expect(loaded.chunks.map(({ start, count }) => ({ start, count }))).toEqual(
       read.map(({ start, count }) => ({ start, count })),
     );
+    // A reused chunk is the served one; a parsed one is put in shared memory (worker threads read it).
+    expect(loaded.chunks[0]).toBe(served.chunks[0]);
+    const parsed = loaded.chunks.find(({ start, count }) => start <= 100 && 100 < start + count);
+    expect(served.chunks).not.toContain(parsed);
+    expect(parsed?.bytes.buffer).toBeInstanceOf(SharedArrayBuffer);
     expect(findIdentityCode(loaded.identity, 'localId', 'a-150')).toBe(150);
     const snapshot = { ...served.snapshot, version: 'v-2', products: loaded.products };
     setFamilyEnrichment(snapshot, loaded.enrichment);
