@@ -134,9 +134,10 @@ const escapeNonAscii = (char: string): string => `\\u${char.charCodeAt(0).toStri
  * ASCII because every reader of a chunk decodes it to a string before `JSON.parse`, and V8 decodes UTF-8
  * with accented letters at ~90 MB/s against ~7 GB/s for ASCII: a chunk of Czech products parsed ~4× faster
  * (~1.9 → 0.5 ms), in the publish on the main thread, in every feed render and every load from the store
- * (decision 0012). A Czech catalog's text grows ~4 % (its deflated bytes ~1 %; other scripts more). Written item by item, not as the list's
- * text at once: V8 returns the JSON of accented texts as a string of many pieces, and writing (flattening)
- * one of a chunk's size took ~4× its `JSON.stringify` (Node 20); an item's is short.
+ * (decision 0012). A Czech catalog's text grows ~4 % (its deflated bytes ~1 %; other scripts more).
+ * Written item by item, not as the list's text at once: V8 returns the JSON of accented texts as a string
+ * of many pieces, and writing (flattening) one of a chunk's size took ~4× its `JSON.stringify` (Node 20);
+ * an item's is short.
  */
 function jsonBytesOfList(items: readonly unknown[]): Buffer {
   let buffer = scratchOf(3 * CHUNK_BYTES);
