@@ -1,5 +1,6 @@
 /**
- * Benchmark of the price-list XML parse (docs/decisions/0002-price-list-xml-streaming.md).
+ * Benchmark of the price-list XML parse (docs/decisions/0002-price-list-xml-streaming.md and
+ * 0021-price-list-byte-scanner.md).
  *
  *   npx tsx bench/parse-price-list.ts [--items 100000] [--runs 3]
  *   npx tsx bench/parse-price-list.ts --generate FILE [--items 100000]   (only write the document)
@@ -16,7 +17,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { XMLParser } from 'fast-xml-parser';
 import { SaxesParser } from 'saxes';
-import { createPriceListParser, parsePriceListXml } from '../src/adapters/pos/price-list-xml.js';
+import { createPriceListParser, createSaxesPriceListParser, parsePriceListXml } from '../src/adapters/pos/price-list-xml.js';
 import type { PriceListRow } from '../src/core/catalog/source.js';
 import { numberArgument } from './bench-args.js';
 
@@ -24,8 +25,10 @@ const STRATEGIES = {
   baseline: 'modules loaded, nothing parsed',
   'fxp-whole': 'fast-xml-parser XMLParser (default options) on the whole document string, then walk the tree',
   'saxes-raw': 'saxes on 64 KiB file chunks, no-op handlers (lower bound of streaming)',
-  'stream-count': 'createPriceListParser on 64 KiB byte chunks, rows counted and dropped',
-  'stream-retain': 'createPriceListParser on 64 KiB byte chunks, rows kept in an array (what a sync does)',
+  'saxes-count': 'createSaxesPriceListParser (saxes over the decoded text) on 64 KiB byte chunks, rows counted',
+  'saxes-retain': 'createSaxesPriceListParser on 64 KiB byte chunks, rows kept in an array',
+  'stream-count': 'createPriceListParser (the byte scanner) on 64 KiB byte chunks, rows counted and dropped',
+  'stream-retain': 'createPriceListParser (the byte scanner) on 64 KiB byte chunks, rows kept (what a sync does)',
   'whole-string': 'parsePriceListXml on the whole document string, rows kept',
 } as const;
 type Strategy = keyof typeof STRATEGIES;
@@ -128,17 +131,19 @@ async function runChild(strategy: Strategy, file: string): Promise<ChildResult> 
       sax.close();
       break;
     }
+    case 'saxes-count':
     case 'stream-count': {
-      const parser = createPriceListParser(() => {
+      const parser = (strategy === 'saxes-count' ? createSaxesPriceListParser : createPriceListParser)(() => {
         rows += 1;
       });
       await streamFile(file, (chunk) => parser.write(chunk));
       parser.end();
       break;
     }
+    case 'saxes-retain':
     case 'stream-retain': {
       const kept: PriceListRow[] = [];
-      const parser = createPriceListParser((row) => {
+      const parser = (strategy === 'saxes-retain' ? createSaxesPriceListParser : createPriceListParser)((row) => {
         kept.push(row);
       });
       await streamFile(file, (chunk) => parser.write(chunk));

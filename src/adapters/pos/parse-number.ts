@@ -38,6 +38,8 @@ const GROUPED: readonly { readonly pattern: RegExp; readonly group: RegExp }[] =
  * parseDecimal('12 ks'); // undefined
  */
 export function parseDecimal(text: string): number | undefined {
+  const digits = plainDecimal(text);
+  if (digits !== undefined) return digits;
   let rest = text.trim();
   let sign = 1;
   const first = rest.charAt(0);
@@ -57,6 +59,25 @@ export function parseDecimal(text: string): number | undefined {
     return toNumber(sign, (grouped[1] ?? '').replace(group, ''), grouped[2] ?? '');
   }
   return undefined;
+}
+
+/**
+ * Digits with at most one `.` (how every price and amount of a Shoptet price list is written): the same
+ * number as the general path gives, without its regular expression (measured: parsed a few million times
+ * per sync). `undefined` for anything else, which the general path then reads.
+ */
+function plainDecimal(text: string): number | undefined {
+  const length = text.length;
+  if (length === 0 || length > 300) return undefined;
+  let dot = -1;
+  for (let index = 0; index < length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code === 0x2e && dot < 0) dot = index;
+    else if (code < 0x30 || code > 0x39) return undefined;
+  }
+  if (length === 1 && dot === 0) return undefined;
+  const value = Number(text);
+  return value === 0 ? 0 : value;
 }
 
 function toNumber(sign: number, integer: string, fraction: string): number | undefined {

@@ -1,4 +1,3 @@
-import type { SaxesTagPlain } from 'saxes';
 import type { PriceListIssue, PriceListSummary } from '../../core/catalog/pos-documents.js';
 import type { PriceListRow } from '../../core/catalog/source.js';
 import {
@@ -44,9 +43,14 @@ function newScope(): Scope {
 }
 
 export interface ItemReader {
-  /** saxes' `opentag`: the element opened, then the attribute values' forbidden characters given to it. */
-  openTag(tag: SaxesTagPlain): void;
-  /** saxes' `text` and `cdata`. */
+  /**
+   * An element opened (its name as written; its local name upper-cased when the caller has it), then the
+   * attribute values' forbidden characters given to it.
+   */
+  openTag(name: string, localUpper?: string): void;
+  /** Whether the text of the element now open is read (the byte scanner decodes no other text). */
+  wantsText(): boolean;
+  /** Text and CDATA. */
   text(text: string): void;
   /** saxes' `closetag`; a closing SHOPITEM emits its rows. */
   closeTag(): void;
@@ -58,10 +62,19 @@ export interface ItemReader {
   summary(encoding: string | undefined): PriceListSummary;
 }
 
+export interface ItemReaderOptions {
+  /**
+   * Texts come as flat strings of their own (the byte scanner's), not as slices of the parser's chunk
+   * (saxes'), so kept values need no copy (`detach`).
+   */
+  readonly flatTexts: boolean;
+}
+
 /**
  * Creates the handlers that call `onRow` for each row as soon as its SHOPITEM closes.
  */
-export function createItemReader(onRow: (row: PriceListRow) => void): ItemReader {
+export function createItemReader(onRow: (row: PriceListRow) => void, { flatTexts }: ItemReaderOptions): ItemReader {
+  const keep = flatTexts ? (text: string) => text : detach;
   let rootElement: string | undefined;
   let depth = 0;
   let itemsSeen = 0;
@@ -117,10 +130,10 @@ export function createItemReader(onRow: (row: PriceListRow) => void): ItemReader
     pendingForbidden = 0;
   }
 
-  function onOpenTag(tag: SaxesTagPlain): void {
+  function onOpenTag(tagName: string, localUpper: string | undefined): void {
     depth += 1;
-    if (depth === 1) rootElement = detach(tag.name);
-    const name = localUpperName(tag.name);
+    if (depth === 1) rootElement = keep(tagName);
+    const name = localUpper ?? localUpperName(tagName);
     if (itemDepth === 0) {
       if (name !== 'SHOPITEM') return;
       itemDepth = depth;
@@ -189,10 +202,10 @@ export function createItemReader(onRow: (row: PriceListRow) => void): ItemReader
       return;
     }
     if (scope.values.has(name)) {
-      scope.problems.push(`duplicate ${name} "${detach(text)}" ignored`);
+      scope.problems.push(`duplicate ${name} "${keep(text)}" ignored`);
       return;
     }
-    scope.values.set(name, isSharedField(name) ? sharedText(text) : detach(text));
+    scope.values.set(name, isSharedField(name) ? sharedText(text) : keep(text));
   }
 
   function finishItem(): void {
@@ -247,9 +260,14 @@ export function createItemReader(onRow: (row: PriceListRow) => void): ItemReader
   }
 
   return {
-    openTag(tag) {
-      onOpenTag(tag);
+    openTag(name, localUpper) {
+      onOpenTag(name, localUpper);
       if (pendingForbidden !== 0) takeForbidden();
+    },
+    wantsText() {
+      if (itemDepth === 0) return false;
+      const frame = currentFrames().at(-1);
+      return frame?.node?.field !== undefined && !frame.overflow;
     },
     text: onText,
     closeTag: onCloseTag,

@@ -1,10 +1,9 @@
-import { SaxesParser } from 'saxes';
 import type { PriceListSummary } from '../../core/catalog/pos-documents.js';
 import type { PriceListRow } from '../../core/catalog/source.js';
 import { PriceListParseError } from './parse-errors.js';
-import { createXmlTextFeed } from './price-list-decoding.js';
-import { createItemReader } from './price-list-items.js';
-import { forbiddenCharacterOf } from './xml-forbidden-characters.js';
+import { createByteReading } from './price-list-bytes.js';
+import type { PriceListReading } from './price-list-reading.js';
+import { createSaxesReading } from './price-list-saxes.js';
 
 export { MAX_REPORTED } from './price-list-items.js';
 export { forbiddenCharacterProblem } from './xml-forbidden-characters.js';
@@ -12,7 +11,9 @@ export { forbiddenCharacterProblem } from './xml-forbidden-characters.js';
 /**
  * Tolerant, streaming parser of a unit's e-shop price-list XML (interface 4.5), which is Shoptet's
  * update-import form (docs/pos-interface.md, the price-list XML; docs/catalog-rules.md rule 3). Streaming
- * (saxes) rather than a document tree: see docs/decisions/0002-price-list-xml-streaming.md for the measurements.
+ * rather than a document tree (docs/decisions/0002-price-list-xml-streaming.md); UTF-8 bytes are read by a
+ * byte scanner, everything else by saxes (docs/decisions/0021-price-list-byte-scanner.md). Both give the
+ * same rows, summary and errors.
  *
  * Tolerance rules, all decided here so the sync never has to look at XML:
  * - `SHOPITEM` is found at any depth under any root (`SHOP`, the doc example's `<root/>`, wrappers).
@@ -32,8 +33,7 @@ export { forbiddenCharacterProblem } from './xml-forbidden-characters.js';
  *   In markup (a tag or attribute name, the XML declaration) or outside the document element it still throws:
  *   that is a broken document, not a bad value.
  *
- * Here saxes is wired up; the element handlers are `price-list-items.ts`, the decoding of byte chunks
- * `price-list-decoding.ts`, the reading of values `price-list-values.ts`.
+ * The element handlers are `price-list-items.ts`, the reading of values `price-list-values.ts`.
  */
 
 /**
@@ -49,7 +49,8 @@ export interface PriceListParser {
 
 /**
  * Creates a streaming parser that calls `onRow` for each row as soon as its SHOPITEM closes; the
- * document itself is never retained. Feed it the chunks of an HTTP body as they arrive.
+ * document itself is never retained. Feed it the chunks of an HTTP body as they arrive. The first chunk
+ * decides the path: bytes go to the byte scanner (or saxes, for another encoding), text to saxes.
  *
  * Errors thrown by `onRow` propagate unchanged and end the parser.
  *
@@ -59,43 +60,29 @@ export interface PriceListParser {
  * const summary = parser.end();
  */
 export function createPriceListParser(onRow: (row: PriceListRow) => void): PriceListParser {
-  const sax = new SaxesParser({ xmlns: false, position: true });
-  const items = createItemReader(onRow);
-  const feed = createXmlTextFeed((text) => sax.write(text));
+  return guardReading((first) => (typeof first === 'string' ? createSaxesReading(onRow) : createByteReading(onRow)));
+}
 
+/** The saxes path whatever the input: the reference the byte scanner is compared with in tests. */
+export function createSaxesPriceListParser(onRow: (row: PriceListRow) => void): PriceListParser {
+  return guardReading(() => createSaxesReading(onRow));
+}
+
+function guardReading(choose: (first: string | Uint8Array) => PriceListReading): PriceListParser {
+  let reading: PriceListReading | undefined;
   let failure: unknown;
   let ended = false;
 
-  sax.on('opentag', items.openTag);
-  sax.on('closetag', items.closeTag);
-  sax.on('text', items.text);
-  sax.on('cdata', items.text);
-  sax.on('error', (error) => {
-    const forbidden = forbiddenCharacterOf(sax, error);
-    if (forbidden !== undefined) {
-      items.forbidden(forbidden);
-      return;
-    }
-    // Throwing here stops saxes at the first problem (its default would be to report and carry on).
-    // saxes prefixes its messages with "line:column: "; the typed error carries the position separately.
-    // Its `column` is 0-based for the next character, i.e. the 1-based column of the offending one.
-    const problem = error.message.replace(/^\d+:\d+: /, '').replace(/\.$/, '');
-    throw new PriceListParseError(`price-list XML is not well-formed: ${problem}`, {
-      line: sax.line,
-      column: Math.max(1, sax.column),
-    });
-  });
-
-  function guard(action: () => void): void {
+  function guard<T>(action: () => T): T {
     if (failure !== undefined) throw failure;
     if (ended) throw new Error('price-list parser already ended');
     try {
-      action();
+      return action();
     } catch (error) {
-      if (error instanceof PriceListParseError || items.inCallback) {
+      if (error instanceof PriceListParseError || reading?.inCallback === true) {
         failure = error;
       } else {
-        // Defensive: saxes or a decoder failing in an unforeseen way is still "the document could not be read".
+        // Defensive: a parser or a decoder failing in an unforeseen way is still "the document could not be read".
         failure = new PriceListParseError('price-list XML could not be parsed', undefined, { cause: error });
       }
       throw failure;
@@ -105,17 +92,17 @@ export function createPriceListParser(onRow: (row: PriceListRow) => void): Price
   return {
     write(chunk) {
       guard(() => {
-        if (typeof chunk === 'string') feed.writeText(chunk);
-        else feed.writeBytes(chunk);
+        reading ??= choose(chunk);
+        reading.write(chunk);
       });
     },
     end() {
-      guard(() => {
-        feed.flush();
-        sax.close();
+      const summary = guard(() => {
+        reading ??= choose(new Uint8Array(0));
+        return reading.end();
       });
       ended = true;
-      return items.summary(feed.encoding());
+      return summary;
     },
   };
 }

@@ -73,4 +73,17 @@ describe('adapters/pos/parse-number', () => {
       { numRuns: 300 },
     );
   });
+
+  it('reads plain digits with one dot (its fast path) as the general path reads them', () => {
+    fc.assert(
+      fc.property(fc.stringMatching(/^[0-9]{0,30}(\.[0-9]{0,30})?$/), (text) => {
+        // A leading space keeps the text off the fast path: the general path trims it and reads the rest.
+        const general = parseDecimal(` ${text}`);
+
+        expect(parseDecimal(text)).toBe(general);
+        if (general !== undefined) expect(Object.is(parseDecimal(text), -0)).toBe(false);
+      }),
+      { numRuns: 500 },
+    );
+  });
 });
