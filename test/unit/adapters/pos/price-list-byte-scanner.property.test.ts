@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PriceListParseError } from '../../../../src/adapters/pos/parse-errors.js';
 import { createPriceListParser, createSaxesPriceListParser } from '../../../../src/adapters/pos/price-list-xml.js';
 import type { PriceListSummary } from '../../../../src/core/catalog/pos-documents.js';
 import type { PriceListRow } from '../../../../src/core/catalog/source.js';
+import { type PriceListParserFactory, readPriceList } from '../../../helpers/price-list-reads.js';
 
 /**
  * The byte scanner against saxes (docs/decisions/0021-price-list-byte-scanner.md): for any document, well-
@@ -31,18 +31,13 @@ function expectSameOutcome(actual: Outcome, expected: Outcome): void {
   expect(actual).toEqual(expected);
 }
 
-function outcome(create: typeof createPriceListParser, chunks: readonly Uint8Array[]): Outcome {
-  const rows: PriceListRow[] = [];
-  const parser = create((row) => rows.push(row));
-  try {
-    for (const chunk of chunks) parser.write(chunk);
-    return { rows, summary: parser.end() };
-  } catch (error) {
-    if (!(error instanceof PriceListParseError)) throw error;
-    const problem = error.message.replace(/ \(line \d+, column \d+\)$/, '');
-    const known = problem.replace('price-list XML is not well-formed: ', '');
-    return NOTICED_LATER.has(known) ? { problem } : { problem, position: { line: error.line ?? 0, column: error.column ?? 0 } };
-  }
+function outcome(create: PriceListParserFactory, chunks: readonly Uint8Array[]): Outcome {
+  const read = readPriceList(create, chunks);
+  if (!('error' in read)) return read;
+  const { error } = read;
+  const problem = error.message.replace(/ \(line \d+, column \d+\)$/, '');
+  const known = problem.replace('price-list XML is not well-formed: ', '');
+  return NOTICED_LATER.has(known) ? { problem } : { problem, position: { line: error.line ?? 0, column: error.column ?? 0 } };
 }
 
 function split(bytes: Uint8Array, cuts: readonly number[]): Uint8Array[] {

@@ -1,13 +1,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { PriceListParseError } from '../../../../src/adapters/pos/parse-errors.js';
 import {
   createPriceListParser,
   createSaxesPriceListParser,
-  type PriceListParser,
   parsePriceListXml,
 } from '../../../../src/adapters/pos/price-list-xml.js';
-import type { PriceListRow } from '../../../../src/core/catalog/source.js';
+import { type PriceListParserFactory, readPriceList } from '../../../helpers/price-list-reads.js';
 
 /**
  * The price list read from UTF-8 bytes by the byte scanner (docs/decisions/0021-price-list-byte-scanner.md):
@@ -17,16 +15,11 @@ import type { PriceListRow } from '../../../../src/core/catalog/source.js';
 
 const FIXTURES = new URL('../../../fixtures/pos/', import.meta.url);
 
-function read(create: (onRow: (row: PriceListRow) => void) => PriceListParser, chunks: readonly Uint8Array[]): unknown {
-  const rows: PriceListRow[] = [];
-  const parser = create((row) => rows.push(row));
-  try {
-    for (const chunk of chunks) parser.write(chunk);
-    return { rows, summary: parser.end() };
-  } catch (error) {
-    if (!(error instanceof PriceListParseError)) throw error;
-    return { message: error.message, line: error.line, column: error.column };
-  }
+function read(create: PriceListParserFactory, chunks: readonly Uint8Array[]): unknown {
+  const result = readPriceList(create, chunks);
+  if (!('error' in result)) return result;
+  const { error } = result;
+  return { message: error.message, line: error.line, column: error.column };
 }
 
 function chunksOf(bytes: Uint8Array, size: number): Uint8Array[] {
