@@ -21,7 +21,7 @@ import {
 import { replaceForbidden } from './xml-forbidden-characters.js';
 
 /**
- * The element handlers of the price-list parser (`price-list-xml.ts` wires them to saxes): SHOPITEM and
+ * The element handlers of the price-list parser (saxes or the byte scanner call them, `price-list-xml.ts`): SHOPITEM and
  * VARIANT scopes, the texts of the fields we read, and one row per item or variant as each closes.
  */
 
@@ -52,7 +52,7 @@ export interface ItemReader {
   wantsText(): boolean;
   /** Text and CDATA. */
   text(text: string): void;
-  /** saxes' `closetag`; a closing SHOPITEM emits its rows. */
+  /** An element closed; a closing SHOPITEM emits its rows. */
   closeTag(): void;
   /** A character XML forbids, read tolerantly (its code point); it belongs to the next event's scope. */
   forbidden(codePoint: number): void;
@@ -115,9 +115,9 @@ export function createItemReader(onRow: (row: PriceListRow) => void, { flatTexts
   }
 
   /**
-   * Gives the forbidden characters read since the last event to the item or variant they were in. saxes
-   * reports a character when it reads it, but hands over the text around it (or the tag it sits in) only
-   * at the next event, so the characters wait for that event: text before the next tag and a close tag belong
+   * Gives the forbidden characters read since the last event to the item or variant they were in. saxes (and
+   * the byte scanner, which mirrors it) reports a character when it reads it, but hands over the text around
+   * it (or the tag it sits in) only at the next event, so the characters wait for that event: text before the next tag and a close tag belong
    * to the scope current when the event arrives, an open tag's attribute values to the element it opens
    * (called after the open tag changed the scope). Outside any SHOPITEM they count for the document only.
    */
@@ -272,7 +272,7 @@ export function createItemReader(onRow: (row: PriceListRow) => void, { flatTexts
     text: onText,
     closeTag: onCloseTag,
     forbidden(codePoint) {
-      // Read on: the character stays in saxes' text, `store` replaces it in the fields we keep.
+      // Read on: the character stays in the text, `store` replaces it in the fields we keep.
       forbiddenCharacters += 1;
       if (pendingForbidden === 0) pendingFirst = codePoint;
       pendingForbidden += 1;

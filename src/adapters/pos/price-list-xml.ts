@@ -13,7 +13,8 @@ export { forbiddenCharacterProblem } from './xml-forbidden-characters.js';
  * update-import form (docs/pos-interface.md, the price-list XML; docs/catalog-rules.md rule 3). Streaming
  * rather than a document tree (docs/decisions/0002-price-list-xml-streaming.md); UTF-8 bytes are read by a
  * byte scanner, everything else by saxes (docs/decisions/0021-price-list-byte-scanner.md). Both give the
- * same rows, summary and errors.
+ * same rows and summary, and reject the same documents with the same error (two kinds named at another
+ * place: see the decision).
  *
  * Tolerance rules, all decided here so the sync never has to look at XML:
  * - `SHOPITEM` is found at any depth under any root (`SHOP`, the doc example's `<root/>`, wrappers).

@@ -29,7 +29,10 @@ export type { XmlByteEvents } from './xml-scan-state.js';
  * `xml-scan-names.ts`, `xml-scan-tags.ts`, `xml-scan-markup.ts` (comments, CDATA, instructions, declaration).
  */
 export interface XmlByteScanner {
-  /** Scans a chunk. `false`: the document needs the general parser, given `prologBytes()` (nothing was emitted). */
+  /**
+   * Scans a chunk. `false`: the document needs the general parser, given `prologBytes()` (nothing was emitted).
+   * The chunk is held as it is, not copied, until scanned: its buffer must not be reused after.
+   */
   write(bytes: Uint8Array): boolean;
   /** The end of the document: the final checks (`false`: hand over, as for `write`). Throws `PriceListParseError`. */
   end(): boolean;
@@ -47,8 +50,8 @@ export function createXmlByteScanner(events: XmlByteEvents): XmlByteScanner {
   let waitingLength = 0;
   /** An incomplete token is scanned again only once this many bytes wait, so a huge one costs linear time. */
   let rescanAt = 0;
+  /** Every chunk since the document's start, while its prolog lasts: what a hand-over gives saxes. */
   let prolog: Uint8Array[] | undefined = [];
-  let prologLength = 0;
 
   /** Scans `state.buf` as far as complete tokens go: the index scanned to, or `HAND_OVER`. */
   function scan(final: boolean): number {
@@ -143,20 +146,17 @@ export function createXmlByteScanner(events: XmlByteEvents): XmlByteScanner {
   return {
     write(bytes) {
       const chunk = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-      if (prolog !== undefined) {
-        prologLength += chunk.length;
-        if (prologLength <= MAX_PROLOG_BYTES) prolog.push(chunk);
-        else prolog = undefined;
-      }
+      prolog?.push(chunk);
       waiting.push(chunk);
       waitingLength += chunk.length;
       if (waitingLength < rescanAt) return true;
       state.buf = joinWaiting();
       const scanned = scan(false);
       if (scanned === HAND_OVER) return handOver();
-      // Once the root is open nothing is handed over: the prolog's bytes are not needed.
-      if (state.sawRoot) prolog = undefined;
       keep(scanned);
+      // Once the root is open nothing is handed over: the prolog's bytes are not needed. Nor are they kept
+      // past 1 MiB of prolog scanned (a chunk of any size holding the root is kept whole until scanned).
+      if (state.sawRoot || state.base > MAX_PROLOG_BYTES) prolog = undefined;
       return true;
     },
     end() {

@@ -103,6 +103,27 @@ export function normalizeLineEnds(text: string): string {
 }
 
 /**
+ * The bytes the UTF-8 decoder reads as one character at `at`: a valid sequence, or the maximal part of an
+ * invalid one that it turns into one U+FFFD (the WHATWG decoder's rule). A sequence cut by `end` counts whole.
+ */
+export function utf8Length(bytes: Uint8Array, at: number, end: number): number {
+  const lead = bytes[at] ?? 0;
+  if (lead < 0xc2 || lead > 0xf4) return 1;
+  const length = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2;
+  if (at + length > end) return length;
+  // The second byte's range is narrower after E0, ED, F0 and F4 (no overlong forms, surrogates, or > U+10FFFF).
+  const low = lead === 0xe0 ? 0xa0 : lead === 0xf0 ? 0x90 : 0x80;
+  const high = lead === 0xed ? 0x9f : lead === 0xf4 ? 0x8f : 0xbf;
+  const second = bytes[at + 1] ?? 0;
+  if (second < low || second > high) return 1;
+  for (let index = 2; index < length; index += 1) {
+    const next = bytes[at + index] ?? 0;
+    if (next < 0x80 || next > 0xbf) return index;
+  }
+  return length;
+}
+
+/**
  * A character XML forbids whose first byte is at `at`, or -1: a C0 control other than TAB, LF, CR, or
  * U+FFFE / U+FFFF (EF BF BE / EF BF BF). Lone surrogates cannot come from UTF-8: the decoder makes U+FFFD.
  */

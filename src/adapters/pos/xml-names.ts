@@ -23,6 +23,8 @@ export interface NameEntry {
 
 interface Entry extends NameEntry {
   readonly next: Entry | undefined;
+  /** Entries in its slot from this one on. */
+  readonly depth: number;
 }
 
 export const NAME_HASH_SEED = 0x811c9dc5 | 0;
@@ -37,6 +39,11 @@ function hashOf(bytes: Buffer, from: number, to: number): number {
 const SLOTS = 1024;
 /** Bounded, so a hostile document with millions of distinct names cannot grow it. */
 const MAX_ENTRIES = 10_000;
+/**
+ * Names per slot: the hash is not secret, so a hostile document can put its names in one slot; past this many
+ * they are decoded each time instead of searched for (linear, not quadratic).
+ */
+const MAX_CHAIN = 8;
 
 export function createNameTable(): NameTable {
   const slots: (Entry | undefined)[] = new Array(SLOTS).fill(undefined);
@@ -65,8 +72,10 @@ export function createNameTable(): NameTable {
       if (!ascii && !isXmlName(name)) return undefined;
       const colon = name.indexOf(':');
       const localUpper = (colon < 0 ? name : name.slice(colon + 1)).toUpperCase();
-      const entry: Entry = { bytes: Buffer.from(bytes.subarray(from, to)), name, localUpper, next: slots[slot] };
-      if (entries < MAX_ENTRIES) {
+      const next = slots[slot];
+      const depth = (next?.depth ?? 0) + 1;
+      const entry: Entry = { bytes: Buffer.from(bytes.subarray(from, to)), name, localUpper, next, depth };
+      if (entries < MAX_ENTRIES && depth <= MAX_CHAIN) {
         slots[slot] = entry;
         entries += 1;
       }

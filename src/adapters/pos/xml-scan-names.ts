@@ -1,4 +1,4 @@
-import { decodeBytes, GT, isXmlName, NAME_BYTE, NAME_START_BYTE } from './xml-byte-text.js';
+import { decodeBytes, GT, isXmlName, NAME_BYTE, NAME_START_BYTE, utf8Length } from './xml-byte-text.js';
 import { NAME_HASH_PRIME, NAME_HASH_SEED, type NameEntry } from './xml-names.js';
 import { fail, INCOMPLETE, type ScanState } from './xml-scan-state.js';
 
@@ -22,6 +22,7 @@ export function nameCharactersEnd(state: ScanState, at: number, end: number, sta
   const bytes = state.buf;
   let stop = at;
   let hash = NAME_HASH_SEED;
+  let ascii = true;
   while (stop < end) {
     const byte = bytes[stop] as number;
     if (NAME_BYTE[byte] === 0) break;
@@ -29,24 +30,24 @@ export function nameCharactersEnd(state: ScanState, at: number, end: number, sta
       hash = Math.imul(hash ^ byte, NAME_HASH_PRIME);
       stop += 1;
     } else {
-      // Non-ASCII names are rare: hashed by the name table itself.
-      hash = -1;
+      ascii = false;
       const length = nonAsciiNameCharacter(bytes, stop, end, startsName && stop === at);
       if (length === 0) break;
       stop += length;
     }
   }
-  state.nameHash = hash;
+  // A non-ASCII name (rare) is hashed by the name table itself (-1).
+  state.nameHash = ascii ? hash : -1;
   return Math.min(stop, end);
 }
 
 /**
  * The length of the non-ASCII name character at `at`, 0 when it is none (a character cut by the chunk's end
- * counts as one: it is read again whole once more bytes came).
+ * counts as one: it is read again whole once more bytes came). An invalid sequence is U+FFFD, as the decoder
+ * gives saxes, and U+FFFD is a name character.
  */
 function nonAsciiNameCharacter(bytes: Buffer, at: number, end: number, first: boolean): number {
-  const lead = bytes[at] as number;
-  const length = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+  const length = utf8Length(bytes, at, end);
   if (at + length > end) return length;
   const character = decodeBytes(bytes, at, at + length, false);
   return isXmlName(first ? character : `a${character}`) ? length : 0;

@@ -1,5 +1,5 @@
 import { PriceListParseError } from './parse-errors.js';
-import { CR, LF } from './xml-byte-text.js';
+import { CR, LF, utf8Length } from './xml-byte-text.js';
 import { createNameTable, type NameEntry, type NameTable } from './xml-names.js';
 
 /**
@@ -48,8 +48,8 @@ export interface ScanState {
   // Per tag, reused (no allocation per element): forbidden characters of its attribute values, and their names.
   readonly forbiddenCodes: number[];
   forbiddenCount: number;
-  readonly seenAttributes: string[];
-  attributeCount: number;
+  /** The names of the tag's attributes so far (a set: a hostile tag may have thousands). */
+  readonly seenAttributes: Set<string>;
 }
 
 export function createScanState(events: XmlByteEvents): ScanState {
@@ -68,14 +68,14 @@ export function createScanState(events: XmlByteEvents): ScanState {
     nameHash: -1,
     forbiddenCodes: [],
     forbiddenCount: 0,
-    seenAttributes: [],
-    attributeCount: 0,
+    seenAttributes: new Set(),
   };
 }
 
+/** Characters in `[from, to)` as the decoder reads them (an invalid sequence is one U+FFFD), as saxes counts columns. */
 export function codePoints(bytes: Buffer, from: number, to: number): number {
   let count = 0;
-  for (let at = from; at < to; at += 1) if (((bytes[at] ?? 0) & 0xc0) !== 0x80) count += 1;
+  for (let at = from; at < to; at += (bytes[at] ?? 0) < 0x80 ? 1 : utf8Length(bytes, at, to)) count += 1;
   return count;
 }
 

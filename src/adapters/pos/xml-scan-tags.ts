@@ -34,7 +34,7 @@ export function openTag(state: ScanState, at: number, end: number): number {
 function attributes(state: ScanState, from: number, end: number): number {
   const { buf, seenAttributes } = state;
   let at = from;
-  state.attributeCount = 0;
+  if (seenAttributes.size !== 0) seenAttributes.clear();
   // As saxes, a duplicate is named once the tag is complete, at its `>`.
   let duplicate: string | undefined;
   for (;;) {
@@ -51,10 +51,8 @@ function attributes(state: ScanState, from: number, end: number): number {
     const { name } = nameEntry(state, at, stop, 'disallowed character in attribute name');
     at = attributeValue(state, stop, end);
     if (at === INCOMPLETE) return INCOMPLETE;
-    const earlier = seenAttributes.indexOf(name);
-    if (earlier >= 0 && earlier < state.attributeCount) duplicate ??= name;
-    seenAttributes[state.attributeCount] = name;
-    state.attributeCount += 1;
+    if (seenAttributes.has(name)) duplicate ??= name;
+    else seenAttributes.add(name);
   }
 }
 
@@ -84,12 +82,13 @@ function tagEnd(state: ScanState, at: number, end: number, duplicate: string | u
 /** `S? = S? "value"` after an attribute's name: the index after the closing quote. */
 function attributeValue(state: ScanState, from: number, end: number): number {
   const { buf } = state;
-  let at = from;
-  while (at < end && isXmlSpace(buf[at])) at += 1;
+  let at = skipSpaces(state, from, end);
   if (at >= end) return INCOMPLETE;
-  if (buf[at] !== EQUALS) fail(state, 'attribute without value', at);
-  at += 1;
-  while (at < end && isXmlSpace(buf[at])) at += 1;
+  // As saxes: right after the name, a character other than `=`, `>` or a space is one the name cannot hold.
+  if (buf[at] !== EQUALS) {
+    fail(state, at === from && buf[at] !== GT ? 'disallowed character in attribute name' : 'attribute without value', at);
+  }
+  at = skipSpaces(state, at + 1, end);
   if (at >= end) return INCOMPLETE;
   const quote = buf[at];
   if (quote !== QUOTE && quote !== APOSTROPHE) fail(state, 'unquoted attribute value', at);
@@ -137,7 +136,9 @@ export function closeTag(state: ScanState, at: number, end: number): number {
   if (open === undefined) {
     fail(state, `unmatched closing tag: ${nameEntry(state, at + 2, stop, 'disallowed character in closing tag').name}`, after);
   }
-  if (open.bytes.length !== stop - at - 2 || open.bytes.compare(buf, at + 2, stop) !== 0) {
+  const sameBytes = open.bytes.length === stop - at - 2 && open.bytes.compare(buf, at + 2, stop) === 0;
+  // Names with invalid UTF-8 are equal when they decode alike (U+FFFD), as saxes compares them.
+  if (!sameBytes && nameEntry(state, at + 2, stop, 'disallowed character in closing tag').name !== open.name) {
     fail(state, 'unexpected close tag', after);
   }
   closeElement(state);

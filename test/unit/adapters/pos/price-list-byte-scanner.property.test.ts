@@ -151,6 +151,10 @@ const PIECES = [
   '<a\u00a0b>',
   '<Ω>',
   '</Ω>',
+  '<a b\n=\r\n"1">',
+  "<a b = '1'>",
+  '<A A',
+  '<a b c="1">',
 ];
 
 const document = fc

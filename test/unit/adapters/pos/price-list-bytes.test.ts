@@ -100,13 +100,36 @@ describe('adapters/pos/price-list-bytes', () => {
       ]);
     });
 
-    it('names a DOCTYPE after more than 1 MiB of prolog, which it no longer holds', () => {
-      const xml = `<!--${'x'.repeat(1_100_000)}--><!DOCTYPE SHOP>${ITEM}`;
+    it('names a DOCTYPE after more than 1 MiB of prolog read in chunks, which it no longer holds', () => {
+      const bytes = encode(`${'<!-- a comment -->\n'.repeat(60_000)}<!DOCTYPE SHOP>${ITEM}`);
 
-      expect(() => parsePriceListXml(encode(xml))).toThrow(
-        /a DOCTYPE or processing instruction after more than 1 MiB of prolog is not supported/,
-      );
+      expect(read(createPriceListParser, chunksOf(bytes, 65_536))).toMatchObject({
+        message: expect.stringMatching(/a DOCTYPE or processing instruction after more than 1 MiB of prolog is not supported/),
+      });
     });
+  });
+
+  it.each([
+    ['a name with a stray continuation byte, closed by another', [0x3c, 0x53, 0x80, 0x3e, 0x3c, 0x2f, 0x53, 0x81, 0x3e]],
+    ['a name cut by an invalid sequence', [0x3c, 0x53, 0xc3, 0x3e, 0x3c, 0x2f, 0x53, 0x3e]],
+    [
+      'invalid bytes before a problem on the same line',
+      [0x3c, 0x53, 0x3e, 0x80, 0xe2, 0x82, 0x26, 0x62, 0x3b, 0x3c, 0x2f, 0x53, 0x3e],
+    ],
+  ])('reads invalid UTF-8 as saxes reads its U+FFFD: %s', (_, codes) => {
+    const bytes = Uint8Array.from(codes);
+
+    for (const size of [1, bytes.length]) {
+      expect(read(createPriceListParser, chunksOf(bytes, size))).toEqual(read(createSaxesPriceListParser, [bytes]));
+    }
+  });
+
+  it('hands over a DOCTYPE in one chunk of any size', () => {
+    const items = '<SHOPITEM><CODE>A</CODE></SHOPITEM>'.repeat(40_000);
+    const bytes = encode(`<?xml version="1.0"?>\n<!DOCTYPE SHOP>\n<SHOP>${items}</SHOP>`);
+
+    expect(bytes.length).toBeGreaterThan(1 << 20);
+    expect(read(createPriceListParser, [bytes])).toEqual(read(createSaxesPriceListParser, [bytes]));
   });
 
   it('reads a text much longer than a chunk, in small chunks', () => {
