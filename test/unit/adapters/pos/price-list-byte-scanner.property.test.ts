@@ -191,7 +191,7 @@ describe('adapters/pos/xml-byte-scanner against saxes', () => {
         const expected = outcome(createSaxesPriceListParser, [bytes]);
         expectSameOutcome(outcome(createPriceListParser, split(bytes, cuts)), expected);
       }),
-      { numRuns: 2000 },
+      { numRuns: 1000 },
     );
   });
 });
