@@ -1,10 +1,9 @@
-import { TextDecoder } from 'node:util';
 import type { PriceListRow } from '../../core/catalog/source.js';
 import { createItemReader } from './price-list-items.js';
 import type { PriceListReading } from './price-list-reading.js';
 import { createSaxesReading } from './price-list-saxes.js';
 import { createXmlByteScanner } from './xml-byte-scanner.js';
-import { concatBytes, ENCODING_SNIFF_BYTES, sniffEncoding } from './xml-encoding.js';
+import { createEncodingSniffer } from './xml-encoding.js';
 
 /**
  * The price list read from bytes: UTF-8 documents by the byte scanner, any other encoding (named by a BOM
@@ -20,8 +19,6 @@ export function createByteReading(onRow: (row: PriceListRow) => void): PriceList
     text: items.text,
     forbidden: items.forbidden,
   });
-  let head: Uint8Array[] | undefined = [];
-  let headLength = 0;
   let general: PriceListReading | undefined;
 
   function handOver(chunks: readonly Uint8Array[]): void {
@@ -33,30 +30,21 @@ export function createByteReading(onRow: (row: PriceListRow) => void): PriceList
     if (!scanner.write(bytes)) handOver(scanner.prologBytes());
   }
 
-  function decideEncoding(): void {
-    const bytes = concatBytes(head ?? [], headLength);
-    head = undefined;
-    if (isUtf8(sniffEncoding(bytes))) scan(bytes);
-    else handOver([bytes]);
-  }
+  const sniffer = createEncodingSniffer((encoding, head) => {
+    if (encoding === 'utf-8') scan(head);
+    else handOver([head]);
+  });
 
   return {
     write(chunk) {
       // Text after bytes (no caller mixes them) is read as the UTF-8 text it is.
       const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
-      if (general !== undefined) {
-        general.write(bytes);
-      } else if (head === undefined) {
-        scan(bytes);
-      } else {
-        head.push(bytes);
-        headLength += bytes.length;
-        // Held back only until the XML declaration (or the first tag) is complete.
-        if (headLength >= ENCODING_SNIFF_BYTES || bytes.includes(0x3e)) decideEncoding();
-      }
+      if (general !== undefined) general.write(bytes);
+      else if (sniffer.decided) scan(bytes);
+      else sniffer.write(bytes);
     },
     end() {
-      if (head !== undefined) decideEncoding();
+      sniffer.flush();
       if (general === undefined && !scanner.end()) handOver(scanner.prologBytes());
       return general === undefined ? items.summary('utf-8') : general.end();
     },
@@ -64,13 +52,4 @@ export function createByteReading(onRow: (row: PriceListRow) => void): PriceList
       return general === undefined ? items.inCallback : general.inCallback;
     },
   };
-}
-
-/** Whether a label names UTF-8 (or an encoding the decoder does not know, which is read as UTF-8 too). */
-function isUtf8(label: string): boolean {
-  try {
-    return new TextDecoder(label).encoding === 'utf-8';
-  } catch {
-    return true;
-  }
 }

@@ -1,5 +1,5 @@
 import { TextDecoder } from 'node:util';
-import { concatBytes, ENCODING_SNIFF_BYTES, sniffEncoding } from './xml-encoding.js';
+import { createEncodingSniffer } from './xml-encoding.js';
 
 /**
  * The price-list document's chunks turned into text for saxes: bytes are held back only until the XML
@@ -18,8 +18,6 @@ export interface XmlTextFeed {
 export function createXmlTextFeed(write: (text: string) => void): XmlTextFeed {
   let decoder: TextDecoder | undefined;
   let encoding: string | undefined;
-  let pendingBytes: Uint8Array[] = [];
-  let pendingLength = 0;
   let sawText = false;
 
   function feedText(text: string): void {
@@ -30,23 +28,16 @@ export function createXmlTextFeed(write: (text: string) => void): XmlTextFeed {
     if (content !== '') write(content);
   }
 
-  function decideEncoding(): void {
-    const head = concatBytes(pendingBytes, pendingLength);
-    pendingBytes = [];
-    pendingLength = 0;
-    const label = sniffEncoding(head);
-    try {
-      decoder = new TextDecoder(label);
-    } catch {
-      // An encoding TextDecoder does not know: read as UTF-8, which every Shoptet feed is (S1, S5).
-      decoder = new TextDecoder('utf-8');
-    }
-    encoding = decoder.encoding;
+  function startDecoding(decided: string, head: Uint8Array): void {
+    decoder = new TextDecoder(decided);
+    encoding = decided;
     feedText(decoder.decode(head, { stream: true }));
   }
 
+  let sniffer = createEncodingSniffer(startDecoding);
+
   function flush(): void {
-    if (decoder === undefined && pendingLength > 0) decideEncoding();
+    if (decoder === undefined) sniffer.flush();
     if (decoder !== undefined) feedText(decoder.decode());
   }
 
@@ -56,14 +47,13 @@ export function createXmlTextFeed(write: (text: string) => void): XmlTextFeed {
         feedText(decoder.decode(bytes, { stream: true }));
         return;
       }
-      pendingBytes.push(bytes);
-      pendingLength += bytes.length;
-      // Hold bytes back only until the XML declaration (or the first tag) is complete.
-      if (pendingLength >= ENCODING_SNIFF_BYTES || bytes.includes(0x3e)) decideEncoding();
+      sniffer.write(bytes);
     },
     writeText(text) {
       flush();
+      // Bytes after text are sniffed anew.
       decoder = undefined;
+      sniffer = createEncodingSniffer(startDecoding);
       feedText(text);
     },
     flush,

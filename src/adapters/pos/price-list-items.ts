@@ -21,8 +21,8 @@ import {
 import { replaceForbidden } from './xml-forbidden-characters.js';
 
 /**
- * The element handlers of the price-list parser (saxes or the byte scanner call them, `price-list-xml.ts`): SHOPITEM and
- * VARIANT scopes, the texts of the fields we read, and one row per item or variant as each closes.
+ * The element handlers of the price-list parser (saxes or the byte scanner calls them, `price-list-xml.ts`):
+ * SHOPITEM and VARIANT scopes, the texts of the fields we read, and one row per item or variant as each closes.
  */
 
 /** Issue lists keep at most this many entries (counts stay exact), so a bad 100k-item feed keeps memory flat. */
@@ -117,9 +117,10 @@ export function createItemReader(onRow: (row: PriceListRow) => void, { flatTexts
   /**
    * Gives the forbidden characters read since the last event to the item or variant they were in. saxes (and
    * the byte scanner, which mirrors it) reports a character when it reads it, but hands over the text around
-   * it (or the tag it sits in) only at the next event, so the characters wait for that event: text before the next tag and a close tag belong
-   * to the scope current when the event arrives, an open tag's attribute values to the element it opens
-   * (called after the open tag changed the scope). Outside any SHOPITEM they count for the document only.
+   * it (or the tag it sits in) only at the next event, so the characters wait for that event: text before the
+   * next tag and a close tag belong to the scope current when the event arrives, an open tag's attribute
+   * values to the element it opens (called after the open tag changed the scope). Outside any SHOPITEM they
+   * count for the document only.
    */
   function takeForbidden(): void {
     if (itemDepth !== 0) {

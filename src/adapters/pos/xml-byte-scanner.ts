@@ -1,14 +1,14 @@
-import { AMP, BANG, CR, LF, LT, QUESTION, SEMICOLON, SLASH } from './xml-byte-text.js';
+import { AMP, BANG, LT, QUESTION, SEMICOLON, SLASH } from './xml-byte-text.js';
 import { bang, documentStart, instruction } from './xml-scan-markup.js';
 import { nameEnd } from './xml-scan-names.js';
 import {
   advanceBase,
   CONTENT,
+  countLineEnds,
   createScanState,
   fail,
   HAND_OVER,
   INCOMPLETE,
-  newline,
   type ScanState,
   type XmlByteEvents,
 } from './xml-scan-state.js';
@@ -97,8 +97,7 @@ export function createXmlByteScanner(events: XmlByteEvents): XmlByteScanner {
 
   /** The document ended inside the token at `at`: what saxes would say first. */
   function endWithin(at: number, end: number): never {
-    const { buf } = state;
-    for (let index = at; index < end; index += 1) if (buf[index] === LF || buf[index] === CR) newline(state, index);
+    countLineEnds(state, at, end);
     // saxes counts the root as seen once its open tag's name is read, `>` or not.
     if (!state.sawRoot && rootNameRead(at, end)) fail(state, 'unexpected end', end - 1);
     finalChecks(end - 1);

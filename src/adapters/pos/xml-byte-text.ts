@@ -1,4 +1,5 @@
 import { TextDecoder } from 'node:util';
+import { isForbiddenCharacter } from './xml-forbidden-characters.js';
 
 /**
  * Byte-level pieces of the price-list scanner (`xml-byte-scanner.ts`): the classes of bytes, names,
@@ -52,12 +53,9 @@ export function isXmlName(text: string): boolean {
   return NAME.test(text);
 }
 
-/** XML 1.0's `Char`: what a character reference may name. */
+/** XML 1.0's `Char`: what a character reference may name (a code point XML does not forbid). */
 export function isXmlChar(code: number): boolean {
-  if (code < 0x20) return code === 0x09 || code === LF || code === CR;
-  return (
-    (code <= 0xd7ff || (code >= 0xe000 && code <= 0xfffd) || (code >= 0x10000 && code <= 0x10ffff)) && Number.isInteger(code)
-  );
+  return Number.isInteger(code) && code >= 0 && code <= 0x10ffff && !isForbiddenCharacter(code);
 }
 
 const utf8 = new TextDecoder('utf-8');

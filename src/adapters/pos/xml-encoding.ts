@@ -23,3 +23,53 @@ export function concatBytes(parts: readonly Uint8Array[], length: number): Uint8
   }
   return out;
 }
+
+/** The decoder's name for an encoding label; UTF-8 for one it does not know, as every Shoptet feed is (S1, S5). */
+export function decoderEncoding(label: string): string {
+  try {
+    return new TextDecoder(label).encoding;
+  } catch {
+    return 'utf-8';
+  }
+}
+
+/**
+ * A document's first bytes held back only until its encoding can be read: the XML declaration (or the
+ * first tag) complete, or `ENCODING_SNIFF_BYTES` held. Then `decided` gets the encoding (the decoder's name,
+ * `decoderEncoding`) and every byte held so far, once; later bytes are the caller's to route.
+ */
+export interface EncodingSniffer {
+  /** Whether the encoding is known (after which `write` must not be called). */
+  readonly decided: boolean;
+  write(bytes: Uint8Array): void;
+  /** The end of the document: decides with what is held, if anything is. */
+  flush(): void;
+}
+
+export function createEncodingSniffer(decided: (encoding: string, head: Uint8Array) => void): EncodingSniffer {
+  let held: Uint8Array[] = [];
+  let heldLength = 0;
+  let done = false;
+
+  function decide(): void {
+    const head = concatBytes(held, heldLength);
+    held = [];
+    heldLength = 0;
+    done = true;
+    decided(decoderEncoding(sniffEncoding(head)), head);
+  }
+
+  return {
+    get decided() {
+      return done;
+    },
+    write(bytes) {
+      held.push(bytes);
+      heldLength += bytes.length;
+      if (heldLength >= ENCODING_SNIFF_BYTES || bytes.includes(0x3e)) decide();
+    },
+    flush() {
+      if (!done && heldLength > 0) decide();
+    },
+  };
+}

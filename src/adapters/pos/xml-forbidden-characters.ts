@@ -15,7 +15,7 @@ import type { SaxesParser } from 'saxes';
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
 const FORBIDDEN_CHARACTERS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uD800-\uDFFF\uFFFE\uFFFF]/gu;
 
-function isForbiddenCharacter(code: number): boolean {
+export function isForbiddenCharacter(code: number): boolean {
   if (code < 0x20) return code !== 0x09 && code !== 0x0a && code !== 0x0d;
   return (code >= 0xd800 && code <= 0xdfff) || code === 0xfffe || code === 0xffff;
 }

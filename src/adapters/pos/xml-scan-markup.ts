@@ -1,6 +1,16 @@
 import { CR, DASH, decodeBytes, isXmlSpace, LF, normalizeLineEnds } from './xml-byte-text.js';
 import { nameEnd } from './xml-scan-names.js';
-import { CONTENT, emitText, fail, HAND_OVER, INCOMPLETE, newline, PROLOG, type ScanState } from './xml-scan-state.js';
+import {
+  CONTENT,
+  countLineEnds,
+  emitText,
+  fail,
+  HAND_OVER,
+  INCOMPLETE,
+  newline,
+  PROLOG,
+  type ScanState,
+} from './xml-scan-state.js';
 import { markupText } from './xml-scan-text.js';
 
 /**
@@ -84,7 +94,7 @@ export function documentStart(state: ScanState, end: number, final: boolean): nu
     const close = buf.indexOf('?>', at);
     if (close < 0) return final ? HAND_OVER : INCOMPLETE;
     if (!DECLARATION.test(buf.toString('latin1', at, close + 2))) return HAND_OVER;
-    for (let index = at; index < close; index += 1) if (buf[index] === LF || buf[index] === CR) newline(state, index);
+    countLineEnds(state, at, close);
     at = close + 2;
   }
   return at;

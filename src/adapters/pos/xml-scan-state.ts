@@ -101,6 +101,12 @@ export function newline(state: ScanState, at: number): void {
   state.lineStart = state.base + at + 1;
 }
 
+/** Counts the line ends in `[from, to)`: for bytes checked apart from their line ends (a declaration, a tail). */
+export function countLineEnds(state: ScanState, from: number, to: number): void {
+  const { buf } = state;
+  for (let at = from; at < to; at += 1) if (buf[at] === LF || buf[at] === CR) newline(state, at);
+}
+
 export function reportForbidden(state: ScanState, code: number): void {
   state.forbiddenSinceEvent = true;
   state.events.forbidden(code);
