@@ -1,3 +1,4 @@
+import { localUpperName } from './price-list-elements.js';
 import { decodeBytes, isXmlName } from './xml-byte-text.js';
 
 /**
@@ -70,11 +71,10 @@ export function createNameTable(): NameTable {
       for (let index = from; index < to; index += 1) if ((bytes[index] as number) >= 0x80) ascii = false;
       const name = decodeBytes(bytes, from, to, ascii);
       if (!ascii && !isXmlName(name)) return undefined;
-      const colon = name.indexOf(':');
-      const localUpper = (colon < 0 ? name : name.slice(colon + 1)).toUpperCase();
       const next = slots[slot];
       const depth = (next?.depth ?? 0) + 1;
-      const entry: Entry = { bytes: Buffer.from(bytes.subarray(from, to)), name, localUpper, next, depth };
+      const bytesOfName = Buffer.from(bytes.subarray(from, to));
+      const entry: Entry = { bytes: bytesOfName, name, localUpper: localUpperName(name), next, depth };
       if (entries < MAX_ENTRIES && depth <= MAX_CHAIN) {
         slots[slot] = entry;
         entries += 1;
