@@ -1,12 +1,19 @@
 /**
  * Sandbox throughput over loopback: reads every page of a 100,000-article catalog (asking 500 per
- * page, which the sandbox caps at 200), then one unit's price-list XML and one stock export.
+ * page, which the sandbox caps at 200), then one unit's price-list XML and one stock export, then every
+ * unit's price list and `csv` stock export (the documents of one full sync) with the CPU this process took
+ * for them (the sandbox's; the client here only counts bytes). Last, in-process, one unit's price list
+ * encoded to UTF-8 as the sandbox sends it (each row's text written into ~64 KiB buffers) against its rows
+ * joined into ~64 KiB strings and each string encoded (what it sent before, 2026-11-30), best of three.
  * Prints wall time per part and peak RSS as JSON.
  *
  *   npx tsx bench/sandbox-paging.ts [articles] [units]
  */
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
+import { CHUNK_BYTES, encodedChunks } from '../src/sandbox/encoded-chunks.js';
+import { priceListTexts } from '../src/sandbox/render-price-list.js';
+import { createSandboxState } from '../src/sandbox/sandbox-state.js';
 import { startSandbox } from '../src/sandbox/start-sandbox.js';
 
 const ARTICLES = Number(process.argv[2] ?? 100_000);
@@ -65,6 +72,16 @@ async function main(): Promise<void> {
     }
     const priceList = await timed(() => download('/unit/U1/price-list/export/eshop-update'));
     const stockExport = await timed(() => download('/warehouse/stock/export/csv/U2'));
+    const cpuBefore = process.cpuUsage();
+    const documents = await timed(async () => {
+      let bytes = 0;
+      for (let unit = 1; unit <= UNITS; unit += 1) {
+        bytes += await download(`/unit/U${unit}/price-list/export/eshop-update`);
+        bytes += await download(`/warehouse/stock/export/csv/U${unit}`);
+      }
+      return bytes;
+    });
+    const documentsCpu = process.cpuUsage(cpuBefore);
 
     process.stdout.write(
       `${JSON.stringify(
@@ -76,6 +93,12 @@ async function main(): Promise<void> {
           articlePaging: { ms: paging.ms, ...paging.result, requestedPageSize: REQUESTED_PAGE_SIZE },
           priceListXml: { ms: priceList.ms, bytes: priceList.result },
           stockExportCsv: { ms: stockExport.ms, bytes: stockExport.result },
+          everyUnitsDocuments: {
+            ms: documents.ms,
+            cpuMs: Math.round((documentsCpu.user + documentsCpu.system) / 1000),
+            bytes: documents.result,
+          },
+          priceListEncoding: compareEncodings(),
           peakRssMb: Math.round(peakRss / 1_048_576),
         },
         null,
@@ -86,6 +109,43 @@ async function main(): Promise<void> {
     await dispatcher.close();
     await sandbox.stop();
   }
+}
+
+/** One unit's price list made and encoded both ways (ms, best of three), and whether the bytes agree. */
+function compareEncodings(): { perRowMs: number; joinedStringsMs: number; sameBytes: boolean } {
+  const state = createSandboxState({ units: 1, articles: ARTICLES, seed: 42 });
+  const [unit] = state.catalog.units;
+  if (unit === undefined) throw new Error('no unit');
+  const perRow = () => [...encodedChunks(priceListTexts(state, unit))];
+  const joinedStrings = () => {
+    const chunks: Buffer[] = [];
+    let text = '';
+    for (const row of priceListTexts(state, unit)) {
+      text += row;
+      if (text.length >= CHUNK_BYTES) {
+        chunks.push(Buffer.from(text, 'utf8'));
+        text = '';
+      }
+    }
+    chunks.push(Buffer.from(text, 'utf8'));
+    return chunks;
+  };
+  const best = (make: () => Buffer[]): { ms: number; bytes: Buffer } => {
+    let ms = Number.POSITIVE_INFINITY;
+    let bytes = Buffer.alloc(0);
+    for (let run = 0; run < 3; run += 1) {
+      const started = performance.now();
+      const chunks = make();
+      ms = Math.min(ms, performance.now() - started);
+      bytes = Buffer.concat(chunks);
+    }
+    return { ms: Math.round(ms), bytes };
+  };
+  // Made once before timing: the sandbox keeps the articles it made.
+  perRow();
+  const a = best(perRow);
+  const b = best(joinedStrings);
+  return { perRowMs: a.ms, joinedStringsMs: b.ms, sameBytes: a.bytes.equals(b.bytes) };
 }
 
 await main();

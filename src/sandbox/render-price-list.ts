@@ -1,10 +1,10 @@
 import { AVAILABILITY_IN_STOCK, AVAILABILITY_OUT_OF_STOCK } from './catalog-vocabulary.js';
+import { encodedChunks } from './encoded-chunks.js';
 import { createRandom, hash32, round2 } from './prng.js';
 import { articleCode, type SandboxUnit } from './sandbox-catalog.js';
 import type { SandboxState } from './sandbox-state.js';
 
 const SALT_XML = 60;
-const CHUNK_CHARS = 64 * 1024;
 
 export const XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n';
 /** What the vendor documents as the example answer: an empty document with a `root` element. */
@@ -77,21 +77,23 @@ function shopItem(state: SandboxState, unit: SandboxUnit, index: number): string
 }
 
 /**
- * A unit's e-shop price list in Shoptet update-import form (docs/pos-interface.md, the price-list XML), produced in chunks of
- * about 64 KiB so a 100k-article catalog never sits in memory as one string. CODE is the article's
+ * A unit's e-shop price list in Shoptet update-import form (docs/pos-interface.md, the price-list XML), as UTF-8
+ * in chunks of about 64 KiB so a 100k-article catalog never sits in memory whole. CODE is the article's
  * internalIdentifier when it has one, else its PLU.
  */
-export function* renderPriceList(state: SandboxState, unit: SandboxUnit): Generator<string> {
+export function renderPriceList(state: SandboxState, unit: SandboxUnit): Generator<Buffer> {
+  return encodedChunks(priceListTexts(state, unit));
+}
+
+/** The price list's texts, a row at a time (`renderPriceList` encodes them). */
+export function* priceListTexts(state: SandboxState, unit: SandboxUnit): Generator<string> {
   const [firstOrphan, lastOrphan] = orphanCodes(unit);
-  let buffer = `${XML_DECLARATION}<SHOP>\n`;
-  if (firstOrphan !== undefined) buffer += orphanItem(firstOrphan);
+  yield `${XML_DECLARATION}<SHOP>\n`;
+  if (firstOrphan !== undefined) yield orphanItem(firstOrphan);
   for (let index = 0; index < state.catalog.articleCount; index++) {
-    buffer += shopItem(state, unit, index);
-    if (buffer.length >= CHUNK_CHARS) {
-      yield buffer;
-      buffer = '';
-    }
+    const item = shopItem(state, unit, index);
+    if (item !== '') yield item;
   }
-  if (lastOrphan !== undefined) buffer += orphanItem(lastOrphan);
-  yield `${buffer}</SHOP>\n`;
+  if (lastOrphan !== undefined) yield orphanItem(lastOrphan);
+  yield '</SHOP>\n';
 }

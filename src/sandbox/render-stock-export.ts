@@ -1,7 +1,6 @@
+import { encodedChunks } from './encoded-chunks.js';
 import { articleCode, type SandboxArticle, type SandboxUnit } from './sandbox-catalog.js';
 import type { SandboxState } from './sandbox-state.js';
-
-const CHUNK_CHARS = 64 * 1024;
 
 interface StockExportLayout {
   readonly bom: boolean;
@@ -78,18 +77,27 @@ export function emptyStockExport(type: string, allUnits: boolean): string {
 }
 
 /**
- * The stock export of some units in the layout of `type`, in chunks of about 64 KiB. Services
+ * The stock export of some units in the layout of `type`, as UTF-8 in chunks of about 64 KiB. Services
  * (`isStockItem: false`) have no rows; zero and negative stock are listed.
  */
-export function* renderStockExport(
+export function renderStockExport(
   state: SandboxState,
   type: string,
   units: readonly SandboxUnit[],
   allUnits: boolean,
-): Generator<string> {
+): Generator<Buffer> {
   const layout = STOCK_EXPORT_LAYOUTS[type];
   if (layout === undefined) throw new Error(`unknown stock export type "${type}"`);
-  let buffer = headerLine(layout, allUnits);
+  return encodedChunks(stockExportLines(state, layout, units, allUnits));
+}
+
+function* stockExportLines(
+  state: SandboxState,
+  layout: StockExportLayout,
+  units: readonly SandboxUnit[],
+  allUnits: boolean,
+): Generator<string> {
+  yield headerLine(layout, allUnits);
   for (const unit of units) {
     for (let index = 0; index < state.catalog.articleCount; index++) {
       const article = state.article(index);
@@ -103,12 +111,7 @@ export function* renderStockExport(
         article.measureUnit,
       ];
       if (allUnits) cells.unshift(unit.code);
-      buffer += cells.map(layout.cell).join(layout.delimiter) + layout.newline;
-      if (buffer.length >= CHUNK_CHARS) {
-        yield buffer;
-        buffer = '';
-      }
+      yield cells.map(layout.cell).join(layout.delimiter) + layout.newline;
     }
   }
-  yield buffer;
 }

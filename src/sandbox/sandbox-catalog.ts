@@ -60,7 +60,7 @@ export interface SandboxCatalog {
   readonly units: readonly SandboxUnit[];
   /** Id the sale webhooks carry in `accountId`. */
   readonly accountId: string;
-  /** Article `index` (0-based), derived on demand from (seed, index). */
+  /** Article `index` (0-based), made from (seed, index) when first asked for, then kept. */
   articleAt(index: number): SandboxArticle;
   /** Index of the article with this localId, or undefined. */
   indexOfLocalId(localId: string): number | undefined;
@@ -211,9 +211,17 @@ export function createSandboxCatalog(options: SandboxCatalogOptions): SandboxCat
     unitsByIdentifier.set(unit.code, unit);
   }
 
+  // Made on first use and kept: every sync reads each article in ~11 documents (the article list, each
+  // unit's price list and stock export), and making one costs more than the row that shows it.
+  const made: (SandboxArticle | undefined)[] = [];
   function articleAt(index: number): SandboxArticle {
     if (!Number.isInteger(index) || index < 0 || index >= articleCount) throw new RangeError(`no article #${index}`);
-    return generateArticle(seed, index);
+    let article = made[index];
+    if (article === undefined) {
+      article = generateArticle(seed, index);
+      made[index] = article;
+    }
+    return article;
   }
 
   function unitPrice(unitIndex: number, article: SandboxArticle): UnitPrice {

@@ -17,7 +17,7 @@ interface ReplyBase {
 export type Reply =
   | (ReplyBase & { readonly kind: 'json'; readonly body: unknown })
   | (ReplyBase & { readonly kind: 'text'; readonly contentType: string; readonly body: string | Buffer })
-  | (ReplyBase & { readonly kind: 'stream'; readonly contentType: string; readonly chunks: () => Iterable<string> });
+  | (ReplyBase & { readonly kind: 'stream'; readonly contentType: string; readonly chunks: () => Iterable<Buffer> });
 
 export const CONTENT_TYPES: Readonly<Record<Media, string>> = {
   json: 'application/json; charset=utf-8',
@@ -78,7 +78,7 @@ export async function sendReply(res: Response, reply: Reply): Promise<void> {
   }
 }
 
-async function* yieldingChunks(chunks: Iterable<string>): AsyncGenerator<string> {
+async function* yieldingChunks(chunks: Iterable<Buffer>): AsyncGenerator<Buffer> {
   for (const chunk of chunks) {
     yield chunk;
     await new Promise((resolve) => setImmediate(resolve));
@@ -89,9 +89,7 @@ async function* yieldingChunks(chunks: Iterable<string>): AsyncGenerator<string>
 export function materialize(reply: Reply): { contentType: string; body: Buffer } {
   if (reply.kind === 'json') return { contentType: CONTENT_TYPES.json, body: Buffer.from(JSON.stringify(reply.body)) };
   if (reply.kind === 'text') return { contentType: reply.contentType, body: Buffer.from(reply.body) };
-  const parts: Buffer[] = [];
-  for (const chunk of reply.chunks()) parts.push(Buffer.from(chunk));
-  return { contentType: reply.contentType, body: Buffer.concat(parts) };
+  return { contentType: reply.contentType, body: Buffer.concat([...reply.chunks()]) };
 }
 
 /** Declares the full Content-Length, sends half of the body and cuts the connection. */

@@ -12,7 +12,7 @@ function render(names: ReadonlyMap<number, string>): string {
   for (const [index, name] of names) state.overrideArticle(index, { name });
   const [unit] = state.catalog.units;
   if (unit === undefined) throw new Error('no unit');
-  return [...renderPriceList(state, unit)].join('');
+  return Buffer.concat([...renderPriceList(state, unit)]).toString('utf8');
 }
 
 describe('sandbox/render-price-list', () => {
