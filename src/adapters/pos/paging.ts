@@ -76,19 +76,32 @@ async function readWithoutTotal<R>(
   // The largest page seen so far is the page size the server really uses.
   let serverPageSize = first.items.length;
   if (first.items.length === 0) return { results, pages, received: 0 };
-  for (;;) {
+  const request = (at: number): Promise<RawPage> => {
     if (pages >= options.maxPages) {
-      throw invalid(options, `paging did not end within ${options.maxPages} pages (POS_MAX_PAGES) after ${skip} items`);
+      throw invalid(options, `paging did not end within ${options.maxPages} pages (POS_MAX_PAGES) after ${at} items`);
     }
-    const page = await options.fetchPage(skip, options.pageSize);
     pages += 1;
+    const page = options.fetchPage(at, options.pageSize);
+    // Awaited below; handled here too in case this page's handling throws first.
+    page.catch(() => {});
+    return page;
+  };
+  // Each page is asked for as soon as the one before it has arrived, before that one is handled: the POS
+  // makes the next page while this one is validated (a large catalog's article list is hundreds of pages).
+  // The same requests as one page at a time: the next is asked for only when this page is a full one.
+  let pending = request(skip);
+  for (;;) {
+    const page = await pending;
     const count = page.items.length;
     if (count === 0) break;
     tracker.check(page.items, skip);
-    results.push(options.onPage(page.items, skip));
+    const offset = skip;
     skip += count;
-    if (count < serverPageSize) break;
+    const last = count < serverPageSize;
     serverPageSize = Math.max(serverPageSize, count);
+    if (!last) pending = request(skip);
+    results.push(options.onPage(page.items, offset));
+    if (last) break;
   }
   return { results, pages, received: skip };
 }
