@@ -18,6 +18,11 @@ export interface CatalogWorkerData {
   readonly pos: PosClientConfig;
   /** Run below the main thread's priority (stock re-reads, fingerprints; see lower-thread-priority.ts). */
   readonly background: boolean;
+  /**
+   * Whether the POS client's debug lines (one per page read) are posted to the main thread: only when its log
+   * shows them. Posted and dropped there, they were ~5,000 messages of a 1,000,000-article sync.
+   */
+  readonly debugLogs?: boolean;
 }
 
 export interface ReadCatalogTask {

@@ -40,7 +40,7 @@ function posClientFor(emit: (event: ReadCatalogEvent) => void) {
   return createPosClient({
     config: data.pos,
     logger: {
-      debug: (meta, message) => emit({ type: 'log', level: 'debug', meta, message }),
+      debug: data.debugLogs === true ? (meta, message) => emit({ type: 'log', level: 'debug', meta, message }) : () => {},
       warn: (meta, message) => emit({ type: 'log', level: 'warn', meta, message }),
     },
   });

@@ -36,6 +36,8 @@ export interface CatalogWorkersOptions {
   readonly threads?: number;
   /** The worker entry module; `catalog-worker` by default (tests stand in failing ones). */
   readonly entry?: URL;
+  /** Post the threads' POS client debug lines to this thread's log (when its level shows them); off by default. */
+  readonly debugLogs?: boolean;
 }
 
 /**
@@ -51,18 +53,19 @@ export interface CatalogWorkersOptions {
  * tasks in flight.
  */
 export function createCatalogWorkers(options: CatalogWorkersOptions): CatalogWorkers {
+  const debugLogs = options.debugLogs === true ? { debugLogs: true } : {};
   const entryOf = (data: CatalogWorkerData) =>
     options.entry === undefined ? workerEntry('catalog-worker', data) : workerEntryAt(options.entry, data);
   // The full sync at normal priority (it must end by its deadline); re-reads and fingerprints below the main thread.
   const syncPool = new Piscina({
-    ...entryOf({ pos: options.pos, background: false }),
+    ...entryOf({ pos: options.pos, background: false, ...debugLogs }),
     minThreads: 0,
     maxThreads: 1,
     idleTimeout: 0,
     resourceLimits: { maxYoungGenerationSizeMb: SYNC_YOUNG_GENERATION_MB },
   });
   const catalogPool = new Piscina({
-    ...entryOf({ pos: options.pos, background: true }),
+    ...entryOf({ pos: options.pos, background: true, ...debugLogs }),
     minThreads: 0,
     // One thread: a second one held another ~100 MiB of heap during a burst of sales
     // (bench/memory-budget.ts) to parse the units' exports of a confirming re-read in parallel; the re-reads
@@ -77,7 +80,7 @@ export function createCatalogWorkers(options: CatalogWorkersOptions): CatalogWor
   });
 
   const sheetPool = new Piscina({
-    ...entryOf({ pos: options.pos, background: true }),
+    ...entryOf({ pos: options.pos, background: true, ...debugLogs }),
     minThreads: 0,
     maxThreads: 1,
     idleTimeout: 0,

@@ -132,6 +132,20 @@ describe('workers/ the worker-thread boundary', () => {
     },
   );
 
+  it("posts the POS client's debug lines to the calling thread only when its log shows them", async () => {
+    const debugLines = async (workers: CatalogWorkers): Promise<string[]> => {
+      open.push(workers);
+      const lines: string[] = [];
+      const output = await workers.readCatalog(readInput(1), (event) => {
+        if (event.type === 'log' && event.level === 'debug') lines.push(event.message);
+      });
+      ok(output);
+      return lines;
+    };
+    expect(await debugLines(createCatalogWorkers({ pos: posConfig, debugLogs: true }))).toContain('POS page read');
+    expect(await debugLines(createCatalogWorkers({ pos: posConfig }))).toEqual([]);
+  });
+
   // Renders every feed twice (worker and calling thread): CPU-bound, past 30 s on 2 cores shared with other work.
   it('renders every feed byte for byte as the calling thread does', { timeout: 120_000 }, async () => {
     const service = createService(pooled());
