@@ -6,7 +6,13 @@ import type { CatalogWorkers } from '../services/catalog/catalog-workers.js';
 import type { ReadCatalogEvent } from '../services/catalog/read-catalog.js';
 import type { StockExportOutput } from '../services/catalog/resolve-stock-export.js';
 import type runCatalogTask from './catalog-worker.js';
-import { type CatalogWorkerData, STOCK_EXPORT_ABORT, SYNC_YOUNG_GENERATION_MB } from './catalog-worker-tasks.js';
+import {
+  type CatalogWorkerData,
+  LARGE_SYNC_YOUNG_GENERATION_MB,
+  STOCK_EXPORT_ABORT,
+  SYNC_YOUNG_GENERATION_MB,
+  syncYoungGenerationMb,
+} from './catalog-worker-tasks.js';
 import { taskErrorOf, WorkerFailedError } from './task-errors.js';
 import { threadsExited } from './threads-exited.js';
 import { workerEntry, workerEntryAt } from './worker-entry.js';
@@ -57,13 +63,19 @@ export function createCatalogWorkers(options: CatalogWorkersOptions): CatalogWor
   const entryOf = (data: CatalogWorkerData) =>
     options.entry === undefined ? workerEntry('catalog-worker', data) : workerEntryAt(options.entry, data);
   // The full sync at normal priority (it must end by its deadline); re-reads and fingerprints below the main thread.
-  const syncPool = new Piscina({
-    ...entryOf({ pos: options.pos, background: false, ...debugLogs }),
-    minThreads: 0,
-    maxThreads: 1,
-    idleTimeout: 0,
-    resourceLimits: { maxYoungGenerationSizeMb: SYNC_YOUNG_GENERATION_MB },
-  });
+  // Two pools of one thread, its young generation sized for the catalog expected (`syncYoungGenerationMb`).
+  const syncPoolOf = (youngGenerationMb: number) =>
+    new Piscina({
+      ...entryOf({ pos: options.pos, background: false, ...debugLogs }),
+      minThreads: 0,
+      maxThreads: 1,
+      idleTimeout: 0,
+      resourceLimits: { maxYoungGenerationSizeMb: youngGenerationMb },
+    });
+  const syncPools = new Map([
+    [SYNC_YOUNG_GENERATION_MB, syncPoolOf(SYNC_YOUNG_GENERATION_MB)],
+    [LARGE_SYNC_YOUNG_GENERATION_MB, syncPoolOf(LARGE_SYNC_YOUNG_GENERATION_MB)],
+  ]);
   const catalogPool = new Piscina({
     ...entryOf({ pos: options.pos, background: true, ...debugLogs }),
     minThreads: 0,
@@ -111,6 +123,7 @@ export function createCatalogWorkers(options: CatalogWorkersOptions): CatalogWor
 
   return {
     async readCatalog(input, onEvent, signal) {
+      const syncPool = syncPools.get(syncYoungGenerationMb(input.expectedArticles)) as Piscina;
       const { port1, port2 } = new MessageChannel();
       port1.on('message', (event: ReadCatalogEvent) => onEvent(event));
       try {
@@ -145,7 +158,7 @@ export function createCatalogWorkers(options: CatalogWorkersOptions): CatalogWor
     checkEnrichment: (sheet, signal) => run(sheetPool, { task: 'checkEnrichment', input: sheet }, { signal }),
     async close() {
       closed = true;
-      await Promise.all([syncPool.close(), catalogPool.close(), sheetPool.close()]);
+      await Promise.all([...[...syncPools.values()].map((pool) => pool.close()), catalogPool.close(), sheetPool.close()]);
     },
   };
 }

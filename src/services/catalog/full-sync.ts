@@ -80,6 +80,8 @@ export function phaseAfter(ended: SyncPhase | undefined): string {
  */
 export function createFullSync(deps: FullSyncDeps): (run?: SyncRunOptions) => Promise<SyncReport> {
   const { served, writer, workers, stock, reports, options, logger, now } = deps;
+  /** Articles the last read found (even one that failed later): what the next read expects. */
+  let articlesLastRead: number | undefined;
 
   /** The served version's fingerprint, computed from its chunks (in a worker) when it is not known. */
   async function fingerprintOf(version: ServedVersion, signal: AbortSignal): Promise<string> {
@@ -99,11 +101,20 @@ export function createFullSync(deps: FullSyncDeps): (run?: SyncRunOptions) => Pr
   ): Promise<ReadCatalogOutput> {
     const { maxShrink: _guardOnly, deadlineMs: _runOnly, ...readOptions } = options;
     const enrichment = await deps.enrichment?.();
-    return workers.readCatalog(
-      { version, startedAt: started.toISOString(), options: readOptions, ...(enrichment === undefined ? {} : { enrichment }) },
+    const expectedArticles = articlesLastRead ?? served.latest()?.snapshot.products.length;
+    const read = await workers.readCatalog(
+      {
+        version,
+        startedAt: started.toISOString(),
+        options: readOptions,
+        ...(enrichment === undefined ? {} : { enrichment }),
+        ...(expectedArticles === undefined ? {} : { expectedArticles }),
+      },
       relay,
       signal,
     );
+    if (read.sources.articles !== undefined) articlesLastRead = read.sources.articles.count;
+    return read;
   }
 
   /** Compares the read catalog with the served version, checks it with the publish guard, and publishes it. */

@@ -47,6 +47,12 @@ export interface ReadCatalogInput {
   readonly options: Omit<CatalogServiceOptions, 'maxShrink'>;
   /** The last good enrichment sheet's table, applied after the merge (docs/enrichment.md). */
   readonly enrichment?: EnrichmentTableInput;
+  /**
+   * About how many articles the read will find (the previous sync's count, else the served version's
+   * products): the thread that runs it is sized for it (`create-catalog-workers.ts`). Absent: nothing is
+   * served yet.
+   */
+  readonly expectedArticles?: number;
 }
 
 /** Progress reported while reading: phase timings (`onPhase` probe) and log lines of the POS client. */

@@ -9,6 +9,7 @@ import { createKeyvCatalogStore, loadItems } from '../../../src/adapters/store/k
 import type { InternalProductData, Product } from '../../../src/core/catalog/catalog.js';
 import { type CatalogMeta, createCatalogService } from '../../../src/services/catalog/catalog-service.js';
 import { createInThreadCatalogWorkers } from '../../../src/services/catalog/catalog-workers.js';
+import type { ReadCatalogInput } from '../../../src/services/catalog/read-catalog.js';
 import { createFakePosClient, demoData, type FakePosData, posDown } from '../../fakes/fake-pos-client.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'catalog-service-'));
@@ -22,13 +23,20 @@ function now(): Date {
   return new Date(clock);
 }
 
-function createService(storeFile: string, data: FakePosData) {
+function createService(storeFile: string, data: FakePosData, reads: ReadCatalogInput[] = []) {
   const { keyv } = openKeyv(`sqlite://${join(dir, storeFile)}`);
   const store = createKeyvCatalogStore<CatalogMeta>(keyv, { source: SOURCE });
   const internalStore = createKeyvCatalogStore<{ version: string }>(keyv, { source: SOURCE, prefix: 'internal' });
   const pos = createFakePosClient(data);
+  const workers = createInThreadCatalogWorkers({ pos, documents: posDocumentReaders });
   const service = createCatalogService({
-    workers: createInThreadCatalogWorkers({ pos, documents: posDocumentReaders }),
+    workers: {
+      ...workers,
+      readCatalog: (input, onEvent, signal) => {
+        reads.push(input);
+        return workers.readCatalog(input, onEvent, signal);
+      },
+    },
     store,
     internalStore,
     logger: pino({ level: 'silent' }),
@@ -71,6 +79,20 @@ describe('services/catalog-service with the real SQLite store', () => {
     });
     expect(await second.service.recentReports('sync-catalog')).toHaveLength(1);
     await second.store.close();
+  });
+
+  it('tells each read how many articles to expect: none before anything is served, then the last read, or the stored version', async () => {
+    const reads: ReadCatalogInput[] = [];
+    const first = createService('expected.sqlite', demoData(120), reads);
+    await first.service.syncCatalog();
+    await first.service.syncCatalog();
+    await first.store.close();
+    const second = createService('expected.sqlite', demoData(120), reads);
+    await second.service.loadFromStore();
+    await second.service.syncCatalog();
+    await second.store.close();
+
+    expect(reads.map((input) => input.expectedArticles)).toEqual([undefined, 120, 120]);
   });
 
   it('keeps the old version when a run fails', async () => {
