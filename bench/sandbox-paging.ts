@@ -36,7 +36,8 @@ async function timed<T>(part: () => Promise<T>): Promise<{ ms: number; result: T
 
 async function main(): Promise<void> {
   const start = await timed(() =>
-    startSandbox({ units: UNITS, articles: ARTICLES, seed: 42, salesPerMinute: 0, apiKey: API_KEY }),
+    // As the standalone sandbox runs (`main.ts`): keeping the articles it made.
+    startSandbox({ units: UNITS, articles: ARTICLES, seed: 42, salesPerMinute: 0, apiKey: API_KEY, keepArticles: true }),
   );
   const sandbox = start.result;
   const dispatcher = new Agent({ connections: 4 });
@@ -113,7 +114,7 @@ async function main(): Promise<void> {
 
 /** One unit's price list made and encoded both ways (ms, best of three), and whether the bytes agree. */
 function compareEncodings(): { perRowMs: number; joinedStringsMs: number; sameBytes: boolean } {
-  const state = createSandboxState({ units: 1, articles: ARTICLES, seed: 42 });
+  const state = createSandboxState({ units: 1, articles: ARTICLES, seed: 42, keepArticles: true });
   const [unit] = state.catalog.units;
   if (unit === undefined) throw new Error('no unit');
   const perRow = () => [...encodedChunks(priceListTexts(state, unit))];

@@ -6,7 +6,8 @@ export const CHUNK_BYTES = 64 * 1024;
  * Encoding each row's short string costs a fraction of encoding the 64 KiB strings the rows would be joined
  * into: V8 encodes a long string built of many pieces several times slower (`bench/sandbox-paging.ts`,
  * `priceListEncoding`), and the HTTP response measured each such string once more before writing it.
- * Yields at least one buffer, empty when there is no text.
+ * Yields at least one buffer, empty when there is no text. Each text is encoded on its own: a surrogate
+ * pair split between two texts would become two U+FFFD (a row never splits one).
  */
 export function* encodedChunks(texts: Iterable<string>, chunkBytes = CHUNK_BYTES): Generator<Buffer> {
   let chunk = Buffer.allocUnsafe(chunkBytes);

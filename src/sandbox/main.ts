@@ -31,6 +31,8 @@ async function main(): Promise<void> {
     host: config.http.host,
     port: config.sandbox.port,
     logger,
+    // A process of its own: the memory is the sandbox's, the CPU it saves is shared with the bridge's.
+    keepArticles: true,
   }).catch((error: unknown): never => {
     const where = { host: config.http.host, port: config.sandbox.port, portVariable: 'SANDBOX_PORT' };
     const problem = describeListenError(error, where);

@@ -80,7 +80,7 @@ export function emptyStockExport(type: string, allUnits: boolean): string {
  * The stock export of some units in the layout of `type`, as UTF-8 in chunks of about 64 KiB. Services
  * (`isStockItem: false`) have no rows; zero and negative stock are listed.
  */
-export function renderStockExport(
+export function* renderStockExport(
   state: SandboxState,
   type: string,
   units: readonly SandboxUnit[],
@@ -88,7 +88,7 @@ export function renderStockExport(
 ): Generator<Buffer> {
   const layout = STOCK_EXPORT_LAYOUTS[type];
   if (layout === undefined) throw new Error(`unknown stock export type "${type}"`);
-  return encodedChunks(stockExportLines(state, layout, units, allUnits));
+  yield* encodedChunks(stockExportLines(state, layout, units, allUnits));
 }
 
 function* stockExportLines(

@@ -52,6 +52,11 @@ export interface SandboxCatalogOptions {
   readonly seed: number;
   readonly units: number;
   readonly articles: number;
+  /**
+   * Keep each article once made (~50 MB per 100,000 once all are read) instead of making it again for each
+   * document: the standalone sandbox (`main.ts`), a process of its own. Off for a sandbox in the bridge's process.
+   */
+  readonly keepArticles?: boolean;
 }
 
 export interface SandboxCatalog {
@@ -60,7 +65,7 @@ export interface SandboxCatalog {
   readonly units: readonly SandboxUnit[];
   /** Id the sale webhooks carry in `accountId`. */
   readonly accountId: string;
-  /** Article `index` (0-based), made from (seed, index) when first asked for, then kept. */
+  /** Article `index` (0-based), made from (seed, index) when asked for (kept with `keepArticles`). */
   articleAt(index: number): SandboxArticle;
   /** Index of the article with this localId, or undefined. */
   indexOfLocalId(localId: string): number | undefined;
@@ -211,11 +216,12 @@ export function createSandboxCatalog(options: SandboxCatalogOptions): SandboxCat
     unitsByIdentifier.set(unit.code, unit);
   }
 
-  // Made on first use and kept: every sync reads each article in ~11 documents (the article list, each
-  // unit's price list and stock export), and making one costs more than the row that shows it.
-  const made: (SandboxArticle | undefined)[] = [];
+  // Kept when asked: every sync reads each article in ~11 documents (the article list, each unit's price
+  // list and stock export), and making one costs more than the row that shows it.
+  const made: (SandboxArticle | undefined)[] | undefined = options.keepArticles === true ? [] : undefined;
   function articleAt(index: number): SandboxArticle {
     if (!Number.isInteger(index) || index < 0 || index >= articleCount) throw new RangeError(`no article #${index}`);
+    if (made === undefined) return generateArticle(seed, index);
     let article = made[index];
     if (article === undefined) {
       article = generateArticle(seed, index);

@@ -24,6 +24,8 @@ export interface SandboxOptions {
   port?: number;
   /** Default: silent. */
   logger?: Logger;
+  /** Keep each article once made (the standalone sandbox; see `SandboxCatalogOptions`). */
+  keepArticles?: boolean;
   now?: () => Date;
 }
 
@@ -60,7 +62,13 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
   checkOptions(options);
   const logger = options.logger ?? pino({ enabled: false });
   const now = options.now ?? (() => new Date());
-  const state = createSandboxState({ units: options.units, articles: options.articles, seed: options.seed, now });
+  const state = createSandboxState({
+    units: options.units,
+    articles: options.articles,
+    seed: options.seed,
+    now,
+    ...(options.keepArticles === true ? { keepArticles: true } : {}),
+  });
   const sales = createSaleRecorder(state);
   const webhooks = createWebhookSender({ apiKey: options.apiKey, url: options.webhookUrl, logger, now });
   const app = createSandboxApp(state, { apiKey: options.apiKey, logger, sales, webhooks });

@@ -55,7 +55,8 @@ export type CatalogWorkerTask =
   | { readonly task: 'checkEnrichment'; readonly input: EnrichmentSheetInput };
 
 /**
- * The full sync's young generation, in MiB (V8 sizes it for the machine, ~48 MiB here). The merge keeps
+ * The young generation of a full sync's thread for a small catalog served beside it, in MiB (V8 sizes it for
+ * the machine, ~48 MiB here); also the catalog pool's and the second document thread's. The merge keeps
  * ~50 MiB live at 100,000 × 5 while it allocates and drops far more; in a young generation this small the
  * thread's peak was ~35 MiB lower at the same speed (4 MiB: no lower, 10 % slower). Decision 0018.
  */
@@ -64,8 +65,9 @@ export const SYNC_YOUNG_GENERATION_MB = 8;
 /**
  * The young generation of a full sync's thread (MiB) for a large catalog, and from how many expected articles
  * a catalog counts as large. There the scavenges of the small one cost more than its memory saves: a
- * 1,000,000 × 5 sync took 156 s instead of 188 s, its reading's peak ~100 MiB higher, still below its
- * publish's. Below it the small one keeps a 100,000 × 5 day within its 600 MiB. Decision 0018.
+ * 1,000,000 × 5 sync took 156–171 s instead of 188 s (single runs), its reading's peak ~40–100 MiB higher,
+ * still below its publish's. Below it the small one keeps a 100,000 × 5 day within its 600 MiB. The second
+ * document thread (`unit-document-helper.ts`) keeps the small one. Decision 0018.
  */
 export const LARGE_SYNC_YOUNG_GENERATION_MB = 32;
 export const LARGE_SYNC_ARTICLES = 250_000;

@@ -48,8 +48,9 @@ export interface CatalogWorkersOptions {
 
 /**
  * The catalog's CPU-heavy work in worker threads (piscina), as decision 0006 splits it:
- * - the full sync in a pool of one thread that ends as soon as it is idle: its heap (the merge's working
- *   state, ~200 MB at 100,000 × 5) is returned to the system at once instead of waiting for a GC;
+ * - the full sync in one thread that ends as soon as it is idle: its heap (the merge's working state,
+ *   ~200 MB at 100,000 × 5) is returned to the system at once instead of waiting for a GC; of two pools of
+ *   one thread each, by the young generation the catalog expected calls for (`syncYoungGenerationMb`);
  * - stock re-reads (each unit's export fetched, parsed and resolved there, against the family's identity
  *   index in shared memory) and fingerprints in a small pool whose threads stay a minute (a burst of sales
  *   re-reads every few seconds: no thread started for each), at a lower priority than the main thread;
@@ -72,10 +73,8 @@ export function createCatalogWorkers(options: CatalogWorkersOptions): CatalogWor
       idleTimeout: 0,
       resourceLimits: { maxYoungGenerationSizeMb: youngGenerationMb },
     });
-  const syncPools = new Map([
-    [SYNC_YOUNG_GENERATION_MB, syncPoolOf(SYNC_YOUNG_GENERATION_MB)],
-    [LARGE_SYNC_YOUNG_GENERATION_MB, syncPoolOf(LARGE_SYNC_YOUNG_GENERATION_MB)],
-  ]);
+  const smallSyncPool = syncPoolOf(SYNC_YOUNG_GENERATION_MB);
+  const largeSyncPool = syncPoolOf(LARGE_SYNC_YOUNG_GENERATION_MB);
   const catalogPool = new Piscina({
     ...entryOf({ pos: options.pos, background: true, ...debugLogs }),
     minThreads: 0,
@@ -123,7 +122,8 @@ export function createCatalogWorkers(options: CatalogWorkersOptions): CatalogWor
 
   return {
     async readCatalog(input, onEvent, signal) {
-      const syncPool = syncPools.get(syncYoungGenerationMb(input.expectedArticles)) as Piscina;
+      const large = syncYoungGenerationMb(input.expectedArticles) === LARGE_SYNC_YOUNG_GENERATION_MB;
+      const syncPool = large ? largeSyncPool : smallSyncPool;
       const { port1, port2 } = new MessageChannel();
       port1.on('message', (event: ReadCatalogEvent) => onEvent(event));
       try {
@@ -158,7 +158,7 @@ export function createCatalogWorkers(options: CatalogWorkersOptions): CatalogWor
     checkEnrichment: (sheet, signal) => run(sheetPool, { task: 'checkEnrichment', input: sheet }, { signal }),
     async close() {
       closed = true;
-      await Promise.all([...[...syncPools.values()].map((pool) => pool.close()), catalogPool.close(), sheetPool.close()]);
+      await Promise.all([smallSyncPool.close(), largeSyncPool.close(), catalogPool.close(), sheetPool.close()]);
     },
   };
 }

@@ -86,9 +86,11 @@ async function readWithoutTotal<R>(
     page.catch(() => {});
     return page;
   };
-  // Each page is asked for as soon as the one before it has arrived, before that one is handled: the POS
-  // makes the next page while this one is validated (a large catalog's article list is hundreds of pages).
-  // The same requests as one page at a time: the next is asked for only when this page is a full one.
+  // From the second page on, each page is asked for as soon as the one before it has arrived, before that one
+  // is handled: the POS makes the next page while this one is validated (a large catalog's article list is
+  // thousands of pages). The same requests as one page at a time: the next only after a full page. When the
+  // handling fails, the page in flight is still awaited by the client's close; past POS_MAX_PAGES the error
+  // comes before the last page is handled.
   let pending = request(skip);
   for (;;) {
     const page = await pending;

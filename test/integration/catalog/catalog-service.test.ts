@@ -87,12 +87,14 @@ describe('services/catalog-service with the real SQLite store', () => {
     await first.service.syncCatalog();
     await first.service.syncCatalog();
     await first.store.close();
-    const second = createService('expected.sqlite', demoData(120), reads);
+    // The POS now has fewer articles: the stored version says 120, the next read finds 90.
+    const second = createService('expected.sqlite', demoData(90), reads);
     await second.service.loadFromStore();
+    await second.service.syncCatalog();
     await second.service.syncCatalog();
     await second.store.close();
 
-    expect(reads.map((input) => input.expectedArticles)).toEqual([undefined, 120, 120]);
+    expect(reads.map((input) => input.expectedArticles)).toEqual([undefined, 120, 120, 90]);
   });
 
   it('keeps the old version when a run fails', async () => {

@@ -47,3 +47,23 @@ describe('sandbox/render-price-list', () => {
     expect(parsed.rows).toStrictEqual(parsePriceListXml(Buffer.from(clean)).rows);
   });
 });
+
+describe('sandbox/ articles kept once made', () => {
+  it('sends the same documents whether it keeps its articles or makes them again', () => {
+    const kept = createSandboxState({ seed: 7, units: 2, articles: 300, keepArticles: true });
+    const made = createSandboxState({ seed: 7, units: 2, articles: 300 });
+    for (const [index, unit] of kept.catalog.units.entries()) {
+      const again = made.catalog.units[index];
+      if (again === undefined) throw new Error('no unit');
+      // Twice: the second read of the kept sandbox takes the articles it kept.
+      for (let round = 0; round < 2; round += 1) {
+        expect(Buffer.concat([...renderPriceList(kept, unit)]).equals(Buffer.concat([...renderPriceList(made, again)]))).toBe(
+          true,
+        );
+      }
+    }
+    expect(kept.catalog.articleAt(5)).toBe(kept.catalog.articleAt(5));
+    expect(made.catalog.articleAt(5)).not.toBe(made.catalog.articleAt(5));
+    expect(made.catalog.articleAt(5)).toEqual(kept.catalog.articleAt(5));
+  });
+});

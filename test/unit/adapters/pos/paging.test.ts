@@ -58,6 +58,31 @@ describe('adapters/pos/paging without a total', () => {
     expect(log).toEqual(['ask 0', 'handle 0', 'ask 200', 'ask 400']);
   });
 
+  it('leaves no rejection unhandled when the handling fails while the page in flight fails too', async () => {
+    const { options } = list(1000, 200);
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const failing = {
+        ...options,
+        fetchPage: async (skip: number) => {
+          if (skip === 400) throw new Error('POS unavailable');
+          return options.fetchPage(skip);
+        },
+        onPage: (items: readonly unknown[], offset: number) => {
+          if (offset === 200) throw new Error('page 200 refused');
+          return options.onPage(items, offset);
+        },
+      };
+      await expect(readAllPages(failing)).rejects.toThrow('page 200 refused');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
   it('stops at POS_MAX_PAGES before asking for one page more', async () => {
     const { log, options } = list(10_000, 200);
     await expect(readAllPages({ ...options, maxPages: 3 })).rejects.toThrow(
