@@ -160,7 +160,7 @@ export function createCatalogParts(
   logger.info({ source: source.label }, `POS: ${posDescription}`);
   const pos = createPosClient({ config: posConfig, logger: logger.child({ component: 'pos-client' }) });
   // The full sync reads the POS from a worker thread with a client of its own, configured the same way.
-  const workers = createCatalogWorkers({ pos: posConfig, debugLogs: config.logLevel === 'debug' || config.logLevel === 'trace' });
+  const workers = createCatalogWorkers({ pos: posConfig, debugLogs: logger.isLevelEnabled('debug') });
   const shutdown = new AbortController();
   const phases = createSyncPhases(now);
   const enrichment = createConfiguredEnrichment(config, opened.keyv, workers, logger, now);

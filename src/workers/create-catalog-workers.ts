@@ -8,7 +8,6 @@ import type { StockExportOutput } from '../services/catalog/resolve-stock-export
 import type runCatalogTask from './catalog-worker.js';
 import {
   type CatalogWorkerData,
-  LARGE_SYNC_YOUNG_GENERATION_MB,
   STOCK_EXPORT_ABORT,
   SYNC_YOUNG_GENERATION_MB,
   syncYoungGenerationMb,
@@ -49,8 +48,8 @@ export interface CatalogWorkersOptions {
 /**
  * The catalog's CPU-heavy work in worker threads (piscina), as decision 0006 splits it:
  * - the full sync in one thread that ends as soon as it is idle: its heap (the merge's working state,
- *   ~200 MB at 100,000 × 5) is returned to the system at once instead of waiting for a GC; of two pools of
- *   one thread each, by the young generation the catalog expected calls for (`syncYoungGenerationMb`);
+ *   ~200 MB at 100,000 × 5) is returned to the system at once instead of waiting for a GC; in a pool of one
+ *   thread per young generation the catalog expected calls for (`syncYoungGenerationMb`);
  * - stock re-reads (each unit's export fetched, parsed and resolved there, against the family's identity
  *   index in shared memory) and fingerprints in a small pool whose threads stay a minute (a burst of sales
  *   re-reads every few seconds: no thread started for each), at a lower priority than the main thread;
@@ -63,18 +62,28 @@ export function createCatalogWorkers(options: CatalogWorkersOptions): CatalogWor
   const debugLogs = options.debugLogs === true ? { debugLogs: true } : {};
   const entryOf = (data: CatalogWorkerData) =>
     options.entry === undefined ? workerEntry('catalog-worker', data) : workerEntryAt(options.entry, data);
+  let closed = false;
+  const refused = (task: string) => new WorkerFailedError(`worker task ${task} refused: the worker threads are shut down`);
   // The full sync at normal priority (it must end by its deadline); re-reads and fingerprints below the main thread.
-  // Two pools of one thread, its young generation sized for the catalog expected (`syncYoungGenerationMb`).
-  const syncPoolOf = (youngGenerationMb: number) =>
-    new Piscina({
-      ...entryOf({ pos: options.pos, background: false, ...debugLogs }),
-      minThreads: 0,
-      maxThreads: 1,
-      idleTimeout: 0,
-      resourceLimits: { maxYoungGenerationSizeMb: youngGenerationMb },
-    });
-  const smallSyncPool = syncPoolOf(SYNC_YOUNG_GENERATION_MB);
-  const largeSyncPool = syncPoolOf(LARGE_SYNC_YOUNG_GENERATION_MB);
+  // A pool of one thread per young generation a catalog calls for (`syncYoungGenerationMb`), made on first use.
+  const syncPools = new Map<number, Piscina>();
+  function syncPoolFor(expectedArticles: number | undefined): Piscina {
+    // No pool is made once closed: it would never be closed.
+    if (closed) throw refused('readCatalog');
+    const youngGenerationMb = syncYoungGenerationMb(expectedArticles);
+    let pool = syncPools.get(youngGenerationMb);
+    if (pool === undefined) {
+      pool = new Piscina({
+        ...entryOf({ pos: options.pos, background: false, ...debugLogs }),
+        minThreads: 0,
+        maxThreads: 1,
+        idleTimeout: 0,
+        resourceLimits: { maxYoungGenerationSizeMb: youngGenerationMb },
+      });
+      syncPools.set(youngGenerationMb, pool);
+    }
+    return pool;
+  }
   const catalogPool = new Piscina({
     ...entryOf({ pos: options.pos, background: true, ...debugLogs }),
     minThreads: 0,
@@ -97,14 +106,13 @@ export function createCatalogWorkers(options: CatalogWorkersOptions): CatalogWor
     idleTimeout: 0,
   });
 
-  let closed = false;
   async function run<T>(
     pool: Piscina,
     // The entry's own parameter type: it also brings the entry into a build that starts from this file (bench/compile-script.ts).
     message: Parameters<typeof runCatalogTask>[0],
     options: { readonly transferList?: TransferListItem[]; readonly signal?: AbortSignal | undefined } = {},
   ): Promise<T> {
-    if (closed) throw new WorkerFailedError(`worker task ${message.task} refused: the worker threads are shut down`);
+    if (closed) throw refused(message.task);
     const { signal } = options;
     signal?.throwIfAborted();
     try {
@@ -122,8 +130,7 @@ export function createCatalogWorkers(options: CatalogWorkersOptions): CatalogWor
 
   return {
     async readCatalog(input, onEvent, signal) {
-      const large = syncYoungGenerationMb(input.expectedArticles) === LARGE_SYNC_YOUNG_GENERATION_MB;
-      const syncPool = large ? largeSyncPool : smallSyncPool;
+      const syncPool = syncPoolFor(input.expectedArticles);
       const { port1, port2 } = new MessageChannel();
       port1.on('message', (event: ReadCatalogEvent) => onEvent(event));
       try {
@@ -158,7 +165,7 @@ export function createCatalogWorkers(options: CatalogWorkersOptions): CatalogWor
     checkEnrichment: (sheet, signal) => run(sheetPool, { task: 'checkEnrichment', input: sheet }, { signal }),
     async close() {
       closed = true;
-      await Promise.all([smallSyncPool.close(), largeSyncPool.close(), catalogPool.close(), sheetPool.close()]);
+      await Promise.all([...[...syncPools.values()].map((pool) => pool.close()), catalogPool.close(), sheetPool.close()]);
     },
   };
 }

@@ -263,11 +263,6 @@ export function packChunk(writer: SharedWriter, chunk: ItemChunk): ItemChunk {
   return { ...chunk, bytes: writer.writeBytes(chunk.bytes) };
 }
 
-/** `chunkOfText`, packed into `writer`'s shared slabs. */
-export function packChunkText(writer: SharedWriter, text: string, start: number, count: number): ItemChunk {
-  return packChunk(writer, chunkOfText(text, start, count));
-}
-
 /** The chunk's JSON text as UTF-8, inflated. */
 function inflateChunk(chunk: ItemChunk): Buffer {
   // Into one buffer of the known size (zlib's default is 16 KiB pieces, then a copy into one); a byte

@@ -5,13 +5,14 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   CHUNK_BYTES,
+  chunkOfText,
   chunkText,
   createChunkFingerprint,
   createSharedTextWriter,
   decodeChunk,
   fingerprintChunks,
   type ItemChunk,
-  packChunkText,
+  packChunk,
   serializeChunk,
   serializeItems,
   serializeItemsMade,
@@ -157,7 +158,7 @@ describe('core/catalog/catalog-chunks', () => {
   it('fingerprints chunks packed from stored texts as those serialized from items', () => {
     const writer = createSharedTextWriter();
     const packed = serializeItems(PINNED_ITEMS, { chunkBytes: 500 }).map((chunk) =>
-      packChunkText(writer, chunkText(chunk), chunk.start, chunk.count),
+      packChunk(writer, chunkOfText(chunkText(chunk), chunk.start, chunk.count)),
     );
 
     expect(fingerprintChunks(PINNED_HEADER, packed)).toBe(PINNED_FINGERPRINT);
