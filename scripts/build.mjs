@@ -13,10 +13,12 @@
 //   (`dist/workers/<name>.bundle.js`, esbuild): the bridge starts a thread per full sync, and a thread that
 //   loads ~400 files (undici's and zod's among them) spends ~0.6 s of CPU doing so; from one file ~0.3 s
 //   (docs/decisions/0015-worker-bundles.md). Rebuilt whenever the compiled tree changed.
+// - The file every worker thread starts, `src/workers/thread-entry.cjs` (plain CommonJS, not compiled), is
+//   copied beside them.
 // - Without the build tools (a production install, dev dependencies omitted or pruned) the existing build is
 //   used as it is, and a missing one is a clear error, never a half-built tree.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, rmdirSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { copyFileSync, readdirSync, rmdirSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -143,6 +145,15 @@ async function bundleWorkers() {
   });
 }
 
+/** The worker threads' start file (src/workers/worker-entry.ts), copied when changed. */
+const THREAD_ENTRY = join('workers', 'thread-entry.cjs');
+
+function copyThreadEntry() {
+  const from = join(SRC, THREAD_ENTRY);
+  const to = join(DIST, THREAD_ENTRY);
+  if ((mtimeOf(to) ?? 0) < (mtimeOf(from) ?? 0)) copyFileSync(from, to);
+}
+
 /** Whether the build tools (dev dependencies) are installed: not after `npm ci --omit=dev` or `npm prune --omit=dev`. */
 function hasBuildTools() {
   const require = createRequire(import.meta.url);
@@ -160,7 +171,7 @@ function hasBuildTools() {
  * installed, then pruned. The build there is used as it is; without one, say how to make it.
  */
 function checkProductionBuild() {
-  const missing = ['main.js', 'cli.js', ...WORKER_BUNDLES.map((name) => `workers/${name}.bundle.js`)].filter(
+  const missing = ['main.js', 'cli.js', THREAD_ENTRY, ...WORKER_BUNDLES.map((name) => `workers/${name}.bundle.js`)].filter(
     (file) => mtimeOf(join(DIST, file)) === undefined,
   );
   if (missing.length === 0) return;
@@ -190,4 +201,5 @@ if (build) compile(full);
 if (mtimeOf(DIST) !== undefined) {
   pruneStaleOutputs();
   await bundleWorkers();
+  copyThreadEntry();
 }

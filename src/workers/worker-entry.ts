@@ -7,9 +7,9 @@ import { fileURLToPath } from 'node:url';
  * starts in about half the CPU time of one loading the ~400 compiled files; decision 0015), else the
  * compiled `.js`. When running from the `.ts` sources (tests, benchmarks, `npm run dev`): the same from
  * `dist/workers/` when `dist/` is the build of exactly these sources (`npm run build` ran after the last
- * change), else `dev-entry.mjs`, which loads the `.ts` entry named in `workerData.entry` through tsx (about
- * twice the compiled entry's CPU; docs/decisions/0014-one-house.md, "The suite's time"). Pass `workerData`
- * on as given.
+ * change), else the `.ts` entry itself, loaded through tsx (about twice the compiled entry's CPU;
+ * docs/decisions/0014-one-house.md, "The suite's time"). Every thread starts `thread-entry.cjs`, which
+ * imports the entry named in `workerData.entry`; the rest of `workerData` is passed on as given.
  */
 export function workerEntry(name: string, data: object): { readonly filename: string; readonly workerData: object } {
   // tsx may add a query to a module's URL (`?tsx-namespace=…`, in a thread that registered it itself).
@@ -38,8 +38,7 @@ function compiledEntry(dir: URL, name: string): URL | undefined {
 
 /** The same for an entry module given by its URL (tests stand in their own entries). */
 export function workerEntryAt(entry: URL, data: object): { readonly filename: string; readonly workerData: object } {
-  if (!entry.pathname.endsWith('.ts')) return { filename: entry.href, workerData: data };
-  return { filename: new URL('./dev-entry.mjs', import.meta.url).href, workerData: { ...data, entry: entry.href } };
+  return { filename: new URL('./thread-entry.cjs', import.meta.url).href, workerData: { ...data, entry: entry.href } };
 }
 
 let current: boolean | undefined;
