@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { Offer, Product } from '../../../../src/core/catalog/catalog.js';
 import { createSharedValues } from '../../../../src/core/catalog/share-values.js';
@@ -30,5 +32,55 @@ describe('core/catalog/share-values', () => {
     // An empty label and no label are different values.
     expect(b.offers[1]?.availabilityTexts).not.toBe(a.offers[1]?.availabilityTexts);
     expect(b.offers[1]?.availabilityTexts).toEqual({ inStock: 'Skladem' });
+  });
+
+  it('keeps prices and stocks as they were, fractions included, and absent ones absent', () => {
+    const priced = (unit: string, stock: number, extra: Partial<Offer>): Offer => ({
+      ...offer(unit, 'Skladem'),
+      stock,
+      ...extra,
+    });
+    const serialized = JSON.stringify([
+      product('a', [priced('U1', 2.5, { price: 129.9, salePrice: 99.9 }), priced('U2', 3, { price: 129.9, standardPrice: 150 })]),
+      product('b', [priced('U1', 0, { price: 0.1 }), priced('U2', -1.25, { price: 1e21 })]),
+    ]);
+    const parsed = JSON.parse(serialized) as Product[];
+
+    createSharedValues().share(parsed);
+
+    expect(JSON.stringify(parsed)).toBe(serialized);
+    expect(Object.keys(parsed[1]?.offers[0] ?? {})).toEqual(Object.keys(JSON.parse(serialized)[1].offers[0]));
+  });
+
+  it('holds parsed products in less memory: numbers no longer boxed one per offer', () => {
+    // A child with --expose-gc: the heap after parsing the same products, kept as parsed, then shared.
+    const module = fileURLToPath(new URL('../../../../src/core/catalog/share-values.ts', import.meta.url));
+    const script = `
+      const { createSharedValues } = await import(${JSON.stringify(module)});
+      const offer = (unit, n) => ({ unit, availability: 'in_stock', price: 100 + (n % 50) + 0.9, stock: n % 7 === 0 ? 1.5 : n % 20 });
+      // Chunks of 100 products, parsed one after another as a version is.
+      const texts = Array.from({ length: 200 }, (_, chunk) => JSON.stringify(Array.from({ length: 100 }, (_, i) => {
+        const n = chunk * 100 + i;
+        return { id: 'a-' + n, name: 'p', isStockItem: true, offers: ['U1', 'U2', 'U3', 'U4', 'U5'].map((unit) => offer(unit, n)), aggregate: offer('all', n) };
+      })));
+      const heapOf = (share) => {
+        gc();
+        const before = process.memoryUsage().heapUsed;
+        const values = createSharedValues();
+        const products = texts.map((text) => { const parsed = JSON.parse(text); if (share) values.share(parsed); return parsed; });
+        gc();
+        return [process.memoryUsage().heapUsed - before, products.length];
+      };
+      const [plain] = heapOf(false);
+      const [shared] = heapOf(true);
+      console.log(JSON.stringify({ plain, shared }));`;
+    const run = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', '--input-type=module', '-e', script], {
+      encoding: 'utf8',
+    });
+
+    expect(run.stderr).toBe('');
+    const { plain, shared } = JSON.parse(run.stdout) as { plain: number; shared: number };
+    // ~17 boxes of 16 bytes a product of ~700 bytes.
+    expect(shared).toBeLessThan(plain * 0.8);
   });
 });
