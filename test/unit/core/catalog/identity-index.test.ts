@@ -79,6 +79,24 @@ describe('core/catalog/identity-index', () => {
     expect(findIdentityCode(index, 'internalIdentifier', '😁')).toBe(NO_ARTICLE);
   });
 
+  it('keeps a table of Latin-1 codes in bytes and one with any other character in UTF-16, answering the same', () => {
+    const index = createIdentityIndex([
+      { localId: 'café-1', internalIdentifier: 'ČAJ-1', ean: '8594000000017' },
+      { localId: 'cafe-1', internalIdentifier: 'CAJ-1', ean: '8594000000024' },
+    ]);
+
+    expect(index.tables.localId.chars).toBeInstanceOf(Uint8Array);
+    expect(index.idChars).toBeInstanceOf(Uint8Array);
+    expect(index.tables.ean.chars).toBeInstanceOf(Uint8Array);
+    expect(index.tables.internalIdentifier.chars).toBeInstanceOf(Uint16Array);
+    expect(findIdentityCode(index, 'localId', 'café-1')).toBe(0);
+    expect(findIdentityCode(index, 'localId', 'cafe-1')).toBe(1);
+    expect(findIdentityCode(index, 'localId', 'cafč-1')).toBe(NO_ARTICLE);
+    expect(identityIdAt(index, 0)).toBe('café-1');
+    expect(findIdentityCode(index, 'internalIdentifier', 'ČAJ-1')).toBe(0);
+    expect(findIdentityCode(index, 'internalIdentifier', 'CAJ-1')).toBe(1);
+  });
+
   it('indexes only the keys asked for', () => {
     const index = createIdentityIndex([{ localId: 'a-1', plu: 7, ean: '8594000000017' }], ['plu']);
 
