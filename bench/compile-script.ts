@@ -10,7 +10,8 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
  * a temp dir inside the repository (so `node_modules` resolves), for a child run by plain `node` without
  * tsx's loader, as `npm start` runs `node dist/main.js`. tsx's loader (a second isolate in a worker
  * thread) adds ~35 MB to the RSS of an idle process. Worker-thread entries come along through the type
- * imports of their pools; the file their threads start (`thread-entry.cjs`, not compiled) is copied. Returns the compiled script; remove `join(result, '..', '..')` when done.
+ * imports of their pools; the file their threads start (`thread-entry.cjs`, not compiled) is copied.
+ * Returns the compiled script; remove `join(result, '..', '..')` when done.
  */
 export function compileScript(script: string): string {
   mkdirSync(join(ROOT, '.tmp'), { recursive: true });

@@ -145,7 +145,7 @@ async function bundleWorkers() {
   });
 }
 
-/** The worker threads' start file (src/workers/worker-entry.ts), copied when changed. */
+/** The file every worker thread starts (src/workers/thread-entry.cjs, plain CommonJS), copied when changed. */
 const THREAD_ENTRY = join('workers', 'thread-entry.cjs');
 
 function copyThreadEntry() {
@@ -176,7 +176,7 @@ function checkProductionBuild() {
   );
   if (missing.length === 0) return;
   process.stderr.write(
-    `catalog-bridge: dist/ has no build (${missing.join(', ')} missing) and the build tools are not installed ` +
+    `catalog-bridge: dist/ has no complete build of this version (${missing.join(', ')} missing) and the build tools are not installed ` +
       '(npm ci --omit=dev). Build first with every dependency: npm ci && npm run build && npm prune --omit=dev\n',
   );
   process.exit(1);

@@ -12,10 +12,18 @@ const entryUrl = workerData.entry;
 const loaded = new URL(entryUrl).pathname.endsWith('.ts')
   ? import('tsx/esm/api').then(({ tsImport }) => tsImport(entryUrl, pathToFileURL(__filename).href))
   : import(entryUrl);
-// A failed load fails each task with its error (piscina passes it on), not the thread before the first task.
+// A failed load is the first task's error (below), not the thread's before any task.
 loaded.catch(() => {});
 
 module.exports = async function run(message) {
-  const entry = await loaded;
+  let entry;
+  try {
+    entry = await loaded;
+  } catch (error) {
+    // Node keeps a failed import's result, so this thread would fail every task: it ends once the task's
+    // error is sent, and the pool's next task starts a thread that loads the entry again.
+    setImmediate(() => process.exit(1));
+    throw error;
+  }
   return entry.default(message);
 };

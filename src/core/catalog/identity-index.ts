@@ -4,7 +4,7 @@ import type { IdentityKey } from './source.js';
 /**
  * The lookup tables of one article list (identity rule 5): per key, normalized code → article position, in
  * typed arrays rather than `Map`s of strings. At 100,000 articles the four maps, their strings and the ids
- * took ~60 MiB of a thread's heap and ~100 ms to build per thread; these tables take ~15 MB, can live in
+ * took ~60 MiB of a thread's heap and ~100 ms to build per thread; these tables take ~12 MB, can live in
  * shared memory (built once per catalog family in the sync's thread, read by every thread), and are plain
  * data that crosses threads without a copy (decision 0012's chunks work the same way).
  *
@@ -41,7 +41,7 @@ export interface IdentityKeyTable {
 export interface IdentityIndex {
   /** How many articles: positions are `0 .. size - 1`. */
   readonly size: number;
-  /** Article ids (`localId`, as given) by position, as UTF-16 code units. */
+  /** Article ids (`localId`, as given) by position, as UTF-16 code units (bytes when all are Latin-1). */
   readonly idStarts: Int32Array;
   readonly idChars: CodeUnits;
   readonly tables: Readonly<Record<IdentityKey, IdentityKeyTable>>;

@@ -6,9 +6,9 @@
 /** Rows per block of columns; blocks are never grown or copied, so collecting leaves no garbage arrays. */
 export const BLOCK_ROWS = 4_096;
 /**
- * Characters per page of the code pool; a row's codes never straddle two pages. 128 KiB: glibc, with
- * `npm start`'s settings (decision 0017), maps each page on its own and gives it back when freed, instead of
- * keeping it in an arena among the socket buffers of the documents still arriving.
+ * Characters per page of the code pool; a row's codes never straddle two pages. 128 KiB, glibc's mmap
+ * threshold with `npm start`'s settings (decision 0017): a page no free space of an arena holds is mapped on
+ * its own and given back when freed, instead of growing an arena that keeps what is freed.
  */
 const PAGE_CHARS = 64 * 1_024;
 /** Code length meaning "absent". */

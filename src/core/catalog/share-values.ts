@@ -20,6 +20,9 @@ export interface SharedValues {
   share(products: readonly Product[]): void;
 }
 
+/** Distinct fractions shared per parse, at most (~3 MB of map). */
+const MAX_SHARED_NUMBERS = 65_536;
+
 /** An offer's fields as the parse left them: written, and briefly `undefined`, while its values are shared. */
 type Writable<T> = { -readonly [K in keyof T]: T[K] | undefined };
 
@@ -38,7 +41,8 @@ export function createSharedValues(): SharedValues {
     if (Number.isInteger(value) && Math.abs(value) < 2 ** 30) return value;
     const known = numbers.get(value);
     if (known !== undefined) return known;
-    numbers.set(value, value);
+    // Prices repeat; fractions that do not (weighed stock) would only grow the map: past its cap each keeps its own.
+    if (numbers.size < MAX_SHARED_NUMBERS) numbers.set(value, value);
     return value;
   }
   function shareOffer(offer: Offer): void {
@@ -50,20 +54,24 @@ export function createSharedValues(): SharedValues {
     // `undefined` for a moment turns a field of boxes into one of references (once per shape; a plain store
     // after that), so the shared number is stored as it is.
     if (price !== undefined) {
+      const shared = sharedNumber(price);
       writable.price = undefined;
-      writable.price = sharedNumber(price);
+      writable.price = shared;
     }
     if (salePrice !== undefined) {
+      const shared = sharedNumber(salePrice);
       writable.salePrice = undefined;
-      writable.salePrice = sharedNumber(salePrice);
+      writable.salePrice = shared;
     }
     if (standardPrice !== undefined) {
+      const shared = sharedNumber(standardPrice);
       writable.standardPrice = undefined;
-      writable.standardPrice = sharedNumber(standardPrice);
+      writable.standardPrice = shared;
     }
     if (stock !== undefined) {
+      const shared = sharedNumber(stock);
       writable.stock = undefined;
-      writable.stock = sharedNumber(stock);
+      writable.stock = shared;
     }
   }
   return {

@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,14 +33,35 @@ describe('workers/thread-entry.cjs: every thread starts it and it imports the en
     }
   });
 
-  it('fails each task with the error of an entry that cannot load, and the thread takes the next', async () => {
+  it('fails the task with the error of an entry that cannot load, and the next task gets a new thread', async () => {
     const entry = entryFile('broken.mjs', "throw new Error('entry broken at load');\nexport default () => 1;\n");
     const pool = new Piscina({ ...workerEntryAt(entry, {}), minThreads: 0, maxThreads: 1 });
+    let threads = 0;
+    pool.on('workerCreate', () => {
+      threads += 1;
+    });
+    const firstEnded = once(pool, 'workerDestroy');
     try {
       await expect(pool.run(1)).rejects.toThrow('entry broken at load');
+      await firstEnded;
       await expect(pool.run(2)).rejects.toThrow('entry broken at load');
+      // The failed thread ended: a passing failure (a file being replaced) is not kept for its lifetime.
+      expect(threads).toBe(2);
     } finally {
       await pool.destroy();
+    }
+  });
+
+  it('survives pools destroyed while their threads load their entry', async () => {
+    const entry = entryFile('slow.mjs', 'export default (message) => message;\n');
+    for (let round = 0; round < 10; round += 1) {
+      const pool = new Piscina({ ...workerEntryAt(entry, {}), minThreads: 0, maxThreads: 1 });
+      const task = pool.run(round).catch((error: unknown) => error);
+      await new Promise((resolve) => setTimeout(resolve, round * 3));
+      await pool.destroy();
+      const result = await task;
+      // Done before the destroy, or cut by it; never the process aborted.
+      expect(result === round || result instanceof Error).toBe(true);
     }
   });
 });
