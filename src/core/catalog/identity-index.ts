@@ -104,7 +104,7 @@ export function createIdentityIndexBuilder(options: IdentityIndexOptions = {}): 
       return {
         size,
         idStarts: copy.int32(ids.starts, size + 1),
-        idChars: copy.codeUnits(ids.chars, ids.charCount()),
+        idChars: copy.codeUnits(ids),
         tables: {
           localId: tables.localId.finish(copy),
           internalIdentifier: tables.internalIdentifier.finish(copy),
@@ -193,18 +193,26 @@ function textOf(chars: CodeUnits, start: number, end: number): string {
   return text;
 }
 
-/** Growing arrays of codes: their UTF-16 code units end to end, and where each starts. */
+/**
+ * Growing arrays of codes: their UTF-16 code units end to end, and where each starts; `unitBits` is every
+ * unit OR-ed together (under 256: all Latin-1), gathered as they are stored rather than in a pass at the end.
+ */
 function createCodeList(expected: number) {
   const list = {
     starts: new Int32Array(expected + 1),
     chars: new Uint16Array(expected * 8),
     count: 0,
+    unitBits: 0,
     charCount: () => list.starts[list.count] ?? 0,
     push(code: string): void {
       const start = list.charCount();
       if (list.count + 2 > list.starts.length) list.starts = grown(list.starts, list.count + 2);
       if (start + code.length > list.chars.length) list.chars = grown(list.chars, start + code.length);
-      for (let index = 0; index < code.length; index += 1) list.chars[start + index] = code.charCodeAt(index);
+      for (let index = 0; index < code.length; index += 1) {
+        const unit = code.charCodeAt(index);
+        list.chars[start + index] = unit;
+        list.unitBits |= unit;
+      }
       list.count += 1;
       list.starts[list.count] = start + code.length;
     },
@@ -283,7 +291,7 @@ function createKeyTableBuilder(expected: number) {
         slots: copy.int32(entries === 0 ? new Int32Array(1) : slots, entries === 0 ? 1 : slots.length),
         hashes: copy.int32(hashes, entries),
         starts: copy.int32(codes.starts, entries + 1),
-        chars: copy.codeUnits(codes.chars, codes.charCount()),
+        chars: copy.codeUnits(codes),
         values: copy.int32(values, entries),
         sharedStarts: copy.int32(sharedStarts, sharedStarts.length),
         sharedPositions: copy.int32(Int32Array.from(sharedPositions), sharedPositions.length),
@@ -309,8 +317,8 @@ function grown<T extends Int32Array | Uint16Array>(array: T, needed: number): T 
 
 interface Copier {
   int32(source: Int32Array, length: number): Int32Array;
-  /** Bytes when every unit is under 256, else UTF-16 code units. */
-  codeUnits(source: Uint16Array, length: number): CodeUnits;
+  /** The code list's units: bytes when every one is under 256, else UTF-16 code units. */
+  codeUnits(list: { readonly chars: Uint16Array; readonly unitBits: number; charCount(): number }): CodeUnits;
 }
 
 /** Exact-length copies of the builder's arrays, in shared memory when asked. */
@@ -322,12 +330,10 @@ function copier(shared: boolean): Copier {
       copy.set(source.subarray(0, length));
       return copy;
     },
-    codeUnits(source, length) {
-      const units = source.subarray(0, length);
-      let bits = 0;
-      for (let index = 0; index < length; index += 1) bits |= units[index] ?? 0;
-      const copy = bits < 256 ? new Uint8Array(buffer(length)) : new Uint16Array(buffer(length * 2));
-      copy.set(units);
+    codeUnits(list) {
+      const length = list.charCount();
+      const copy = list.unitBits < 256 ? new Uint8Array(buffer(length)) : new Uint16Array(buffer(length * 2));
+      copy.set(list.chars.subarray(0, length));
       return copy;
     },
   };
