@@ -17,6 +17,9 @@ import { PosResponseInvalidError } from './pos-errors.js';
  * ignores `skip`: an error instead of an endless loop. `maxPages` bounds the number of requests.
  */
 
+/** Pages asked for ahead of the one being handled, when the list has no `total` (see `readWithoutTotal`). */
+export const PAGES_AHEAD = 2;
+
 export interface RawPage {
   readonly items: readonly unknown[];
   readonly total?: number;
@@ -82,18 +85,34 @@ async function readWithoutTotal<R>(
     }
     pages += 1;
     const page = options.fetchPage(at, options.pageSize);
-    // Awaited below; handled here too in case this page's handling throws first.
+    // Awaited below, or dropped; handled here too in case a page's handling throws first.
     page.catch(() => {});
     return page;
   };
-  // From the second page on, each page is asked for as soon as the one before it has arrived, before that one
-  // is handled: the POS makes the next page while this one is validated (a large catalog's article list is
-  // thousands of pages). The same requests as one page at a time: the next only after a full page. When the
-  // handling fails, the page in flight is still awaited by the client's close; past POS_MAX_PAGES the error
-  // comes before the last page is handled.
-  let pending = request(skip);
+  // From the second page on, `PAGES_AHEAD` pages are asked for before the one that arrived is handled, each at
+  // the offset it has if the pages before it are full: the POS always has the next page to make while this one
+  // is parsed and validated (a large catalog's article list is thousands of pages; with one page ahead the POS
+  // and the bridge took turns). The cost is a page asked past the end of the list. Pages asked ahead never go
+  // past POS_MAX_PAGES: only the page the reading needs next fails there.
+  const ahead: { readonly at: number; readonly page: Promise<RawPage> }[] = [];
+  let askAt = skip;
+  const askAhead = (): void => {
+    while (ahead.length < PAGES_AHEAD && pages < options.maxPages) {
+      ahead.push({ at: askAt, page: request(askAt) });
+      askAt += serverPageSize;
+    }
+  };
+  askAhead();
   for (;;) {
-    const page = await pending;
+    const next = ahead.shift() ?? { at: skip, page: request(skip) };
+    if (next.at !== skip) {
+      // A page longer than the first moved every offset: what was asked ahead starts at the wrong place.
+      ahead.length = 0;
+      askAt = skip;
+      askAhead();
+      continue;
+    }
+    const page = await next.page;
     const count = page.items.length;
     if (count === 0) break;
     tracker.check(page.items, skip);
@@ -101,7 +120,7 @@ async function readWithoutTotal<R>(
     skip += count;
     const last = count < serverPageSize;
     serverPageSize = Math.max(serverPageSize, count);
-    if (!last) pending = request(skip);
+    if (!last) askAhead();
     results.push(options.onPage(page.items, offset));
     if (last) break;
   }

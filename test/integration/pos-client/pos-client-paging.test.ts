@@ -25,8 +25,9 @@ describe('pos-client paging without total (article list)', () => {
 
     expect(result.items).toHaveLength(1_050);
     expect(result.items.at(-1)?.localId).toBe('a-1050');
-    expect(skips()).toEqual([0, 200, 400, 600, 800, 1_000]);
-    expect(result.pages).toBe(6);
+    // Two pages asked ahead: the one after the short last page (1,200) was asked while 800 was read.
+    expect(skips()).toEqual([0, 200, 400, 600, 800, 1_000, 1_200]);
+    expect(result.pages).toBe(7);
     expect(result.rejected).toEqual([]);
   });
 
@@ -46,7 +47,7 @@ describe('pos-client paging without total (article list)', () => {
     const result = await harness.client.listArticles();
 
     expect(result.items).toHaveLength(300);
-    expect(skips()).toEqual([0, 100, 200, 300]);
+    expect(skips()).toEqual([0, 100, 200, 300, 400]);
   });
 
   it('ends on a short page once the honoured page size is known', async () => {
@@ -56,7 +57,7 @@ describe('pos-client paging without total (article list)', () => {
     const result = await harness.client.listArticles();
 
     expect(result.items).toHaveLength(250);
-    expect(skips()).toEqual([0, 100, 200]);
+    expect(skips()).toEqual([0, 100, 200, 300]);
   });
 
   it('does not take a short first page for the end (it may be the server page size)', async () => {
@@ -66,7 +67,7 @@ describe('pos-client paging without total (article list)', () => {
     const result = await harness.client.listArticles();
 
     expect(result.items).toHaveLength(37);
-    expect(skips()).toEqual([0, 37]);
+    expect(skips()).toEqual([0, 37, 74]);
   });
 
   it('reads an empty catalog with one request', async () => {
@@ -86,7 +87,8 @@ describe('pos-client paging without total (article list)', () => {
 
     expect(error).toBeInstanceOf(PosResponseInvalidError);
     expect(String(error)).toMatch(/paging does not advance.*skip 100 repeats the page at skip 0/);
-    expect(harness.calls()).toHaveLength(2);
+    // The first page, and the two asked ahead of it.
+    expect(harness.calls()).toHaveLength(3);
   });
 
   it('fails when a page brings only items of earlier pages', async () => {

@@ -292,18 +292,20 @@ describe('POS client against the sandbox: operations', () => {
         expect(without.length, `articles without ${field}`).toBeGreaterThan(0);
         expect(without.length, `articles without ${field}`).toBeLessThan(ARTICLES);
       }
-      // Asked 500, got 200, 200, 50: the short last page ends the reading without an extra request.
-      expect(result.pages).toBe(3);
+      // Asked 500, got 200, 200, 50: the short last page ends the reading. Two pages are asked ahead, so the
+      // page after it (600) was asked while 200 was read, and is ignored.
+      expect(result.pages).toBe(4);
       expect(sent.map((request) => request.body)).toEqual([
         { limit: 500, skip: 0, options: { priceOutput: 'with_vat' } },
         { limit: 500, skip: 200, options: { priceOutput: 'with_vat' } },
         { limit: 500, skip: 400, options: { priceOutput: 'with_vat' } },
+        { limit: 500, skip: 600, options: { priceOutput: 'with_vat' } },
       ]);
       expect(sent.every((request) => request.headers['x-api-key'] === API_KEY)).toBe(true);
     });
     const log = await sandboxRequests();
     expect(log.map((entry) => `${entry.method} ${entry.path} ${entry.status}`)).toEqual(
-      Array.from({ length: 3 }, () => 'POST /ext/assortment/article/list 200'),
+      Array.from({ length: 4 }, () => 'POST /ext/assortment/article/list 200'),
     );
   });
 
@@ -314,8 +316,9 @@ describe('POS client against the sandbox: operations', () => {
         const result = await client.listArticles();
 
         expect(result.items).toHaveLength(400);
-        expect(result.pages).toBe(3);
-        expect(sent.map((request) => (request.body as { skip: number }).skip)).toEqual([0, 200, 400]);
+        expect(result.pages).toBe(4);
+        // 600 was asked ahead while 200 was read.
+        expect(sent.map((request) => (request.body as { skip: number }).skip)).toEqual([0, 200, 400, 600]);
       });
     } finally {
       await exact.stop();
@@ -848,7 +851,8 @@ describe('POS client against the sandbox: fault injection', () => {
       expect(result.items).toHaveLength(ARTICLES);
     });
     const log = await sandboxRequests();
-    expect(log.filter((entry) => entry.status === 200)).toHaveLength(3);
-    expect(log.filter((entry) => entry.status === 503).length).toBe(log.length - 3);
+    // Pages 0, 200 and 400, and 600 asked ahead (past the end): each answered once.
+    expect(log.filter((entry) => entry.status === 200)).toHaveLength(4);
+    expect(log.filter((entry) => entry.status === 503).length).toBe(log.length - 4);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type RawPage, readAllPages } from '../../../../src/adapters/pos/paging.js';
+import { PAGES_AHEAD, type RawPage, readAllPages } from '../../../../src/adapters/pos/paging.js';
 
 /** A list of `size` items served `pageSize` at a time, without a total; records each request and each page handled. */
 function list(size: number, pageSize: number) {
@@ -27,19 +27,65 @@ function list(size: number, pageSize: number) {
 }
 
 describe('adapters/pos/paging without a total', () => {
-  it('asks for the next page before handling a full one, and asks nothing after a short page', async () => {
-    const { log, options } = list(450, 200);
+  it('asks for two pages ahead before handling a full one, and nothing more after a short page', async () => {
+    expect(PAGES_AHEAD).toBe(2);
+    const { log, options } = list(650, 200);
     const result = await readAllPages(options);
-    expect(result.results).toEqual([200, 200, 50]);
-    expect(result).toMatchObject({ pages: 3, received: 450 });
-    expect(log).toEqual(['ask 0', 'handle 0', 'ask 200', 'ask 400', 'handle 200', 'handle 400']);
+    expect(result.results).toEqual([200, 200, 200, 50]);
+    // The page past the end (800) was asked ahead while 400 was handled: counted, never handled.
+    expect(result).toMatchObject({ pages: 5, received: 650 });
+    expect(log).toEqual([
+      'ask 0',
+      'handle 0',
+      'ask 200',
+      'ask 400',
+      'ask 600',
+      'handle 200',
+      'ask 800',
+      'handle 400',
+      'handle 600',
+    ]);
   });
 
-  it('ends on an empty page after full ones, with the requests one page at a time made', async () => {
+  it('ends on an empty page after full ones', async () => {
     const { log, options } = list(400, 200);
     const result = await readAllPages(options);
     expect(result.results).toEqual([200, 200]);
-    expect(result).toMatchObject({ pages: 3, received: 400 });
+    expect(result).toMatchObject({ pages: 4, received: 400 });
+    expect(log.filter((line) => line.startsWith('ask'))).toEqual(['ask 0', 'ask 200', 'ask 400', 'ask 600']);
+    expect(log.filter((line) => line.startsWith('handle'))).toEqual(['handle 0', 'handle 200']);
+  });
+
+  it('asks again from the right place when a page is longer than the first (the offsets asked ahead moved)', async () => {
+    const log: string[] = [];
+    // The server sends 100 items first, then pages of 300: an inconsistent page size.
+    const items = Array.from({ length: 1000 }, (_, at) => ({ id: `a-${at}` }));
+    const result = await readAllPages({
+      pageSize: 500,
+      concurrency: 1,
+      maxPages: 100,
+      method: 'POST',
+      path: '/ext/assortment/article/list',
+      idOf: (raw: unknown) => (raw as { id: string }).id,
+      fetchPage: async (skip: number): Promise<RawPage> => {
+        log.push(`ask ${skip}`);
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        return { items: items.slice(skip, skip + (skip === 0 ? 100 : 300)) };
+      },
+      onPage: (page: readonly unknown[], offset: number) => {
+        log.push(`handle ${offset}`);
+        return page.length;
+      },
+    });
+    expect(result.results).toEqual([100, 300, 300, 300]);
+    expect(result.received).toBe(1000);
+    expect(log.filter((line) => line.startsWith('handle'))).toEqual(['handle 0', 'handle 100', 'handle 400', 'handle 700']);
+  });
+
+  it('reads a list of exactly POS_MAX_PAGES pages: pages asked ahead stop at the limit', async () => {
+    const { log, options } = list(450, 200);
+    const result = await readAllPages({ ...options, maxPages: 3 });
+    expect(result).toMatchObject({ pages: 3, received: 450 });
     expect(log.filter((line) => line.startsWith('ask'))).toEqual(['ask 0', 'ask 200', 'ask 400']);
   });
 
@@ -55,7 +101,7 @@ describe('adapters/pos/paging without a total', () => {
     await expect(readAllPages(failing)).rejects.toThrow('page 200 refused');
     // Nothing rejects unhandled: the request in flight settles after the failure.
     await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(log).toEqual(['ask 0', 'handle 0', 'ask 200', 'ask 400']);
+    expect(log).toEqual(['ask 0', 'handle 0', 'ask 200', 'ask 400', 'ask 600']);
   });
 
   it('leaves no rejection unhandled when the handling fails while the page in flight fails too', async () => {
