@@ -1,4 +1,3 @@
-import { TextDecoder } from 'node:util';
 import type { StockColumnOverride, StockDelimiter } from '../../core/catalog/pos-documents.js';
 import { StockExportParseError } from './parse-errors.js';
 import { type Mapping, mapHeader, SYNONYMS } from './stock-export-columns.js';
@@ -36,11 +35,12 @@ export function sniffLayout(
   startLine: number,
   override: StockColumnOverride,
   forced: StockDelimiter | undefined,
+  final = true,
 ): Layout | undefined {
   let best: { layout: Layout; headerIndex: number; priority: number } | undefined;
   const delimiters = forced === undefined ? CANDIDATE_DELIMITERS : [forced];
   for (const [priority, delimiter] of delimiters.entries()) {
-    const records = readRecords(text, delimiter, start, startLine, HEADER_SEARCH_RECORDS + SAMPLE_RECORDS);
+    const records = readRecords(text, delimiter, start, startLine, HEADER_SEARCH_RECORDS + SAMPLE_RECORDS, final);
     for (let headerIndex = 0; headerIndex < Math.min(HEADER_SEARCH_RECORDS, records.length); headerIndex += 1) {
       const header = records[headerIndex];
       if (header === undefined || header.fields.length < 2) continue;
@@ -77,11 +77,12 @@ export function headerError(
   start: number,
   startLine: number,
   override: StockColumnOverride,
+  final = true,
 ): StockExportParseError {
   // Show the first line as the delimiter that splits it most would: that is what the operator should recognise.
   let shown: TextRecord | undefined;
   for (const delimiter of CANDIDATE_DELIMITERS) {
-    const [first] = readRecords(text, delimiter, start, startLine, 1);
+    const [first] = readRecords(text, delimiter, start, startLine, 1, final);
     if (first !== undefined && (shown === undefined || first.fields.length > shown.fields.length)) shown = first;
   }
   const header = (shown?.fields ?? []).map((cell) => detach(cell.trim()));
@@ -97,17 +98,6 @@ export function headerError(
     `(${problems.join(', ')}). Accepted column names (case and diacritics ignored) - ${accepted}. ` +
     'Other names can be configured with POS_STOCK_COLUMNS, e.g. code=Kód,quantity=Množství.';
   return new StockExportParseError(message, { line: shown?.line ?? startLine, header });
-}
-
-/** Bytes as UTF-8 when they are valid UTF-8, else windows-1250 (cp1250 is what Czech Windows tools write). */
-export function decode(input: string | Uint8Array): { text: string; encoding?: string } {
-  if (typeof input === 'string') return { text: input.charCodeAt(0) === 0xfeff ? input.slice(1) : input };
-  try {
-    // ignoreBOM: false (the default) drops a UTF-8 BOM.
-    return { text: new TextDecoder('utf-8', { fatal: true }).decode(input), encoding: 'utf-8' };
-  } catch {
-    return { text: new TextDecoder('windows-1250').decode(input), encoding: 'windows-1250' };
-  }
 }
 
 /** Excel's "sep=;" hint line names the delimiter and is not part of the data: where the data starts, and the delimiter. */

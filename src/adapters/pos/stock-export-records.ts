@@ -25,11 +25,25 @@ export interface TextRecord {
 }
 
 /**
+ * Thrown by `readRecords` when a piece of the text that is not its end (`final: false`) ran out before the
+ * records asked for were read: the caller reads them again with more text.
+ */
+export const NEEDS_MORE_TEXT: unique symbol = Symbol('the stock export needs more text');
+
+/** A record that runs past the end of a piece of text that is not the document's end. */
+const INCOMPLETE: unique symbol = Symbol('incomplete record');
+
+/**
  * Splits delimited text into records, RFC 4180 style, one record at a time (no copy of the text).
  * Lenient where RFC 4180 is strict: characters after a closing quote are kept, and a quote that is
  * never closed is treated as a literal character, so one stray `"` cannot swallow the rest of the export.
+ *
+ * `final: false` reads a piece of the document that ends at a line break with more text after it
+ * (`stock-export-text.ts`): a record that runs past its end (a quoted field not closed in the piece) is not
+ * read; `next()` returns `undefined` and `resume()` says where it starts, to read it again with more text.
+ * The records are the same as those of the whole text read at once.
  */
-export function createRecordReader(text: string, delimiter: StockDelimiter, start: number, startLine: number) {
+export function createRecordReader(text: string, delimiter: StockDelimiter, start: number, startLine: number, final = true) {
   const delimiterCode = delimiter.charCodeAt(0);
   const length = text.length;
   let position = start;
@@ -39,7 +53,7 @@ export function createRecordReader(text: string, delimiter: StockDelimiter, star
     return code === delimiterCode || code === LF || code === CR;
   }
 
-  function read(quotes: boolean): { fields: string[]; end: number; breaks: number } | undefined {
+  function read(quotes: boolean): { fields: string[]; end: number; breaks: number } | typeof INCOMPLETE | undefined {
     const fields: string[] = [];
     let i = position;
     let breaks = 0;
@@ -54,7 +68,8 @@ export function createRecordReader(text: string, delimiter: StockDelimiter, star
         let j = quoteAt + 1;
         let segment = j;
         for (;;) {
-          if (j >= length) return undefined; // Unterminated: the caller re-reads without quotes.
+          // Unterminated: the caller re-reads without quotes, unless more text may close it.
+          if (j >= length) return final ? undefined : INCOMPLETE;
           const code = text.charCodeAt(j);
           if (code === QUOTE) {
             if (text.charCodeAt(j + 1) === QUOTE) {
@@ -80,7 +95,8 @@ export function createRecordReader(text: string, delimiter: StockDelimiter, star
         fields.push(text.slice(i, k));
         i = k;
       }
-      if (i >= length) return { fields, end: length, breaks };
+      // A piece ends at a line break: a record that reaches its end without one may go on after it.
+      if (i >= length) return final ? { fields, end: length, breaks } : INCOMPLETE;
       const code = text.charCodeAt(i);
       if (code === delimiterCode) {
         i += 1;
@@ -97,11 +113,15 @@ export function createRecordReader(text: string, delimiter: StockDelimiter, star
       if (position >= length) return undefined;
       const result = read(true) ?? read(false);
       // `read(false)` always ends at a line break or the end of the text, so it never returns undefined.
-      if (result === undefined) return undefined;
+      if (result === undefined || result === INCOMPLETE) return undefined;
       const recordLine = line;
       position = result.end;
       line += result.breaks;
       return { fields: result.fields, line: recordLine, next: { offset: position, line } };
+    },
+    /** Where the next record starts (the end of the text, or a record the piece did not hold whole). */
+    resume(): { readonly offset: number; readonly line: number } {
+      return { offset: position, line };
     },
   };
 }
@@ -111,19 +131,26 @@ export function isBlank(fields: readonly string[]): boolean {
   return true;
 }
 
-/** Reads up to `count` non-blank records. */
+/**
+ * Reads up to `count` non-blank records; from a piece of the text that is not its end (`final: false`), throws
+ * `NEEDS_MORE_TEXT` when the piece ends first.
+ */
 export function readRecords(
   text: string,
   delimiter: StockDelimiter,
   start: number,
   startLine: number,
   count: number,
+  final = true,
 ): TextRecord[] {
-  const reader = createRecordReader(text, delimiter, start, startLine);
+  const reader = createRecordReader(text, delimiter, start, startLine, final);
   const records: TextRecord[] = [];
   while (records.length < count) {
     const record = reader.next();
-    if (record === undefined) break;
+    if (record === undefined) {
+      if (!final) throw NEEDS_MORE_TEXT;
+      break;
+    }
     if (!isBlank(record.fields)) records.push(record);
   }
   return records;

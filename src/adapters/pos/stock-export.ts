@@ -1,8 +1,9 @@
 import type { StockColumn, StockColumnOverride, StockExportSkip, StockExportSummary } from '../../core/catalog/pos-documents.js';
 import type { StockRow } from '../../core/catalog/source.js';
 import { parseDecimal } from './parse-number.js';
-import { decode, headerError, type Layout, readSepHint, sniffLayout } from './stock-export-layout.js';
-import { createRecordReader, detach, isBlank, readRecords } from './stock-export-records.js';
+import { headerError, type Layout, readSepHint, sniffLayout } from './stock-export-layout.js';
+import { createRecordReader, detach, isBlank, NEEDS_MORE_TEXT, readRecords, type TextRecord } from './stock-export-records.js';
+import { openStockText, STOCK_TEXT_PIECE_BYTES, type StockText } from './stock-export-text.js';
 
 /**
  * Tolerant parser of the POS stock export (interface 4.6/4.7, `text/plain`). Nothing public describes
@@ -28,12 +29,14 @@ import { createRecordReader, detach, isBlank, readRecords } from './stock-export
 
 export interface StockExportOptions {
   readonly columns?: StockColumnOverride;
+  /** Bytes decoded at a time (`STOCK_TEXT_PIECE_BYTES`); tests read across many small pieces. */
+  readonly pieceBytes?: number;
 }
 
 /** The skip list keeps at most this many entries (the count stays exact), so memory stays bounded. */
 export const MAX_SKIPS_REPORTED = 1000;
 
-/** Bound of the table of repeated short values, so a hostile export cannot grow it without limit. */
+/** Bound of the table of repeated short values (`createValueSharing`). */
 const SHARED_VALUES_LIMIT = 10_000;
 
 /**
@@ -55,7 +58,8 @@ export function parseStockExport(
 
 /**
  * `parseStockExport` that hands each row to `onRow` as it is read instead of collecting them, so that a
- * caller can keep them compactly (`createStockRowCollector`); each row object dies young.
+ * caller can keep them compactly (`createStockRowCollector`); each row object dies young. Bytes are decoded
+ * a piece at a time (`stock-export-text.ts`): the rows are those of the whole text read at once.
  *
  * @throws StockExportParseError as `parseStockExport`.
  */
@@ -65,7 +69,7 @@ export function readStockExport(
   options: StockExportOptions = {},
 ): StockExportSummary {
   const override = options.columns ?? {};
-  const { text, encoding } = decode(input);
+  const document = openStockText(input);
   const skipped: StockExportSkip[] = [];
   let skippedCount = 0;
   function skip(line: number, reason: string): void {
@@ -80,7 +84,7 @@ export function readStockExport(
       skipped,
       skippedCount,
     };
-    if (encoding !== undefined) summary.encoding = encoding;
+    if (document.encoding !== undefined) summary.encoding = document.encoding;
     if (layout !== undefined) {
       summary.delimiter = layout.delimiter;
       summary.headerLine = layout.header.line;
@@ -88,33 +92,89 @@ export function readStockExport(
     return summary;
   }
 
-  const { start, startLine, forced } = readSepHint(text);
-
+  const pieceBytes = options.pieceBytes ?? STOCK_TEXT_PIECE_BYTES;
+  const head = readHead(document, override, pieceBytes);
   // Blank lines only (or nothing at all): a valid export of nothing.
-  if (readRecords(text, forced ?? ';', start, startLine, 1).length === 0) return summarize(undefined, 0);
-
-  const layout = sniffLayout(text, start, startLine, override, forced);
-  if (layout === undefined) throw headerError(text, start, startLine, override);
+  if (head.layout === undefined) return summarize(undefined, 0);
+  const { layout } = head;
   for (const record of layout.above) skip(record.line, 'line above the header');
 
-  const columns = layout.mapping.columns;
-  const reader = createRecordReader(text, layout.delimiter, layout.header.next.offset, layout.header.next.line);
+  const readRow = createRowReader(layout.mapping.columns, skip, onRow);
+  let rowsRead = 0;
+  let { text, final } = head;
+  let { offset, line } = layout.header.next;
+  for (;;) {
+    const reader = createRecordReader(text, layout.delimiter, offset, line, final);
+    for (let record = reader.next(); record !== undefined; record = reader.next()) {
+      if (isBlank(record.fields)) continue;
+      rowsRead += 1;
+      readRow(record);
+    }
+    if (final) break;
+    // A record the piece did not hold whole is read again with the next piece after it.
+    const resume = reader.resume();
+    const piece = document.next(pieceBytes);
+    text = text.slice(resume.offset) + piece.text;
+    final = piece.final;
+    offset = 0;
+    line = resume.line;
+  }
+  return summarize(layout, rowsRead);
+}
 
-  // Row values outlive the text, so they must not be slices of it (see `detach`); values of the
-  // low-cardinality columns (unit, measure unit) are shared instead of copied 100k times.
+/** The start of the document, read until its layout is known: `layout` is absent for a document of blank lines. */
+interface Head {
+  readonly text: string;
+  readonly final: boolean;
+  readonly layout: Layout | undefined;
+}
+
+/**
+ * The layout (an Excel `sep=` hint, the header, the delimiter) found in the first piece of the document, or
+ * in more of it when the records it looks at run past the piece (a long title, a quoted field across lines).
+ */
+function readHead(document: StockText, override: StockColumnOverride, pieceBytes: number): Head {
+  let piece = document.next(pieceBytes);
+  let { text, final } = piece;
+  for (;;) {
+    try {
+      const { start, startLine, forced } = readSepHint(text);
+      if (readRecords(text, forced ?? ';', start, startLine, 1, final).length === 0) return { text, final, layout: undefined };
+      const layout = sniffLayout(text, start, startLine, override, forced, final);
+      if (layout === undefined) throw headerError(text, start, startLine, override, final);
+      return { text, final, layout };
+    } catch (error) {
+      if (error !== NEEDS_MORE_TEXT) throw error;
+      // As much again as read so far.
+      piece = document.next(Math.max(pieceBytes, text.length));
+      text += piece.text;
+      final = piece.final;
+    }
+  }
+}
+
+/** Shared copies of short repeated values, bounded so that a hostile export cannot grow the table without limit. */
+function createValueSharing(): (value: string) => string {
   const shared = new Map<string, string>();
-  function share(value: string): string {
+  return (value) => {
     const known = shared.get(value);
     if (known !== undefined) return known;
     const copy = detach(value);
     if (shared.size < SHARED_VALUES_LIMIT) shared.set(copy, copy);
     return copy;
-  }
+  };
+}
 
-  let rowsRead = 0;
-  for (let record = reader.next(); record !== undefined; record = reader.next()) {
-    if (isBlank(record.fields)) continue;
-    rowsRead += 1;
+/** Makes a row of each data record and hands it to `onRow`, or skips the record with the reason. */
+function createRowReader(
+  columns: Layout['mapping']['columns'],
+  skip: (line: number, reason: string) => void,
+  onRow: (row: StockRow) => void,
+): (record: TextRecord) => void {
+  // Row values outlive the text, so they must not be slices of it (see `detach`); values of the
+  // low-cardinality columns (unit, measure unit) are shared instead of copied 100k times.
+  const share = createValueSharing();
+  return (record) => {
     const cell = (column: StockColumn): string | undefined => {
       const match = columns[column];
       if (match === undefined) return undefined;
@@ -132,17 +192,17 @@ export function readStockExport(
     if (ean !== undefined) codes.ean = ean;
     if (code === undefined && plu === undefined && ean === undefined) {
       skip(record.line, 'no code, PLU or EAN');
-      continue;
+      return;
     }
     const rawQuantity = cell('quantity');
     if (rawQuantity === undefined) {
       skip(record.line, 'quantity is empty');
-      continue;
+      return;
     }
     const quantity = parseDecimal(rawQuantity);
     if (quantity === undefined) {
       skip(record.line, `quantity ${JSON.stringify(rawQuantity)} is not a number`);
-      continue;
+      return;
     }
     const row: { -readonly [K in keyof StockRow]: StockRow[K] } = { codes, quantity, line: record.line };
     const name = cell('name');
@@ -152,7 +212,5 @@ export function readStockExport(
     const unit = cell('unit');
     if (unit !== undefined) row.unit = unit;
     onRow(row);
-  }
-
-  return summarize(layout, rowsRead);
+  };
 }

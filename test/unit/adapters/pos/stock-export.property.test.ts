@@ -192,7 +192,29 @@ function serialize(doc: ExportDoc): { input: string | Uint8Array; expected: Reco
   return { input: doc.encoding === 'utf-8-bom' ? Uint8Array.from([0xef, 0xbb, 0xbf, ...bytes]) : bytes, expected };
 }
 
+/** What a parse gives: the rows and summary, or the error's message. */
+function outcomeOf(input: string | Uint8Array, options: Parameters<typeof parseStockExport>[1]): unknown {
+  try {
+    return parseStockExport(input, options);
+  } catch (error) {
+    return { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) };
+  }
+}
+
 describe('adapters/pos/stock-export (properties)', () => {
+  it('reads bytes decoded in pieces as it reads them decoded at once', () => {
+    const token = fc.constantFrom(';', '\t', '"', '""', '\r', '\n', '\r\n', 'Kód', 'Množství', 'EAN', '1,5', 'č', ' ', 'x', '7');
+    const soup = fc.array(token, { maxLength: 200 }).map((tokens) => new TextEncoder().encode(tokens.join('')));
+    // More rows than the header's sniffing reads (25 records), so that the rest is read piece by piece.
+    const generated = exportDoc.map((doc) => serialize({ ...doc, rows: Array.from({ length: 6 }, () => doc.rows).flat() }).input);
+    fc.assert(
+      fc.property(fc.oneof(generated, soup), fc.integer({ min: 1, max: 48 }), (input, pieceBytes) => {
+        expect(outcomeOf(input, { pieceBytes })).toEqual(outcomeOf(input, { pieceBytes: Number.POSITIVE_INFINITY }));
+      }),
+      { numRuns: 400 },
+    );
+  });
+
   it('round-trips generated rows in any delimiter, decimal style, line end, quoting, BOM and encoding', () => {
     fc.assert(
       fc.property(exportDoc, (doc) => {
