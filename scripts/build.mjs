@@ -136,8 +136,9 @@ async function bundleWorkers() {
     sourcesContent: false,
     logLevel: 'warning',
     // piscina's `move` marks results with a symbol of its own module instance: the worker must share the
-    // pool's copy. exceljs is loaded on first use only (an xlsx feed or sheet), as it is unbundled.
-    external: ['piscina', 'exceljs'],
+    // pool's copy. exceljs is loaded on first use only (an xlsx feed or sheet), as it is unbundled. koffi
+    // loads its native module from its own package (src/workers/trim-allocator.ts).
+    external: ['piscina', 'exceljs', 'koffi'],
     // The bundled CommonJS packages (undici) call `require` for Node's built-in modules.
     banner: {
       js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",

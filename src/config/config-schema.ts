@@ -179,12 +179,13 @@ export const ConfigSchema = z.object({
     86_400_000,
     'Longest a full or stock sync may run, in milliseconds; past it the sync is aborted and reported failed, and the last good catalog stays served',
   ),
-  SYNC_DOCUMENT_THREADS: int(
-    1,
-    1,
-    2,
-    "Threads a full sync reads the units' price lists and stock exports with: 1, or 2 (a second thread beside the sync's: faster on two cores, more memory at the peak)",
-  ),
+  SYNC_DOCUMENT_THREADS: z
+    .enum(['auto', '1', '2'])
+    .default('1')
+    .transform((value) => (value === 'auto' ? value : value === '2' ? 2 : 1))
+    .describe(
+      "Threads a full sync reads the units' price lists and stock exports with: 1, 2 (a second thread beside the sync's: faster on two cores, more memory at the peak), or auto (two for a catalog of 250,000 articles or more)",
+    ),
   UNKNOWN_STOCK_AVAILABILITY: z
     .enum(AVAILABILITIES)
     .default('out_of_stock')

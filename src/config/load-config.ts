@@ -1,4 +1,5 @@
 import type { DocumentLimitSettings } from '../core/catalog/document-limits.js';
+import type { DocumentThreadsSetting } from '../core/catalog/document-threads.js';
 import type { StockPolicySpec } from '../core/feeds/stock-policy.js';
 import { partlyConfiguredChannels, unknownSettings } from './config-problems.js';
 import { type ConfigEnv, ConfigSchema } from './config-schema.js';
@@ -68,7 +69,7 @@ export interface Config {
     /** The longest a full or stock sync may run before it is aborted. */
     readonly deadlineMs: number;
     /** Threads a full sync reads the units' documents with (decision 0020). */
-    readonly documentThreads: number;
+    readonly documentThreads: DocumentThreadsSetting;
     readonly unknownStockAvailability: 'in_stock' | 'out_of_stock';
   };
   readonly feed: {

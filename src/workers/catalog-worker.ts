@@ -3,13 +3,14 @@ import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { createPosClient } from '../adapters/pos/pos-client.js';
 import { posDocumentReaders } from '../adapters/pos/pos-document-readers.js';
 import { fingerprintChunks, type ItemChunk } from '../core/catalog/catalog-chunks.js';
+import { usesSecondThread } from '../core/catalog/document-threads.js';
 import {
   type ReadCatalogEvent,
   type ReadCatalogOutput,
   readCatalog as readCatalogFromPos,
 } from '../services/catalog/read-catalog.js';
 import { readStockExport as readStockExportFromPos, type StockExportOutput } from '../services/catalog/resolve-stock-export.js';
-import { bufferListOf, readUnitDocumentState } from '../services/catalog/unit-documents.js';
+import { bufferListOf, readUnitDocumentState, type UnitDocumentThread } from '../services/catalog/unit-documents.js';
 import {
   type CatalogWorkerData,
   type CatalogWorkerTask,
@@ -21,6 +22,7 @@ import {
 import { collectOnGrowth, createGarbageCollector } from './collect-garbage.js';
 import { lowerThreadPriority } from './lower-thread-priority.js';
 import { withCodeInMessage } from './task-errors.js';
+import { trimAllocatorNow } from './trim-allocator.js';
 import { createUnitDocumentThread } from './unit-document-helper.js';
 
 /**
@@ -31,7 +33,17 @@ import { createUnitDocumentThread } from './unit-document-helper.js';
 const data = workerData as CatalogWorkerData;
 if (data.background) lowerThreadPriority();
 
-const collectGarbage = createGarbageCollector();
+const collectHeap = createGarbageCollector();
+/**
+ * A forced collection, then glibc asked to give back the pages that freed (decision 0023): what the merged
+ * documents' rows and the serialization's buffers held goes back to the system as the offers and chunks grow.
+ * On this thread (~20–250 ms): the sync has nothing else to do meanwhile, and a trim in another thread slowed it
+ * more (it holds the arenas' locks the parse and merge allocate through).
+ */
+const collectGarbage = (): void => {
+  collectHeap();
+  trimAllocatorNow();
+};
 /** Growth of the sync thread's heap while serializing that is worth a forced collection (see `collectOnGrowth`). */
 const SERIALIZING_GARBAGE_BYTES = 48 * 1024 * 1024;
 
@@ -49,16 +61,21 @@ function posClientFor(emit: (event: ReadCatalogEvent) => void) {
 async function readCatalog(task: ReadCatalogTask): Promise<ReadCatalogOutput> {
   const emit = (event: ReadCatalogEvent) => task.events.postMessage(event);
   const pos = posClientFor(emit);
-  // A second thread reads units' documents beside this one when set to two (decision 0020).
+  // A second thread reads units' documents beside this one, as the setting and the article count say
+  // (decision 0020); started once the article list is read.
   const { documentThreads, concurrency } = task.input.options;
-  const helper = documentThreads === 2 ? createUnitDocumentThread(data, concurrency) : undefined;
+  let helper: UnitDocumentThread | undefined;
+  const documentThread = (articles: number): UnitDocumentThread | undefined => {
+    if (!usesSecondThread(documentThreads, articles)) return undefined;
+    helper ??= createUnitDocumentThread(data, concurrency);
+    return helper;
+  };
   try {
     return await readCatalogFromPos({ pos, documents: posDocumentReaders }, task.input, emit, {
       collectGarbage,
       // Its growth is counted from when the serialization starts, after the forced collection before it.
       serializationCollector: () => collectOnGrowth(collectGarbage, SERIALIZING_GARBAGE_BYTES),
-      // Ended as soon as the documents are read: its heap is not kept through the serialization.
-      ...(helper === undefined ? {} : { documents: helper.read, documentsRead: helper.close }),
+      documentThread,
     });
   } finally {
     await Promise.all([pos.close(), helper?.close()]);

@@ -3,9 +3,9 @@ import { Piscina } from 'piscina';
 import {
   helperSlotsOf,
   type UnitDocumentEvent,
-  type UnitDocumentHelper,
   type UnitDocumentRequest,
   type UnitDocumentState,
+  type UnitDocumentThread,
   unitDocumentOf,
 } from '../services/catalog/unit-documents.js';
 import { type CatalogWorkerData, type CatalogWorkerTask, SYNC_YOUNG_GENERATION_MB } from './catalog-worker-tasks.js';
@@ -17,12 +17,6 @@ import { workerEntry } from './worker-entry.js';
  * parses units' documents while that thread reads the others and merges. A thread of the sync's thread, it
  * ends with it (a sync aborted by its deadline takes it along) and is destroyed when the run ends.
  */
-export interface UnitDocumentThread {
-  readonly read: UnitDocumentHelper;
-  /** Ends the thread, cutting any read still in flight (the documents are read, or the run is over); once. */
-  close(): Promise<void>;
-}
-
 export function createUnitDocumentThread(data: CatalogWorkerData, concurrency: number): UnitDocumentThread {
   const pool = new Piscina({
     ...workerEntry('catalog-worker', { ...data, background: false }),

@@ -3,6 +3,7 @@ import { abortReasonOf } from '../../core/async/deadline.js';
 import type { ApplyStockReport } from '../../core/catalog/apply-stock.js';
 import type { Availability, CatalogSnapshot } from '../../core/catalog/catalog.js';
 import type { DocumentLimitSettings } from '../../core/catalog/document-limits.js';
+import type { DocumentThreadsSetting } from '../../core/catalog/document-threads.js';
 import type { MergeReport } from '../../core/catalog/merge-catalog.js';
 import type { PriceListSummary, StockColumnOverride, StockExportSummary } from '../../core/catalog/pos-documents.js';
 import type { PosRejectedItem } from '../../core/catalog/pos-records.js';
@@ -114,8 +115,11 @@ export interface CatalogServiceOptions {
   readonly deadlineMs?: number;
   /** Limits of the units' documents, which follow the article count (default `DEFAULT_DOCUMENT_LIMITS`). */
   readonly documents?: DocumentLimitSettings;
-  /** 2: a full sync reads the units' documents with a second thread beside its own (decision 0020); 1 (default): alone. */
-  readonly documentThreads?: number;
+  /**
+   * 2: a full sync reads the units' documents with a second thread beside its own (decision 0020); 1: alone;
+   * `auto`: two for a large catalog (`usesSecondThread`). Absent: 1.
+   */
+  readonly documentThreads?: DocumentThreadsSetting;
 }
 
 /** The defaults of `POS_MAX_ROWS_PER_ARTICLE` and `POS_MAX_DOCUMENT_MB`. */

@@ -56,6 +56,13 @@ export type UnitDocumentHelper = (
   emit: (event: UnitDocumentEvent) => void,
 ) => Promise<UnitDocument>;
 
+/** The full sync's second thread for documents (`src/workers/unit-document-helper.ts`). */
+export interface UnitDocumentThread {
+  readonly read: UnitDocumentHelper;
+  /** Ends the thread, cutting any read still in flight (the documents are read, or the run is over); once. */
+  close(): Promise<void>;
+}
+
 type Emit = (event: UnitDocumentEvent) => void;
 
 /** A log line a worker thread's POS client sent back, written to `logger` at its level (phases are not logs). */
@@ -188,9 +195,12 @@ export function bufferListOf(state: UnitDocumentState): ArrayBuffer[] {
   return views.map((view) => view.buffer as ArrayBuffer);
 }
 
-/** Documents the helper thread reads at once: all of `concurrency` but the one this thread reads. */
+/**
+ * Documents the helper thread reads at once: all of `concurrency` but the one this thread reads, at most
+ * `LOCAL_DOCUMENTS` (its parse is CPU-bound as this thread's is, and each document in flight holds its rows).
+ */
 export function helperSlotsOf(concurrency: number): number {
-  return Math.max(1, concurrency - 1);
+  return Math.min(LOCAL_DOCUMENTS, Math.max(1, concurrency - 1));
 }
 
 /**
@@ -243,7 +253,10 @@ export async function readUnitDocuments(
   }
   const slots = [
     ...Array.from({ length: helperSlots }, () => slot((request) => (helper as UnitDocumentHelper)(request, emit))),
-    ...Array.from({ length: Math.min(concurrency - helperSlots, LOCAL_DOCUMENTS) }, () => slot(lanes.local)),
+    ...Array.from(
+      { length: helper === undefined ? Math.min(concurrency, LOCAL_DOCUMENTS) : Math.min(concurrency - helperSlots, 1) },
+      () => slot(lanes.local),
+    ),
   ];
   await Promise.all(slots);
 }

@@ -11,6 +11,7 @@ import { createKeyvCatalogStore } from '../../../src/adapters/store/keyv-catalog
 import { loadConfiguredTemplates } from '../../../src/app/feed-parts.js';
 import { ALL_UNITS, type CatalogSnapshot } from '../../../src/core/catalog/catalog.js';
 import { chunkText, type ItemChunk } from '../../../src/core/catalog/catalog-chunks.js';
+import type { DocumentThreadsSetting } from '../../../src/core/catalog/document-threads.js';
 import type { RunningSandbox } from '../../../src/sandbox/start-sandbox.js';
 import {
   type CatalogMeta,
@@ -70,7 +71,7 @@ function inThread(): CatalogWorkers {
 
 const SOURCE = { id: 'pos:test', label: 'the test POS' };
 
-function createService(workers: CatalogWorkers, documentThreads = 1): CatalogService {
+function createService(workers: CatalogWorkers, documentThreads: DocumentThreadsSetting = 1): CatalogService {
   const { keyv } = openKeyv('memory://');
   return createCatalogService({
     workers,
@@ -95,7 +96,7 @@ function textOf(chunks: readonly ItemChunk[]): string {
   return chunks.map((chunk) => chunkText(chunk)).join('');
 }
 
-function readInput(documentThreads = 1): ReadCatalogInput {
+function readInput(documentThreads: DocumentThreadsSetting = 1): ReadCatalogInput {
   const { maxShrink: _guard, ...rest } = options();
   return {
     version: 'v-20261122T100000000Z-00000000',
@@ -110,7 +111,7 @@ function ok(output: ReadCatalogOutput): Extract<ReadCatalogOutput, { ok: true }>
 }
 
 describe('workers/ the worker-thread boundary', () => {
-  it.each([1, 2])(
+  it.each([1, 2] as const)(
     'reads, merges and serializes the sandbox catalog byte for byte as the calling thread does (%i document threads)',
     async (threads) => {
       const input = readInput(threads);
@@ -241,7 +242,7 @@ describe('workers/ the worker-thread boundary', () => {
     },
   );
 
-  it.each([1, 2])(
+  it.each([1, 2] as const)(
     'fails a full sync on a malformed price list parsed in the worker, naming the problem (%i document threads)',
     async (threads) => {
       const service = createService(pooled(), threads);

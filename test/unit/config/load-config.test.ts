@@ -30,6 +30,7 @@ describe('config/load-config', () => {
     expect(config.sync.timezone).toBe('UTC');
     expect(config.sync.maxShrink).toBe(0.5);
     expect(config.sync.deadlineMs).toBe(600_000);
+    expect(config.sync.documentThreads).toBe(1);
     expect(config.sync.unknownStockAvailability).toBe('out_of_stock');
     expect(config.feed.currency).toBe('CZK');
     expect(config.feed.token).toBeUndefined();
@@ -183,11 +184,19 @@ describe('config/load-config', () => {
     ['FEED_PRODUCT_URL', 'shop.example/p/{id}'],
     ['FEED_PRODUCT_URL', 'https://shop.example/p/{sku}'],
     ['FEED_IMAGE_URL', 'ftp://img.example/{id}.png'],
+    ['SYNC_DOCUMENT_THREADS', '3'],
+    ['SYNC_DOCUMENT_THREADS', 'two'],
   ])('rejects %s=%s', (name, value) => {
     const problems = problemsOf({ [name]: value });
 
     expect(problems).toHaveLength(1);
     expect(problems[0]?.startsWith(`${name}: `)).toBe(true);
+  });
+
+  it('reads SYNC_DOCUMENT_THREADS as 1, 2 or auto', () => {
+    expect(loadConfig({ SYNC_DOCUMENT_THREADS: '1' }).sync.documentThreads).toBe(1);
+    expect(loadConfig({ SYNC_DOCUMENT_THREADS: '2' }).sync.documentThreads).toBe(2);
+    expect(loadConfig({ SYNC_DOCUMENT_THREADS: 'auto' }).sync.documentThreads).toBe('auto');
   });
 
   it('reads TRUST_PROXY as a number of proxies or as addresses, subnets and names', () => {
