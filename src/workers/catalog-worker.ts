@@ -35,12 +35,13 @@ if (data.background) lowerThreadPriority();
 
 const collectHeap = createGarbageCollector();
 /**
- * A forced collection, then glibc asked to give back the pages that freed (decision 0023): what the merged
- * documents' rows and the serialization's buffers held goes back to the system as the offers and chunks grow.
- * On this thread (~20–250 ms): the sync has nothing else to do meanwhile, and a trim in another thread slowed it
- * more (it holds the arenas' locks the parse and merge allocate through).
+ * The full sync's collection: a forced one, then glibc asked to give back the pages that freed (decision 0023):
+ * what the merged documents' rows and the serialization's buffers held goes back to the system as the offers
+ * and chunks grow. On this thread (~20–250 ms), which waits for it: run on koffi's thread, not waited for, the
+ * trims slowed the sync more (a trim holds the arenas' locks the parse and the merge allocate through). Not
+ * after a stock re-read or a sheet check: the serving thread allocates through the same arenas.
  */
-const collectGarbage = (): void => {
+const collectSyncGarbage = (): void => {
   collectHeap();
   trimAllocatorNow();
 };
@@ -72,9 +73,9 @@ async function readCatalog(task: ReadCatalogTask): Promise<ReadCatalogOutput> {
   };
   try {
     return await readCatalogFromPos({ pos, documents: posDocumentReaders }, task.input, emit, {
-      collectGarbage,
+      collectGarbage: collectSyncGarbage,
       // Its growth is counted from when the serialization starts, after the forced collection before it.
-      serializationCollector: () => collectOnGrowth(collectGarbage, SERIALIZING_GARBAGE_BYTES),
+      serializationCollector: () => collectOnGrowth(collectSyncGarbage, SERIALIZING_GARBAGE_BYTES),
       documentThread,
     });
   } finally {
@@ -120,7 +121,7 @@ async function readStockExport(task: ReadStockExportTask): Promise<StockExportOu
     await pos.close();
     task.events.close();
     // The body and the parsed export are garbage now (see collect-garbage.ts).
-    collectGarbage();
+    collectHeap();
   }
 }
 
@@ -142,7 +143,7 @@ export default function runTask(message: CatalogWorkerTask): unknown {
     case 'checkEnrichment':
       // The reader's libraries are loaded by the first check only (see read-catalog.ts).
       return import('../services/catalog/enrich-catalog.js').then(({ checkEnrichmentSheet }) =>
-        checkEnrichmentSheet(message.input).finally(collectGarbage),
+        checkEnrichmentSheet(message.input).finally(collectHeap),
       );
   }
 }

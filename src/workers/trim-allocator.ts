@@ -7,8 +7,8 @@ import { createRequire } from 'node:module';
  * after a 1,000,000 × 5 full sync ~300 MiB of free arena space sat under the publish (decision 0023).
  *
  * A trim takes ~20–250 ms while it walks the arenas: `trimAllocator` runs it on koffi's own thread, for a
- * thread whose event loop must not wait; `trimAllocatorNow` on the calling thread, for a worker that has
- * nothing else to do meanwhile (the full sync's). Where the C library is not glibc (musl, macOS, Windows) or
+ * thread whose event loop must not wait; `trimAllocatorNow` on the calling thread, for a worker that waits for
+ * it (the full sync's). Where the C library is not glibc (musl, macOS, Windows) or
  * koffi cannot load, both do nothing and say `false`.
  */
 
@@ -48,9 +48,14 @@ export function trimAllocatorNow(): boolean {
 /** Trims on koffi's thread; resolves `true` once glibc was asked, `false` where it cannot be. Never rejects. */
 export function trimAllocator(): Promise<boolean> {
   running ??= new Promise<boolean>((resolve) => {
-    const trim = mallocTrim();
-    if (trim === null) resolve(false);
-    else trim.async(0, (error) => resolve(error === undefined || error === null));
+    try {
+      const trim = mallocTrim();
+      if (trim === null) resolve(false);
+      else trim.async(0, (error) => resolve(error === undefined || error === null));
+    } catch {
+      // koffi refuses an async call when its queue is full: no trim this time.
+      resolve(false);
+    }
   }).finally(() => {
     running = undefined;
   });

@@ -97,7 +97,8 @@ async function readWithoutTotal<R>(
   const ahead: { readonly at: number; readonly page: Promise<RawPage> }[] = [];
   let askAt = skip;
   const askAhead = (): void => {
-    while (ahead.length < PAGES_AHEAD && pages < options.maxPages) {
+    // `POS_CONCURRENCY` 1 keeps one request at a time in flight: one page ahead.
+    while (ahead.length < Math.min(PAGES_AHEAD, Math.max(1, options.concurrency)) && pages < options.maxPages) {
       ahead.push({ at: askAt, page: request(askAt) });
       askAt += serverPageSize;
     }
@@ -105,13 +106,6 @@ async function readWithoutTotal<R>(
   askAhead();
   for (;;) {
     const next = ahead.shift() ?? { at: skip, page: request(skip) };
-    if (next.at !== skip) {
-      // A page longer than the first moved every offset: what was asked ahead starts at the wrong place.
-      ahead.length = 0;
-      askAt = skip;
-      askAhead();
-      continue;
-    }
     const page = await next.page;
     const count = page.items.length;
     if (count === 0) break;
@@ -119,7 +113,12 @@ async function readWithoutTotal<R>(
     const offset = skip;
     skip += count;
     const last = count < serverPageSize;
-    serverPageSize = Math.max(serverPageSize, count);
+    if (count > serverPageSize) {
+      // A page longer than the first moved every offset: what was asked ahead starts at the wrong place.
+      serverPageSize = count;
+      ahead.length = 0;
+      askAt = skip;
+    }
     if (!last) askAhead();
     results.push(options.onPage(page.items, offset));
     if (last) break;

@@ -3,7 +3,7 @@ import { StockExportParseError } from './parse-errors.js';
 import { type Mapping, mapHeader, SYNONYMS } from './stock-export-columns.js';
 import { detach, readRecords, type TextRecord } from './stock-export-records.js';
 
-/** How a stock export is laid out: its encoding, an Excel `sep=` hint, the delimiter and which line is the header. */
+/** How a stock export is laid out: an Excel `sep=` hint, the delimiter and which line is the header. */
 
 const CANDIDATE_DELIMITERS: readonly StockDelimiter[] = [';', '\t', ',', '|'];
 

@@ -113,7 +113,9 @@ export function readStockExport(
     if (final) break;
     // A record the piece did not hold whole is read again with the next piece after it.
     const resume = reader.resume();
-    const piece = document.next(pieceBytes);
+    // As much again as the record left over, at least a piece: a quote that never closes is carried to the
+    // end in a few steps, not re-read a piece at a time.
+    const piece = document.next(Math.max(pieceBytes, text.length - resume.offset));
     text = text.slice(resume.offset) + piece.text;
     final = piece.final;
     offset = 0;

@@ -223,7 +223,8 @@ export interface UnitDocumentLanes {
 /**
  * Reads `requests` in their order with at most `concurrency` in flight and hands each document to `use` as soon
  * as it is read (`use` may wait; the document's slot waits with it, so at most `concurrency` documents are held).
- * With a helper thread, all slots but one are its: this thread also merges every document (bench/full-sync.ts).
+ * With a helper thread, up to two slots are its (`helperSlotsOf`) and one is this thread's, which also merges every
+ * document (bench/full-sync.ts).
  * Without one, this thread reads at most `LOCAL_DOCUMENTS` of them at once.
  * The first failure rejects; no further document is started after it.
  */

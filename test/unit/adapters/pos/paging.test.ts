@@ -6,7 +6,7 @@ function list(size: number, pageSize: number) {
   const log: string[] = [];
   const options = {
     pageSize: 500,
-    concurrency: 1,
+    concurrency: 4,
     maxPages: 100,
     method: 'POST',
     path: '/ext/assortment/article/list',
@@ -47,6 +47,13 @@ describe('adapters/pos/paging without a total', () => {
     ]);
   });
 
+  it('asks one page ahead with POS_CONCURRENCY 1 (one request at a time in flight)', async () => {
+    const { log, options } = list(450, 200);
+    const result = await readAllPages({ ...options, concurrency: 1 });
+    expect(result).toMatchObject({ pages: 3, received: 450 });
+    expect(log).toEqual(['ask 0', 'handle 0', 'ask 200', 'ask 400', 'handle 200', 'handle 400']);
+  });
+
   it('ends on an empty page after full ones', async () => {
     const { log, options } = list(400, 200);
     const result = await readAllPages(options);
@@ -62,7 +69,7 @@ describe('adapters/pos/paging without a total', () => {
     const items = Array.from({ length: 1000 }, (_, at) => ({ id: `a-${at}` }));
     const result = await readAllPages({
       pageSize: 500,
-      concurrency: 1,
+      concurrency: 4,
       maxPages: 100,
       method: 'POST',
       path: '/ext/assortment/article/list',
