@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { PAGES_AHEAD, type RawPage, readAllPages } from '../../../../src/adapters/pos/paging.js';
 
-/** A list of `size` items served `pageSize` at a time, without a total; records each request and each page handled. */
-function list(size: number, pageSize: number) {
+/**
+ * A list of `size` items served `pageSize` at a time (or as many as `pageSize(skip)` says), without a total;
+ * records each request and each page handled.
+ */
+function list(size: number, pageSize: number | ((skip: number) => number)) {
   const log: string[] = [];
   const options = {
     pageSize: 500,
@@ -15,7 +18,8 @@ function list(size: number, pageSize: number) {
       log.push(`ask ${skip}`);
       await new Promise((resolve) => setTimeout(resolve, 1));
       const items = [];
-      for (let at = skip; at < Math.min(size, skip + pageSize); at += 1) items.push({ id: `a-${at}` });
+      const served = typeof pageSize === 'number' ? pageSize : pageSize(skip);
+      for (let at = skip; at < Math.min(size, skip + served); at += 1) items.push({ id: `a-${at}` });
       return { items };
     },
     onPage: (items: readonly unknown[], offset: number) => {
@@ -64,26 +68,9 @@ describe('adapters/pos/paging without a total', () => {
   });
 
   it('asks again from the right place when a page is longer than the first (the offsets asked ahead moved)', async () => {
-    const log: string[] = [];
     // The server sends 100 items first, then pages of 300: an inconsistent page size.
-    const items = Array.from({ length: 1000 }, (_, at) => ({ id: `a-${at}` }));
-    const result = await readAllPages({
-      pageSize: 500,
-      concurrency: 4,
-      maxPages: 100,
-      method: 'POST',
-      path: '/ext/assortment/article/list',
-      idOf: (raw: unknown) => (raw as { id: string }).id,
-      fetchPage: async (skip: number): Promise<RawPage> => {
-        log.push(`ask ${skip}`);
-        await new Promise((resolve) => setTimeout(resolve, 1));
-        return { items: items.slice(skip, skip + (skip === 0 ? 100 : 300)) };
-      },
-      onPage: (page: readonly unknown[], offset: number) => {
-        log.push(`handle ${offset}`);
-        return page.length;
-      },
-    });
+    const { log, options } = list(1000, (skip) => (skip === 0 ? 100 : 300));
+    const result = await readAllPages(options);
     expect(result.results).toEqual([100, 300, 300, 300]);
     expect(result.received).toBe(1000);
     expect(log.filter((line) => line.startsWith('handle'))).toEqual(['handle 0', 'handle 100', 'handle 400', 'handle 700']);
