@@ -14,7 +14,7 @@ import {
 } from './catalog-worker-tasks.js';
 import { taskErrorOf, WorkerFailedError } from './task-errors.js';
 import { threadsExited } from './threads-exited.js';
-import { trimAllocator } from './trim-allocator.js';
+import { prepareAllocatorTrim, trimAllocator } from './trim-allocator.js';
 import { workerEntry, workerEntryAt } from './worker-entry.js';
 
 /** Longest wait for the full sync's thread to end after its task (it ends within milliseconds). */
@@ -63,6 +63,8 @@ export interface CatalogWorkersOptions {
  * tasks in flight.
  */
 export function createCatalogWorkers(options: CatalogWorkersOptions): CatalogWorkers {
+  // koffi's native module loads in ~20 ms: at the start, before the listener opens, not after the first sync.
+  prepareAllocatorTrim();
   const debugLogs = options.debugLogs === true ? { debugLogs: true } : {};
   const entryOf = (data: CatalogWorkerData) =>
     options.entry === undefined ? workerEntry('catalog-worker', data) : workerEntryAt(options.entry, data);

@@ -37,6 +37,14 @@ function mallocTrim(): MallocTrim | null {
   return loaded;
 }
 
+/**
+ * Loads koffi and finds `malloc_trim` now (~20 ms, once a process): for a thread that must not stall later,
+ * called before it serves. `false` where there is no glibc.
+ */
+export function prepareAllocatorTrim(): boolean {
+  return mallocTrim() !== null;
+}
+
 /** Trims on the calling thread; `true` once glibc was asked, `false` where it cannot be. */
 export function trimAllocatorNow(): boolean {
   const trim = mallocTrim();

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { trimAllocator, trimAllocatorNow } from '../../../src/workers/trim-allocator.js';
+import { prepareAllocatorTrim, trimAllocator, trimAllocatorNow } from '../../../src/workers/trim-allocator.js';
 
 describe('workers/trim-allocator', () => {
   it('resolves, and a call while one is in flight shares it', async () => {
@@ -13,6 +13,7 @@ describe('workers/trim-allocator', () => {
     await expect(first).resolves.toBe(process.platform === 'linux');
     await expect(trimAllocator()).resolves.toBe(process.platform === 'linux');
     expect(trimAllocatorNow()).toBe(process.platform === 'linux');
+    expect(prepareAllocatorTrim()).toBe(process.platform === 'linux');
   });
 
   it.runIf(process.platform === 'linux')('gives back the pages of freed buffers that glibc kept', () => {
