@@ -22,7 +22,7 @@ import {
 import { collectOnGrowth, createGarbageCollector } from './collect-garbage.js';
 import { lowerThreadPriority } from './lower-thread-priority.js';
 import { withCodeInMessage } from './task-errors.js';
-import { trimAllocatorNow } from './trim-allocator.js';
+import { TRIM_FROM_ARTICLES, trimAllocatorNow } from './trim-allocator.js';
 import { createUnitDocumentThread } from './unit-document-helper.js';
 
 /**
@@ -35,16 +35,25 @@ if (data.background) lowerThreadPriority();
 
 const collectHeap = createGarbageCollector();
 /**
- * The full sync's collection: a forced one, then glibc asked to give back the pages that freed (decision 0023):
- * what the merged documents' rows and the serialization's buffers held goes back to the system as the offers
- * and chunks grow. On this thread (~20–250 ms), which waits for it: run on koffi's thread, not waited for, the
- * trims slowed the sync more (a trim holds the arenas' locks the parse and the merge allocate through). Not
- * after a stock re-read or a sheet check: the serving thread allocates through the same arenas.
+ * The full sync's collection: a forced one, then, for a large catalog (`TRIM_FROM_ARTICLES`, known once the
+ * article list is read), glibc asked to give back the pages that freed (decision 0023): what the merged
+ * documents' rows and the serialization's buffers held goes back to the system as the offers and chunks grow.
+ * On this thread (~20–250 ms), which waits for it: run on koffi's thread, not waited for, the trims slowed the
+ * sync more (a trim holds the arenas' locks the parse and the merge allocate through). Not after a stock re-read
+ * or a sheet check: the serving thread allocates through the same arenas.
  */
-const collectSyncGarbage = (): void => {
-  collectHeap();
-  trimAllocatorNow();
-};
+function createSyncCollector(): { readonly collect: () => void; readonly articlesRead: (articles: number) => void } {
+  let trims = false;
+  return {
+    collect() {
+      collectHeap();
+      if (trims) trimAllocatorNow();
+    },
+    articlesRead(articles) {
+      trims = articles >= TRIM_FROM_ARTICLES;
+    },
+  };
+}
 /** Growth of the sync thread's heap while serializing that is worth a forced collection (see `collectOnGrowth`). */
 const SERIALIZING_GARBAGE_BYTES = 48 * 1024 * 1024;
 
@@ -71,11 +80,13 @@ async function readCatalog(task: ReadCatalogTask): Promise<ReadCatalogOutput> {
     helper ??= createUnitDocumentThread(data, concurrency);
     return helper;
   };
+  const collector = createSyncCollector();
   try {
     return await readCatalogFromPos({ pos, documents: posDocumentReaders }, task.input, emit, {
-      collectGarbage: collectSyncGarbage,
+      collectGarbage: collector.collect,
       // Its growth is counted from when the serialization starts, after the forced collection before it.
-      serializationCollector: () => collectOnGrowth(collectSyncGarbage, SERIALIZING_GARBAGE_BYTES),
+      serializationCollector: () => collectOnGrowth(collector.collect, SERIALIZING_GARBAGE_BYTES),
+      articlesRead: collector.articlesRead,
       documentThread,
     });
   } finally {

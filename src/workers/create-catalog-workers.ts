@@ -3,7 +3,7 @@ import { Piscina } from 'piscina';
 import type { PosClientConfig } from '../adapters/pos/pos-client.js';
 import { raceAbort } from '../core/async/deadline.js';
 import type { CatalogWorkers } from '../services/catalog/catalog-workers.js';
-import type { ReadCatalogEvent } from '../services/catalog/read-catalog.js';
+import type { ReadCatalogEvent, ReadCatalogOutput } from '../services/catalog/read-catalog.js';
 import type { StockExportOutput } from '../services/catalog/resolve-stock-export.js';
 import type runCatalogTask from './catalog-worker.js';
 import {
@@ -14,7 +14,7 @@ import {
 } from './catalog-worker-tasks.js';
 import { taskErrorOf, WorkerFailedError } from './task-errors.js';
 import { threadsExited } from './threads-exited.js';
-import { prepareAllocatorTrim, trimAllocator } from './trim-allocator.js';
+import { prepareAllocatorTrim, TRIM_FROM_ARTICLES, trimAllocator } from './trim-allocator.js';
 import { workerEntry, workerEntryAt } from './worker-entry.js';
 
 /** Longest wait for the full sync's thread to end after its task (it ends within milliseconds). */
@@ -33,9 +33,6 @@ async function runThenAwaitExit<T>(pool: Piscina, task: () => Promise<T>): Promi
   const result = await running;
   for (const thread of pool.threads) threads.add(thread);
   await threadsExited([...threads], THREAD_EXIT_WAIT_MS);
-  // What the thread allocated with malloc is free now but kept by glibc (~300 MiB after a 1,000,000 × 5
-  // sync): given back before the publish grows the heap (decision 0023). In koffi's thread; this one waits.
-  await trimAllocator();
   return result;
 }
 
@@ -140,9 +137,17 @@ export function createCatalogWorkers(options: CatalogWorkersOptions): CatalogWor
       const { port1, port2 } = new MessageChannel();
       port1.on('message', (event: ReadCatalogEvent) => onEvent(event));
       try {
-        return await runThenAwaitExit(syncPool, () =>
-          run(syncPool, { task: 'readCatalog', input: { input, events: port2 } }, { transferList: [port2], signal }),
+        const output = await runThenAwaitExit(syncPool, () =>
+          run<ReadCatalogOutput>(
+            syncPool,
+            { task: 'readCatalog', input: { input, events: port2 } },
+            { transferList: [port2], signal },
+          ),
         );
+        // What the thread allocated with malloc is free now but kept by glibc (~300 MiB after a 1,000,000 × 5
+        // sync): given back before the publish grows the heap (decision 0023). In koffi's thread; this one waits.
+        if (output.ok && output.productCount >= TRIM_FROM_ARTICLES) await trimAllocator();
+        return output;
       } finally {
         port1.close();
       }

@@ -74,6 +74,8 @@ export interface ReadCatalogHelpers {
    * thread is closed once every document is read or the reading failed.
    */
   readonly documentThread?: (articles: number) => UnitDocumentThread | undefined;
+  /** Told how many articles the list held, once it is read (before the collection that follows). */
+  readonly articlesRead?: (articles: number) => void;
 }
 
 /** A merged, serialized catalog: everything a publish needs, in shared memory. */
@@ -239,6 +241,7 @@ async function readAndMerge(
   helpers: ReadCatalogHelpers,
 ): Promise<MergedCatalog> {
   const started = await startMerge(source.pos, input, progress, emit);
+  helpers.articlesRead?.(started.limits.articles);
   // The article list is garbage now that the merger holds what it needs (~400 MiB at 1,000,000 articles):
   // freed before the documents arrive rather than beside their rows (bench/full-sync.ts).
   helpers.collectGarbage?.();
