@@ -94,19 +94,19 @@ async function readWithoutTotal<R>(
   // is parsed and validated (a large catalog's article list is thousands of pages; with one page ahead the POS
   // and the bridge took turns). The cost is a page asked past the end of the list. Pages asked ahead never go
   // past POS_MAX_PAGES: only the page the reading needs next fails there.
-  const ahead: { readonly at: number; readonly page: Promise<RawPage> }[] = [];
+  const ahead: Promise<RawPage>[] = [];
   let askAt = skip;
   const askAhead = (): void => {
     // `POS_CONCURRENCY` 1 keeps one request at a time in flight: one page ahead.
     while (ahead.length < Math.min(PAGES_AHEAD, Math.max(1, options.concurrency)) && pages < options.maxPages) {
-      ahead.push({ at: askAt, page: request(askAt) });
+      ahead.push(request(askAt));
       askAt += serverPageSize;
     }
   };
   askAhead();
   for (;;) {
-    const next = ahead.shift() ?? { at: skip, page: request(skip) };
-    const page = await next.page;
+    // The page at `skip`: every page before it was full, so the first asked ahead starts there.
+    const page = await (ahead.shift() ?? request(skip));
     const count = page.items.length;
     if (count === 0) break;
     tracker.check(page.items, skip);
