@@ -70,6 +70,12 @@ export const SYNC_YOUNG_GENERATION_MB = 8;
  * document thread (`unit-document-helper.ts`) keeps the small one. Decision 0018.
  */
 export const LARGE_SYNC_YOUNG_GENERATION_MB = 32;
+/**
+ * Also from how many articles a full sync gives its freed memory back (`trim-allocator.ts`, decision 0023): a
+ * trim walks every arena of the process whatever the catalog (in the test suite's processes, which run many
+ * small bridges, trims after every sync cost ~2.5 minutes of test time in all), and below this size a sync frees
+ * too little for them to show in its peak (a day at 100,000 × 5: 516 MiB with them, 513 without).
+ */
 export const LARGE_SYNC_ARTICLES = 250_000;
 
 /**

@@ -14,6 +14,7 @@ import { bufferListOf, readUnitDocumentState, type UnitDocumentThread } from '..
 import {
   type CatalogWorkerData,
   type CatalogWorkerTask,
+  LARGE_SYNC_ARTICLES,
   type ReadCatalogTask,
   type ReadStockExportTask,
   type ReadUnitDocumentTask,
@@ -22,7 +23,7 @@ import {
 import { collectOnGrowth, createGarbageCollector } from './collect-garbage.js';
 import { lowerThreadPriority } from './lower-thread-priority.js';
 import { withCodeInMessage } from './task-errors.js';
-import { TRIM_FROM_ARTICLES, trimAllocatorNow } from './trim-allocator.js';
+import { trimAllocatorNow } from './trim-allocator.js';
 import { createUnitDocumentThread } from './unit-document-helper.js';
 
 /**
@@ -35,7 +36,7 @@ if (data.background) lowerThreadPriority();
 
 const collectHeap = createGarbageCollector();
 /**
- * The full sync's collection: a forced one, then, for a large catalog (`TRIM_FROM_ARTICLES`, known once the
+ * The full sync's collection: a forced one, then, for a large catalog (`LARGE_SYNC_ARTICLES`, known once the
  * article list is read), glibc asked to give back the pages that freed (decision 0023): what the merged
  * documents' rows and the serialization's buffers held goes back to the system as the offers and chunks grow.
  * On this thread (~20–250 ms), which waits for it: run on koffi's thread, not waited for, the trims slowed the
@@ -50,7 +51,7 @@ function createSyncCollector(): { readonly collect: () => void; readonly article
       if (trims) trimAllocatorNow();
     },
     articlesRead(articles) {
-      trims = articles >= TRIM_FROM_ARTICLES;
+      trims = articles >= LARGE_SYNC_ARTICLES;
     },
   };
 }

@@ -8,13 +8,14 @@ import type { StockExportOutput } from '../services/catalog/resolve-stock-export
 import type runCatalogTask from './catalog-worker.js';
 import {
   type CatalogWorkerData,
+  LARGE_SYNC_ARTICLES,
   STOCK_EXPORT_ABORT,
   SYNC_YOUNG_GENERATION_MB,
   syncYoungGenerationMb,
 } from './catalog-worker-tasks.js';
 import { taskErrorOf, WorkerFailedError } from './task-errors.js';
 import { threadsExited } from './threads-exited.js';
-import { prepareAllocatorTrim, TRIM_FROM_ARTICLES, trimAllocator } from './trim-allocator.js';
+import { prepareAllocatorTrim, trimAllocator } from './trim-allocator.js';
 import { workerEntry, workerEntryAt } from './worker-entry.js';
 
 /** Longest wait for the full sync's thread to end after its task (it ends within milliseconds). */
@@ -146,7 +147,8 @@ export function createCatalogWorkers(options: CatalogWorkersOptions): CatalogWor
         );
         // What the thread allocated with malloc is free now but kept by glibc (~300 MiB after a 1,000,000 × 5
         // sync): given back before the publish grows the heap (decision 0023). In koffi's thread; this one waits.
-        if (output.ok && output.productCount >= TRIM_FROM_ARTICLES) await trimAllocator();
+        // The same rule as the thread's own trims: by the article list's size (`LARGE_SYNC_ARTICLES`).
+        if (output.ok && (output.sources.articles?.count ?? 0) >= LARGE_SYNC_ARTICLES) await trimAllocator();
         return output;
       } finally {
         port1.close();

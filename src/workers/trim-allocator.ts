@@ -12,20 +12,11 @@ import { createRequire } from 'node:module';
  * koffi cannot load, both do nothing and say `false`.
  */
 
-/**
- * From how many articles a full sync trims (its thread after each forced collection, the main thread before the
- * publish). A trim walks every arena of the process, whatever the catalog: in a process that holds much else (a
- * test runner running many bridges) each took up to hundreds of milliseconds and the suite ~2.5 minutes more in
- * all, while below this size a sync frees too little for the trims to show in its peak (a day at 100,000 × 5:
- * 516 MiB with them, 513 without).
- */
-export const TRIM_FROM_ARTICLES = 250_000;
-
 type MallocTrim = ((pad: number) => number) & {
   readonly async: (pad: number, done: (error: unknown, result: number) => void) => void;
 };
 
-// Loaded on first use: koffi's native module is needed only where a trim is asked for.
+// Loaded on first use (`prepareAllocatorTrim` or a trim): koffi's native module is needed only where a trim is asked for.
 const require = createRequire(import.meta.url);
 /** `undefined`: not loaded yet; `null`: no glibc here. */
 let loaded: MallocTrim | null | undefined;
