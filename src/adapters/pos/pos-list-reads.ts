@@ -3,7 +3,7 @@ import type { PosMovement, PosRejectedItem } from '../../core/catalog/pos-record
 import type { SourceArticle, SourceUnit } from '../../core/catalog/source.js';
 import type { PosListResult, PosMovementFilter } from '../../services/catalog/pos-port.js';
 import { readAllPages } from './paging.js';
-import { SourceArticleSchema, SourceUnitSchema } from './pos-catalog-schema.js';
+import { plainSourceArticle, SourceArticleSchema, SourceUnitSchema } from './pos-catalog-schema.js';
 import type { EnvelopeReading } from './pos-envelope-reading.js';
 import { PosListDataSchema } from './pos-envelope-schema.js';
 import { parseLooseList, posItemId } from './pos-loose-list.js';
@@ -44,6 +44,8 @@ export function createListReads(
     makeBody: (skip: number, limit: number) => Record<string, unknown>,
     itemSchema: Schema,
     idOfItem: (item: z.output<Schema>) => string,
+    /** The schema's result for an item it surely accepts, found faster; `undefined`: the schema decides. */
+    plainItem?: (raw: unknown) => z.output<Schema> | undefined,
   ): Promise<PosListResult<z.output<Schema>>> {
     type Item = z.output<Schema>;
     const method = 'POST';
@@ -68,6 +70,11 @@ export function createListReads(
         const rejected: PosRejectedItem[] = [];
         for (const [position, entry] of raw.entries()) {
           const index = offset + position;
+          const plain = plainItem?.(entry);
+          if (plain !== undefined) {
+            kept.push({ item: plain, index });
+            continue;
+          }
           const parsed = parseLooseList([entry], itemSchema, { offset: index });
           const item = parsed.items[0];
           if (parsed.items.length === 1 && item !== undefined) kept.push({ item, index });
@@ -120,6 +127,7 @@ export function createListReads(
         (skip, limit) => ({ limit, skip, options: { priceOutput } }),
         SourceArticleSchema,
         (article) => article.localId,
+        plainSourceArticle,
       );
     },
 
