@@ -1,39 +1,76 @@
+import { type ArticleDescription, type ArticleDescriptions, packArticleDescriptions } from './article-descriptions.js';
 import { ALL_UNITS, type CatalogUnit, type InternalProductData } from './catalog.js';
 import type { IssueLog } from './create-issue-log.js';
-import type { ArticleDescription, MergeIssueReason } from './merge-types.js';
+import type { InternalPrices, MergeIssueReason } from './merge-types.js';
 import { toMoney } from './round-money.js';
 import type { SourceArticle, SourceUnit } from './source.js';
 
 /** What the merge keeps of the selected articles, by product position (the ids are in `described`). */
 export interface ArticleFacts {
   readonly length: number;
-  readonly salesPrices: readonly (number | undefined)[];
+  /** NaN: no usable sales price. */
+  readonly salesPrices: Float64Array;
   /** The sales prices that are present but unusable, as reported. */
   readonly invalidSalesPrices: ReadonlyMap<number, string>;
   /** 1 for a stock item, 0 for a service. */
   readonly stockItems: Uint8Array;
-  readonly described: readonly ArticleDescription[];
+  readonly described: ArticleDescriptions;
   /** Purchase prices, in article order, of the articles that have one. */
-  readonly internal: readonly InternalProductData[];
+  readonly internal: InternalPrices;
+}
+
+function internalPrices(articles: readonly SourceArticle[], described: Pick<ArticleDescriptions, 'idAt'>): InternalPrices {
+  const positions = new Int32Array(articles.length);
+  // By index among the articles with purchase prices; NaN: that price is absent.
+  const purchasePrices = new Float64Array(articles.length);
+  const averagePrices = new Float64Array(articles.length);
+  let length = 0;
+  for (const [position, article] of articles.entries()) {
+    const purchase = internalData(article);
+    if (purchase === undefined) continue;
+    positions[length] = position;
+    purchasePrices[length] = purchase.purchasePrice ?? Number.NaN;
+    averagePrices[length] = purchase.avgPurchasePrice ?? Number.NaN;
+    length += 1;
+  }
+  return {
+    length,
+    at(index) {
+      if (!Number.isInteger(index) || index < 0 || index >= length) {
+        throw new RangeError(`no purchase prices at ${index} of ${length}`);
+      }
+      const purchasePrice = purchasePrices[index] ?? Number.NaN;
+      const avgPurchasePrice = averagePrices[index] ?? Number.NaN;
+      // The keys in `internalData`'s order.
+      return {
+        id: described.idAt(positions[index] ?? 0),
+        ...(Number.isNaN(purchasePrice) ? {} : { purchasePrice }),
+        ...(Number.isNaN(avgPurchasePrice) ? {} : { avgPurchasePrice }),
+      };
+    },
+  };
 }
 
 export function articleFacts(articles: readonly SourceArticle[]): ArticleFacts {
-  const salesPrices: (number | undefined)[] = new Array(articles.length);
+  const salesPrices = new Float64Array(articles.length).fill(Number.NaN);
   const invalidSalesPrices = new Map<number, string>();
   const stockItems = new Uint8Array(articles.length);
-  const described: ArticleDescription[] = new Array(articles.length);
-  const internal: InternalProductData[] = [];
   for (const [position, article] of articles.entries()) {
     const salesPrice = toMoney(article.salesPrice);
-    salesPrices[position] = salesPrice;
+    if (salesPrice !== undefined) salesPrices[position] = salesPrice;
     if (article.salesPrice !== undefined && salesPrice === undefined)
       invalidSalesPrices.set(position, String(article.salesPrice));
     stockItems[position] = article.isStockItem === false ? 0 : 1;
-    described[position] = describeArticle(article);
-    const purchase = internalData(article);
-    if (purchase !== undefined) internal.push(purchase);
   }
+  const described = packArticleDescriptions(articles.length, (position) => describeArticle(articles[position] as SourceArticle));
+  const internal = internalPrices(articles, described);
   return { length: articles.length, salesPrices, invalidSalesPrices, stockItems, described, internal };
+}
+
+/** The usable sales price at `position` of `ArticleFacts.salesPrices`. */
+export function salesPriceAt(prices: Float64Array, position: number): number | undefined {
+  const price = prices[position];
+  return price === undefined || Number.isNaN(price) ? undefined : price;
 }
 
 /** Units in list order, first of each code kept. */

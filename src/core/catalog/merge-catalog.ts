@@ -29,7 +29,7 @@
 import { buildOffer, createTextsCache } from './build-offer.js';
 import { createIssueLog } from './create-issue-log.js';
 import { createIdentityIndex, type IdentityIndex, identityIdAt } from './identity-index.js';
-import { articleFacts, selectArticles, selectPrimaryUnit, selectUnits } from './merge-articles.js';
+import { articleFacts, salesPriceAt, selectArticles, selectPrimaryUnit, selectUnits } from './merge-articles.js';
 import { absentReport, replay, reportIdentity, sourceReport } from './merge-identity-report.js';
 import {
   emptyOfferCounts,
@@ -186,8 +186,8 @@ export function createCatalogMerger(
         merge,
         rowIndex === NO_ROW ? undefined : priceRows?.row(rowIndex),
         Number.isNaN(exportStock) ? undefined : exportStock,
-        articles.described[position]?.id ?? '',
-        articles.salesPrices[position],
+        articles.described.idAt(position),
+        salesPriceAt(articles.salesPrices, position),
         articles.stockItems[position] === 1,
         options,
         report,

@@ -1,4 +1,5 @@
-import type { Availability, CatalogSnapshot, CatalogUnit, InternalCatalog, Product } from './catalog.js';
+import type { ArticleDescriptions } from './article-descriptions.js';
+import type { Availability, CatalogSnapshot, CatalogUnit, InternalCatalog, InternalProductData, Product } from './catalog.js';
 import type { CatalogIssue, IssueLog } from './create-issue-log.js';
 import type { IdentityIndex } from './identity-index.js';
 import type { OfferColumns } from './offer-columns.js';
@@ -109,8 +110,7 @@ export interface MergeResult {
   readonly sourceRows: CatalogSourceRows;
 }
 
-/** The public fields of an article, as a product carries them (`describeArticle`). */
-export type ArticleDescription = Pick<Product, 'id' | 'name' | 'groupId' | 'ean' | 'plu' | 'internalIdentifier' | 'measureUnit'>;
+export type { ArticleDescription } from './article-descriptions.js';
 
 /**
  * The merged products of `createCatalogMerger`, each made when asked: a sync serializes them as they are
@@ -121,13 +121,25 @@ export interface MergedProducts {
   /** The product at `position`, a new object at each call. */
   at(position: number): Product;
   /** Each product's article fields (id, name, codes, group), by position: what identity tables and sheets match. */
-  readonly described: readonly ArticleDescription[];
+  readonly described: ArticleDescriptions;
+}
+
+/**
+ * The purchase prices of the articles that have one, in article order, each made when asked: kept as columns,
+ * not an object and two numbers per article, for the reason of `ArticleDescriptions`.
+ */
+export interface InternalPrices {
+  readonly length: number;
+  /** The `index`-th article with a purchase price, a new object at each call. */
+  at(index: number): InternalProductData;
 }
 
 /** `MergeResult` with its products made on demand (`MergedProducts`). */
-export interface MergedCatalog extends Omit<MergeResult, 'snapshot'> {
+export interface MergedCatalog extends Omit<MergeResult, 'snapshot' | 'internal'> {
   readonly snapshot: Omit<CatalogSnapshot, 'products'>;
   readonly products: MergedProducts;
+  /** Purchase prices, for admin endpoints only, each made when asked. */
+  readonly internal: { readonly version: string; readonly products: InternalPrices };
   /** The products' identity index (positions = product positions), in shared memory. */
   readonly identity: IdentityIndex;
 }

@@ -27,7 +27,8 @@ export interface UnitOffers {
 export function withProductList(merged: MergedCatalog): MergeResult {
   const { products, snapshot, internal, report, sourceRows } = merged;
   const list = Array.from({ length: products.length }, (_, position) => products.at(position));
-  return { snapshot: { ...snapshot, products: list }, internal, report, sourceRows };
+  const prices = Array.from({ length: internal.products.length }, (_, index) => internal.products.at(index));
+  return { snapshot: { ...snapshot, products: list }, internal: { ...internal, products: prices }, report, sourceRows };
 }
 
 export interface ReplayInput {
@@ -46,7 +47,7 @@ export function replayProductIssues(input: ReplayInput): number {
   const cursors = units.map(() => 0);
   let withoutPrice = 0;
   for (let position = 0; position < articles.length; position += 1) {
-    const articleId = articles.described[position]?.id ?? '';
+    const articleId = articles.described.idAt(position);
     const invalidSalesPrice = articles.invalidSalesPrices.get(position);
     if (invalidSalesPrice !== undefined) {
       issues.add({ reason: 'invalid-sales-price', source: 'articles', articleId, detail: invalidSalesPrice });
@@ -87,10 +88,10 @@ export function productsOf(
     length,
     described,
     at(position) {
-      const article = described[position];
-      if (article === undefined || !Number.isInteger(position)) {
+      if (!Number.isInteger(position) || position < 0 || position >= length) {
         throw new RangeError(`no product at position ${position} of ${length}`);
       }
+      const article = described.at(position);
       const isStockItem = stockItems[position] === 1;
       const offers: Offer[] = units.map((unit) => offerAt(unit.offers, unit.code, position));
       return {

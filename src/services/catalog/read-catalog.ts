@@ -1,5 +1,5 @@
 import type { CatalogSnapshot } from '../../core/catalog/catalog.js';
-import { createChunkFingerprint, type ItemChunk, serializeItems, serializeItemsMade } from '../../core/catalog/catalog-chunks.js';
+import { createChunkFingerprint, type ItemChunk, serializeItemsMade } from '../../core/catalog/catalog-chunks.js';
 import { fingerprintHeaderOf } from '../../core/catalog/catalog-version.js';
 import { type DocumentLimits, documentLimits } from '../../core/catalog/document-limits.js';
 import type { IdentityIndex } from '../../core/catalog/identity-index.js';
@@ -268,7 +268,10 @@ async function planSheet(merged: MergedCatalog, input: ReadCatalogInput, progres
   if (input.enrichment === undefined) return undefined;
   // Loaded when a sheet is configured: the reader's libraries would slow every worker thread's start.
   const { planCatalogEnrichment } = await import('./enrich-catalog.js');
-  const planned = planCatalogEnrichment(merged.products.described, input.enrichment);
+  // The descriptions as objects for the matching only: they are garbage once the plan is made.
+  const { described } = merged.products;
+  const products = Array.from({ length: described.length }, (_, position) => described.at(position));
+  const planned = planCatalogEnrichment(products, input.enrichment);
   progress.mark = phaseEnded(emit, 'enrichment', progress.mark);
   return planned;
 }
@@ -291,7 +294,8 @@ export async function readCatalog(
     const { products } = merged;
     const header = merged.snapshot;
     const { identity } = merged;
-    const internal = serializeItems(merged.internal.products);
+    const internalPrices = merged.internal.products;
+    const internal = serializeItemsMade(internalPrices.length, (index) => internalPrices.at(index));
     const productCount = products.length;
     // The chunks are what the store keeps and what the fingerprint covers: one serialization for both.
     // Each product is made (and given the sheet's values) as its chunk is serialized, never all at once.

@@ -714,7 +714,11 @@ describe('core/catalog/merge-catalog', () => {
       expect(products.length).toBe(3);
       expect(products.at(0)).not.toBe(products.at(0));
       expect([0, 1, 2].map((position) => products.at(position))).toStrictEqual(expected);
-      expect(products.described.map((described) => described.id)).toEqual(['a-1', 'a-2', 'a-3']);
+      expect(Array.from({ length: products.described.length }, (_, position) => products.described.idAt(position))).toEqual([
+        'a-1',
+        'a-2',
+        'a-3',
+      ]);
       expect(expected[2]?.id).toBe('a-3');
       for (const position of [-1, 3, 0.5]) expect(() => products.at(position)).toThrow(RangeError);
     });
