@@ -5,7 +5,7 @@
  *   npx tsx bench/full-sync.ts [--articles 100000] [--units 5] [--store sqlite|memory] [--runs 1]
  *   npx tsx bench/full-sync.ts --compare [--units 5] [--store sqlite|memory] [--runs 3]   (50k and 100k, ratio)
  *   npx tsx bench/full-sync.ts --pos-concurrency N ...   (POS_CONCURRENCY of the bridge; default: the config default)
- *   npx tsx bench/full-sync.ts --document-threads 2 ...   (SYNC_DOCUMENT_THREADS of the bridge: 1, 2 or auto; default: the config default, 1)
+ *   npx tsx bench/full-sync.ts --document-threads 2 ...   (SYNC_DOCUMENT_THREADS of the bridge: 1, 2 or auto; default: the config default, auto)
  *   npx tsx bench/full-sync.ts --compiled ...   (worker compiled by tsc and run by plain node, as `npm start` runs)
  *   npx tsx bench/full-sync.ts --timeline ...   (adds RSS and heap used every 100 ms to each run)
  *   npx tsx bench/full-sync.ts --v8-heap-growth ...   (V8's own heap growth, not the 1.5× the bridge sets: decision 0017)

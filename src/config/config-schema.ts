@@ -181,10 +181,10 @@ export const ConfigSchema = z.object({
   ),
   SYNC_DOCUMENT_THREADS: z
     .enum(['auto', '1', '2'])
-    .default('1')
+    .default('auto')
     .transform((value) => (value === 'auto' ? value : value === '2' ? 2 : 1))
     .describe(
-      "Threads a full sync reads the units' price lists and stock exports with: 1, 2 (a second thread beside the sync's: faster on two cores, more memory at the peak), or auto (two for a catalog of 250,000 articles or more)",
+      "Threads a full sync reads the units' price lists and stock exports with: 1, 2 (a second thread beside the sync's: faster on two cores, more memory at the peak), or auto (two for a catalog of 250,000 articles or more, else one)",
     ),
   UNKNOWN_STOCK_AVAILABILITY: z
     .enum(AVAILABILITIES)

@@ -30,7 +30,7 @@ describe('config/load-config', () => {
     expect(config.sync.timezone).toBe('UTC');
     expect(config.sync.maxShrink).toBe(0.5);
     expect(config.sync.deadlineMs).toBe(600_000);
-    expect(config.sync.documentThreads).toBe(1);
+    expect(config.sync.documentThreads).toBe('auto');
     expect(config.sync.unknownStockAvailability).toBe('out_of_stock');
     expect(config.feed.currency).toBe('CZK');
     expect(config.feed.token).toBeUndefined();
