@@ -1,7 +1,7 @@
 import { type ArticleDescription, type ArticleDescriptions, packArticleDescriptions } from './article-descriptions.js';
 import { ALL_UNITS, type CatalogUnit, type InternalProductData } from './catalog.js';
 import type { IssueLog } from './create-issue-log.js';
-import type { InternalPrices, MergeIssueReason } from './merge-types.js';
+import type { MergeIssueReason, PurchasePriceColumns } from './merge-types.js';
 import { toMoney } from './round-money.js';
 import type { SourceArticle, SourceUnit } from './source.js';
 
@@ -16,10 +16,13 @@ export interface ArticleFacts {
   readonly stockItems: Uint8Array;
   readonly described: ArticleDescriptions;
   /** Purchase prices, in article order, of the articles that have one. */
-  readonly internal: InternalPrices;
+  readonly internal: PurchasePriceColumns;
 }
 
-function internalPrices(articles: readonly SourceArticle[], described: Pick<ArticleDescriptions, 'idAt'>): InternalPrices {
+function purchasePriceColumns(
+  articles: readonly SourceArticle[],
+  described: Pick<ArticleDescriptions, 'idAt'>,
+): PurchasePriceColumns {
   const positions = new Int32Array(articles.length);
   // By index among the articles with purchase prices; NaN: that price is absent.
   const purchasePrices = new Float64Array(articles.length);
@@ -33,17 +36,23 @@ function internalPrices(articles: readonly SourceArticle[], described: Pick<Arti
     averagePrices[length] = purchase.avgPurchasePrice ?? Number.NaN;
     length += 1;
   }
+  // Only as long as the articles that have purchase prices: the columns live as long as the merge.
+  const kept = {
+    positions: positions.slice(0, length),
+    purchase: purchasePrices.slice(0, length),
+    average: averagePrices.slice(0, length),
+  };
   return {
     length,
     at(index) {
       if (!Number.isInteger(index) || index < 0 || index >= length) {
         throw new RangeError(`no purchase prices at ${index} of ${length}`);
       }
-      const purchasePrice = purchasePrices[index] ?? Number.NaN;
-      const avgPurchasePrice = averagePrices[index] ?? Number.NaN;
+      const purchasePrice = kept.purchase[index] ?? Number.NaN;
+      const avgPurchasePrice = kept.average[index] ?? Number.NaN;
       // The keys in `internalData`'s order.
       return {
-        id: described.idAt(positions[index] ?? 0),
+        id: described.idAt(kept.positions[index] ?? 0),
         ...(Number.isNaN(purchasePrice) ? {} : { purchasePrice }),
         ...(Number.isNaN(avgPurchasePrice) ? {} : { avgPurchasePrice }),
       };
@@ -63,7 +72,7 @@ export function articleFacts(articles: readonly SourceArticle[]): ArticleFacts {
     stockItems[position] = article.isStockItem === false ? 0 : 1;
   }
   const described = packArticleDescriptions(articles.length, (position) => describeArticle(articles[position] as SourceArticle));
-  const internal = internalPrices(articles, described);
+  const internal = purchasePriceColumns(articles, described);
   return { length: articles.length, salesPrices, invalidSalesPrices, stockItems, described, internal };
 }
 

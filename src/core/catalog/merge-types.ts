@@ -128,7 +128,7 @@ export interface MergedProducts {
  * The purchase prices of the articles that have one, in article order, each made when asked: kept as columns,
  * not an object and two numbers per article, for the reason of `ArticleDescriptions`.
  */
-export interface InternalPrices {
+export interface PurchasePriceColumns {
   readonly length: number;
   /** The `index`-th article with a purchase price, a new object at each call. */
   at(index: number): InternalProductData;
@@ -139,7 +139,7 @@ export interface MergedCatalog extends Omit<MergeResult, 'snapshot' | 'internal'
   readonly snapshot: Omit<CatalogSnapshot, 'products'>;
   readonly products: MergedProducts;
   /** Purchase prices, for admin endpoints only, each made when asked. */
-  readonly internal: { readonly version: string; readonly products: InternalPrices };
+  readonly internal: { readonly version: string; readonly products: PurchasePriceColumns };
   /** The products' identity index (positions = product positions), in shared memory. */
   readonly identity: IdentityIndex;
 }

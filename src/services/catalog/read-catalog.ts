@@ -294,8 +294,8 @@ export async function readCatalog(
     const { products } = merged;
     const header = merged.snapshot;
     const { identity } = merged;
-    const internalPrices = merged.internal.products;
-    const internal = serializeItemsMade(internalPrices.length, (index) => internalPrices.at(index));
+    const purchasePrices = merged.internal.products;
+    const internal = serializeItemsMade(purchasePrices.length, (index) => purchasePrices.at(index));
     const productCount = products.length;
     // The chunks are what the store keeps and what the fingerprint covers: one serialization for both.
     // Each product is made (and given the sheet's values) as its chunk is serialized, never all at once.
