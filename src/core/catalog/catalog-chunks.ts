@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { deflateRaw, deflateRawSync, inflateRawSync } from 'node:zlib';
 
 /**
  * The serialized form of a catalog version's items: JSON texts, chunk by chunk, kept deflated in shared
@@ -177,15 +178,17 @@ function sharedCopy(bytes: Uint8Array): Uint8Array {
  * from the average size in the chunk before), one native `JSON.stringify` per item and one deflate per chunk.
  */
 export function serializeItems(items: readonly unknown[], options: { readonly chunkBytes?: number } = {}): ItemChunk[] {
-  return serializeChunks(items.length, (start, end) => items.slice(start, end), options.chunkBytes ?? CHUNK_BYTES, undefined);
+  return serializeChunks(items.length, (start, end) => items.slice(start, end), options.chunkBytes ?? CHUNK_BYTES);
 }
 
 /**
  * `serializeItems` of `count` items made one at a time by `make(position)` as their chunk is serialized:
  * a merged catalog's products (`MergedProducts`) never exist all at once next to their serialized copy
- * (~100 MB of objects at 100,000 × 5; bench/full-sync.ts).
+ * (~100 MB of objects at 100,000 × 5; bench/full-sync.ts). Each chunk is deflated in libuv's thread pool
+ * while the next is made and serialized here (a few at a time): at 1,000,000 × 5 the deflates took ~3.4 s of
+ * the ~18 s this thread spent serializing, with the other core idle. The chunks are `serializeItems`'s.
  */
-export function serializeItemsMade(
+export async function serializeItemsMade(
   count: number,
   make: (position: number) => unknown,
   options: {
@@ -199,50 +202,69 @@ export function serializeItemsMade(
     /** Fed every chunk's text as it is serialized: the fingerprint without inflating the chunks again. */
     readonly fingerprint?: ChunkFingerprint;
   } = {},
-): ItemChunk[] {
-  const slice = (start: number, end: number): unknown[] => {
-    const items = new Array<unknown>(end - start);
-    for (let position = start; position < end; position += 1) items[position - start] = make(position);
-    return items;
+): Promise<ItemChunk[]> {
+  const chunkBytes = options.chunkBytes ?? CHUNK_BYTES;
+  const everyBytes = options.collectEveryBytes ?? 24 * 1024 * 1024;
+  const writer = createSharedTextWriter();
+  const chunks: ItemChunk[] = [];
+  const deflating: Promise<Omit<ItemChunk, 'bytes'> & { readonly deflated: Buffer }>[] = [];
+  const settleOldest = async (): Promise<void> => {
+    const { deflated, ...chunk } = await (deflating.shift() as (typeof deflating)[number]);
+    chunks.push({ bytes: writer.writeBytes(deflated), ...chunk });
   };
-  const collecting = { collect: options.collect, everyBytes: options.collectEveryBytes ?? 24 * 1024 * 1024 };
-  return serializeChunks(count, slice, options.chunkBytes ?? CHUNK_BYTES, collecting, options.fingerprint);
+  let start = 0;
+  let items = FIRST_CHUNK_ITEMS;
+  let sinceCollect = 0;
+  try {
+    while (start < count) {
+      const end = Math.min(count, start + items);
+      const made = new Array<unknown>(end - start);
+      for (let position = start; position < end; position += 1) made[position - start] = make(position);
+      // A copy: the list's bytes are a scratch buffer the next chunk reuses while this one is deflated.
+      const utf8 = Buffer.from(jsonBytesOfList(made));
+      options.fingerprint?.add(utf8);
+      const chunk = { textBytes: utf8.length, start, count: end - start };
+      const deflated = deflateRawInPool(utf8, CHUNK_DEFLATE).then((bytes) => ({ ...chunk, deflated: bytes }));
+      // Awaited in order below; marked handled now so that a failure while this thread works is not unhandled.
+      deflated.catch(() => {});
+      deflating.push(deflated);
+      if (deflating.length > DEFLATES_IN_FLIGHT) await settleOldest();
+      sinceCollect += utf8.length;
+      if (options.collect !== undefined && sinceCollect >= everyBytes) {
+        options.collect();
+        sinceCollect = 0;
+      }
+      items = nextChunkItems(chunkBytes, utf8.length, end - start);
+      start = end;
+    }
+    while (deflating.length > 0) await settleOldest();
+  } finally {
+    deflating.length = 0;
+  }
+  return chunks;
 }
 
-interface Collecting {
-  readonly collect: (() => void) | undefined;
-  readonly everyBytes: number;
+/** Chunks being deflated in the pool at once while the next is serialized (libuv's pool has 4 threads). */
+const DEFLATES_IN_FLIGHT = 2;
+
+const deflateRawInPool = promisify(deflateRaw);
+
+/** How many items the next chunk gets: from the average size in the chunk before, sized by text. */
+function nextChunkItems(chunkBytes: number, textBytes: number, items: number): number {
+  return Math.max(1, Math.floor(chunkBytes / (textBytes / items)));
 }
 
-function serializeChunks(
-  length: number,
-  slice: (start: number, end: number) => unknown[],
-  chunkBytes: number,
-  collecting: Collecting | undefined,
-  fingerprint?: ChunkFingerprint,
-): ItemChunk[] {
+function serializeChunks(length: number, slice: (start: number, end: number) => unknown[], chunkBytes: number): ItemChunk[] {
   const writer = createSharedTextWriter();
   const chunks: ItemChunk[] = [];
   let start = 0;
   let count = FIRST_CHUNK_ITEMS;
-  let sinceCollect = 0;
   while (start < length) {
     const end = Math.min(length, start + count);
-    const { deflated, textBytes } = deflateUtf8(jsonBytesOfList(slice(start, end)), fingerprint?.add);
-    chunks.push({
-      bytes: writer.writeBytes(deflated),
-      textBytes,
-      start,
-      count: end - start,
-    });
-    sinceCollect += textBytes;
-    if (collecting?.collect !== undefined && sinceCollect >= collecting.everyBytes) {
-      collecting.collect();
-      sinceCollect = 0;
-    }
+    const { deflated, textBytes } = deflateUtf8(jsonBytesOfList(slice(start, end)));
+    chunks.push({ bytes: writer.writeBytes(deflated), textBytes, start, count: end - start });
     // Sized by text, not by deflated bytes: the store's values and the renderer's parse follow the text.
-    const bytesPerItem = textBytes / (end - start);
-    count = Math.max(1, Math.floor(chunkBytes / bytesPerItem));
+    count = nextChunkItems(chunkBytes, textBytes, end - start);
     start = end;
   }
   return chunks;

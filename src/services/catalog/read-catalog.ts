@@ -295,7 +295,7 @@ export async function readCatalog(
     const header = merged.snapshot;
     const { identity } = merged;
     const purchasePrices = merged.internal.products;
-    const internal = serializeItemsMade(purchasePrices.length, (index) => purchasePrices.at(index));
+    const internal = await serializeItemsMade(purchasePrices.length, (index) => purchasePrices.at(index));
     const productCount = products.length;
     // The chunks are what the store keeps and what the fingerprint covers: one serialization for both.
     // Each product is made (and given the sheet's values) as its chunk is serialized, never all at once.
@@ -306,7 +306,7 @@ export async function readCatalog(
     // The fingerprint is fed each chunk's text as it is serialized: no second pass inflating them.
     const fingerprinting = createChunkFingerprint(fingerprintHeaderOf(header));
     const collect = helpers.serializationCollector?.();
-    const chunks = serializeItemsMade(productCount, make, {
+    const chunks = await serializeItemsMade(productCount, make, {
       fingerprint: fingerprinting,
       ...(collect === undefined ? {} : { collect }),
     });

@@ -138,20 +138,23 @@ describe('core/catalog/catalog-chunks', () => {
     expect(defined).toBe(PINNED_FINGERPRINT);
   });
 
-  it('fingerprints while serializing as it does from the chunks afterwards', () => {
+  it('fingerprints while serializing as it does from the chunks afterwards', async () => {
     for (const chunkBytes of [200, 1_000, CHUNK_BYTES]) {
       const fingerprint = createChunkFingerprint(PINNED_HEADER);
-      const chunks = serializeItemsMade(PINNED_ITEMS.length, (position) => PINNED_ITEMS[position], { chunkBytes, fingerprint });
+      const chunks = await serializeItemsMade(PINNED_ITEMS.length, (position) => PINNED_ITEMS[position], {
+        chunkBytes,
+        fingerprint,
+      });
       expect(fingerprint.digest()).toBe(PINNED_FINGERPRINT);
       expect(fingerprintChunks(PINNED_HEADER, chunks)).toBe(PINNED_FINGERPRINT);
     }
     // An item larger than the shared scratch buffer (its UTF-8 a buffer of its own).
     const huge = [{ id: 'big', text: 'žluťoučký kůň '.repeat(80_000) }, ...items.slice(0, 3)];
     const fingerprint = createChunkFingerprint('header');
-    const chunks = serializeItemsMade(huge.length, (position) => huge[position], { fingerprint });
+    const chunks = await serializeItemsMade(huge.length, (position) => huge[position], { fingerprint });
     expect(fingerprint.digest()).toBe(fingerprintChunks('header', chunks));
     const none = createChunkFingerprint(PINNED_HEADER);
-    expect(serializeItemsMade(0, () => undefined, { fingerprint: none })).toEqual([]);
+    expect(await serializeItemsMade(0, () => undefined, { fingerprint: none })).toEqual([]);
     expect(none.digest()).toBe(PINNED_EMPTY_FINGERPRINT);
   });
 
@@ -206,11 +209,11 @@ describe('core/catalog/catalog-chunks', () => {
     expect(chunk.bytes[0]).toBe(other.bytes[0]);
   });
 
-  it('makes each item as its chunk is serialized, in order, once, collecting as it goes', () => {
+  it('makes each item as its chunk is serialized, in order, once, collecting as it goes', async () => {
     const made: number[] = [];
     let collections = 0;
 
-    const chunks = serializeItemsMade(
+    const chunks = await serializeItemsMade(
       items.length,
       (position) => {
         made.push(position);
@@ -222,6 +225,9 @@ describe('core/catalog/catalog-chunks', () => {
     expect(made).toEqual(items.map((_, position) => position));
     expect(chunks.flatMap((chunk) => decodeChunk(chunk))).toEqual(items);
     expect(chunks.map((chunk) => chunk.start)).toEqual(serializeItems(items, { chunkBytes: 500 }).map((chunk) => chunk.start));
+    // Deflated in the pool, byte for byte the chunks of `serializeItems`.
+    const bytesOf = (list: readonly ItemChunk[]) => list.map((chunk) => Buffer.from(chunk.bytes).toString('base64'));
+    expect(bytesOf(chunks)).toEqual(bytesOf(serializeItems(items, { chunkBytes: 500 })));
     expect(collections).toBeGreaterThan(2);
   });
 

@@ -97,7 +97,7 @@ describe('core/enrichment/enrichment-table', () => {
     const expected = applyEnrichment(products, sheet);
 
     const plan = planEnrichment(products, tableOf(sheet));
-    const chunks = serializeItemsMade(products.length, (position) => plan.enrich(products[position] as Product, position), {
+    const chunks = await serializeItemsMade(products.length, (position) => plan.enrich(products[position] as Product, position), {
       chunkBytes: 1,
     });
 
