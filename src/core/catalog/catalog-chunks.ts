@@ -90,11 +90,8 @@ let scratch: Buffer | undefined;
  */
 const SCRATCH_MAX_BYTES = 24 * CHUNK_BYTES;
 
-/**
- * A text deflated (`CHUNK_DEFLATE`), and its length in UTF-8; `read` sees the UTF-8 first (valid only
- * during the call: it may be the shared scratch).
- */
-function deflateText(text: string, read?: (utf8: Buffer) => void): { readonly deflated: Buffer; readonly textBytes: number } {
+/** A text deflated (`CHUNK_DEFLATE`), and its length in UTF-8. */
+function deflateText(text: string): { readonly deflated: Buffer; readonly textBytes: number } {
   // At most 3 bytes of UTF-8 per UTF-16 unit: with that much room the write's count is the text's length,
   // and the text is not scanned a second time to measure it (`Buffer.byteLength` of a chunk's text with
   // accented letters took longer than its `JSON.stringify`).
@@ -106,11 +103,10 @@ function deflateText(text: string, read?: (utf8: Buffer) => void): { readonly de
     utf8 = scratchOf(room);
     utf8 = utf8.subarray(0, utf8.write(text, 0, 'utf8'));
   }
-  return deflateUtf8(utf8, read);
+  return deflateUtf8(utf8);
 }
 
-function deflateUtf8(utf8: Buffer, read?: (utf8: Buffer) => void): { readonly deflated: Buffer; readonly textBytes: number } {
-  read?.(utf8);
+function deflateUtf8(utf8: Buffer): { readonly deflated: Buffer; readonly textBytes: number } {
   return { deflated: deflateRawSync(utf8, CHUNK_DEFLATE), textBytes: utf8.length };
 }
 
@@ -215,32 +211,28 @@ export async function serializeItemsMade(
   let start = 0;
   let items = FIRST_CHUNK_ITEMS;
   let sinceCollect = 0;
-  try {
-    while (start < count) {
-      const end = Math.min(count, start + items);
-      const made = new Array<unknown>(end - start);
-      for (let position = start; position < end; position += 1) made[position - start] = make(position);
-      // A copy: the list's bytes are a scratch buffer the next chunk reuses while this one is deflated.
-      const utf8 = Buffer.from(jsonBytesOfList(made));
-      options.fingerprint?.add(utf8);
-      const chunk = { textBytes: utf8.length, start, count: end - start };
-      const deflated = deflateRawInPool(utf8, CHUNK_DEFLATE).then((bytes) => ({ ...chunk, deflated: bytes }));
-      // Awaited in order below; marked handled now so that a failure while this thread works is not unhandled.
-      deflated.catch(() => {});
-      deflating.push(deflated);
-      if (deflating.length > DEFLATES_IN_FLIGHT) await settleOldest();
-      sinceCollect += utf8.length;
-      if (options.collect !== undefined && sinceCollect >= everyBytes) {
-        options.collect();
-        sinceCollect = 0;
-      }
-      items = nextChunkItems(chunkBytes, utf8.length, end - start);
-      start = end;
+  while (start < count) {
+    const end = Math.min(count, start + items);
+    const made = new Array<unknown>(end - start);
+    for (let position = start; position < end; position += 1) made[position - start] = make(position);
+    // A copy: the list's bytes are a scratch buffer the next chunk reuses while this one is deflated.
+    const utf8 = Buffer.from(jsonBytesOfList(made));
+    options.fingerprint?.add(utf8);
+    const chunk = { textBytes: utf8.length, start, count: end - start };
+    const deflated = deflateRawInPool(utf8, CHUNK_DEFLATE).then((bytes) => ({ ...chunk, deflated: bytes }));
+    // Awaited in order below; marked handled now so that a failure while this thread works is not unhandled.
+    deflated.catch(() => {});
+    deflating.push(deflated);
+    if (deflating.length > DEFLATES_IN_FLIGHT) await settleOldest();
+    sinceCollect += utf8.length;
+    if (options.collect !== undefined && sinceCollect >= everyBytes) {
+      options.collect();
+      sinceCollect = 0;
     }
-    while (deflating.length > 0) await settleOldest();
-  } finally {
-    deflating.length = 0;
+    items = nextChunkItems(chunkBytes, utf8.length, end - start);
+    start = end;
   }
+  while (deflating.length > 0) await settleOldest();
   return chunks;
 }
 
