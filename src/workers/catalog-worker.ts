@@ -18,6 +18,7 @@ import {
   type ReadCatalogTask,
   type ReadStockExportTask,
   type ReadUnitDocumentTask,
+  SMALL_SYNC_ARTICLES,
   STOCK_EXPORT_ABORT,
 } from './catalog-worker-tasks.js';
 import { collectOnGrowth, createGarbageCollector } from './collect-garbage.js';
@@ -42,16 +43,28 @@ const collectHeap = createGarbageCollector();
  * On this thread (~20–250 ms), which waits for it: run on koffi's thread, not waited for, the trims slowed the
  * sync more (a trim holds the arenas' locks the parse and the merge allocate through). Not after a stock re-read
  * or a sheet check: the serving thread allocates through the same arenas.
+ * None for a small catalog (`SMALL_SYNC_ARTICLES`): its heap stays small without them; one after the run
+ * (`ended`) leaves the thread, which stays for the next sync, holding little.
  */
-function createSyncCollector(): { readonly collect: () => void; readonly articlesRead: (articles: number) => void } {
+function createSyncCollector(): {
+  readonly collect: () => void;
+  readonly articlesRead: (articles: number) => void;
+  readonly ended: () => void;
+} {
   let trims = false;
+  let small = false;
   return {
     collect() {
+      if (small) return;
       collectHeap();
       if (trims) trimAllocatorNow();
     },
     articlesRead(articles) {
+      small = articles < SMALL_SYNC_ARTICLES;
       trims = articles >= LARGE_SYNC_ARTICLES;
+    },
+    ended() {
+      if (small) collectHeap();
     },
   };
 }
@@ -93,6 +106,7 @@ async function readCatalog(task: ReadCatalogTask): Promise<ReadCatalogOutput> {
   } finally {
     await Promise.all([pos.close(), helper?.close()]);
     task.events.close();
+    collector.ended();
   }
 }
 

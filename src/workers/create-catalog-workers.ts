@@ -11,12 +11,16 @@ import {
   LARGE_SYNC_ARTICLES,
   STOCK_EXPORT_ABORT,
   SYNC_YOUNG_GENERATION_MB,
+  syncThreadStays,
   syncYoungGenerationMb,
 } from './catalog-worker-tasks.js';
 import { taskErrorOf, WorkerFailedError } from './task-errors.js';
 import { threadsExited } from './threads-exited.js';
 import { prepareAllocatorTrim, trimAllocator } from './trim-allocator.js';
 import { workerEntry, workerEntryAt } from './worker-entry.js';
+
+/** How long a small catalog's full sync thread stays idle (`syncThreadStays`): as long as the re-reads' one. */
+const SMALL_SYNC_THREAD_IDLE_MS = 60_000;
 
 /** Longest wait for the full sync's thread to end after its task (it ends within milliseconds). */
 const THREAD_EXIT_WAIT_MS = 2_000;
@@ -69,24 +73,27 @@ export function createCatalogWorkers(options: CatalogWorkersOptions): CatalogWor
   let closed = false;
   const refused = (task: string) => new WorkerFailedError(`worker task ${task} refused: the worker threads are shut down`);
   // The full sync at normal priority (it must end by its deadline); re-reads and fingerprints below the main thread.
-  // A pool of one thread per young generation a catalog calls for (`syncYoungGenerationMb`), made on first use.
-  const syncPools = new Map<number, Piscina>();
-  function syncPoolFor(expectedArticles: number | undefined): Piscina {
+  // A pool of one thread per young generation a catalog calls for (`syncYoungGenerationMb`) and per whether
+  // its thread stays after a run (`syncThreadStays`), made on first use.
+  const syncPools = new Map<string, Piscina>();
+  function syncPoolFor(expectedArticles: number | undefined): { readonly pool: Piscina; readonly stays: boolean } {
     // No pool is made once closed: it would never be closed.
     if (closed) throw refused('readCatalog');
     const youngGenerationMb = syncYoungGenerationMb(expectedArticles);
-    let pool = syncPools.get(youngGenerationMb);
+    const stays = syncThreadStays(expectedArticles);
+    const key = `${youngGenerationMb}${stays ? ':stays' : ''}`;
+    let pool = syncPools.get(key);
     if (pool === undefined) {
       pool = new Piscina({
         ...entryOf({ pos: options.pos, background: false, ...debugLogs }),
         minThreads: 0,
         maxThreads: 1,
-        idleTimeout: 0,
+        idleTimeout: stays ? SMALL_SYNC_THREAD_IDLE_MS : 0,
         resourceLimits: { maxYoungGenerationSizeMb: youngGenerationMb },
       });
-      syncPools.set(youngGenerationMb, pool);
+      syncPools.set(key, pool);
     }
-    return pool;
+    return { pool, stays };
   }
   const catalogPool = new Piscina({
     ...entryOf({ pos: options.pos, background: true, ...debugLogs }),
@@ -134,17 +141,18 @@ export function createCatalogWorkers(options: CatalogWorkersOptions): CatalogWor
 
   return {
     async readCatalog(input, onEvent, signal) {
-      const syncPool = syncPoolFor(input.expectedArticles);
+      const { pool: syncPool, stays } = syncPoolFor(input.expectedArticles);
       const { port1, port2 } = new MessageChannel();
       port1.on('message', (event: ReadCatalogEvent) => onEvent(event));
       try {
-        const output = await runThenAwaitExit(syncPool, () =>
+        const runTask = () =>
           run<ReadCatalogOutput>(
             syncPool,
             { task: 'readCatalog', input: { input, events: port2 } },
             { transferList: [port2], signal },
-          ),
-        );
+          );
+        // A small catalog's thread stays (`syncThreadStays`): nothing to wait for.
+        const output = stays ? await runTask() : await runThenAwaitExit(syncPool, runTask);
         // What the thread allocated with malloc is free now but kept by glibc (~300 MiB after a 1,000,000 × 5
         // sync): given back before the publish grows the heap (decision 0023). In koffi's thread; this one waits.
         // The same rule as the thread's own trims: by the article list's size (`LARGE_SYNC_ARTICLES`).

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import {
   LARGE_SYNC_ARTICLES,
   LARGE_SYNC_YOUNG_GENERATION_MB,
+  SMALL_SYNC_ARTICLES,
   SYNC_YOUNG_GENERATION_MB,
+  syncThreadStays,
   syncYoungGenerationMb,
 } from '../../../src/workers/catalog-worker-tasks.js';
 
@@ -14,5 +16,14 @@ describe('workers/the full sync thread young generation', () => {
     expect(syncYoungGenerationMb(LARGE_SYNC_ARTICLES)).toBe(LARGE_SYNC_YOUNG_GENERATION_MB);
     expect(syncYoungGenerationMb(1_000_000)).toBe(LARGE_SYNC_YOUNG_GENERATION_MB);
     expect(syncYoungGenerationMb(undefined)).toBe(LARGE_SYNC_YOUNG_GENERATION_MB);
+  });
+
+  it('stays after its run only for a small catalog, never for the first sync (its size unknown)', () => {
+    expect(SMALL_SYNC_ARTICLES).toBeLessThan(LARGE_SYNC_ARTICLES);
+    expect(syncThreadStays(500)).toBe(true);
+    expect(syncThreadStays(SMALL_SYNC_ARTICLES - 1)).toBe(true);
+    expect(syncThreadStays(SMALL_SYNC_ARTICLES)).toBe(false);
+    expect(syncThreadStays(100_000)).toBe(false);
+    expect(syncThreadStays(undefined)).toBe(false);
   });
 });
