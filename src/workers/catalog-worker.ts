@@ -43,8 +43,8 @@ const collectHeap = createGarbageCollector();
  * On this thread (~20–250 ms), which waits for it: run on koffi's thread, not waited for, the trims slowed the
  * sync more (a trim holds the arenas' locks the parse and the merge allocate through). Not after a stock re-read
  * or a sheet check: the serving thread allocates through the same arenas.
- * None for a small catalog (`SMALL_SYNC_ARTICLES`): its heap stays small without them; one after the run
- * (`ended`) leaves the thread, which stays for the next sync, holding little.
+ * None for a small catalog (`SMALL_SYNC_ARTICLES`, by the articles read): its heap stays small without them;
+ * one after the run (`ended`) leaves the thread, which then stays for the next sync, holding little.
  */
 function createSyncCollector(): {
   readonly collect: () => void;
@@ -104,9 +104,12 @@ async function readCatalog(task: ReadCatalogTask): Promise<ReadCatalogOutput> {
       documentThread,
     });
   } finally {
-    await Promise.all([pos.close(), helper?.close()]);
-    task.events.close();
-    collector.ended();
+    try {
+      await Promise.all([pos.close(), helper?.close()]);
+      task.events.close();
+    } finally {
+      collector.ended();
+    }
   }
 }
 

@@ -9,6 +9,7 @@ import type runCatalogTask from './catalog-worker.js';
 import {
   type CatalogWorkerData,
   LARGE_SYNC_ARTICLES,
+  SMALL_SYNC_ARTICLES,
   STOCK_EXPORT_ABORT,
   SYNC_YOUNG_GENERATION_MB,
   syncThreadStays,
@@ -21,6 +22,9 @@ import { workerEntry, workerEntryAt } from './worker-entry.js';
 
 /** How long a small catalog's full sync thread stays idle (`syncThreadStays`): as long as the re-reads' one. */
 const SMALL_SYNC_THREAD_IDLE_MS = 60_000;
+
+/** The key of the pool whose sync thread stays (`syncThreadStays`; always the small young generation). */
+const KEPT_SYNC_POOL = 'kept';
 
 /** Longest wait for the full sync's thread to end after its task (it ends within milliseconds). */
 const THREAD_EXIT_WAIT_MS = 2_000;
@@ -55,7 +59,8 @@ export interface CatalogWorkersOptions {
  * The catalog's CPU-heavy work in worker threads (piscina), as decision 0006 splits it:
  * - the full sync in one thread that ends as soon as it is idle: its heap (the merge's working state,
  *   ~200 MB at 100,000 × 5) is returned to the system at once instead of waiting for a GC; in a pool of one
- *   thread per young generation the catalog expected calls for (`syncYoungGenerationMb`);
+ *   thread per young generation the catalog expected calls for (`syncYoungGenerationMb`). A small catalog's
+ *   thread stays a minute instead (`syncThreadStays`), unless the read found a large one or failed;
  * - stock re-reads (each unit's export fetched, parsed and resolved there, against the family's identity
  *   index in shared memory) and fingerprints in a small pool whose threads stay a minute (a burst of sales
  *   re-reads every few seconds: no thread started for each), at a lower priority than the main thread;
@@ -81,7 +86,7 @@ export function createCatalogWorkers(options: CatalogWorkersOptions): CatalogWor
     if (closed) throw refused('readCatalog');
     const youngGenerationMb = syncYoungGenerationMb(expectedArticles);
     const stays = syncThreadStays(expectedArticles);
-    const key = `${youngGenerationMb}${stays ? ':stays' : ''}`;
+    const key = stays ? KEPT_SYNC_POOL : String(youngGenerationMb);
     let pool = syncPools.get(key);
     if (pool === undefined) {
       pool = new Piscina({
@@ -94,6 +99,24 @@ export function createCatalogWorkers(options: CatalogWorkersOptions): CatalogWor
       syncPools.set(key, pool);
     }
     return { pool, stays };
+  }
+  /** Ends the kept sync thread (`syncThreadStays`) and its pool: the next sync starts a new one. */
+  async function retireKeptSyncPool(): Promise<void> {
+    const kept = syncPools.get(KEPT_SYNC_POOL);
+    syncPools.delete(KEPT_SYNC_POOL);
+    await kept?.destroy();
+  }
+  /** A small catalog's sync in the kept thread, which stays only when the read was small as expected. */
+  async function runKept(runTask: () => Promise<ReadCatalogOutput>): Promise<ReadCatalogOutput> {
+    let output: ReadCatalogOutput | undefined;
+    try {
+      output = await runTask();
+      return output;
+    } finally {
+      if (!output?.ok || (output.sources.articles?.count ?? SMALL_SYNC_ARTICLES) >= SMALL_SYNC_ARTICLES) {
+        await retireKeptSyncPool();
+      }
+    }
   }
   const catalogPool = new Piscina({
     ...entryOf({ pos: options.pos, background: true, ...debugLogs }),
@@ -151,8 +174,9 @@ export function createCatalogWorkers(options: CatalogWorkersOptions): CatalogWor
             { task: 'readCatalog', input: { input, events: port2 } },
             { transferList: [port2], signal },
           );
-        // A small catalog's thread stays (`syncThreadStays`): nothing to wait for.
-        const output = stays ? await runTask() : await runThenAwaitExit(syncPool, runTask);
+        // A small catalog's thread stays (`syncThreadStays`): nothing to wait for, unless the read found more
+        // articles than expected or failed: then the thread goes, its heap with it, before the publish.
+        const output = stays ? await runKept(runTask) : await runThenAwaitExit(syncPool, runTask);
         // What the thread allocated with malloc is free now but kept by glibc (~300 MiB after a 1,000,000 × 5
         // sync): given back before the publish grows the heap (decision 0023). In koffi's thread; this one waits.
         // The same rule as the thread's own trims: by the article list's size (`LARGE_SYNC_ARTICLES`).

@@ -147,6 +147,26 @@ describe('workers/ the worker-thread boundary', () => {
     expect(await debugLines(createCatalogWorkers({ pos: posConfig }))).toEqual([]);
   });
 
+  it('reads a small catalog again and again in the thread that stays, and after an aborted or a failed read', async () => {
+    const workers = pooled();
+    const small = { ...readInput(1), expectedArticles: 500 };
+    const first = ok(await workers.readCatalog(small, () => {}));
+    // Nothing of the first read is left in the thread for the second.
+    expect(ok(await workers.readCatalog(small, () => {})).fingerprint).toBe(first.fingerprint);
+
+    const controller = new AbortController();
+    const aborted = workers.readCatalog(small, () => {}, controller.signal);
+    controller.abort(new Error('stopped by the test'));
+    await expect(aborted).rejects.toThrow('stopped by the test');
+    expect(ok(await workers.readCatalog(small, () => {})).fingerprint).toBe(first.fingerprint);
+
+    await sendJson(`${sandbox.url}/sandbox/faults`, 'PUT', [{ endpoint: 'price-list', mode: 'malformed' }]);
+    expect(await workers.readCatalog(small, () => {})).toMatchObject({ ok: false, error: { code: 'PRICE_LIST_INVALID' } });
+    await sendJson(`${sandbox.url}/sandbox/faults`, 'DELETE');
+    // The failed read's thread went (its pool with it): a new one reads the next.
+    expect(ok(await workers.readCatalog(small, () => {})).fingerprint).toBe(first.fingerprint);
+  });
+
   // Renders every feed twice (worker and calling thread): CPU-bound, past 30 s on 2 cores shared with other work.
   it('renders every feed byte for byte as the calling thread does', { timeout: 120_000 }, async () => {
     const service = createService(pooled());
