@@ -70,6 +70,7 @@ export const SYNC_YOUNG_GENERATION_MB = 8;
  * document thread (`unit-document-helper.ts`) keeps the small one. Decision 0018.
  */
 export const LARGE_SYNC_YOUNG_GENERATION_MB = 32;
+
 /**
  * Also from how many articles a full sync gives its freed memory back (`trim-allocator.ts`, decision 0023): a
  * trim walks every arena of the process whatever the catalog (in the test suite's processes, which run many
@@ -79,15 +80,17 @@ export const LARGE_SYNC_YOUNG_GENERATION_MB = 32;
 export const LARGE_SYNC_ARTICLES = 250_000;
 
 /**
- * Below this many expected articles a full sync's thread stays a minute after its run (as the re-reads' thread
- * does) and makes no forced collections: for a 500 × 3 catalog a fresh thread spent 0.75–1.1 s of CPU per sync
- * (loading its bundle, running cold code, eight forced collections ~200 ms) on ~0.1 s of reading and merging,
- * and its heap is a few MiB. Above it the thread ends when idle, its heap freed at once (decision 0006).
+ * Below this many articles a full sync is small: expected so, it runs in a thread that stays a minute after the
+ * run (as the re-reads' thread does), and the thread stays only if the read found it so (it ends after a read
+ * that found more, or failed); found so, the thread makes one forced collection after the run instead of one
+ * after each phase. For a 500 × 3 catalog a fresh thread spent 0.75–1.1 s of CPU per sync (loading its bundle,
+ * running cold code, eight forced collections ~200 ms) on ~0.1 s of reading and merging, and its heap is a few
+ * MiB. A larger catalog's thread ends when idle, its heap freed at once (decision 0006).
  */
 export const SMALL_SYNC_ARTICLES = 20_000;
 
-/** Whether a full sync expecting `articles` runs in a thread that stays after it (`SMALL_SYNC_ARTICLES`). */
-export function syncThreadStays(articles: number | undefined): boolean {
+/** Whether a full sync of `articles` (expected or found; absent: unknown) is small (`SMALL_SYNC_ARTICLES`). */
+export function isSmallSync(articles: number | undefined): boolean {
   return articles !== undefined && articles < SMALL_SYNC_ARTICLES;
 }
 

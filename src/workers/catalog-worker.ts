@@ -14,11 +14,11 @@ import { bufferListOf, readUnitDocumentState, type UnitDocumentThread } from '..
 import {
   type CatalogWorkerData,
   type CatalogWorkerTask,
+  isSmallSync,
   LARGE_SYNC_ARTICLES,
   type ReadCatalogTask,
   type ReadStockExportTask,
   type ReadUnitDocumentTask,
-  SMALL_SYNC_ARTICLES,
   STOCK_EXPORT_ABORT,
 } from './catalog-worker-tasks.js';
 import { collectOnGrowth, createGarbageCollector } from './collect-garbage.js';
@@ -43,7 +43,7 @@ const collectHeap = createGarbageCollector();
  * On this thread (~20–250 ms), which waits for it: run on koffi's thread, not waited for, the trims slowed the
  * sync more (a trim holds the arenas' locks the parse and the merge allocate through). Not after a stock re-read
  * or a sheet check: the serving thread allocates through the same arenas.
- * None for a small catalog (`SMALL_SYNC_ARTICLES`, by the articles read): its heap stays small without them;
+ * None for a small catalog (`isSmallSync`, by the articles read): its heap stays small without them;
  * one after the run (`ended`) leaves the thread, which then stays for the next sync, holding little.
  */
 function createSyncCollector(): {
@@ -60,7 +60,7 @@ function createSyncCollector(): {
       if (trims) trimAllocatorNow();
     },
     articlesRead(articles) {
-      small = articles < SMALL_SYNC_ARTICLES;
+      small = isSmallSync(articles);
       trims = articles >= LARGE_SYNC_ARTICLES;
     },
     ended() {

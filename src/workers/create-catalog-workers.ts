@@ -8,11 +8,10 @@ import type { StockExportOutput } from '../services/catalog/resolve-stock-export
 import type runCatalogTask from './catalog-worker.js';
 import {
   type CatalogWorkerData,
+  isSmallSync,
   LARGE_SYNC_ARTICLES,
-  SMALL_SYNC_ARTICLES,
   STOCK_EXPORT_ABORT,
   SYNC_YOUNG_GENERATION_MB,
-  syncThreadStays,
   syncYoungGenerationMb,
 } from './catalog-worker-tasks.js';
 import { taskErrorOf, WorkerFailedError } from './task-errors.js';
@@ -20,10 +19,10 @@ import { threadsExited } from './threads-exited.js';
 import { prepareAllocatorTrim, trimAllocator } from './trim-allocator.js';
 import { workerEntry, workerEntryAt } from './worker-entry.js';
 
-/** How long a small catalog's full sync thread stays idle (`syncThreadStays`): as long as the re-reads' one. */
+/** How long a small catalog's full sync thread stays idle (`isSmallSync`): as long as the re-reads' one. */
 const SMALL_SYNC_THREAD_IDLE_MS = 60_000;
 
-/** The key of the pool whose sync thread stays (`syncThreadStays`; always the small young generation). */
+/** The key of the pool whose sync thread stays (`isSmallSync`; always the small young generation). */
 const KEPT_SYNC_POOL = 'kept';
 
 /** Longest wait for the full sync's thread to end after its task (it ends within milliseconds). */
@@ -60,7 +59,7 @@ export interface CatalogWorkersOptions {
  * - the full sync in one thread that ends as soon as it is idle: its heap (the merge's working state,
  *   ~200 MB at 100,000 × 5) is returned to the system at once instead of waiting for a GC; in a pool of one
  *   thread per young generation the catalog expected calls for (`syncYoungGenerationMb`). A small catalog's
- *   thread stays a minute instead (`syncThreadStays`), unless the read found a large one or failed;
+ *   thread stays a minute instead (`isSmallSync`), unless the read found a large one or failed;
  * - stock re-reads (each unit's export fetched, parsed and resolved there, against the family's identity
  *   index in shared memory) and fingerprints in a small pool whose threads stay a minute (a burst of sales
  *   re-reads every few seconds: no thread started for each), at a lower priority than the main thread;
@@ -79,13 +78,13 @@ export function createCatalogWorkers(options: CatalogWorkersOptions): CatalogWor
   const refused = (task: string) => new WorkerFailedError(`worker task ${task} refused: the worker threads are shut down`);
   // The full sync at normal priority (it must end by its deadline); re-reads and fingerprints below the main thread.
   // A pool of one thread per young generation a catalog calls for (`syncYoungGenerationMb`) and per whether
-  // its thread stays after a run (`syncThreadStays`), made on first use.
+  // its thread stays after a run (`isSmallSync`), made on first use.
   const syncPools = new Map<string, Piscina>();
   function syncPoolFor(expectedArticles: number | undefined): { readonly pool: Piscina; readonly stays: boolean } {
     // No pool is made once closed: it would never be closed.
     if (closed) throw refused('readCatalog');
     const youngGenerationMb = syncYoungGenerationMb(expectedArticles);
-    const stays = syncThreadStays(expectedArticles);
+    const stays = isSmallSync(expectedArticles);
     const key = stays ? KEPT_SYNC_POOL : String(youngGenerationMb);
     let pool = syncPools.get(key);
     if (pool === undefined) {
@@ -100,7 +99,7 @@ export function createCatalogWorkers(options: CatalogWorkersOptions): CatalogWor
     }
     return { pool, stays };
   }
-  /** Ends the kept sync thread (`syncThreadStays`) and its pool: the next sync starts a new one. */
+  /** Ends the kept sync thread (`isSmallSync`) and its pool: the next sync starts a new one. */
   async function retireKeptSyncPool(): Promise<void> {
     const kept = syncPools.get(KEPT_SYNC_POOL);
     syncPools.delete(KEPT_SYNC_POOL);
@@ -113,9 +112,7 @@ export function createCatalogWorkers(options: CatalogWorkersOptions): CatalogWor
       output = await runTask();
       return output;
     } finally {
-      if (!output?.ok || (output.sources.articles?.count ?? SMALL_SYNC_ARTICLES) >= SMALL_SYNC_ARTICLES) {
-        await retireKeptSyncPool();
-      }
+      if (!output?.ok || !isSmallSync(output.sources.articles?.count)) await retireKeptSyncPool();
     }
   }
   const catalogPool = new Piscina({
@@ -174,7 +171,7 @@ export function createCatalogWorkers(options: CatalogWorkersOptions): CatalogWor
             { task: 'readCatalog', input: { input, events: port2 } },
             { transferList: [port2], signal },
           );
-        // A small catalog's thread stays (`syncThreadStays`): nothing to wait for, unless the read found more
+        // A small catalog's thread stays (`isSmallSync`): nothing to wait for, unless the read found more
         // articles than expected or failed: then the thread goes, its heap with it, before the publish.
         const output = stays ? await runKept(runTask) : await runThenAwaitExit(syncPool, runTask);
         // What the thread allocated with malloc is free now but kept by glibc (~300 MiB after a 1,000,000 × 5

@@ -110,8 +110,6 @@ export interface MergeResult {
   readonly sourceRows: CatalogSourceRows;
 }
 
-export type { ArticleDescription } from './article-descriptions.js';
-
 /**
  * The merged products of `createCatalogMerger`, each made when asked: a sync serializes them as they are
  * made and never holds the whole list (~100 MB of objects at 100,000 × 5; bench/full-sync.ts).

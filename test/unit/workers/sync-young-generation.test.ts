@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
+  isSmallSync,
   LARGE_SYNC_ARTICLES,
   LARGE_SYNC_YOUNG_GENERATION_MB,
   SMALL_SYNC_ARTICLES,
   SYNC_YOUNG_GENERATION_MB,
-  syncThreadStays,
   syncYoungGenerationMb,
 } from '../../../src/workers/catalog-worker-tasks.js';
 
@@ -20,10 +20,10 @@ describe('workers/the full sync thread young generation', () => {
 
   it('stays after its run only for a small catalog, never for the first sync (its size unknown)', () => {
     expect(SMALL_SYNC_ARTICLES).toBeLessThan(LARGE_SYNC_ARTICLES);
-    expect(syncThreadStays(500)).toBe(true);
-    expect(syncThreadStays(SMALL_SYNC_ARTICLES - 1)).toBe(true);
-    expect(syncThreadStays(SMALL_SYNC_ARTICLES)).toBe(false);
-    expect(syncThreadStays(100_000)).toBe(false);
-    expect(syncThreadStays(undefined)).toBe(false);
+    expect(isSmallSync(500)).toBe(true);
+    expect(isSmallSync(SMALL_SYNC_ARTICLES - 1)).toBe(true);
+    expect(isSmallSync(SMALL_SYNC_ARTICLES)).toBe(false);
+    expect(isSmallSync(100_000)).toBe(false);
+    expect(isSmallSync(undefined)).toBe(false);
   });
 });
