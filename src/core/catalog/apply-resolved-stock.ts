@@ -17,7 +17,7 @@ import { productIdentity } from './product-identity.js';
 import { type IdentityKeyChoice, resolveIdentity } from './resolve-identity.js';
 import { roundQuantity } from './round-money.js';
 import type { StockRow } from './source.js';
-import { asStockRows, type StockRows } from './stock-rows.js';
+import { asStockRows, type StockRows, stockIdentityRows } from './stock-rows.js';
 
 /**
  * Stock exports applied to the served catalog, in two halves: resolving an export's rows to product
@@ -50,7 +50,7 @@ export function resolveStockExport(
 ): ResolvedStockExport {
   const rows = asStockRows(documentRows);
   const issues = createIssueLog<ApplyStockIssueReason>(maxExamples);
-  const candidates = { length: rows.length, candidates: (row: number) => rows.codes(row) };
+  const candidates = stockIdentityRows(rows);
   const resolution = resolveIdentity(index, candidates, stockKey);
   const positions = new Int32Array(resolution.matches.length);
   const quantities = new Float64Array(resolution.matches.length);

@@ -141,6 +141,45 @@ export function findIdentityCode(index: IdentityIndex, key: IdentityKey, code: s
   return value >= 0 ? value : SHARED_CODE;
 }
 
+/**
+ * `findIdentityCode` of the normalized code held in `units[start, end)` (`normalizeCodeUnits`), without
+ * making its string.
+ */
+export function findIdentityUnits(
+  index: IdentityIndex,
+  key: IdentityKey,
+  units: Uint16Array,
+  start: number,
+  end: number,
+): number {
+  const table = index.tables[key];
+  const length = end - start;
+  if (table.entries === 0 || length < table.minLength || length > table.maxLength) return NO_ARTICLE;
+  let hash = 0x811c9dc5;
+  for (let at = start; at < end; at += 1) hash = Math.imul(hash ^ (units[at] ?? 0), 0x01000193);
+  hash = mixed(hash);
+  const mask = table.slots.length - 1;
+  for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
+    const stored = table.slots[slot] ?? 0;
+    if (stored === 0) return NO_ARTICLE;
+    const entry = stored - 1;
+    if (table.hashes[entry] === hash && sameUnits(table, entry, units, start, end)) {
+      const value = table.values[entry] ?? NO_ARTICLE;
+      return value >= 0 ? value : SHARED_CODE;
+    }
+  }
+}
+
+function sameUnits(table: IdentityKeyTable, entry: number, units: Uint16Array, start: number, end: number): boolean {
+  const from = table.starts[entry] ?? 0;
+  if ((table.starts[entry + 1] ?? 0) - from !== end - start) return false;
+  const chars = table.chars;
+  for (let at = start; at < end; at += 1) {
+    if (chars[from + at - start] !== units[at]) return false;
+  }
+  return true;
+}
+
 /** Every article a normalized `code` names under `key`, in the order they were added. */
 export function identityPositions(index: IdentityIndex, key: IdentityKey, code: string): number[] {
   const table = index.tables[key];
@@ -170,6 +209,12 @@ function findEntry(table: IdentityKeyTable, code: string): number {
 function hashOf(code: string): number {
   let hash = 0x811c9dc5;
   for (let index = 0; index < code.length; index += 1) hash = Math.imul(hash ^ code.charCodeAt(index), 0x01000193);
+  return mixed(hash);
+}
+
+/** The hash's finalizer (`hashOf`, `findIdentityUnits`). */
+function mixed(fnv: number): number {
+  let hash = fnv;
   hash ^= hash >>> 16;
   hash = Math.imul(hash, 0x85ebca6b);
   hash ^= hash >>> 13;

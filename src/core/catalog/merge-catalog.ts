@@ -46,11 +46,12 @@ import {
 import { productsOf, replayProductIssues, type UnitOffers, withProductList } from './merged-products.js';
 import { createOfferColumns, type OfferColumns, storeOffer } from './offer-columns.js';
 import { type PriceListRows, priceListRowsOf } from './price-list-rows.js';
-import { resolveIdentity } from './resolve-identity.js';
+import { type IdentityRows, resolveIdentity } from './resolve-identity.js';
 import { roundQuantity } from './round-money.js';
+import type { RowCodeUnits } from './row-codes.js';
 import type { PriceListRow, StockRow } from './source.js';
 import { createUnitSourceRows, keyCode } from './source-rows.js';
-import { asStockRows, type StockRows } from './stock-rows.js';
+import { asStockRows, type StockRows, stockIdentityRows } from './stock-rows.js';
 
 export type {
   MergedCatalog,
@@ -210,7 +211,13 @@ export function createCatalogMerger(
     const code = merge.unit.code;
     // Candidates are built row by row as resolution reads them, never all at once: kept in an array for
     // the whole resolution they outlived the young generation (~12 MB per unit; bench/full-sync.ts).
-    const candidates = { length: rows.length, candidates: (row: number) => rows.identity(row) };
+    const candidates: IdentityRows = {
+      length: rows.length,
+      candidates: (row) => rows.identity(row),
+      ...(rows.identityUnits === undefined
+        ? {}
+        : { unitsInto: (row: number, into: RowCodeUnits) => rows.identityUnits?.(row, into) === true }),
+    };
     const priceRowOf = new Int32Array(articles.length).fill(NO_ROW);
     const { priceRows, priceKeys } = merge.rows;
     const resolution = resolveIdentity(index, candidates, options.priceListKey, excludedIndex, (row, article, key) => {
@@ -310,7 +317,7 @@ function resolveStockExport(merge: UnitMerge, rows: StockRows, context: StockCon
   // Matches go straight into `stockOf` (no object per row); the rare unusable quantities are reported
   // after the identity issues, in row order, as always.
   const unusable: { readonly row: number; readonly article: number }[] = [];
-  const candidates = { length: rows.length, candidates: (row: number) => rows.codes(row) };
+  const candidates = stockIdentityRows(rows);
   const { stockLines, stockKeys } = merge.rows;
   const resolution = resolveIdentity(index, candidates, options.stockKey, excludedIndex, (row, article, key) => {
     const quantity = rows.quantity(row);

@@ -1,4 +1,4 @@
-import { BLOCK_ROWS, createRowCodes, type RowCodesState } from './row-codes.js';
+import { BLOCK_ROWS, createRowCodes, type RowCodesState, type RowCodeUnits } from './row-codes.js';
 import type { PriceListRow } from './source.js';
 
 /**
@@ -17,6 +17,8 @@ export interface PriceListRows {
   row(index: number): PriceListRow | undefined;
   /** Only the identity fields of the row at `index` (what identity resolution reads). */
   identity(index: number): Pick<PriceListRow, 'code' | 'ean' | 'plu'> | undefined;
+  /** `identity` without strings, where the rows are held as code units (`RowCodes.unitsInto`). */
+  identityUnits?(index: number, into: RowCodeUnits): boolean;
   /** The row's `position` (1-based place of its item in the document). */
   position(index: number): number | undefined;
 }
@@ -153,6 +155,7 @@ export function createPriceListRowCollector(from?: PriceListRowsState): PriceLis
       length += 1;
     },
     identity,
+    identityUnits: (index, into) => codes.unitsInto(index, into),
     state: () => ({ length, blocks, codes: codes.state(), texts }),
     position(index) {
       return blockOf(index)?.positions[index % BLOCK_ROWS];

@@ -1,6 +1,7 @@
-import { IDENTITY_KEYS, normalizeCode } from './identity-codes.js';
+import { type CodeRange, IDENTITY_KEYS, normalizeCode, normalizeCodeUnits } from './identity-codes.js';
 import {
   findIdentityCode,
+  findIdentityUnits,
   hasIdentityKey,
   type IdentityIndex,
   identityIdAt,
@@ -8,6 +9,7 @@ import {
   NO_ARTICLE,
   SHARED_CODE,
 } from './identity-index.js';
+import { createRowCodeUnits, type RowCodeUnits } from './row-codes.js';
 import type { IdentityKey } from './source.js';
 
 /**
@@ -51,6 +53,11 @@ export interface IdentityCandidates {
 export interface IdentityRows {
   readonly length: number;
   candidates(row: number): IdentityCandidates | undefined;
+  /**
+   * The row's candidates as code units, where the rows hold them so (`RowCodes.unitsInto`): each row then
+   * probes the tables without a string made; `candidates` serves the rows reported (and the ranking sample).
+   */
+  unitsInto?(row: number, into: RowCodeUnits): boolean;
 }
 
 export interface IdentityMatch {
@@ -171,13 +178,17 @@ export function resolveIdentity(
   const conflicts: ConflictRow[] = [];
   const notForSale: NotForSaleRow[] = [];
 
+  // The rows' code units, when they come so: read into one cursor, row after row.
+  const unitRows = 'candidates' in rows && rows.unitsInto !== undefined ? rows : undefined;
+  const units = unitRows === undefined ? undefined : createRowCodeUnits();
   for (let row = 0; row < rows.length; row += 1) {
-    const candidates = at(row) ?? NO_CANDIDATES;
+    const viaUnits = units !== undefined && unitRows?.unitsInto?.(row, units) === true;
+    let candidates = viaUnits ? undefined : (at(row) ?? NO_CANDIDATES);
     let article = NONE;
     let matchedKey: IdentityKey | undefined;
     let ambiguousKey: IdentityKey | undefined;
     for (const key of keyOrder) {
-      const hit = lookup(index, key, candidates);
+      const hit = viaUnits ? lookupUnits(index, key, units) : lookup(index, key, candidates ?? NO_CANDIDATES);
       if (hit >= 0) {
         article = hit;
         matchedKey = key;
@@ -187,6 +198,7 @@ export function resolveIdentity(
     }
 
     if (matchedKey === undefined) {
+      candidates ??= at(row) ?? NO_CANDIDATES;
       const code = displayCode(candidates);
       if (ambiguousKey !== undefined) {
         ambiguous.push({ row, code, key: ambiguousKey, articleIds: sharedIds(index, ambiguousKey, candidates) });
@@ -204,6 +216,7 @@ export function resolveIdentity(
     // The article's id is made (a string from the index) only where it is reported: not for every match.
     const firstRow = firstRowOf[article] ?? NONE;
     if (firstRow !== NONE) {
+      candidates ??= at(row) ?? NO_CANDIDATES;
       duplicates.push({ row, code: displayCode(candidates), articleId: identityIdAt(index, article), firstRow });
       continue;
     }
@@ -212,6 +225,7 @@ export function resolveIdentity(
     if (onMatch === undefined) matches.push({ row, article, articleId: identityIdAt(index, article), key: matchedKey });
     else onMatch(row, article, matchedKey);
     if (choice === 'auto' && row % stride === 0) {
+      candidates ??= at(row) ?? NO_CANDIDATES;
       const conflict = findConflict(index, candidates, matchedKey, article);
       if (conflict !== undefined) conflicts.push({ row, code: displayCode(candidates), ...conflict });
     }
@@ -253,21 +267,55 @@ function lookup(index: IdentityIndex, key: IdentityKey, candidates: IdentityCand
 /** The article the row's two candidate fields name under `key`; `AMBIGUOUS` when they disagree. */
 function probe(index: IdentityIndex, key: IdentityKey, first: string | undefined, second: string | undefined): number {
   if (!hasIdentityKey(index, key)) return NONE;
-  let found = NONE;
-  let previous: string | undefined;
-  for (const raw of [first, second]) {
-    if (raw === undefined) continue;
-    const code = normalizeCode(key, raw);
-    // The same code twice adds nothing.
-    if (code === undefined || code === previous) continue;
-    previous = code;
-    const hit = findIdentityCode(index, key, code);
-    if (hit === NONE) continue;
-    if (hit === AMBIGUOUS) return AMBIGUOUS;
-    if (found === NONE) found = hit;
-    else if (found !== hit) return AMBIGUOUS;
+  const firstCode = first === undefined ? undefined : normalizeCode(key, first);
+  const found = firstCode === undefined ? NONE : findIdentityCode(index, key, firstCode);
+  if (found === AMBIGUOUS || second === undefined) return found;
+  const secondCode = normalizeCode(key, second);
+  // The same code twice adds nothing.
+  if (secondCode === undefined || secondCode === firstCode) return found;
+  return agreed(found, findIdentityCode(index, key, secondCode));
+}
+
+/** What two fields' hits under one key name together: one article, none, or `AMBIGUOUS` when they differ. */
+function agreed(first: number, second: number): number {
+  if (second === NONE) return first;
+  if (second === AMBIGUOUS || first === NONE) return second;
+  return first === second ? first : AMBIGUOUS;
+}
+
+/** `lookup` of a row read as code units (`IdentityRows.unitsInto`). */
+function lookupUnits(index: IdentityIndex, key: IdentityKey, row: RowCodeUnits): number {
+  if (!hasIdentityKey(index, key)) return NONE;
+  switch (key) {
+    case 'plu':
+      return probeUnits(index, key, row.units, row.pluStart, row.pluEnd, row.codeStart, row.codeEnd);
+    case 'ean':
+      return probeUnits(index, key, row.units, row.eanStart, row.eanEnd, row.codeStart, row.codeEnd);
+    default:
+      return probeUnits(index, key, row.units, row.codeStart, row.codeEnd, 0, 0);
   }
-  return found;
+}
+
+/** Where a normalized code lies (`normalizeCodeUnits`); one per thread, as rows are probed one at a time. */
+const range: CodeRange = { start: 0, end: 0 };
+
+/** `probe` of two fields held as `units[start, end)` ranges (an empty range: no code). */
+function probeUnits(
+  index: IdentityIndex,
+  key: IdentityKey,
+  units: Uint16Array,
+  firstStart: number,
+  firstEnd: number,
+  secondStart: number,
+  secondEnd: number,
+): number {
+  const found = normalizeCodeUnits(key, units, firstStart, firstEnd, range)
+    ? findIdentityUnits(index, key, units, range.start, range.end)
+    : NONE;
+  if (found === AMBIGUOUS || secondStart === secondEnd) return found;
+  if (!normalizeCodeUnits(key, units, secondStart, secondEnd, range)) return found;
+  // The same code twice finds the same article: `agreed` keeps it.
+  return agreed(found, findIdentityUnits(index, key, units, range.start, range.end));
 }
 
 /** First hit (unique or ambiguous) of the row under any of `keys`. */

@@ -29,8 +29,32 @@ export interface RowCodes {
   push(code: string | undefined, ean: string | undefined, plu: string | undefined): void;
   /** Writes the present codes of row `index` into `into`, in the order code, EAN, PLU; returns `into`. */
   readInto<T extends CodeFields>(index: number, into: T): T;
+  /**
+   * Points `into` at row `index`'s codes where they are held (no string made; an absent code is an empty
+   * range, as an empty code); `false` when there is no such row.
+   */
+  unitsInto(index: number, into: RowCodeUnits): boolean;
   /** Everything held, as plain data a thread can post to another (`createRowCodes(state)` reads it there). */
   state(): RowCodesState;
+}
+
+/**
+ * A row's codes as ranges of one array of UTF-16 code units, filled in place row after row: identity
+ * resolution hashes and compares them where they lie instead of making three strings per row (at
+ * 1,000,000 × 5, ten million rows: ~3.4 s of the sync's thread made strings only to hash them).
+ */
+export interface RowCodeUnits {
+  units: Uint16Array;
+  codeStart: number;
+  codeEnd: number;
+  eanStart: number;
+  eanEnd: number;
+  pluStart: number;
+  pluEnd: number;
+}
+
+export function createRowCodeUnits(): RowCodeUnits {
+  return { units: new Uint16Array(0), codeStart: 0, codeEnd: 0, eanStart: 0, eanEnd: 0, pluStart: 0, pluEnd: 0 };
 }
 
 /** The pool's contents: typed arrays and numbers only (structured-cloneable). */
@@ -133,6 +157,27 @@ export function createRowCodes(from?: RowCodesState): RowCodes {
       }
       if (pluLength !== ABSENT) into.plu = readCode(chars, at, pluLength);
       return into;
+    },
+    unitsInto(index, into) {
+      const block = index >= 0 && index < rows ? blocks[Math.floor(index / BLOCK_ROWS)] : undefined;
+      if (block === undefined) return false;
+      const slot = index % BLOCK_ROWS;
+      into.units = pages[block.pages[slot] ?? 0] ?? page;
+      let at = block.offsets[slot] ?? 0;
+      const lengths = slot * CODE_COLUMNS;
+      const codeLength = block.lengths[lengths + CODE] ?? ABSENT;
+      const eanLength = block.lengths[lengths + EAN] ?? ABSENT;
+      const pluLength = block.lengths[lengths + PLU] ?? ABSENT;
+      into.codeStart = at;
+      if (codeLength !== ABSENT) at += codeLength;
+      into.codeEnd = at;
+      into.eanStart = at;
+      if (eanLength !== ABSENT) at += eanLength;
+      into.eanEnd = at;
+      into.pluStart = at;
+      if (pluLength !== ABSENT) at += pluLength;
+      into.pluEnd = at;
+      return true;
     },
     state: () => ({ rows, blocks, pages, pageUsed }),
   };

@@ -1,4 +1,5 @@
-import { BLOCK_ROWS, createRowCodes, type RowCodesState } from './row-codes.js';
+import type { IdentityRows } from './resolve-identity.js';
+import { BLOCK_ROWS, createRowCodes, type RowCodesState, type RowCodeUnits } from './row-codes.js';
 import type { StockRow } from './source.js';
 
 /**
@@ -15,6 +16,8 @@ export interface StockRows {
   readonly length: number;
   /** The identifying codes of the row at `index` (built anew on each call); `undefined` out of range. */
   codes(index: number): StockRow['codes'] | undefined;
+  /** `codes` without strings, where the rows are held as code units (`RowCodes.unitsInto`). */
+  codeUnits?(index: number, into: RowCodeUnits): boolean;
   quantity(index: number): number | undefined;
   /** 1-based line of the row in the export, for reports. */
   line(index: number): number | undefined;
@@ -42,6 +45,17 @@ export function stockRowsOf(rows: readonly StockRow[]): StockRows {
     codes: (index) => rows[index]?.codes,
     quantity: (index) => rows[index]?.quantity,
     line: (index) => rows[index]?.line,
+  };
+}
+
+/** The rows as identity resolution reads them (their code units too, when they are held so). */
+export function stockIdentityRows(rows: StockRows): IdentityRows {
+  return {
+    length: rows.length,
+    candidates: (row) => rows.codes(row),
+    ...(rows.codeUnits === undefined
+      ? {}
+      : { unitsInto: (row: number, into: RowCodeUnits) => rows.codeUnits?.(row, into) === true }),
   };
 }
 
@@ -80,6 +94,7 @@ export function createStockRowCollector(from?: StockRowsState): StockRowCollecto
     codes(index) {
       return inRange(index) ? codes.readInto(index, {}) : undefined;
     },
+    codeUnits: (index, into) => inRange(index) && codes.unitsInto(index, into),
     quantity(index) {
       return inRange(index) ? quantities[Math.floor(index / BLOCK_ROWS)]?.[index % BLOCK_ROWS] : undefined;
     },

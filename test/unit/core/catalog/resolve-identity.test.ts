@@ -1,5 +1,12 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type IdentityArticle, normalizeCode } from '../../../../src/core/catalog/identity-codes.js';
+import {
+  type CodeRange,
+  IDENTITY_KEYS,
+  type IdentityArticle,
+  normalizeCode,
+  normalizeCodeUnits,
+} from '../../../../src/core/catalog/identity-codes.js';
 import { createIdentityIndex } from '../../../../src/core/catalog/identity-index.js';
 import {
   type IdentityCandidates,
@@ -7,6 +14,7 @@ import {
   RANKING_SAMPLE_ROWS,
   resolveIdentity,
 } from '../../../../src/core/catalog/resolve-identity.js';
+import { createRowCodes } from '../../../../src/core/catalog/row-codes.js';
 import type { IdentityKey } from '../../../../src/core/catalog/source.js';
 
 const ARTICLES: readonly IdentityArticle[] = [
@@ -254,6 +262,72 @@ describe('core/catalog/resolve-identity', () => {
       expect(streamed.matches).toEqual([]);
       expect(streamed.keyCounts).toEqual(collected.keyCounts);
       expect({ ...streamed, matches: collected.matches }).toEqual(collected);
+    });
+  });
+
+  describe('codes read as code units', () => {
+    // What a code may hold around and inside it: every character `trim` removes, two it keeps (U+180E, U+200B),
+    // digits and zeros, the separators of a PLU's fraction, letters, a non-Latin-1 letter.
+    const unitsOfCodes = fc.constantFrom(
+      ...' \t\n\u000b\f\r\u00a0\u1680\u2000\u200a\u2028\u2029\u202f\u205f\u3000\ufeff\u180e\u200b',
+      ...'0000123456789.,AKV-ř',
+    );
+    const codeText = fc.array(unitsOfCodes, { maxLength: 16 }).map((chars) => chars.join(''));
+
+    it('finds the comparable form where normalizeCode finds it, under every key', () => {
+      const range: CodeRange = { start: 0, end: 0 };
+      fc.assert(
+        fc.property(codeText, fc.constantFrom(...IDENTITY_KEYS), fc.nat({ max: 3 }), (text, key, padding) => {
+          const units = new Uint16Array(padding * 2 + text.length).fill(0x41);
+          for (let at = 0; at < text.length; at += 1) units[padding + at] = text.charCodeAt(at);
+          const found = normalizeCodeUnits(key, units, padding, padding + text.length, range);
+          const expected = normalizeCode(key, text);
+          expect(found ? String.fromCharCode(...units.subarray(range.start, range.end)) : undefined).toBe(expected);
+        }),
+        { numRuns: 2_000 },
+      );
+    });
+
+    it('resolves rows read as code units exactly as the same rows read as strings', () => {
+      const index = createIdentityIndex(ARTICLES);
+      const known = ARTICLES.flatMap((article) => [
+        article.localId,
+        article.internalIdentifier,
+        article.ean,
+        String(article.plu),
+      ]);
+      const code = fc.oneof(
+        fc.constantFrom(...known.filter((value): value is string => value !== undefined && value !== 'undefined')),
+        codeText,
+        fc.constantFrom(' 0012 ', '0012345678905 ', '12.0', 'KAV-1\u00a0', '8594000000099'),
+      );
+      const row = fc.record({ code, ean: code, plu: code }, { requiredKeys: [] });
+      fc.assert(
+        fc.property(
+          fc.array(row, { maxLength: 12 }),
+          fc.constantFrom<IdentityKeyChoice>('auto', ...IDENTITY_KEYS),
+          (rows, choice) => {
+            const codes = createRowCodes();
+            for (const each of rows) codes.push(each.code, each.ean, each.plu);
+            let unitReads = 0;
+            const asUnits = resolveIdentity(
+              index,
+              {
+                length: rows.length,
+                candidates: (at) => codes.readInto(at, {}),
+                unitsInto: (at, into) => {
+                  unitReads += 1;
+                  return codes.unitsInto(at, into);
+                },
+              },
+              choice,
+            );
+            expect(unitReads).toBe(rows.length);
+            expect(asUnits).toEqual(resolveIdentity(index, rows, choice));
+          },
+        ),
+        { numRuns: 1_000 },
+      );
     });
   });
 });
