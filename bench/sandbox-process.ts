@@ -28,7 +28,9 @@ export interface SandboxProcess {
  * and memory are apart from what a benchmark measures. Resolves once it prints its URL.
  */
 export async function startSandboxProcess(options: SandboxProcessOptions): Promise<SandboxProcess> {
-  const child = spawn(process.execPath, [...process.execArgv, join(ROOT, 'src/sandbox/main.ts')], {
+  // BENCH_SANDBOX_ARGS: more flags for the sandbox's `node` (`--cpu-prof --cpu-prof-dir=DIR`: what the POS costs).
+  const extra = (process.env.BENCH_SANDBOX_ARGS ?? '').split(' ').filter((flag) => flag !== '');
+  const child = spawn(process.execPath, [...process.execArgv, ...extra, join(ROOT, 'src/sandbox/main.ts')], {
     cwd: ROOT,
     env: {
       ...process.env,
