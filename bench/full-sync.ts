@@ -14,6 +14,8 @@
  *   npx tsx bench/full-sync.ts --enrichment ROWS ...   (every sync applies an enrichment sheet of ROWS product rows)
  *   FULL_SYNC_NODE_ARGS='--cpu-prof --cpu-prof-dir=DIR' npx tsx bench/full-sync.ts ...   (flags for the sync's
  *                                                 `node`: a profile per thread, or '--trace-gc' to stderr)
+ *   BENCH_SANDBOX_ARGS='--cpu-prof --cpu-prof-dir=DIR' npx tsx bench/full-sync.ts ...   (flags for the sandbox's
+ *                                                 `node`: what the POS's side costs on the same two cores)
  *   npx tsx bench/full-sync.ts --compare-enrichment [--articles 100000] [--units 5] [--enrichment ROWS] [--runs 3]
  *                                                 (the same catalog without and with a sheet, interleaved; deltas)
  *
