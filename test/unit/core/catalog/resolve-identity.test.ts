@@ -7,7 +7,7 @@ import {
   normalizeCode,
   normalizeCodeUnits,
 } from '../../../../src/core/catalog/identity-codes.js';
-import { createIdentityIndex } from '../../../../src/core/catalog/identity-index.js';
+import { createIdentityIndex, type IdentityIndex } from '../../../../src/core/catalog/identity-index.js';
 import {
   type IdentityCandidates,
   type IdentityKeyChoice,
@@ -274,13 +274,14 @@ describe('core/catalog/resolve-identity', () => {
     );
     const codeText = fc.array(unitsOfCodes, { maxLength: 16 }).map((chars) => chars.join(''));
 
-    it('finds the comparable form where normalizeCode finds it, under every key', () => {
+    it('finds the comparable form where normalizeCode finds it, under every key, whatever lies around it', () => {
       const range: CodeRange = { start: 0, end: 0 };
       fc.assert(
-        fc.property(codeText, fc.constantFrom(...IDENTITY_KEYS), fc.nat({ max: 3 }), (text, key, padding) => {
-          const units = new Uint16Array(padding * 2 + text.length).fill(0x41);
-          for (let at = 0; at < text.length; at += 1) units[padding + at] = text.charCodeAt(at);
-          const found = normalizeCodeUnits(key, units, padding, padding + text.length, range);
+        fc.property(codeText, fc.constantFrom(...IDENTITY_KEYS), codeText, codeText, (text, key, before, after) => {
+          const units = new Uint16Array(before.length + text.length + after.length);
+          const whole = before + text + after;
+          for (let at = 0; at < whole.length; at += 1) units[at] = whole.charCodeAt(at);
+          const found = normalizeCodeUnits(key, units, before.length, before.length + text.length, range);
           const expected = normalizeCode(key, text);
           expect(found ? String.fromCharCode(...units.subarray(range.start, range.end)) : undefined).toBe(expected);
         }),
@@ -288,46 +289,105 @@ describe('core/catalog/resolve-identity', () => {
       );
     });
 
-    it('resolves rows read as code units exactly as the same rows read as strings', () => {
-      const index = createIdentityIndex(ARTICLES);
-      const known = ARTICLES.flatMap((article) => [
+    /** The resolution of `rows` read as code units, with how many rows were read so (each once). */
+    function resolveAsUnits(
+      index: IdentityIndex,
+      rows: readonly IdentityCandidates[],
+      choice: IdentityKeyChoice,
+      excluded?: IdentityIndex,
+      onMatch?: (row: number, article: number, key: IdentityKey) => void,
+    ) {
+      const codes = createRowCodes();
+      for (const each of rows) codes.push(each.code, each.ean, each.plu);
+      let unitReads = 0;
+      const resolution = resolveIdentity(
+        index,
+        {
+          length: rows.length,
+          candidates: (at) => codes.readInto(at, {}),
+          unitsInto: (at, into) => {
+            unitReads += 1;
+            return codes.unitsInto(at, into);
+          },
+        },
+        choice,
+        excluded,
+        onMatch,
+      );
+      return { resolution, unitReads };
+    }
+
+    // Codes outside Latin-1 make a table of UTF-16 code units (the others are bytes).
+    const WIDE: readonly IdentityArticle[] = [
+      { localId: 'w-1', internalIdentifier: 'KÁVA-ř-1', plu: 77, ean: '8594000000123' },
+      { localId: 'w-2', internalIdentifier: 'ČAJ-2' },
+    ];
+    const NOT_FOR_SALE: readonly IdentityArticle[] = [
+      { localId: 'n-1', internalIdentifier: 'STARÉ-1', plu: 5, ean: '8594000000017' },
+    ];
+
+    it('resolves rows read as code units exactly as the same rows read as strings, reports and matches alike', () => {
+      const articles = [...ARTICLES, ...WIDE];
+      const index = createIdentityIndex(articles);
+      const excluded = createIdentityIndex(NOT_FOR_SALE);
+      const known = [...articles, ...NOT_FOR_SALE].flatMap((article) => [
         article.localId,
         article.internalIdentifier,
         article.ean,
-        String(article.plu),
+        article.plu === undefined ? undefined : String(article.plu),
       ]);
       const code = fc.oneof(
-        fc.constantFrom(...known.filter((value): value is string => value !== undefined && value !== 'undefined')),
+        fc.constantFrom(...known.filter((value): value is string => value !== undefined)),
         codeText,
-        fc.constantFrom(' 0012 ', '0012345678905 ', '12.0', 'KAV-1\u00a0', '8594000000099'),
+        fc.constantFrom(' 0012 ', '0012345678905 ', '12.0', 'KAV-1\u00a0', '8594000000099', ' ČAJ-2', '077'),
       );
       const row = fc.record({ code, ean: code, plu: code }, { requiredKeys: [] });
       fc.assert(
         fc.property(
           fc.array(row, { maxLength: 12 }),
           fc.constantFrom<IdentityKeyChoice>('auto', ...IDENTITY_KEYS),
-          (rows, choice) => {
-            const codes = createRowCodes();
-            for (const each of rows) codes.push(each.code, each.ean, each.plu);
-            let unitReads = 0;
-            const asUnits = resolveIdentity(
-              index,
-              {
-                length: rows.length,
-                candidates: (at) => codes.readInto(at, {}),
-                unitsInto: (at, into) => {
-                  unitReads += 1;
-                  return codes.unitsInto(at, into);
-                },
-              },
-              choice,
-            );
+          fc.boolean(),
+          (rows, choice, withExcluded) => {
+            const notForSale = withExcluded ? excluded : undefined;
+            const handed: [number, number, IdentityKey][] = [];
+            const { resolution, unitReads } = resolveAsUnits(index, rows, choice, notForSale, (...match) => handed.push(match));
+            const asStrings = resolveIdentity(index, rows, choice, notForSale);
             expect(unitReads).toBe(rows.length);
-            expect(asUnits).toEqual(resolveIdentity(index, rows, choice));
+            expect(handed).toEqual(asStrings.matches.map((match) => [match.row, match.article, match.key]));
+            expect({ ...resolution, matches: asStrings.matches }).toEqual(asStrings);
           },
         ),
         { numRuns: 1_000 },
       );
+    });
+
+    it('ranks and checks a document larger than the sample alike, read as code units or as strings', () => {
+      const articles = Array.from(
+        { length: 3_000 },
+        (_, i): IdentityArticle => ({
+          localId: `a-${i}`,
+          ...(i % 3 === 0 ? {} : { internalIdentifier: `KÓD-${i}` }),
+          plu: 10_000 + i,
+          ...(i % 5 === 0 ? { ean: '8594000000017' } : { ean: String(8_594_000_100_000 + i) }),
+        }),
+      );
+      const index = createIdentityIndex(articles);
+      // Every article twice (duplicates), keyed by its code, its PLU with zeros or its EAN; some by nothing.
+      const rows: IdentityCandidates[] = [];
+      for (let round = 0; round < 2; round += 1) {
+        for (let i = 0; i < articles.length; i += 1) {
+          const article = articles[i] as IdentityArticle;
+          if (i % 7 === 0) rows.push({ code: ` 00${article.plu} `, ean: article.ean ?? '' });
+          else if (i % 11 === 0) rows.push({ code: `X-${i}` });
+          else rows.push({ code: article.internalIdentifier ?? String(article.plu), plu: `${article.plu}.0` });
+        }
+      }
+      expect(rows.length).toBeGreaterThan(RANKING_SAMPLE_ROWS);
+      const { resolution, unitReads } = resolveAsUnits(index, rows, 'auto');
+      expect(unitReads).toBe(rows.length);
+      expect(resolution).toEqual(resolveIdentity(index, rows, 'auto'));
+      expect(resolution.duplicates.length).toBeGreaterThan(0);
+      expect(resolution.sample.rows).toBeLessThan(rows.length);
     });
   });
 });

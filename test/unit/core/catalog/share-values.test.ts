@@ -52,6 +52,36 @@ describe('core/catalog/share-values', () => {
     expect(Object.keys(parsed[1]?.offers[0] ?? {})).toEqual(Object.keys(JSON.parse(serialized)[1].offers[0]));
   });
 
+  it('shares labels and numbers asked from the offer or place before, whatever the order of units and values', () => {
+    const priced = (unit: string, inStock: string, price: number, extra: Partial<Offer> = {}): Offer => ({
+      ...offer(unit, inStock, 'Na dotaz'),
+      price,
+      ...extra,
+    });
+    // Units in another order from product to product, and prices and stocks that differ between units.
+    const serialized = JSON.stringify([
+      product('a', [priced('U1', 'Skladem U1', 129.9), priced('U2', 'Skladem U2', 129.9, { salePrice: 99.9 })]),
+      product('b', [priced('U2', 'Skladem U2', 139.9), priced('U1', 'Skladem U1', 129.9, { stock: 2.5 })]),
+      product('c', [priced('U1', 'Skladem U1', 129.9, { stock: 2.5 }), priced('U2', 'Skladem U1', 0.1)]),
+    ]);
+    const parsed = JSON.parse(serialized) as Product[];
+
+    createSharedValues().share(parsed);
+
+    expect(JSON.stringify(parsed)).toBe(serialized);
+    const [a, b, c] = parsed as [Product, Product, Product];
+    // The same pair of labels is one object wherever it stood.
+    expect(b.offers[1]?.availabilityTexts).toBe(a.offers[0]?.availabilityTexts);
+    expect(b.offers[0]?.availabilityTexts).toBe(a.offers[1]?.availabilityTexts);
+    expect(c.offers[1]?.availabilityTexts).toBe(a.offers[0]?.availabilityTexts);
+    expect(c.offers[1]?.availabilityTexts).toEqual({ inStock: 'Skladem U1', outOfStock: 'Na dotaz' });
+    expect(b.offers.map((each) => each.price)).toEqual([139.9, 129.9]);
+    expect(c.offers.map((each) => [each.price, each.stock])).toEqual([
+      [129.9, 2.5],
+      [0.1, 1],
+    ]);
+  });
+
   it('holds parsed products in less memory: numbers no longer boxed one per offer', () => {
     // A child with --expose-gc: the heap after parsing the same products, kept as parsed, then shared.
     const module = fileURLToPath(new URL('../../../../src/core/catalog/share-values.ts', import.meta.url));
