@@ -1,5 +1,6 @@
 import { type CodeRange, IDENTITY_KEYS, normalizeCode, normalizeCodeUnits } from './identity-codes.js';
 import {
+  type EntryCursor,
   findIdentityCode,
   findIdentityUnits,
   hasIdentityKey,
@@ -181,6 +182,7 @@ export function resolveIdentity(
   // The rows' code units, when they come so: read into one cursor, row after row.
   const unitRows = 'candidates' in rows && rows.unitsInto !== undefined ? rows : undefined;
   const units = unitRows === undefined ? undefined : createRowCodeUnits();
+  const cursors = emptyRecord((): EntryCursor => ({ entry: -1 }));
   for (let row = 0; row < rows.length; row += 1) {
     const viaUnits = units !== undefined && unitRows?.unitsInto?.(row, units) === true;
     let candidates = viaUnits ? undefined : (at(row) ?? NO_CANDIDATES);
@@ -188,7 +190,7 @@ export function resolveIdentity(
     let matchedKey: IdentityKey | undefined;
     let ambiguousKey: IdentityKey | undefined;
     for (const key of keyOrder) {
-      const hit = viaUnits ? lookupUnits(index, key, units) : lookup(index, key, candidates ?? NO_CANDIDATES);
+      const hit = viaUnits ? lookupUnits(index, key, units, cursors[key]) : lookup(index, key, candidates ?? NO_CANDIDATES);
       if (hit >= 0) {
         article = hit;
         matchedKey = key;
@@ -283,16 +285,17 @@ function agreed(first: number, second: number): number {
   return first === second ? first : AMBIGUOUS;
 }
 
-/** `lookup` of a row read as code units (`IdentityRows.unitsInto`). */
-function lookupUnits(index: IdentityIndex, key: IdentityKey, row: RowCodeUnits): number {
+/** `lookup` of a row read as code units (`IdentityRows.unitsInto`); `cursor` is the key's (`findIdentityUnits`). */
+function lookupUnits(index: IdentityIndex, key: IdentityKey, row: RowCodeUnits, cursor: EntryCursor): number {
   if (!hasIdentityKey(index, key)) return NONE;
+  const { units } = row;
   switch (key) {
     case 'plu':
-      return probeUnits(index, key, row.units, row.pluStart, row.pluEnd, row.codeStart, row.codeEnd);
+      return probeUnits(index, key, units, cursor, row.pluStart, row.pluEnd, row.codeStart, row.codeEnd);
     case 'ean':
-      return probeUnits(index, key, row.units, row.eanStart, row.eanEnd, row.codeStart, row.codeEnd);
+      return probeUnits(index, key, units, cursor, row.eanStart, row.eanEnd, row.codeStart, row.codeEnd);
     default:
-      return probeUnits(index, key, row.units, row.codeStart, row.codeEnd, 0, 0);
+      return probeUnits(index, key, units, cursor, row.codeStart, row.codeEnd, 0, 0);
   }
 }
 
@@ -304,18 +307,19 @@ function probeUnits(
   index: IdentityIndex,
   key: IdentityKey,
   units: Uint16Array,
+  cursor: EntryCursor,
   firstStart: number,
   firstEnd: number,
   secondStart: number,
   secondEnd: number,
 ): number {
   const found = normalizeCodeUnits(key, units, firstStart, firstEnd, range)
-    ? findIdentityUnits(index, key, units, range.start, range.end)
+    ? findIdentityUnits(index, key, units, range.start, range.end, cursor)
     : NONE;
   if (found === AMBIGUOUS || secondStart === secondEnd) return found;
   if (!normalizeCodeUnits(key, units, secondStart, secondEnd, range)) return found;
   // The same code twice finds the same article: `agreed` keeps it.
-  return agreed(found, findIdentityUnits(index, key, units, range.start, range.end));
+  return agreed(found, findIdentityUnits(index, key, units, range.start, range.end, cursor));
 }
 
 /** First hit (unique or ambiguous) of the row under any of `keys`. */
