@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -23,14 +24,25 @@ export interface SandboxProcess {
 }
 
 /**
+ * The heap flags `npm run sandbox` gives the standalone sandbox (package.json's `sandbox` script: its
+ * `--max-*` flags), so that the benchmarks run it as that script does.
+ */
+export function sandboxHeapFlags(root: string): string[] {
+  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts?: { sandbox?: string } };
+  return [...(manifest.scripts?.sandbox ?? '').matchAll(/(?<=\s)--max-[a-z-]+=\S+/g)].map((match) => match[0]);
+}
+
+/**
  * The standalone sandbox POS (`src/sandbox/main.ts`) in a child process on 127.0.0.1 (port 0, no
- * simulated sales), run with this process's Node flags (the tsx loader under `npx tsx`), so that its CPU
- * and memory are apart from what a benchmark measures. Resolves once it prints its URL.
+ * simulated sales), run with this process's Node flags (the tsx loader under `npx tsx`) and the heap flags of
+ * `npm run sandbox`, so that its CPU and memory are apart from what a benchmark measures. Resolves once it
+ * prints its URL.
  */
 export async function startSandboxProcess(options: SandboxProcessOptions): Promise<SandboxProcess> {
   // BENCH_SANDBOX_ARGS: more flags for the sandbox's `node` (`--cpu-prof --cpu-prof-dir=DIR`: what the POS costs).
   const extra = (process.env.BENCH_SANDBOX_ARGS ?? '').split(' ').filter((flag) => flag !== '');
-  const child = spawn(process.execPath, [...process.execArgv, ...extra, join(ROOT, 'src/sandbox/main.ts')], {
+  const flags = [...process.execArgv, ...sandboxHeapFlags(ROOT), ...extra];
+  const child = spawn(process.execPath, [...flags, join(ROOT, 'src/sandbox/main.ts')], {
     cwd: ROOT,
     env: {
       ...process.env,
