@@ -183,6 +183,8 @@ export function resolveIdentity(
   const unitRows = 'candidates' in rows && rows.unitsInto !== undefined ? rows : undefined;
   const units = unitRows === undefined ? undefined : createRowCodeUnits();
   const cursors = emptyRecord((): EntryCursor => ({ entry: -1 }));
+  const unmatchedContext = { index, excluded, keyOrder };
+  const unmatchedReports = { ambiguous, notForSale, unmatched };
   for (let row = 0; row < rows.length; row += 1) {
     const viaUnits = units !== undefined && unitRows?.unitsInto?.(row, units) === true;
     let candidates = viaUnits ? undefined : (at(row) ?? NO_CANDIDATES);
@@ -200,18 +202,8 @@ export function resolveIdentity(
     }
 
     if (matchedKey === undefined) {
-      candidates ??= at(row) ?? NO_CANDIDATES;
-      const code = displayCode(candidates);
-      if (ambiguousKey !== undefined) {
-        ambiguous.push({ row, code, key: ambiguousKey, articleIds: sharedIds(index, ambiguousKey, candidates) });
-        continue;
-      }
-      const other = excluded === undefined ? NONE : lookupAny(excluded, keyOrder, candidates);
-      if (excluded !== undefined && other !== NONE) {
-        notForSale.push(other >= 0 ? { row, code, articleId: identityIdAt(excluded, other) } : { row, code });
-        continue;
-      }
-      unmatched.push({ row, code });
+      const unmatchedRow = { row, candidates: candidates ?? at(row) ?? NO_CANDIDATES, ambiguousKey };
+      reportUnmatched(unmatchedRow, unmatchedContext, unmatchedReports);
       continue;
     }
 
@@ -235,6 +227,29 @@ export function resolveIdentity(
 
   const sample = { rows: sampled, keyCounts: sampleCounts };
   return { keyOrder, keyCounts, sample, matches, unmatched, ambiguous, duplicates, conflicts, notForSale };
+}
+
+/** A row no key matched: ambiguous under a key, naming an article not for sale, or unmatched. */
+function reportUnmatched(
+  { row, candidates, ambiguousKey }: { row: number; candidates: IdentityCandidates; ambiguousKey: IdentityKey | undefined },
+  { index, excluded, keyOrder }: { index: IdentityIndex; excluded: IdentityIndex | undefined; keyOrder: readonly IdentityKey[] },
+  into: {
+    ambiguous: AmbiguousRow[];
+    notForSale: NotForSaleRow[];
+    unmatched: IdentityRowRef[];
+  },
+): void {
+  const code = displayCode(candidates);
+  if (ambiguousKey !== undefined) {
+    into.ambiguous.push({ row, code, key: ambiguousKey, articleIds: sharedIds(index, ambiguousKey, candidates) });
+    return;
+  }
+  const other = excluded === undefined ? NONE : lookupAny(excluded, keyOrder, candidates);
+  if (excluded !== undefined && other !== NONE) {
+    into.notForSale.push(other >= 0 ? { row, code, articleId: identityIdAt(excluded, other) } : { row, code });
+    return;
+  }
+  into.unmatched.push({ row, code });
 }
 
 /** Another key under which the row's codes name a different article than the one it was matched to. */
