@@ -1,5 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { packageScript } from './node-flags.js';
 
 /**
  * The glibc allocator settings (`MALLOC_*`) that `npm start` gives the bridge (package.json's start script,
@@ -7,8 +6,7 @@ import { join } from 'node:path';
  * bridge as `npm start` does, and `MALLOC_ARENA_MAX=16 npx tsx bench/…` measures glibc's default on two cores.
  */
 export function allocatorEnv(root: string): Record<string, string> {
-  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts?: { start?: string } };
-  const start = manifest.scripts?.start ?? '';
+  const start = packageScript(root, 'start');
   const fromStart = Object.fromEntries([...start.matchAll(/\b(MALLOC_[A-Z_]+)=(\S+)/g)].map((match) => [match[1], match[2]]));
   const fromHere = Object.entries(process.env).filter(
     (entry): entry is [string, string] => entry[0].startsWith('MALLOC_') && entry[1] !== undefined,

@@ -58,6 +58,7 @@ import type { EnrichmentSyncReport, EnrichmentTableInput } from '../src/services
 import { allocatorEnv } from './allocator-env.js';
 import { compileScript } from './compile-script.js';
 import { type EnrichmentSheetSummary, writeEnrichmentSheet } from './enrichment-sheet.js';
+import { nodeFlagsFromEnv } from './node-flags.js';
 import { startSandboxProcess } from './sandbox-process.js';
 
 const SCRIPT = fileURLToPath(import.meta.url);
@@ -437,7 +438,7 @@ async function runWorker(
   const diagnose = process.argv.includes('--diagnose') ? ['--expose-gc'] : [];
   // `FULL_SYNC_NODE_ARGS='--cpu-prof --cpu-prof-dir=DIR'`: how the sync's threads spend their CPU (Node refuses
   // the profiler's flags in NODE_OPTIONS). Every thread writes its own profile.
-  const extraNodeArgs = (process.env['FULL_SYNC_NODE_ARGS'] ?? '').split(' ').filter((flag) => flag !== '');
+  const extraNodeArgs = nodeFlagsFromEnv('FULL_SYNC_NODE_ARGS');
   const child = spawn(
     process.execPath,
     [

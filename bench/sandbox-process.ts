@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { nodeFlagsFromEnv, packageScript } from './node-flags.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const STARTUP_TIMEOUT_MS = 60_000;
@@ -28,8 +28,7 @@ export interface SandboxProcess {
  * `--max-*` flags), so that the benchmarks run it as that script does.
  */
 export function sandboxHeapFlags(root: string): string[] {
-  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts?: { sandbox?: string } };
-  return [...(manifest.scripts?.sandbox ?? '').matchAll(/(?<=\s)--max-[a-z-]+=\S+/g)].map((match) => match[0]);
+  return [...packageScript(root, 'sandbox').matchAll(/(?<=\s)--max-[a-z-]+=\S+/g)].map((match) => match[0]);
 }
 
 /**
@@ -40,8 +39,7 @@ export function sandboxHeapFlags(root: string): string[] {
  */
 export async function startSandboxProcess(options: SandboxProcessOptions): Promise<SandboxProcess> {
   // BENCH_SANDBOX_ARGS: more flags for the sandbox's `node` (`--cpu-prof --cpu-prof-dir=DIR`: what the POS costs).
-  const extra = (process.env.BENCH_SANDBOX_ARGS ?? '').split(' ').filter((flag) => flag !== '');
-  const flags = [...process.execArgv, ...sandboxHeapFlags(ROOT), ...extra];
+  const flags = [...process.execArgv, ...sandboxHeapFlags(ROOT), ...nodeFlagsFromEnv('BENCH_SANDBOX_ARGS')];
   const child = spawn(process.execPath, [...flags, join(ROOT, 'src/sandbox/main.ts')], {
     cwd: ROOT,
     env: {

@@ -52,6 +52,7 @@ import { Agent, type Dispatcher, request } from 'undici';
 import { allocatorEnv } from './allocator-env.js';
 import { numberArgument, stringArgument } from './bench-args.js';
 import { freePort } from './free-port.js';
+import { nodeFlagsFromEnv } from './node-flags.js';
 import { startSandboxProcess } from './sandbox-process.js';
 
 const SCRIPT = fileURLToPath(import.meta.url);
@@ -63,7 +64,7 @@ const PHASE_CAP_MS = 10 * 60_000;
  * Extra flags for the bridge's `node` (`SERVE_DAY_NODE_ARGS='--trace-gc'`, `'--cpu-prof --cpu-prof-dir=DIR'`):
  * how the main thread's pauses and stalls of a phase were found. Node refuses most of them in NODE_OPTIONS.
  */
-const BRIDGE_NODE_ARGS = (process.env['SERVE_DAY_NODE_ARGS'] ?? '').split(' ').filter((flag) => flag !== '');
+const BRIDGE_NODE_ARGS = nodeFlagsFromEnv('SERVE_DAY_NODE_ARGS');
 const SAMPLE_EVERY_MS = 100;
 const HEALTHZ_EVERY_MS = 25;
 const RESTART_POLL_MS = 250;
