@@ -20,8 +20,7 @@ const XML_ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
 const ESCAPED = /[&<>"'\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
 /** `ESCAPED` without `g`: a text that needs nothing escaped (nearly every one) is only tested, ~2.5× faster than replaced. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
-const NEEDS_ESCAPING = /[&<>"'\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/;
+const NEEDS_ESCAPING = new RegExp(ESCAPED.source);
 
 /**
  * Text for XML content or an attribute value. A character XML forbids becomes U+FFFD, so a name imported

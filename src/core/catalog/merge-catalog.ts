@@ -45,10 +45,9 @@ import {
 } from './merge-types.js';
 import { productsOf, replayProductIssues, type UnitOffers, withProductList } from './merged-products.js';
 import { createOfferColumns, type OfferColumns, storeOffer } from './offer-columns.js';
-import { type PriceListRows, priceListRowsOf } from './price-list-rows.js';
-import { type IdentityRows, resolveIdentity } from './resolve-identity.js';
+import { type PriceListRows, priceListIdentityRows, priceListRowsOf } from './price-list-rows.js';
+import { resolveIdentity } from './resolve-identity.js';
 import { roundQuantity } from './round-money.js';
-import type { RowCodeUnits } from './row-codes.js';
 import type { PriceListRow, StockRow } from './source.js';
 import { createUnitSourceRows, keyCode } from './source-rows.js';
 import { asStockRows, type StockRows, stockIdentityRows } from './stock-rows.js';
@@ -209,15 +208,7 @@ export function createCatalogMerger(
    */
   function resolvePriceList(merge: UnitMerge, rows: PriceListRows): Int32Array {
     const code = merge.unit.code;
-    // Candidates are built row by row as resolution reads them, never all at once: kept in an array for
-    // the whole resolution they outlived the young generation (~12 MB per unit; bench/full-sync.ts).
-    const candidates: IdentityRows = {
-      length: rows.length,
-      candidates: (row) => rows.identity(row),
-      ...(rows.identityUnits === undefined
-        ? {}
-        : { unitsInto: (row: number, into: RowCodeUnits) => rows.identityUnits?.(row, into) === true }),
-    };
+    const candidates = priceListIdentityRows(rows);
     const priceRowOf = new Int32Array(articles.length).fill(NO_ROW);
     const { priceRows, priceKeys } = merge.rows;
     const resolution = resolveIdentity(index, candidates, options.priceListKey, excludedIndex, (row, article, key) => {

@@ -1,3 +1,4 @@
+import type { IdentityRows } from './resolve-identity.js';
 import { BLOCK_ROWS, createRowCodes, type RowCodesState, type RowCodeUnits } from './row-codes.js';
 import type { PriceListRow } from './source.js';
 
@@ -35,6 +36,22 @@ export interface PriceListRowsState {
   readonly blocks: readonly PriceListBlock[];
   readonly codes: RowCodesState;
   readonly texts: readonly string[];
+}
+
+/**
+ * The rows as identity resolution reads them, one at a time (their code units too, when they are held so):
+ * candidates are never all built at once (kept in an array for the whole resolution they outlived the young
+ * generation, ~12 MB per unit; bench/full-sync.ts).
+ */
+export function priceListIdentityRows(rows: PriceListRows): IdentityRows {
+  const { identityUnits } = rows;
+  return {
+    length: rows.length,
+    candidates: (row) => rows.identity(row),
+    ...(identityUnits === undefined
+      ? {}
+      : { unitsInto: (row: number, into: RowCodeUnits) => identityUnits.call(rows, row, into) }),
+  };
 }
 
 /** The `PriceListRows` view of an array of rows. */

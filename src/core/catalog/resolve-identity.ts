@@ -180,13 +180,13 @@ export function resolveIdentity(
   const notForSale: NotForSaleRow[] = [];
 
   // The rows' code units, when they come so: read into one cursor, row after row.
-  const unitRows = 'candidates' in rows && rows.unitsInto !== undefined ? rows : undefined;
-  const units = unitRows === undefined ? undefined : createRowCodeUnits();
+  const unitsInto = 'candidates' in rows ? rows.unitsInto?.bind(rows) : undefined;
+  const units = unitsInto === undefined ? undefined : createRowCodeUnits();
   const cursors = emptyRecord((): EntryCursor => ({ entry: -1 }));
   const unmatchedContext = { index, excluded, keyOrder };
   const unmatchedReports = { ambiguous, notForSale, unmatched };
   for (let row = 0; row < rows.length; row += 1) {
-    const viaUnits = units !== undefined && unitRows?.unitsInto?.(row, units) === true;
+    const viaUnits = units !== undefined && unitsInto?.(row, units) === true;
     let candidates = viaUnits ? undefined : (at(row) ?? NO_CANDIDATES);
     let article = NONE;
     let matchedKey: IdentityKey | undefined;

@@ -50,12 +50,11 @@ export function stockRowsOf(rows: readonly StockRow[]): StockRows {
 
 /** The rows as identity resolution reads them (their code units too, when they are held so). */
 export function stockIdentityRows(rows: StockRows): IdentityRows {
+  const { codeUnits } = rows;
   return {
     length: rows.length,
     candidates: (row) => rows.codes(row),
-    ...(rows.codeUnits === undefined
-      ? {}
-      : { unitsInto: (row: number, into: RowCodeUnits) => rows.codeUnits?.(row, into) === true }),
+    ...(codeUnits === undefined ? {} : { unitsInto: (row: number, into: RowCodeUnits) => codeUnits.call(rows, row, into) }),
   };
 }
 
@@ -94,7 +93,7 @@ export function createStockRowCollector(from?: StockRowsState): StockRowCollecto
     codes(index) {
       return inRange(index) ? codes.readInto(index, {}) : undefined;
     },
-    codeUnits: (index, into) => inRange(index) && codes.unitsInto(index, into),
+    codeUnits: (index, into) => codes.unitsInto(index, into),
     quantity(index) {
       return inRange(index) ? quantities[Math.floor(index / BLOCK_ROWS)]?.[index % BLOCK_ROWS] : undefined;
     },
